@@ -1,0 +1,321 @@
+"""The Manager daemon: ``python -m engine.manager --home DIR`` (started by ``START MANAGER``).
+
+One per home. It owns ``dirpcs/MGR.pcm`` and the socket ``dirpcs/MGR.pcm.sock`` (mode 0600),
+listens on mgr.prm's PORT (localhost, same JSON protocol), and answers START / KILL of groups,
+CHILDSTATUS, GETPORTINFO, GETPURGEOLDEXTRACTS and STOP. Every ``poll`` seconds it reaps its
+children, restarts groups that abended while it watched (AUTORESTART, with RETRIES within
+RESETMINUTES, after WAITMINUTES), and every CHECKMINUTES it applies PURGEOLDEXTRACTS. At start it
+starts the AUTOSTART groups. Stopping the Manager leaves running groups running, as in GoldenGate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from engine.events import MANAGER_COMPONENT, Clock, Event, Severity, log_event
+from engine.groups import GroupKind, GroupStore
+from engine.home import Home
+from engine.ipc import HandlerTable, IpcServer, Reply, Request, TcpListener
+from engine.mgrparams import ManagerParamError, ManagerParams, load_manager_params
+from engine.purge import purge_candidates
+from engine.status import (
+    MANAGER,
+    ProcessFile,
+    State,
+    effective_state,
+    read_process_file,
+    socket_path,
+    start_ticks,
+    write_process_file,
+)
+
+POLL_SECONDS = 0.2
+KINDS = {"EXTRACT": GroupKind.EXTRACT, "REPLICAT": GroupKind.REPLICAT}
+
+
+def group_command(home: Home, kind: str, name: str) -> list[str]:
+    """The command line of a group process (the runner entry point)."""
+    return [sys.executable, "-m", "engine.process", kind, name, "--home", str(home.root)]
+
+
+@dataclass
+class _Restarts:
+    times: list[float] = field(default_factory=list)
+    due: float | None = None
+
+
+class Manager:
+    """The daemon's state; :meth:`serve` runs until STOP or SIGTERM."""
+
+    def __init__(
+        self,
+        home: Home,
+        params: ManagerParams,
+        clock: Clock = datetime.now,
+        poll: float = POLL_SECONDS,
+    ) -> None:
+        self.home = home
+        self.params = params
+        self.clock = clock
+        self.poll = poll
+        self.stop_event = threading.Event()
+        self.children: dict[tuple[str, str], subprocess.Popen[bytes]] = {}
+        self.lock = threading.Lock()
+        self.last_state: dict[tuple[str, str], State] = {}
+        self.restarts: dict[tuple[str, str], _Restarts] = {}
+        self.port = params.port
+        self.table = HandlerTable()
+        self.table.add("START", self._start_request)
+        self.table.add("KILL", self._kill_request)
+        self.table.add("STOP", self._stop_request)
+        self.table.add("CHILDSTATUS", self._childstatus)
+        self.table.add("GETPORTINFO", self._portinfo)
+        self.table.add("GETPURGEOLDEXTRACTS", self._purgeinfo)
+        self.table.add("STATUS", lambda _: Reply(("Manager is running.",)))
+
+    def event(self, code: str, severity: Severity, text: str) -> None:
+        log_event(
+            self.home.ggserr_log,
+            Event(code, severity, text, MANAGER_COMPONENT, "mgr.prm"),
+            self.clock,
+        )
+
+    # -- requests --------------------------------------------------------------------------
+    def _group_of(self, request: Request) -> tuple[str, str] | Reply:
+        if len(request.args) != 2 or request.args[0].upper() not in KINDS:
+            return Reply.error("ERROR: expected EXTRACT|REPLICAT and a group name.")
+        return request.args[0].upper(), request.args[1].upper()
+
+    def _start_request(self, request: Request) -> Reply:
+        target = self._group_of(request)
+        if isinstance(target, Reply):
+            return target
+        self.event(
+            "OGG-00963",
+            Severity.INFO,
+            f"Command received from GGSCI on host "
+            f"{os.uname().nodename} (START {target[0]} {target[1]} ).",
+        )
+        return self.start_group(*target)
+
+    def start_group(self, kind: str, name: str) -> Reply:
+        group = GroupStore(self.home).get(name)
+        if group is None or group.kind != kind:
+            return Reply.error(f"ERROR: {kind} {name} does not exist.")
+        with self.lock:
+            state = effective_state(read_process_file(self.home, kind, name))
+            if state in (State.STARTING, State.RUNNING):
+                return Reply.error(f"ERROR: {kind} {name} is already running.")
+            self.home.sub("dirout").mkdir(exist_ok=True)
+            with (self.home.sub("dirout") / f"{name}.out").open("ab") as out:
+                child = subprocess.Popen(
+                    group_command(self.home, kind, name),
+                    cwd=self.home.root,
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
+            self.children[(kind, name)] = child
+            self.last_state[(kind, name)] = State.STARTING
+        self.event("OGG-00975", Severity.INFO, f"{kind} {name} starting.")
+        return Reply((f"{kind} {name} starting",))
+
+    def _kill_request(self, request: Request) -> Reply:
+        target = self._group_of(request)
+        if isinstance(target, Reply):
+            return target
+        kind, name = target
+        with self.lock:
+            pf = read_process_file(self.home, kind, name)
+            if pf is None or effective_state(pf) not in (State.STARTING, State.RUNNING):
+                return Reply.error(f"ERROR: {kind} {name} is not running.")
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pf.pid, signal.SIGKILL)
+            child = self.children.pop((kind, name), None)
+            if child is not None:
+                child.wait()
+            write_process_file(
+                self.home,
+                pf.with_state(
+                    State.ABENDED, stopped=self.clock().isoformat(" ", "seconds"), killed=True
+                ),
+            )
+            self.last_state[(kind, name)] = State.ABENDED
+        self.event("OGG-01666", Severity.WARNING, f"{kind} {name} killed (process {pf.pid}).")
+        return Reply((f"Killed process ({pf.pid}) for {kind} {name}",))
+
+    def _stop_request(self, _: Request) -> Reply:
+        self.stop_event.set()
+        return Reply(("Request processed.", "Manager stopped."))
+
+    def _childstatus(self, _: Request) -> Reply:
+        lines = ["Child Process Status:", "", f"{'Group':<12}{'Process':<10}{'Status':<10}Started"]
+        for group in GroupStore(self.home).all():
+            pf = read_process_file(self.home, group.kind, group.name)
+            if pf is None:
+                continue
+            lines.append(f"{group.name:<12}{pf.pid:<10}{effective_state(pf).value:<10}{pf.started}")
+        return Reply(tuple(lines))
+
+    def _portinfo(self, _: Request) -> Reply:
+        return Reply((f"Manager listening on port {self.port}.",))
+
+    def _purgeinfo(self, _: Request) -> Reply:
+        if not self.params.purge:
+            return Reply(("PURGEOLDEXTRACTS is not set.",))
+        lines = ["PurgeOldExtracts Rules"]
+        for rule in self.params.purge:
+            use = "USECHECKPOINTS" if rule.use_checkpoints else "NOUSECHECKPOINTS"
+            lines.append(
+                f"{rule.trail}  {use}  MINKEEPHOURS {rule.min_keep_hours:g}  "
+                f"MINKEEPFILES {rule.min_keep_files}"
+            )
+        return Reply(tuple(lines))
+
+    # -- the loop --------------------------------------------------------------------------
+    def autostart(self) -> None:
+        for group in GroupStore(self.home).all():
+            if any(p.matches(group.kind, group.name) for p in self.params.autostart):
+                self.start_group(group.kind, group.name)
+
+    def watch(self, now: float) -> None:
+        """Reap children; note groups that abended while we watched; restart those due."""
+        with self.lock:
+            for key, child in list(self.children.items()):
+                if child.poll() is not None:
+                    del self.children[key]
+        for group in GroupStore(self.home).all():
+            key = (group.kind.value, group.name)
+            pf = read_process_file(self.home, group.kind, group.name)
+            state = effective_state(pf)
+            before = self.last_state.get(key)
+            self.last_state[key] = state
+            rule = next(
+                (r for r in self.params.autorestart if r.target.matches(group.kind, group.name)),
+                None,
+            )
+            if rule is None or pf is None or pf.killed:
+                continue
+            info = self.restarts.setdefault(key, _Restarts())
+            if state == State.ABENDED and before in (State.STARTING, State.RUNNING):
+                info.times = [t for t in info.times if now - t < rule.reset_minutes * 60]
+                if len(info.times) < rule.retries:
+                    info.due = now + rule.wait_minutes * 60
+                else:
+                    self.event(
+                        "OGG-01093",
+                        Severity.WARNING,
+                        f"{key[0]} {key[1]} abended; AUTORESTART retries exhausted.",
+                    )
+            if info.due is not None and now >= info.due and state == State.ABENDED:
+                info.due = None
+                info.times.append(now)
+                self.event(
+                    "OGG-01090", Severity.INFO, f"Restarting {key[0]} {key[1]} (AUTORESTART)."
+                )
+                self.start_group(*key)
+
+    def purge(self) -> None:
+        for rule in self.params.purge:
+            for path in purge_candidates(self.home, rule, self.clock()):
+                path.unlink(missing_ok=True)
+                rules = "UseCheckpoints" if rule.use_checkpoints else "NoUseCheckpoints"
+                self.event(
+                    "OGG-00957",
+                    Severity.INFO,
+                    f"Purged old extract file '{path.relative_to(self.home.root)}', "
+                    f"applying {rules} purge rules.",
+                )
+
+    def serve(self) -> int:
+        pid = os.getpid()
+        sock = socket_path(self.home, MANAGER, MANAGER)
+        pf = ProcessFile(
+            MANAGER,
+            MANAGER,
+            pid,
+            State.STARTING,
+            self.clock().isoformat(" ", "seconds"),
+            ticks=start_ticks(pid),
+            socket=str(sock),
+            port=self.port,
+        )
+        write_process_file(self.home, pf)
+        try:
+            tcp = TcpListener("127.0.0.1", self.port, self.table).start()
+        except OSError as exc:
+            self.event(
+                "OGG-00664",
+                Severity.ERROR,
+                f"Manager cannot listen on port {self.port}: {exc.strerror or exc}.",
+            )
+            write_process_file(self.home, pf.with_state(State.ABENDED))
+            return 1
+        self.port = tcp.port
+        server = IpcServer(sock, self.table).start()
+        pf = ProcessFile(
+            pf.kind, pf.name, pid, State.RUNNING, pf.started, pf.ticks, pf.socket, self.port
+        )
+        write_process_file(self.home, pf)
+        self.event("OGG-00983", Severity.INFO, f"Manager started (port {self.port}).")
+        signal.signal(signal.SIGTERM, lambda *_: self.stop_event.set())
+        self.autostart()
+        next_purge = 0.0
+        clock = _monotonic
+        while not self.stop_event.wait(self.poll):
+            now = clock()
+            self.watch(now)
+            if self.params.purge and now >= next_purge:
+                self.purge()
+                next_purge = now + self.params.check_minutes * 60
+        server.close()
+        tcp.close()
+        write_process_file(
+            self.home, pf.with_state(State.STOPPED, stopped=self.clock().isoformat(" ", "seconds"))
+        )
+        self.event("OGG-00954", Severity.INFO, "Manager stopped.")
+        return 0
+
+
+def _monotonic() -> float:
+    import time
+
+    return time.monotonic()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m engine.manager")
+    parser.add_argument("--home", required=True)
+    args = parser.parse_args(argv)
+    home = Home(Path(args.home).resolve())
+    os.chdir(home.root)
+    try:
+        params = load_manager_params(home.dirprm / "mgr.prm")
+    except (ManagerParamError, ValueError) as exc:
+        log_event(
+            home.ggserr_log,
+            Event(
+                "OGG-00303",
+                Severity.ERROR,
+                f"Problem in mgr.prm: {exc}.",
+                MANAGER_COMPONENT,
+                "mgr.prm",
+            ),
+        )
+        return 1
+    return Manager(home, params).serve()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,259 @@
+"""A group process: ``python -m engine.process EXTRACT EXT1 --home DIR``.
+
+The Manager starts one OS process per group with this entry point. The process chdirs to the
+home, writes its process file (STARTING), ages and opens its report, asks the runner registered
+for its kind to prepare, listens for SEND requests on ``dirpcs/<GROUP>.pce.sock`` (RUNNING), then
+hands the main thread to the runner until a STOP request or SIGTERM. A clean return is STOPPED
+(OGG-00991); an exception is ABENDED (OGG-01668) with its message in the report and ggserr.log.
+
+Plug-in points for the engines (Extract, pump, Replicat):
+
+- :data:`RUNNERS` maps a group kind to ``"module:Class"`` of a :class:`GroupRunner`; the class is
+  imported only inside the group process, so it may import pyspark.
+- :meth:`GroupRunner.prepare` registers SEND request handlers in ``ctx.handlers`` (a
+  :class:`engine.ipc.HandlerTable`): SHOWTRANS, SKIPTRANS, BR, ... The defaults registered here
+  (STOP, FORCESTOP, STATUS, REPORT, GETLAG) may be replaced the same way.
+"""
+
+from __future__ import annotations
+
+import abc
+import argparse
+import importlib
+import os
+import signal
+import sys
+import threading
+import traceback
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from engine.checkpoints import Checkpoints, load_checkpoints
+from engine.events import (
+    CAPTURE_COMPONENT,
+    DELIVERY_COMPONENT,
+    Clock,
+    Event,
+    Severity,
+    log_event,
+)
+from engine.groups import GroupDef, GroupStore
+from engine.home import Home
+from engine.ipc import HandlerTable, IpcServer, Reply, Request
+from engine.report import ReportWriter
+from engine.status import (
+    ProcessFile,
+    State,
+    socket_path,
+    start_ticks,
+    write_process_file,
+)
+
+RUNNERS: dict[str, str] = {
+    "EXTRACT": "engine.runners:ParameterCheckRunner",
+    "REPLICAT": "engine.runners:ParameterCheckRunner",
+}
+"""Group kind → ``module:Class`` of its :class:`GroupRunner`. The Extract and Replicat issues
+replace these entries with their engines; nothing in GGSCI or the Manager changes."""
+
+
+class ProcessAbend(Exception):
+    """Raised by a runner to abend with an OGG message (code and text go to report and log)."""
+
+    def __init__(self, code: str, text: str) -> None:
+        super().__init__(f"{code} {text}")
+        self.code = code
+        self.text = text
+
+
+@dataclass
+class GroupContext:
+    """What a runner gets: its home, definition, stop signal, report, log and SEND handlers.
+
+    Everything here lives in the group process (driver side); none of it needs to pickle.
+    """
+
+    home: Home
+    group: GroupDef
+    clock: Clock
+    report: ReportWriter
+    stop_requested: threading.Event = field(default_factory=threading.Event)
+    force_stop: threading.Event = field(default_factory=threading.Event)
+    handlers: HandlerTable = field(default_factory=HandlerTable)
+    started: datetime = field(default_factory=datetime.now)
+
+    @property
+    def component(self) -> str:
+        return CAPTURE_COMPONENT if self.group.kind == "EXTRACT" else DELIVERY_COMPONENT
+
+    @property
+    def param_file(self) -> Path:
+        return self.group.param_file(self.home)
+
+    def event(self, code: str, severity: Severity, text: str) -> None:
+        """Write one OGG message to the report and to ggserr.log."""
+        ev = Event(code, severity, text, self.component, self.param_file.name)
+        self.report.event(ev)
+        log_event(self.home.ggserr_log, ev, self.clock)
+
+    def checkpoints(self) -> Checkpoints | None:
+        return load_checkpoints(self.home, self.group.kind, self.group.name)
+
+
+class GroupRunner(abc.ABC):
+    """One kind of group process. Both methods run in the group process's main thread."""
+
+    def prepare(self, ctx: GroupContext) -> None:  # noqa: B027 - optional hook
+        """Validate and register SEND handlers in ``ctx.handlers``; raise ProcessAbend to fail."""
+
+    @abc.abstractmethod
+    def run(self, ctx: GroupContext) -> None:
+        """Do the work until ``ctx.stop_requested`` is set; return to stop cleanly."""
+
+    def status_lines(self, ctx: GroupContext) -> list[str]:
+        """What ``SEND ... STATUS`` answers; engines report their read/write positions."""
+        return [f"{ctx.group.kind} {ctx.group.name}: RUNNING"]
+
+
+def load_runner(kind: str) -> GroupRunner:
+    module_name, _, attr = RUNNERS[kind].partition(":")
+    cls = getattr(importlib.import_module(module_name), attr)
+    runner = cls()
+    if not isinstance(runner, GroupRunner):
+        raise TypeError(f"{RUNNERS[kind]} is not a GroupRunner")
+    return runner
+
+
+def default_handlers(ctx: GroupContext, runner: GroupRunner) -> HandlerTable:
+    table = HandlerTable()
+
+    def stop(_: Request) -> Reply:
+        ctx.stop_requested.set()
+        return Reply(("Request processed.",))
+
+    def forcestop(_: Request) -> Reply:
+        ctx.force_stop.set()
+        ctx.stop_requested.set()
+        return Reply(("Request processed.",))
+
+    def status(_: Request) -> Reply:
+        return Reply(tuple(runner.status_lines(ctx)))
+
+    def report(_: Request) -> Reply:
+        ctx.report.line(
+            f"{ctx.clock():%Y-%m-%d %H:%M:%S}  Report requested by SEND {ctx.group.kind}."
+        )
+        return Reply(("Request processed.",))
+
+    def getlag(_: Request) -> Reply:
+        cps = ctx.checkpoints()
+        if cps is None or cps.lag_seconds is None:
+            return Reply(("No records yet processed.",))
+        return Reply((f"Last record lag: {round(cps.lag_seconds)} seconds.",))
+
+    table.add("STOP", stop)
+    table.add("FORCESTOP", forcestop)
+    table.add("STATUS", status)
+    table.add("REPORT", report)
+    table.add("GETLAG", getlag)
+    return table
+
+
+def _param_echo(path: Path) -> list[str]:
+    try:
+        return path.read_text().splitlines()
+    except OSError:
+        return []
+
+
+def run_group(home: Home, kind: str, name: str, clock: Clock = datetime.now) -> int:
+    """The whole life of a group process; returns its exit status (0 stopped, 1 abended)."""
+    os.chdir(home.root)
+    group = GroupStore(home).get(name)
+    if group is None or group.kind != kind:
+        log_event(
+            home.ggserr_log,
+            Event(
+                "OGG-01028",
+                Severity.ERROR,
+                f"{kind} {name.upper()} is not defined.",
+                CAPTURE_COMPONENT if kind == "EXTRACT" else DELIVERY_COMPONENT,
+            ),
+            clock,
+        )
+        return 2
+    started = clock()
+    pid = os.getpid()
+    sock = socket_path(home, kind, group.name)
+    pf = ProcessFile(
+        kind,
+        group.name,
+        pid,
+        State.STARTING,
+        started.isoformat(" ", "seconds"),
+        ticks=start_ticks(pid),
+        socket=str(sock),
+    )
+    write_process_file(home, pf)
+    report = ReportWriter(group.report_file(home), clock)
+    ctx = GroupContext(home, group, clock, report, started=started)
+    report.start(ctx.component, group.desc, _param_echo(ctx.param_file))
+    ctx.event("OGG-00992", Severity.INFO, f"{kind} {group.name} starting.")
+
+    signal.signal(signal.SIGTERM, lambda *_: ctx.stop_requested.set())
+    server: IpcServer | None = None
+    try:
+        runner = load_runner(kind)
+        ctx.handlers = default_handlers(ctx, runner)
+        runner.prepare(ctx)
+        server = IpcServer(
+            sock,
+            ctx.handlers,
+            on_error=lambda exc: ctx.event(
+                "OGG-01668", Severity.WARNING, f"SEND request failed: {exc}"
+            ),
+        ).start()
+        write_process_file(home, pf.with_state(State.RUNNING))
+        ctx.event("OGG-00993", Severity.INFO, f"{kind} {group.name} started.")
+        runner.run(ctx)
+    except ProcessAbend as exc:
+        return _abend(home, ctx, pf, server, exc.code, exc.text)
+    except Exception as exc:
+        ctx.report.line(traceback.format_exc().rstrip())
+        return _abend(home, ctx, pf, server, "OGG-01668", f"{type(exc).__name__}: {exc}")
+    if server is not None:
+        server.close()
+    ctx.event("OGG-00991", Severity.INFO, f"{kind} {group.name} stopped normally.")
+    write_process_file(
+        home, pf.with_state(State.STOPPED, stopped=clock().isoformat(" ", "seconds"))
+    )
+    return 0
+
+
+def _abend(
+    home: Home, ctx: GroupContext, pf: ProcessFile, server: IpcServer | None, code: str, text: str
+) -> int:
+    if server is not None:
+        server.close()
+    ctx.event(code, Severity.ERROR, text)
+    if code != "OGG-01668":
+        ctx.event("OGG-01668", Severity.ERROR, "PROCESS ABENDING.")
+    write_process_file(
+        home, pf.with_state(State.ABENDED, stopped=ctx.clock().isoformat(" ", "seconds"))
+    )
+    return 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m engine.process")
+    parser.add_argument("kind", choices=sorted(RUNNERS))
+    parser.add_argument("group")
+    parser.add_argument("--home", required=True)
+    args = parser.parse_args(argv)
+    return run_group(Home(Path(args.home).resolve()), args.kind, args.group)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
