@@ -1,0 +1,85 @@
+"""The trail: record model, codec, trail files, writer, reader and append-mode recovery.
+
+Public API (what Extract, pumps, Replicat and Logdump use)::
+
+    encode_record(TrailRecord) -> bytes              pure; runs on Spark executors
+    decode_record(buf, offset) -> (TrailRecord, length)
+    RecordStream().feed(bytes); iter(...)            incremental decoding
+    TrailWriter.open("dirdat/aa", megabytes=..., recovery=RecoveryMode.TRUNCATE)
+        .define_table(TableDef) .append(*bytes) .sync() -> durable TrailPosition
+        .rollover() .close() .recovery -> RecoveryResult
+    TrailReader("dirdat/aa", start=TrailPosition(seqno, rba))  iterate TrailEntry
+    recover_trail / find_last_complete_transaction / complete_transactions
+
+Errors (errors.py): TrailError > IncompleteRecordError, CorruptRecordError,
+TrailingBytesError, RecordLimitError, FileVersionError, TrailIOError. Nothing here
+imports pyspark.
+"""
+
+from engine.trail.codec import (
+    DecodedRecord,
+    RecordStream,
+    decode_any,
+    decode_exact,
+    decode_record,
+    encode_record,
+)
+from engine.trail.errors import (
+    CorruptRecordError,
+    FileVersionError,
+    IncompleteRecordError,
+    RecordLimitError,
+    TrailError,
+    TrailingBytesError,
+    TrailIOError,
+)
+from engine.trail.fileheader import decode_file_header, encode_file_header
+from engine.trail.files import TrailName
+from engine.trail.layout import IO_TYPE_NAMES, IOType, TransInd
+from engine.trail.model import FileHeader, TableDef, TrailPosition, TrailRecord
+from engine.trail.reader import FileCursor, TrailEntry, TrailReader
+from engine.trail.recovery import (
+    CompletedTransaction,
+    RecoveryMode,
+    RecoveryResult,
+    complete_transactions,
+    find_last_complete_transaction,
+    recover_trail,
+)
+from engine.trail.writer import TrailWriter
+
+__all__ = [
+    "IO_TYPE_NAMES",
+    "CompletedTransaction",
+    "CorruptRecordError",
+    "DecodedRecord",
+    "FileCursor",
+    "FileHeader",
+    "FileVersionError",
+    "IOType",
+    "IncompleteRecordError",
+    "RecordLimitError",
+    "RecordStream",
+    "RecoveryMode",
+    "RecoveryResult",
+    "TableDef",
+    "TrailEntry",
+    "TrailError",
+    "TrailIOError",
+    "TrailName",
+    "TrailPosition",
+    "TrailReader",
+    "TrailRecord",
+    "TrailWriter",
+    "TrailingBytesError",
+    "TransInd",
+    "complete_transactions",
+    "decode_any",
+    "decode_exact",
+    "decode_file_header",
+    "decode_record",
+    "encode_file_header",
+    "encode_record",
+    "find_last_complete_transaction",
+    "recover_trail",
+]

@@ -1,0 +1,389 @@
+"""Encode and decode trail records (see layout.py for the byte layout).
+
+``encode_record`` is what Extract calls on Spark executors: a pure function of a
+:class:`TrailRecord`, no I/O. ``decode_record`` works over a buffer and an offset and
+returns the record with the number of bytes it occupies. ``RecordStream`` accepts bytes in
+any chunking (one at a time included) and yields records as they complete.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from engine.trail.envelope import Buffer, record_length, section, sections, wrap
+from engine.trail.errors import (
+    CorruptRecordError,
+    IncompleteRecordError,
+    RecordLimitError,
+    TrailingBytesError,
+)
+from engine.trail.fileheader import decode_file_header_section
+from engine.trail.layout import (
+    COLUMN,
+    COLUMN_SIZE,
+    HDR_IND,
+    MAX_COLUMN_INDEX,
+    MAX_TABLE_NAME_LENGTH,
+    MAX_TOKEN_LENGTH,
+    MAX_VALUE_LENGTH,
+    NULL_ABSENT,
+    NULL_PRESENT,
+    ROW_HEADER,
+    ROW_HEADER_SIZE,
+    ROWID_SUFFIX,
+    SECTION,
+    SECTION_SIZE,
+    TAG_BEFORE_IMAGE,
+    TAG_DATA,
+    TAG_FILE_HEADER,
+    TAG_ROW_HEADER,
+    TAG_TOKENS,
+    TOKEN,
+    TOKEN_LOGCSN,
+    TOKEN_ORAROWID,
+    TOKEN_SIZE,
+    TOKEN_TRANID,
+)
+from engine.trail.model import Columns, FileHeader, TrailRecord
+
+_pack_column = COLUMN.pack
+_unpack_column = COLUMN.unpack_from
+_pack_token = TOKEN.pack
+_pack_row_header = ROW_HEADER.pack
+_unpack_row_header = ROW_HEADER.unpack_from
+
+_BEFORE_AFTER = {"A": b"A", "B": b"B"}
+_FORMAT_TYPES = {"R": b"R", "F": b"F"}
+
+
+# -- encoding ------------------------------------------------------------------------------
+def _encode_columns(columns: Columns) -> bytes:
+    parts: list[bytes] = []
+    last = -1
+    for index, value in columns:
+        if not last < index <= MAX_COLUMN_INDEX:
+            raise RecordLimitError(
+                f"column index {index} out of order or above {MAX_COLUMN_INDEX} (after {last})"
+            )
+        last = index
+        if value is None:
+            parts.append(_pack_column(index, 4, NULL_PRESENT, 0))
+            continue
+        raw = value.encode("utf-8")
+        size = len(raw)
+        if size > MAX_VALUE_LENGTH:
+            raise RecordLimitError(f"value of column {index} is {size} bytes (> limit)")
+        parts.append(_pack_column(index, 4 + size, NULL_ABSENT, size))
+        parts.append(raw)
+    return b"".join(parts)
+
+
+def _token(tid: bytes, value: bytes) -> bytes:
+    if len(value) > MAX_TOKEN_LENGTH:
+        raise RecordLimitError(f"token {tid!r} of {len(value)} bytes exceeds {MAX_TOKEN_LENGTH}")
+    return _pack_token(tid, 0, len(value)) + value
+
+
+def _encode_tokens(record: TrailRecord) -> bytes:
+    parts: list[bytes] = []
+    if record.rowid is not None:
+        parts.append(_token(TOKEN_ORAROWID, record.rowid.encode("ascii") + ROWID_SUFFIX))
+    if record.logcsn is not None:
+        parts.append(_token(TOKEN_LOGCSN, record.logcsn.encode("ascii")))
+    if record.tranid is not None:
+        parts.append(_token(TOKEN_TRANID, record.tranid.encode("ascii")))
+    for tid, info, value in record.extra_tokens:
+        if len(value) > MAX_TOKEN_LENGTH:
+            raise RecordLimitError(f"token {tid!r} exceeds {MAX_TOKEN_LENGTH}")
+        parts.append(_pack_token(tid, info, len(value)) + value)
+    return b"".join(parts)
+
+
+def encode_record(record: TrailRecord) -> bytes:
+    """The bytes of one trail record. Pure; safe to call on a Spark executor."""
+    name = record.table.encode("utf-8")
+    if len(name) > MAX_TABLE_NAME_LENGTH:
+        raise RecordLimitError(f"table name of {len(name)} bytes exceeds {MAX_TABLE_NAME_LENGTH}")
+    before_after = _BEFORE_AFTER.get(record.before_after)
+    format_type = _FORMAT_TYPES.get(record.format_type)
+    if before_after is None or format_type is None:
+        raise RecordLimitError(
+            f"BeforeAfter {record.before_after!r} / FormatType {record.format_type!r} invalid"
+        )
+    try:
+        header = _pack_row_header(
+            HDR_IND,
+            record.undo_flag,
+            record.io_type,
+            record.trans_ind,
+            record.syskey_len,
+            b"Y" if record.continued else b"N",
+            record.partition,
+            before_after,
+            record.orig_node,
+            format_type,
+            record.incomplete,
+            record.io_time_us,
+            record.audit_rba,
+            record.audit_pos,
+            record.rec_count,
+            len(name),
+        )
+    except Exception as exc:  # struct.error: a header field out of its range
+        raise RecordLimitError(f"record header field out of range: {exc}") from exc
+    body = [section(TAG_ROW_HEADER, header + name)]
+    if record.before_columns:
+        body.append(section(TAG_BEFORE_IMAGE, _encode_columns(record.before_columns)))
+    body.append(section(TAG_DATA, _encode_columns(record.columns)))
+    tokens = _encode_tokens(record)
+    if tokens:
+        body.append(section(TAG_TOKENS, tokens))
+    return wrap(body)
+
+
+# -- decoding ------------------------------------------------------------------------------
+def _text(buf: Buffer, start: int, size: int, what: str) -> str:
+    try:
+        return str(buf[start : start + size], "utf-8")
+    except UnicodeDecodeError as exc:
+        raise CorruptRecordError(f"{what} is not valid UTF-8", offset=start) from exc
+
+
+def _decode_columns(buf: Buffer, pos: int, end: int) -> Columns:
+    out: list[tuple[int, str | None]] = []
+    last = -1
+    while pos < end:
+        if pos + COLUMN_SIZE > end:
+            raise CorruptRecordError("column entry crosses the data area end", offset=pos)
+        index, length, null, vlen = _unpack_column(buf, pos)
+        if length != 4 + vlen or index <= last:
+            raise CorruptRecordError(f"bad column entry for column {index}", offset=pos)
+        pos += COLUMN_SIZE
+        if pos + vlen > end:
+            raise CorruptRecordError(f"column {index} overruns the data area", offset=pos)
+        if null == NULL_ABSENT:
+            out.append((index, _text(buf, pos, vlen, f"column {index}")))
+        elif null == NULL_PRESENT and vlen == 0:
+            out.append((index, None))
+        else:
+            raise CorruptRecordError(f"bad null indicator {null:#x} for column {index}", offset=pos)
+        last = index
+        pos += vlen
+    return tuple(out)
+
+
+def _decode_tokens(buf: Buffer, pos: int, end: int) -> dict[str, object]:
+    found: dict[str, object] = {}
+    extra: list[tuple[bytes, int, bytes]] = []
+    while pos < end:
+        if pos + TOKEN_SIZE > end:
+            raise CorruptRecordError("token crosses the token area end", offset=pos)
+        tid, info, tlen = TOKEN.unpack_from(buf, pos)
+        pos += TOKEN_SIZE
+        if pos + tlen > end:
+            raise CorruptRecordError(f"token {tid!r} overruns the token area", offset=pos)
+        if tid == TOKEN_ORAROWID and info == 0 and buf[pos + tlen - 2 : pos + tlen] == ROWID_SUFFIX:
+            found["rowid"] = _text(buf, pos, tlen - 2, "ORAROWID")
+        elif tid == TOKEN_LOGCSN and info == 0 and "logcsn" not in found:
+            found["logcsn"] = _text(buf, pos, tlen, "LOGCSN")
+        elif tid == TOKEN_TRANID and info == 0 and "tranid" not in found:
+            found["tranid"] = _text(buf, pos, tlen, "TRANID")
+        else:
+            extra.append((bytes(tid), info, bytes(buf[pos : pos + tlen])))
+        pos += tlen
+    if extra:
+        found["extra_tokens"] = tuple(extra)
+    return found
+
+
+def _decode_data_record(
+    buf: Buffer, parts: list[tuple[bytes, int, int]], offset: int
+) -> TrailRecord:
+    _, start, size = parts[0]
+    if size < ROW_HEADER_SIZE:
+        raise CorruptRecordError("row header too short", offset=start)
+    (
+        hdr_ind,
+        undo_flag,
+        io_type,
+        trans_ind,
+        syskey_len,
+        continued,
+        partition,
+        before_after,
+        orig_node,
+        format_type,
+        incomplete,
+        io_time_us,
+        audit_rba,
+        audit_pos,
+        rec_count,
+        name_length,
+    ) = _unpack_row_header(buf, start)
+    if hdr_ind != HDR_IND:
+        raise CorruptRecordError(f"Hdr-Ind {hdr_ind!r} is not E", offset=start)
+    if ROW_HEADER_SIZE + name_length != size:
+        raise CorruptRecordError("table name length disagrees with the row header", offset=start)
+    if trans_ind > 3 or continued not in (b"N", b"Y"):
+        raise CorruptRecordError("bad TransInd or Continued flag", offset=start)
+    if before_after not in (b"A", b"B") or format_type not in (b"R", b"F"):
+        raise CorruptRecordError("bad BeforeAfter or FormatType", offset=start)
+    table = _text(buf, start + ROW_HEADER_SIZE, name_length, "table name")
+    fields: dict[str, object] = {}
+    expected = 1
+    for tag, key in ((TAG_BEFORE_IMAGE, "before_columns"), (TAG_DATA, "columns")):
+        if expected < len(parts) and parts[expected][0] == tag:
+            _, s, n = parts[expected]
+            fields[key] = _decode_columns(buf, s, s + n)
+            expected += 1
+    if "columns" not in fields:
+        raise CorruptRecordError("record without a data area", offset=offset)
+    if expected < len(parts) and parts[expected][0] == TAG_TOKENS:
+        _, s, n = parts[expected]
+        fields.update(_decode_tokens(buf, s, s + n))
+        expected += 1
+    if expected != len(parts):
+        raise CorruptRecordError(f"unexpected section {parts[expected][0]!r}", offset=offset)
+    return TrailRecord(
+        io_type=io_type,
+        table=table,
+        trans_ind=trans_ind,
+        before_after=before_after.decode(),
+        io_time_us=io_time_us,
+        audit_rba=audit_rba,
+        audit_pos=audit_pos,
+        format_type=format_type.decode(),
+        partition=partition,
+        rec_count=rec_count,
+        orig_node=orig_node,
+        undo_flag=undo_flag,
+        syskey_len=syskey_len,
+        continued=continued == b"Y",
+        incomplete=incomplete,
+        **fields,  # type: ignore[arg-type]
+    )
+
+
+def decode_any(buf: Buffer, offset: int = 0) -> tuple[TrailRecord | FileHeader, int]:
+    """Decode the record at ``offset`` (data record or file header) and its length."""
+    length = record_length(buf, offset)
+    parts = sections(buf, offset, length)
+    if not parts:
+        raise CorruptRecordError("record without sections", offset=offset)
+    first = parts[0][0]
+    if first == TAG_ROW_HEADER:
+        return _decode_data_record(buf, parts, offset), length
+    if first == TAG_FILE_HEADER and len(parts) == 1:
+        return decode_file_header_section(buf, parts[0][1], parts[0][2]), length
+    raise CorruptRecordError(f"record starts with section {first!r}", offset=offset)
+
+
+def decode_record(buf: Buffer, offset: int = 0) -> tuple[TrailRecord, int]:
+    """Decode the data record at ``offset``; return it and the bytes it occupies."""
+    record, length = decode_any(buf, offset)
+    if not isinstance(record, TrailRecord):
+        raise CorruptRecordError("file header where a data record was expected", offset=offset)
+    return record, length
+
+
+def decode_exact(data: Buffer) -> TrailRecord:
+    """Decode a buffer holding exactly one data record."""
+    record, length = decode_record(data, 0)
+    if length != len(data):
+        raise TrailingBytesError(f"{len(data) - length} bytes after the record", offset=length)
+    return record
+
+
+# -- cheap looks at encoded records (the writer and recovery use these) --------------------
+@dataclass(frozen=True, slots=True)
+class RecordSummary:
+    length: int
+    io_type: int
+    trans_ind: int
+    io_time_us: int
+    table: str
+
+
+def summarize(buf: Buffer, offset: int = 0) -> RecordSummary | None:
+    """Length, IOType, TransInd, IO time and table of a data record; None for a file
+    header. Validates the envelope only, not the data area."""
+    length = record_length(buf, offset)
+    tag, _flag, size = SECTION.unpack_from(buf, offset + SECTION_SIZE)
+    if tag != TAG_ROW_HEADER:
+        if tag == TAG_FILE_HEADER:
+            return None
+        raise CorruptRecordError(f"record starts with section {tag!r}", offset=offset)
+    start = offset + 2 * SECTION_SIZE
+    if size < ROW_HEADER_SIZE or start + size > offset + length:
+        raise CorruptRecordError("row header size", offset=offset)
+    fields = _unpack_row_header(buf, start)
+    name_length = fields[15]
+    return RecordSummary(
+        length=length,
+        io_type=fields[2],
+        trans_ind=fields[3],
+        io_time_us=fields[11],
+        table=_text(buf, start + ROW_HEADER_SIZE, name_length, "table name"),
+    )
+
+
+def peek_logcsn(buf: Buffer, offset: int = 0) -> str | None:
+    """The LOGCSN token of the data record at ``offset``, if it has one."""
+    length = record_length(buf, offset)
+    for tag, start, size in sections(buf, offset, length):
+        if tag == TAG_TOKENS:
+            value = _decode_tokens(buf, start, start + size).get("logcsn")
+            return value if isinstance(value, str) else None
+    return None
+
+
+# -- streaming -------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class DecodedRecord:
+    rba: int
+    length: int
+    record: TrailRecord | FileHeader
+
+
+class RecordStream:
+    """Feed bytes in any chunking; iterate to get the records completed so far.
+
+    Iteration stops (without error) when the buffered bytes end inside a record; feed
+    more and iterate again. Corrupt bytes raise CorruptRecordError with the stream RBA.
+    """
+
+    _COMPACT_AT = 1 << 16
+
+    def __init__(self, start_rba: int = 0) -> None:
+        self._buf = bytearray()
+        self._pos = 0
+        self._base_rba = start_rba
+
+    def feed(self, data: Buffer) -> None:
+        if self._pos >= self._COMPACT_AT:
+            del self._buf[: self._pos]
+            self._base_rba += self._pos
+            self._pos = 0
+        self._buf += data
+
+    @property
+    def pending(self) -> int:
+        """Bytes buffered that are not yet part of a decoded record."""
+        return len(self._buf) - self._pos
+
+    @property
+    def rba(self) -> int:
+        """The RBA of the next record to be decoded."""
+        return self._base_rba + self._pos
+
+    def __iter__(self) -> Iterator[DecodedRecord]:
+        while True:
+            try:
+                record, length = decode_any(self._buf, self._pos)
+            except IncompleteRecordError:
+                return
+            except CorruptRecordError as exc:
+                raise CorruptRecordError(exc.message, offset=self.rba) from exc
+            yield DecodedRecord(self.rba, length, record)
+            self._pos += length

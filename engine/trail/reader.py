@@ -1,0 +1,233 @@
+"""Reading trails: a cursor over one file and a reader across the file sequence.
+
+Both tolerate a file that is being appended to: reaching the end of the written bytes,
+or the middle of a record still being written, ends the current iteration without an
+error; iterating again later continues from the same position. Only when a later file of
+the trail exists is an incomplete tail an error (the writer never leaves one behind
+before rolling over), reported as CorruptRecordError.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import BinaryIO
+
+from engine.trail.codec import decode_any
+from engine.trail.errors import (
+    CorruptRecordError,
+    IncompleteRecordError,
+    TrailIOError,
+)
+from engine.trail.files import TrailName
+from engine.trail.layout import IOType
+from engine.trail.model import FileHeader, TableDef, TrailPosition, TrailRecord
+
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class TrailEntry:
+    """A record read from a trail with where it is: next record at ``rba + length``."""
+
+    seqno: int
+    rba: int
+    length: int
+    record: TrailRecord | FileHeader
+
+    @property
+    def position(self) -> TrailPosition:
+        return TrailPosition(self.seqno, self.rba)
+
+    @property
+    def end(self) -> TrailPosition:
+        return TrailPosition(self.seqno, self.rba + self.length)
+
+
+class FileCursor:
+    """Sequential access to the records of one trail file, with repositioning.
+
+    ``next()`` returns the record at the current RBA and advances, or None when the
+    written bytes end (cleanly, or inside a record: then ``incomplete_tail`` > 0).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], seqno: int = 0, rba: int = 0) -> None:
+        self.path = Path(path)
+        self.seqno = seqno
+        try:
+            self._file: BinaryIO = open(self.path, "rb")  # noqa: SIM115 (closed in close())
+        except OSError as exc:
+            raise TrailIOError(f"cannot open trail file {self.path}: {exc.strerror}") from exc
+        self._buf = bytearray()
+        self._buf_rba = 0
+        self.rba = rba
+        self.incomplete_tail = 0
+
+    def close(self) -> None:
+        self._file.close()
+
+    def __enter__(self) -> FileCursor:
+        return self
+
+    def __exit__(
+        self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def size(self) -> int:
+        return os.fstat(self._file.fileno()).st_size
+
+    def seek(self, rba: int) -> None:
+        self.rba = rba
+        self.incomplete_tail = 0
+
+    def _fill(self, needed: int) -> bool:
+        """Make ``needed`` bytes from ``self.rba`` available if the file has them."""
+        offset = self.rba - self._buf_rba
+        if offset < 0 or offset > len(self._buf):
+            self._buf = bytearray()
+            self._buf_rba = self.rba
+            offset = 0
+        elif offset >= _CHUNK:
+            del self._buf[:offset]
+            self._buf_rba = self.rba
+            offset = 0
+        missing = offset + needed - len(self._buf)
+        if missing <= 0:
+            return True
+        self._file.seek(self._buf_rba + len(self._buf))
+        data = self._file.read(max(missing, _CHUNK))
+        self._buf += data
+        return len(data) >= missing
+
+    def peek(self) -> tuple[TrailRecord | FileHeader, int] | None:
+        """The record at the current RBA and its length, without advancing."""
+        needed = 4
+        while True:
+            if not self._fill(needed):
+                available = len(self._buf) - (self.rba - self._buf_rba)
+                self.incomplete_tail = max(available, 0)
+                return None
+            try:
+                result = decode_any(self._buf, self.rba - self._buf_rba)
+            except IncompleteRecordError as exc:
+                needed = len(self._buf) - (self.rba - self._buf_rba) + exc.needed
+                continue
+            except CorruptRecordError as exc:
+                raise CorruptRecordError(
+                    f"{self.path.name}: {exc.message}", offset=self.rba
+                ) from exc
+            self.incomplete_tail = 0
+            return result
+
+    def next(self) -> TrailEntry | None:
+        found = self.peek()
+        if found is None:
+            return None
+        record, length = found
+        entry = TrailEntry(self.seqno, self.rba, length, record)
+        self.rba += length
+        return entry
+
+    def __iter__(self) -> Iterator[TrailEntry]:
+        while (entry := self.next()) is not None:
+            yield entry
+
+
+class TrailReader:
+    """Iterate the records of a trail across its files, from ``start``.
+
+    Yields every record, the file header at RBA 0 of each file and Metadata records
+    included; ``tables`` holds the table definitions met so far (also those before
+    ``start`` in its file), to name columns. Iteration ends at the end of the written
+    data; iterate again to follow a trail being written.
+    """
+
+    def __init__(
+        self, trail: str | os.PathLike[str] | TrailName, start: TrailPosition | None = None
+    ) -> None:
+        self.trail = trail if isinstance(trail, TrailName) else TrailName.parse(trail)
+        if start is None:
+            seqnos = self.trail.seqnos()
+            start = TrailPosition(seqnos[0] if seqnos else 0, 0)
+        self.position = start
+        self.tables: dict[str, TableDef] = {}
+        self.header: FileHeader | None = None
+        self._cursor: FileCursor | None = None
+
+    def close(self) -> None:
+        if self._cursor is not None:
+            self._cursor.close()
+            self._cursor = None
+
+    def __enter__(self) -> TrailReader:
+        return self
+
+    def __exit__(
+        self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def _open(self) -> FileCursor | None:
+        if self._cursor is not None:
+            return self._cursor
+        path = self.trail.file(self.position.seqno)
+        if not path.exists():
+            return None
+        cursor = FileCursor(path, self.position.seqno, 0)
+        # Learn the file header and table definitions that precede the start position.
+        while cursor.rba < self.position.rba:
+            entry = cursor.next()
+            if entry is None:
+                break
+            self._learn(entry)
+        cursor.seek(self.position.rba)
+        self._cursor = cursor
+        return cursor
+
+    def _learn(self, entry: TrailEntry) -> None:
+        record = entry.record
+        if isinstance(record, FileHeader):
+            self.header = record
+        elif record.io_type == IOType.METADATA:
+            self.tables[record.table] = TableDef.from_record(record)
+
+    def __iter__(self) -> Iterator[TrailEntry]:
+        while True:
+            cursor = self._open()
+            if cursor is None:
+                return
+            entry = cursor.next()
+            if entry is not None:
+                self._learn(entry)
+                self.position = entry.end
+                yield entry
+                continue
+            next_path = self.trail.file(self.position.seqno + 1)
+            if not next_path.exists():
+                return
+            # The writer finished this file before creating the next: read to its end.
+            entry = cursor.next()
+            if entry is not None:
+                self._learn(entry)
+                self.position = entry.end
+                yield entry
+                continue
+            if cursor.incomplete_tail:
+                raise CorruptRecordError(
+                    f"{cursor.path.name}: {cursor.incomplete_tail} bytes of an incomplete "
+                    "record before the next trail file",
+                    offset=cursor.rba,
+                )
+            self.close()
+            self.position = TrailPosition(self.position.seqno + 1, 0)
+
+    def records(self) -> Iterator[tuple[TrailEntry, TrailRecord]]:
+        """Only row operations and markers: no file headers, no Metadata records."""
+        for entry in self:
+            record = entry.record
+            if isinstance(record, TrailRecord) and record.io_type != IOType.METADATA:
+                yield entry, record

@@ -1,0 +1,327 @@
+"""Appending records to a trail: files, file headers, rollover, durability, recovery.
+
+Where it runs: the driver. Extract encodes records on executors with
+:func:`engine.trail.codec.encode_record` and hands the bytes to :meth:`TrailWriter.append`
+in commit order. The writer
+
+* checks the envelope of every record it is given (garbage never reaches the trail);
+* writes a table-definition (Metadata) record before the first record of a table in each
+  file, for the tables registered with :meth:`TrailWriter.define_table`;
+* rolls over to the next file before a record that would take the file past
+  ``max_bytes`` (MEGABYTES), and on request (:meth:`rollover`);
+* makes bytes durable only in :meth:`sync`, which returns the durable position: publish
+  a checkpoint only with a position returned by ``sync``;
+* on open, runs append-mode recovery (recovery.py) and, as GoldenGate does on restart,
+  continues in a new file unless the last one holds no records.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import BinaryIO
+
+from engine.trail.codec import encode_record, peek_logcsn, summarize
+from engine.trail.errors import TrailIOError
+from engine.trail.fileheader import decode_file_header, encode_file_header, new_file_header
+from engine.trail.files import TrailName, fsync_directory
+from engine.trail.layout import IOType, TransInd
+from engine.trail.model import TableDef, TrailPosition
+from engine.trail.recovery import (
+    RecoveryMode,
+    RecoveryResult,
+    recover_trail,
+    restart_marker,
+    scan_file,
+)
+
+MEGABYTE = 1 << 20
+
+
+def _wall_clock_us() -> int:
+    return time.time_ns() // 1000
+
+
+class TrailWriter:
+    """The single writer of one trail. Use :meth:`open`; not thread-safe."""
+
+    def __init__(
+        self,
+        trail: TrailName,
+        *,
+        max_bytes: int,
+        header_info: Mapping[str, str | int],
+        clock: Callable[[], int],
+        durable: bool,
+    ) -> None:
+        self.trail = trail
+        self.max_bytes = max_bytes
+        self._header_info = dict(header_info)
+        self._clock = clock
+        self._durable_io = durable
+        self._file: BinaryIO | None = None
+        self._pending: list[bytes] = []
+        self._seqno = 0
+        self._size = 0  # bytes in the current file, pending included
+        self._header_tokens: dict[str, str | int] = {}
+        self._defined: dict[str, TableDef] = {}
+        self._defs_written: set[str] = set()
+        self._records = 0
+        self._first_csn: str | None = None
+        self._last_csn: str | None = None
+        self._first_io: int | None = None
+        self._last_io: int | None = None
+        self._durable = TrailPosition(0, 0)
+        self.recovery: RecoveryResult | None = None
+
+    # -- opening ---------------------------------------------------------------------------
+    @classmethod
+    def open(
+        cls,
+        trail: str | os.PathLike[str] | TrailName,
+        *,
+        megabytes: int = 500,
+        max_bytes: int | None = None,
+        recovery: RecoveryMode = RecoveryMode.TRUNCATE,
+        roll_on_restart: bool = True,
+        start_seqno: int = 0,
+        header_info: Mapping[str, str | int] | None = None,
+        clock: Callable[[], int] = _wall_clock_us,
+        durable: bool = True,
+    ) -> TrailWriter:
+        """Open a trail for appending, creating its first file or recovering its tail.
+
+        ``header_info`` adds file-header tokens (Producer, DbName, GroupName, URI, ...).
+        ``clock`` gives microseconds since the epoch (CreationTime). ``durable=False``
+        skips fsync (tests and benchmarks only).
+        """
+        name = trail if isinstance(trail, TrailName) else TrailName.parse(trail)
+        limit = max_bytes if max_bytes is not None else megabytes * MEGABYTE
+        writer = cls(
+            name,
+            max_bytes=limit,
+            header_info=header_info or {},
+            clock=clock,
+            durable=durable,
+        )
+        try:
+            name.directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise TrailIOError(f"cannot create {name.directory}: {exc.strerror}") from exc
+        if not name.seqnos():
+            writer._create_file(start_seqno)
+            writer.recovery = RecoveryResult(None, 0, 0, "none", writer.position)
+            return writer
+        result = recover_trail(name, recovery)
+        writer.recovery = result
+        writer._reopen(result.resume.seqno)
+        if result.action == "marked":
+            writer.append(encode_record(restart_marker(clock())))
+        if roll_on_restart and writer._records > 0:
+            writer.rollover()
+        writer.sync()
+        return writer
+
+    def _lock(self, handle: BinaryIO) -> None:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            handle.close()
+            raise TrailIOError(f"trail {self.trail} is being written by another process") from exc
+
+    def _create_file(self, seqno: int) -> None:
+        path = self.trail.file(seqno)
+        tokens = new_file_header(
+            seqno=seqno,
+            file_name=str(path),
+            creation_time_us=self._clock(),
+            info=self._header_info,
+        )
+        header = encode_file_header(tokens)
+        try:
+            handle = open(path, "xb")  # noqa: SIM115 (owned by the writer until close)
+            self._lock(handle)
+            handle.write(header)
+            if self._durable_io:
+                handle.flush()
+                os.fsync(handle.fileno())
+                fsync_directory(self.trail.directory)
+        except OSError as exc:
+            raise TrailIOError(f"cannot create trail file {path}: {exc.strerror}") from exc
+        self._file = handle
+        self._seqno = seqno
+        self._size = len(header)
+        self._header_tokens = tokens
+        self._defs_written = set()
+        self._stats_reset()
+        self._durable = TrailPosition(seqno, self._size)
+
+    def _reopen(self, seqno: int) -> None:
+        path = self.trail.file(seqno)
+        scan = scan_file(path, seqno)
+        if not scan.has_header:
+            path.unlink()
+            self._create_file(seqno)
+            return
+        try:
+            handle = open(path, "r+b")  # noqa: SIM115
+            self._lock(handle)
+            handle.seek(scan.valid_end)
+        except OSError as exc:
+            raise TrailIOError(f"cannot reopen trail file {path}: {exc.strerror}") from exc
+        with open(path, "rb") as reader:
+            header, _ = decode_file_header(reader.read(1 << 16))
+        self._file = handle
+        self._seqno = seqno
+        self._size = scan.valid_end
+        self._header_tokens = dict(header.tokens)
+        self._defs_written = set(scan.metadata_tables)
+        self._records = scan.records
+        self._first_csn = scan.first_csn
+        self._last_csn = scan.last_csn
+        self._first_io = scan.first_io_time_us
+        self._last_io = scan.last_io_time_us
+        self._durable = TrailPosition(seqno, scan.valid_end)
+
+    def _stats_reset(self) -> None:
+        self._records = 0
+        self._first_csn = None
+        self._last_csn = None
+        self._first_io = None
+        self._last_io = None
+
+    # -- writing ---------------------------------------------------------------------------
+    @property
+    def position(self) -> TrailPosition:
+        """Where the next record will be written (not necessarily durable yet)."""
+        return TrailPosition(self._seqno, self._size)
+
+    @property
+    def durable_position(self) -> TrailPosition:
+        """The end of the bytes made durable by the last :meth:`sync`."""
+        return self._durable
+
+    def define_table(self, table: TableDef) -> None:
+        """Register column names; a Metadata record precedes the table's first record
+        in each file from now on."""
+        if self._defined.get(table.table) != table:
+            self._defined[table.table] = table
+            self._defs_written.discard(table.table)
+
+    def append(self, *records: bytes) -> TrailPosition:
+        """Append encoded records; return the position after the last one."""
+        return self.append_many(records)
+
+    def append_many(self, records: Iterable[bytes]) -> TrailPosition:
+        if self._file is None:
+            raise TrailIOError(f"trail {self.trail} is closed")
+        for data in records:
+            summary = summarize(data)
+            if summary is None:
+                raise TrailIOError("a file header cannot be appended as a record")
+            definition = None
+            if summary.table not in self._defs_written and summary.table in self._defined:
+                definition = encode_record(self._defined[summary.table].to_record())
+            needed = len(data) + (len(definition) if definition else 0)
+            if self._records and self._size + needed > self.max_bytes:
+                self.rollover()
+                if summary.table in self._defined:
+                    definition = encode_record(self._defined[summary.table].to_record())
+            if definition is not None:
+                self._write(definition)
+                self._defs_written.add(summary.table)
+            self._write(data)
+            if summary.io_type not in (IOType.METADATA, IOType.RESTART_ABEND):
+                if self._first_io is None:
+                    self._first_io = summary.io_time_us
+                self._last_io = summary.io_time_us
+                if summary.trans_ind in (TransInd.BEGIN, TransInd.WHOLE):
+                    csn = peek_logcsn(data)
+                    if csn is not None:
+                        self._first_csn = self._first_csn or csn
+                        self._last_csn = csn
+        return self.position
+
+    def _write(self, data: bytes) -> None:
+        self._pending.append(data)
+        self._size += len(data)
+        self._records += 1
+        if len(self._pending) >= 4096:
+            self.flush()
+
+    def flush(self) -> None:
+        """Hand pending bytes to the operating system (survives a process crash, not a
+        power loss)."""
+        if self._pending and self._file is not None:
+            try:
+                self._file.write(b"".join(self._pending))
+                self._file.flush()
+            except OSError as exc:
+                raise TrailIOError(f"write to {self.trail} failed: {exc.strerror}") from exc
+            self._pending.clear()
+
+    def sync(self) -> TrailPosition:
+        """Make everything appended so far durable; return that durable position."""
+        self.flush()
+        if self._file is not None and self._durable_io:
+            try:
+                os.fsync(self._file.fileno())
+            except OSError as exc:
+                raise TrailIOError(f"fsync of {self.trail} failed: {exc.strerror}") from exc
+        self._durable = self.position
+        return self._durable
+
+    def rollover(self) -> TrailPosition:
+        """Finish the current file and start the next one; return the new position."""
+        self._finish_file()
+        self._create_file(self._seqno + 1)
+        return self.position
+
+    def _finish_file(self) -> None:
+        self.sync()
+        if self._file is None:
+            return
+        tokens = dict(self._header_tokens)
+        tokens.update(
+            FileSize=self._size,
+            FirstCSN=self._first_csn or "",
+            LastCSN=self._last_csn or "",
+            FirstIOTime=self._first_io or 0,
+            LastIOTime=self._last_io or 0,
+            RecordCount=self._records,
+        )
+        header = encode_file_header(tokens)
+        try:
+            self._file.seek(0)
+            self._file.write(header)
+            self._file.flush()
+            if self._durable_io:
+                os.fsync(self._file.fileno())
+            self._file.close()
+        except OSError as exc:
+            raise TrailIOError(f"cannot finish trail file: {exc.strerror}") from exc
+        self._file = None
+
+    def close(self) -> TrailPosition:
+        """Sync, complete the file header and release the trail."""
+        position = self.position
+        self._finish_file()
+        self._durable = position
+        return position
+
+    @property
+    def current_file(self) -> Path:
+        return self.trail.file(self._seqno)
+
+    def __enter__(self) -> TrailWriter:
+        return self
+
+    def __exit__(
+        self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if self._file is not None:
+            self.close()
