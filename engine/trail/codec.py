@@ -58,7 +58,8 @@ _FORMAT_TYPES = {"R": b"R", "F": b"F"}
 
 
 # -- encoding ------------------------------------------------------------------------------
-def _encode_columns(columns: Columns) -> bytes:
+def encode_columns(columns: Columns) -> bytes:
+    """The column entries of a data (or before-image) area."""
     parts: list[bytes] = []
     last = -1
     for index, value in columns:
@@ -79,23 +80,24 @@ def _encode_columns(columns: Columns) -> bytes:
     return b"".join(parts)
 
 
-def _token(tid: bytes, value: bytes) -> bytes:
-    if len(value) > MAX_TOKEN_LENGTH:
-        raise RecordLimitError(f"token {tid!r} of {len(value)} bytes exceeds {MAX_TOKEN_LENGTH}")
-    return _pack_token(tid, 0, len(value)) + value
+def token_entries(record: TrailRecord) -> list[tuple[bytes, int, bytes]]:
+    """The token area of a record as (id, info, value) in the order they are written."""
+    out: list[tuple[bytes, int, bytes]] = []
+    if record.rowid is not None:
+        out.append((TOKEN_ORAROWID, 0, record.rowid.encode("ascii") + ROWID_SUFFIX))
+    if record.logcsn is not None:
+        out.append((TOKEN_LOGCSN, 0, record.logcsn.encode("ascii")))
+    if record.tranid is not None:
+        out.append((TOKEN_TRANID, 0, record.tranid.encode("ascii")))
+    out.extend(record.extra_tokens)
+    return out
 
 
 def _encode_tokens(record: TrailRecord) -> bytes:
     parts: list[bytes] = []
-    if record.rowid is not None:
-        parts.append(_token(TOKEN_ORAROWID, record.rowid.encode("ascii") + ROWID_SUFFIX))
-    if record.logcsn is not None:
-        parts.append(_token(TOKEN_LOGCSN, record.logcsn.encode("ascii")))
-    if record.tranid is not None:
-        parts.append(_token(TOKEN_TRANID, record.tranid.encode("ascii")))
-    for tid, info, value in record.extra_tokens:
+    for tid, info, value in token_entries(record):
         if len(value) > MAX_TOKEN_LENGTH:
-            raise RecordLimitError(f"token {tid!r} exceeds {MAX_TOKEN_LENGTH}")
+            raise RecordLimitError(f"token {tid!r} of {len(value)} bytes exceeds the limit")
         parts.append(_pack_token(tid, info, len(value)) + value)
     return b"".join(parts)
 
@@ -134,8 +136,8 @@ def encode_record(record: TrailRecord) -> bytes:
         raise RecordLimitError(f"record header field out of range: {exc}") from exc
     body = [section(TAG_ROW_HEADER, header + name)]
     if record.before_columns:
-        body.append(section(TAG_BEFORE_IMAGE, _encode_columns(record.before_columns)))
-    body.append(section(TAG_DATA, _encode_columns(record.columns)))
+        body.append(section(TAG_BEFORE_IMAGE, encode_columns(record.before_columns)))
+    body.append(section(TAG_DATA, encode_columns(record.columns)))
     tokens = _encode_tokens(record)
     if tokens:
         body.append(section(TAG_TOKENS, tokens))

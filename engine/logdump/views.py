@@ -1,0 +1,277 @@
+"""How Logdump shows records: the GHDR block, the record line and data area (DETAIL
+OFF/ON/DATA), GGS tokens, the file header (FILEHEADER OFF/ON/DETAIL), COUNT, and the
+``--json`` object per record. Pure functions from decoded records to lines of text.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.trail.codec import encode_columns, token_entries
+from engine.trail.fileheader import encode_file_header
+from engine.trail.layout import (
+    FILE_HEADER_NAME,
+    HEADER_TOKEN_IDS,
+    HEADER_TOKENS,
+    IO_TYPE_NAMES,
+    TOKEN_NAMES,
+    HeaderKind,
+    IOType,
+)
+from engine.trail.model import FileHeader, TableDef, TrailRecord, micros_to_datetime
+from engine.trail.reader import TrailEntry
+
+RULE = "_" * 67
+_BYTES_PER_LINE = 20
+
+
+def hexdump(data: bytes) -> list[str]:
+    """Logdump's hex view: 20 bytes a line in 2-byte groups, then the printable text."""
+    lines = []
+    for start in range(0, len(data), _BYTES_PER_LINE):
+        chunk = data[start : start + _BYTES_PER_LINE]
+        groups = " ".join(chunk[i : i + 2].hex() for i in range(0, len(chunk), 2))
+        text = "".join(chr(b) if 32 <= b < 127 else "." for b in chunk)
+        lines.append(f"{groups:<49} | {text}")
+    return lines
+
+
+def logdump_time(micros: int) -> str:
+    """``2013/03/31 23:59:58.000.000``, as Logdump prints IO times."""
+    moment = micros_to_datetime(micros)
+    us = moment.microsecond
+    return f"{moment:%Y/%m/%d %H:%M:%S}.{us // 1000:03d}.{us % 1000:03d}"
+
+
+def iso_time(micros: int) -> str:
+    return f"{micros_to_datetime(micros):%Y-%m-%d %H:%M:%S.%f}"
+
+
+def _char(value: int) -> str:
+    return chr(value) if 32 <= value < 127 else "."
+
+
+def _cell(label: str, shown: str, hex_text: str) -> str:
+    return f"{label:<11}: {shown:>5}  ({hex_text})"
+
+
+@dataclass
+class DisplayOptions:
+    ghdr: bool = True
+    detail: str = "ON"  # OFF, ON or DATA
+    fileheader: str = "DETAIL"  # OFF, ON or DETAIL
+
+
+@dataclass
+class Views:
+    """Renders entries of one trail file; remembers the table definitions it meets so
+    that column names and TDR indexes can be shown."""
+
+    options: DisplayOptions = field(default_factory=DisplayOptions)
+    tables: dict[str, TableDef] = field(default_factory=dict)
+    tdr_index: dict[str, int] = field(default_factory=dict)
+
+    def learn(self, entry: TrailEntry) -> None:
+        record = entry.record
+        if isinstance(record, TrailRecord) and record.io_type == IOType.METADATA:
+            self.tables[record.table] = TableDef.from_record(record)
+            self.tdr_index.setdefault(record.table, len(self.tdr_index) + 1)
+
+    # -- text ------------------------------------------------------------------------------
+    def render(self, entry: TrailEntry) -> list[str]:
+        self.learn(entry)
+        record = entry.record
+        if isinstance(record, FileHeader):
+            return self.file_header(entry, record)
+        lines: list[str] = []
+        if self.options.ghdr:
+            lines += self.ghdr(record)
+        lines += self.body(entry, record)
+        return lines
+
+    def ghdr(self, r: TrailRecord) -> list[str]:
+        rec_length = len(encode_columns(r.columns))
+        continued = "Y" if r.continued else "N"
+        rows = [
+            (
+                _cell("Hdr-Ind", "E", "x45"),
+                _cell("Partition", _char(r.partition), f"x{r.partition:02x}"),
+            ),
+            (
+                _cell("UndoFlag", _char(r.undo_flag), f"x{r.undo_flag:02x}"),
+                _cell("BeforeAfter", r.before_after, f"x{ord(r.before_after):02x}"),
+            ),
+            (
+                _cell("RecLength", str(rec_length), f"x{rec_length:04x}"),
+                f"{'IO Time':<11}: {logdump_time(r.io_time_us)}",
+            ),
+            (
+                _cell("IOType", str(r.io_type), f"x{r.io_type:02x}"),
+                _cell("OrigNode", str(r.orig_node), f"x{r.orig_node:02x}"),
+            ),
+            (
+                _cell("TransInd", _char(r.trans_ind), f"x{r.trans_ind:02x}"),
+                _cell("FormatType", r.format_type, f"x{ord(r.format_type):02x}"),
+            ),
+            (
+                _cell("SyskeyLen", str(r.syskey_len), f"x{r.syskey_len:02x}"),
+                _cell("Incomplete", _char(r.incomplete), f"x{r.incomplete:02x}"),
+            ),
+            (
+                f"{'AuditRBA':<11}: {r.audit_rba:>10}",
+                f"{'AuditPos':<11}: {r.audit_pos}",
+            ),
+            (
+                _cell("Continued", continued, f"x{int(r.continued):02x}"),
+                _cell("RecCount", str(r.rec_count), f"x{r.rec_count:02x}"),
+            ),
+        ]
+        return [RULE, *(f"{left:<30}{right}" for left, right in rows), ""]
+
+    def body(self, entry: TrailEntry, r: TrailRecord) -> list[str]:
+        data = encode_columns(r.columns)
+        lines = [f"{logdump_time(r.io_time_us)} {r.op_name:<20} Len {len(data):>5} RBA {entry.rba}"]
+        name = f"Name: {r.table}"
+        if r.table in self.tdr_index and r.io_type != IOType.METADATA:
+            name += f"  (TDR Index: {self.tdr_index[r.table]})"
+        lines.append(name)
+        if r.before_columns:
+            lines += self._image("Before Image:", r, r.before_columns)
+        label = "Before Image:" if r.before_after == "B" else "After  Image:"
+        lines += self._image(label, r, r.columns)
+        tokens = token_entries(r)
+        if tokens:
+            lines += ["", "GGS tokens:"]
+            for tid, info, value in tokens:
+                tname = TOKEN_NAMES.get(tid, "")
+                lines.append(
+                    f"TokenID x{tid[0]:02x} '{_char(tid[0])}' {tname:<16} Info x{info:02x}"
+                    f"  Length {len(value):>4}"
+                )
+                lines += hexdump(value)
+        lines.append("")
+        return lines
+
+    def _image(
+        self, label: str, r: TrailRecord, columns: tuple[tuple[int, str | None], ...]
+    ) -> list[str]:
+        lines = [f"{label:<58}Partition x{r.partition:02x}"]
+        lines += hexdump(encode_columns(columns))
+        if self.options.detail in ("ON", "DATA"):
+            definition = self.tables.get(r.table)
+            for index, value in columns:
+                raw = encode_columns(((index, value),))[4:]
+                name = f" {definition.name_of(index)}" if definition else ""
+                lines.append(
+                    f"Column {index} (x{index:04x}), Length {len(raw)} (x{len(raw):04x}).{name}"
+                )
+                if self.options.detail == "DATA":
+                    lines += ["  " + line for line in hexdump(raw)]
+        return lines
+
+    def file_header(self, entry: TrailEntry, header: FileHeader) -> list[str]:
+        created = header.get("CreationTime", 0)
+        when = logdump_time(created if isinstance(created, int) else 0)
+        lines = [
+            f"{when} {'FileHeader':<20} Len {entry.length:>5} RBA {entry.rba}",
+            f"Name: {FILE_HEADER_NAME}",
+        ]
+        if self.options.fileheader in ("ON", "DETAIL"):
+            lines += hexdump(encode_file_header(dict(header.tokens))[8:-4])
+        if self.options.fileheader == "DETAIL":
+            for name, value in header.tokens.items():
+                tid = HEADER_TOKEN_IDS[name]
+                kind = HEADER_TOKENS[tid][1]
+                shown = (
+                    logdump_time(value)
+                    if kind is HeaderKind.I64 and isinstance(value, int) and value
+                    else value
+                )
+                lines.append(f"  TokenID x{tid[0]:02x} '{tid.decode()}' {name:<16}: {shown}")
+        lines.append("")
+        return lines
+
+    # -- json ------------------------------------------------------------------------------
+    def json(self, file: str, entry: TrailEntry) -> dict[str, Any]:
+        self.learn(entry)
+        return record_json(file, entry, self.tables)
+
+
+def _columns_json(
+    r: TrailRecord, columns: tuple[tuple[int, str | None], ...], tables: dict[str, TableDef]
+) -> dict[str, str | None]:
+    definition = tables.get(r.table) if r.io_type != IOType.METADATA else None
+    if definition is None:
+        return {str(index): value for index, value in columns}
+    return {definition.name_of(index): value for index, value in columns}
+
+
+def record_json(file: str, entry: TrailEntry, tables: dict[str, TableDef]) -> dict[str, Any]:
+    """The ``logdump --json`` object of one record (next record at rba + length)."""
+    record = entry.record
+    if isinstance(record, FileHeader):
+        return {
+            "file": file,
+            "rba": entry.rba,
+            "length": entry.length,
+            "io_type": None,
+            "op": "FileHeader",
+            "header": dict(record.tokens),
+        }
+    out: dict[str, Any] = {
+        "file": file,
+        "rba": entry.rba,
+        "length": entry.length,
+        "io_type": record.io_type,
+        "op": record.op_name,
+        "trans_ind": record.trans_ind,
+        "before_after": record.before_after,
+        "io_time": iso_time(record.io_time_us),
+        "table": record.table,
+        "columns": _columns_json(record, record.columns, tables),
+        "tokens": {"ORAROWID": record.rowid, "LOGCSN": record.logcsn, "TRANID": record.tranid},
+    }
+    if record.before_columns:
+        out["before_columns"] = _columns_json(record, record.before_columns, tables)
+    return out
+
+
+# -- COUNT -------------------------------------------------------------------------------
+def count_lines(path: str, entries: Iterable[TrailEntry]) -> list[str]:
+    """Logdump's COUNT summary over the records of one file."""
+    ops: Counter[str] = Counter()
+    images: Counter[str] = Counter()
+    records = data_bytes = transactions = 0
+    for entry in entries:
+        record = entry.record
+        if isinstance(record, FileHeader):
+            continue
+        records += 1
+        data_bytes += len(encode_columns(record.columns))
+        ops[IO_TYPE_NAMES.get(record.io_type, f"IOType{record.io_type}")] += 1
+        if record.is_transactional:
+            images["Before Images" if record.before_after == "B" else "After Images"] += 1
+            if record.ends_transaction:
+                transactions += 1
+
+    def row(label: str, value: int) -> str:
+        return f"{label}{value:>{max(31 - len(label), 1)}}"
+
+    lines = [
+        f"LogTrail {path} has {records} records",
+        row("Total Data Bytes", data_bytes),
+        row("  Avg Bytes/Record", data_bytes // records if records else 0),
+    ]
+    lines += [row(name, n) for name, n in sorted(ops.items())]
+    lines += [row(name, n) for name, n in sorted(images.items())]
+    if transactions:
+        tx_records = sum(n for name, n in images.items())
+        lines += [
+            f"Average of {transactions} Transactions",
+            row("    Bytes/Trans .....", data_bytes // transactions),
+            row("    Records/Trans ...", tx_records // transactions),
+        ]
+    return lines
