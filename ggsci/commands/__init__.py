@@ -1,0 +1,1 @@
+"""The GGSCI command language: keyword tables, grammar, typed commands, parsing."""
