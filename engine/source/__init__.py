@@ -1,0 +1,22 @@
+"""The embedded source database: an Oracle stand-in for capture purposes.
+
+Modules, one job each:
+
+- :mod:`errors`     the exception tree (root :class:`~engine.source.errors.SourceError`)
+- :mod:`codecs`     Oracle internal value encodings (NUMBER, DATE, TIMESTAMP, VARCHAR2, CHAR)
+- :mod:`ids`        SCN, XID, UBA, DBA, RBA and extended ROWID models
+- :mod:`redo`       redo records and change vectors (frozen dataclasses, opcode table)
+- :mod:`redo_codec` the binary encoding of one redo record
+- :mod:`logfile`    our redo file format: blocks, writer, splittable reader
+- :mod:`logs`       log catalogue: threads, sequences, switch, archive
+- :mod:`dump_parse` / :mod:`dump_write`  Oracle ``ALTER SYSTEM DUMP LOGFILE`` text
+- :mod:`dictionary` the data dictionary (objects, columns, keys)
+- :mod:`database`   a database directory: SQLite storage, dictionary, redo, sessions
+- :mod:`sql`        SQL (sqlglot, Oracle dialect) to statement plans
+- :mod:`session`    sessions, transactions, row locks, redo generation per DML
+- :mod:`logical`    reference decoder: redo -> committed row changes (tests, tools)
+- :mod:`workload`   the reproducible workload generator
+- :mod:`clock`      the simulated clock
+
+Nothing here imports pyspark: the shell imports this package.
+"""

@@ -1,0 +1,419 @@
+"""Our redo file format: 512-byte blocks, checksummed records, splittable by byte range.
+
+A log file is one thread's log sequence ``seq``::
+
+    block 0      file header (thread, sequence, first SCN, next SCN, status, CRC)
+    block 1..n   16-byte block header + 496 bytes of the record stream
+
+    block header := magic u16 (0x4752), first u16, block u32, sequence u32, crc32 u32
+                    ``first`` = offset in this block of the first record boundary
+                    (16..511), 0 when a record covers the whole block
+    record frame := length u32, crc32 u32 (of the payload), payload (redo_codec)
+
+Records are a continuous stream cut into the blocks' payload areas, so a record may span
+blocks. A reader given any byte offset finds the first record boundary at or after it
+from the block headers alone: this is what makes a big log splittable across Spark tasks
+(:func:`read_records` yields the records that *start* in ``[start, end)``, reading past
+``end`` to finish the last one). The RBA of a record is ``(sequence, block, offset)`` of its
+frame's first byte; ``LocatedRecord.offset == block * 512 + offset``.
+
+Appending writes whole frames; a crash can leave a partial frame at the tail (a *torn
+tail*): readers of the current log stop before it (or raise
+:class:`~engine.source.errors.RedoTruncatedError` when ``strict``), the writer truncates it
+when it reopens the file, and in an archived log it is corruption.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO, Final
+
+from engine.source.errors import RedoCorruptError, RedoTruncatedError
+from engine.source.ids import Rba
+from engine.source.redo import LocatedRecord, RedoRecord
+from engine.source.redo_codec import decode_record, encode_record
+
+BLOCK: Final = 512
+BLOCK_HEAD: Final = 16
+PAYLOAD: Final = BLOCK - BLOCK_HEAD
+BLOCK_MAGIC: Final = 0x4752
+FILE_MAGIC: Final = b"GGREDO01"
+MAX_RECORD: Final = 256 * 1024 * 1024
+_BHEAD: Final = struct.Struct("<HHII")
+_FRAME: Final = struct.Struct("<II")
+_FHEAD: Final = struct.Struct("<8sHHIIQQBq")
+STATUS_CURRENT: Final = 0
+STATUS_ARCHIVED: Final = 1
+READ_CHUNK_BLOCKS: Final = 2048  # 1 MiB per read
+_SCN_AT: Final = 18  # offset of the SCN in a record payload (redo_codec REC_HEAD)
+
+
+def physical(logical: int) -> int:
+    """Byte offset in the file of logical stream position ``logical``."""
+    blk, within = divmod(logical, PAYLOAD)
+    return (blk + 1) * BLOCK + BLOCK_HEAD + within
+
+
+def logical_of(offset: int) -> int:
+    """Logical stream position of a file offset that lies in a block's payload area."""
+    blk, within = divmod(offset, BLOCK)
+    if blk < 1 or within < BLOCK_HEAD:
+        raise RedoCorruptError(f"offset {offset} is not inside a block's payload")
+    return (blk - 1) * PAYLOAD + within - BLOCK_HEAD
+
+
+def rba_at(sequence: int, offset: int) -> Rba:
+    return Rba(sequence, offset // BLOCK, offset % BLOCK)
+
+
+@dataclass(frozen=True, slots=True)
+class FileHeader:
+    thread: int
+    sequence: int
+    first_scn: int
+    next_scn: int  # 0 while current
+    status: int
+    created_us: int
+
+    @property
+    def archived(self) -> bool:
+        return self.status == STATUS_ARCHIVED
+
+    def pack(self) -> bytes:
+        body = _FHEAD.pack(
+            FILE_MAGIC,
+            1,
+            self.thread,
+            self.sequence,
+            BLOCK,
+            self.first_scn,
+            self.next_scn,
+            self.status,
+            self.created_us,
+        )
+        body += struct.pack("<I", zlib.crc32(body))
+        return body.ljust(BLOCK, b"\0")
+
+    @classmethod
+    def unpack(cls, data: bytes, path: Path | str = "") -> FileHeader:
+        if len(data) < _FHEAD.size + 4:
+            raise RedoTruncatedError(f"{path}: file header incomplete")
+        fields = _FHEAD.unpack_from(data)
+        (crc,) = struct.unpack_from("<I", data, _FHEAD.size)
+        if fields[0] != FILE_MAGIC or zlib.crc32(data[: _FHEAD.size]) != crc:
+            raise RedoCorruptError(f"{path}: not a redo log file (bad header)")
+        _, _version, thread, seq, bsize, first, nxt, status, created = fields
+        if bsize != BLOCK:
+            raise RedoCorruptError(f"{path}: block size {bsize} unsupported")
+        return cls(thread, seq, first, nxt, status, created)
+
+
+def read_header(path: Path | str) -> FileHeader:
+    with open(path, "rb") as fh:
+        return FileHeader.unpack(fh.read(BLOCK), path)
+
+
+class _Stream:
+    """The logical record stream of one file, read block by block (headers verified)."""
+
+    def __init__(self, fh: BinaryIO, header: FileHeader, path: Path | str, size: int) -> None:
+        self.fh = fh
+        self.header = header
+        self.path = path
+        self.size = size  # file size in bytes
+        self.buf = bytearray()
+        self.base = 0  # logical position of buf[0]
+        self.next_block = 1
+
+    @property
+    def logical_eof(self) -> int:
+        if self.size <= BLOCK:
+            return 0
+        blk, within = divmod(self.size, BLOCK)
+        return (blk - 1) * PAYLOAD + max(0, within - BLOCK_HEAD)
+
+    def block_first(self, blk: int) -> int | None:
+        """The ``first`` field of block ``blk`` (None past EOF); verifies the header."""
+        if blk * BLOCK + BLOCK_HEAD > self.size:
+            return None
+        self.fh.seek(blk * BLOCK)
+        return self._check(self.fh.read(BLOCK_HEAD), blk)
+
+    def _check(self, head: bytes, blk: int) -> int:
+        magic, first, number, seq = _BHEAD.unpack_from(head)
+        (crc,) = struct.unpack_from("<I", head, 12)
+        if magic != BLOCK_MAGIC or number != blk or zlib.crc32(head[:12]) != crc:
+            raise RedoCorruptError(f"{self.path}: bad block header at block {blk}")
+        if seq != self.header.sequence:
+            raise RedoCorruptError(f"{self.path}: block {blk} belongs to sequence {seq}")
+        return int(first)
+
+    def seek(self, logical: int) -> None:
+        blk = logical // PAYLOAD + 1
+        self.next_block = blk
+        self.base = (blk - 1) * PAYLOAD
+        self.buf = bytearray()
+        self.ensure(logical, 0)
+        del self.buf[: logical - self.base]
+        self.base = logical
+
+    def ensure(self, pos: int, n: int) -> bool:
+        """Make ``[pos, pos+n)`` available in ``buf``; False if the file ends first."""
+        want = pos + n
+        while self.base + len(self.buf) < want:
+            if self.next_block * BLOCK + BLOCK_HEAD > self.size:
+                return False
+            self.fh.seek(self.next_block * BLOCK)
+            blocks = max(READ_CHUNK_BLOCKS, (want - self.base - len(self.buf)) // PAYLOAD + 1)
+            data = self.fh.read(blocks * BLOCK)
+            for i in range(0, len(data), BLOCK):
+                if i + BLOCK_HEAD > len(data):
+                    break
+                self._check(data[i : i + BLOCK_HEAD], self.next_block)
+                self.buf += data[i + BLOCK_HEAD : i + BLOCK]
+                self.next_block += 1
+        return True
+
+    def drop_before(self, pos: int) -> None:
+        if pos - self.base > 4 * 1024 * 1024:
+            del self.buf[: pos - self.base]
+            self.base = pos
+
+
+def _frames(
+    stream: _Stream, start: int, end: int | None, strict: bool
+) -> Iterator[tuple[int, int, int]]:
+    """Yield ``(logical start, payload position in buf-relative logical, length)``."""
+    pos = start
+    eof = stream.logical_eof
+    while (end is None or pos < end) and pos < eof:
+        if not stream.ensure(pos, _FRAME.size) or pos + _FRAME.size > eof:
+            _torn(stream, pos, strict, "partial frame header")
+            return
+        length, crc = _FRAME.unpack_from(stream.buf, pos - stream.base)
+        if length == 0 and pos + _FRAME.size + length >= eof:
+            _torn(stream, pos, strict, "empty frame")
+            return
+        if length > MAX_RECORD:
+            raise RedoCorruptError(f"{stream.path}: record length {length} at {physical(pos)}")
+        total = _FRAME.size + length
+        if pos + total > eof or not stream.ensure(pos, total):
+            _torn(stream, pos, strict, "partial record")
+            return
+        lo = pos + _FRAME.size - stream.base
+        if zlib.crc32(memoryview(stream.buf)[lo : lo + length]) != crc:
+            if pos + total == eof and not stream.header.archived:
+                _torn(stream, pos, strict, "checksum mismatch in the last record")
+                return
+            raise RedoCorruptError(f"{stream.path}: checksum mismatch at {physical(pos)}")
+        yield pos, lo, length
+        pos += total
+        stream.drop_before(pos)
+
+
+def _torn(stream: _Stream, pos: int, strict: bool, what: str) -> None:
+    msg = f"{stream.path}: torn tail at offset {physical(pos)} ({what})"
+    if stream.header.archived:
+        raise RedoCorruptError(msg + " in an archived log")
+    if strict:
+        raise RedoTruncatedError(msg)
+
+
+def _first_boundary(stream: _Stream, start: int) -> int | None:
+    """Logical position of the first record boundary at or after file offset ``start``."""
+    offset = max(start, BLOCK)
+    blk = offset // BLOCK
+    while True:
+        first = stream.block_first(blk)
+        if first is None:
+            return None
+        if first:
+            candidate = logical_of(blk * BLOCK + first)
+            target = _logical_floor(offset)
+            if candidate >= target:
+                return candidate
+            stream.seek(candidate)
+            for pos, _lo, length in _frames(stream, candidate, None, strict=False):
+                if pos >= target:
+                    return pos
+                if pos + _FRAME.size + length >= target:
+                    return pos + _FRAME.size + length
+            return None
+        blk += 1
+        offset = blk * BLOCK
+
+
+def read_records(
+    path: Path | str,
+    start_offset: int = 0,
+    end_offset: int | None = None,
+    *,
+    strict: bool = False,
+) -> Iterator[LocatedRecord]:
+    """Records of one log file whose first byte lies in ``[start_offset, end_offset)``.
+
+    Pure Python and picklable arguments: usable on the driver and in Spark tasks. Splits
+    ``[0, a), [a, b), [b, None)`` together yield every record exactly once. A torn tail
+    ends the iteration (``strict``: raises ``RedoTruncatedError``); corruption raises
+    ``RedoCorruptError``. Resume after a record from its ``end``."""
+    size = os.path.getsize(path)
+    with open(path, "rb") as fh:
+        header = FileHeader.unpack(fh.read(BLOCK), path)
+        stream = _Stream(fh, header, path, size)
+        begin = _first_boundary(stream, start_offset)
+        if begin is None:
+            return
+        end = None if end_offset is None else _logical_floor(end_offset)
+        if end is not None and begin >= end:
+            return
+        stream.seek(begin)
+        seq = header.sequence
+        for pos, lo, length in _frames(stream, begin, end, strict):
+            rec = decode_record(stream.buf, lo, lo + length)
+            yield LocatedRecord(rec, seq, physical(pos), physical(pos + _FRAME.size + length))
+
+
+def _logical_floor(offset: int) -> int:
+    """Logical position of the first payload byte at or after file offset ``offset``."""
+    if offset <= BLOCK:
+        return 0
+    blk, within = divmod(offset, BLOCK)
+    return (blk - 1) * PAYLOAD + max(0, within - BLOCK_HEAD)
+
+
+def scan_end(path: Path | str) -> tuple[int, int | None, int]:
+    """``(logical end of the last good record, its SCN or None, record count)``."""
+    last_end, last_scn, count = 0, None, 0
+    size = os.path.getsize(path)
+    with open(path, "rb") as fh:
+        header = FileHeader.unpack(fh.read(BLOCK), path)
+        stream = _Stream(fh, header, path, size)
+        if size <= BLOCK:
+            return 0, None, 0
+        stream.seek(0)
+        for pos, lo, length in _frames(stream, 0, None, strict=False):
+            last_end = pos + _FRAME.size + length
+            last_scn = int(struct.unpack_from("<Q", stream.buf, lo + _SCN_AT)[0])
+            count += 1
+    return last_end, last_scn, count
+
+
+class LogWriter:
+    """Appends records to one log file (the current log of a thread).
+
+    Not thread-safe; one writer per file per process (the database holds a lock file).
+    Bytes are buffered and reach the OS on :meth:`flush` (called at commits) or when the
+    buffer exceeds ``buffer_limit``; ``fsync`` makes flushes durable."""
+
+    def __init__(
+        self,
+        path: Path,
+        thread: int,
+        sequence: int,
+        first_scn: int,
+        created_us: int,
+        *,
+        fsync: bool = False,
+        buffer_limit: int = 1 << 20,
+    ) -> None:
+        self.path = path
+        self.fsync = fsync
+        self.buffer_limit = buffer_limit
+        if path.exists():
+            self.header = read_header(path)
+            end, scn, self.records = scan_end(path)
+            self.logical = end
+            self.last_scn = scn
+            with open(path, "r+b") as fh:
+                fh.truncate(self._truncate_point(end))
+        else:
+            self.header = FileHeader(thread, sequence, first_scn, 0, STATUS_CURRENT, created_us)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(path, "wb") as fh:
+                fh.write(self.header.pack())
+            self.logical = 0
+            self.last_scn = None
+            self.records = 0
+        self.fh: BinaryIO = open(path, "ab")  # noqa: SIM115 - lives as long as the writer
+        self.pending = bytearray()
+
+    @staticmethod
+    def _truncate_point(logical: int) -> int:
+        if logical == 0:
+            return BLOCK
+        if logical % PAYLOAD == 0:
+            return (logical // PAYLOAD + 1) * BLOCK
+        return physical(logical)
+
+    @property
+    def sequence(self) -> int:
+        return self.header.sequence
+
+    @property
+    def size(self) -> int:
+        """Bytes in the file once pending bytes are flushed."""
+        return self._truncate_point(self.logical)
+
+    def next_rba(self) -> Rba:
+        return rba_at(self.header.sequence, physical(self.logical))
+
+    def append(self, record: RedoRecord) -> tuple[int, int]:
+        """Append one record; returns its ``(offset, end)`` in the file."""
+        payload = encode_record(record)
+        frame = _FRAME.pack(len(payload), zlib.crc32(payload)) + payload
+        start = self.logical
+        end = start + len(frame)
+        out = self.pending
+        pos, i = start, 0
+        seq = self.header.sequence
+        while i < len(frame):
+            within = pos % PAYLOAD
+            if within == 0:
+                blk = pos // PAYLOAD + 1
+                if pos == start:
+                    first = BLOCK_HEAD
+                elif end - pos < PAYLOAD:
+                    first = BLOCK_HEAD + (end - pos)
+                else:
+                    first = 0
+                head = _BHEAD.pack(BLOCK_MAGIC, first, blk, seq)
+                out += head
+                out += struct.pack("<I", zlib.crc32(head))
+            n = min(PAYLOAD - within, len(frame) - i)
+            out += frame[i : i + n]
+            i += n
+            pos += n
+        self.logical = end
+        self.last_scn = record.scn
+        self.records += 1
+        if len(out) >= self.buffer_limit:
+            self.flush()
+        return physical(start), physical(end)
+
+    def flush(self) -> None:
+        if self.pending:
+            self.fh.write(self.pending)
+            self.pending = bytearray()
+            self.fh.flush()
+            if self.fsync:
+                os.fsync(self.fh.fileno())
+
+    def close(self, *, archive: bool = False, next_scn: int = 0) -> None:
+        """Flush and close; ``archive`` marks the file archived with its next SCN."""
+        self.flush()
+        self.fh.close()
+        if archive:
+            hdr = self.header
+            self.header = FileHeader(
+                hdr.thread, hdr.sequence, hdr.first_scn, next_scn, STATUS_ARCHIVED, hdr.created_us
+            )
+            with open(self.path, "r+b") as fh:
+                fh.write(self.header.pack())
+                fh.flush()
+                if self.fsync:
+                    os.fsync(fh.fileno())
