@@ -80,9 +80,10 @@ TOKEN_SIZE: Final = TOKEN.size  # 4
 MAX_RECORD_LENGTH: Final = 0xFFFF  # G/Z length is 2 bytes
 MAX_TABLE_NAME_LENGTH: Final = 512
 MAX_COLUMN_INDEX: Final = 0xFFFF
-MAX_VALUE_LENGTH: Final = MAX_RECORD_LENGTH - 64
 MAX_TOKEN_LENGTH: Final = 4096
 MIN_RECORD_LENGTH: Final = 3 * SECTION_SIZE  # G, one body section, Z
+# The largest value that can fit a record at all (G, H, D, one column entry, Z, no name).
+MAX_VALUE_LENGTH: Final = MAX_RECORD_LENGTH - (4 * SECTION_SIZE + ROW_HEADER_SIZE + COLUMN_SIZE)
 # Fixed width of the file-header tokens that are patched when a file is closed.
 PATCHABLE_TEXT_WIDTH: Final = 24
 
