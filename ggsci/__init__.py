@@ -1,0 +1,1 @@
+"""The command interpreter: GGSCI command grammar, shell, CLI, rendering."""
