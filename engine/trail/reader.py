@@ -157,6 +157,7 @@ class TrailReader:
         self.tables: dict[str, TableDef] = {}
         self.header: FileHeader | None = None
         self._cursor: FileCursor | None = None
+        self._learned_seqno: int | None = None
 
     def close(self) -> None:
         if self._cursor is not None:
@@ -178,13 +179,15 @@ class TrailReader:
         if not path.exists():
             return None
         cursor = FileCursor(path, self.position.seqno, 0)
-        # Learn the file header and table definitions that precede the start position.
-        while cursor.rba < self.position.rba:
+        # Learn the file header and table definitions that precede the start position
+        # (once per file: a reopen after waiting for more data needs no second look).
+        while self._learned_seqno != self.position.seqno and cursor.rba < self.position.rba:
             entry = cursor.next()
             if entry is None:
                 break
             self._learn(entry)
         cursor.seek(self.position.rba)
+        self._learned_seqno = self.position.seqno
         self._cursor = cursor
         return cursor
 
@@ -196,6 +199,15 @@ class TrailReader:
             self.tables[record.table] = TableDef.from_record(record)
 
     def __iter__(self) -> Iterator[TrailEntry]:
+        """Records up to the current end of the trail. The file is closed when the end
+        is reached (and reopened by the next iteration), so a reader left waiting holds
+        no descriptor."""
+        try:
+            yield from self._entries()
+        finally:
+            self.close()
+
+    def _entries(self) -> Iterator[TrailEntry]:
         while True:
             cursor = self._open()
             if cursor is None:

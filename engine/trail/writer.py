@@ -76,6 +76,7 @@ class TrailWriter:
         self._first_io: int | None = None
         self._last_io: int | None = None
         self._durable = TrailPosition(0, 0)
+        self._lock_handle: BinaryIO | None = None
         self.recovery: RecoveryResult | None = None
 
     # -- opening ---------------------------------------------------------------------------
@@ -112,26 +113,53 @@ class TrailWriter:
             name.directory.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise TrailIOError(f"cannot create {name.directory}: {exc.strerror}") from exc
-        if not name.seqnos():
-            writer._create_file(start_seqno)
-            writer.recovery = RecoveryResult(None, 0, 0, "none", writer.position)
-            return writer
-        result = recover_trail(name, recovery)
-        writer.recovery = result
-        writer._reopen(result.resume.seqno)
-        if result.action == "marked":
-            writer.append(encode_record(restart_marker(clock())))
-        if roll_on_restart and writer._records > 0:
-            writer.rollover()
-        writer.sync()
+        writer._lock()
+        try:
+            writer._start(recovery, roll_on_restart, start_seqno)
+        except BaseException:
+            writer._abandon()
+            raise
         return writer
 
-    def _lock(self, handle: BinaryIO) -> None:
+    def _start(self, recovery: RecoveryMode, roll_on_restart: bool, start_seqno: int) -> None:
+        if not self.trail.seqnos():
+            self._create_file(start_seqno)
+            self.recovery = RecoveryResult(None, 0, 0, "none", self.position)
+            return
+        result = recover_trail(self.trail, recovery)
+        self.recovery = result
+        self._reopen(result.resume.seqno)
+        if result.action == "marked":
+            self.append(encode_record(restart_marker(self._clock())))
+        if roll_on_restart and self._records > 0:
+            self.rollover()
+        self.sync()
+
+    def _abandon(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+        self._unlock()
+
+    def _lock(self) -> None:
+        """One writer per trail: an exclusive lock on ``<dir>/<prefix>.lock``, taken
+        before recovery touches any file and held until close."""
+        path = self.trail.directory / f"{self.trail.prefix}.lock"
+        try:
+            handle = open(path, "ab")  # noqa: SIM115 (held until close)
+        except OSError as exc:
+            raise TrailIOError(f"cannot create lock file {path}: {exc.strerror}") from exc
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
             handle.close()
-            raise TrailIOError(f"trail {self.trail} is being written by another process") from exc
+            raise TrailIOError(f"trail {self.trail} is being written by another writer") from exc
+        self._lock_handle = handle
+
+    def _unlock(self) -> None:
+        if self._lock_handle is not None:
+            self._lock_handle.close()
+            self._lock_handle = None
 
     def _create_file(self, seqno: int) -> None:
         path = self.trail.file(seqno)
@@ -144,10 +172,9 @@ class TrailWriter:
         header = encode_file_header(tokens)
         try:
             handle = open(path, "xb")  # noqa: SIM115 (owned by the writer until close)
-            self._lock(handle)
             handle.write(header)
+            handle.flush()
             if self._durable_io:
-                handle.flush()
                 os.fsync(handle.fileno())
                 fsync_directory(self.trail.directory)
         except OSError as exc:
@@ -169,7 +196,6 @@ class TrailWriter:
             return
         try:
             handle = open(path, "r+b")  # noqa: SIM115
-            self._lock(handle)
             handle.seek(scan.valid_end)
         except OSError as exc:
             raise TrailIOError(f"cannot reopen trail file {path}: {exc.strerror}") from exc
@@ -309,7 +335,10 @@ class TrailWriter:
     def close(self) -> TrailPosition:
         """Sync, complete the file header and release the trail."""
         position = self.position
-        self._finish_file()
+        try:
+            self._finish_file()
+        finally:
+            self._unlock()
         self._durable = position
         return position
 
