@@ -3,6 +3,7 @@ reading across files and following a file that is being appended to."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -69,7 +70,7 @@ def test_append_returns_positions_and_records_are_contiguous(tmp_path: Path) -> 
     entries = [e for e in TrailReader(tmp_path / "dirdat" / "aa") if e.rba > 0]
     assert [e.record for e in entries] == seed
     assert entries[0].position == first
-    for a, b in zip(entries, entries[1:], strict=False):
+    for a, b in itertools.pairwise(entries):
         assert b.rba == a.rba + a.length
     assert [e.end for e in entries] == ends
 
@@ -115,7 +116,11 @@ def test_explicit_rollover(tmp_path: Path) -> None:
     assert pos.seqno == 1
     w.append(_insert(2))
     w.close()
-    seqnos = [e.seqno for e in TrailReader(tmp_path / "dirdat" / "aa") if isinstance(e.record, TrailRecord)]
+    seqnos = [
+        e.seqno
+        for e in TrailReader(tmp_path / "dirdat" / "aa")
+        if isinstance(e.record, TrailRecord)
+    ]
     assert seqnos == [0, 1]
 
 
