@@ -106,12 +106,13 @@ class TableDef:
             return self.column_names[index]
         return str(index)
 
-    def to_record(self) -> TrailRecord:
+    def to_record(self, io_time_us: int = 0) -> TrailRecord:
         return TrailRecord(
             io_type=IOType.METADATA,
             table=self.table,
             columns=tuple(enumerate(self.column_names)),
             trans_ind=TransInd.WHOLE,
+            io_time_us=io_time_us,
         )
 
     @classmethod

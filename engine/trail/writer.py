@@ -25,7 +25,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
 
-from engine.trail.codec import encode_record, peek_logcsn, summarize
+from engine.trail.codec import RecordSummary, encode_record, peek_logcsn, summarize
 from engine.trail.errors import TrailIOError
 from engine.trail.fileheader import decode_file_header, encode_file_header, new_file_header
 from engine.trail.files import TrailName, fsync_directory
@@ -251,12 +251,12 @@ class TrailWriter:
                 raise TrailIOError("a file header cannot be appended as a record")
             definition = None
             if summary.table not in self._defs_written and summary.table in self._defined:
-                definition = encode_record(self._defined[summary.table].to_record())
+                definition = self._definition(summary)
             needed = len(data) + (len(definition) if definition else 0)
             if self._records and self._size + needed > self.max_bytes:
                 self.rollover()
                 if summary.table in self._defined:
-                    definition = encode_record(self._defined[summary.table].to_record())
+                    definition = self._definition(summary)
             if definition is not None:
                 self._write(definition)
                 self._defs_written.add(summary.table)
@@ -271,6 +271,10 @@ class TrailWriter:
                         self._first_csn = self._first_csn or csn
                         self._last_csn = csn
         return self.position
+
+    def _definition(self, summary: RecordSummary) -> bytes:
+        """The Metadata record for the table of a record, stamped with its IO time."""
+        return encode_record(self._defined[summary.table].to_record(summary.io_time_us))
 
     def _write(self, data: bytes) -> None:
         self._pending.append(data)
