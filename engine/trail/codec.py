@@ -138,7 +138,10 @@ def encode_record(record: TrailRecord) -> bytes:
     if record.before_columns:
         body.append(section(TAG_BEFORE_IMAGE, encode_columns(record.before_columns)))
     body.append(section(TAG_DATA, encode_columns(record.columns)))
-    tokens = _encode_tokens(record)
+    try:
+        tokens = _encode_tokens(record)
+    except UnicodeEncodeError as exc:
+        raise RecordLimitError(f"ORAROWID, LOGCSN and TRANID must be ASCII: {exc}") from exc
     if tokens:
         body.append(section(TAG_TOKENS, tokens))
     return wrap(body)
@@ -154,24 +157,31 @@ def _text(buf: Buffer, start: int, size: int, what: str) -> str:
 
 def _decode_columns(buf: Buffer, pos: int, end: int) -> Columns:
     out: list[tuple[int, str | None]] = []
+    append = out.append
     last = -1
-    while pos < end:
-        if pos + COLUMN_SIZE > end:
-            raise CorruptRecordError("column entry crosses the data area end", offset=pos)
-        index, length, null, vlen = _unpack_column(buf, pos)
-        if length != 4 + vlen or index <= last:
-            raise CorruptRecordError(f"bad column entry for column {index}", offset=pos)
-        pos += COLUMN_SIZE
-        if pos + vlen > end:
-            raise CorruptRecordError(f"column {index} overruns the data area", offset=pos)
-        if null == NULL_ABSENT:
-            out.append((index, _text(buf, pos, vlen, f"column {index}")))
-        elif null == NULL_PRESENT and vlen == 0:
-            out.append((index, None))
-        else:
-            raise CorruptRecordError(f"bad null indicator {null:#x} for column {index}", offset=pos)
-        last = index
-        pos += vlen
+    try:
+        while pos < end:
+            if pos + COLUMN_SIZE > end:
+                raise CorruptRecordError("column entry crosses the data area end", offset=pos)
+            index, length, null, vlen = _unpack_column(buf, pos)
+            if length != 4 + vlen or index <= last:
+                raise CorruptRecordError(f"bad column entry for column {index}", offset=pos)
+            pos += COLUMN_SIZE
+            stop = pos + vlen
+            if stop > end:
+                raise CorruptRecordError(f"column {index} overruns the data area", offset=pos)
+            if null == NULL_ABSENT:
+                append((index, str(buf[pos:stop], "utf-8")))
+            elif null == NULL_PRESENT and vlen == 0:
+                append((index, None))
+            else:
+                raise CorruptRecordError(
+                    f"bad null indicator {null:#x} for column {index}", offset=pos
+                )
+            last = index
+            pos = stop
+    except UnicodeDecodeError as exc:
+        raise CorruptRecordError("a column value is not valid UTF-8", offset=pos) from exc
     return tuple(out)
 
 

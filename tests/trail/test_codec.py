@@ -189,6 +189,7 @@ HALF = "x" * (MAX_RECORD_LENGTH // 2)  # two of them overflow the 2-byte record 
         TrailRecord(io_type=5, table="T", trans_ind=-1),
         TrailRecord(io_type=5, table="T", before_after="X"),
         TrailRecord(io_type=5, table="T", audit_rba=2**32),
+        TrailRecord(io_type=5, table="T", rowid="AAASrPAAEAAAAQ2AAé"),
         TrailRecord(io_type=5, table="T", extra_tokens=((b"x", 0, b"v" * 5000),)),
     ],
 )

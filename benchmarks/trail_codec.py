@@ -1,0 +1,118 @@
+"""Trail codec throughput: encode and decode records like seed 002's STUDENT rows.
+
+Prints ``name=value`` lines; the key figure (encode + decode round trips per second,
+one core) is last. Also times appending through TrailWriter (no fsync) and reading back
+with TrailReader. Usage: ``python benchmarks/trail_codec.py [records]``.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from engine.trail import (
+    TableDef,
+    TrailReader,
+    TrailRecord,
+    TrailWriter,
+    decode_record,
+    encode_record,
+)
+from engine.trail.layout import IOType, TransInd
+
+COLUMNS = (
+    "STUDENT_KEY",
+    "FIRST_NAME",
+    "SURNAME",
+    "GENDER",
+    "UNIVERSITY",
+    "SUBJECT",
+    "ENTRY_YEAR",
+    "TUITION_FEE",
+)
+
+
+def make_records(n: int) -> list[TrailRecord]:
+    """Transactions of 100 rows: 50% inserts (all columns), 30% updates (key + fee),
+    20% deletes (key), as the extract throughput workload."""
+    out = []
+    for i in range(n):
+        kind = (i // 100) % 10
+        pos = i % 100
+        ind = TransInd.BEGIN if pos == 0 else TransInd.END if pos == 99 else TransInd.MIDDLE
+        key = str(100_000 + i)
+        if kind < 5:
+            io_type, columns = (
+                IOType.INSERT,
+                tuple(
+                    enumerate((key, "Victoria", "Evans", "F", "Oxford", "Theology", "2013", "9000"))
+                ),
+            )
+        elif kind < 8:
+            io_type, columns = IOType.FIELDCOMP, ((0, key), (7, "7500"))
+        else:
+            io_type, columns = IOType.DELETE, ((0, key),)
+        out.append(
+            TrailRecord(
+                io_type=io_type,
+                table="US03.STUDENT",
+                columns=columns,
+                trans_ind=ind,
+                before_after="B" if io_type == IOType.DELETE else "A",
+                io_time_us=1_364_774_398_000_000 + i,
+                audit_rba=68,
+                audit_pos=i * 512,
+                rowid="AAASrPAAEAAAAQ2AAK",
+                logcsn=str(1_621_215 + i) if pos == 0 else None,
+                tranid=f"4.11.{i // 100}" if pos == 0 else None,
+            )
+        )
+    return out
+
+
+def main() -> None:
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 200_000
+    records = make_records(n)
+
+    t0 = time.perf_counter()
+    encoded = [encode_record(r) for r in records]
+    t_encode = time.perf_counter() - t0
+
+    blob = b"".join(encoded)
+    t0 = time.perf_counter()
+    offset, decoded = 0, 0
+    while offset < len(blob):
+        _, length = decode_record(blob, offset)
+        offset += length
+        decoded += 1
+    t_decode = time.perf_counter() - t0
+    assert decoded == n
+
+    with tempfile.TemporaryDirectory() as tmp:
+        trail = Path(tmp) / "aa"
+        t0 = time.perf_counter()
+        with TrailWriter.open(trail, durable=False, megabytes=100) as writer:
+            writer.define_table(TableDef("US03.STUDENT", COLUMNS))
+            for start in range(0, n, 1000):
+                writer.append_many(encoded[start : start + 1000])
+            writer.sync()
+        t_write = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        with TrailReader(trail) as reader:
+            read = sum(1 for _ in reader.records())
+        t_read = time.perf_counter() - t0
+        assert read == n, read
+
+    print(f"records={n}")
+    print(f"avg_record_bytes={len(blob) / n:.1f}")
+    print(f"encode_records_per_s={n / t_encode:.0f}")
+    print(f"decode_records_per_s={n / t_decode:.0f}")
+    print(f"writer_append_records_per_s={n / t_write:.0f}")
+    print(f"reader_records_per_s={n / t_read:.0f}")
+    print(f"codec_roundtrip_records_per_s={n / (t_encode + t_decode):.0f}")
+
+
+if __name__ == "__main__":
+    main()
