@@ -71,6 +71,7 @@ class Builder:
     count: int = 0
     br_statement: Statement | None = None
     br_interval_loc: int = 0
+    tainted: set[str] = field(default_factory=set)
 
     # -- diagnostics -------------------------------------------------------------
     def add(self, sev: Severity, code: str, message: str, loc: int | None = None) -> None:
@@ -320,7 +321,7 @@ def h_trail(b: Builder, p: Parsed) -> None:
         )
     mb = _int(b, _arg(_opt(p, "MEGABYTES")), "MEGABYTES", 1, 2000)
     trail = m.Trail(path, p.keyword.upper == "RMTTRAIL", _format_release(b, p), mb, b.line)
-    if p.keyword.upper == "RMTTRAIL" and "rmthost" not in b.fields:
+    if p.keyword.upper == "RMTTRAIL" and "rmthost" not in b.fields and "RMTHOST" not in b.tainted:
         b.error("misplaced", "RMTTRAIL needs an RMTHOST parameter before it")
     b.trails.append(trail)
     b.current_trail = path
@@ -792,15 +793,17 @@ def h_table(b: Builder, p: Parsed) -> None:
     if src is None:
         return
     target = None
+    target_given = False
     opts: list[m.TableOption] = []
     for o in p.options:
         a = _arg(o)
         if o.name == "TARGET":
+            target_given = True
             if a is not None:
                 target = _object_name(b, a, "TARGET name", None, target=True)
             continue
         opts.append(m.TableOption(o.name, a.text if a else None))
-    if kw == "MAP" and target is None:
+    if kw == "MAP" and not target_given:
         b.error(
             "syntax",
             "MAP needs a TARGET: MAP owner.table, TARGET owner.table;",
@@ -956,10 +959,16 @@ def build(
         try:
             parsed = parse_statement(kw, st.text)
         except GrammarError as exc:
-            b.error("syntax", exc.message, exc.loc)
+            if st.tainted:
+                b.tainted.add(kw)
+            else:
+                b.error("syntax", exc.message, exc.loc)
             b.count += 1
             continue
+        mark = len(b.diagnostics)
         handler(b, parsed)
+        if st.tainted:
+            del b.diagnostics[mark:]
         if kw not in MAY_PRECEDE_GROUP:
             b.count += 1
     return _finish(b, is_globals), b.diagnostics

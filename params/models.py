@@ -138,16 +138,6 @@ class Login:
         )
 
 
-@dataclass(frozen=True, repr=False)
-class Credentials:
-    """A USERID password, kept out of reprs and out of ``params show``."""
-
-    password: str
-
-    def __repr__(self) -> str:
-        return "Credentials(***)"
-
-
 @dataclass(frozen=True)
 class Trail:
     path: str

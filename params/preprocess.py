@@ -16,6 +16,7 @@ Rules (GG_REFERENCE §1):
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -271,7 +272,7 @@ def _expand_macros(ctx: Context, st: Statement, depth: int) -> Statement | None:
             )
             return None
         body = _bind(mdef, args, ctx.macro_char)
-        st = splice(st, m.start(), end, body.strip("\n"), st.locate(m.start()))
+        st = splice(st, m.start(), end, body.strip(), st.locate(m.start()))
         depth += 1
         pos = m.start()
 
@@ -359,7 +360,7 @@ _VAR = re.compile(r"(?:(?<=^)|(?<=[\s,(.=]))\?([A-Za-z_][A-Za-z0-9_]*)")
 
 def _substitute(ctx: Context, st: Statement) -> Statement | None:
     pos = 0
-    ok = True
+    tainted = False
     while True:
         m = _next_outside_quotes(_VAR, st.text, pos)
         if m is None:
@@ -371,10 +372,10 @@ def _substitute(ctx: Context, st: Statement) -> Statement | None:
                 f"environment variable {name} is not defined (needed for ?{name})",
                 st.locate(m.start()),
             )
-            ok = False
+            tainted = True
             pos = m.end()
             continue
         value = ctx.env[name]
         st = splice(st, m.start(), m.end(), value, st.locate(m.start()))
         pos = m.start() + len(value)
-    return st if ok else None
+    return dataclasses.replace(st, tainted=True) if tainted else st

@@ -44,8 +44,13 @@ class Segment:
 
 @dataclass(frozen=True)
 class Statement:
+    """One logical statement. ``tainted`` marks one whose text could not be completed (an
+    undefined ``?VAR``): it is still read, for the model's sake, but its own errors would
+    only echo the one already reported, so they are not."""
+
     text: str
     segments: tuple[Segment, ...]
+    tainted: bool = False
 
     def locate(self, index: int) -> Origin:
         """The origin of character ``index`` (clamped to the text)."""
@@ -353,6 +358,8 @@ def _resplit_semi(b: _Builder, result: LexResult) -> tuple[_Builder | None, str]
         rest_start = idx + 1
         if rest_start >= len(st.text) or not st.text[rest_start:].strip():
             return None, ""
+        while st.text[rest_start].isspace():
+            rest_start += 1
         st = _slice(st, rest_start, len(st.text))
         if _first_word(st.text) not in SEMICOLON_STATEMENTS:
             result.items.append(st)
