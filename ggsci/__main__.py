@@ -1,0 +1,5 @@
+"""``python -m ggsci`` is the ``ggsci`` console script."""
+
+from ggsci.cli import main
+
+main()
