@@ -1,5 +1,7 @@
 """Trail codec throughput: encode and decode records like seed 002's STUDENT rows.
 
+``encode_row`` is the executor-side path Extract should use (no TrailRecord built).
+
 Prints ``name=value`` lines; the key figure (encode + decode round trips per second,
 one core) is last. Also times appending through TrailWriter (no fsync) and reading back
 with TrailReader. Usage: ``python benchmarks/trail_codec.py [records]``.
@@ -19,6 +21,7 @@ from engine.trail import (
     TrailWriter,
     decode_record,
     encode_record,
+    encode_row,
 )
 from engine.trail.layout import IOType, TransInd
 
@@ -80,6 +83,38 @@ def main() -> None:
     encoded = [encode_record(r) for r in records]
     t_encode = time.perf_counter() - t0
 
+    rows = [
+        (
+            r.io_type,
+            r.table,
+            r.columns,
+            r.trans_ind,
+            r.before_after,
+            r.io_time_us,
+            r.audit_pos,
+            r.rowid,
+            r.logcsn,
+            r.tranid,
+        )
+        for r in records
+    ]
+    t0 = time.perf_counter()
+    for io_type, table, columns, ind, ba, io_time, pos, rowid, csn, xid in rows:
+        encode_row(
+            io_type,
+            table,
+            columns,
+            trans_ind=ind,
+            before_after=ba,
+            io_time_us=io_time,
+            audit_rba=68,
+            audit_pos=pos,
+            rowid=rowid,
+            logcsn=csn,
+            tranid=xid,
+        )
+    t_encode_row = time.perf_counter() - t0
+
     blob = b"".join(encoded)
     t0 = time.perf_counter()
     offset, decoded = 0, 0
@@ -108,6 +143,7 @@ def main() -> None:
     print(f"records={n}")
     print(f"avg_record_bytes={len(blob) / n:.1f}")
     print(f"encode_records_per_s={n / t_encode:.0f}")
+    print(f"encode_row_records_per_s={n / t_encode_row:.0f}")
     print(f"decode_records_per_s={n / t_decode:.0f}")
     print(f"writer_append_records_per_s={n / t_write:.0f}")
     print(f"reader_records_per_s={n / t_read:.0f}")

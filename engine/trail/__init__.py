@@ -3,6 +3,7 @@
 Public API (what Extract, pumps, Replicat and Logdump use)::
 
     encode_record(TrailRecord) -> bytes              pure; runs on Spark executors
+    encode_row(io_type, table, columns, **fields)    the same without a TrailRecord
     decode_record(buf, offset) -> (TrailRecord, length)
     RecordStream().feed(bytes); iter(...)            incremental decoding
     TrailWriter.open("dirdat/aa", megabytes=..., recovery=RecoveryMode.TRUNCATE)
@@ -23,6 +24,7 @@ from engine.trail.codec import (
     decode_exact,
     decode_record,
     encode_record,
+    encode_row,
 )
 from engine.trail.errors import (
     CorruptRecordError,
@@ -80,6 +82,7 @@ __all__ = [
     "decode_record",
     "encode_file_header",
     "encode_record",
+    "encode_row",
     "find_last_complete_transaction",
     "recover_trail",
 ]

@@ -80,70 +80,125 @@ def encode_columns(columns: Columns) -> bytes:
     return b"".join(parts)
 
 
-def token_entries(record: TrailRecord) -> list[tuple[bytes, int, bytes]]:
-    """The token area of a record as (id, info, value) in the order they are written."""
+def _token_list(
+    rowid: str | None,
+    logcsn: str | None,
+    tranid: str | None,
+    extra: tuple[tuple[bytes, int, bytes], ...],
+) -> list[tuple[bytes, int, bytes]]:
     out: list[tuple[bytes, int, bytes]] = []
-    if record.rowid is not None:
-        out.append((TOKEN_ORAROWID, 0, record.rowid.encode("ascii") + ROWID_SUFFIX))
-    if record.logcsn is not None:
-        out.append((TOKEN_LOGCSN, 0, record.logcsn.encode("ascii")))
-    if record.tranid is not None:
-        out.append((TOKEN_TRANID, 0, record.tranid.encode("ascii")))
-    out.extend(record.extra_tokens)
+    if rowid is not None:
+        out.append((TOKEN_ORAROWID, 0, rowid.encode("ascii") + ROWID_SUFFIX))
+    if logcsn is not None:
+        out.append((TOKEN_LOGCSN, 0, logcsn.encode("ascii")))
+    if tranid is not None:
+        out.append((TOKEN_TRANID, 0, tranid.encode("ascii")))
+    out.extend(extra)
     return out
 
 
-def _encode_tokens(record: TrailRecord) -> bytes:
-    parts: list[bytes] = []
-    for tid, info, value in token_entries(record):
-        if len(value) > MAX_TOKEN_LENGTH:
-            raise RecordLimitError(f"token {tid!r} of {len(value)} bytes exceeds the limit")
-        parts.append(_pack_token(tid, info, len(value)) + value)
-    return b"".join(parts)
+def token_entries(record: TrailRecord) -> list[tuple[bytes, int, bytes]]:
+    """The token area of a record as (id, info, value) in the order they are written."""
+    return _token_list(record.rowid, record.logcsn, record.tranid, record.extra_tokens)
 
 
 def encode_record(record: TrailRecord) -> bytes:
     """The bytes of one trail record. Pure; safe to call on a Spark executor."""
-    name = record.table.encode("utf-8")
+    return encode_row(
+        record.io_type,
+        record.table,
+        record.columns,
+        trans_ind=record.trans_ind,
+        before_after=record.before_after,
+        io_time_us=record.io_time_us,
+        audit_rba=record.audit_rba,
+        audit_pos=record.audit_pos,
+        rowid=record.rowid,
+        logcsn=record.logcsn,
+        tranid=record.tranid,
+        before_columns=record.before_columns,
+        format_type=record.format_type,
+        partition=record.partition,
+        rec_count=record.rec_count,
+        orig_node=record.orig_node,
+        undo_flag=record.undo_flag,
+        syskey_len=record.syskey_len,
+        continued=record.continued,
+        incomplete=record.incomplete,
+        extra_tokens=record.extra_tokens,
+    )
+
+
+def encode_row(
+    io_type: int,
+    table: str,
+    columns: Columns,
+    *,
+    trans_ind: int = 3,
+    before_after: str = "A",
+    io_time_us: int = 0,
+    audit_rba: int = 0,
+    audit_pos: int = 0,
+    rowid: str | None = None,
+    logcsn: str | None = None,
+    tranid: str | None = None,
+    before_columns: Columns = (),
+    format_type: str = "R",
+    partition: int = 4,
+    rec_count: int = 1,
+    orig_node: int = 0,
+    undo_flag: int = 0,
+    syskey_len: int = 0,
+    continued: bool = False,
+    incomplete: int = 0,
+    extra_tokens: tuple[tuple[bytes, int, bytes], ...] = (),
+) -> bytes:
+    """``encode_record`` without building a TrailRecord first: the same bytes for the
+    same fields, about twice as fast, for Extract's hot loop on the executors."""
+    name = table.encode("utf-8")
     if len(name) > MAX_TABLE_NAME_LENGTH:
         raise RecordLimitError(f"table name of {len(name)} bytes exceeds {MAX_TABLE_NAME_LENGTH}")
-    before_after = _BEFORE_AFTER.get(record.before_after)
-    format_type = _FORMAT_TYPES.get(record.format_type)
-    if before_after is None or format_type is None:
-        raise RecordLimitError(
-            f"BeforeAfter {record.before_after!r} / FormatType {record.format_type!r} invalid"
-        )
+    ba = _BEFORE_AFTER.get(before_after)
+    ft = _FORMAT_TYPES.get(format_type)
+    if ba is None or ft is None:
+        raise RecordLimitError(f"BeforeAfter {before_after!r} / FormatType {format_type!r} invalid")
     try:
         header = _pack_row_header(
             HDR_IND,
-            record.undo_flag,
-            record.io_type,
-            record.trans_ind,
-            record.syskey_len,
-            b"Y" if record.continued else b"N",
-            record.partition,
-            before_after,
-            record.orig_node,
-            format_type,
-            record.incomplete,
-            record.io_time_us,
-            record.audit_rba,
-            record.audit_pos,
-            record.rec_count,
+            undo_flag,
+            io_type,
+            trans_ind,
+            syskey_len,
+            b"Y" if continued else b"N",
+            partition,
+            ba,
+            orig_node,
+            ft,
+            incomplete,
+            io_time_us,
+            audit_rba,
+            audit_pos,
+            rec_count,
             len(name),
         )
     except Exception as exc:  # struct.error: a header field out of its range
         raise RecordLimitError(f"record header field out of range: {exc}") from exc
     body = [section(TAG_ROW_HEADER, header + name)]
-    if record.before_columns:
-        body.append(section(TAG_BEFORE_IMAGE, encode_columns(record.before_columns)))
-    body.append(section(TAG_DATA, encode_columns(record.columns)))
+    if before_columns:
+        body.append(section(TAG_BEFORE_IMAGE, encode_columns(before_columns)))
+    body.append(section(TAG_DATA, encode_columns(columns)))
     try:
-        tokens = _encode_tokens(record)
+        entries = _token_list(rowid, logcsn, tranid, extra_tokens)
     except UnicodeEncodeError as exc:
         raise RecordLimitError(f"ORAROWID, LOGCSN and TRANID must be ASCII: {exc}") from exc
-    if tokens:
-        body.append(section(TAG_TOKENS, tokens))
+    if entries:
+        parts: list[bytes] = []
+        for tid, info, value in entries:
+            if len(value) > MAX_TOKEN_LENGTH:
+                raise RecordLimitError(f"token {tid!r} of {len(value)} bytes exceeds the limit")
+            parts.append(_pack_token(tid, info, len(value)))
+            parts.append(value)
+        body.append(section(TAG_TOKENS, b"".join(parts)))
     return wrap(body)
 
 

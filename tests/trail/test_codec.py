@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -21,6 +23,7 @@ from engine.trail import (
     decode_record,
     encode_file_header,
     encode_record,
+    encode_row,
 )
 from engine.trail.fileheader import new_file_header
 from engine.trail.layout import (
@@ -77,6 +80,19 @@ def test_round_trip(record: TrailRecord) -> None:
     data = encode_record(record)
     assert decode_exact(data) == record
     assert encode_record(decode_exact(data)) == data
+
+
+@given(records)
+@settings(max_examples=100)
+def test_encode_row_is_encode_record_without_the_dataclass(record: TrailRecord) -> None:
+    fields = {f: getattr(record, f) for f in TrailRecord.__dataclass_fields__}
+    io_type, table, columns = fields.pop("io_type"), fields.pop("table"), fields.pop("columns")
+    assert encode_row(io_type, table, columns, **fields) == encode_record(record)
+
+
+def test_records_pickle() -> None:
+    record = EXAMPLES["multi_update"][0].record
+    assert pickle.loads(pickle.dumps(record)) == record
 
 
 @given(st.lists(records, min_size=1, max_size=5), st.integers(1, 50))
