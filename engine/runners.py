@@ -8,8 +8,7 @@ redo nor writes a trail; ``SEND ... STATUS`` says so.
 
 from __future__ import annotations
 
-from engine.events import Severity
-from engine.paramcheck import CheckUnavailable, check_param_file
+from engine.paramcheck import check_param_file
 from engine.process import GroupContext, GroupRunner, ProcessAbend
 
 IDLE_POLL_SECONDS = 0.2
@@ -20,11 +19,7 @@ class ParameterCheckRunner(GroupRunner):
         path = ctx.param_file
         if not path.exists():
             raise ProcessAbend("OGG-00303", f"Could not open parameter file {path}.")
-        try:
-            result = check_param_file(path)
-        except CheckUnavailable as exc:
-            ctx.event("OGG-00000", Severity.WARNING, f"Parameter file not validated: {exc}.")
-            return
+        result = check_param_file(path, cwd=ctx.home.root)
         for line in result.rendered:
             ctx.report.line(line)
         if not result.ok:

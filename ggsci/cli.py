@@ -9,17 +9,17 @@ from __future__ import annotations
 import typer
 
 import ggsci.cli_logdump as cli_logdump
-from ggsci import cli_params
+from ggsci import cli_params, cli_shell
 
 
 def build_app() -> typer.Typer:
     app = typer.Typer(
         name="ggsci",
         help="GoldenGate-style change capture: parameter files, GGSCI shell, Extract on Spark.",
-        no_args_is_help=True,
         add_completion=False,
         pretty_exceptions_enable=False,
     )
+    cli_shell.register(app)
     app.add_typer(cli_params.app, name="params")
     app.command(name="logdump")(cli_logdump.logdump)
     return app

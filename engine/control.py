@@ -1,0 +1,132 @@
+"""Client side of process control, used by GGSCI: start/stop the Manager, talk to processes.
+
+Nothing here imports pyspark or the engines; it only spawns ``python -m engine.manager`` (fully
+detached through ``python -m engine.daemon``) and sends requests over the sockets in ``dirpcs/``.
+Waits poll the process files with a timeout; nothing sleeps for a fixed time.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from engine.home import Home
+from engine.ipc import IpcError, Reply, send_request
+from engine.status import (
+    MANAGER,
+    ProcessFile,
+    State,
+    effective_state,
+    read_process_file,
+    socket_path,
+)
+
+START_TIMEOUT = 15.0
+POLL = 0.02
+
+
+class ControlError(RuntimeError):
+    """A process-control request that could not be carried out; the message is one line."""
+
+
+@dataclass(frozen=True)
+class ManagerInfo:
+    pid: int
+    port: int | None
+    state: State
+
+
+def manager_info(home: Home) -> ManagerInfo | None:
+    """The running Manager of ``home``, or ``None`` when it is down."""
+    pf = read_process_file(home, MANAGER, MANAGER)
+    if pf is None or effective_state(pf) != State.RUNNING:
+        return None
+    return ManagerInfo(pf.pid, pf.port, State.RUNNING)
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float) -> bool:
+    """Poll ``predicate`` until true or ``timeout`` seconds passed; return the last result."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if predicate():
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(POLL)
+
+
+def start_manager(home: Home, timeout: float = START_TIMEOUT) -> ManagerInfo:
+    """Start the Manager daemon and wait until it listens; raises ControlError otherwise."""
+    if manager_info(home) is not None:
+        raise ControlError("Manager is already running.")
+    before = read_process_file(home, MANAGER, MANAGER)
+    home.dirpcs.mkdir(parents=True, exist_ok=True)
+    out = home.sub("dirout")
+    out.mkdir(exist_ok=True)
+    cmd = [sys.executable, "-m", "engine.manager", "--home", str(home.root)]
+    subprocess.run(
+        [sys.executable, "-m", "engine.daemon", str(out / "MGR.out"), *cmd],
+        cwd=home.root,
+        check=True,
+        stdin=subprocess.DEVNULL,
+    )
+
+    def settled() -> bool:
+        pf = read_process_file(home, MANAGER, MANAGER)
+        if pf is None or pf == before:
+            return False
+        return effective_state(pf) in (State.RUNNING, State.ABENDED, State.STOPPED)
+
+    wait_for(settled, timeout)
+    info = manager_info(home)
+    if info is None:
+        raise ControlError("Manager failed to start; see VIEW GGSEVT.")
+    return info
+
+
+def manager_request(home: Home, text: str, timeout: float = 30.0) -> Reply:
+    if manager_info(home) is None:
+        raise ControlError("Manager not currently running.")
+    try:
+        return send_request(socket_path(home, MANAGER, MANAGER), text, timeout)
+    except IpcError as exc:
+        raise ControlError(f"Manager does not answer: {exc}") from exc
+
+
+def stop_manager(home: Home, timeout: float = START_TIMEOUT) -> Reply:
+    reply = manager_request(home, "STOP")
+    wait_for(lambda: manager_info(home) is None, timeout)
+    return reply
+
+
+def group_process(home: Home, kind: str, name: str) -> ProcessFile | None:
+    """The group's process file when the process is starting or running."""
+    pf = read_process_file(home, kind, name)
+    if pf is None or effective_state(pf) not in (State.STARTING, State.RUNNING):
+        return None
+    return pf
+
+
+def group_request(home: Home, kind: str, name: str, text: str, timeout: float = 30.0) -> Reply:
+    """Send ``text`` to a running group; ControlError when it is not running."""
+    if group_process(home, kind, name) is None:
+        raise ControlError(f"{kind} {name} not currently running.")
+    try:
+        return send_request(socket_path(home, kind, name), text, timeout)
+    except IpcError as exc:
+        raise ControlError(f"{kind} {name} not currently running ({exc}).") from exc
+
+
+def wait_for_state(home: Home, kind: str, name: str, states: set[State], timeout: float) -> State:
+    """Poll the group's state until it is one of ``states``; return the last state seen."""
+    last = [State.STOPPED]
+
+    def check() -> bool:
+        last[0] = effective_state(read_process_file(home, kind, name))
+        return last[0] in states
+
+    wait_for(check, timeout)
+    return last[0]

@@ -1,0 +1,124 @@
+"""The credential store: ``dircrd/credentials.json``, mode 0600, alias → user and password.
+
+Domains group aliases (default ``OracleGoldenGate``, as in GoldenGate). The file is protected by
+its mode only (it is not encrypted; there is no wallet). Nothing here ever returns a password
+for display: :meth:`CredentialStore.entries` yields aliases and users only, and
+:meth:`CredentialStore.lookup` is for DBLOGIN.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.home import Home
+from engine.jsonfile import write_json
+
+DEFAULT_DOMAIN = "OracleGoldenGate"
+STORE_DIR = "dircrd"
+STORE_FILE = "credentials.json"
+
+
+class CredentialStoreError(ValueError):
+    """Missing store, unknown alias, duplicate alias; the message is one line."""
+
+
+@dataclass(frozen=True)
+class Credential:
+    alias: str
+    user: str
+    password: str
+    domain: str
+
+
+class CredentialStore:
+    def __init__(self, home: Home) -> None:
+        self.home = home
+        self.path = home.sub(STORE_DIR) / STORE_FILE
+
+    @property
+    def display_dir(self) -> str:
+        return f"./{STORE_DIR}/"
+
+    def exists(self) -> bool:
+        return self.path.exists()
+
+    def create(self) -> bool:
+        """Create an empty store; False when one exists already."""
+        if self.exists():
+            return False
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._save({})
+        return True
+
+    def _load(self) -> dict[str, dict[str, dict[str, str]]]:
+        if not self.exists():
+            raise CredentialStoreError(
+                f"Credential store not found in {self.display_dir}; use ADD CREDENTIALSTORE."
+            )
+        data = json.loads(self.path.read_text())
+        if not isinstance(data, dict):
+            raise CredentialStoreError(f"Credential store {self.path} is corrupt.")
+        return data
+
+    def _save(self, data: dict[str, dict[str, dict[str, str]]]) -> None:
+        write_json(self.path, data, mode=0o600)
+        os.chmod(self.path, 0o600)
+
+    def add(
+        self, user: str, password: str, alias: str | None, domain: str | None, replace: bool
+    ) -> None:
+        data = self._load()
+        dom = domain or DEFAULT_DOMAIN
+        key = alias or user
+        entries = data.setdefault(dom, {})
+        if key in entries and not replace:
+            raise CredentialStoreError(
+                f"Alias {key} already exists in domain {dom}; use ALTER CREDENTIALSTORE REPLACE."
+            )
+        if key not in entries and replace:
+            raise CredentialStoreError(f"Alias {key} does not exist in domain {dom}.")
+        entries[key] = {"user": user, "password": password}
+        self._save(data)
+
+    def delete(self, user: str, alias: str | None, domain: str | None) -> None:
+        data = self._load()
+        dom = domain or DEFAULT_DOMAIN
+        key = alias or user
+        entry = data.get(dom, {}).get(key)
+        if entry is None or entry["user"] != user:
+            raise CredentialStoreError(f"No alias {key} for user {user} in domain {dom}.")
+        del data[dom][key]
+        if not data[dom]:
+            del data[dom]
+        self._save(data)
+
+    def remove(self) -> None:
+        if not self.exists():
+            raise CredentialStoreError(f"Credential store not found in {self.display_dir}.")
+        self.path.unlink()
+
+    def entries(self, domain: str | None = None) -> list[tuple[str, str, str]]:
+        """``(domain, alias, user)`` for every entry (of ``domain``), sorted; no passwords."""
+        data = self._load()
+        rows = [
+            (dom, alias, entry["user"])
+            for dom, aliases in data.items()
+            for alias, entry in aliases.items()
+            if domain is None or dom == domain
+        ]
+        return sorted(rows)
+
+    def lookup(self, alias: str, domain: str | None = None) -> Credential:
+        data = self._load()
+        dom = domain or DEFAULT_DOMAIN
+        entry = data.get(dom, {}).get(alias)
+        if entry is None:
+            raise CredentialStoreError(f"Alias {alias} not found in domain {dom}.")
+        return Credential(alias, entry["user"], entry["password"], dom)
+
+
+def store_path(home: Home) -> Path:
+    return CredentialStore(home).path

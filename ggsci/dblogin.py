@@ -1,0 +1,91 @@
+"""DBLOGIN: which database a login names, and checking that it answers.
+
+A database is named after ``@`` in the user (``USERID gg@src1``), by ``SOURCEDB``, or by the
+alias's user in the credential store. It resolves, in this order, to:
+
+1. a PostgreSQL URL (``postgresql://host/db``): connected with psycopg;
+2. an SQLite file (an existing file, or a name ending ``.db``/``.sqlite``/``.sqlite3``;
+   relative to the home): opened read-only;
+3. an embedded source database of the home (``dirdb/<name>/``, case-insensitive).
+
+With no database named and exactly one embedded database in ``dirdb/``, that one is used.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
+
+from engine.home import Home
+
+SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
+
+
+class LoginError(ValueError):
+    """The database cannot be found or refuses the login; one line."""
+
+
+@dataclass(frozen=True)
+class Database:
+    kind: str  # "embedded" | "sqlite" | "postgresql"
+    target: str
+    name: str
+
+
+def split_user(userid: str) -> tuple[str, str | None]:
+    user, sep, db = userid.partition("@")
+    return user, (db if sep else None)
+
+
+def resolve_database(home: Home, spec: str | None) -> Database:
+    if spec is None:
+        found = sorted(p for p in home.dirdb.glob("*") if p.is_dir()) if home.dirdb.is_dir() else []
+        if len(found) == 1:
+            return Database("embedded", str(found[0]), found[0].name)
+        if not found:
+            raise LoginError(
+                "No database given and no embedded database in dirdb/; "
+                "use user@database or SOURCEDB."
+            )
+        names = ", ".join(p.name for p in found)
+        raise LoginError(f"Several embedded databases ({names}); name one with user@database.")
+    if spec.startswith(("postgresql://", "postgres://")):
+        name = urlparse(spec).path.lstrip("/") or "postgres"
+        return Database("postgresql", spec, name)
+    path = Path(spec).expanduser()
+    path = path if path.is_absolute() else home.root / path
+    if path.is_file() or path.suffix.lower() in SQLITE_SUFFIXES:
+        if not path.is_file():
+            raise LoginError(f"SQLite database file {spec} does not exist.")
+        return Database("sqlite", str(path), path.stem)
+    if home.dirdb.is_dir():
+        for candidate in home.dirdb.iterdir():
+            if candidate.is_dir() and candidate.name.lower() == spec.lower():
+                return Database("embedded", str(candidate), candidate.name)
+    raise LoginError(
+        f"Database {spec} not found: not an embedded database in dirdb/, "
+        "an SQLite file or a postgresql:// URL."
+    )
+
+
+def check_login(db: Database, user: str, password: str | None) -> None:
+    """Connect once to prove the login works; raises LoginError with the database's reason."""
+    if db.kind == "sqlite":
+        try:
+            with sqlite3.connect(f"file:{db.target}?mode=ro", uri=True) as conn:
+                conn.execute("select count(*) from sqlite_master").fetchone()
+        except sqlite3.Error as exc:
+            raise LoginError(f"Cannot open SQLite database {db.name}: {exc}") from exc
+    elif db.kind == "postgresql":
+        try:
+            import psycopg
+
+            with psycopg.connect(
+                db.target, user=user or None, password=password or None, connect_timeout=5
+            ) as conn:
+                conn.execute("select 1")
+        except Exception as exc:  # psycopg.Error and its many subclasses; mapped here
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise LoginError(f"Cannot log in to {db.name}: {first}") from exc

@@ -1,0 +1,1 @@
+"""Command handlers, one module per area, found through one dispatch table."""

@@ -1,0 +1,93 @@
+"""The credential store commands and DBLOGIN."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ggsci.commands import models as M
+from ggsci.credstore import DEFAULT_DOMAIN, CredentialStore, CredentialStoreError
+from ggsci.dblogin import LoginError, check_login, resolve_database, split_user
+from ggsci.session import CommandFailed, Login, Session
+
+
+def _store(session: Session) -> CredentialStore:
+    return CredentialStore(session.home)
+
+
+def add_store(session: Session, _: M.AddCredentialStore) -> None:
+    store = _store(session)
+    if not store.create():
+        raise CommandFailed(f"ERROR: Credential store already exists in {store.display_dir}.")
+    session.say("Credential store created.")
+
+
+def delete_store(session: Session, _: M.DeleteCredentialStore) -> None:
+    try:
+        _store(session).remove()
+    except CredentialStoreError as exc:
+        raise CommandFailed(f"ERROR: {exc}") from exc
+    session.say("Credential store deleted.")
+
+
+def alter_store(session: Session, cmd: M.AlterCredentialStore) -> None:
+    store = _store(session)
+    try:
+        if cmd.action == "DELETE":
+            store.delete(cmd.user, cmd.alias, cmd.domain)
+        else:
+            password = cmd.password
+            if password is None:
+                password = session.read_secret("Password: ")
+                if not password:
+                    raise CommandFailed("ERROR: No password given.")
+            store.add(cmd.user, password, cmd.alias, cmd.domain, replace=cmd.action == "REPLACE")
+    except CredentialStoreError as exc:
+        raise CommandFailed(f"ERROR: {exc}") from exc
+    session.say(f"Credential store in {store.display_dir} altered.")
+
+
+def info_store(session: Session, cmd: M.InfoCredentialStore) -> None:
+    store = _store(session)
+    try:
+        rows = store.entries(cmd.domain)
+    except CredentialStoreError as exc:
+        raise CommandFailed(f"ERROR: {exc}") from exc
+    session.say(f"Reading from credential store {store.display_dir}:", "")
+    domains = sorted({d for d, _, _ in rows} | ({cmd.domain} if cmd.domain else {DEFAULT_DOMAIN}))
+    for domain in domains:
+        label = "Default domain" if domain == DEFAULT_DOMAIN else "Domain"
+        session.say(f"{label}: {domain}", "")
+        for _, alias, user in (r for r in rows if r[0] == domain):
+            session.say(f"  Alias: {alias}", f"  Userid: {user}", "")
+
+
+def dblogin(session: Session, cmd: M.DbLogin) -> None:
+    try:
+        if cmd.alias is not None:
+            cred = _store(session).lookup(cmd.alias, cmd.domain)
+            user, db_spec = split_user(cred.user)
+            password: str | None = cred.password
+        elif cmd.userid is not None:
+            user, db_spec = split_user(cmd.userid)
+            if user == "/":
+                user = session.user
+            password = cmd.password
+            if password is None and user != session.user:
+                password = session.read_secret("Password: ")
+        else:
+            user, db_spec, password = session.user, None, None
+        db = resolve_database(session.home, cmd.sourcedb or db_spec)
+        check_login(db, user, password)
+    except (CredentialStoreError, LoginError) as exc:
+        raise CommandFailed(f"ERROR: Unable to log in: {exc}") from exc
+    session.login = Login(user, db.name, db.kind, db.target)
+    session.say("Successfully logged into database.")
+
+
+HANDLERS: dict[type[M.Command], Any] = {
+    M.AddCredentialStore: add_store,
+    M.DeleteCredentialStore: delete_store,
+    M.AlterCredentialStore: alter_store,
+    M.InfoCredentialStore: info_store,
+    M.DbLogin: dblogin,
+}

@@ -1,0 +1,405 @@
+"""Group and trail definitions: ADD / ALTER / DELETE / INFO / STATUS EXTRACT|REPLICAT,
+ADD / ALTER / DELETE / INFO EXTTRAIL|RMTTRAIL, INFO ALL, and the CHECKPOINTTABLE commands."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from engine.checkpoints import (
+    Checkpoints,
+    Position,
+    ReadCheckpoint,
+    WriteCheckpoint,
+    delete_checkpoints,
+    load_checkpoints,
+    save_checkpoints,
+)
+from engine.events import GGSCI_COMPONENT, Event, Severity, log_event
+from engine.groups import (
+    DEFAULT_MEGABYTES,
+    MAX_GROUP_NAME,
+    GroupDef,
+    GroupKind,
+    GroupStore,
+    SourceType,
+    TrailDef,
+    TrailKind,
+    normalize_trail,
+    valid_group_name,
+)
+from engine.status import (
+    MANAGER,
+    effective_state,
+    read_process_file,
+    remove_process_file,
+)
+from ggsci.commands import models as M
+from ggsci.render import screens
+from ggsci.session import CommandFailed, Session
+
+TRAIL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]$")
+STAMP = "%Y-%m-%d %H:%M:%S"
+
+
+def store(session: Session) -> GroupStore:
+    return GroupStore(session.home)
+
+
+def resolve(session: Session, kind: str | None, pattern: str) -> list[GroupDef]:
+    """The groups ``pattern`` names (wildcards allowed); CommandFailed when there are none."""
+    groups = store(session).match(pattern, GroupKind(kind) if kind else None)
+    if groups:
+        return groups
+    what = kind or "group"
+    if "*" in pattern or "?" in pattern:
+        raise CommandFailed(f"ERROR: No {what} groups match {pattern}.")
+    raise CommandFailed(f"ERROR: {what.upper()} {pattern} does not exist.")
+
+
+def view(session: Session, group: GroupDef) -> screens.GroupView:
+    pf = read_process_file(session.home, group.kind, group.name)
+    cps = load_checkpoints(session.home, group.kind, group.name)
+    return screens.GroupView(group, cps, effective_state(pf), pf)
+
+
+def resolve_begin(session: Session, begin: str | None) -> str | None:
+    if begin is None:
+        return None
+    if begin == "NOW":
+        return session.clock().strftime(STAMP)
+    text = begin.replace("T", " ")
+    if len(text) > 10 and text[10] == ":":
+        text = text[:10] + " " + text[11:]
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError as exc:
+        raise CommandFailed(f"ERROR: Invalid BEGIN time {begin}.") from exc
+    return when.strftime(STAMP) + (f".{when.microsecond:06d}" if when.microsecond else "")
+
+
+def _initial_reads(
+    group: GroupDef, opts: M.GroupOptions, begin: str | None
+) -> tuple[ReadCheckpoint, ...]:
+    if group.source in screens.TASK_SOURCES:
+        return ()
+    pos = Position(seqno=opts.extseqno or 0, rba=opts.extrba or 0, scn=opts.scn, timestamp=begin)
+    if group.source == SourceType.TRANLOG:
+        return tuple(
+            ReadCheckpoint.at("TRANLOG", replace(pos, thread=t))
+            for t in range(1, group.threads + 1)
+        )
+    return (ReadCheckpoint.at(group.source_path or "", pos),)
+
+
+def add_group(session: Session, cmd: M.AddGroup) -> None:
+    o = cmd.options
+    kind = GroupKind(cmd.kind)
+    if not valid_group_name(cmd.name):
+        raise CommandFailed(
+            f"ERROR: Invalid group name {cmd.name}: a letter, then letters, digits "
+            f"or _, at most {MAX_GROUP_NAME} characters."
+        )
+    existing = store(session).get(cmd.name)
+    if existing is not None:
+        raise CommandFailed(f"ERROR: {existing.kind} {cmd.name} already exists.")
+    if o.integrated or o.coordinated or o.parallel:
+        mode = "INTEGRATED" if o.integrated else ("COORDINATED" if o.coordinated else "PARALLEL")
+        raise CommandFailed(
+            f"ERROR: {mode} {cmd.kind} needs Oracle's in-database capture/apply, "
+            "which ggsci does not offer; add a classic group instead."
+        )
+    if kind == GroupKind.EXTRACT:
+        source = SourceType(o.source or "TRANLOG")
+        if source == SourceType.TRANLOG and not (
+            o.begin or o.scn is not None or o.extseqno is not None
+        ):
+            raise CommandFailed(
+                "ERROR: TRANLOG needs a start point: BEGIN, SCN or EXTSEQNO/EXTRBA."
+            )
+    else:
+        if o.source is None:
+            raise CommandFailed("ERROR: ADD REPLICAT needs EXTTRAIL trail or SPECIALRUN.")
+        source = SourceType(o.source)
+    begin = resolve_begin(session, o.begin)
+    now = session.clock()
+    group = GroupDef(
+        kind=kind,
+        name=cmd.name,
+        source=source,
+        created=now.strftime(STAMP),
+        source_path=o.source_path,
+        begin=begin,
+        scn=o.scn,
+        extseqno=o.extseqno,
+        extrba=o.extrba,
+        threads=o.threads or 1,
+        params=o.params,
+        report=o.report,
+        desc=o.desc,
+        checkpoint_table=o.checkpointtable,
+    )
+    store(session).save(group)
+    cps = Checkpoints(
+        cmd.name, kind.value, _initial_reads(group, o, begin), updated=now.isoformat(" ", "seconds")
+    )
+    save_checkpoints(session.home, cps)
+    session.say(f"{kind.value} added.")
+
+
+def _running_guard(session: Session, group: GroupDef, action: str) -> None:
+    state = view(session, group).state
+    if state.value in ("RUNNING", "STARTING"):
+        raise CommandFailed(
+            f"ERROR: {group.kind} {group.name} is running; stop it before you {action} it."
+        )
+
+
+def alter_group(session: Session, cmd: M.AlterGroup) -> None:
+    o = cmd.options
+    (group,) = resolve(session, cmd.kind, cmd.name)[:1]
+    if o.upgrade or o.downgrade:
+        raise CommandFailed(
+            "ERROR: UPGRADE/DOWNGRADE INTEGRATED TRANLOG needs integrated capture, "
+            "which ggsci does not offer."
+        )
+    _running_guard(session, group, "alter")
+    cps = load_checkpoints(session.home, group.kind, group.name) or Checkpoints(
+        group.name, group.kind
+    )
+    begin = resolve_begin(session, o.begin)
+    changes: dict[str, Any] = {
+        k: v
+        for k, v in (
+            ("params", o.params),
+            ("report", o.report),
+            ("desc", o.desc),
+            ("checkpoint_table", o.checkpointtable),
+        )
+        if v
+    }
+    if o.source == "EXTTRAIL" or o.source == "EXTTRAILSOURCE":
+        changes["source_path"] = o.source_path
+    if o.threads:
+        changes["threads"] = o.threads
+    if begin:
+        changes["begin"] = begin
+    group = replace(group, **changes)
+    reads = list(cps.reads)
+    if "source_path" in changes and reads:
+        reads = [replace(r, source=o.source_path or r.source) for r in reads]
+    if o.threads and group.source == SourceType.TRANLOG and len(reads) != o.threads:
+        base = reads[0].current if reads else Position()
+        reads = [
+            ReadCheckpoint.at("TRANLOG", replace(base, thread=t)) for t in range(1, o.threads + 1)
+        ]
+    if begin or o.extseqno is not None or o.scn is not None:
+        reads = [
+            _reposition(r, o, begin) if o.thread in (None, r.current.thread) else r for r in reads
+        ]
+    if o.ioextseqno is not None or o.ioextrba is not None:
+        reads = [
+            replace(
+                r,
+                recovery=replace(
+                    r.recovery, seqno=o.ioextseqno or r.recovery.seqno, rba=o.ioextrba or 0
+                ),
+            )
+            if o.thread in (None, r.current.thread)
+            else r
+            for r in reads
+        ]
+    writes = cps.writes
+    if o.etrollover:
+        writes = tuple(replace(w, position=Position(seqno=w.position.seqno + 1)) for w in writes)
+    store(session).save(group)
+    save_checkpoints(session.home, replace(cps, reads=tuple(reads), writes=writes, altered=True))
+    if o.etrollover:
+        log_event(
+            session.home.ggserr_log,
+            Event(
+                "OGG-01520",
+                Severity.INFO,
+                "Rollover performed. For each affected output trail of Version 10 or higher "
+                f"format, "
+                f"after starting the source extract, issue ALTER EXTSEQNO for that trail's reader. "
+                f"({group.name})",
+                GGSCI_COMPONENT,
+            ),
+            session.clock,
+        )
+    session.say(f"{group.kind} altered.")
+
+
+def _reposition(rc: ReadCheckpoint, o: M.GroupOptions, begin: str | None) -> ReadCheckpoint:
+    cur = rc.current
+    pos = Position(
+        seqno=o.extseqno if o.extseqno is not None else (0 if begin else cur.seqno),
+        rba=o.extrba if o.extrba is not None else 0,
+        scn=o.scn if o.scn is not None else (None if begin else cur.scn),
+        timestamp=begin if begin else cur.timestamp,
+        thread=cur.thread,
+    )
+    return ReadCheckpoint.at(rc.source, pos)
+
+
+def delete_group(session: Session, cmd: M.DeleteGroup) -> None:
+    groups = resolve(session, cmd.kind, cmd.pattern)
+    wildcard = "*" in cmd.pattern or "?" in cmd.pattern
+    if (
+        wildcard
+        and not cmd.force
+        and not session.confirm(
+            f"Are you sure you want to delete all groups matching {cmd.pattern}? (y/n)"
+        )
+    ):
+        session.say("Nothing deleted.")
+        return
+    failures = []
+    for group in groups:
+        state = view(session, group).state
+        if state.value in ("RUNNING", "STARTING"):
+            failures.append(f"ERROR: {group.kind} {group.name} is running; stop it first.")
+            continue
+        store(session).delete(group.name)
+        delete_checkpoints(session.home, group.kind, group.name)
+        remove_process_file(session.home, group.kind, group.name)
+        session.say(f"Deleted {group.kind} {group.name}.")
+    if failures:
+        raise CommandFailed("\n".join(failures))
+
+
+def info_group(session: Session, cmd: M.InfoGroup) -> None:
+    now = session.clock()
+    for group in resolve(session, cmd.kind, cmd.pattern):
+        v = view(session, group)
+        if cmd.showch is not None:
+            lines = screens.info_group(v, now, str(session.home.root), False)
+            session.say(*lines, *screens.showch(v, now))
+        else:
+            session.say(*screens.info_group(v, now, str(session.home.root), cmd.detail))
+
+
+def status_group(session: Session, cmd: M.StatusGroup) -> None:
+    for group in resolve(session, cmd.kind, cmd.pattern):
+        session.say(f"{group.kind} {group.name}: {view(session, group).state.value}")
+
+
+def info_all(session: Session, cmd: M.InfoAll) -> None:
+    manager = effective_state(read_process_file(session.home, MANAGER, MANAGER))
+    views = [view(session, g) for g in store(session).all()]
+    session.say(*screens.info_all(manager, views, session.clock(), cmd.scope))
+
+
+# --- trails -------------------------------------------------------------------------------
+
+
+def _trail_check(path: str) -> None:
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    if not TRAIL_NAME.match(name):
+        raise CommandFailed(
+            f"ERROR: Trail name {path} must end in two characters, a letter "
+            "then a letter or digit (e.g. ./dirdat/lt)."
+        )
+
+
+def add_trail(session: Session, cmd: M.AddTrail) -> None:
+    _trail_check(cmd.path)
+    owner = store(session).trail_owner(cmd.path)
+    if owner is not None:
+        raise CommandFailed(
+            f"ERROR: Trail {cmd.path} already exists for {owner.kind} {owner.name}."
+        )
+    group = store(session).get(cmd.extract)
+    if group is None or group.kind != GroupKind.EXTRACT:
+        raise CommandFailed(f"ERROR: EXTRACT {cmd.extract} does not exist.")
+    megabytes = cmd.megabytes or DEFAULT_MEGABYTES
+    if not 1 <= megabytes <= 2000:
+        raise CommandFailed("ERROR: MEGABYTES must be between 1 and 2000.")
+    seqno = cmd.seqno or 0
+    store(session).save(group.with_trail(TrailDef(cmd.path, TrailKind(cmd.kind), megabytes, seqno)))
+    cps = load_checkpoints(session.home, group.kind, group.name) or Checkpoints(
+        group.name, group.kind
+    )
+    write = WriteCheckpoint(cmd.path, cmd.kind, Position(seqno=seqno), megabytes)
+    save_checkpoints(session.home, cps.with_write(write))
+    session.say(f"{cmd.kind} added.")
+
+
+def _trail_owner(session: Session, kind: str, path: str, extract: str | None) -> GroupDef:
+    owner = store(session).trail_owner(path)
+    if owner is None or not any(
+        normalize_trail(t.path) == normalize_trail(path) and t.kind == kind for t in owner.trails
+    ):
+        raise CommandFailed(f"ERROR: {kind} {path} does not exist.")
+    if extract is not None and owner.name != extract:
+        raise CommandFailed(f"ERROR: {kind} {path} belongs to EXTRACT {owner.name}, not {extract}.")
+    return owner
+
+
+def _trail_def(owner: GroupDef, path: str) -> TrailDef:
+    return next(t for t in owner.trails if normalize_trail(t.path) == normalize_trail(path))
+
+
+def alter_trail(session: Session, cmd: M.AlterTrail) -> None:
+    owner = _trail_owner(session, cmd.kind, cmd.path, cmd.extract)
+    trail = _trail_def(owner, cmd.path)
+    megabytes = cmd.megabytes or trail.megabytes
+    store(session).save(owner.with_trail(replace(trail, megabytes=megabytes)))
+    cps = load_checkpoints(session.home, owner.kind, owner.name)
+    if cps is not None:
+        writes = tuple(
+            replace(w, megabytes=megabytes) if w.trail == trail.path else w for w in cps.writes
+        )
+        save_checkpoints(session.home, replace(cps, writes=writes))
+    session.say(f"{cmd.kind} altered.")
+
+
+def delete_trail(session: Session, cmd: M.DeleteTrail) -> None:
+    owner = _trail_owner(session, cmd.kind, cmd.path, cmd.extract)
+    trail = _trail_def(owner, cmd.path)
+    store(session).save(owner.without_trail(trail.path))
+    cps = load_checkpoints(session.home, owner.kind, owner.name)
+    if cps is not None:
+        save_checkpoints(session.home, cps.without_write(trail.path))
+    session.say(f"Deleting {cmd.kind.lower()} {trail.path} for EXTRACT {owner.name}.")
+
+
+def info_trail(session: Session, cmd: M.InfoTrail) -> None:
+    shown = 0
+    for group in store(session).all():
+        cps = load_checkpoints(session.home, group.kind, group.name)
+        for trail in group.trails:
+            if trail.kind != cmd.kind:
+                continue
+            if cmd.path not in (None, "*") and normalize_trail(trail.path) != normalize_trail(
+                cmd.path
+            ):
+                continue
+            write = next((w for w in (cps.writes if cps else ()) if w.trail == trail.path), None)
+            pos = write.position if write else Position(seqno=trail.seqno)
+            session.say(
+                *screens.info_trail(
+                    trail.path, trail.kind.value, group.name, pos.seqno, pos.rba, trail.megabytes
+                )
+            )
+            shown += 1
+    if not shown:
+        what = cmd.path if cmd.path not in (None, "*") else "trails"
+        raise CommandFailed(f"ERROR: No {cmd.kind} {what} exist.")
+
+
+HANDLERS: dict[type[M.Command], Any] = {
+    M.AddGroup: add_group,
+    M.AlterGroup: alter_group,
+    M.DeleteGroup: delete_group,
+    M.InfoGroup: info_group,
+    M.StatusGroup: status_group,
+    M.InfoAll: info_all,
+    M.AddTrail: add_trail,
+    M.AlterTrail: alter_trail,
+    M.DeleteTrail: delete_trail,
+    M.InfoTrail: info_trail,
+}

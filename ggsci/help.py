@@ -1,0 +1,126 @@
+"""HELP: one summary line per command and the syntax of each, from one table."""
+
+from __future__ import annotations
+
+HELP: dict[tuple[str, ...], tuple[str, str]] = {
+    ("ADD", "EXTRACT"): (
+        "Add an Extract group (primary, or a pump with EXTTRAILSOURCE).",
+        "ADD EXTRACT group {, TRANLOG | , SOURCEISTABLE | , EXTTRAILSOURCE trail}\n"
+        "  [, BEGIN {NOW | yyyy-mm-dd[ hh:mi[:ss[.cccccc]]]}] [, EXTSEQNO n, EXTRBA n] [, SCN n]\n"
+        "  [, THREADS n] [, PARAMS file] [, REPORT file] [, DESC 'text']",
+    ),
+    ("ADD", "REPLICAT"): (
+        "Add a Replicat group reading a trail.",
+        "ADD REPLICAT group, {EXTTRAIL trail | SPECIALRUN} [, BEGIN {NOW | ts}]\n"
+        "  [, EXTSEQNO n, EXTRBA n] [, CHECKPOINTTABLE owner.table | , NODBCHECKPOINT]\n"
+        "  [, PARAMS file] [, REPORT file] [, DESC 'text']",
+    ),
+    ("ADD", "EXTTRAIL"): (
+        "Bind a local trail to an Extract.",
+        "ADD EXTTRAIL path/xx, EXTRACT group [, MEGABYTES n] [, SEQNO n]",
+    ),
+    ("ADD", "RMTTRAIL"): (
+        "Bind a remote trail to an Extract (a pump).",
+        "ADD RMTTRAIL path/xx, EXTRACT group [, MEGABYTES n] [, SEQNO n] [, FORMAT RELEASE m.n]",
+    ),
+    ("ADD", "CREDENTIALSTORE"): ("Create the credential store (dircrd/).", "ADD CREDENTIALSTORE"),
+    ("ALTER", "EXTRACT"): (
+        "Reposition or change an Extract (it must be stopped).",
+        "ALTER EXTRACT group [, BEGIN {NOW | ts}] [, EXTSEQNO n, EXTRBA n] [, SCN n] [, THREAD n]\n"
+        "  [, ETROLLOVER] [, IOEXTSEQNO n, IOEXTRBA n] [, PARAMS f] [, REPORT f] [, DESC 'x']",
+    ),
+    ("ALTER", "REPLICAT"): (
+        "Reposition or change a Replicat (it must be stopped).",
+        "ALTER REPLICAT group [, EXTTRAIL trail] [, BEGIN ts] [, EXTSEQNO n, EXTRBA n] ...",
+    ),
+    ("ALTER", "EXTTRAIL"): (
+        "Change a trail's size.",
+        "ALTER EXTTRAIL path, EXTRACT g, MEGABYTES n",
+    ),
+    ("ALTER", "CREDENTIALSTORE"): (
+        "Add, replace or delete a user in the credential store.",
+        "ALTER CREDENTIALSTORE {ADD | REPLACE} USER u [PASSWORD p] [ALIAS a] [DOMAIN d]\n"
+        "ALTER CREDENTIALSTORE DELETE USER u [ALIAS a] [DOMAIN d]",
+    ),
+    ("DELETE", "EXTRACT"): ("Delete stopped groups.", "DELETE {EXTRACT | REPLICAT | ER} group [!]"),
+    ("DELETE", "EXTTRAIL"): ("Unbind a trail.", "DELETE {EXTTRAIL | RMTTRAIL} path [, EXTRACT g]"),
+    ("INFO", "ALL"): ("Status of the Manager and all groups.", "INFO ALL [TASKS | ALLPROCESSES]"),
+    ("INFO", "EXTRACT"): (
+        "Status and positions of groups.",
+        "INFO {EXTRACT | REPLICAT | ER} group [, SHOWCH [n]] [, DETAIL] [, TASKS | ALLPROCESSES]",
+    ),
+    ("INFO", "EXTTRAIL"): ("Trail definitions.", "INFO {EXTTRAIL | RMTTRAIL} [path | *]"),
+    ("INFO", "CREDENTIALSTORE"): (
+        "List aliases (never passwords).",
+        "INFO CREDENTIALSTORE [DOMAIN d]",
+    ),
+    ("INFO", "MANAGER"): ("Whether the Manager runs.", "INFO MANAGER"),
+    ("STATUS", "EXTRACT"): ("One status word per group.", "STATUS {EXTRACT | REPLICAT | ER} group"),
+    ("STATUS", "MANAGER"): ("Whether the Manager runs.", "STATUS MANAGER"),
+    ("START", "MANAGER"): ("Start the Manager daemon of this home.", "START MANAGER"),
+    ("START", "EXTRACT"): (
+        "Have the Manager start groups.",
+        "START {EXTRACT | REPLICAT | ER} group [ATCSN n | AFTERCSN n]",
+    ),
+    ("STOP", "MANAGER"): ("Stop the Manager (groups keep running).", "STOP MANAGER [!]"),
+    ("STOP", "EXTRACT"): ("Stop groups gracefully.", "STOP {EXTRACT | REPLICAT | ER} group"),
+    ("KILL", "EXTRACT"): (
+        "Kill group processes (no clean checkpoint).",
+        "KILL {EXTRACT | REPLICAT | ER} group",
+    ),
+    ("LAG", "EXTRACT"): (
+        "Ask groups for their lag.",
+        "LAG {EXTRACT | REPLICAT | ER} group [, GLOBAL]",
+    ),
+    ("SEND", "EXTRACT"): (
+        "Send a request to running groups.",
+        "SEND {EXTRACT | REPLICAT | ER} group, request\n"
+        "  (STATUS, STOP, FORCESTOP, REPORT, GETLAG, ...)",
+    ),
+    ("SEND", "MANAGER"): (
+        "Send a request to the Manager.",
+        "SEND MANAGER [CHILDSTATUS | GETPORTINFO | GETPURGEOLDEXTRACTS]",
+    ),
+    ("DBLOGIN",): (
+        "Log in to a database (embedded source, SQLite file or PostgreSQL URL).",
+        "DBLOGIN {USERIDALIAS a [DOMAIN d] | USERID user[@db][, PASSWORD p] | SOURCEDB db}",
+    ),
+    ("VIEW", "PARAMS"): ("Show a parameter file.", "VIEW PARAMS {group | file}"),
+    ("EDIT", "PARAMS"): (
+        "Edit a parameter file ($EDITOR), then check it.",
+        "EDIT PARAMS {group | file}",
+    ),
+    ("VIEW", "REPORT"): ("Show a report file.", "VIEW REPORT {group | file}"),
+    ("VIEW", "GGSEVT"): ("Show the event log ggserr.log.", "VIEW GGSEVT"),
+    ("CREATE", "SUBDIRS"): ("Create the home's directories.", "CREATE SUBDIRS"),
+    ("OBEY",): ("Run the commands of a file.", "OBEY file"),
+    ("ALLOWNESTED",): ("Allow OBEY inside an OBEY file (this session).", "ALLOWNESTED"),
+    ("NOALLOWNESTED",): ("Refuse nested OBEY (the default).", "NOALLOWNESTED"),
+    ("SHELL",): ("Run an operating-system command.", "SHELL command"),
+    ("HISTORY",): ("List this session's commands.", "HISTORY [n]"),
+    ("!",): ("Run a previous command again.", "! [n | -n | text]"),
+    ("FC",): (
+        "Edit a previous command, then run it.",
+        "FC [n | -n | text]   (edit keys: i text, r text, d, overtype; Enter runs, // cancels)",
+    ),
+    ("HELP",): ("Show this help.", "HELP [command [object]]"),
+    ("EXIT",): ("Leave GGSCI.", "EXIT | QUIT"),
+}
+
+
+def help_lines(topic: tuple[str, ...]) -> list[str] | None:
+    """All summaries for ``()``, else the entries whose key starts with ``topic``."""
+    if not topic:
+        lines = ["GGSCI commands:", ""]
+        for key, (summary, _) in HELP.items():
+            lines.append(f"  {' '.join(key):<24}{summary}")
+        lines += ["", "HELP command [object] shows the syntax."]
+        return lines
+    keys = [k for k in HELP if k[: len(topic)] == topic]
+    if not keys:
+        return None
+    out: list[str] = []
+    for key in keys:
+        summary, syntax = HELP[key]
+        out += [f"{' '.join(key)}: {summary}", "", *("  " + s for s in syntax.splitlines()), ""]
+    return out[:-1]

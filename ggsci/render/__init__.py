@@ -1,0 +1,1 @@
+"""GGSCI screens and replies as text (pure functions of the data they show)."""

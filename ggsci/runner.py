@@ -1,0 +1,104 @@
+"""Running GGSCI commands without a terminal: from standard input, an obey file, or arguments.
+
+Each front-end builds a :class:`~ggsci.session.Session` on the streams it was given and feeds it
+lines; the exit status is 0 when every command succeeded and 1 otherwise. ``--syntax-only``
+parses an obey file without executing it and reports each error as ``file:line:col: message``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import TextIO
+
+import platformdirs
+
+from engine.home import Home
+from ggsci.commands.models import CommandError
+from ggsci.commands.parse import is_blank_or_comment, parse_command
+from ggsci.dispatch.table import bind, execute
+from ggsci.session import Session
+
+
+def debug_log_path() -> Path:
+    return Path(platformdirs.user_log_dir("ggsci", appauthor=False)) / "ggsci-debug.log"
+
+
+def setup_debug_log() -> None:
+    """Tracebacks of unexpected failures go here, never to the user's terminal."""
+    path = debug_log_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handler: logging.Handler = logging.FileHandler(path, delay=True)
+    except OSError:
+        handler = logging.NullHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logger = logging.getLogger("ggsci")
+    logger.handlers[:] = [handler]
+    logger.setLevel(logging.DEBUG)
+    logger.propagate = False
+
+
+def stream_session(home: Home, lines: Iterator[str], out: TextIO) -> Session:
+    """A session whose questions (confirmations, FC edits, passwords) read the next input line."""
+
+    def read_line(prompt: str) -> str | None:
+        out.write(prompt)
+        line = next(lines, None)
+        out.write("\n" if line is None else line.rstrip("\n") + "\n")
+        return None if line is None else line.rstrip("\n")
+
+    def read_secret(prompt: str) -> str | None:
+        out.write(prompt + "\n")
+        line = next(lines, None)
+        return None if line is None else line.rstrip("\n")
+
+    return bind(Session(home, out, read_line=read_line, read_secret=read_secret))
+
+
+def run_lines(session: Session, lines: Iterator[str], echo: bool = True) -> int:
+    """Execute every line; echo ``prompt + command`` like GGSCI does for scripts."""
+    failed = False
+    for raw in lines:
+        line = raw.rstrip("\n")
+        if is_blank_or_comment(line):
+            continue
+        if echo:
+            session.say(f"{session.prompt()}{line.strip()}")
+        outcome = execute(session, line)
+        session.say("")
+        failed |= not outcome.ok
+        if outcome.exit:
+            break
+    return 1 if failed else 0
+
+
+def run_stream(home: Home, stream: Iterable[str], out: TextIO) -> int:
+    lines = iter(stream)
+    return run_lines(stream_session(home, lines, out), lines)
+
+
+def run_commands(home: Home, commands: list[str], out: TextIO, stdin: Iterable[str]) -> int:
+    """Run the commands given as arguments; questions read standard input."""
+    session = stream_session(home, iter(stdin), out)
+    return run_lines(session, iter(commands), echo=False)
+
+
+def run_obey_file(home: Home, path: Path, out: TextIO, stdin: Iterable[str]) -> int:
+    session = stream_session(home, iter(stdin), out)
+    return run_lines(session, iter([f'OBEY "{path}"']), echo=False)
+
+
+def syntax_errors(path: Path) -> list[str]:
+    """``file:line:col: message`` for each line of ``path`` that does not parse."""
+    errors: list[str] = []
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if is_blank_or_comment(line):
+            continue
+        try:
+            parse_command(line.strip())
+        except CommandError as exc:
+            col = exc.column + 1 + (len(line) - len(line.lstrip()))
+            errors.append(f"{path}:{number}:{col}: {exc.message}")
+    return errors

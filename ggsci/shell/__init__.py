@@ -1,0 +1,1 @@
+"""The interactive shell: completion, highlighting, key bindings and the prompt session."""
