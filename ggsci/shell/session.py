@@ -105,12 +105,11 @@ def repl(session: Session, prompt: PromptSession[str]) -> int:
 
 def interactive(
     home: Home,
+    out: TextIO,
     input: Input | None = None,
     output: Output | None = None,
     history: History | None = None,
 ) -> int:
-    import sys
-
-    session = bind(Session(home, sys.stdout))
+    session = bind(Session(home, out))
     prompt = make_prompt_session(home, history or make_history(), input, output)
     return repl(session, prompt)
