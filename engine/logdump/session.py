@@ -213,8 +213,8 @@ class LogdumpSession:
     def cmd_count(self, args: list[str]) -> bool:
         cursor = self._need_cursor()
         with FileCursor(cursor.path, cursor.seqno) as counter:
-            entries = [e for e in counter if self.filter.matches(e)]
-        self.out(*count_lines(str(cursor.path), entries))
+            lines = count_lines(str(cursor.path), (e for e in counter if self.filter.matches(e)))
+        self.out(*lines)
         return True
 
     def cmd_sfet(self, args: list[str]) -> bool:

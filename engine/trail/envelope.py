@@ -5,6 +5,8 @@ Kept apart from the record and file-header codecs so that both can use it.
 
 from __future__ import annotations
 
+import mmap
+
 from engine.trail.errors import CorruptRecordError, IncompleteRecordError, RecordLimitError
 from engine.trail.layout import (
     FLAG_SECTION,
@@ -17,7 +19,7 @@ from engine.trail.layout import (
     TAG_TRAILER,
 )
 
-Buffer = bytes | bytearray | memoryview
+Buffer = bytes | bytearray | memoryview | mmap.mmap
 
 _unpack_section = SECTION.unpack_from
 _pack_section = SECTION.pack

@@ -22,6 +22,7 @@ transaction's commit in the redo and appends the next committed transaction afte
 
 from __future__ import annotations
 
+import mmap
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ from enum import Enum
 from pathlib import Path
 
 from engine.trail.codec import decode_record, summarize
-from engine.trail.envelope import record_length
+from engine.trail.envelope import Buffer, record_length
 from engine.trail.errors import CorruptRecordError, IncompleteRecordError, TrailIOError
 from engine.trail.files import TrailName, fsync_directory
 from engine.trail.layout import FILE_HEADER_NAME, IOType, TransInd
@@ -77,15 +78,26 @@ class FileScan:
         return self.size - self.valid_end
 
 
-def _tokens(buf: bytes | bytearray, offset: int) -> tuple[str | None, str | None]:
+def _tokens(buf: Buffer, offset: int) -> tuple[str | None, str | None]:
     record, _ = decode_record(buf, offset)
     return record.logcsn, record.tranid
 
 
 def scan_file(path: Path, seqno: int) -> FileScan:
     """Walk a trail file record by record up to its last whole record."""
-    with open(path, "rb") as handle:
-        data = handle.read()
+    try:
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size == 0:
+                return _scan(b"", seqno, path)
+            # Mapped, not read: a file can be MEGABYTES large and only headers are looked at.
+            with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+                return _scan(data, seqno, path)
+    except OSError as exc:
+        raise TrailIOError(f"cannot read trail file {path}: {exc.strerror}") from exc
+
+
+def _scan(data: Buffer, seqno: int, path: Path) -> FileScan:
     size = len(data)
     pos = 0
     has_header = False
@@ -106,7 +118,7 @@ def scan_file(path: Path, seqno: int) -> FileScan:
             # After a power loss a file can end in zeros the file system allocated but
             # never got the data for; those are a torn tail. Anything else unreadable is
             # real corruption, which recovery must not silently cut away.
-            if data.count(0, pos) == size - pos:
+            if not bytes(data[pos:size]).strip(b"\x00"):
                 break
             raise
         if summary is None:
