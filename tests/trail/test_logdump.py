@@ -236,3 +236,28 @@ def test_cli_errors(tmp_path: Path) -> None:
     assert "TRAIL-002" in result.output
     result = runner.invoke(_app(), ["logdump", str(bad), "--detail", "maybe"])
     assert result.exit_code == 2
+
+
+def test_registered_in_the_ggsci_app(seed_trail: Path) -> None:
+    from ggsci.cli import build_app
+
+    result = CliRunner().invoke(build_app(), ["logdump", str(seed_trail), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output.splitlines()[2])["length"] == 224
+
+
+def test_real_process_with_piped_commands(seed_trail: Path) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "ggsci", "logdump"],
+        input=f"OPEN {seed_trail}\nPOS 429\nNEXT\nEXIT\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Logdump 3 > NEXT\n2013/03/31 23:59:58.000.000 Insert" in done.stdout
+    assert done.stderr == ""
