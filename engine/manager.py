@@ -127,6 +127,19 @@ class Manager:
                     start_new_session=True,
                 )
             self.children[(kind, name)] = child
+            if (pf := read_process_file(self.home, kind, name)) is None or pf.pid != child.pid:
+                write_process_file(
+                    self.home,
+                    ProcessFile(
+                        kind,
+                        name,
+                        child.pid,
+                        State.STARTING,
+                        self.clock().isoformat(" ", "seconds"),
+                        ticks=start_ticks(child.pid),
+                        socket=str(socket_path(self.home, kind, name)),
+                    ),
+                )
             self.last_state[(kind, name)] = State.STARTING
         self.event("OGG-00975", Severity.INFO, f"{kind} {name} starting.")
         return Reply((f"{kind} {name} starting",))
@@ -318,4 +331,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run the canonical module, not this ``__main__`` copy, so that classes (GroupRunner) are
+    # the ones runner modules import.
+    from engine import manager as _canonical
+
+    sys.exit(_canonical.main())

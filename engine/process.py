@@ -256,4 +256,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run the canonical module, not this ``__main__`` copy, so that classes (GroupRunner) are
+    # the ones runner modules import.
+    from engine import process as _canonical
+
+    sys.exit(_canonical.main())
