@@ -79,6 +79,8 @@ class LogdumpSession:
             "COUNT": self.cmd_count,
             "SCANFORENDTRANS": self.cmd_sfet,
             "SFET": self.cmd_sfet,
+            "SCANFORHEADER": self.cmd_sfh,
+            "SFH": self.cmd_sfh,
             "FILTER": self.cmd_filter,
             "NEXTTRAIL": self.cmd_nexttrail,
             "NT": self.cmd_nexttrail,
@@ -241,6 +243,20 @@ class LogdumpSession:
             self._show(following)
         return True
 
+    def cmd_sfh(self, args: list[str]) -> bool:
+        cursor = self._need_cursor()
+        start = cursor.rba
+        found = cursor.scan_for_header()
+        if found is None:
+            self.out(f"No record header found after RBA {start}")
+            return True
+        self.out(f"Record header found at RBA {found} ({found - start} bytes skipped)")
+        entry = cursor.next()
+        if entry is not None:
+            self.views.learn(entry)
+            self._show(entry)
+        return True
+
     def cmd_filter(self, args: list[str]) -> bool:
         words = [a.upper() for a in args]
         if words[:1] == ["CLEAR"]:
@@ -281,6 +297,7 @@ class LogdumpSession:
             "FILEHEADER ON|OFF|DETAIL file header record",
             "COUNT                    count the records of the file",
             "SCANFORENDTRANS | SFET   skip to the next transaction",
+            "SCANFORHEADER | SFH      find the next valid record (after corruption)",
             "FILTER INCLUDE|EXCLUDE FILENAME <name> | RECTYPE <type> | CLEAR | SHOW",
             "NEXTTRAIL | NT           open the next file of the trail",
             "EXIT | QUIT",

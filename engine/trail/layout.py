@@ -122,6 +122,15 @@ class TransInd(IntEnum):
     END = 2
     WHOLE = 3
 
+    @classmethod
+    def of(cls, index: int, count: int) -> TransInd:
+        """The TransInd of record ``index`` (from 0) of a transaction of ``count``."""
+        if count == 1:
+            return cls.WHOLE
+        if index == 0:
+            return cls.BEGIN
+        return cls.END if index == count - 1 else cls.MIDDLE
+
 
 # -- GGS tokens of the T area ------------------------------------------------------------
 TOKEN_ORAROWID: Final = b"R"

@@ -23,7 +23,7 @@ from engine.trail.errors import (
     TrailIOError,
 )
 from engine.trail.files import TrailName
-from engine.trail.layout import IOType
+from engine.trail.layout import MAX_RECORD_LENGTH, TAG_ENVELOPE, IOType
 from engine.trail.model import FileHeader, TableDef, TrailPosition, TrailRecord
 
 _CHUNK = 1 << 20
@@ -122,6 +122,28 @@ class FileCursor:
                 ) from exc
             self.incomplete_tail = 0
             return result
+
+    def scan_for_header(self) -> int | None:
+        """Move to the next RBA after the current one where a whole, valid record starts
+        (Logdump's SCANFORHEADER, to get past corrupt bytes); None if the written data
+        holds none. A candidate must decode completely, G header to matching Z."""
+        base = self.rba + 1
+        while True:
+            self._file.seek(base)
+            window = self._file.read(_CHUNK)
+            if not window:
+                return None
+            pos = window.find(TAG_ENVELOPE)
+            while pos != -1:
+                self._file.seek(base + pos)
+                try:
+                    decode_any(self._file.read(MAX_RECORD_LENGTH), 0)
+                except (IncompleteRecordError, CorruptRecordError):
+                    pos = window.find(TAG_ENVELOPE, pos + 1)
+                    continue
+                self.seek(base + pos)
+                return self.rba
+            base += len(window)
 
     def next(self) -> TrailEntry | None:
         found = self.peek()

@@ -261,3 +261,16 @@ def test_real_process_with_piped_commands(seed_trail: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "Logdump 3 > NEXT\n2013/03/31 23:59:58.000.000 Insert" in done.stdout
     assert done.stderr == ""
+
+
+def test_scan_for_header_gets_past_corruption(seed_trail: Path) -> None:
+    data = bytearray(seed_trail.read_bytes())
+    data[429 : 429 + 10] = b"\xee" * 10  # wreck the single insert's envelope and header
+    seed_trail.write_bytes(bytes(data))
+    out = io.StringIO()
+    script = f"OPEN {seed_trail}\nPOS 429\nNEXT\nSFH\nEXIT\n"
+    LogdumpSession(io.StringIO(script), out, echo=True).run()
+    text = out.getvalue()
+    assert "Error: TRAIL-002" in text
+    assert "Record header found at RBA 653 (224 bytes skipped)" in text
+    assert "FieldComp            Len    24 RBA 653" in text

@@ -28,10 +28,7 @@ from engine.trail.layout import IOType, TransInd
 def _txn(csn: int, rows: int) -> list[bytes]:
     out = []
     for i in range(rows):
-        if rows == 1:
-            ind = TransInd.WHOLE
-        else:
-            ind = TransInd.BEGIN if i == 0 else TransInd.END if i == rows - 1 else TransInd.MIDDLE
+        ind = TransInd.of(i, rows)
         out.append(
             encode_record(
                 TrailRecord(

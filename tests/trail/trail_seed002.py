@@ -48,14 +48,7 @@ def _txn(
 ) -> list[Expected]:
     out = []
     for i, (columns, rowid, length, dlen, tlen) in enumerate(rows):
-        if len(rows) == 1:
-            ind = TransInd.WHOLE
-        elif i == 0:
-            ind = TransInd.BEGIN
-        elif i == len(rows) - 1:
-            ind = TransInd.END
-        else:
-            ind = TransInd.MIDDLE
+        ind = TransInd.of(i, len(rows))
         record = TrailRecord(
             io_type=io_type,
             table=TABLE,
