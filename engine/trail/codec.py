@@ -54,6 +54,8 @@ _pack_row_header = ROW_HEADER.pack
 _unpack_row_header = ROW_HEADER.unpack_from
 
 _BEFORE_AFTER = {"A": b"A", "B": b"B"}
+_CHARS = {b"A": "A", b"B": "B", b"R": "R", b"F": "F"}
+_NO_TOKENS: dict[str, object] = {}
 _FORMAT_TYPES = {"R": b"R", "F": b"F"}
 
 
@@ -297,38 +299,49 @@ def _decode_data_record(
     if before_after not in (b"A", b"B") or format_type not in (b"R", b"F"):
         raise CorruptRecordError("bad BeforeAfter or FormatType", offset=start)
     table = _text(buf, start + ROW_HEADER_SIZE, name_length, "table name")
-    fields: dict[str, object] = {}
-    expected = 1
-    for tag, key in ((TAG_BEFORE_IMAGE, "before_columns"), (TAG_DATA, "columns")):
-        if expected < len(parts) and parts[expected][0] == tag:
-            _, s, n = parts[expected]
-            fields[key] = _decode_columns(buf, s, s + n)
-            expected += 1
-    if "columns" not in fields:
-        raise CorruptRecordError("record without a data area", offset=offset)
-    if expected < len(parts) and parts[expected][0] == TAG_TOKENS:
+    before_columns: Columns = ()
+    columns: Columns | None = None
+    tokens: dict[str, object] = _NO_TOKENS
+    expected, count = 1, len(parts)
+    if expected < count and parts[expected][0] == TAG_BEFORE_IMAGE:
         _, s, n = parts[expected]
-        fields.update(_decode_tokens(buf, s, s + n))
+        before_columns = _decode_columns(buf, s, s + n)
         expected += 1
-    if expected != len(parts):
+    if expected < count and parts[expected][0] == TAG_DATA:
+        _, s, n = parts[expected]
+        columns = _decode_columns(buf, s, s + n)
+        expected += 1
+    if columns is None:
+        raise CorruptRecordError("record without a data area", offset=offset)
+    if expected < count and parts[expected][0] == TAG_TOKENS:
+        _, s, n = parts[expected]
+        tokens = _decode_tokens(buf, s, s + n)
+        expected += 1
+    if expected != count:
         raise CorruptRecordError(f"unexpected section {parts[expected][0]!r}", offset=offset)
+    # Positional, in field order: the constructor is on the hot path of every reader.
     return TrailRecord(
-        io_type=io_type,
-        table=table,
-        trans_ind=trans_ind,
-        before_after=before_after.decode(),
-        io_time_us=io_time_us,
-        audit_rba=audit_rba,
-        audit_pos=audit_pos,
-        format_type=format_type.decode(),
-        partition=partition,
-        rec_count=rec_count,
-        orig_node=orig_node,
-        undo_flag=undo_flag,
-        syskey_len=syskey_len,
-        continued=continued == b"Y",
-        incomplete=incomplete,
-        **fields,  # type: ignore[arg-type]
+        io_type,
+        table,
+        columns,
+        trans_ind,
+        _CHARS[before_after],
+        io_time_us,
+        audit_rba,
+        audit_pos,
+        _CHARS[format_type],
+        partition,
+        rec_count,
+        orig_node,
+        undo_flag,
+        syskey_len,
+        continued == b"Y",
+        incomplete,
+        tokens.get("rowid"),  # type: ignore[arg-type]
+        tokens.get("logcsn"),  # type: ignore[arg-type]
+        tokens.get("tranid"),  # type: ignore[arg-type]
+        before_columns,
+        tokens.get("extra_tokens", ()),  # type: ignore[arg-type]
     )
 
 
