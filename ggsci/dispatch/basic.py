@@ -11,7 +11,7 @@ from ggsci.commands import keywords as K
 from ggsci.commands import models as M
 from ggsci.commands.parse import is_blank_or_comment
 from ggsci.help import help_lines
-from ggsci.session import CommandFailed, ExitRequested, Session
+from ggsci.session import AlreadyReported, CommandFailed, ExitRequested, Session
 
 MAX_OBEY_DEPTH = 16
 NESTED_OBEY = "ERROR: Nested OBEY scripts not allowed. Use ALLOWNESTED to allow nested scripts."
@@ -128,7 +128,7 @@ def recall(session: Session, cmd: M.Recall) -> None:
     if outcome.exit:
         raise ExitRequested
     if not outcome.ok:
-        raise CommandFailed("ERROR: The recalled command failed.")
+        raise AlreadyReported("recalled command failed")
 
 
 def _obey_path(session: Session, name: str) -> Path:
@@ -164,7 +164,7 @@ def obey(session: Session, cmd: M.Obey) -> None:
         session.obey_depth -= 1
     session.say(f"End of obey file {cmd.path}.")
     if failed:
-        raise CommandFailed(f"ERROR: {failed} command(s) in {cmd.path} failed.")
+        raise AlreadyReported(f"{failed} command(s) in {cmd.path} failed")
 
 
 def allow_nested(session: Session, cmd: M.AllowNested) -> None:

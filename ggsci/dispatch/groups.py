@@ -53,10 +53,9 @@ def resolve(session: Session, kind: str | None, pattern: str) -> list[GroupDef]:
     groups = store(session).match(pattern, GroupKind(kind) if kind else None)
     if groups:
         return groups
-    what = kind or "group"
     if "*" in pattern or "?" in pattern:
-        raise CommandFailed(f"ERROR: No {what} groups match {pattern}.")
-    raise CommandFailed(f"ERROR: {what.upper()} {pattern} does not exist.")
+        raise CommandFailed(f"ERROR: No {kind or 'EXTRACT or REPLICAT'} groups match {pattern}.")
+    raise CommandFailed(f"ERROR: {kind or 'Group'} {pattern} does not exist.")
 
 
 def view(session: Session, group: GroupDef) -> screens.GroupView:
