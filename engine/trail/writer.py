@@ -18,7 +18,10 @@ in commit order. The writer
 from __future__ import annotations
 
 import fcntl
+import importlib.metadata
 import os
+import platform
+import socket
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -40,6 +43,20 @@ from engine.trail.recovery import (
 )
 
 MEGABYTE = 1 << 20
+
+
+def default_header_info() -> dict[str, str | int]:
+    """File-header tokens describing the writing host and program."""
+    try:
+        version = importlib.metadata.version("ggsci")
+    except importlib.metadata.PackageNotFoundError:
+        version = "unknown"
+    return {
+        "HostName": socket.gethostname(),
+        "OSName": platform.system(),
+        "Producer": "ggsci",
+        "ProducerVersion": version,
+    }
 
 
 def _wall_clock_us() -> int:
@@ -96,7 +113,8 @@ class TrailWriter:
     ) -> TrailWriter:
         """Open a trail for appending, creating its first file or recovering its tail.
 
-        ``header_info`` adds file-header tokens (Producer, DbName, GroupName, URI, ...).
+        ``header_info`` adds file-header tokens (Producer, DbName, GroupName, URI, ...);
+        without it, :func:`default_header_info` (this host and program) is used.
         ``clock`` gives microseconds since the epoch (CreationTime). ``durable=False``
         skips fsync (tests and benchmarks only).
         """
@@ -105,7 +123,7 @@ class TrailWriter:
         writer = cls(
             name,
             max_bytes=limit,
-            header_info=header_info or {},
+            header_info=default_header_info() if header_info is None else header_info,
             clock=clock,
             durable=durable,
         )

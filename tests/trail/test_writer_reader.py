@@ -59,6 +59,15 @@ def test_first_file_name_and_header_at_rba_0(tmp_path: Path) -> None:
     assert start == TrailPosition(0, entries[0].length)
 
 
+def test_default_header_names_host_and_program(tmp_path: Path) -> None:
+    with _open(tmp_path):
+        pass
+    header = next(iter(TrailReader(tmp_path / "dirdat" / "aa"))).record
+    assert isinstance(header, FileHeader)
+    assert header.get("Producer") == "ggsci"
+    assert header.get("HostName") and header.get("OSName") and header.get("ProducerVersion")
+
+
 def test_append_returns_positions_and_records_are_contiguous(tmp_path: Path) -> None:
     w = _open(tmp_path)
     seed = [e.record for records in EXAMPLES.values() for e in records]
