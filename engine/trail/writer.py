@@ -261,6 +261,12 @@ class TrailWriter:
         return self.append_many(records)
 
     def append_many(self, records: Iterable[bytes]) -> TrailPosition:
+        """Append encoded records in order; return the position after the last one.
+
+        Each record's envelope and row header are checked (CorruptRecordError otherwise;
+        the records before it in the batch stay appended). Nothing is durable until
+        :meth:`sync`.
+        """
         if self._file is None:
             raise TrailIOError(f"trail {self.trail} is closed")
         for data in records:
