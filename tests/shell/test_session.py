@@ -8,7 +8,8 @@ from dataclasses import replace
 from engine.checkpoints import Position, load_checkpoints, save_checkpoints
 from engine.home import Home
 from engine.status import ProcessFile, State, start_ticks, write_process_file
-from tests.shell.conftest import Shell, check_golden
+
+from .conftest import Shell, check_golden
 
 
 def setup_groups(shell: Shell) -> None:

@@ -1,0 +1,92 @@
+"""The ``ggsci`` command: shell without a terminal, ``run``, ``obey`` and ``--syntax-only``."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from engine.home import Home
+from ggsci.cli import build_app
+
+runner = CliRunner()
+
+
+def test_stdin_script_runs_and_echoes_prompts(home: Home) -> None:
+    script = "ADD EXTRACT ext1, TRANLOG, BEGIN NOW\nINFO ALL\nEXIT\nINFO ALL\n"
+    result = runner.invoke(build_app(), ["--home", str(home.root)], input=script)
+    assert result.exit_code == 0, result.output
+    assert "1> ADD EXTRACT ext1, TRANLOG, BEGIN NOW\nEXTRACT added." in result.output
+    assert result.output.count("Program     Status") == 1  # nothing after EXIT
+
+
+def test_failed_command_makes_exit_status_nonzero(home: Home) -> None:
+    result = runner.invoke(
+        build_app(), ["--home", str(home.root)], input="INFO EXTRACT x\nINFO ALL\n"
+    )
+    assert result.exit_code == 1
+    assert "ERROR: EXTRACT X does not exist." in result.output
+    assert "MANAGER     STOPPED" in result.output  # the session went on
+
+
+def test_run_commands_from_arguments(home: Home) -> None:
+    app = build_app()
+    result = runner.invoke(
+        app,
+        [
+            "--home",
+            str(home.root),
+            "run",
+            "ADD EXTRACT e1, TRANLOG, BEGIN NOW",
+            "STATUS EXTRACT e1",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert result.output == "EXTRACT added.\n\nEXTRACT E1: STOPPED\n\n"
+    result = runner.invoke(app, ["run", "--home", str(home.root), "INFO ALL"])
+    assert "EXTRACT     STOPPED     E1" in result.output
+
+
+def test_obey_file(home: Home, tmp_path: Path) -> None:
+    script = tmp_path / "setup.oby"
+    script.write_text(
+        "-- set up\nADD EXTRACT e1, TRANLOG, BEGIN NOW\nADD EXTTRAIL ./dirdat/lt, EXTRACT e1\n"
+    )
+    result = runner.invoke(build_app(), ["--home", str(home.root), "obey", str(script)])
+    assert result.exit_code == 0, result.output
+    assert "EXTTRAIL added." in result.output and "End of obey file" in result.output
+
+
+def test_obey_syntax_only_reports_file_line_col(tmp_path: Path) -> None:
+    script = tmp_path / "bad.oby"
+    script.write_text("INFO ALL\n\n  ADD EXTRAKT e1\nSTART EXTRACT e1 ATCSN x\n")
+    result = runner.invoke(build_app(), ["obey", "--syntax-only", str(script)])
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        f"{script}:3:7: Expected EXTRACT | REPLICAT | EXTTRAIL | RMTTRAIL | CHECKPOINTTABLE | "
+        "CREDENTIALSTORE, found 'EXTRAKT'.",
+        f"{script}:4:24: Expected number, found 'x'.",
+    ]
+    good = tmp_path / "good.oby"
+    good.write_text("INFO ALL\n")
+    assert runner.invoke(build_app(), ["obey", "--syntax-only", str(good)]).exit_code == 0
+
+
+def test_no_traceback_for_unexpected_failures(home: Home) -> None:
+    (home.dirchk / "BROKEN.grp").write_text("{not json")
+    result = runner.invoke(build_app(), ["--home", str(home.root), "run", "INFO ALL"])
+    assert result.exit_code == 1
+    assert "Traceback" not in result.output
+    assert result.output.startswith("ERROR: JSONDecodeError")
+
+
+def test_shell_modules_do_not_import_pyspark() -> None:
+    code = (
+        "import sys, ggsci.cli, ggsci.cli_shell, ggsci.runner, ggsci.shell.session, "
+        "ggsci.shell.completion, ggsci.dispatch.table, engine.control\n"
+        "assert 'pyspark' not in sys.modules, 'pyspark imported'\n"
+        "assert 'py4j' not in sys.modules, 'py4j imported'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
