@@ -226,3 +226,54 @@ def test_crash_anywhere_then_restart_gives_each_transaction_once(
 def test_positions_round_trip_json() -> None:
     pos = TrailPosition(3, 1234)
     assert TrailPosition.from_json(pos.to_json()) == pos
+
+
+_WRITER_SCRIPT = """
+import sys
+from engine.trail import TrailWriter, TrailRecord, encode_record
+from engine.trail.layout import TransInd
+root, mode = sys.argv[1], sys.argv[2]
+with TrailWriter.open(root + "/aa", max_bytes=20_000) as w:
+    print("ready", flush=True)
+    csn = 100
+    while True:
+        rows = 1 + csn % 4
+        for i in range(rows):
+            w.append(encode_record(TrailRecord(
+                io_type=5, table="US03.STUDENT", columns=((0, f"{csn}-{i}"),),
+                trans_ind=TransInd.of(i, rows), rowid="AAASrPAAEAAAAQ2AAK",
+                logcsn=str(csn) if i == 0 else None, tranid=f"1.1.{csn}" if i == 0 else None)))
+            w.flush()
+        if csn % 3 == 0:
+            w.sync()
+        csn += 1
+"""
+
+
+@pytest.mark.parametrize(("delay", "mode"), [(0.05, "truncate"), (0.2, "mark"), (0.4, "truncate")])
+def test_kill_9_during_appends_then_restart(tmp_path: Path, delay: float, mode: str) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _WRITER_SCRIPT, str(tmp_path), mode],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    time.sleep(delay)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    proc.stdout.close()
+    recovery = RecoveryMode.MARK if mode == "mark" else RecoveryMode.TRUNCATE
+    with _open(tmp_path, max_bytes=20_000, recovery=recovery) as w:
+        assert w.recovery is not None
+        last = w.recovery.last_transaction
+        assert last is not None and last.logcsn is not None
+        done = int(last.logcsn)
+        # Extract re-captures from the next transaction on: ten more of them.
+        for csn in range(done + 1, done + 11):
+            w.append(*_txn(csn, 1 + csn % 4))
+    assert _committed(tmp_path) == [str(c) for c in range(100, done + 11)]
