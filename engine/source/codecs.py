@@ -34,8 +34,31 @@ _CTX: Final = Context(prec=60)  # wider than NUMBER: normalize() must never roun
 _NEG_TERMINATOR: Final = 0x66
 
 
+def encode_scaled(n: int, scale100: int = 0) -> bytes:
+    """Encode ``n * 100**-scale100`` (fast path for integers and fixed-point cents)."""
+    if n == 0:
+        return _ZERO
+    m = -n if n < 0 else n
+    pairs = []
+    while m:
+        m, r = divmod(m, 100)
+        pairs.append(r)
+    pairs.reverse()
+    exp = len(pairs) - 1 - scale100
+    while pairs[-1] == 0:
+        pairs.pop()
+    if len(pairs) > MAX_NUMBER_DIGITS or not _MIN_EXP <= exp <= _MAX_EXP:
+        return encode_number(Decimal(n).scaleb(-2 * scale100, _CTX))
+    if n > 0:
+        return bytes([0xC1 + exp, *(d + 1 for d in pairs)])
+    body = bytes([0x3E - exp, *(101 - d for d in pairs)])
+    return body + bytes([_NEG_TERMINATOR]) if len(pairs) < MAX_NUMBER_DIGITS else body
+
+
 def encode_number(value: Decimal | int | float) -> bytes:
     """Encode a number; raises :class:`CodecError` outside Oracle's NUMBER range."""
+    if type(value) is int and -(10**38) < value < 10**38:
+        return encode_scaled(value)
     try:
         dec = (
             value

@@ -182,6 +182,7 @@ class Database:
                 for obj in s.txn.direct_tables:
                     self.table_locks[obj] = s.name
         self.dirty_dictionary = False
+        self._last_time: datetime | None = None
 
     # -- persistence ---------------------------------------------------------------------
 
@@ -198,6 +199,8 @@ class Database:
     def checkpoint(self) -> None:
         """Make everything so far durable-as-configured: redo flushed, SQLite committed."""
         self.logs.flush()
+        if self._last_time is not None:
+            self.state.last_time = self._last_time.isoformat()
         self.conn.execute(
             "UPDATE _gg_state SET value = ? WHERE key = 'state'", (pickle.dumps(self.state),)
         )
@@ -230,7 +233,7 @@ class Database:
 
     def now(self) -> datetime:
         t = self.clock.now()
-        self.state.last_time = t.isoformat()
+        self._last_time = t
         return t
 
     def new_xid(self) -> Xid:

@@ -364,9 +364,20 @@ class LogWriter:
 
     def append(self, record: RedoRecord) -> tuple[int, int]:
         """Append one record; returns its ``(offset, end)`` in the file."""
-        payload = encode_record(record)
+        return self.append_payload(encode_record(record), record.scn)
+
+    def append_payload(self, payload: bytes, scn: int) -> tuple[int, int]:
+        """Append an already encoded record payload (see :mod:`engine.source.bulk`)."""
         frame = _FRAME.pack(len(payload), zlib.crc32(payload)) + payload
         start = self.logical
+        within = start % PAYLOAD
+        if within and within + len(frame) < PAYLOAD:  # fast path: fits in the current block
+            self.pending += frame
+            self.logical = start + len(frame)
+            self.last_scn = scn
+            self.records += 1
+            base = (start // PAYLOAD + 1) * BLOCK + BLOCK_HEAD
+            return base + within, base + within + len(frame)
         end = start + len(frame)
         out = self.pending
         pos, i = start, 0
@@ -389,7 +400,7 @@ class LogWriter:
             i += n
             pos += n
         self.logical = end
-        self.last_scn = record.scn
+        self.last_scn = scn
         self.records += 1
         if len(out) >= self.buffer_limit:
             self.flush()

@@ -1,0 +1,331 @@
+"""A reproducible workload generator for the embedded database.
+
+``run_workload(db, spec)`` creates its tables when missing (``WL_T01`` ...: ``ID`` primary
+key, ``NAME``, ``AMOUNT``, ``CREATED`` date, ``STATUS`` char) and runs transactions from
+several concurrent sessions, interleaved statement by statement (so the redo interleaves
+like a busy OLTP system): each transaction makes ``rows_per_txn`` row changes chosen by the
+insert/update/delete ``mix`` and ends in COMMIT, or ROLLBACK with ``rollback_ratio``.
+``long_txns`` transactions are opened first and committed only once they are ``long_age``
+seconds old in redo time. Everything is driven by ``seed``: the same spec on the same
+(fresh) database gives the same redo content.
+
+It calls the session layer directly (no SQL parsing) so it can write well over 50,000 row
+changes per second; see ``benchmarks/source_workload.py``.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from decimal import Decimal
+from typing import Final
+
+from engine.source.bulk import BulkSession
+from engine.source.codecs import Value, encode_date, encode_scaled
+from engine.source.database import Database
+from engine.source.dictionary import ColumnDef, TableDef
+from engine.source.errors import SourceError, UnknownObjectError
+from engine.source.session import Session
+from engine.source.values import format_datetime
+
+OWNER: Final = "WL"
+_NAMES: Final = ("ALPHA", "BRAVO", "CHARLIE", "DELTA", "ECHO", "FOXTROT", "GOLF", "HOTEL")
+
+
+@dataclass(frozen=True)
+class WorkloadSpec:
+    tables: int = 4
+    tps: float = 0.0  # transactions per second of wall time; 0 = as fast as possible
+    rows_per_txn: int = 10
+    duration: float | None = None  # seconds of wall time
+    transactions: int | None = 1000
+    mix: tuple[float, float, float] = (0.5, 0.35, 0.15)  # insert, update, delete
+    rollback_ratio: float = 0.05
+    long_txns: int = 0
+    long_age: float = 3600.0
+    sessions: int = 8
+    seed: int = 1
+    initial_rows: int = 1000  # rows per table created before the run when tables are new
+    bulk: bool = True  # committing transactions through the fast path (engine.source.bulk)
+
+
+@dataclass
+class WorkloadStats:
+    transactions: int = 0
+    commits: int = 0
+    rollbacks: int = 0
+    row_changes: int = 0
+    seconds: float = 0.0
+    redo_bytes: int = 0
+    long_committed: int = 0
+
+    @property
+    def row_changes_per_s(self) -> float:
+        return self.row_changes / self.seconds if self.seconds else 0.0
+
+
+@dataclass
+class _Worker:
+    session: Session
+    index: int
+    bulk: BulkSession | None = None
+    fast: bool = False
+    rollback: bool = False
+    ops: int = 0
+    target: int = 0
+    inserted: list[tuple[int, int]] = field(default_factory=list)
+    deleted: list[tuple[int, int]] = field(default_factory=list)
+
+
+def parse_mix(text: str) -> tuple[float, float, float]:
+    """``insert=60,update=30,delete=10`` -> normalised weights."""
+    weights = {"insert": 0.0, "update": 0.0, "delete": 0.0}
+    for part in text.split(","):
+        key, _, value = part.partition("=")
+        key = key.strip().lower()
+        if key not in weights:
+            raise SourceError(f"--mix: unknown operation {key!r} (insert, update, delete)")
+        try:
+            weights[key] = float(value)
+        except ValueError as exc:
+            raise SourceError(f"--mix: bad weight {value!r}") from exc
+    total = sum(weights.values())
+    if total <= 0 or any(v < 0 for v in weights.values()):
+        raise SourceError("--mix: weights must be non-negative and not all zero")
+    return weights["insert"] / total, weights["update"] / total, weights["delete"] / total
+
+
+def _table_def_columns() -> list[ColumnDef]:
+    return [
+        ColumnDef("ID", "NUMBER", nullable=False),
+        ColumnDef("NAME", "VARCHAR2", 40),
+        ColumnDef("AMOUNT", "NUMBER"),
+        ColumnDef("CREATED", "DATE"),
+        ColumnDef("STATUS", "CHAR", 1),
+    ]
+
+
+def ensure_tables(db: Database, spec: WorkloadSpec, session: Session) -> list[TableDef]:
+    tables = []
+    for i in range(1, spec.tables + 1):
+        name = f"WL_T{i:02d}"
+        try:
+            tables.append(db.table(OWNER, name))
+            continue
+        except UnknownObjectError:
+            pass
+        table = db.create_table(
+            session,
+            OWNER,
+            name,
+            _table_def_columns(),
+            f"CREATE TABLE {OWNER}.{name} (ID NUMBER PRIMARY KEY, NAME VARCHAR2(40), "
+            "AMOUNT NUMBER, CREATED DATE, STATUS CHAR(1))",
+            key=("ID",),
+        )
+        rows = [_row(table, k, random.Random(k), db) for k in range(1, spec.initial_rows + 1)]
+        session.insert(db, table, rows, array=True)
+        session.commit(db)
+        tables.append(table)
+    db.checkpoint()
+    return tables
+
+
+def _stored_cents(cents: int) -> int | float:
+    return cents // 100 if cents % 100 == 0 else cents / 100
+
+
+def _row_fast(
+    key: int, rnd: random.Random, db: Database, dates: dict[datetime, tuple[bytes, str]]
+) -> tuple[tuple[bytes | None, ...], list[object]]:
+    """:func:`_row` as (Oracle bytes, SQLite values), without Decimal or datetime work."""
+    name = f"{_NAMES[key % len(_NAMES)]}-{key}"
+    cents = rnd.randint(1, 10_000_000)
+    now = db.now().replace(microsecond=0)
+    d = dates.get(now)
+    if d is None:
+        dates.clear()
+        d = dates[now] = (encode_date(now), format_datetime(now))
+    enc = (encode_scaled(key), name.encode(), encode_scaled(cents, 1), d[0], b"N")
+    return enc, [key, name, _stored_cents(cents), d[1], "N"]
+
+
+def _row(table: TableDef, key: int, rnd: random.Random, db: Database) -> tuple[Value, ...]:
+    return (
+        Decimal(key),
+        f"{_NAMES[key % len(_NAMES)]}-{key}",
+        Decimal(rnd.randint(1, 10_000_000)) / 100,
+        db.now().replace(microsecond=0),
+        "N",
+    )
+
+
+def run_workload(
+    db: Database,
+    spec: WorkloadSpec,
+    progress: Callable[[WorkloadStats], None] | None = None,
+    *,
+    wall: Callable[[], float] = time.perf_counter,
+    sleep: Callable[[float], None] = time.sleep,
+) -> WorkloadStats:
+    rnd = random.Random(spec.seed)
+    setup = db.session("WL_SETUP", username=OWNER)
+    tables = ensure_tables(db, spec, setup)
+    keys: list[list[int]] = []
+    next_key: list[int] = []
+    for t in tables:
+        rows = db.conn.execute(f'SELECT "ID" FROM "{t.sqlite_name}" ORDER BY "ID"').fetchall()
+        keys.append([int(r[0]) for r in rows])
+        next_key.append((max(keys[-1]) if keys[-1] else 0) + 1)
+    nsess = max(1, spec.sessions)
+    workers = [_Worker(db.session(f"WL_S{i:02d}", username=OWNER), i) for i in range(nsess)]
+    foreign_locks = {obj for (obj, _), holder in db.locks.items() if not holder.startswith("WL_")}
+    fast_tables = [spec.bulk and t.obj not in foreign_locks for t in tables]
+    for w in workers:
+        w.bulk = BulkSession(db, w.session)
+        if w.session.txn is not None:  # left open by an earlier, interrupted run
+            w.session.commit(db)
+    stats = WorkloadStats()
+    start = wall()
+    redo_before = sum(i.size for i in db.list_logs())
+    long_sessions: list[tuple[Session, object]] = []
+    for i in range(spec.long_txns):
+        s = db.session(f"WL_LONG{i:03d}", username=OWNER)
+        t = tables[i % len(tables)]
+        k = next_key[i % len(tables)]
+        next_key[i % len(tables)] += 1
+        s.insert(db, t, [_row(t, k, rnd, db)], array=False)
+        stats.row_changes += 1
+        assert s.txn is not None
+        long_sessions.append((s, s.txn.start_time))
+    p_ins, p_upd, _ = spec.mix
+    dates: dict[datetime, tuple[bytes, str]] = {}
+    last_report = start
+    while True:
+        now = wall()
+        if spec.duration is not None and now - start >= spec.duration:
+            break
+        if spec.transactions is not None and stats.transactions >= spec.transactions:
+            break
+        w = workers[rnd.randrange(nsess)]
+        if w.ops == 0:
+            w.target = spec.rows_per_txn
+            w.rollback = rnd.random() < spec.rollback_ratio
+            w.fast = spec.bulk and not w.rollback and all(fast_tables)
+        ti = rnd.randrange(len(tables))
+        table = tables[ti]
+        mine = keys[ti]
+        fast = w.fast
+        bulk = w.bulk
+        assert bulk is not None
+        r = rnd.random()
+        if r < p_ins or len(mine) < nsess * 4:
+            k = next_key[ti]
+            next_key[ti] += 1
+            if fast:
+                enc, stored = _row_fast(k, rnd, db, dates)
+                bulk.insert(table, enc, stored)
+            else:
+                w.session.insert(db, table, [_row(table, k, rnd, db)], array=False)
+            w.inserted.append((ti, k))
+        else:
+            pos = rnd.randrange(len(mine) // nsess) * nsess + w.index
+            if pos >= len(mine):
+                pos = w.index
+            k = mine[pos]
+            if r < p_ins + p_upd:
+                cents = rnd.randint(1, 10_000_000)
+                if fast:
+                    bulk.update(
+                        table,
+                        k,
+                        (2, 4),
+                        (encode_scaled(cents, 1), b"U"),
+                        (_stored_cents(cents), "U"),
+                        {},
+                    )
+                else:
+                    amount = Decimal(cents) / 100
+                    w.session.update(
+                        db, table, [2, 4], [str(amount), "'U'"], ' WHERE "ID" = ?', (k,)
+                    )
+            else:
+                mine[pos] = mine[-1]
+                mine.pop()
+                if fast:
+                    bulk.delete(table, k)
+                else:
+                    w.session.delete(db, table, ' WHERE "ID" = ?', (k,))
+                w.deleted.append((ti, k))
+        stats.row_changes += 1
+        w.ops += 1
+        if w.ops >= w.target:
+            if bulk.ids is not None:
+                bulk.commit()
+                stats.commits += 1
+                for ti2, k2 in w.inserted:
+                    keys[ti2].append(k2)
+            elif w.rollback:
+                w.session.rollback(db)
+                stats.rollbacks += 1
+                for ti2, k2 in w.deleted:
+                    keys[ti2].append(k2)
+            else:
+                w.session.commit(db)
+                stats.commits += 1
+                for ti2, k2 in w.inserted:
+                    keys[ti2].append(k2)
+            w.inserted.clear()
+            w.deleted.clear()
+            w.ops = 0
+            stats.transactions += 1
+            if spec.tps > 0:
+                ahead = stats.transactions / spec.tps - (wall() - start)
+                if ahead > 0:
+                    sleep(ahead)
+            _finish_long(db, long_sessions, spec, stats)
+        if progress is not None and now - last_report >= 0.25:
+            last_report = now
+            stats.seconds = now - start
+            progress(stats)
+    for w in workers:
+        if w.bulk is not None and w.bulk.ids is not None:
+            w.bulk.commit()
+            stats.commits += 1
+            stats.transactions += 1
+        if w.session.txn is not None:
+            w.session.commit(db)
+            stats.commits += 1
+            stats.transactions += 1
+    _finish_long(db, long_sessions, spec, stats, force=spec.duration is None)
+    db.checkpoint()
+    stats.seconds = wall() - start
+    stats.redo_bytes = sum(i.size for i in db.list_logs()) - redo_before
+    if progress is not None:
+        progress(stats)
+    return stats
+
+
+def _finish_long(
+    db: Database,
+    long_sessions: list[tuple[Session, object]],
+    spec: WorkloadSpec,
+    stats: WorkloadStats,
+    force: bool = False,
+) -> None:
+    if not long_sessions:
+        return
+    now = db.now()
+    for s, started in list(long_sessions):
+        assert hasattr(started, "year")
+        if force or now - started >= timedelta(seconds=spec.long_age):  # type: ignore[operator]
+            if force and now - started < timedelta(seconds=spec.long_age):  # type: ignore[operator]
+                db.clock.advance((started + timedelta(seconds=spec.long_age) - now).total_seconds())  # type: ignore[operator]
+            s.commit(db)
+            stats.commits += 1
+            stats.transactions += 1
+            stats.long_committed += 1
+            long_sessions.remove((s, started))
