@@ -2,28 +2,58 @@
 
 Sub-command groups live in their own modules (``cli_params``, ``cli_db``, ...) and are
 registered in :func:`build_app`. Nothing imported here may import pyspark.
+
+Start-up time matters (the shell must answer in well under half a second): sub-command modules
+are imported inside :func:`build_app`, and :func:`main` runs the GGSCI shell, ``run`` and
+``obey`` from an app holding only those, without importing the other sub-command groups.
 """
 
 from __future__ import annotations
 
+import sys
+
 import typer
 
-import ggsci.cli_logdump as cli_logdump
-from ggsci import cli_params, cli_shell
+from ggsci import cli_shell
+
+HELP = "GoldenGate-style change capture: parameter files, GGSCI shell, Extract on Spark."
 
 
-def build_app() -> typer.Typer:
-    app = typer.Typer(
+def _new_app() -> typer.Typer:
+    return typer.Typer(
         name="ggsci",
-        help="GoldenGate-style change capture: parameter files, GGSCI shell, Extract on Spark.",
+        help=HELP,
         add_completion=False,
         pretty_exceptions_enable=False,
     )
+
+
+def build_app() -> typer.Typer:
+    import ggsci.cli_logdump as cli_logdump
+    from ggsci import cli_extract, cli_params
+
+    app = _new_app()
     cli_shell.register(app)
     app.add_typer(cli_params.app, name="params")
     app.command(name="logdump")(cli_logdump.logdump)
+    app.command(name="extract", context_settings={"ignore_unknown_options": True})(
+        cli_extract.extract
+    )
+    return app
+
+
+def build_shell_app() -> typer.Typer:
+    """Only the GGSCI front-ends (the default shell, ``run``, ``obey``)."""
+    app = _new_app()
+    cli_shell.register(app)
     return app
 
 
 def main() -> None:
-    build_app()()
+    status = cli_shell.fast_main(sys.argv[1:])
+    if status is not None:
+        sys.exit(status)
+    if cli_shell.is_shell_invocation(sys.argv[1:]):
+        build_shell_app()()
+    else:
+        build_app()()
