@@ -113,7 +113,11 @@ def decode_number(raw: bytes) -> Decimal:
         raise CodecError(f"bad NUMBER bytes: {raw.hex(' ')}")
     text = "".join(f"{d:02d}" for d in digits)
     result = Decimal(int(text)).scaleb(2 * (exp + 1) - len(text), _CTX)
-    return (-result if negative else result).normalize(_CTX)
+    value = (-result if negative else result).normalize(_CTX)
+    exp10 = value.as_tuple().exponent
+    if isinstance(exp10, int) and exp10 > 0:  # 9E+3 -> 9000: integers print as integers
+        value = value.quantize(Decimal(1), context=_CTX)
+    return value
 
 
 def encode_date(value: datetime) -> bytes:
