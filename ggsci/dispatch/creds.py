@@ -49,12 +49,11 @@ def alter_store(session: Session, cmd: M.AlterCredentialStore) -> None:
 def info_store(session: Session, cmd: M.InfoCredentialStore) -> None:
     store = _store(session)
     try:
-        rows = store.entries(cmd.domain)
+        rows = store.entries(cmd.domain or DEFAULT_DOMAIN)
     except CredentialStoreError as exc:
         raise CommandFailed(f"ERROR: {exc}") from exc
     session.say(f"Reading from credential store {store.display_dir}:", "")
-    domains = sorted({d for d, _, _ in rows} | ({cmd.domain} if cmd.domain else {DEFAULT_DOMAIN}))
-    for domain in domains:
+    for domain in [cmd.domain or DEFAULT_DOMAIN]:
         label = "Default domain" if domain == DEFAULT_DOMAIN else "Domain"
         session.say(f"{label}: {domain}", "")
         for _, alias, user in (r for r in rows if r[0] == domain):
