@@ -30,11 +30,12 @@ def _new_app() -> typer.Typer:
 
 def build_app() -> typer.Typer:
     import ggsci.cli_logdump as cli_logdump
-    from ggsci import cli_extract, cli_params
+    from ggsci import cli_db, cli_extract, cli_params
 
     app = _new_app()
     cli_shell.register(app)
     app.add_typer(cli_params.app, name="params")
+    app.add_typer(cli_db.app, name="db")
     app.command(name="logdump")(cli_logdump.logdump)
     app.command(name="extract", context_settings={"ignore_unknown_options": True})(
         cli_extract.extract

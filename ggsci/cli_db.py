@@ -1,0 +1,313 @@
+"""``ggsci db ...``: the embedded source database (thin typer commands over engine.source).
+
+Every command turns a :class:`~engine.source.errors.SourceError` into one line
+``CODE: message`` on stderr and exit status 1; never a traceback for a user mistake.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+from engine.home import resolve_home
+from engine.source.database import (
+    Database,
+    create_database,
+    databases,
+    drop_database,
+    open_database,
+)
+from engine.source.dictionary import load_dictionary
+from engine.source.dump_parse import parse_dump
+from engine.source.dump_write import dump_text
+from engine.source.errors import SourceError
+from engine.source.sql import Result, run_script
+from engine.source.workload import WorkloadSpec, WorkloadStats, parse_mix, run_workload
+
+app = typer.Typer(help="The embedded source database and its redo log.", no_args_is_help=True)
+
+HomeOpt = Annotated[str | None, typer.Option("--home", help="GoldenGate home directory.")]
+T = TypeVar("T")
+
+
+def _dirdb(home: str | None) -> Path:
+    return resolve_home(home).dirdb
+
+
+def _fail(exc: Exception) -> typer.Exit:
+    typer.echo(str(exc), err=True)
+    return typer.Exit(1)
+
+
+@contextmanager
+def _db(home: str | None, name: str, **kwargs: Any) -> Iterator[Database]:
+    try:
+        db = open_database(_dirdb(home), name, **kwargs)
+    except SourceError as exc:
+        raise _fail(exc) from None
+    try:
+        yield db
+    except SourceError as exc:
+        raise _fail(exc) from None
+    finally:
+        db.close()
+
+
+def _guard(fn: Callable[[], T]) -> T:
+    try:
+        return fn()
+    except SourceError as exc:
+        raise _fail(exc) from None
+
+
+def _print_result(r: Result) -> None:
+    if r.columns:
+        widths = [
+            max(len(c), *(len(_fmt(row[i])) for row in r.rows)) if r.rows else len(c)
+            for i, c in enumerate(r.columns)
+        ]
+        typer.echo("  ".join(c.ljust(w) for c, w in zip(r.columns, widths, strict=True)))
+        typer.echo("  ".join("-" * w for w in widths))
+        for row in r.rows:
+            typer.echo("  ".join(_fmt(v).ljust(w) for v, w in zip(row, widths, strict=True)))
+        typer.echo("")
+    typer.echo(r.feedback)
+
+
+def _fmt(v: object) -> str:
+    return "" if v is None else str(v)
+
+
+@app.command("create")
+def create(
+    name: str,
+    threads: Annotated[int, typer.Option(help="Redo threads (RAC instances).")] = 1,
+    log_size: Annotated[int, typer.Option(help="Log switch size in MB.")] = 64,
+    home: HomeOpt = None,
+) -> None:
+    """Create an embedded database."""
+    root = _guard(lambda: create_database(_dirdb(home), name, threads, log_size * 1024 * 1024))
+    typer.echo(f"Database {root.name} created ({threads} redo thread(s)).")
+
+
+@app.command("drop")
+def drop(name: str, home: HomeOpt = None) -> None:
+    """Drop a database, its tables and its redo logs."""
+    _guard(lambda: drop_database(_dirdb(home), name))
+    typer.echo(f"Database {name.upper()} dropped.")
+
+
+@app.command("list")
+def list_(home: HomeOpt = None) -> None:
+    """List the databases of the home."""
+    names = databases(_dirdb(home))
+    for n in names:
+        typer.echo(n)
+    if not names:
+        typer.echo("No databases.")
+
+
+def _session_opts(db: Database, session: str, user: str, thread: int | None) -> Any:
+    return db.session(session, username=user, thread=thread)
+
+
+@app.command("sql")
+def sql(
+    name: str,
+    statement: Annotated[
+        str | None, typer.Argument(help="SQL; standard input when absent.")
+    ] = None,
+    session: Annotated[
+        str, typer.Option(help="Session name (interleave across calls).")
+    ] = "DEFAULT",
+    user: Annotated[str, typer.Option(help="User (default schema) of a new session.")] = "GGUSER",
+    thread: Annotated[int | None, typer.Option(help="Redo thread of a new session.")] = None,
+    clock_rate: Annotated[float, typer.Option(help="Redo time per wall second.")] = 1.0,
+    home: HomeOpt = None,
+) -> None:
+    """Run SQL statements in one session (``;``-separated)."""
+    text = statement if statement is not None else sys.stdin.read()
+    with _db(home, name, clock_rate=clock_rate) as db:
+        s = _session_opts(db, session, user, thread)
+        for r in run_script(db, s, text):
+            _print_result(r)
+        db.checkpoint()
+
+
+@app.command("run")
+def run(
+    name: str,
+    script: Path,
+    session: Annotated[str, typer.Option(help="Session name.")] = "DEFAULT",
+    user: Annotated[str, typer.Option(help="User (default schema) of a new session.")] = "GGUSER",
+    thread: Annotated[int | None, typer.Option(help="Redo thread of a new session.")] = None,
+    clock_rate: Annotated[float, typer.Option(help="Redo time per wall second.")] = 1.0,
+    home: HomeOpt = None,
+) -> None:
+    """Run a SQL script file."""
+    try:
+        text = script.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise _fail(SourceError(f"cannot read {script}: {exc.strerror}", "GGS-SRC-0107")) from None
+    with _db(home, name, clock_rate=clock_rate) as db:
+        s = _session_opts(db, session, user, thread)
+        for r in run_script(db, s, text):
+            _print_result(r)
+
+
+@app.command("workload")
+def workload(
+    name: str,
+    tables: Annotated[int, typer.Option(help="Tables (WL.WL_Tnn).")] = 4,
+    tps: Annotated[float, typer.Option(help="Transactions/s (0 = unthrottled).")] = 0.0,
+    rows_per_txn: Annotated[int, typer.Option(help="Row changes per transaction.")] = 10,
+    duration: Annotated[float | None, typer.Option(help="Seconds of wall time.")] = None,
+    transactions: Annotated[int | None, typer.Option(help="Transactions to run.")] = None,
+    mix: Annotated[
+        str, typer.Option(help="insert=..,update=..,delete=..")
+    ] = "insert=50,update=35,delete=15",
+    rollback_ratio: Annotated[
+        float, typer.Option(help="Share of transactions rolled back.")
+    ] = 0.05,
+    long_txn: Annotated[
+        str | None,
+        typer.Option(help="COUNT:AGE long-running transactions (AGE seconds of redo time)."),
+    ] = None,
+    sessions: Annotated[int, typer.Option(help="Concurrent sessions.")] = 8,
+    clock_rate: Annotated[float, typer.Option(help="Redo time per wall second.")] = 1.0,
+    seed: Annotated[int, typer.Option(help="Random seed.")] = 1,
+    home: HomeOpt = None,
+) -> None:
+    """Generate a reproducible OLTP workload (with a progress bar)."""
+    long_count, long_age = 0, 3600.0
+    if long_txn:
+        try:
+            c, _, a = long_txn.partition(":")
+            long_count, long_age = int(c), float(a)
+        except ValueError:
+            raise _fail(SourceError(f"--long-txn: expected COUNT:AGE, got {long_txn!r}")) from None
+    spec = WorkloadSpec(
+        tables=tables,
+        tps=tps,
+        rows_per_txn=max(1, rows_per_txn),
+        duration=duration,
+        transactions=transactions if transactions is not None or duration is not None else 1000,
+        mix=_guard(lambda: parse_mix(mix)),
+        rollback_ratio=rollback_ratio,
+        long_txns=long_count,
+        long_age=long_age,
+        sessions=sessions,
+        seed=seed,
+    )
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    total = spec.transactions if spec.duration is None else spec.duration
+    with (
+        _db(home, name, clock_rate=clock_rate) as db,
+        Progress(
+            TextColumn("[bold]workload"),
+            BarColumn(),
+            TextColumn("{task.description}"),
+            TimeElapsedColumn(),
+            transient=True,
+        ) as bar,
+    ):
+        task = bar.add_task("", total=total)
+
+        def progress(st: WorkloadStats) -> None:
+            done = st.transactions if spec.duration is None else st.seconds
+            bar.update(
+                task,
+                completed=done,
+                description=f"{st.transactions} txns, {st.row_changes} row changes",
+            )
+
+        stats = run_workload(db, spec, progress)
+    typer.echo(
+        f"{stats.transactions} transactions ({stats.commits} committed, {stats.rollbacks} rolled "
+        f"back), {stats.row_changes} row changes, {stats.redo_bytes} bytes of redo in "
+        f"{stats.seconds:.2f}s ({stats.row_changes_per_s:,.0f} row changes/s)"
+    )
+
+
+@app.command("switch-log")
+def switch_log(
+    name: str,
+    thread: Annotated[int | None, typer.Option(help="Thread (default: all).")] = None,
+    home: HomeOpt = None,
+) -> None:
+    """Switch (and archive) the current log of one or all threads."""
+    with _db(home, name) as db:
+        seqs = db.switch_log(thread)
+    typer.echo("System altered. New sequence(s): " + ", ".join(map(str, seqs)))
+
+
+@app.command("crash-instance")
+def crash_instance(
+    name: str,
+    thread: Annotated[int, typer.Option(help="The instance (redo thread) to crash.")],
+    home: HomeOpt = None,
+) -> None:
+    """Crash one instance: its open transactions never get a rollback record."""
+    with _db(home, name) as db:
+        orphans = db.crash_instance(thread)
+    typer.echo(f"Instance {thread} crashed; orphaned transactions: {', '.join(orphans) or 'none'}")
+
+
+@app.command("logs")
+def logs(name: str, home: HomeOpt = None) -> None:
+    """List redo logs: thread, sequence, status, SCN range, size, path."""
+    with _db(home, name) as db:
+        infos = db.list_logs()
+    for i in infos:
+        status = "ARCHIVED" if i.archived else "CURRENT"
+        nxt = str(i.next_scn) if i.next_scn else "-"
+        typer.echo(
+            f"{i.thread:3d} {i.sequence:9d} {status:8s} {i.first_scn:>12d} {nxt:>12s} "
+            f"{i.size:>12d} {i.path}"
+        )
+
+
+@app.command("import-dump")
+def import_dump(
+    name: str,
+    files: Annotated[list[Path], typer.Argument(help="Oracle logfile dump text files.")],
+    dictionary: Annotated[Path, typer.Option(help="Dictionary JSON of the dumped tables.")],
+    lenient: Annotated[bool, typer.Option(help="Skip non-dump text with a warning.")] = False,
+    home: HomeOpt = None,
+) -> None:
+    """Append the records of Oracle dump text to NAME's redo, keeping SCNs/XIDs/RBAs."""
+    dic = _guard(lambda: load_dictionary(dictionary))
+    records = []
+    for f in files:
+        try:
+            with open(f, encoding="utf-8") as fh:
+                result = _guard(lambda fh=fh, f=f: parse_dump(fh, source=str(f), lenient=lenient))
+        except OSError as exc:
+            raise _fail(SourceError(f"cannot read {f}: {exc.strerror}", "GGS-SRC-0107")) from None
+        for w in result.warnings:
+            typer.echo(f"warning: {w}", err=True)
+        records.extend(result.records)
+    with _db(home, name) as db:
+        n = db.append_foreign(records, dic)
+    typer.echo(f"{n} redo record(s) imported from {len(files)} file(s).")
+
+
+@app.command("dump")
+def dump(
+    name: str,
+    from_scn: Annotated[int, typer.Option(help="Only records with SCN >= this.")] = 0,
+    thread: Annotated[int | None, typer.Option(help="Only this thread.")] = None,
+    home: HomeOpt = None,
+) -> None:
+    """Print the redo log in Oracle logfile dump text format."""
+    with _db(home, name) as db:
+        located = db.records(thread, from_scn)
+    out = sys.stdout
+    for line in dump_text((lr.record, lr.end - lr.offset) for lr in located):
+        out.write(line + "\n")
