@@ -41,6 +41,7 @@ class Login:
     database: str
     kind: str
     target: str
+    password: str | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True)

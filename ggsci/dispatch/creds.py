@@ -79,7 +79,7 @@ def dblogin(session: Session, cmd: M.DbLogin) -> None:
         check_login(db, user, password)
     except (CredentialStoreError, LoginError) as exc:
         raise CommandFailed(f"ERROR: Unable to log in: {exc}") from exc
-    session.login = Login(user, db.name, db.kind, db.target)
+    session.login = Login(user, db.name, db.kind, db.target, password)
     session.say("Successfully logged into database.")
 
 

@@ -71,3 +71,39 @@ def test_dblogin_sqlite_file_and_errors(shell: Shell, home: Home) -> None:
     assert shell.run("DBLOGIN SOURCEDB missing.db").startswith(
         "ERROR: Unable to log in: SQLite database"
     )
+
+
+def test_checkpoint_table_in_an_sqlite_target(home: Home) -> None:
+    shell = Shell(home, answers=["password-for-dblogin", "y"])
+    target = home.root / "target.db"
+    sqlite3.connect(target).close()
+    assert (
+        shell.run("ADD CHECKPOINTTABLE gg.ckpt")
+        == "ERROR: Not logged into database, use DBLOGIN.\n"
+    )
+    shell.run("DBLOGIN USERID app@target.db")
+    assert (
+        shell.run("ADD CHECKPOINTTABLE gg.ckpt")
+        == "Successfully created checkpoint table gg.ckpt.\n"
+    )
+    with sqlite3.connect(target) as conn:
+        cols = [r[1] for r in conn.execute("pragma table_info(ckpt)")]
+        lox = [r[1] for r in conn.execute("pragma table_info(ckpt_lox)")]
+    assert cols[:4] == ["group_name", "group_key", "seqno", "rba"] and "log_cmplt_xids" in cols
+    assert lox == [
+        "group_name",
+        "group_key",
+        "log_cmplt_csn",
+        "log_cmplt_xids_seq",
+        "log_cmplt_xids",
+    ]
+    assert shell.run("ADD CHECKPOINTTABLE gg.ckpt").startswith(
+        "ERROR: Checkpoint table gg.ckpt already"
+    )
+    assert shell.run("INFO CHECKPOINTTABLE gg.ckpt") == (
+        "Checkpoint table gg.ckpt exists (0 checkpoint row(s)).\n"
+    )
+    home.globals_file.write_text("GGSCHEMA gg\nCHECKPOINTTABLE gg.ckpt\n")
+    assert shell.run("DELETE CHECKPOINTTABLE") == "Successfully deleted checkpoint table gg.ckpt.\n"
+    assert shell.prompts[-1].startswith("Are you sure you want to delete checkpoint table gg.ckpt?")
+    assert shell.run("INFO CHECKPOINTTABLE").startswith("ERROR: Checkpoint table gg.ckpt does not")
