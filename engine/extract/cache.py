@@ -1,0 +1,156 @@
+"""The transaction cache: every open transaction, within a memory budget.
+
+Every transaction is cached from its first change, even when none of its rows belong to a
+captured table (a later change might; seed 000/002). A commit hands back the transaction's
+rows in the order they were made, minus those undone by a rollback to savepoint; a rollback
+discards it. When the rows held in memory exceed the budget (``CACHEMGR CACHESIZE``), the
+largest transaction's rows are paged out to a file in ``dirtmp/`` and read back at commit,
+so a transaction larger than memory still commits whole.
+
+Driver-side only. The clock is the redo's: ages are measured against the time of the last
+record read, which is what WARNLONGTRANS and Bounded Recovery use.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.extract.lcr import Lcr, Position
+
+DEFAULT_BUDGET = 256 << 20
+
+
+@dataclass
+class Txn:
+    """An open transaction: where and when it started, who runs it, its rows."""
+
+    xid: str
+    start: Position
+    start_scn: int
+    start_time_us: int
+    user: str = ""
+    name: str = ""
+    rows: list[Lcr] = field(default_factory=list)
+    weight: int = 0
+    spilled: int = 0
+    spill_path: Path | None = None
+    undone: set[str] = field(default_factory=set)
+    row_count: int = 0
+    last_time_us: int = 0
+
+    @property
+    def captured_rows(self) -> int:
+        return self.row_count - len(self.undone)
+
+
+class CacheError(Exception):
+    pass
+
+
+class TransactionCache:
+    def __init__(self, spill_dir: Path, budget: int = DEFAULT_BUDGET) -> None:
+        self.spill_dir = spill_dir
+        self.budget = budget
+        self.txns: dict[str, Txn] = {}
+        self.weight = 0
+        self.spills = 0
+
+    # -- events ---------------------------------------------------------------------
+    def begin(self, lcr: Lcr) -> Txn:
+        """Open ``lcr.xid`` if it is not open yet (any first change opens it)."""
+        txn = self.txns.get(lcr.xid)
+        if txn is None:
+            txn = Txn(lcr.xid, lcr.pos, lcr.scn, lcr.time_us, last_time_us=lcr.time_us)
+            self.txns[lcr.xid] = txn
+        return txn
+
+    def session(self, lcr: Lcr) -> None:
+        txn = self.begin(lcr)
+        txn.user, txn.name = lcr.user, lcr.txn_name
+
+    def add(self, lcr: Lcr) -> None:
+        txn = self.begin(lcr)
+        txn.rows.append(lcr)
+        txn.row_count += 1
+        txn.last_time_us = lcr.time_us
+        w = lcr.weight()
+        txn.weight += w
+        self.weight += w
+        if self.weight > self.budget:
+            self._page_out()
+
+    def undo(self, lcr: Lcr) -> None:
+        """A rollback to savepoint undid the change whose undo record is ``lcr.ref``."""
+        txn = self.txns.get(lcr.xid)
+        if txn is not None and lcr.ref:
+            txn.undone.add(lcr.ref)
+
+    def commit(self, xid: str) -> tuple[Txn, list[Lcr]] | None:
+        """Close ``xid`` and return it with its surviving rows, in change order."""
+        txn = self.txns.pop(xid, None)
+        if txn is None:
+            return None
+        rows = list(self._spilled_rows(txn)) + txn.rows
+        self._release(txn)
+        if txn.undone:
+            rows = [r for r in rows if r.ref not in txn.undone]
+        return txn, rows
+
+    def rollback(self, xid: str) -> Txn | None:
+        txn = self.txns.pop(xid, None)
+        if txn is not None:
+            self._release(txn)
+        return txn
+
+    # -- queries --------------------------------------------------------------------
+    def oldest(self) -> Txn | None:
+        """The open transaction that started first (the recovery checkpoint's position)."""
+        return min(self.txns.values(), key=lambda t: t.start, default=None)
+
+    def open_transactions(self) -> list[Txn]:
+        return sorted(self.txns.values(), key=lambda t: t.start)
+
+    def __len__(self) -> int:
+        return len(self.txns)
+
+    def __contains__(self, xid: object) -> bool:
+        return xid in self.txns
+
+    # -- paging ---------------------------------------------------------------------
+    def _page_out(self) -> None:
+        while self.weight > self.budget:
+            victim = max(self.txns.values(), key=lambda t: t.weight, default=None)
+            if victim is None or not victim.rows:
+                return
+            self.spill_dir.mkdir(parents=True, exist_ok=True)
+            if victim.spill_path is None:
+                victim.spill_path = self.spill_dir / f"txn_{victim.xid.replace('.', '_')}.spill"
+            with open(victim.spill_path, "ab") as fh:
+                pickle.dump(victim.rows, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            victim.spilled += len(victim.rows)
+            self.weight -= victim.weight
+            victim.weight = 0
+            victim.rows = []
+            self.spills += 1
+
+    def _spilled_rows(self, txn: Txn) -> Iterator[Lcr]:
+        if txn.spill_path is None:
+            return
+        with open(txn.spill_path, "rb") as fh:
+            while True:
+                try:
+                    chunk: list[Lcr] = pickle.load(fh)
+                except EOFError:
+                    return
+                yield from chunk
+
+    def _release(self, txn: Txn) -> None:
+        self.weight -= txn.weight
+        if txn.spill_path is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(txn.spill_path)

@@ -1,0 +1,262 @@
+"""The Extract's control plane: read, order, cache, write, checkpoint. Driver side.
+
+One :meth:`Capture.poll` reads every redo record available now (decoded in Spark tasks),
+merges the threads by SCN, feeds the transaction cache, writes each committed transaction
+to the trail in commit order, makes the trail durable, and only then publishes the
+checkpoint (current read position per thread, recovery position = start of the oldest open
+transaction, trail write position). A restart re-reads from the recovery position and skips
+transactions the trail already holds whole (append-mode recovery, seed 003), so every
+committed transaction is in the trail exactly once.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from engine.extract.assemble import to_records
+from engine.extract.cache import TransactionCache
+from engine.extract.decode import Decoder, Selection
+from engine.extract.lcr import Kind, Lcr, Position
+from engine.extract.redo_source import (
+    DEFAULT_SPLIT_BYTES,
+    decode_splits,
+    plan,
+    thread_positions_after,
+)
+from engine.source.dictionary import Dictionary, load_dictionary
+from engine.trail.codec import encode_record
+from engine.trail.model import TableDef as TrailTableDef
+from engine.trail.model import TrailPosition, micros_to_datetime
+from engine.trail.writer import TrailWriter
+from params.models import ParamFile
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+
+@dataclass(frozen=True)
+class CaptureState:
+    """What a checkpoint records (JSON-able): per-thread current and recovery positions,
+    the last commit written, the trail's durable position."""
+
+    current: dict[int, Position]
+    recovery: dict[int, Position]
+    last_commit_scn: int
+    trail: TrailPosition
+    last_time_us: int = 0
+    last_scn: int = 0
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "current": {str(t): p.to_json() for t, p in self.current.items()},
+            "recovery": {str(t): p.to_json() for t, p in self.recovery.items()},
+            "last_commit_scn": self.last_commit_scn,
+            "trail": self.trail.to_json(),
+            "last_time_us": self.last_time_us,
+            "last_scn": self.last_scn,
+        }
+
+    @classmethod
+    def from_json(cls, d: dict[str, object]) -> CaptureState:
+        cur = d["current"]
+        rec = d["recovery"]
+        assert isinstance(cur, dict) and isinstance(rec, dict)
+        trail = d["trail"]
+        assert isinstance(trail, dict)
+        return cls(
+            {int(t): Position.from_json(p) for t, p in cur.items()},
+            {int(t): Position.from_json(p) for t, p in rec.items()},
+            int(str(d["last_commit_scn"])),
+            TrailPosition.from_json(trail),
+            int(str(d.get("last_time_us", 0))),
+            int(str(d.get("last_scn", 0))),
+        )
+
+
+@dataclass
+class Stats:
+    lcrs: int = 0
+    records_read: int = 0
+    transactions: int = 0
+    rollbacks: int = 0
+    excluded: int = 0
+    skipped_recovered: int = 0
+    trail_records: int = 0
+    by_op: dict[str, int] = field(default_factory=dict)
+
+
+def selection_for(model: ParamFile, dictionary: Dictionary) -> Selection:
+    """Resolve TABLE / TABLEEXCLUDE wildcards against the dictionary once, on the driver."""
+    chosen: set[tuple[str, str]] = set()
+    truncates: set[tuple[str, str]] = set()
+    for t in dictionary.tables.values():
+        spec = model.captured(t.owner, t.name)
+        if spec is not None:
+            chosen.add((t.owner.upper(), t.name.upper()))
+            if spec.get_truncates:
+                truncates.add((t.owner.upper(), t.name.upper()))
+    return Selection(frozenset(chosen), frozenset(truncates))
+
+
+class Capture:
+    """One Extract's capture loop (the group process or ``ggsci extract`` runs it)."""
+
+    def __init__(
+        self,
+        model: ParamFile,
+        source_root: Path,
+        writer: TrailWriter,
+        spill_dir: Path,
+        *,
+        start: dict[int, Position],
+        spark: SparkSession | None = None,
+        state: CaptureState | None = None,
+        cache_budget: int | None = None,
+        split_bytes: int = DEFAULT_SPLIT_BYTES,
+        on_commit: Callable[[str, int, int], None] | None = None,
+    ) -> None:
+        self.model = model
+        self.source_root = source_root
+        self.redo_dir = source_root / "redo"
+        self.writer = writer
+        self.spark = spark
+        self.split_bytes = split_bytes
+        self.cache = TransactionCache(
+            spill_dir, cache_budget or model.cachemgr.cache_size or (256 << 20)
+        )
+        self.stats = Stats()
+        self.on_commit = on_commit
+        self._dictionary_mtime = 0.0
+        self.decoder = self._decoder()
+        tl = model.tranlog
+        self.exclude_users = {u.upper() for u in tl.exclude_users}
+        self.exclude_trans = {t.upper() for t in tl.exclude_trans}
+        self.excluded: set[str] = set()
+        last = writer.recovery.last_transaction if writer.recovery else None
+        trail_scn = (
+            int(last.logcsn) if last is not None and last.logcsn and last.logcsn.isdigit() else 0
+        )
+        if state is not None:
+            # Re-read from the recovery position: open transactions are rebuilt from redo.
+            self.positions = dict(state.current)
+            for t, p in state.recovery.items():
+                self.positions[t] = p
+            self.last_commit_scn = max(state.last_commit_scn, trail_scn)
+            self.last_time_us = state.last_time_us
+            self.last_scn = state.last_scn
+        else:
+            self.positions = dict(start)
+            self.last_commit_scn = trail_scn
+            self.last_time_us = 0
+            self.last_scn = 0
+
+    # -- set-up ---------------------------------------------------------------------
+    def _decoder(self) -> Decoder:
+        path = self.source_root / "dictionary.json"
+        self._dictionary_mtime = path.stat().st_mtime if path.exists() else 0.0
+        dictionary = load_dictionary(path)
+        for t in dictionary.tables.values():
+            if self.model.captured(t.owner, t.name) is not None:
+                self.writer.define_table(
+                    TrailTableDef(t.qualified, tuple(c.name for c in t.columns))
+                )
+        return Decoder(dictionary, selection_for(self.model, dictionary))
+
+    def _refresh_dictionary(self) -> None:
+        path = self.source_root / "dictionary.json"
+        if path.exists() and path.stat().st_mtime != self._dictionary_mtime:
+            self.decoder = self._decoder()
+
+    # -- the loop -------------------------------------------------------------------
+    def poll(self) -> int:
+        """Process all redo available now; return how many LCRs were consumed."""
+        self._refresh_dictionary()
+        splits = plan(self.redo_dir, self.positions, self.split_bytes)
+        if not splits:
+            return 0
+        results = decode_splits(self.decoder, splits, self.spark)
+        self.stats.records_read += sum(r.records for r in results)
+        per_thread: dict[int, list[Lcr]] = {}
+        for r in results:
+            per_thread.setdefault(r.split.thread, []).extend(r.lcrs)
+        merged: Iterator[Lcr] = heapq.merge(*per_thread.values(), key=lambda lcr: lcr.order_key)
+        n = 0
+        pending: list[bytes] = []
+        for lcr in merged:
+            n += 1
+            self._consume(lcr, pending)
+        if pending:
+            self.writer.append_many(pending)
+        self.positions = thread_positions_after(results, self.positions, self.redo_dir)
+        self.stats.lcrs += n
+        return n
+
+    def _consume(self, lcr: Lcr, out: list[bytes]) -> None:
+        self.last_time_us = max(self.last_time_us, lcr.time_us)
+        self.last_scn = max(self.last_scn, lcr.scn)
+        k = lcr.kind
+        if k is Kind.ROW:
+            self.cache.add(lcr)
+        elif k is Kind.BEGIN:
+            self.cache.begin(lcr)
+        elif k is Kind.SESSION:
+            self.cache.session(lcr)
+            if lcr.user.upper() in self.exclude_users or (
+                lcr.txn_name and lcr.txn_name.upper() in self.exclude_trans
+            ):
+                self.excluded.add(lcr.xid)
+        elif k is Kind.UNDO:
+            self.cache.undo(lcr)
+        elif k is Kind.COMMIT:
+            done = self.cache.commit(lcr.xid)
+            excluded = lcr.xid in self.excluded
+            self.excluded.discard(lcr.xid)
+            if done is None:
+                return
+            _, rows = done
+            if excluded:
+                self.stats.excluded += 1
+                return
+            if lcr.scn <= self.last_commit_scn:
+                self.stats.skipped_recovered += 1
+                return
+            self.last_commit_scn = lcr.scn
+            self.stats.transactions += 1
+            if rows:
+                for rec in to_records(lcr.xid, lcr.scn, lcr.time_us, rows):
+                    out.append(encode_record(rec))
+                    self.stats.by_op[rec.op_name] = self.stats.by_op.get(rec.op_name, 0) + 1
+                self.stats.trail_records += len(rows)
+            if self.on_commit is not None:
+                self.on_commit(lcr.xid, lcr.scn, len(rows))
+        elif k is Kind.ROLLBACK:
+            self.cache.rollback(lcr.xid)
+            self.excluded.discard(lcr.xid)
+            self.stats.rollbacks += 1
+
+    # -- checkpoints ----------------------------------------------------------------
+    def durable_state(self) -> CaptureState:
+        """Make the trail durable, then describe the state a checkpoint may publish."""
+        trail = self.writer.sync()
+        recovery = dict(self.positions)
+        for txn in self.cache.open_transactions():
+            t = txn.start.thread
+            if txn.start < recovery.get(t, txn.start) or t not in recovery:
+                recovery[t] = txn.start
+        return CaptureState(
+            dict(self.positions),
+            recovery,
+            self.last_commit_scn,
+            trail,
+            self.last_time_us,
+            self.last_scn,
+        )
+
+    @property
+    def last_time(self) -> datetime | None:
+        return micros_to_datetime(self.last_time_us) if self.last_time_us else None

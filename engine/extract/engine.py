@@ -1,0 +1,284 @@
+"""An Extract run: from a home, a parameter file and (optionally) a group definition to a
+:class:`~engine.extract.capture.Capture` that is polled until stopped, with checkpoints.
+
+Used by the group process (:mod:`engine.extract.runner`) and by the foreground
+``ggsci extract paramfile ...``. Everything the run reports goes through ``emit`` (OGG
+message format: code, severity, text), which writes the report file and ``ggserr.log``.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import datetime
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from engine.checkpoints import (
+    Checkpoints,
+    ReadCheckpoint,
+    WriteCheckpoint,
+    load_checkpoints,
+    save_checkpoints,
+)
+from engine.checkpoints import Position as CpPosition
+from engine.events import Severity
+from engine.extract.capture import Capture, CaptureState
+from engine.extract.lcr import Position
+from engine.groups import DEFAULT_MEGABYTES, GroupDef
+from engine.home import Home
+from engine.source.logfile import read_records
+from engine.source.logs import list_logs
+from engine.trail.model import micros_to_datetime
+from engine.trail.writer import TrailWriter
+from params.models import ParamFile
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+Emit = Callable[[str, Severity, str], None]
+
+
+class ExtractError(Exception):
+    """The run cannot start or go on; ``code`` is the OGG message to abend with."""
+
+    def __init__(self, code: str, text: str) -> None:
+        super().__init__(f"{code} {text}")
+        self.code = code
+        self.text = text
+
+
+def source_root(home: Home, model: ParamFile) -> Path:
+    """The embedded source database: SOURCEDB name, else the home's only database."""
+    name = model.login.sourcedb
+    if name is None:
+        dbs = (
+            sorted(p for p in home.dirdb.iterdir() if (p / "data.sqlite").exists())
+            if home.dirdb.is_dir()
+            else []
+        )
+        if len(dbs) == 1:
+            return dbs[0]
+        raise ExtractError(
+            "OGG-00664",
+            "No source database: add SOURCEDB <name> to the parameter file "
+            f"({len(dbs)} databases in {home.dirdb}).",
+        )
+    root = home.dirdb / name.upper()  # database names are upper case, as Oracle's
+    if not (root / "data.sqlite").exists():
+        raise ExtractError("OGG-00664", f"Source database {name} does not exist in {home.dirdb}.")
+    return root
+
+
+def _first_position(
+    redo_dir: Path, thread: int, accept: Callable[[int, datetime], bool]
+) -> Position | None:
+    for info in list_logs(redo_dir, thread):
+        for lr in read_records(info.path):
+            if accept(lr.record.scn, lr.record.timestamp):
+                return Position(thread, lr.sequence, lr.offset)
+    return None
+
+
+def initial_positions(
+    redo_dir: Path, reads: tuple[ReadCheckpoint, ...], threads: int
+) -> dict[int, Position]:
+    """Where a new Extract starts, per thread: EXTSEQNO/EXTRBA, else the first record at or
+    after SCN / BEGIN time, else (no group definition) the start of the logs."""
+    out: dict[int, Position] = {}
+    logs = list_logs(redo_dir)
+    by_thread = {i.thread for i in logs} | set(range(1, threads + 1))
+    cur = {r.current.thread: r.current for r in reads}
+    for t in sorted(by_thread):
+        p = cur.get(t)
+        first_seq = min((i.sequence for i in logs if i.thread == t), default=1)
+        if p is None:
+            out[t] = Position(t, first_seq, 0)
+        elif p.seqno:
+            out[t] = Position(t, p.seqno, p.rba)
+        elif p.scn is not None:
+            found = _first_position(redo_dir, t, partial(_scn_at_least, p.scn))
+            out[t] = found or _end_of(redo_dir, t)
+        elif p.timestamp:
+            when = datetime.fromisoformat(p.timestamp)
+            found = _first_position(redo_dir, t, partial(_time_at_least, when))
+            out[t] = found or _end_of(redo_dir, t)
+        else:
+            out[t] = Position(t, first_seq, 0)
+    return out
+
+
+def _scn_at_least(scn: int, record_scn: int, _ts: datetime) -> bool:
+    return record_scn >= scn
+
+
+def _time_at_least(when: datetime, _scn: int, ts: datetime) -> bool:
+    return ts >= when
+
+
+def _end_of(redo_dir: Path, thread: int) -> Position:
+    logs = list_logs(redo_dir, thread)
+    if not logs:
+        return Position(thread, 1, 0)
+    last = logs[-1]
+    return Position(thread, last.sequence, last.size)
+
+
+class ExtractRun:
+    def __init__(
+        self,
+        home: Home,
+        model: ParamFile,
+        group: GroupDef | None,
+        emit: Emit,
+        *,
+        spark: SparkSession | None,
+        brreset: bool = False,
+        durable: bool = True,
+        clock: Callable[[], datetime] = datetime.now,
+    ) -> None:
+        if not model.trails:
+            raise ExtractError("OGG-01044", "No EXTTRAIL or RMTTRAIL in the parameter file.")
+        self.home = home
+        self.model = model
+        self.name = (model.group or (group.name if group else "EXTRACT")).upper()
+        self.group = group
+        self.emit = emit
+        self.clock = clock
+        self.root = source_root(home, model)
+        trail = model.trails[0]
+        mb = next(
+            (
+                t.megabytes
+                for t in (group.trails if group else ())
+                if _same_trail(t.path, trail.path)
+            ),
+            None,
+        )
+        self.trail_path = trail.path
+        self.megabytes = mb or trail.megabytes or DEFAULT_MEGABYTES
+        target = Path(trail.path) if Path(trail.path).is_absolute() else home.root / trail.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        self.writer = TrailWriter.open(
+            target,
+            megabytes=self.megabytes,
+            header_info={"Producer": "ggsci", "GroupName": self.name, "DbName": self.root.name},
+            durable=durable,
+        )
+        rec = self.writer.recovery
+        if rec is not None and rec.action != "none":
+            emit(
+                "OGG-01740",
+                Severity.INFO,
+                f"Recovered trail {trail.path}: {rec.action} {rec.partial_records} record(s) "
+                "of a partly written transaction.",
+            )
+        self.checkpoints = load_checkpoints(home, "EXTRACT", self.name)
+        state = None
+        cps = self.checkpoints
+        if cps is not None and not cps.altered and "capture" in cps.extra:
+            state = CaptureState.from_json(cps.extra["capture"])
+            emit(
+                "OGG-01515",
+                Severity.INFO,
+                "Positioning to the recovery checkpoint (start of the oldest open transaction).",
+            )
+        start = initial_positions(
+            self.root / "redo", cps.reads if cps else (), group.threads if group else 1
+        )
+        self.capture = Capture(
+            model,
+            self.root,
+            self.writer,
+            home.dirtmp / self.name,
+            start=start,
+            spark=spark,
+            state=state,
+        )
+        self.batch_id = cps.batch_id if cps else 0
+        self.startup = {t: p for t, p in start.items()} if state is None else dict(state.current)
+        self.last_checkpoint = 0.0
+
+    # -- running --------------------------------------------------------------------
+    def run(
+        self, stop: threading.Event, *, stop_at_eof: bool = False, idle_wait: float = 0.5
+    ) -> None:
+        interval = max(1, self.model.checkpoint_secs)
+        while not stop.is_set():
+            n = self.capture.poll()
+            now = time.monotonic()
+            if n or now - self.last_checkpoint >= interval:
+                self.checkpoint()
+            if stop_at_eof and n == 0:
+                break
+            if n == 0:
+                stop.wait(idle_wait)
+        self.checkpoint()
+
+    def checkpoint(self) -> None:
+        """Make the trail durable, then publish the checkpoint that covers it."""
+        state = self.capture.durable_state()
+        self.batch_id += 1
+        ts = self.capture.last_time
+        stamp = ts.isoformat(" ") if ts else None
+        reads = tuple(
+            ReadCheckpoint(
+                "TRANLOG",
+                _cp(self.startup.get(t, p), None, None),
+                _cp(state.recovery.get(t, p), None, None),
+                _cp(p, state.last_scn or None, stamp),
+            )
+            for t, p in sorted(state.current.items())
+        )
+        write = WriteCheckpoint(
+            self.trail_path,
+            "EXTTRAIL",
+            CpPosition(state.trail.seqno, state.trail.rba),
+            self.megabytes,
+        )
+        now = self.clock()
+        lag = (now - ts).total_seconds() if ts else None
+        base = self.checkpoints or Checkpoints(self.name, "EXTRACT")
+        cps = replace(
+            base,
+            reads=reads,
+            writes=(write, *(w for w in base.writes if w.trail != self.trail_path)),
+            batch_id=self.batch_id,
+            updated=now.isoformat(" ", "seconds"),
+            lag_seconds=lag,
+            altered=False,
+            extra={**base.extra, "capture": state.to_json()},
+        )
+        save_checkpoints(self.home, cps)
+        self.checkpoints = cps
+        self.last_checkpoint = time.monotonic()
+
+    def close(self) -> None:
+        self.writer.close()
+
+    def status_lines(self) -> list[str]:
+        c = self.capture
+        s = c.stats
+        last = micros_to_datetime(c.last_time_us).isoformat(" ") if c.last_time_us else "none"
+        pos = ", ".join(
+            f"thread {t} seq {p.sequence} rba {p.offset}" for t, p in sorted(c.positions.items())
+        )
+        return [
+            f"EXTRACT {self.name}: RUNNING",
+            f"  Redo read: {pos} (last record time {last}, SCN {c.last_scn})",
+            f"  Open transactions: {len(c.cache)}; committed: {s.transactions}; "
+            f"rolled back: {s.rollbacks}",
+            f"  Trail {self.trail_path}: {s.trail_records} records written, position "
+            f"{self.writer.position.seqno}/{self.writer.position.rba}",
+        ]
+
+
+def _cp(p: Position, scn: int | None, stamp: str | None) -> CpPosition:
+    return CpPosition(seqno=p.sequence, rba=p.offset, scn=scn, timestamp=stamp, thread=p.thread)
+
+
+def _same_trail(a: str, b: str) -> bool:
+    return Path(a).as_posix().lstrip("./") == Path(b).as_posix().lstrip("./")

@@ -1,0 +1,80 @@
+"""Logical change records: what decoding redo yields, per redo record, in log order.
+
+An :class:`Lcr` is small, frozen and picklable: Spark tasks produce them from redo byte
+ranges and the driver consumes them in SCN order. Positions are kept on every LCR so that
+the driver can tell where a transaction started (its recovery position) and where reading
+can resume.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from engine.trail.model import Columns
+
+
+class Kind(enum.IntEnum):
+    BEGIN = 1  # 5.2: a transaction takes an undo slot
+    ROW = 2  # 11.x / 19.1: one row change of a captured table
+    COMMIT = 3  # 5.4 commit
+    ROLLBACK = 4  # 5.4 with the rollback flag
+    SESSION = 5  # 5.20: user and transaction name
+    UNDO = 6  # 5.6: a change of this transaction was undone (rollback to savepoint)
+    DDL = 7  # 24.1
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Position:
+    """Where a redo record is: thread, log sequence, byte offset in that log; ordered."""
+
+    thread: int
+    sequence: int
+    offset: int
+
+    def to_json(self) -> dict[str, int]:
+        return {"thread": self.thread, "sequence": self.sequence, "offset": self.offset}
+
+    @classmethod
+    def from_json(cls, d: dict[str, int]) -> Position:
+        return cls(int(d["thread"]), int(d["sequence"]), int(d["offset"]))
+
+
+@dataclass(frozen=True, slots=True)
+class Lcr:
+    """One logical change. Fields beyond the position apply to some kinds only.
+
+    ``ref`` identifies the undo record of a ROW so that an UNDO with the same ``ref``
+    (a rollback to savepoint) can cancel it. ``end`` is the byte offset just past the
+    redo record, where reading resumes.
+    """
+
+    kind: Kind
+    xid: str
+    pos: Position
+    end: int
+    scn: int
+    subscn: int = 0
+    time_us: int = 0
+    io_type: int = 0
+    table: str = ""
+    rowid: str | None = None
+    columns: Columns = ()
+    before_columns: Columns = ()
+    ref: str = ""
+    user: str = ""
+    txn_name: str = ""
+    text: str = ""
+
+    @property
+    def order_key(self) -> tuple[int, int, int, int, int]:
+        """Merge order across threads: SCN, SUBSCN, then log position."""
+        return (self.scn, self.subscn, self.pos.thread, self.pos.sequence, self.pos.offset)
+
+    def weight(self) -> int:
+        """Approximate bytes of memory this LCR holds (for the cache budget)."""
+        size = 160 + len(self.table) + len(self.rowid or "") + len(self.ref)
+        for cols in (self.columns, self.before_columns):
+            for _, v in cols:
+                size += 40 + (len(v) if v else 0)
+        return size

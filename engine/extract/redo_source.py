@@ -1,0 +1,133 @@
+"""Where the Extract reads: the source's redo logs, cut into byte ranges for Spark tasks.
+
+:func:`plan` turns the current read position of each thread into :class:`Split` ranges over
+the logs that exist now (a current log up to its size at planning time; a record being
+written past that is read next time). :func:`decode_splits` runs the decoder over the
+splits, in Spark tasks when a session is given, and returns each split's LCRs in log order
+together with where reading resumes. The driver merges threads by SCN.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from engine.extract.decode import Decoder
+from engine.extract.lcr import Lcr, Position
+from engine.source.logfile import read_records
+from engine.source.logs import LogInfo, list_logs
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+DEFAULT_SPLIT_BYTES = 16 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class Split:
+    """Records of log ``path`` whose first byte lies in ``[start, end)`` (end None = EOF)."""
+
+    thread: int
+    sequence: int
+    path: str
+    start: int
+    end: int | None
+    archived: bool
+    last_of_log: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SplitResult:
+    split: Split
+    lcrs: list[Lcr]
+    resume: int | None  # byte offset after the last record read (None: no record)
+    records: int
+
+
+def plan(
+    redo_dir: Path, positions: dict[int, Position], split_bytes: int = DEFAULT_SPLIT_BYTES
+) -> list[Split]:
+    """Splits to read from ``positions`` (thread → next record) to the end of the logs."""
+    out: list[Split] = []
+    by_thread: dict[int, list[LogInfo]] = {}
+    for info in list_logs(redo_dir):
+        by_thread.setdefault(info.thread, []).append(info)
+    for thread, logs in sorted(by_thread.items()):
+        pos = positions.get(thread)
+        for info in logs:
+            if pos is not None and info.sequence < pos.sequence:
+                continue
+            start = pos.offset if pos is not None and info.sequence == pos.sequence else 0
+            size = info.size
+            if start >= size and not info.archived:
+                continue
+            cut = start
+            while True:
+                end: int | None = cut + split_bytes
+                last = end is None or end >= size
+                if last:
+                    end = None if info.archived else size
+                out.append(
+                    Split(thread, info.sequence, str(info.path), cut, end, info.archived, last)
+                )
+                if last:
+                    break
+                assert end is not None
+                cut = end
+    return out
+
+
+def decode_split(decoder: Decoder, split: Split) -> SplitResult:
+    """Runs in a Spark task (or on the driver): decode one split."""
+    lcrs: list[Lcr] = []
+    resume: int | None = None
+    n = 0
+    for lr in read_records(split.path, split.start, split.end):
+        lcrs.extend(decoder.decode(lr))
+        resume = lr.end
+        n += 1
+    return SplitResult(split, lcrs, resume, n)
+
+
+def _task(decoder_bc: Any, splits: Iterable[Split]) -> Iterator[SplitResult]:
+    decoder = decoder_bc.value
+    for s in splits:
+        yield decode_split(decoder, s)
+
+
+def decode_splits(
+    decoder: Decoder, splits: Sequence[Split], spark: SparkSession | None
+) -> list[SplitResult]:
+    """Decode every split; in order of ``splits``. With Spark, one task per split."""
+    if not splits:
+        return []
+    if spark is None:
+        return [decode_split(decoder, s) for s in splits]
+    sc = spark.sparkContext
+    bc = sc.broadcast(decoder)
+    try:
+        rdd = sc.parallelize(list(splits), len(splits))
+        return rdd.mapPartitions(lambda it: _task(bc, it)).collect()
+    finally:
+        bc.unpersist()
+
+
+def thread_positions_after(
+    results: Sequence[SplitResult], positions: dict[int, Position], redo_dir: Path
+) -> dict[int, Position]:
+    """Where each thread resumes after ``results``: after its last record read; past the
+    end of an archived log that was read to its end (the next sequence, offset 0)."""
+    new = dict(positions)
+    for r in results:
+        s = r.split
+        if r.resume is not None:
+            new[s.thread] = Position(s.thread, s.sequence, r.resume)
+        elif s.thread not in new:
+            new[s.thread] = Position(s.thread, s.sequence, s.start)
+        if s.archived and s.last_of_log:
+            cur = new[s.thread]
+            if cur.sequence == s.sequence:
+                new[s.thread] = Position(s.thread, s.sequence + 1, 0)
+    return new

@@ -1,0 +1,59 @@
+"""The Extract group process's runner (registered in :data:`engine.process.RUNNERS`).
+
+``prepare`` checks the parameter file (abend with every diagnostic), opens the run (source,
+trail recovery, checkpoint), starts the process's SparkSession; ``run`` polls until STOP.
+"""
+
+from __future__ import annotations
+
+from engine.events import Severity
+from engine.extract.engine import ExtractError, ExtractRun
+from engine.paramcheck import check_param_file
+from engine.process import GroupContext, GroupRunner, ProcessAbend
+from engine.spark import SparkSettings, get_session, master_from
+from params.check import check_file
+
+
+class ExtractRunner(GroupRunner):
+    def __init__(self) -> None:
+        self.run_: ExtractRun | None = None
+
+    def prepare(self, ctx: GroupContext) -> None:
+        path = ctx.param_file
+        if not path.exists():
+            raise ProcessAbend("OGG-00303", f"Could not open parameter file {path}.")
+        checked = check_param_file(path, cwd=ctx.home.root)
+        for line in checked.rendered:
+            ctx.report.line(line)
+        if not checked.ok:
+            raise ProcessAbend(
+                "OGG-10144",
+                f"Parameter file {path.name} has {checked.errors} error(s); see the report.",
+            )
+        model = check_file(path, cwd=ctx.home.root).model
+        spark = get_session(
+            SparkSettings(
+                master=master_from(ctx.home.globals_file),
+                app_name=f"ggsci-extract-{ctx.group.name}",
+                log_file=ctx.home.dirrpt / f"{ctx.group.name}_spark.log",
+            )
+        )
+        try:
+            self.run_ = ExtractRun(ctx.home, model, ctx.group, ctx.event, spark=spark)
+        except ExtractError as exc:
+            raise ProcessAbend(exc.code, exc.text) from exc
+        ctx.event(
+            "OGG-01055",
+            Severity.INFO,
+            f"Recovery initialization completed for target file {self.run_.trail_path}.",
+        )
+
+    def run(self, ctx: GroupContext) -> None:
+        assert self.run_ is not None
+        try:
+            self.run_.run(ctx.stop_requested)
+        finally:
+            self.run_.close()
+
+    def status_lines(self, ctx: GroupContext) -> list[str]:
+        return self.run_.status_lines() if self.run_ else super().status_lines(ctx)

@@ -1,0 +1,143 @@
+"""``ggsci extract paramfile FILE [reportfile FILE] [BRRESET] [--stop-at-eof]``.
+
+GoldenGate's own command line for running an Extract in the foreground. It hands over to
+engine code (which starts a JVM for Spark); importing this module starts nothing.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+_KEYWORDS = {
+    "PARAMFILE": "paramfile",
+    "PF": "paramfile",
+    "REPORTFILE": "reportfile",
+    "RF": "reportfile",
+}
+
+
+def _parse(words: list[str]) -> tuple[Path, Path | None, bool]:
+    paramfile: Path | None = None
+    reportfile: Path | None = None
+    brreset = False
+    i = 0
+    while i < len(words):
+        w = words[i].upper()
+        if w == "BRRESET":
+            brreset = True
+            i += 1
+            continue
+        key = _KEYWORDS.get(w)
+        if key is None or i + 1 >= len(words):
+            raise typer.BadParameter(
+                f"expected PARAMFILE file [REPORTFILE file] [BRRESET], found {words[i]!r}"
+            )
+        if key == "paramfile":
+            paramfile = Path(words[i + 1])
+        else:
+            reportfile = Path(words[i + 1])
+        i += 2
+    if paramfile is None:
+        raise typer.BadParameter("PARAMFILE is required")
+    return paramfile, reportfile, brreset
+
+
+def extract(
+    words: Annotated[list[str], typer.Argument(help="PARAMFILE file [REPORTFILE file] [BRRESET]")],
+    stop_at_eof: Annotated[
+        bool,
+        typer.Option(
+            "--stop-at-eof", help="Stop once the available redo is processed and the trail flushed."
+        ),
+    ] = False,
+    home: Annotated[
+        Path | None,
+        typer.Option(
+            "--home", help="The home directory (default: $GGHOME or the current directory)."
+        ),
+    ] = None,
+    master: Annotated[
+        str | None,
+        typer.Option(
+            "--master",
+            help="Spark master (default: GLOBALS SPARKMASTER, $GGSCI_SPARK_MASTER, local[*]).",
+        ),
+    ] = None,
+) -> None:
+    """Run an Extract in the foreground, as GoldenGate's ``extract paramfile ...`` does."""
+    from engine.events import CAPTURE_COMPONENT, Event, Severity, log_event
+    from engine.extract.engine import ExtractError, ExtractRun
+    from engine.groups import GroupStore
+    from engine.home import resolve_home
+    from engine.report import ReportWriter
+    from params.check import check_file
+    from params.errors import render
+
+    paramfile, reportfile, brreset = _parse(words)
+    h = resolve_home(home or (Path.cwd() if (Path.cwd() / "dirprm").is_dir() else None))
+    result = check_file(paramfile, cwd=h.root)
+    for d in result.diagnostics:
+        typer.echo(render(d), err=True)
+    if not result.ok:
+        typer.echo(
+            f"ERROR OGG-10144  Parameter file {paramfile} has {len(result.errors)} error(s).",
+            err=True,
+        )
+        raise typer.Exit(1)
+    model = result.model
+    name = (model.group or paramfile.stem).upper()
+    report = ReportWriter(reportfile or h.dirrpt / f"{name}.rpt")
+    report.start(
+        CAPTURE_COMPONENT,
+        None,
+        [ln.rstrip("\n") for ln in paramfile.read_text(errors="replace").splitlines()],
+    )
+
+    def emit(code: str, severity: Severity, text: str) -> None:
+        ev = Event(code, severity, text, CAPTURE_COMPONENT, paramfile.name)
+        report.event(ev)
+        h.dirrpt.mkdir(parents=True, exist_ok=True)
+        log_event(h.ggserr_log, ev)
+        if severity is not Severity.INFO:
+            typer.echo(ev.format(datetime.now()), err=True)
+
+    from engine.spark import SparkSettings, get_session, master_from
+
+    spark = get_session(
+        SparkSettings(
+            master=master or master_from(h.globals_file),
+            app_name=f"ggsci-extract-{name}",
+            log_file=h.dirrpt / f"{name}_spark.log",
+        )
+    )
+    group = GroupStore(h).get(name)
+    try:
+        run = ExtractRun(h, model, group, emit, spark=spark, brreset=brreset)
+    except ExtractError as exc:
+        emit(exc.code, Severity.ERROR, exc.text)
+        raise typer.Exit(1) from exc
+    emit("OGG-00993", Severity.INFO, f"EXTRACT {name} started.")
+    stop = threading.Event()
+    try:
+        run.run(stop, stop_at_eof=stop_at_eof)
+    except KeyboardInterrupt:
+        stop.set()
+        run.checkpoint()
+    finally:
+        run.close()
+    s = run.capture.stats
+    summary = (
+        f"EXTRACT {name}: {s.records_read} redo records, {s.transactions} committed "
+        f"transaction(s), {s.rollbacks} rolled back, {s.trail_records} trail record(s) "
+        f"to {run.trail_path}."
+    )
+    report.line(summary)
+    emit("OGG-00991", Severity.INFO, f"EXTRACT {name} stopped normally.")
+    typer.echo(summary)
+    sys.stdout.flush()
