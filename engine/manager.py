@@ -43,9 +43,16 @@ POLL_SECONDS = 0.2
 KINDS = {"EXTRACT": GroupKind.EXTRACT, "REPLICAT": GroupKind.REPLICAT}
 
 
-def group_command(home: Home, kind: str, name: str) -> list[str]:
-    """The command line of a group process (the runner entry point)."""
-    return [sys.executable, "-m", "engine.process", kind, name, "--home", str(home.root)]
+START_OPTIONS = ("ATCSN", "AFTERCSN")
+
+
+def group_command(home: Home, kind: str, name: str, options: tuple[str, ...] = ()) -> list[str]:
+    """The command line of a group process (the runner entry point); ``options`` are START's
+    ``ATCSN n`` / ``AFTERCSN n``, passed on as ``--atcsn n`` / ``--aftercsn n``."""
+    argv = [sys.executable, "-m", "engine.process", kind, name, "--home", str(home.root)]
+    for word, value in zip(options[::2], options[1::2], strict=True):
+        argv += [f"--{word.lower()}", value]
+    return argv
 
 
 @dataclass
@@ -92,7 +99,7 @@ class Manager:
 
     # -- requests --------------------------------------------------------------------------
     def _group_of(self, request: Request) -> tuple[str, str] | Reply:
-        if len(request.args) != 2 or request.args[0].upper() not in KINDS:
+        if len(request.args) < 2 or request.args[0].upper() not in KINDS:
             return Reply.error("ERROR: expected EXTRACT|REPLICAT and a group name.")
         return request.args[0].upper(), request.args[1].upper()
 
@@ -106,9 +113,12 @@ class Manager:
             f"Command received from GGSCI on host "
             f"{os.uname().nodename} (START {target[0]} {target[1]} ).",
         )
-        return self.start_group(*target)
+        options = request.args[2:]
+        if len(options) % 2 or any(w.upper() not in START_OPTIONS for w in options[::2]):
+            return Reply.error("ERROR: START takes only ATCSN n or AFTERCSN n.")
+        return self.start_group(*target, options=tuple(options))
 
-    def start_group(self, kind: str, name: str) -> Reply:
+    def start_group(self, kind: str, name: str, options: tuple[str, ...] = ()) -> Reply:
         group = GroupStore(self.home).get(name)
         if group is None or group.kind != kind:
             return Reply.error(f"ERROR: {kind} {name} does not exist.")
@@ -119,7 +129,7 @@ class Manager:
             self.home.sub("dirout").mkdir(exist_ok=True)
             with (self.home.sub("dirout") / f"{name}.out").open("ab") as out:
                 child = subprocess.Popen(
-                    group_command(self.home, kind, name),
+                    group_command(self.home, kind, name, options),
                     cwd=self.home.root,
                     stdin=subprocess.DEVNULL,
                     stdout=out,

@@ -83,6 +83,8 @@ class GroupContext:
     force_stop: threading.Event = field(default_factory=threading.Event)
     handlers: HandlerTable = field(default_factory=HandlerTable)
     started: datetime = field(default_factory=datetime.now)
+    start_options: dict[str, int] = field(default_factory=dict)
+    """START's positioning options for this run: ``{"ATCSN": n}`` or ``{"AFTERCSN": n}``."""
 
     @property
     def component(self) -> str:
@@ -168,7 +170,13 @@ def _param_echo(path: Path) -> list[str]:
         return []
 
 
-def run_group(home: Home, kind: str, name: str, clock: Clock = datetime.now) -> int:
+def run_group(
+    home: Home,
+    kind: str,
+    name: str,
+    clock: Clock = datetime.now,
+    start_options: dict[str, int] | None = None,
+) -> int:
     """The whole life of a group process; returns its exit status (0 stopped, 1 abended)."""
     os.chdir(home.root)
     group = GroupStore(home).get(name)
@@ -198,9 +206,13 @@ def run_group(home: Home, kind: str, name: str, clock: Clock = datetime.now) -> 
     )
     write_process_file(home, pf)
     report = ReportWriter(group.report_file(home), clock)
-    ctx = GroupContext(home, group, clock, report, started=started)
+    ctx = GroupContext(
+        home, group, clock, report, started=started, start_options=dict(start_options or {})
+    )
     report.start(ctx.component, group.desc, _param_echo(ctx.param_file))
     ctx.event("OGG-00992", Severity.INFO, f"{kind} {group.name} starting.")
+    for word, value in ctx.start_options.items():
+        ctx.report.line(f"Start option: {word} {value}")
 
     signal.signal(signal.SIGTERM, lambda *_: ctx.stop_requested.set())
     server: IpcServer | None = None
@@ -251,8 +263,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("kind", choices=sorted(RUNNERS))
     parser.add_argument("group")
     parser.add_argument("--home", required=True)
+    parser.add_argument("--atcsn", type=int)
+    parser.add_argument("--aftercsn", type=int)
     args = parser.parse_args(argv)
-    return run_group(Home(Path(args.home).resolve()), args.kind, args.group)
+    options = {
+        k: v for k, v in (("ATCSN", args.atcsn), ("AFTERCSN", args.aftercsn)) if v is not None
+    }
+    return run_group(Home(Path(args.home).resolve()), args.kind, args.group, start_options=options)
 
 
 if __name__ == "__main__":

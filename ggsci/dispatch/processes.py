@@ -97,7 +97,12 @@ def start_group(session: Session, cmd: M.StartGroup) -> None:
 
     def start(group: GroupDef) -> None:
         session.say("", "Sending START request to MANAGER ...")
-        _show(session, manager_request(session.home, f"START {group.kind} {group.name}"))
+        extra = "".join(
+            f" {word} {value}"
+            for word, value in (("ATCSN", cmd.atcsn), ("AFTERCSN", cmd.aftercsn))
+            if value is not None
+        )
+        _show(session, manager_request(session.home, f"START {group.kind} {group.name}{extra}"))
 
     _each(session, groups, start)
 

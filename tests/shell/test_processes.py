@@ -133,6 +133,15 @@ def test_kill_9_from_outside_is_abended_and_status_survives_restarts(live: Shell
     start_ext1(fresh)
 
 
+def test_start_options_reach_the_group_process(live: Shell) -> None:
+    home = live.session.home
+    live.run("START MANAGER")
+    out = live.run("START EXTRACT ext1 ATCSN 4711")
+    assert out.endswith("EXTRACT EXT1 starting\n"), out
+    assert wait_for_state(home, "EXTRACT", "EXT1", {State.RUNNING}, TIMEOUT) == State.RUNNING
+    assert "Start option: ATCSN 4711" in (home.dirrpt / "EXT1.rpt").read_text()
+
+
 def test_kill_command_and_reports_age(live: Shell) -> None:
     home = live.session.home
     pid = start_ext1(live)
