@@ -90,3 +90,42 @@ def test_shell_modules_do_not_import_pyspark() -> None:
         "assert 'py4j' not in sys.modules, 'py4j imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_installed_entry_point_fast_path(home: Home, tmp_path: Path) -> None:
+    """``python -m ggsci`` without typer for the plain forms: run, obey --syntax-only, stdin."""
+    base = [sys.executable, "-m", "ggsci", "--home", str(home.root)]
+    done = subprocess.run(
+        [*base, "run", "ADD EXTRACT e1, TRANLOG, BEGIN NOW"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (0, "EXTRACT added.\n\n")
+    bad = tmp_path / "bad.oby"
+    bad.write_text("INFO EXTRACT\n")
+    done = subprocess.run(
+        [*base, "obey", "--syntax-only", str(bad)], capture_output=True, text=True, check=False
+    )
+    assert (done.returncode, done.stdout) == (
+        1,
+        f"{bad}:1:13: Expected group name, the command ends.\n",
+    )
+    done = subprocess.run(
+        base, input="STATUS EXTRACT e1\n", capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0 and "EXTRACT E1: STOPPED" in done.stdout
+    done = subprocess.run(
+        [sys.executable, "-m", "ggsci", "--help"], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0 and "params" in done.stdout and "obey" in done.stdout
+
+
+def test_fast_path_leaves_everything_else_to_typer() -> None:
+    from ggsci.cli_shell import fast_main, is_shell_invocation
+
+    assert fast_main(["--help"]) is None
+    assert fast_main(["params", "check", "x.prm"]) is None
+    assert fast_main(["run", "--home", "x", "INFO ALL"]) is None
+    assert is_shell_invocation(["--home", "x", "run", "INFO ALL"])
+    assert not is_shell_invocation(["logdump", "x"])
