@@ -31,6 +31,7 @@ _MIN_EXP: Final = -65  # 0xC1 - 65 = 0x80: a lone 0x80 byte is zero, 0x80 + digi
 _MAX_EXP: Final = 62
 _ZERO: Final = b"\x80"
 _CTX: Final = Context(prec=60)  # wider than NUMBER: normalize() must never round
+_INT_CTX: Final = Context(prec=200)  # room for every integer digit up to 1E+126
 _NEG_TERMINATOR: Final = 0x66
 
 
@@ -113,10 +114,10 @@ def decode_number(raw: bytes) -> Decimal:
         raise CodecError(f"bad NUMBER bytes: {raw.hex(' ')}")
     text = "".join(f"{d:02d}" for d in digits)
     result = Decimal(int(text)).scaleb(2 * (exp + 1) - len(text), _CTX)
-    value = (-result if negative else result).normalize(_CTX)
+    value = (result.copy_negate() if negative else result).normalize(_CTX)
     exp10 = value.as_tuple().exponent
     if isinstance(exp10, int) and exp10 > 0:  # 9E+3 -> 9000: integers print as integers
-        value = value.quantize(Decimal(1), context=_CTX)
+        value = value.quantize(Decimal(1), context=_INT_CTX)
     return value
 
 

@@ -1,0 +1,153 @@
+"""Our redo file format: round-trip, byte-range splits, torn tails, corruption, switches."""
+
+from __future__ import annotations
+
+import os
+import random
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.source.errors import RedoCorruptError, RedoTruncatedError
+from engine.source.ids import Xid
+from engine.source.logfile import BLOCK, LogWriter, read_header, read_records
+from engine.source.logs import LogSet, list_logs
+from engine.source.redo import ChangeVector, Column, Kdo, Ktb, RedoRecord
+
+
+def _records(w: LogWriter, n: int, seed: int = 1) -> list[RedoRecord]:
+    rnd = random.Random(seed)
+    out = []
+    for i in range(n):
+        cols = tuple(
+            Column(j, rnd.randbytes(rnd.choice([0, 1, 7, 100, 700])) if rnd.random() > 0.1 else None)
+            for j in range(rnd.randint(0, 6))
+        )
+        kdo = Kdo("IRP", Ktb(xid=Xid(1, 2, 3)), 0x01000436, 0x01000432, slot=i % 100, columns=cols)
+        rec = RedoRecord(1, w.next_rba(), 1000 + i, 1, datetime(2020, 1, 1, 0, 0, i % 60),
+                         (ChangeVector(11, 2, kdo, obj=76495, dba=0x01000436),))
+        w.append(rec)
+        out.append(rec)
+    w.flush()
+    return out
+
+
+@pytest.fixture
+def log(tmp_path: Path) -> tuple[Path, list[RedoRecord]]:
+    path = tmp_path / "000000007.log"
+    w = LogWriter(path, 1, 7, 1000, 0)
+    recs = _records(w, 400)
+    w.fh.close()
+    return path, recs
+
+
+def test_round_trip_and_positions(log: tuple[Path, list[RedoRecord]]) -> None:
+    path, recs = log
+    located = list(read_records(path))
+    assert [lr.record for lr in located] == recs
+    for lr in located:
+        assert lr.sequence == 7
+        assert lr.offset == lr.record.rba.byte_offset  # native RBA = where it is
+        assert lr.offset % BLOCK >= 16
+    for a, b in zip(located, located[1:], strict=False):
+        assert a.end == b.offset  # resume points chain
+    assert read_header(path).sequence == 7
+
+
+@settings(max_examples=40, deadline=None)
+@given(cuts=st.lists(st.integers(0, 400 * 1200), min_size=1, max_size=6))
+def test_any_split_reads_each_record_once(cuts: list[int], tmp_path_factory: pytest.TempPathFactory) -> None:
+    path = tmp_path_factory.mktemp("split") / "000000001.log"
+    if not path.exists():
+        w = LogWriter(path, 1, 1, 1, 0)
+        _records(w, 200, seed=5)
+        w.fh.close()
+    whole = [lr.record for lr in read_records(path)]
+    bounds = [0, *sorted(c % os.path.getsize(path) for c in cuts), None]
+    parts = []
+    for a, b in zip(bounds, bounds[1:], strict=False):
+        parts += [lr.record for lr in read_records(path, a, b)]
+    assert parts == whole
+
+
+def test_resume_from_end_offset(log: tuple[Path, list[RedoRecord]]) -> None:
+    path, recs = log
+    located = list(read_records(path))
+    mid = located[123]
+    assert [lr.record for lr in read_records(path, mid.end)] == recs[124:]
+    assert [lr.record for lr in read_records(path, mid.offset)] == recs[123:]
+
+
+def test_torn_tail_every_cut(log: tuple[Path, list[RedoRecord]], tmp_path: Path) -> None:
+    path, recs = log
+    located = list(read_records(path))
+    last = located[-1]
+    data = path.read_bytes()
+    for cut in range(last.offset, last.end, 7):
+        torn = tmp_path / "000000007.torn"
+        torn.write_bytes(data[:cut])
+        assert [lr.record for lr in read_records(torn)] == recs[:-1]
+        if cut > last.offset:
+            with pytest.raises(RedoTruncatedError):
+                list(read_records(torn, strict=True))
+
+
+def test_writer_reopen_truncates_torn_tail(log: tuple[Path, list[RedoRecord]]) -> None:
+    path, recs = log
+    last = list(read_records(path))[-1]
+    with open(path, "r+b") as fh:
+        fh.truncate(last.end - 5)
+    w = LogWriter(path, 1, 7, 1000, 0)
+    assert w.records == len(recs) - 1
+    more = _records(w, 3, seed=9)
+    w.fh.close()
+    assert [lr.record for lr in read_records(path, strict=True)] == recs[:-1] + more
+
+
+def test_corruption_is_detected(log: tuple[Path, list[RedoRecord]]) -> None:
+    path, _ = log
+    located = list(read_records(path))
+    data = bytearray(path.read_bytes())
+    data[located[10].offset + 30] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(RedoCorruptError):
+        list(read_records(path))
+    data[5 * BLOCK + 3] ^= 0xFF  # a block header
+    path.write_bytes(bytes(data))
+    with pytest.raises(RedoCorruptError):
+        list(read_records(path, 5 * BLOCK))
+
+
+def test_archived_log_with_torn_tail_is_corrupt(tmp_path: Path) -> None:
+    path = tmp_path / "000000001.log"
+    w = LogWriter(path, 1, 1, 1, 0)
+    _records(w, 20)
+    w.close(archive=True, next_scn=5000)
+    h = read_header(path)
+    assert h.archived and h.next_scn == 5000
+    size = os.path.getsize(path)
+    with open(path, "r+b") as fh:
+        fh.truncate(size - 3)
+    with pytest.raises(RedoCorruptError):
+        list(read_records(path))
+
+
+def test_logset_switch_by_size_and_request(tmp_path: Path) -> None:
+    logs = LogSet(tmp_path, 20_000, lambda: 0)
+    for t in (1, 2):
+        w = logs.writer(t, 100)
+        _records(w, 60)
+        logs.after_append(t, 200)
+    logs.switch(1, 300)
+    logs.close()
+    infos = list_logs(tmp_path)
+    t1 = [i for i in infos if i.thread == 1]
+    t2 = [i for i in infos if i.thread == 2]
+    assert [i.sequence for i in t1] == [1, 2, 3]
+    assert [i.archived for i in t1] == [True, True, False]
+    assert t1[1].next_scn == 300 and t1[2].first_scn == 300
+    assert [i.sequence for i in t2] == [1, 2]
+    assert all(list(read_records(i.path)) is not None for i in infos)
