@@ -3,7 +3,8 @@
 Two measurements, median of N runs each, in a temporary home:
 - ``ggsci run "INFO ALL"`` (start, answer one command, exit);
 - ``ggsci`` with ``EXIT`` on standard input (start the session, answer, exit).
-The requirement (issue 4) is under half a second. Run: ``.venv/bin/python benchmarks/shell_startup.py``.
+The requirement (issue 4) is under half a second.
+Run: ``.venv/bin/python benchmarks/shell_startup.py``.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def main() -> int:
         subprocess.run([*base, "run", "CREATE SUBDIRS"], check=True, capture_output=True)
         one = measure([*base, "run", "INFO ALL"], "")
         stdin = measure(base, "EXIT\n")
-    print(f"ggsci run \"INFO ALL\": median {one * 1000:.0f} ms over {RUNS} runs")
+    print(f'ggsci run "INFO ALL": median {one * 1000:.0f} ms over {RUNS} runs')
     print(f"ggsci < EXIT:          median {stdin * 1000:.0f} ms over {RUNS} runs")
     worst = max(one, stdin)
     print(f"limit {LIMIT * 1000:.0f} ms: {'ok' if worst < LIMIT else 'TOO SLOW'}")
