@@ -119,12 +119,23 @@ class GroupRunner(abc.ABC):
         return [f"{ctx.group.kind} {ctx.group.name}: RUNNING"]
 
 
+RUNNER_ENV = "GGSCI_RUNNER_{kind}"
+"""``GGSCI_RUNNER_EXTRACT=module:Class`` in the environment of the Manager (inherited by the
+groups it starts) replaces :data:`RUNNERS`'s entry: for tests that need a process without its
+engine, and for trying an engine before it is registered."""
+
+
+def runner_spec(kind: str) -> str:
+    return os.environ.get(RUNNER_ENV.format(kind=kind)) or RUNNERS[kind]
+
+
 def load_runner(kind: str) -> GroupRunner:
-    module_name, _, attr = RUNNERS[kind].partition(":")
+    spec = runner_spec(kind)
+    module_name, _, attr = spec.partition(":")
     cls = getattr(importlib.import_module(module_name), attr)
     runner = cls()
     if not isinstance(runner, GroupRunner):
-        raise TypeError(f"{RUNNERS[kind]} is not a GroupRunner")
+        raise TypeError(f"{spec} is not a GroupRunner")
     return runner
 
 

@@ -24,6 +24,13 @@ TIMEOUT = 20.0
 GOOD_PRM = "EXTRACT ext1\nEXTTRAIL ./dirdat/lt\nTABLE hr.*;\n"
 
 
+@pytest.fixture(autouse=True)
+def builtin_runners(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are about the process model, not the engines: run the built-in runner."""
+    for kind in ("EXTRACT", "REPLICAT"):
+        monkeypatch.setenv(f"GGSCI_RUNNER_{kind}", "engine.runners:ParameterCheckRunner")
+
+
 @pytest.fixture
 def live(home: Home) -> Iterator[Shell]:
     """A shell on a home with mgr.prm; afterwards every process it started is stopped."""
