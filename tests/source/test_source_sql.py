@@ -1,0 +1,215 @@
+"""SQL on the embedded database: DDL, DML, errors with codes, sessions, locks, savepoints."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from decimal import Decimal
+
+import pytest
+
+from engine.source.database import Database
+from engine.source.dictionary import load_dictionary
+from engine.source.errors import (
+    ConstraintError,
+    DatabaseError,
+    RowLockedError,
+    SqlError,
+    UnknownObjectError,
+)
+from engine.source.logical import decode, replay
+from engine.source.sql import execute, run_script, split_statements
+
+DDL = """
+CREATE TABLE t (id NUMBER PRIMARY KEY, name VARCHAR2(10) NOT NULL, born DATE, ts TIMESTAMP,
+                code CHAR(3), amount NUMBER(10,2), CONSTRAINT t_uk UNIQUE (name));
+"""
+
+
+def _db(make_db: Callable[..., Database], threads: int = 1) -> Database:
+    db = make_db(threads=threads)
+    list(run_script(db, db.session("S1", username="APP"), DDL))
+    return db
+
+
+def test_split_statements() -> None:
+    text = "a 'x;y'; -- c;\n b /* ; */; INSERT /*+ APPEND */ INTO t SELECT 1 FROM d\n/\n"
+    assert list(split_statements(text)) == ["a 'x;y'", "b", "INSERT /*+ APPEND */ INTO t SELECT 1 FROM d"]
+
+
+def test_types_values_and_select(make_db: Callable[..., Database]) -> None:
+    db = _db(make_db)
+    s = db.session("S1")
+    r = execute(db, s, "INSERT INTO t VALUES (1, 'ab', DATE '2013-01-02', "
+                       "TO_TIMESTAMP('2013-01-02 10:11:12.5','YYYY-MM-DD HH24:MI:SS.FF'), 'x', -3.25)")
+    assert r.feedback == "1 row created."
+    execute(db, s, "INSERT INTO t (id, name) VALUES (2, 'c' || 'd')")
+    res = execute(db, s, "SELECT id, name, born, ts, code, amount FROM t ORDER BY id")
+    assert res.columns == ("ID", "NAME", "BORN", "TS", "CODE", "AMOUNT")
+    assert res.rows[0] == (1, "ab", "2013-01-02 00:00:00", "2013-01-02 10:11:12.500000", "x  ", -3.25)
+    assert res.rows[1][:2] == (2, "cd")
+    execute(db, s, "COMMIT")
+    d = decode([lr.record for lr in db.records()], load_dictionary(db.root / "dictionary.json"))
+    row = d.committed[-1].changes[0].after
+    assert row["BORN"] == datetime(2013, 1, 2)
+    assert row["TS"] == datetime(2013, 1, 2, 10, 11, 12, 500000)
+    assert row["CODE"] == "x  " and row["AMOUNT"] == Decimal("-3.25")
+
+
+@pytest.mark.parametrize(
+    ("stmt", "code"),
+    [
+        ("INSERT INTO nosuch VALUES (1)", "ORA-00942"),
+        ("INSERT INTO t VALUES (1)", "ORA-00947"),
+        ("INSERT INTO t (id) VALUES (9)", "ORA-01400"),
+        ("INSERT INTO t VALUES (3, 'toolongvalue!', NULL, NULL, NULL, NULL)", "ORA-12899"),
+        ("UPDATE t SET nosuch = 1", "ORA-00904"),
+        ("FROB the table", "ORA-00900"),
+        ("SELECT FROM WHERE", "ORA-00900"),
+        ("ROLLBACK TO SAVEPOINT nope", "ORA-01086"),
+        ("CREATE TABLE t (x NUMBER)", "ORA-00955"),
+        ("CREATE TABLE u (x BLOB)", "ORA-00902"),
+    ],
+)
+def test_errors_have_codes(make_db: Callable[..., Database], stmt: str, code: str) -> None:
+    db = _db(make_db)
+    with pytest.raises(SqlError) as err:
+        execute(db, db.session("S1"), stmt)
+    assert err.value.code == code
+    assert "\n" not in str(err.value)
+
+
+def test_unique_violation_rolls_back_the_statement_only(make_db: Callable[..., Database]) -> None:
+    db = _db(make_db)
+    s = db.session("S1")
+    execute(db, s, "INSERT INTO t (id, name) VALUES (1, 'a')")
+    execute(db, s, "INSERT INTO t (id, name) VALUES (2, 'b')")
+    with pytest.raises(ConstraintError) as err:
+        execute(db, s, "UPDATE t SET name = 'z'")  # second row collides with the first
+    assert err.value.code == "ORA-00001" and "T_UK" in err.value.message
+    assert execute(db, s, "SELECT name FROM t ORDER BY id").rows == (("a",), ("b",))
+    execute(db, s, "COMMIT")
+    d = decode([lr.record for lr in db.records()], load_dictionary(db.root / "dictionary.json"))
+    (txn,) = [t for t in d.committed if t.changes]
+    assert [c.op for c in txn.changes] == ["INSERT", "INSERT"]  # the failed update compensated
+
+
+def test_row_lock_between_sessions(make_db: Callable[..., Database]) -> None:
+    db = _db(make_db, threads=2)
+    a, b = db.session("A"), db.session("B")
+    assert (a.thread, b.thread) != (a.thread, a.thread)
+    execute(db, a, "INSERT INTO app.t (id, name) VALUES (1, 'a')")
+    execute(db, a, "COMMIT")
+    execute(db, a, "UPDATE app.t SET name = 'x' WHERE id = 1")
+    with pytest.raises(RowLockedError) as err:
+        execute(db, b, "DELETE FROM app.t WHERE id = 1")
+    assert err.value.code == "ORA-00054" and "session A" in err.value.message
+    execute(db, a, "ROLLBACK")
+    assert execute(db, b, "DELETE FROM app.t WHERE id = 1").count == 1
+
+
+def test_savepoints(make_db: Callable[..., Database]) -> None:
+    db = _db(make_db)
+    s = db.session("S1")
+    execute(db, s, "INSERT INTO t (id, name) VALUES (1, 'a')")
+    execute(db, s, "SAVEPOINT sp1")
+    execute(db, s, "INSERT INTO t (id, name) VALUES (2, 'b')")
+    execute(db, s, "UPDATE t SET name = 'q' WHERE id = 1")
+    execute(db, s, "ROLLBACK TO SAVEPOINT sp1")
+    execute(db, s, "INSERT INTO t (id, name) VALUES (3, 'c')")
+    execute(db, s, "COMMIT")
+    assert execute(db, s, "SELECT id, name FROM t ORDER BY id").rows == ((1, "a"), (3, "c"))
+    recs = [lr.record for lr in db.records()]
+    assert any("5.6" in r.ops for r in recs)
+    d = decode(recs, load_dictionary(db.root / "dictionary.json"))
+    txn = [t for t in d.committed if t.changes][-1]
+    assert [(c.op, c.after.get("ID")) for c in txn.changes] == [("INSERT", 1), ("INSERT", 3)]
+
+
+def test_rollback_writes_compensation_and_rollback_flag(make_db: Callable[..., Database]) -> None:
+    db = _db(make_db)
+    s = db.session("S1")
+    execute(db, s, "INSERT INTO t (id, name) VALUES (1, 'a')")
+    execute(db, s, "COMMIT")
+    n = len(db.records())
+    execute(db, s, "DELETE FROM t")
+    execute(db, s, "ROLLBACK")
+    recs = [lr.record for lr in db.records()[n:]]
+    assert recs[-1].ops == ("5.4",) and recs[-1].changes[0].body.rollback  # type: ignore[union-attr]
+    assert ("5.6", "11.2", "10.2", "10.2") in [r.ops for r in recs]
+    assert execute(db, s, "SELECT COUNT(*) FROM t").rows == ((1,),)
+
+
+def test_array_and_direct_path(make_db: Callable[..., Database]) -> None:
+    db = _db(make_db)
+    s = db.session("S1")
+    for i in range(5):
+        execute(db, s, f"INSERT INTO t (id, name) VALUES ({i}, 'n{i}')")
+    execute(db, s, "CREATE TABLE t2 AS SELECT * FROM t WHERE ROWNUM < 1")
+    assert execute(db, s, "INSERT INTO t2 SELECT * FROM t").count == 5
+    ops = [r.ops for r in (lr.record for lr in db.records())]
+    assert any("11.11" in o for o in ops)
+    execute(db, s, "INSERT /*+ APPEND */ INTO t2 SELECT * FROM t")
+    assert any("19.1" in r.ops for r in (lr.record for lr in db.records()))
+    with pytest.raises(SqlError) as err:
+        execute(db, s, "DELETE FROM t2")
+    assert err.value.code == "ORA-12838"
+    execute(db, s, "COMMIT")
+    assert execute(db, s, "SELECT COUNT(*) FROM t2").rows == ((10,),)
+
+
+def test_sessions_survive_reopen(make_db: Callable[..., Database]) -> None:
+    db = _db(make_db)
+    execute(db, db.session("A", username="APP"), "INSERT INTO t (id, name) VALUES (1, 'a')")
+    db.close()
+    db2 = make_db()
+    with pytest.raises(RowLockedError):
+        execute(db2, db2.session("B", username="APP"), "UPDATE t SET name = 'b'")
+    execute(db2, db2.session("A"), "COMMIT")
+    assert execute(db2, db2.session("B"), "UPDATE t SET name = 'b'").count == 1
+
+
+def test_second_process_is_refused(make_db: Callable[..., Database]) -> None:
+    db = _db(make_db)
+    with pytest.raises(DatabaseError) as err:
+        Database(db.root)
+    assert err.value.code == "GGS-SRC-0103"
+
+
+def test_crash_instance_orphans(make_db: Callable[..., Database]) -> None:
+    db = _db(make_db, threads=2)
+    a, b = db.session("A", thread=1), db.session("B", thread=2)
+    execute(db, a, "INSERT INTO app.t (id, name) VALUES (1, 'a')")
+    execute(db, b, "INSERT INTO app.t (id, name) VALUES (2, 'b')")
+    execute(db, a, "COMMIT")
+    orphans = db.crash_instance(2)
+    assert len(orphans) == 1
+    assert execute(db, db.session("C", username="APP", thread=1), "SELECT id FROM t").rows == ((1,),)
+    d = decode([lr.record for lr in db.records()], load_dictionary(db.root / "dictionary.json"))
+    assert [str(t.xid) for t in d.open] == orphans
+    with pytest.raises(UnknownObjectError):
+        execute(db, db.session("C"), "SELECT * FROM nope")
+
+
+def test_replay_rebuilds_tables(make_db: Callable[..., Database]) -> None:
+    db = _db(make_db)
+    s = db.session("S1")
+    for i in range(20):
+        execute(db, s, f"INSERT INTO t (id, name, amount) VALUES ({i}, 'n{i}', {i * 1.5})")
+    execute(db, s, "UPDATE t SET amount = amount * 2 WHERE MOD(id, 3) = 0")
+    execute(db, s, "DELETE FROM t WHERE id > 15")
+    execute(db, s, "COMMIT")
+    d = decode([lr.record for lr in db.records()], load_dictionary(db.root / "dictionary.json"))
+    rebuilt = replay(d.committed)["APP.T"]
+    table = db.table("APP", "T")
+    assert sorted(rebuilt.values(), key=lambda r: r["ID"]) == [
+        {c.name: _py(c.type, v) for c, v in zip(table.columns, row, strict=True)}
+        for row in sorted(db.rows(table))
+    ]
+
+
+def _py(t: str, v: object) -> object:
+    from engine.source.dictionary import ColumnDef
+    from engine.source.values import to_python
+
+    return to_python(ColumnDef("X", t), v)  # type: ignore[arg-type]
