@@ -193,3 +193,19 @@ def test_bad_parameter_file_abends_with_its_diagnostics(live: Shell) -> None:
     report = (home.dirrpt / "EXT1.rpt").read_text()
     assert "ext1.prm:2:" in report and "OGG-01668" in report
     assert "PROCESS ABENDING" in home.ggserr_log.read_text()
+
+
+def test_manager_purges_old_trail_files(live: Shell) -> None:
+    home = live.session.home
+    (home.dirprm / "mgr.prm").write_text(
+        "PORT 0\nPURGEOLDEXTRACTS ./dirdat/lt*, NOUSECHECKPOINTS, MINKEEPFILES 2\n"
+    )
+    files = [home.dirdat / f"lt{seq:09d}" for seq in range(4)]
+    for path in files:
+        path.write_bytes(b"trail")
+    live.run("START MANAGER")
+    assert wait_for(lambda: not files[1].exists(), TIMEOUT)
+    assert not files[0].exists() and files[2].exists() and files[3].exists()
+    assert "Purged old extract file 'dirdat/lt000000000'" in home.ggserr_log.read_text()
+    out = live.run("SEND MANAGER GETPURGEOLDEXTRACTS")
+    assert "./dirdat/lt*  NOUSECHECKPOINTS  MINKEEPHOURS 0  MINKEEPFILES 2" in out
