@@ -18,6 +18,7 @@ from typing import Any
 from engine.home import Home
 from engine.jsonfile import read_json, write_json
 
+HISTORY = 10
 EXTRACT_SUFFIX = ".cpe"
 REPLICAT_SUFFIX = ".cpr"
 
@@ -133,6 +134,9 @@ class Checkpoints:
     lag_seconds: float | None = None
     altered: bool = True
     extra: dict[str, Any] = field(default_factory=dict)
+    history: tuple[Checkpoints, ...] = ()
+    """Earlier checkpoints, newest first (at most :data:`HISTORY`), kept by
+    :func:`save_checkpoints` for ``INFO ... SHOWCH n``; callers need not fill it."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -145,6 +149,7 @@ class Checkpoints:
             "lag_seconds": self.lag_seconds,
             "altered": self.altered,
             "extra": self.extra,
+            "history": [h.to_json() for h in self.history],
         }
 
     @classmethod
@@ -159,6 +164,7 @@ class Checkpoints:
             lag_seconds=data.get("lag_seconds"),
             altered=bool(data.get("altered", True)),
             extra=dict(data.get("extra", {})),
+            history=tuple(Checkpoints.from_json(h) for h in data.get("history", [])),
         )
 
     def with_write(self, write: WriteCheckpoint) -> Checkpoints:
@@ -184,9 +190,17 @@ def load_checkpoints(home: Home, kind: str, group: str) -> Checkpoints | None:
 
 
 def save_checkpoints(home: Home, checkpoints: Checkpoints) -> None:
-    """Publish ``checkpoints`` durably (call only after the data it covers is durable)."""
+    """Publish ``checkpoints`` durably (call only after the data it covers is durable).
+
+    The checkpoint being replaced goes to the front of ``history`` (kept to :data:`HISTORY`).
+    """
     home.dirchk.mkdir(parents=True, exist_ok=True)
-    write_json(checkpoint_path(home, checkpoints.kind, checkpoints.group), checkpoints.to_json())
+    previous = load_checkpoints(home, checkpoints.kind, checkpoints.group)
+    history: tuple[Checkpoints, ...] = ()
+    if previous is not None:
+        history = (replace(previous, history=()), *previous.history)[:HISTORY]
+    current = replace(checkpoints, history=history)
+    write_json(checkpoint_path(home, current.kind, current.group), current.to_json())
 
 
 def delete_checkpoints(home: Home, kind: str, group: str) -> None:

@@ -276,7 +276,7 @@ def info_group(session: Session, cmd: M.InfoGroup) -> None:
         v = view(session, group)
         if cmd.showch is not None:
             lines = screens.info_group(v, now, str(session.home.root), False)
-            session.say(*lines, *screens.showch(v, now))
+            session.say(*lines, *screens.showch(v, now, cmd.showch))
         else:
             session.say(*screens.info_group(v, now, str(session.home.root), cmd.detail))
 

@@ -186,12 +186,50 @@ def _pos_block(title: str, pos: Position, redo: bool) -> list[str]:
     return [*lines, ""]
 
 
-def showch(view: GroupView, now: datetime) -> list[str]:
-    """The SHOWCH blocks: read checkpoints (startup/recovery/current), write, header, status."""
+def showch(view: GroupView, now: datetime, history: int = 0) -> list[str]:
+    """The SHOWCH blocks: read checkpoints (startup/recovery/current), write, header, status;
+    then the ``history`` previous checkpoints (``SHOWCH n``), newest first."""
     g, cps, pf = view.group, view.checkpoints, view.process
     lines = ["", "Current Checkpoint Detail:", ""]
     if cps is None:
         return [*lines, "  No checkpoints (this group is a task)."]
+    lines += _checkpoint_blocks(cps)
+    source = 3 if any(r.source == "TRANLOG" for r in cps.reads) else 0
+    stop = {State.RUNNING: "A", State.STARTING: "A", State.STOPPED: "G", State.ABENDED: "X"}
+    lines += [
+        "Header:",
+        "  Version = 2",
+        "  Record Source = A",
+        f"  Type = {10 if g.kind == 'EXTRACT' else 4}",
+        f"  # Input Checkpoints = {len(cps.reads)}",
+        f"  # Output Checkpoints = {len(cps.writes)}",
+        "",
+        "Configuration:",
+        f"  Data Source = {source}",
+        "  Transaction Integrity = 1",
+        "  Task Type = 0",
+        "",
+        "Status:",
+        f"  Start Time = {pf.started if pf else 'Not Available'}",
+        f"  Last Update Time = {cps.updated or 'Not Available'}",
+        f"  Stop Status = {stop[view.state]}",
+        f"  Batch ID = {cps.batch_id}",
+    ]
+    for i, old in enumerate(cps.history[:history], 1):
+        lines += [
+            "",
+            f"Checkpoint History #{i} (Last Update Time = {old.updated or 'Not Available'}"
+            f", Batch ID = {old.batch_id}):",
+            "",
+        ]
+        lines += _checkpoint_blocks(old)
+    if history > len(cps.history):
+        lines += ["", f"({len(cps.history)} earlier checkpoint(s) kept.)"]
+    return lines
+
+
+def _checkpoint_blocks(cps: Checkpoints) -> list[str]:
+    lines: list[str] = []
     for i, rc in enumerate(cps.reads, 1):
         redo = rc.source == "TRANLOG"
         lines += [
@@ -227,27 +265,6 @@ def showch(view: GroupView, now: datetime) -> list[str]:
             f"    Trail Type: {w.kind}",
             "",
         ]
-    source = 3 if any(r.source == "TRANLOG" for r in cps.reads) else 0
-    stop = {State.RUNNING: "A", State.STARTING: "A", State.STOPPED: "G", State.ABENDED: "X"}
-    lines += [
-        "Header:",
-        "  Version = 2",
-        "  Record Source = A",
-        f"  Type = {10 if g.kind == 'EXTRACT' else 4}",
-        f"  # Input Checkpoints = {len(cps.reads)}",
-        f"  # Output Checkpoints = {len(cps.writes)}",
-        "",
-        "Configuration:",
-        f"  Data Source = {source}",
-        "  Transaction Integrity = 1",
-        "  Task Type = 0",
-        "",
-        "Status:",
-        f"  Start Time = {pf.started if pf else 'Not Available'}",
-        f"  Last Update Time = {cps.updated or 'Not Available'}",
-        f"  Stop Status = {stop[view.state]}",
-        f"  Batch ID = {cps.batch_id}",
-    ]
     return lines
 
 

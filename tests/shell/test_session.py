@@ -241,3 +241,20 @@ def test_view_report_and_ggsevt(shell: Shell, home: Home) -> None:
     shell.run("ADD EXTRACT ext1, TRANLOG, BEGIN NOW")
     assert shell.run("VIEW REPORT ext1") == "\nreport line\n\n"
     assert "GGSCI command (tester): ADD EXTRACT ext1" in shell.run("VIEW GGSEVT")
+
+
+def test_showch_n_shows_earlier_checkpoints(shell: Shell, home: Home) -> None:
+    setup_groups(shell)
+    cps = load_checkpoints(home, "EXTRACT", "EXT1")
+    assert cps is not None
+    for batch in range(1, 13):
+        save_checkpoints(
+            home, replace(cps, batch_id=batch, updated=f"2026-03-14 09:{batch:02d}:00")
+        )
+    saved = load_checkpoints(home, "EXTRACT", "EXT1")
+    assert saved is not None and [h.batch_id for h in saved.history] == list(range(11, 1, -1))
+    out = shell.run("INFO EXTRACT ext1, SHOWCH 2")
+    assert "Batch ID = 12" in out
+    assert "Checkpoint History #1 (Last Update Time = 2026-03-14 09:11:00, Batch ID = 11):" in out
+    assert "Checkpoint History #2 (Last Update Time = 2026-03-14 09:10:00, Batch ID = 10):" in out
+    assert "Checkpoint History #3" not in out
