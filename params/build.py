@@ -230,8 +230,14 @@ def _split_name(text: str) -> list[str]:
 
 def h_group(b: Builder, p: Parsed) -> None:
     kw = p.keyword.upper
-    if not b.once("GROUP"):
+    if "GROUP" in b.seen:
+        first = b.seen["GROUP"]
+        b.error(
+            "duplicate", f"{first.keyword} may appear only once (first at line {first.origin.line})"
+        )
         return
+    assert b.statement is not None
+    b.seen["GROUP"] = b.statement
     tok = p.positional[0]
     name = _unquote(tok.text)
     if not GROUP_NAME.fullmatch(name):
@@ -992,6 +998,8 @@ def _finish(b: Builder, is_globals: bool) -> m.ParamFile:
     cps = f.get("checkpoint_secs", 10)
     br: m.BoundedRecovery = f.get("br", m.BoundedRecovery())
     eff = math.ceil(br.interval / cps) * cps
+    if eff > BRINTERVAL_MAX:  # rounding up must not leave the allowed range
+        eff = (br.interval // cps) * cps
     br = replace(br, effective_interval=eff)
     if br.rounded and b.br_statement is not None:
         b.statement = b.br_statement

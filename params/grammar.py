@@ -97,15 +97,22 @@ PATH = _named(QUOTED | BARE.copy().set_parse_action(_tok), "a path")
 INT = _named(pp.Regex(r"[+-]?\d+(?![^\s,;()])").set_parse_action(_tok), "a whole number")
 #: ``<int><unit>`` with no space (WARNLONGTRANS); the unit is checked by the builder.
 DURATION = _named(
-    pp.Regex(r"\d+(?:\s*[A-Za-z]+)?(?![^\s,;()])").set_parse_action(_tok), "a duration like 2H"
+    # A unit after a blank is read (to say the blank is wrong) only if it is a unit word,
+    # so that ``WARNLONGTRANS 2 CHECKINTERVAL 10M`` does not take CHECKINTERVAL as a unit.
+    pp.Regex(
+        r"\d+(?:[A-Za-z]+|\s+(?i:SECONDS?|SECS?|S|MINUTES?|MINS?|M|HOURS?|H|DAYS?|D)\b)?"
+        r"(?![^\s,;()])"
+    ).set_parse_action(_tok),
+    "a duration like 2H",
 )
 #: ``<int>[ ]{M|H}`` (BRINTERVAL); the unit is checked by the builder.
 INTERVAL = _named(
-    pp.Regex(r"\d+(?:\s*[A-Za-z]+)?(?![^\s,;()])").set_parse_action(_tok), "an interval like 4H"
+    pp.Regex(r"\d+(?:[A-Za-z]+|\s+[MmHh]\b)?(?![^\s,;()])").set_parse_action(_tok),
+    "an interval like 4H",
 )
 #: ``<int>[unit]`` sizes such as ``64GB`` or ``500 MB``.
 SIZE = _named(
-    pp.Regex(r"\d+(?:\s*(?:[KMGT]B?|BYTES?)\b)?", flags=2).set_parse_action(_tok), "a size"
+    pp.Regex(r"\d+(?:\s*(?:[KMGT]B?|BYTES?|B)\b)?", flags=2).set_parse_action(_tok), "a size"
 )
 
 
@@ -548,10 +555,15 @@ def _explain(name: str, text: str, exc: pp.ParseBaseException) -> str:
     found = _found(text, exc.loc)
     tail = f", found {found!r}" if found else " at end of statement"
     opts = option_names(name)
-    generic = "end of text" in str(exc.msg) or str(exc.msg).endswith("an option")
-    if isinstance(exc, pp.ParseSyntaxException) and not generic:
-        msg = str(exc.msg)
+    msg = str(exc.msg)
+    generic = "end of text" in msg or msg.endswith("an option")
+    internal = "{" in msg or "unwanted token" in msg or "Suppress" in msg or "Re:" in msg
+    if isinstance(exc, pp.ParseSyntaxException) and not generic and not internal:
         return f"{name}: {msg[:1].lower()}{msg[1:]}{tail}"
+    if internal and found and found.upper() in option_names(name):
+        return f"{name}: unexpected {found} here (is an argument missing before it?)"
+    if internal:
+        return f"{name}: unexpected {found!r}" if found else f"{name}: incomplete statement"
     if found and opts and found[0] not in "(,;":
         return f"unknown {name} option {found!r}{did_you_mean(found, opts)}"
     if found:

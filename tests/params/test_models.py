@@ -283,7 +283,7 @@ def test_ggsci_command_in_a_parameter_file() -> None:
 def test_group_name_rules_and_position() -> None:
     assert "1 to 8" in errors("EXTRACT toolonggroup\n")[0]
     assert "must be the first parameter" in errors("CHECKPOINTSECS 5\nEXTRACT e1\n")[0]
-    assert "only once" in errors("EXTRACT e1\nEXTRACT e2\n")[0]
+    assert errors("EXTRACT e1\nEXTRACT e2\n")[0] == "EXTRACT may appear only once (first at line 1)"
 
 
 def test_every_problem_of_a_file_is_reported() -> None:
@@ -291,3 +291,25 @@ def test_every_problem_of_a_file_is_reported() -> None:
         EXT + "BR BRINTERVAL 10M\nWARNLONGTRANS 1H, CHECKINTERVAL 1M\nPORTT 7809\nTABLE x;\n"
     )
     assert [d.origin.line for d in r.errors] == [4, 5, 6, 7]
+
+
+def test_option_keywords_are_not_read_as_units_or_arguments() -> None:
+    assert errors(EXT + "WARNLONGTRANS 2 CHECKINTERVAL 10M\n") == [
+        "WARNLONGTRANS needs a unit right after the number (S, M, H or D): 2H?"
+    ]
+    assert errors(EXT + "BR BRINTERVAL 4 BRDIR ./BR\n") == [
+        "BRINTERVAL is a number and M or H, like 20M or 4H (got '4')"
+    ]
+    assert errors(EXT + "RMTHOST MGRPORT 7809\n") == [
+        "RMTHOST: unexpected MGRPORT here (is an argument missing before it?)"
+    ]
+
+
+def test_brinterval_rounding_stays_within_96_hours() -> None:
+    br = ok(EXT + "CHECKPOINTSECS 7\nBR BRINTERVAL 96H\n").br
+    assert br.effective_interval <= 96 * 3600 and br.effective_interval % 7 == 0
+
+
+def test_cachesize_units() -> None:
+    assert ok(EXT + "CACHEMGR CACHESIZE 512B\n").cachemgr.cache_size == 512
+    assert ok(EXT + "CACHEMGR CACHESIZE 64 MB\n").cachemgr.cache_size == 64 << 20
