@@ -192,13 +192,14 @@ def load_checkpoints(home: Home, kind: str, group: str) -> Checkpoints | None:
 def save_checkpoints(home: Home, checkpoints: Checkpoints) -> None:
     """Publish ``checkpoints`` durably (call only after the data it covers is durable).
 
-    The checkpoint being replaced goes to the front of ``history`` (kept to :data:`HISTORY`).
+    The checkpoint being replaced goes to the front of ``history`` (kept to :data:`HISTORY`),
+    without its ``extra`` (engine state that may be large; SHOWCH shows positions only).
     """
     home.dirchk.mkdir(parents=True, exist_ok=True)
     previous = load_checkpoints(home, checkpoints.kind, checkpoints.group)
     history: tuple[Checkpoints, ...] = ()
     if previous is not None:
-        history = (replace(previous, history=()), *previous.history)[:HISTORY]
+        history = (replace(previous, history=(), extra={}), *previous.history)[:HISTORY]
     current = replace(checkpoints, history=history)
     write_json(checkpoint_path(home, current.kind, current.group), current.to_json())
 
