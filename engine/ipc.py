@@ -99,9 +99,21 @@ class HandlerTable:
         return handler(request)
 
 
-def _check_path(path: Path) -> None:
-    if len(os.fsencode(path)) > MAX_SOCKET_PATH:
-        raise IpcError(f"socket path too long for a Unix socket: {path}")
+@contextlib.contextmanager
+def _short_address(path: Path) -> Iterator[str]:
+    """An address for ``path`` that fits a Unix socket (108 bytes): the path itself, or, for a
+    long path, its name while the process's working directory is briefly its directory."""
+    if len(os.fsencode(path)) <= MAX_SOCKET_PATH:
+        yield str(path)
+        return
+    if len(os.fsencode(path.name)) > MAX_SOCKET_PATH:
+        raise IpcError(f"socket name too long for a Unix socket: {path.name}")
+    cwd = os.getcwd()
+    os.chdir(path.parent)
+    try:
+        yield path.name
+    finally:
+        os.chdir(cwd)
 
 
 class _Handler(socketserver.StreamRequestHandler):
@@ -127,7 +139,8 @@ class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     def __init__(self, path: Path, table: HandlerTable, on_error: Callable[[BaseException], None]):
         self.table = table
         self.on_error = on_error
-        super().__init__(str(path), _Handler)
+        with _short_address(path) as address:
+            super().__init__(address, _Handler)
 
 
 class IpcServer:
@@ -139,7 +152,6 @@ class IpcServer:
         table: HandlerTable,
         on_error: Callable[[BaseException], None] = lambda exc: None,
     ) -> None:
-        _check_path(path)
         self.path = path
         path.unlink(missing_ok=True)
         old = os.umask(0o177)
@@ -171,11 +183,11 @@ def serving(path: Path, table: HandlerTable) -> Iterator[IpcServer]:
 
 def send_request(path: Path, text: str, timeout: float = 30.0) -> Reply:
     """Send ``text`` to the process listening on ``path`` and return its reply."""
-    _check_path(path)
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(timeout)
-            sock.connect(str(path))
+            with _short_address(path) as address:
+                sock.connect(address)
             sock.sendall((json.dumps({"text": text}) + "\n").encode())
             chunks: list[bytes] = []
             while True:

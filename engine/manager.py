@@ -286,7 +286,13 @@ class Manager:
             write_process_file(self.home, pf.with_state(State.ABENDED))
             return 1
         self.port = tcp.port
-        server = IpcServer(sock, self.table).start()
+        try:
+            server = IpcServer(sock, self.table).start()
+        except OSError as exc:
+            tcp.close()
+            self.event("OGG-00664", Severity.ERROR, f"Manager cannot listen on {sock}: {exc}.")
+            write_process_file(self.home, pf.with_state(State.ABENDED))
+            return 1
         pf = ProcessFile(
             pf.kind, pf.name, pid, State.RUNNING, pf.started, pf.ticks, pf.socket, self.port
         )
@@ -298,10 +304,13 @@ class Manager:
         clock = _monotonic
         while not self.stop_event.wait(self.poll):
             now = clock()
-            self.watch(now)
-            if self.params.purge and now >= next_purge:
-                self.purge()
-                next_purge = now + self.params.check_minutes * 60
+            try:
+                self.watch(now)
+                if self.params.purge and now >= next_purge:
+                    next_purge = now + self.params.check_minutes * 60
+                    self.purge()
+            except Exception as exc:  # one bad file must not stop the Manager; log, go on
+                self.event("OGG-01091", Severity.WARNING, f"Manager check failed: {exc!r}.")
         server.close()
         tcp.close()
         write_process_file(
@@ -334,6 +343,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"Problem in mgr.prm: {exc}.",
                 MANAGER_COMPONENT,
                 "mgr.prm",
+            ),
+        )
+        pid = os.getpid()
+        write_process_file(
+            home,
+            ProcessFile(
+                MANAGER,
+                MANAGER,
+                pid,
+                State.ABENDED,
+                datetime.now().isoformat(" ", "seconds"),
+                ticks=start_ticks(pid),
             ),
         )
         return 1

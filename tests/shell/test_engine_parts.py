@@ -122,3 +122,17 @@ def test_reports_age_ten_deep(tmp_path: Path) -> None:
     assert (tmp_path / "EXT10.rpt").read_text() == "run 11\n"
     assert (tmp_path / "EXT19.rpt").read_text() == "run 2\n"
     assert not (tmp_path / "EXT110.rpt").exists()
+
+
+def test_ipc_works_with_paths_longer_than_a_unix_socket_allows(tmp_path: Path) -> None:
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    path = deep / "EXT1.pce.sock"
+    assert len(str(path)) > 108
+    table = HandlerTable()
+    table.add("PING", lambda r: Reply(("pong",)))
+    cwd = os.getcwd()
+    with serving(path, table):
+        assert send_request(path, "PING").lines == ("pong",)
+        assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert os.getcwd() == cwd

@@ -209,3 +209,11 @@ def test_manager_purges_old_trail_files(live: Shell) -> None:
     assert "Purged old extract file 'dirdat/lt000000000'" in home.ggserr_log.read_text()
     out = live.run("SEND MANAGER GETPURGEOLDEXTRACTS")
     assert "./dirdat/lt*  NOUSECHECKPOINTS  MINKEEPHOURS 0  MINKEEPFILES 2" in out
+
+
+def test_bad_mgr_prm_fails_start_manager_quickly(live: Shell) -> None:
+    home = live.session.home
+    (home.dirprm / "mgr.prm").write_text("PORT seven\n")
+    assert live.run("START MANAGER") == "ERROR: Manager failed to start; see VIEW GGSEVT.\n"
+    assert "Problem in mgr.prm: mgr.prm:1: PORT needs a number." in home.ggserr_log.read_text()
+    assert live.run("INFO MANAGER") == "Manager is DOWN!\n"
