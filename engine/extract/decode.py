@@ -127,7 +127,7 @@ class Decoder:
                 out.extend(self._rows(base, row_xid, cv, body, undo))
             elif isinstance(body, DirectLoad):
                 xid = str(body.xid)
-                out.extend(self._direct(base, xid, body))
+                out.extend(self._direct(base, xid, body, cv.dba or body.bdba))
             elif isinstance(body, Commit):
                 cx = str(Xid(usn_of_class(cv.cls), body.slt, body.sqn))
                 out.append(base.lcr(Kind.ROLLBACK if body.rollback else Kind.COMMIT, cx))
@@ -251,14 +251,16 @@ class Decoder:
             ref=ref,
         )
 
-    def _direct(self, base: _Base, xid: str, dl: DirectLoad) -> list[Lcr]:
+    def _direct(self, base: _Base, xid: str, dl: DirectLoad, block_dba: int) -> list[Lcr]:
+        """19.1: the change header's DBA is the formatted block (seed: 0x01000460, whose
+        rows get ROWIDs ...ARgAAA); ``bdba`` in the body is the load's range header."""
         table = self.table(dl.seg_obj)
         if table is None or not self.selection.captured(table):
             return []
         ref = f"dl:{base.pos.offset}"
         return [
             base.lcr(Kind.ROW, xid, io_type=IOType.INSERT, table=table.qualified,
-                     rowid=str(RowId.from_dba(table.dataobj, dl.bdba, r.slot)),
+                     rowid=str(RowId.from_dba(table.dataobj, block_dba, r.slot)),
                      columns=self._full_row(table, {c.no: c.data for c in r.columns}), ref=ref)
             for r in dl.rows
         ]  # fmt: skip

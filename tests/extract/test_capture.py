@@ -38,11 +38,7 @@ def extract(home: Home, spark: SparkSession, prm: str = PRM) -> ExtractRun:
 
 
 def trail(home: Home) -> list[Any]:
-    out = []
-    for entry in TrailReader(str(home.root / "dirdat" / "aa")).records():
-        r = entry[1] if isinstance(entry, tuple) else entry.record
-        out.append(r)
-    return out
+    return [rec for _, rec in TrailReader(str(home.root / "dirdat" / "aa")).records()]
 
 
 def summary(records: list[Any]) -> list[tuple[str, str, int, str | None]]:
