@@ -172,6 +172,7 @@ class Database:
         self.logs = LogSet(root / "redo", self.state.log_bytes, self._micros, fsync=fsync)
         self.locks: dict[tuple[int, int], str] = {}
         self.table_locks: dict[int, str] = {}
+        self.key_locks: dict[tuple[int, str, tuple[bytes | None, ...]], str] = {}
         self.sessions: dict[str, Session] = saved
         self.xids_in_use: set[tuple[int, int]] = set()
         for s in saved.values():
@@ -179,6 +180,8 @@ class Database:
                 self.xids_in_use.add((s.txn.xid.usn, s.txn.xid.slot))
                 for key in s.txn.locked:
                     self.locks[key] = s.name
+                for kl in s.txn.keys:
+                    self.key_locks[kl] = s.name
                 for obj in s.txn.direct_tables:
                     self.table_locks[obj] = s.name
         self.dirty_dictionary = False

@@ -154,7 +154,7 @@ class Decoder:
                 t = self._txn(body.xid, rec)
                 self._load(rec, cv, body, t)
             elif isinstance(body, Commit):
-                self._end(rec, body)
+                self._end(rec, cv, body)
             elif isinstance(body, Ddl):
                 self._txn(body.xid, rec).ddl.append(body)
                 if body.definition:
@@ -271,8 +271,14 @@ class Decoder:
                 direct=True,
             )
 
-    def _end(self, rec: RedoRecord, c: Commit) -> None:
-        match = [x for x in self.txns if x.slot == c.slt and x.sqn == c.sqn]
+    def _end(self, rec: RedoRecord, cv: ChangeVector, c: Commit) -> None:
+        """5.4 names slot and sequence; the undo segment (usn) is the one whose header
+        block class the change has: class 15 + 2 * usn (seed 002: CLS:23 is usn 4)."""
+        usn = (cv.cls - 15) // 2 if cv.cls >= 17 and cv.cls % 2 else None
+        match = [
+            x for x in self.txns
+            if x.slot == c.slt and x.sqn == c.sqn and (usn is None or x.usn == usn)
+        ]
         if not match:
             return  # a transaction that began before the redo we read
         t = self.txns.pop(match[0])

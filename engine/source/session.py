@@ -38,6 +38,7 @@ class Engine(Protocol):
     dictionary: Dictionary
     locks: dict[tuple[int, int], str]
     table_locks: dict[int, str]
+    key_locks: dict[tuple[int, str, tuple[bytes | None, ...]], str]
 
     def next_scn(self) -> int: ...
 
@@ -83,6 +84,8 @@ class Txn:
     entries: list[UndoEntry] = field(default_factory=list)
     savepoints: dict[str, int] = field(default_factory=dict)
     locked: set[tuple[int, int]] = field(default_factory=set)
+    # unique-key locks, each with the number of undo entries when it was first taken
+    keys: dict[tuple[int, str, tuple[bytes | None, ...]], int] = field(default_factory=dict)
     direct_tables: set[int] = field(default_factory=set)
     info_written: bool = False
 
@@ -139,6 +142,8 @@ class Session:
         self._end(db, txn)
 
     def _end(self, db: Engine, txn: Txn) -> None:
+        for kl in txn.keys:
+            db.key_locks.pop(kl, None)
         for key in txn.locked:
             db.locks.pop(key, None)
         for obj in txn.direct_tables:
@@ -174,6 +179,8 @@ class Session:
         for entry in reversed(txn.entries):
             table = db.dictionary.tables[entry.table]
             self._apply_undo(db, table, entry)
+        for kl in txn.keys:
+            db.key_locks.pop(kl, None)
         for key in txn.locked:
             db.locks.pop(key, None)
         for obj in txn.direct_tables:
@@ -214,6 +221,36 @@ class Session:
             db.locks[(table.obj, rid)] = self.name
             txn.locked.add((table.obj, rid))
 
+    def _lock_keys(
+        self,
+        db: Engine,
+        txn: Txn,
+        table: TableDef,
+        rows: Iterable[Row],
+        only: set[int] | None = None,
+    ) -> None:
+        """Unique-key values a statement creates or removes are locked until the transaction
+        ends, so another session cannot take a key this one may still give back (Oracle
+        makes it wait on the index entry; we fail with ORA-00054)."""
+        wanted = []
+        for index in table.indexes:
+            cols = self._index_cols(table, index)
+            if only is not None and not set(cols) & only:
+                continue
+            for row in rows:
+                key = tuple(encode_value(table.columns[i].type, row[i]) for i in cols)
+                wanted.append((table.obj, index.name, key))
+        for kl in wanted:
+            holder = db.key_locks.get(kl)
+            if holder is not None and holder != self.name:
+                raise RowLockedError(
+                    f"resource busy: a key of {table.qualified} ({kl[1]}) is held by "
+                    f"session {holder}"
+                )
+        for kl in wanted:
+            db.key_locks[kl] = self.name
+            txn.keys.setdefault(kl, len(txn.entries))
+
     @staticmethod
     def _rowid(table: TableDef, rid: int) -> str:
         from engine.source.ids import RowId
@@ -253,6 +290,7 @@ class Session:
         txn = self._txn(db, scn)
         mark = len(txn.entries)
         try:
+            self._lock_keys(db, txn, table, rows)
             rids = db.allocate(table, len(rows))
             self._store(db, table, rids, rows)
             self._lock(db, txn, table, rids)
@@ -381,6 +419,7 @@ class Session:
                 raise RowLockedError(
                     f"resource busy: {table.qualified} has rows locked by another session"
                 )
+            self._lock_keys(db, txn, table, rows)
             rids = db.allocate(table, len(rows), fresh_block=True)
             self._store(db, table, rids, rows)
             db.table_locks[table.obj] = self.name
@@ -475,6 +514,17 @@ class Session:
         ncol = len(table.columns)
         try:
             self._lock(db, txn, table, [r[0] for r in found])
+            if table.indexes:
+                images: list[Row] = []
+                for r in found:
+                    old_img = [
+                        to_python(c, v) for c, v in zip(table.columns, r[1 : 1 + ncol], strict=True)
+                    ]
+                    images.append(tuple(old_img))
+                    for i, v in zip(set_cols, r[1 + ncol :], strict=True):
+                        old_img[i] = to_python(table.columns[i], v)
+                    images.append(tuple(old_img))
+                self._lock_keys(db, txn, table, images, set(set_cols))
             assign = ", ".join(f'"{table.columns[i].name}" = ?' for i in set_cols)
             for r in found:
                 rid = r[0]
@@ -607,6 +657,16 @@ class Session:
         mark = len(txn.entries)
         try:
             self._lock(db, txn, table, [r[0] for r in found])
+            if table.indexes:
+                self._lock_keys(
+                    db,
+                    txn,
+                    table,
+                    [
+                        tuple(to_python(c, v) for c, v in zip(table.columns, r[1:], strict=True))
+                        for r in found
+                    ],
+                )
             for r in found:
                 rid = r[0]
                 old = tuple(to_python(c, v) for c, v in zip(table.columns, r[1:], strict=True))
@@ -673,6 +733,10 @@ class Session:
             )
             self._apply_undo(db, table, entry)
             self._compensate(db, txn, table, scn, entry, before_rows)
+        for kl, taken in list(txn.keys.items()):
+            if taken >= mark:
+                del txn.keys[kl]
+                db.key_locks.pop(kl, None)
         keep = {(db.dictionary.tables[e.table].obj, rid) for e in txn.entries for rid in e.rids}
         for key in list(txn.locked):
             if key not in keep:
