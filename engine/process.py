@@ -52,7 +52,7 @@ from engine.status import (
 )
 
 RUNNERS: dict[str, str] = {
-    "EXTRACT": "engine.runners:ParameterCheckRunner",
+    "EXTRACT": "engine.extract.runner:ExtractRunner",
     "REPLICAT": "engine.runners:ParameterCheckRunner",
 }
 """Group kind → ``module:Class`` of its :class:`GroupRunner`. The Extract and Replicat issues
