@@ -118,7 +118,11 @@ class LogSet:
         seq = w.sequence + 1
         if to_sequence is not None and to_sequence > seq:
             seq = to_sequence
-        w.close(archive=True, next_scn=next_scn)
+        if w.records == 0 and to_sequence is not None:
+            w.close()
+            w.path.unlink()  # an empty log nobody can have read: an import renumbers it
+        else:
+            w.close(archive=True, next_scn=next_scn)
         nw = LogWriter(
             log_path(self.redo_dir, thread, seq),
             thread,

@@ -1,0 +1,92 @@
+"""``ggsci db`` through typer's CliRunner: commands, one-line errors, dump round trip."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from ggsci.cli_db import app
+
+HERE = Path(__file__).parent
+runner = CliRunner()
+
+
+def _db(home: Path, *args: str, input: str | None = None) -> tuple[int, str]:
+    r = runner.invoke(app, [*args, "--home", str(home)], input=input)
+    return r.exit_code, r.output
+
+
+def test_create_sql_errors_and_lists(tmp_path: Path) -> None:
+    assert _db(tmp_path, "create", "src", "--threads", "2")[0] == 0
+    code, out = _db(tmp_path, "create", "SRC")
+    assert code == 1 and out.strip() == "GGS-SRC-0101: database SRC already exists"
+    assert "SRC" in _db(tmp_path, "list")[1]
+    code, out = _db(tmp_path, "run", "SRC", str(HERE / "sql" / "seed_setup.sql"), "--user", "US03")
+    assert code == 0 and out.count("1 row created.") == 20
+    code, out = _db(tmp_path, "sql", "SRC", "--user", "US03", "--session", "A",
+                    input="UPDATE student SET tuition_fee = 1 WHERE student_key = 1001;")
+    assert code == 0 and "1 row updated." in out
+    code, out = _db(tmp_path, "sql", "SRC", "DELETE FROM student WHERE student_key = 1001",
+                    "--user", "US03", "--session", "B")
+    assert code == 1
+    assert out.strip().startswith("ORA-00054: resource busy: row ")
+    assert "Traceback" not in out
+    code, out = _db(tmp_path, "sql", "SRC", "select * from nowhere")
+    assert code == 1 and out.strip() == "ORA-00942: table or view does not exist: GGUSER.NOWHERE"
+    code, out = _db(tmp_path, "sql", "NOPE", "commit")
+    assert code == 1 and out.strip() == "GGS-SRC-0102: database NOPE does not exist"
+    assert _db(tmp_path, "sql", "SRC", "commit", "--session", "A")[0] == 0
+    code, out = _db(tmp_path, "switch-log", "SRC", "--thread", "1")
+    assert code == 0 and "2" in out
+    code, out = _db(tmp_path, "logs", "SRC")
+    assert code == 0 and "ARCHIVED" in out and "CURRENT" in out
+    code, out = _db(tmp_path, "crash-instance", "SRC", "--thread", "2")
+    assert code == 0 and "crashed" in out
+    assert _db(tmp_path, "drop", "SRC")[0] == 0
+    assert "No databases." in _db(tmp_path, "list")[1]
+
+
+def test_import_dump_then_dump_round_trips(tmp_path: Path) -> None:
+    vectors = sorted((HERE / "vectors").glob("*.dump"))
+    assert _db(tmp_path, "create", "ORA")[0] == 0
+    code, out = _db(tmp_path, "import-dump", "ORA", *map(str, vectors),
+                    "--dictionary", str(HERE / "vectors" / "seed_dictionary.json"))
+    assert code == 0 and "33 redo record(s) imported from 7 file(s)." in out
+    code, first = _db(tmp_path, "dump", "ORA")
+    assert code == 0 and "RBA: 0x000044.00000005.0010" in first
+    (tmp_path / "again.dump").write_text(first)
+    assert _db(tmp_path, "create", "ORA2")[0] == 0
+    code, out = _db(tmp_path, "import-dump", "ORA2", str(tmp_path / "again.dump"),
+                    "--dictionary", str(HERE / "vectors" / "seed_dictionary.json"))
+    assert code == 0
+    assert _db(tmp_path, "dump", "ORA2")[1] == first
+    code, out = _db(tmp_path, "logs", "ORA")
+    seqs = [int(line.split()[1]) for line in out.splitlines()]
+    assert seqs == [0x44, 0x45, 0x46, 0x47, 0x49, 0x4B, 0x4D]
+
+
+def test_import_dump_reports_bad_text(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.dump"
+    text = (HERE / "vectors" / "02_single_row_update.dump").read_text()
+    bad.write_text("some prose\n" + text)
+    _db(tmp_path, "create", "X")
+    code, out = _db(tmp_path, "import-dump", "X", str(bad), "--dictionary",
+                    str(HERE / "vectors" / "seed_dictionary.json"))
+    assert code == 1 and f"{bad}:1: not redo dump syntax" in out
+    code, out = _db(tmp_path, "import-dump", "X", str(bad), "--lenient", "--dictionary",
+                    str(HERE / "vectors" / "seed_dictionary.json"))
+    assert code == 0 and "warning:" in out
+
+
+def test_workload_command(tmp_path: Path) -> None:
+    _db(tmp_path, "create", "W", "--threads", "2")
+    code, out = _db(tmp_path, "workload", "W", "--transactions", "50", "--tables", "2",
+                    "--rows-per-txn", "4", "--mix", "insert=1,update=1,delete=1",
+                    "--long-txn", "1:10", "--clock-rate", "100")
+    assert code == 0, out
+    m = re.search(r"(\d+) transactions \((\d+) committed, (\d+) rolled back\), (\d+) row changes", out)
+    assert m is not None, out
+    total, committed, rolled, rows = map(int, m.groups())
+    assert total >= 51 and committed + rolled == total and rows >= 4 * 50
