@@ -26,7 +26,7 @@ from engine.trail.reader import TrailReader
 from params.check import check_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "trail"))
-from trail_seed002 import EXAMPLES  # noqa: E402
+from trail_seed002 import EXAMPLES
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
