@@ -287,7 +287,10 @@ def import_dump(
     for f in files:
         try:
             with open(f, encoding="utf-8") as fh:
-                result = _guard(lambda fh=fh, f=f: parse_dump(fh, source=str(f), lenient=lenient))
+                try:
+                    result = parse_dump(fh, source=str(f), lenient=lenient)
+                except SourceError as exc:
+                    raise _fail(exc) from None
         except OSError as exc:
             raise _fail(SourceError(f"cannot read {f}: {exc.strerror}", "GGS-SRC-0107")) from None
         for w in result.warnings:

@@ -104,7 +104,6 @@ class _TableInfo:
     sel_update: str
     sel_delete: str
     sql_insert: str
-    sql_update: str
     sql_delete: str
 
 
@@ -133,6 +132,7 @@ class BulkSession:
                 )
             name = table.sqlite_name
             cols = ", ".join(f'"{c.name}"' for c in table.columns)
+            marks = ", ".join("?" * (len(table.columns) + 1))
             info = _TableInfo(
                 table,
                 make_dba(table.file_no, table.header_block),
@@ -141,8 +141,7 @@ class BulkSession:
                 index,
                 f'SELECT "_rid", {cols} FROM "{name}" WHERE "{key}" = ?',
                 f'SELECT "_rid", {cols} FROM "{name}" WHERE "{key}" = ?',
-                f'INSERT INTO "{name}" ("_rid", {cols}) VALUES ({", ".join("?" * (len(table.columns) + 1))})',
-                "",
+                f'INSERT INTO "{name}" ("_rid", {cols}) VALUES ({marks})',
                 f'DELETE FROM "{name}" WHERE "_rid" = ?',
             )
             self._tables[table.qualified] = info

@@ -122,7 +122,7 @@ class _lock:
         self.fh: BinaryIO | None = None
 
     def __enter__(self) -> _lock:
-        self.fh = open(self.path, "a+b")  # noqa: SIM115 - closed in __exit__
+        self.fh = open(self.path, "a+b")
         try:
             fcntl.flock(self.fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:

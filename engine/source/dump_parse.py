@@ -360,7 +360,8 @@ _LINES: Final[list[tuple[re.Pattern[str], Handler]]] = [
             _set("f", xid=Xid.parse, uba=Uba.parse),
         ),
         (
-            r"^DDL: xid:\s+(?P<xid>\S+) obj: (?P<obj>\d+) owner: (?P<owner>\S*) name: (?P<name>\S*)$",
+            r"^DDL: xid:\s+(?P<xid>\S+) obj: (?P<obj>\d+) owner: (?P<owner>\S*) "
+            r"name: (?P<name>\S*)$",
             _set("f", xid=Xid.parse, obj=int, owner=str, name=str),
         ),
         (r"^ddl text: (.*)$", _ddl_text("text")),
@@ -408,7 +409,8 @@ _REC: Final = re.compile(
     r"LEN: 0x([0-9a-f]+) VLD: 0x([0-9a-f]+)\s*$"
 )
 _SCN: Final = re.compile(
-    r"^SCN: (0x[0-9a-f]+\.[0-9a-f]+) SUBSCN:\s*(\d+) (\d\d/\d\d/\d{4} \d\d:\d\d:\d\d)(?:\.(\d{6}))?\s*$"
+    r"^SCN: (0x[0-9a-f]+\.[0-9a-f]+) SUBSCN:\s*(\d+) "
+    r"(\d\d/\d\d/\d{4} \d\d:\d\d:\d\d)(?:\.(\d{6}))?\s*$"
 )
 _LWN: Final = re.compile(
     r"^\(LWN RBA: \S+ LEN: (\d+) NST: (\d+) SCN: (0x[0-9a-f]+\.[0-9a-f]+)\)\s*$"

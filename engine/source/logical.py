@@ -276,7 +276,8 @@ class Decoder:
         block class the change has: class 15 + 2 * usn (seed 002: CLS:23 is usn 4)."""
         usn = (cv.cls - 15) // 2 if cv.cls >= 17 and cv.cls % 2 else None
         match = [
-            x for x in self.txns
+            x
+            for x in self.txns
             if x.slot == c.slt and x.sqn == c.sqn and (usn is None or x.usn == usn)
         ]
         if not match:

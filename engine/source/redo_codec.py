@@ -77,9 +77,11 @@ Parts = list[bytes]
 class _Cursor:
     """A read position over a buffer; every read is bounds-checked."""
 
-    __slots__ = ("buf", "pos", "end")
+    __slots__ = ("buf", "end", "pos")
 
-    def __init__(self, buf: bytes | memoryview, pos: int = 0, end: int | None = None) -> None:
+    def __init__(
+        self, buf: bytes | bytearray | memoryview, pos: int = 0, end: int | None = None
+    ) -> None:
         self.buf = buf
         self.pos = pos
         self.end = len(buf) if end is None else end
@@ -485,7 +487,7 @@ TAGS: Final[dict[type, int]] = {
     Opaque: 11,
 }
 
-_ENCODERS: Final[dict[int, Callable[[Parts, object], None]]] = {
+_ENCODERS: Final[dict[int, Callable[[Parts, Any], None]]] = {
     0: lambda out, body: None,
     1: _w_kdo,
     2: _w_index,
@@ -565,7 +567,9 @@ def encode_record(rec: RedoRecord) -> bytes:
     return b"".join(out)
 
 
-def decode_record(buf: bytes | memoryview, pos: int = 0, end: int | None = None) -> RedoRecord:
+def decode_record(
+    buf: bytes | bytearray | memoryview, pos: int = 0, end: int | None = None
+) -> RedoRecord:
     """Decode the payload in ``buf[pos:end]``; the whole range must be consumed."""
     cur = _Cursor(buf, pos, end)
     thread, vld, flags, seq, block, offset, length, scn, subscn, micros, n = cur.take(_REC_HEAD)

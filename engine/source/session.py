@@ -18,7 +18,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from engine.source import redogen as rg
 from engine.source.codecs import Value, encode_value
@@ -29,6 +29,7 @@ from engine.source.redo import ChangeVector, Column, DirectLoad, IndexOp, Ktb, U
 from engine.source.values import to_python, to_sqlite
 
 Row = tuple[Value, ...]
+_T = TypeVar("_T")
 
 
 class Engine(Protocol):
@@ -918,10 +919,8 @@ def cols_data(cols: tuple[Column, ...]) -> rg.Row:
     return tuple(c.data for c in cols)
 
 
-def _by_block(
-    rids: list[int], rows: Sequence[rg.Row] | Sequence[Row]
-) -> list[tuple[int, list[tuple[int, object]]]]:
-    groups: dict[int, list[tuple[int, object]]] = {}
+def _by_block(rids: list[int], rows: Sequence[_T]) -> list[tuple[int, list[tuple[int, _T]]]]:
+    groups: dict[int, list[tuple[int, _T]]] = {}
     for rid, row in zip(rids, rows, strict=True):
         groups.setdefault(rid_block(rid), []).append((rid, row))
     return list(groups.items())

@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import sqlglot
 from sqlglot import exp
@@ -67,12 +67,9 @@ def split_statements(text: str) -> Iterator[str]:
             j = text.find("*/", i + 2)
             i = n if j < 0 else j + 2
             continue
-        elif ch == ";":
-            stmt = "".join(buf).strip()
-            if stmt:
-                yield stmt
-            buf = []
-        elif ch == "/" and (i == 0 or text[i - 1] == "\n") and text[i + 1 : i + 2] in ("\n", ""):
+        elif ch == ";" or (
+            ch == "/" and (i == 0 or text[i - 1] == "\n") and text[i + 1 : i + 2] in ("\n", "")
+        ):
             stmt = "".join(buf).strip()
             if stmt:
                 yield stmt
@@ -118,10 +115,11 @@ def _ident(node: exp.Expression | str | None) -> str:
     if isinstance(node, str):
         return node.upper()
     if isinstance(node, exp.Identifier):
-        return node.this if node.quoted else node.this.upper()
+        text = str(node.this)
+        return text if node.quoted else text.upper()
     if isinstance(node, exp.Column):
         return _ident(node.this)
-    return node.name.upper()
+    return str(node.name).upper()
 
 
 def _table_of(db: Database, session: Session, node: exp.Expression) -> TableDef:
@@ -372,16 +370,16 @@ def _insert(db: Database, session: Session, node: exp.Expression, text: str) -> 
         raise SqlError("missing VALUES keyword", "ORA-00926")
     full: list[Row] = []
     for r in rows:
-        values: list[Any] = [None] * len(table.columns)
+        row_values: list[Any] = [None] * len(table.columns)
         for pos, v in zip(positions, r, strict=True):
-            values[pos] = to_python(table.columns[pos], v)
-        for c, v in zip(table.columns, values, strict=True):
+            row_values[pos] = to_python(table.columns[pos], v)
+        for c, v in zip(table.columns, row_values, strict=True):
             if v is None and not c.nullable:
                 raise SqlError(
                     f'cannot insert NULL into ("{table.owner}"."{table.name}"."{c.name}")',
                     "ORA-01400",
                 )
-        full.append(tuple(values))
+        full.append(tuple(row_values))
     if direct and array:
         n = session.direct_insert(db, table, full)
     else:
@@ -494,7 +492,7 @@ def execute(db: Database, session: Session, text: str) -> Result:
     if handler is None:
         raise SqlError(f"unsupported statement: {stmt.split()[0].upper()}", "ORA-00900")
     try:
-        return handler(db, session, node, stmt)
+        return handler(db, session, cast(exp.Expression, node), stmt)
     except UnknownObjectError:
         raise
     except (KeyError, AttributeError, TypeError) as exc:

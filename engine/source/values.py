@@ -32,7 +32,7 @@ def parse_datetime(text: str) -> datetime:
         raise SqlError(f"not a valid date/time: {text!r}", "ORA-01861") from exc
 
 
-def to_python(col: ColumnDef, value: SqliteValue) -> Value:
+def to_python(col: ColumnDef, value: object) -> Value:
     """A stored (or computed) SQLite value as the column's Python value."""
     if value is None or value == "":
         return None
@@ -51,6 +51,8 @@ def to_python(col: ColumnDef, value: SqliteValue) -> Value:
             return value
         dt = parse_datetime(str(value))
         return dt if t == "TIMESTAMP" else dt.replace(microsecond=0)
+    if not isinstance(value, int | float | str | bytes):
+        raise SqlError(f"unsupported value {value!r} for {col.name}")
     text = value.decode("utf-8") if isinstance(value, bytes) else str(value)
     if isinstance(value, float) and value.is_integer():
         text = str(int(value))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
@@ -30,7 +31,5 @@ def make_db(tmp_path: Path) -> Iterator[Callable[..., Database]]:
 
     yield make
     for db in opened:
-        try:
+        with contextlib.suppress(Exception):  # already closed by the test
             db.close()
-        except Exception:  # already closed by the test
-            pass

@@ -25,11 +25,27 @@ def test_create_sql_errors_and_lists(tmp_path: Path) -> None:
     assert "SRC" in _db(tmp_path, "list")[1]
     code, out = _db(tmp_path, "run", "SRC", str(HERE / "sql" / "seed_setup.sql"), "--user", "US03")
     assert code == 0 and out.count("1 row created.") == 20
-    code, out = _db(tmp_path, "sql", "SRC", "--user", "US03", "--session", "A",
-                    input="UPDATE student SET tuition_fee = 1 WHERE student_key = 1001;")
+    code, out = _db(
+        tmp_path,
+        "sql",
+        "SRC",
+        "--user",
+        "US03",
+        "--session",
+        "A",
+        input="UPDATE student SET tuition_fee = 1 WHERE student_key = 1001;",
+    )
     assert code == 0 and "1 row updated." in out
-    code, out = _db(tmp_path, "sql", "SRC", "DELETE FROM student WHERE student_key = 1001",
-                    "--user", "US03", "--session", "B")
+    code, out = _db(
+        tmp_path,
+        "sql",
+        "SRC",
+        "DELETE FROM student WHERE student_key = 1001",
+        "--user",
+        "US03",
+        "--session",
+        "B",
+    )
     assert code == 1
     assert out.strip().startswith("ORA-00054: resource busy: row ")
     assert "Traceback" not in out
@@ -51,15 +67,27 @@ def test_create_sql_errors_and_lists(tmp_path: Path) -> None:
 def test_import_dump_then_dump_round_trips(tmp_path: Path) -> None:
     vectors = sorted((HERE / "vectors").glob("*.dump"))
     assert _db(tmp_path, "create", "ORA")[0] == 0
-    code, out = _db(tmp_path, "import-dump", "ORA", *map(str, vectors),
-                    "--dictionary", str(HERE / "vectors" / "seed_dictionary.json"))
+    code, out = _db(
+        tmp_path,
+        "import-dump",
+        "ORA",
+        *map(str, vectors),
+        "--dictionary",
+        str(HERE / "vectors" / "seed_dictionary.json"),
+    )
     assert code == 0 and "33 redo record(s) imported from 7 file(s)." in out
     code, first = _db(tmp_path, "dump", "ORA")
     assert code == 0 and "RBA: 0x000044.00000005.0010" in first
     (tmp_path / "again.dump").write_text(first)
     assert _db(tmp_path, "create", "ORA2")[0] == 0
-    code, out = _db(tmp_path, "import-dump", "ORA2", str(tmp_path / "again.dump"),
-                    "--dictionary", str(HERE / "vectors" / "seed_dictionary.json"))
+    code, out = _db(
+        tmp_path,
+        "import-dump",
+        "ORA2",
+        str(tmp_path / "again.dump"),
+        "--dictionary",
+        str(HERE / "vectors" / "seed_dictionary.json"),
+    )
     assert code == 0
     assert _db(tmp_path, "dump", "ORA2")[1] == first
     code, out = _db(tmp_path, "logs", "ORA")
@@ -72,21 +100,50 @@ def test_import_dump_reports_bad_text(tmp_path: Path) -> None:
     text = (HERE / "vectors" / "02_single_row_update.dump").read_text()
     bad.write_text("some prose\n" + text)
     _db(tmp_path, "create", "X")
-    code, out = _db(tmp_path, "import-dump", "X", str(bad), "--dictionary",
-                    str(HERE / "vectors" / "seed_dictionary.json"))
+    code, out = _db(
+        tmp_path,
+        "import-dump",
+        "X",
+        str(bad),
+        "--dictionary",
+        str(HERE / "vectors" / "seed_dictionary.json"),
+    )
     assert code == 1 and f"{bad}:1: not redo dump syntax" in out
-    code, out = _db(tmp_path, "import-dump", "X", str(bad), "--lenient", "--dictionary",
-                    str(HERE / "vectors" / "seed_dictionary.json"))
+    code, out = _db(
+        tmp_path,
+        "import-dump",
+        "X",
+        str(bad),
+        "--lenient",
+        "--dictionary",
+        str(HERE / "vectors" / "seed_dictionary.json"),
+    )
     assert code == 0 and "warning:" in out
 
 
 def test_workload_command(tmp_path: Path) -> None:
     _db(tmp_path, "create", "W", "--threads", "2")
-    code, out = _db(tmp_path, "workload", "W", "--transactions", "50", "--tables", "2",
-                    "--rows-per-txn", "4", "--mix", "insert=1,update=1,delete=1",
-                    "--long-txn", "1:10", "--clock-rate", "100")
+    code, out = _db(
+        tmp_path,
+        "workload",
+        "W",
+        "--transactions",
+        "50",
+        "--tables",
+        "2",
+        "--rows-per-txn",
+        "4",
+        "--mix",
+        "insert=1,update=1,delete=1",
+        "--long-txn",
+        "1:10",
+        "--clock-rate",
+        "100",
+    )
     assert code == 0, out
-    m = re.search(r"(\d+) transactions \((\d+) committed, (\d+) rolled back\), (\d+) row changes", out)
+    m = re.search(
+        r"(\d+) transactions \((\d+) committed, (\d+) rolled back\), (\d+) row changes", out
+    )
     assert m is not None, out
     total, committed, rolled, rows = map(int, m.groups())
     assert total >= 51 and committed + rolled == total and rows >= 4 * 50

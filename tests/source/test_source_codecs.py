@@ -76,8 +76,10 @@ def test_integers_print_as_integers() -> None:
 
 
 numbers = st.decimals(allow_nan=False, allow_infinity=False, places=None).filter(
-    lambda d: d.is_zero() or (len(d.normalize(WIDE).as_tuple().digits) <= 38
-                              and -129 <= d.adjusted() <= 125)
+    lambda d: (
+        d.is_zero()
+        or (len(d.normalize(WIDE).as_tuple().digits) <= 38 and -129 <= d.adjusted() <= 125)
+    )
 )
 
 

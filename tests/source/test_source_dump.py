@@ -37,21 +37,40 @@ def test_seven_examples_exist() -> None:
 @pytest.mark.parametrize(
     ("name", "ops"),
     [
-        ("01_single_row_insert.dump",
-         [("5.2", "5.1", "11.2", "5.20"), ("5.1", "10.2"), ("5.1", "10.2"), ("5.4", "24.4")]),
+        (
+            "01_single_row_insert.dump",
+            [("5.2", "5.1", "11.2", "5.20"), ("5.1", "10.2"), ("5.1", "10.2"), ("5.4", "24.4")],
+        ),
         ("02_single_row_update.dump", [("5.2", "5.1", "11.5", "5.20"), ("5.4", "24.4")]),
-        ("03_single_row_delete.dump",
-         [("5.2", "5.1", "11.3", "5.20"), ("5.1", "10.4"), ("5.1", "10.4"), ("5.4", "24.4")]),
-        ("04_multi_row_update.dump",
-         [("5.2", "5.1", "11.5", "5.20"), ("5.1", "11.5"), ("5.1", "11.5"), ("5.4", "24.4")]),
-        ("05_multi_row_delete.dump",
-         [("5.2", "5.1", "11.3", "5.20")] + [("5.1", "10.4")] * 2
-         + [("5.1", "11.3"), ("5.1", "10.4"), ("5.1", "10.4")] * 2 + [("5.4", "24.4")]),
-        ("06_array_insert.dump",
-         [("5.2", "5.1", "11.11", "5.20"), ("5.1", "10.2"), ("5.1", "10.2"), ("5.4", "24.4")]),
-        ("07_direct_path_insert.dump",
-         [("5.2", "5.1", "5.20"), ("24.6", "19.1"), ("5.2", "5.1", "10.2"), ("5.1", "10.2"),
-          ("5.4", "24.4")]),
+        (
+            "03_single_row_delete.dump",
+            [("5.2", "5.1", "11.3", "5.20"), ("5.1", "10.4"), ("5.1", "10.4"), ("5.4", "24.4")],
+        ),
+        (
+            "04_multi_row_update.dump",
+            [("5.2", "5.1", "11.5", "5.20"), ("5.1", "11.5"), ("5.1", "11.5"), ("5.4", "24.4")],
+        ),
+        (
+            "05_multi_row_delete.dump",
+            [("5.2", "5.1", "11.3", "5.20")]
+            + [("5.1", "10.4")] * 2
+            + [("5.1", "11.3"), ("5.1", "10.4"), ("5.1", "10.4")] * 2
+            + [("5.4", "24.4")],
+        ),
+        (
+            "06_array_insert.dump",
+            [("5.2", "5.1", "11.11", "5.20"), ("5.1", "10.2"), ("5.1", "10.2"), ("5.4", "24.4")],
+        ),
+        (
+            "07_direct_path_insert.dump",
+            [
+                ("5.2", "5.1", "5.20"),
+                ("24.6", "19.1"),
+                ("5.2", "5.1", "10.2"),
+                ("5.1", "10.2"),
+                ("5.4", "24.4"),
+            ],
+        ),
     ],
 )
 def test_record_structure(name: str, ops: list[tuple[str, ...]]) -> None:
@@ -75,9 +94,14 @@ def test_single_row_insert_values() -> None:
     assert row.op == "INSERT" and (row.owner, row.table) == ("US03", "STUDENT")
     assert row.rowid == RowId.parse("AAASrPAAEAAAAQ2AAK")
     assert row.after == {
-        "STUDENT_KEY": Decimal(1011), "FIRST_NAME": "Jordan", "SURNAME": "Sherwood",
-        "GENDER": "M", "UNIVERSITY": "Manchester", "SUBJECT": "Chemistry",
-        "ENTRY_YEAR": Decimal(2013), "TUITION_FEE": Decimal(9000),
+        "STUDENT_KEY": Decimal(1011),
+        "FIRST_NAME": "Jordan",
+        "SURNAME": "Sherwood",
+        "GENDER": "M",
+        "UNIVERSITY": "Manchester",
+        "SUBJECT": "Chemistry",
+        "ENTRY_YEAR": Decimal(2013),
+        "TUITION_FEE": Decimal(9000),
     }
 
 
@@ -85,16 +109,46 @@ def test_single_row_insert_values() -> None:
     ("name", "xid", "commit_scn", "ops", "rowids", "keys"),
     [
         ("02_single_row_update.dump", "3.6.1012", 1622900, ["UPDATE"], ["AAASrPAAEAAAAQ2AAJ"], []),
-        ("03_single_row_delete.dump", "1.33.830", 1625893, ["DELETE"], ["AAASrPAAEAAAAQ2AAD"],
-         [1004]),
-        ("04_multi_row_update.dump", "6.27.1204", 1630607, ["UPDATE"] * 3,
-         ["AAASrPAAEAAAAQ2AAG", "AAASrPAAEAAAAQ2AAH", "AAASrPAAEAAAAQ2AAI"], []),
-        ("05_multi_row_delete.dump", "3.23.1016", 1638367, ["DELETE"] * 3,
-         ["AAASrPAAEAAAAQ2AAD", "AAASrPAAEAAAAQ2AAL", "AAASrPAAEAAAAQ2AAM"], [1007, 1008, 1009]),
-        ("06_array_insert.dump", "7.13.846", 1641683, ["INSERT"] * 3,
-         ["AAASrPAAEAAAAQ2AAG", "AAASrPAAEAAAAQ2AAH", "AAASrPAAEAAAAQ2AAI"], [1007, 1008, 1009]),
-        ("07_direct_path_insert.dump", "4.21.865", 1652769, ["INSERT"] * 3,
-         ["AAASrPAAEAAAARgAAA", "AAASrPAAEAAAARgAAB", "AAASrPAAEAAAARgAAC"], [1007, 1008, 1009]),
+        (
+            "03_single_row_delete.dump",
+            "1.33.830",
+            1625893,
+            ["DELETE"],
+            ["AAASrPAAEAAAAQ2AAD"],
+            [1004],
+        ),
+        (
+            "04_multi_row_update.dump",
+            "6.27.1204",
+            1630607,
+            ["UPDATE"] * 3,
+            ["AAASrPAAEAAAAQ2AAG", "AAASrPAAEAAAAQ2AAH", "AAASrPAAEAAAAQ2AAI"],
+            [],
+        ),
+        (
+            "05_multi_row_delete.dump",
+            "3.23.1016",
+            1638367,
+            ["DELETE"] * 3,
+            ["AAASrPAAEAAAAQ2AAD", "AAASrPAAEAAAAQ2AAL", "AAASrPAAEAAAAQ2AAM"],
+            [1007, 1008, 1009],
+        ),
+        (
+            "06_array_insert.dump",
+            "7.13.846",
+            1641683,
+            ["INSERT"] * 3,
+            ["AAASrPAAEAAAAQ2AAG", "AAASrPAAEAAAAQ2AAH", "AAASrPAAEAAAAQ2AAI"],
+            [1007, 1008, 1009],
+        ),
+        (
+            "07_direct_path_insert.dump",
+            "4.21.865",
+            1652769,
+            ["INSERT"] * 3,
+            ["AAASrPAAEAAAARgAAA", "AAASrPAAEAAAARgAAB", "AAASrPAAEAAAARgAAC"],
+            [1007, 1008, 1009],
+        ),
     ],
 )
 def test_examples_decode_like_the_seed_trail(
@@ -158,7 +212,9 @@ def test_prose_between_records_is_an_error_with_its_line() -> None:
 
 def test_text_before_the_first_record_is_an_error() -> None:
     with pytest.raises(DumpSyntaxError) as err:
-        parse_dump(["hello", "REDO RECORD - Thread:1 RBA: 0x000001.00000001.0010 LEN: 0x0010 VLD: 0x01"])
+        parse_dump(
+            ["hello", "REDO RECORD - Thread:1 RBA: 0x000001.00000001.0010 LEN: 0x0010 VLD: 0x01"]
+        )
     assert err.value.line_no == 1
     with pytest.raises(DumpSyntaxError):
         parse_dump(["REDO RECORD - Thread:1 RBA: 0x000001.00000001.0010 LEN: 0x0010 VLD: 0x01"])

@@ -48,7 +48,9 @@ def test_bad_xid_and_scn() -> None:
 
 
 @given(
-    st.integers(0, 2**32 - 1), st.integers(0, 2**10 - 1), st.integers(0, 2**22 - 1),
+    st.integers(0, 2**32 - 1),
+    st.integers(0, 2**10 - 1),
+    st.integers(0, 2**22 - 1),
     st.integers(0, 2**16 - 1),
 )
 def test_rowid_round_trip(obj: int, file_no: int, block: int, slot: int) -> None:

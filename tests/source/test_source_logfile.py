@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
 from datetime import datetime
@@ -23,12 +24,20 @@ def _records(w: LogWriter, n: int, seed: int = 1) -> list[RedoRecord]:
     out = []
     for i in range(n):
         cols = tuple(
-            Column(j, rnd.randbytes(rnd.choice([0, 1, 7, 100, 700])) if rnd.random() > 0.1 else None)
+            Column(
+                j, rnd.randbytes(rnd.choice([0, 1, 7, 100, 700])) if rnd.random() > 0.1 else None
+            )
             for j in range(rnd.randint(0, 6))
         )
         kdo = Kdo("IRP", Ktb(xid=Xid(1, 2, 3)), 0x01000436, 0x01000432, slot=i % 100, columns=cols)
-        rec = RedoRecord(1, w.next_rba(), 1000 + i, 1, datetime(2020, 1, 1, 0, 0, i % 60),
-                         (ChangeVector(11, 2, kdo, obj=76495, dba=0x01000436),))
+        rec = RedoRecord(
+            1,
+            w.next_rba(),
+            1000 + i,
+            1,
+            datetime(2020, 1, 1, 0, 0, i % 60),
+            (ChangeVector(11, 2, kdo, obj=76495, dba=0x01000436),),
+        )
         w.append(rec)
         out.append(rec)
     w.flush()
@@ -52,14 +61,16 @@ def test_round_trip_and_positions(log: tuple[Path, list[RedoRecord]]) -> None:
         assert lr.sequence == 7
         assert lr.offset == lr.record.rba.byte_offset  # native RBA = where it is
         assert lr.offset % BLOCK >= 16
-    for a, b in zip(located, located[1:], strict=False):
+    for a, b in itertools.pairwise(located):
         assert a.end == b.offset  # resume points chain
     assert read_header(path).sequence == 7
 
 
 @settings(max_examples=40, deadline=None)
 @given(cuts=st.lists(st.integers(0, 400 * 1200), min_size=1, max_size=6))
-def test_any_split_reads_each_record_once(cuts: list[int], tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_any_split_reads_each_record_once(
+    cuts: list[int], tmp_path_factory: pytest.TempPathFactory
+) -> None:
     path = tmp_path_factory.mktemp("split") / "000000001.log"
     if not path.exists():
         w = LogWriter(path, 1, 1, 1, 0)
@@ -68,7 +79,7 @@ def test_any_split_reads_each_record_once(cuts: list[int], tmp_path_factory: pyt
     whole = [lr.record for lr in read_records(path)]
     bounds = [0, *sorted(c % os.path.getsize(path) for c in cuts), None]
     parts = []
-    for a, b in zip(bounds, bounds[1:], strict=False):
+    for a, b in itertools.pairwise(bounds):
         parts += [lr.record for lr in read_records(path, a, b)]
     assert parts == whole
 

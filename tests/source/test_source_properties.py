@@ -108,7 +108,9 @@ def _table(db: Database) -> dict[int, int]:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(script=steps)
-def test_interleavings(script: list[tuple[str, tuple[str, Any, Any]]], tmp_path_factory: Any) -> None:
+def test_interleavings(
+    script: list[tuple[str, tuple[str, Any, Any]]], tmp_path_factory: Any
+) -> None:
     root = create_database(Path(tmp_path_factory.mktemp("prop")), "P", threads=2)
     db = Database(root, clock=ManualClock(datetime(2024, 1, 1), step=1))
     try:
@@ -149,8 +151,9 @@ def test_interleavings(script: list[tuple[str, tuple[str, Any, Any]]], tmp_path_
         for name in SESSIONS:
             execute(db, sess[name], "COMMIT")
         assert _table(db) == model.rows
-        decoded = decode([lr.record for lr in db.records()],
-                         load_dictionary(db.root / "dictionary.json"))
+        decoded = decode(
+            [lr.record for lr in db.records()], load_dictionary(db.root / "dictionary.json")
+        )
         assert not decoded.open
         rebuilt = replay(decoded.committed).get("APP.P", {})
         assert {int(r["ID"]): int(r["V"]) for r in rebuilt.values()} == model.rows

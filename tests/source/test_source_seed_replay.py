@@ -28,19 +28,36 @@ COMMIT;
 """
 PREP_8000 = "UPDATE student SET tuition_fee = 8000 WHERE student_key IN (1007,1008,1009); COMMIT;"
 EXAMPLES: list[tuple[str, str, str]] = [
-    ("01_single_row_insert.dump", "",
-     "INSERT INTO student VALUES (1011,'Jordan','Sherwood','M','Manchester','Chemistry',2013,9000);"
-     " COMMIT;"),
-    ("02_single_row_update.dump", "",
-     "UPDATE student SET tuition_fee = 6000 WHERE student_key = 1010; COMMIT;"),
+    (
+        "01_single_row_insert.dump",
+        "",
+        "INSERT INTO student VALUES (1011,'Jordan','Sherwood','M','Manchester','Chemistry',2013,9000);"
+        " COMMIT;",
+    ),
+    (
+        "02_single_row_update.dump",
+        "",
+        "UPDATE student SET tuition_fee = 6000 WHERE student_key = 1010; COMMIT;",
+    ),
     ("03_single_row_delete.dump", "", "DELETE FROM student WHERE student_key = 1004; COMMIT;"),
-    ("04_multi_row_update.dump", PREP_8000,
-     "UPDATE student SET tuition_fee = 7500 WHERE tuition_fee = 8000; COMMIT;"),
-    ("05_multi_row_delete.dump", PREP_8000, "DELETE FROM student WHERE tuition_fee = 8000; COMMIT;"),
+    (
+        "04_multi_row_update.dump",
+        PREP_8000,
+        "UPDATE student SET tuition_fee = 7500 WHERE tuition_fee = 8000; COMMIT;",
+    ),
+    (
+        "05_multi_row_delete.dump",
+        PREP_8000,
+        "DELETE FROM student WHERE tuition_fee = 8000; COMMIT;",
+    ),
     ("06_array_insert.dump", PREP_TEMP, "INSERT INTO student SELECT * FROM student_temp; COMMIT;"),
-    ("07_direct_path_insert.dump", "DROP TABLE student_temp;" + PREP_TEMP
-     + "ALTER TABLE student DISABLE CONSTRAINT student_course;",
-     "INSERT /*+ APPEND */ INTO student SELECT * FROM student_temp; COMMIT;"),
+    (
+        "07_direct_path_insert.dump",
+        "DROP TABLE student_temp;"
+        + PREP_TEMP
+        + "ALTER TABLE student DISABLE CONSTRAINT student_course;",
+        "INSERT /*+ APPEND */ INTO student SELECT * FROM student_temp; COMMIT;",
+    ),
 ]
 
 
@@ -53,7 +70,9 @@ def data_bearing(records: list[RedoRecord]) -> list[list[Any]]:
             if isinstance(b, Kdo) and cv.layer == 11:
                 items.append((cv.op, b.name, _cols(b)))
             elif isinstance(b, DirectLoad):
-                items.append((cv.op, tuple(tuple((c.no, c.data) for c in r.columns) for r in b.rows)))
+                items.append(
+                    (cv.op, tuple(tuple((c.no, c.data) for c in r.columns) for r in b.rows))
+                )
             elif isinstance(b, Undo) and b.kdo is not None:
                 items.append(("undo", b.kdo.name, _cols(b.kdo)))
         if items:
@@ -94,7 +113,7 @@ def test_same_data_bearing_change_vectors(name: str, replayed: dict[str, list[Re
     ours, theirs = data_bearing(replayed[name]), data_bearing(seed)
     if name.startswith("07"):
         # The seed's listing lost row 2's "col 4" line (Manchester); put it back to compare.
-        (op, rows), = theirs[0]
+        ((op, rows),) = theirs[0]
         fixed = list(rows)
         fixed[2] = (*rows[2][:4], (4, b"Manchester"), *rows[2][4:])
         theirs[0] = [(op, tuple(fixed))]
@@ -114,4 +133,3 @@ def test_same_record_shapes(name: str, replayed: dict[str, list[RedoRecord]]) ->
     if name.startswith("07"):
         theirs[2] = tuple(op for op in theirs[2] if op != "5.2")
     assert shape(replayed[name]) == theirs
-

@@ -34,19 +34,34 @@ def _db(make_db: Callable[..., Database], threads: int = 1) -> Database:
 
 def test_split_statements() -> None:
     text = "a 'x;y'; -- c;\n b /* ; */; INSERT /*+ APPEND */ INTO t SELECT 1 FROM d\n/\n"
-    assert list(split_statements(text)) == ["a 'x;y'", "b", "INSERT /*+ APPEND */ INTO t SELECT 1 FROM d"]
+    assert list(split_statements(text)) == [
+        "a 'x;y'",
+        "b",
+        "INSERT /*+ APPEND */ INTO t SELECT 1 FROM d",
+    ]
 
 
 def test_types_values_and_select(make_db: Callable[..., Database]) -> None:
     db = _db(make_db)
     s = db.session("S1")
-    r = execute(db, s, "INSERT INTO t VALUES (1, 'ab', DATE '2013-01-02', "
-                       "TO_TIMESTAMP('2013-01-02 10:11:12.5','YYYY-MM-DD HH24:MI:SS.FF'), 'x', -3.25)")
+    r = execute(
+        db,
+        s,
+        "INSERT INTO t VALUES (1, 'ab', DATE '2013-01-02', "
+        "TO_TIMESTAMP('2013-01-02 10:11:12.5','YYYY-MM-DD HH24:MI:SS.FF'), 'x', -3.25)",
+    )
     assert r.feedback == "1 row created."
     execute(db, s, "INSERT INTO t (id, name) VALUES (2, 'c' || 'd')")
     res = execute(db, s, "SELECT id, name, born, ts, code, amount FROM t ORDER BY id")
     assert res.columns == ("ID", "NAME", "BORN", "TS", "CODE", "AMOUNT")
-    assert res.rows[0] == (1, "ab", "2013-01-02 00:00:00", "2013-01-02 10:11:12.500000", "x  ", -3.25)
+    assert res.rows[0] == (
+        1,
+        "ab",
+        "2013-01-02 00:00:00",
+        "2013-01-02 10:11:12.500000",
+        "x  ",
+        -3.25,
+    )
     assert res.rows[1][:2] == (2, "cd")
     execute(db, s, "COMMIT")
     d = decode([lr.record for lr in db.records()], load_dictionary(db.root / "dictionary.json"))
@@ -184,7 +199,9 @@ def test_crash_instance_orphans(make_db: Callable[..., Database]) -> None:
     execute(db, a, "COMMIT")
     orphans = db.crash_instance(2)
     assert len(orphans) == 1
-    assert execute(db, db.session("C", username="APP", thread=1), "SELECT id FROM t").rows == ((1,),)
+    assert execute(db, db.session("C", username="APP", thread=1), "SELECT id FROM t").rows == (
+        (1,),
+    )
     d = decode([lr.record for lr in db.records()], load_dictionary(db.root / "dictionary.json"))
     assert [str(t.xid) for t in d.open] == orphans
     with pytest.raises(UnknownObjectError):

@@ -38,8 +38,17 @@ def test_fast_path_writes_the_generic_bytes(tmp_path: Path) -> None:
 
 
 def test_workload_redo_rebuilds_the_tables(tmp_path: Path) -> None:
-    recs, db = _run(tmp_path, WorkloadSpec(transactions=120, rows_per_txn=5, initial_rows=40,
-                                           rollback_ratio=0.2, long_txns=2, long_age=60))
+    recs, db = _run(
+        tmp_path,
+        WorkloadSpec(
+            transactions=120,
+            rows_per_txn=5,
+            initial_rows=40,
+            rollback_ratio=0.2,
+            long_txns=2,
+            long_age=60,
+        ),
+    )
     try:
         d = decode(recs, load_dictionary(db.root / "dictionary.json"))
         assert d.rolled_back and not d.open
@@ -48,8 +57,13 @@ def test_workload_redo_rebuilds_the_tables(tmp_path: Path) -> None:
         for t in db.dictionary.tables.values():
             ids = sorted(int(r["ID"]) for r in rebuilt[t.qualified].values())
             assert ids == sorted(int(r[0]) for r in db.rows(t))
-        long = [t for t in d.committed if t.commit_time and t.commit_time - t.start_time
-                and (t.commit_time - t.start_time).total_seconds() >= 60]
+        long = [
+            t
+            for t in d.committed
+            if t.commit_time
+            and t.commit_time - t.start_time
+            and (t.commit_time - t.start_time).total_seconds() >= 60
+        ]
         assert len(long) >= 2
     finally:
         db.close()
