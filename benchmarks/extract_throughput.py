@@ -42,8 +42,16 @@ def main() -> None:
         root = create_database(home.dirdb, "bench", log_bytes=256 << 20)
         t0 = time.perf_counter()
         with Database(root) as db:
-            run_workload(db, WorkloadSpec(tables=1, rows_per_txn=100, transactions=args.transactions,
-                                          mix=(0.5, 0.3, 0.2), rollback_ratio=0.0, sessions=8, seed=7))  # fmt: skip
+            spec = WorkloadSpec(
+                tables=1,
+                rows_per_txn=100,
+                transactions=args.transactions,
+                mix=(0.5, 0.3, 0.2),
+                rollback_ratio=0.0,
+                sessions=8,
+                seed=7,
+            )
+            run_workload(db, spec)
         backlog_s = time.perf_counter() - t0
         redo_bytes = sum(p.stat().st_size for p in (root / "redo").rglob("*.log"))
         t1 = time.perf_counter()
@@ -67,9 +75,7 @@ def main() -> None:
         s = run.capture.stats
         if prof:
             pstats.Stats(prof).sort_stats("cumulative").print_stats(18)
-        print(
-            "workload=one 5-column table, 100 row changes/txn, 50/30/20 insert/update/delete per row"
-        )
+        print("workload=one 5-column table, 100 row changes/txn, 50/30/20 ins/upd/del per row")
         print(f"master={args.master}")
         print(f"transactions={s.transactions}")
         print(f"redo_records={s.records_read}")

@@ -65,7 +65,8 @@ def main() -> int:
           "INSERT INTO hr.employees VALUES (2, 'Grace', 6000, SYSDATE); COMMIT; "
           "UPDATE hr.employees SET salary = 6500 WHERE employee_id = 2; COMMIT; "
           "DELETE FROM hr.employees WHERE employee_id = 1; ROLLBACK"), None),
-        (("db", "workload", "demo", "--tables", "2", "--transactions", "300", "--rows-per-txn", "5"), None),
+        (("db", "workload", "demo", "--tables", "2", "--transactions", "300",
+          "--rows-per-txn", "5"), None),
     ]  # fmt: skip
     for args, head in steps:
         if ggsci(*args, cwd=DEMO_HOME, head=head) != 0:
