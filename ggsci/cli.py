@@ -3,23 +3,26 @@
 Sub-command groups live in their own modules (``cli_params``, ``cli_db``, ...) and are
 registered in :func:`build_app`. Nothing imported here may import pyspark.
 
-Start-up time matters (the shell must answer in well under half a second): sub-command modules
-are imported inside :func:`build_app`, and :func:`main` runs the GGSCI shell, ``run`` and
-``obey`` from an app holding only those, without importing the other sub-command groups.
+Start-up time matters (the shell must answer in well under half a second), so this module
+imports nothing heavy at its top: typer and the sub-command modules are imported inside
+:func:`build_app`, and :func:`main` first offers the arguments to
+:func:`ggsci.launch.fast_main`, which runs the GGSCI shell, ``run`` and ``obey`` without typer.
 """
 
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
-import typer
-
-from ggsci import cli_shell
+if TYPE_CHECKING:
+    import typer
 
 HELP = "GoldenGate-style change capture: parameter files, GGSCI shell, Extract on Spark."
 
 
 def _new_app() -> typer.Typer:
+    import typer
+
     return typer.Typer(
         name="ggsci",
         help=HELP,
@@ -30,7 +33,7 @@ def _new_app() -> typer.Typer:
 
 def build_app() -> typer.Typer:
     import ggsci.cli_logdump as cli_logdump
-    from ggsci import cli_db, cli_extract, cli_params
+    from ggsci import cli_db, cli_extract, cli_params, cli_shell
 
     app = _new_app()
     cli_shell.register(app)
@@ -45,16 +48,20 @@ def build_app() -> typer.Typer:
 
 def build_shell_app() -> typer.Typer:
     """Only the GGSCI front-ends (the default shell, ``run``, ``obey``)."""
+    from ggsci import cli_shell
+
     app = _new_app()
     cli_shell.register(app)
     return app
 
 
 def main() -> None:
-    status = cli_shell.fast_main(sys.argv[1:])
+    from ggsci.launch import fast_main, is_shell_invocation
+
+    status = fast_main(sys.argv[1:])
     if status is not None:
         sys.exit(status)
-    if cli_shell.is_shell_invocation(sys.argv[1:]):
+    if is_shell_invocation(sys.argv[1:]):
         build_shell_app()()
     else:
         build_app()()

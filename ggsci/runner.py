@@ -7,37 +7,15 @@ parses an obey file without executing it and reports each error as ``file:line:c
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TextIO
-
-import platformdirs
 
 from engine.home import Home
 from ggsci.commands.models import CommandError
 from ggsci.commands.parse import is_blank_or_comment, parse_command
 from ggsci.dispatch.table import bind, execute
 from ggsci.session import Session
-
-
-def debug_log_path() -> Path:
-    return Path(platformdirs.user_log_dir("ggsci", appauthor=False)) / "ggsci-debug.log"
-
-
-def setup_debug_log() -> None:
-    """Tracebacks of unexpected failures go here, never to the user's terminal."""
-    path = debug_log_path()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handler: logging.Handler = logging.FileHandler(path, delay=True)
-    except OSError:
-        handler = logging.NullHandler()
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    logger = logging.getLogger("ggsci")
-    logger.handlers[:] = [handler]
-    logger.setLevel(logging.DEBUG)
-    logger.propagate = False
 
 
 def stream_session(home: Home, lines: Iterator[str], out: TextIO) -> Session:

@@ -3,6 +3,7 @@ and the read-eval loop. Ctrl-C cancels the line being typed, Ctrl-D on an empty 
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import TextIO
 
@@ -15,7 +16,6 @@ from prompt_toolkit.key_binding.key_processor import KeyPressEvent
 from prompt_toolkit.output import Output
 
 from engine.home import Home
-from ggsci.dispatch.table import bind, execute
 from ggsci.session import Session
 from ggsci.shell.completion import GGSCICompleter
 from ggsci.shell.lexer import STYLE, GGSCILexer
@@ -69,6 +69,15 @@ def banner(home: Home) -> list[str]:
     ]
 
 
+def _load_interpreter() -> None:
+    """Import the grammar and the handlers while the user types the first command.
+
+    The prompt is drawn before they are loaded (start-up budget); by the first Enter they are
+    normally in ``sys.modules`` already, else the import finishes then.
+    """
+    import ggsci.dispatch.table  # noqa: F401
+
+
 def repl(session: Session, prompt: PromptSession[str]) -> int:
     """Read and run commands until EXIT or Ctrl-D; 0 if all succeeded, 1 otherwise."""
 
@@ -87,15 +96,18 @@ def repl(session: Session, prompt: PromptSession[str]) -> int:
     session.read_line = ask
     session.read_secret = ask_secret
     failed = False
+    warm_up = threading.Thread(target=_load_interpreter, daemon=True)
     session.say(*banner(session.home))
     while True:
         try:
-            line = prompt.prompt(session.prompt())
+            line = prompt.prompt(session.prompt(), pre_run=None if warm_up.ident else warm_up.start)
         except KeyboardInterrupt:
             continue
         except EOFError:
             break
-        outcome = execute(session, line)
+        from ggsci.dispatch.table import bind, execute
+
+        outcome = execute(bind(session), line)
         session.say("")
         failed |= not outcome.ok
         if outcome.exit:
@@ -110,6 +122,6 @@ def interactive(
     output: Output | None = None,
     history: History | None = None,
 ) -> int:
-    session = bind(Session(home, out))
+    session = Session(home, out)
     prompt = make_prompt_session(home, history or make_history(), input, output)
     return repl(session, prompt)

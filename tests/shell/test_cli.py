@@ -84,7 +84,7 @@ def test_no_traceback_for_unexpected_failures(home: Home) -> None:
 
 def test_shell_modules_do_not_import_pyspark() -> None:
     code = (
-        "import sys, ggsci.cli, ggsci.cli_shell, ggsci.runner, ggsci.shell.session, "
+        "import sys, ggsci.cli, ggsci.cli_shell, ggsci.launch, ggsci.runner, ggsci.shell.session, "
         "ggsci.shell.completion, ggsci.dispatch.table, engine.control\n"
         "assert 'pyspark' not in sys.modules, 'pyspark imported'\n"
         "assert 'py4j' not in sys.modules, 'py4j imported'\n"
@@ -122,7 +122,7 @@ def test_installed_entry_point_fast_path(home: Home, tmp_path: Path) -> None:
 
 
 def test_fast_path_leaves_everything_else_to_typer() -> None:
-    from ggsci.cli_shell import fast_main, is_shell_invocation
+    from ggsci.launch import fast_main, is_shell_invocation
 
     assert fast_main(["--help"]) is None
     assert fast_main(["params", "check", "x.prm"]) is None

@@ -1,0 +1,116 @@
+"""Starting the GGSCI front-ends, kept light so that ``ggsci`` answers fast.
+
+Imports here are only what every start needs; the interpreter (grammar, handlers) and the
+prompt-toolkit shell are imported inside the functions that use them. :func:`fast_main` runs the
+plain command lines (``[--home DIR] [run CMD... | obey [--syntax-only] FILE]``) without building
+the typer app; the typer commands in :mod:`ggsci.cli_shell` call the same functions.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+
+import platformdirs
+
+from engine.home import resolve_home
+
+SHELL_COMMANDS = ("run", "obey")
+
+
+def debug_log_path() -> Path:
+    return Path(platformdirs.user_log_dir("ggsci", appauthor=False)) / "ggsci-debug.log"
+
+
+def setup_debug_log() -> None:
+    """Tracebacks of unexpected failures go here, never to the user's terminal."""
+    path = debug_log_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handler: logging.Handler = logging.FileHandler(path, delay=True)
+    except OSError:
+        handler = logging.NullHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logger = logging.getLogger("ggsci")
+    logger.handlers[:] = [handler]
+    logger.setLevel(logging.DEBUG)
+    logger.propagate = False
+
+
+def shell(home: str | None) -> int:
+    """The interactive shell on a terminal, else commands read from standard input."""
+    setup_debug_log()
+    resolved = resolve_home(home)
+    if sys.stdin.isatty() and sys.stdout.isatty():
+        from ggsci.shell.session import interactive
+
+        return interactive(resolved, sys.stdout)
+    from ggsci.runner import run_stream
+
+    return run_stream(resolved, sys.stdin, sys.stdout)
+
+
+def run(home: str | None, commands: list[str]) -> int:
+    from ggsci.runner import run_commands
+
+    setup_debug_log()
+    return run_commands(resolve_home(home), commands, sys.stdout, sys.stdin)
+
+
+def obey(home: str | None, path: Path, syntax_only: bool) -> int:
+    from ggsci.runner import run_obey_file, syntax_errors
+
+    if syntax_only:
+        try:
+            errors = syntax_errors(path)
+        except OSError as exc:
+            sys.stderr.write(f"{path}: cannot read: {exc.strerror}\n")
+            return 2
+        sys.stdout.write("".join(e + "\n" for e in errors))
+        return 1 if errors else 0
+    setup_debug_log()
+    return run_obey_file(resolve_home(home), path.resolve(), sys.stdout, sys.stdin)
+
+
+def is_shell_invocation(args: list[str]) -> bool:
+    """Whether ``args`` ask for the shell, ``run`` or ``obey`` (so no other group is needed)."""
+    i = 0
+    while i < len(args) and args[i].startswith("--home"):
+        i += 1 if "=" in args[i] else 2
+    rest = args[i:]
+    if not rest:
+        return True
+    return rest[0] in SHELL_COMMANDS
+
+
+def fast_main(args: list[str]) -> int | None:
+    """Run the plain forms without typer; ``None`` when typer should handle ``args``.
+
+    Why: building the typer app costs about a third of the half-second start-up budget. Only
+    ``[--home DIR] [run CMD... | obey [--syntax-only] FILE]`` is handled here; anything else
+    (``--help``, other options, other sub-commands) goes through the typer app, whose
+    behaviour this mirrors.
+    """
+    home: str | None = None
+    i = 0
+    while i < len(args) and args[i].startswith("--home"):
+        if args[i].startswith("--home="):
+            home, i = args[i].split("=", 1)[1], i + 1
+        elif args[i] == "--home" and i + 1 < len(args):
+            home, i = args[i + 1], i + 2
+        else:
+            return None
+    rest = args[i:]
+    if any(a.startswith("-") and a != "--syntax-only" for a in rest):
+        return None
+    if not rest:
+        return shell(home)
+    if rest[0] == "run" and len(rest) > 1:
+        return run(home, rest[1:])
+    if rest[0] == "obey":
+        files = [a for a in rest[1:] if a != "--syntax-only"]
+        if len(files) != 1:
+            return None
+        return obey(home, Path(files[0]), "--syntax-only" in rest)
+    return None
