@@ -85,24 +85,26 @@ def find_in_history(history: list[str], ref: str) -> str:
 
 
 def apply_fc_edit(command: str, edit: str) -> str:
-    """Apply one FC edit line to ``command`` (columns of the edit line align with the command).
+    """Apply one FC edit line to ``command``; its columns line up with the command's.
 
-    ``i text`` inserts text at the column of the ``i``; ``r text`` replaces from the column of the
-    ``r``; a line of ``d`` characters deletes the character above each ``d``; anything else
-    overtypes the characters above its non-blank characters.
+    ``i`` inserts the text after it (spaces included) at its column; ``r`` replaces from its
+    column with the text after it; a line of ``d`` characters deletes the character above each
+    ``d``; anything else overtypes the characters above its non-blank characters, one for one
+    (GGSCI's FC editor; the letters are not case-sensitive).
     """
     stripped = edit.lstrip()
+    if not stripped:
+        return command
     col = len(edit) - len(stripped)
     padded = command.ljust(col)
-    head = stripped[:2].lower()
-    if head in ("i ", "r "):
-        text = stripped[2:]
-        if head == "i ":
-            return padded[:col] + text + padded[col:]
-        return padded[:col] + text + padded[col + len(text) :]
-    if stripped and set(stripped.replace(" ", "")) <= {"d", "D"}:
+    key, text = stripped[0].lower(), stripped[1:]
+    if key == "d" and set(stripped.replace(" ", "")) <= {"d", "D"}:
         drop = {i for i, ch in enumerate(edit) if ch in "dD"}
         return "".join(ch for i, ch in enumerate(command) if i not in drop)
+    if key == "i":
+        return padded[:col] + text + padded[col:]
+    if key == "r":
+        return padded[:col] + text + padded[col + len(text) :]
     chars = list(command.ljust(len(edit)))
     for i, ch in enumerate(edit):
         if ch != " ":
@@ -113,9 +115,12 @@ def apply_fc_edit(command: str, edit: str) -> str:
 def recall(session: Session, cmd: M.Recall) -> None:
     text = find_in_history(session.history, cmd.ref)
     if cmd.edit:
+        # The command and the ".." edit line start at the same column, as in GGSCI:
+        # "GGSCI (host) 5> info mgr" above "GGSCI (host) 5..     rextract extjd".
+        prefix = session.prompt().rstrip().removesuffix(">")
         while True:
-            session.say(text)
-            edit = session.read_line("..")
+            session.say(f"{prefix}> {text}")
+            edit = session.read_line(f"{prefix}..")
             if edit is None or edit.strip() == "//":
                 session.say("Command cancelled.")
                 return

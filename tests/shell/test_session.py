@@ -167,20 +167,22 @@ def test_history_bang_and_fc(home: Home) -> None:
     assert shell.run("! 2").startswith("HELP OBEY\nOBEY: ")
     assert shell.run("!info").startswith("INFO ALLX\nERROR")
     out = shell.run("FC 3")
-    assert out.startswith("INFO ALLX\nINFO ALL\n\nProgram")
+    assert out.startswith("GGSCI (testhost) 7> INFO ALLX\nGGSCI (testhost) 7> INFO ALL\n\nProgram")
+    assert shell.prompts[:2] == ["GGSCI (testhost) 7..", "GGSCI (testhost) 7.."]
     assert shell.ok
-    assert shell.run("FC") == "INFO ALL\nCommand cancelled.\n"
+    assert shell.run("FC") == "GGSCI (testhost) 8> INFO ALL\nCommand cancelled.\n"
     assert shell.run("! 99") == "ERROR: Command 99 not found in history.\n"
 
 
 def test_fc_edit_keys() -> None:
+    """The examples of GGSCI's FC documentation."""
     from ggsci.dispatch.basic import apply_fc_edit
 
-    assert apply_fc_edit("info extract ext1", "             i new") == "info extract newext1"
-    assert apply_fc_edit("info extract ext1", "             r xyz9") == "info extract xyz9"
-    assert apply_fc_edit("info extract ext1", "     dddddddd") == "info ext1"
+    assert apply_fc_edit("send mgr", "        i childstatus") == "send mgr childstatus"
+    assert apply_fc_edit("info mgr", "     rextract extjd") == "info extract extjd"
+    assert apply_fc_edit("info extract extjd, detail", " " * 18 + "d" * 8) == "info extract extjd"
+    assert apply_fc_edit("info mgr", "     extract extjd") == "info extract extjd"
     assert apply_fc_edit("info extract ext1", "                ") == "info extract ext1"
-    assert apply_fc_edit("info extract ext1", "INFO") == "INFO extract ext1"
 
 
 def test_obey_and_nesting(shell: Shell, home: Home) -> None:
