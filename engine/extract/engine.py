@@ -179,13 +179,29 @@ class ExtractRun:
         self.checkpoints = load_checkpoints(home, "EXTRACT", self.name)
         state = None
         cps = self.checkpoints
-        if cps is not None and not cps.altered and "capture" in cps.extra:
-            state = CaptureState.from_json(cps.extra["capture"])
-            emit(
-                "OGG-01515",
-                Severity.INFO,
-                "Positioning to the recovery checkpoint (start of the oldest open transaction).",
+        if cps is not None and "capture" in cps.extra:
+            saved = CaptureState.from_json(cps.extra["capture"])
+            if not cps.altered or not _repositioned(cps.reads, saved):
+                state = saved
+                emit(
+                    "OGG-01515",
+                    Severity.INFO,
+                    "Positioning to the recovery checkpoint "
+                    "(start of the oldest open transaction).",
+                )
+            else:
+                emit(
+                    "OGG-01635",
+                    Severity.INFO,
+                    "The start position was altered (ADD/ALTER EXTRACT): "
+                    "reading from the new position.",
+                )
+        if cps is not None:
+            wanted = next(
+                (w.position.seqno for w in cps.writes if _same_trail(w.trail, trail.path)), 0
             )
+            while self.writer.position.seqno < wanted:  # ALTER EXTRACT ..., ETROLLOVER
+                self.writer.rollover()
         start = initial_positions(
             self.root / "redo", cps.reads if cps else (), group.threads if group else 1
         )
@@ -199,6 +215,8 @@ class ExtractRun:
             state=state,
         )
         self.batch_id = cps.batch_id if cps else 0
+        self.rollover_requested = threading.Event()
+        self.rollover_done = threading.Event()
         self.startup = {t: p for t, p in start.items()} if state is None else dict(state.current)
         self.last_checkpoint = 0.0
 
@@ -208,13 +226,18 @@ class ExtractRun:
     ) -> None:
         interval = max(1, self.model.checkpoint_secs)
         while not stop.is_set():
+            if self.rollover_requested.is_set():
+                self.writer.rollover()
+                self.rollover_requested.clear()
+                self.checkpoint()
+                self.rollover_done.set()
             n = self.capture.poll()
             now = time.monotonic()
             if n or now - self.last_checkpoint >= interval:
                 self.checkpoint()
             if stop_at_eof and n == 0:
                 break
-            if n == 0:
+            if n == 0 and not self.rollover_requested.is_set():
                 stop.wait(idle_wait)
         self.checkpoint()
 
@@ -274,6 +297,15 @@ class ExtractRun:
             f"  Trail {self.trail_path}: {s.trail_records} records written, position "
             f"{self.writer.position.seqno}/{self.writer.position.rba}",
         ]
+
+
+def _repositioned(reads: tuple[ReadCheckpoint, ...], saved: CaptureState) -> bool:
+    """Whether ADD/ALTER moved a read position away from where the run left it."""
+    for r in reads:
+        mine = saved.current.get(r.current.thread)
+        if mine is None or (r.current.seqno, r.current.rba) != (mine.sequence, mine.offset):
+            return True
+    return False
 
 
 def _cp(p: Position, scn: int | None, stamp: str | None) -> CpPosition:

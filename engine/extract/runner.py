@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from engine.events import Severity
 from engine.extract.engine import ExtractError, ExtractRun
+from engine.ipc import Reply, Request
 from engine.paramcheck import check_param_file
 from engine.process import GroupContext, GroupRunner, ProcessAbend
 from engine.spark import SparkSettings, get_session, master_from
@@ -42,11 +43,26 @@ class ExtractRunner(GroupRunner):
             self.run_ = ExtractRun(ctx.home, model, ctx.group, ctx.event, spark=spark)
         except ExtractError as exc:
             raise ProcessAbend(exc.code, exc.text) from exc
+        self._register(ctx)
         ctx.event(
             "OGG-01055",
             Severity.INFO,
             f"Recovery initialization completed for target file {self.run_.trail_path}.",
         )
+
+    def _register(self, ctx: GroupContext) -> None:
+        run = self.run_
+        assert run is not None
+
+        def rollover(_: Request) -> Reply:
+            run.rollover_done.clear()
+            run.rollover_requested.set()
+            if not run.rollover_done.wait(30):
+                return Reply.error("ERROR: rollover did not complete within 30 seconds.")
+            pos = run.writer.position
+            return Reply((f"Rollover performed: {run.trail_path} is now at sequence {pos.seqno}.",))
+
+        ctx.handlers.add("ROLLOVER", rollover)
 
     def run(self, ctx: GroupContext) -> None:
         assert self.run_ is not None

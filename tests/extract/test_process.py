@@ -108,6 +108,14 @@ def test_extract_process_killed_and_restarted_loses_and_duplicates_nothing(tmp_p
         assert "EXTRACT     RUNNING     EXT1" in info, info
         status = ggsci(home, "SEND EXTRACT ext1, STATUS")
         assert "Open transactions: 0" in status, status
+        before = sorted(p.name for p in (home.root / "dirdat").glob("lt*"))
+        out = ggsci(home, "SEND EXTRACT ext1, ROLLOVER")
+        assert "Rollover performed" in out, out
+        expected += commit_batch(root, 300, 5)
+        wait_until(lambda: len(keys_in_trail(home)) >= len(expected), "the batch after ROLLOVER")
+        after = sorted(p.name for p in (home.root / "dirdat").glob("lt*"))
+        assert len(after) == len(before) + 1
+        assert keys_in_trail(home) == expected
     finally:
         ggsci(home, "STOP EXTRACT ext1", "STOP MANAGER !")
         for kind, name in (("EXTRACT", "EXT1"), (MANAGER, MANAGER)):
