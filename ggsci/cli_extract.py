@@ -118,7 +118,9 @@ def extract(
     )
     group = GroupStore(h).get(name)
     try:
-        run = ExtractRun(h, model, group, emit, spark=spark, brreset=brreset)
+        run = ExtractRun(
+            h, model, group, emit, spark=spark, brreset=brreset, report_line=report.line
+        )
     except ExtractError as exc:
         emit(exc.code, Severity.ERROR, exc.text)
         raise typer.Exit(1) from exc

@@ -139,11 +139,14 @@ class ExtractRun:
         brreset: bool = False,
         durable: bool = True,
         clock: Callable[[], datetime] = datetime.now,
+        report_line: Callable[[str], None] | None = None,
     ) -> None:
         if not model.trails:
             raise ExtractError("OGG-01044", "No EXTTRAIL or RMTTRAIL in the parameter file.")
         self.home = home
         self.model = model
+        self.report_line = report_line or (lambda _text: None)
+        self._counted = (0, time.monotonic(), 0)  # records, when, records at last line
         self.name = (model.group or (group.name if group else "EXTRACT")).upper()
         self.group = group
         self.emit = emit
@@ -215,6 +218,7 @@ class ExtractRun:
             state=state,
         )
         self.batch_id = cps.batch_id if cps else 0
+        self.started = time.monotonic()
         self.rollover_requested = threading.Event()
         self.rollover_done = threading.Event()
         self.startup = {t: p for t, p in start.items()} if state is None else dict(state.current)
@@ -232,6 +236,7 @@ class ExtractRun:
                 self.checkpoint()
                 self.rollover_done.set()
             n = self.capture.poll()
+            self._report_count()
             now = time.monotonic()
             if n or now - self.last_checkpoint >= interval:
                 self.checkpoint()
@@ -240,6 +245,29 @@ class ExtractRun:
             if n == 0 and not self.rollover_requested.is_set():
                 stop.wait(idle_wait)
         self.checkpoint()
+
+    def _report_count(self) -> None:
+        """REPORTCOUNT: ``N records processed as of <time> (rate r,delta d)``."""
+        rc = self.model.report_count
+        if rc is None:
+            return
+        records = self.capture.stats.trail_records
+        last_records, last_when, _ = self._counted
+        now = time.monotonic()
+        if rc.unit == "RECORDS":
+            due = records // rc.every > last_records // rc.every
+        else:
+            unit = {"SECONDS": 1, "MINUTES": 60, "HOURS": 3600}[rc.unit]
+            due = now - last_when >= rc.every * unit
+        if not due:
+            return
+        line = f"{records} records processed as of {self.clock():%Y-%m-%d %H:%M:%S}"
+        if rc.rate:
+            elapsed = max(now - self.started, 1e-9)
+            delta = (records - last_records) / max(now - last_when, 1e-9)
+            line += f" (rate {records / elapsed:.0f},delta {delta:.0f})"
+        self.report_line(line)
+        self._counted = (records, now, last_records)
 
     def checkpoint(self) -> None:
         """Make the trail durable, then publish the checkpoint that covers it."""

@@ -40,7 +40,9 @@ class ExtractRunner(GroupRunner):
             )
         )
         try:
-            self.run_ = ExtractRun(ctx.home, model, ctx.group, ctx.event, spark=spark)
+            self.run_ = ExtractRun(
+                ctx.home, model, ctx.group, ctx.event, spark=spark, report_line=ctx.report.line
+            )
         except ExtractError as exc:
             raise ProcessAbend(exc.code, exc.text) from exc
         self._register(ctx)

@@ -190,3 +190,29 @@ def test_property_trail_is_exactly_the_committed_transactions_in_commit_order(
             got.append([])
         got[-1].append((r.op_name, dict(r.columns)[0]))
     assert got == [t for t in expected if t]
+
+
+def test_reportcount_lines_go_to_the_report(home: Home, source: Any, spark: SparkSession) -> None:
+    _, open_db = source
+    with open_db() as db:
+        run_sql(
+            db,
+            [
+                *DDL,
+                *[("s1", f"INSERT INTO hr.emp VALUES ({i}, 'x', {i})") for i in range(5)],
+                ("s1", "COMMIT"),
+            ],
+        )
+    lines: list[str] = []
+    model = check_text(PRM + "REPORTCOUNT EVERY 2 RECORDS, RATE\n").model
+    run = ExtractRun(
+        home, model, None, lambda *_: None, spark=spark, durable=False, report_line=lines.append
+    )
+    run.run(threading.Event(), stop_at_eof=True)
+    run.close()
+    assert len(lines) == 1
+    assert (
+        lines[0].startswith("5 records processed as of ")
+        and "(rate " in lines[0]
+        and ",delta " in lines[0]
+    )
