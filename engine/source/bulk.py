@@ -28,7 +28,7 @@ from engine.source.codecs import encode_date, encode_scaled, encode_text
 from engine.source.database import Database
 from engine.source.dictionary import TableDef
 from engine.source.ids import make_dba
-from engine.source.redo import OBJ_UNDO
+from engine.source.redo import OBJ_UNDO, ChangeVector
 from engine.source.session import Session
 
 _EPOCH: Final = datetime(1970, 1, 1)
@@ -317,6 +317,53 @@ class BulkSession:
         if info.index is not None:
             key = bytes([len(enc[keyc] or b"")]) + (enc[keyc] or b"")
             self._index(ids, info, scn, True, key, struct.pack(">IH", dba, slot), slot)
+
+    def insert_array(
+        self,
+        table: TableDef,
+        encs: Sequence[tuple[bytes | None, ...]],
+        storeds: Sequence[Sequence[object]],
+    ) -> None:
+        """An array insert (INSERT ... SELECT / array bind): 11.11 QMI per block plus one
+        array index record per index and block, built with the generic change-vector
+        builders (the per-row cost here is in values and SQLite, not in records)."""
+        db = self.db
+        info = self._info(table)
+        scn = db.next_scn()
+        ids = self._begin(scn)
+        rids = db.allocate(table, len(encs))
+        db.conn.executemany(
+            info.sql_insert, [(rid, *st) for rid, st in zip(rids, storeds, strict=True)]
+        )
+        thread = self.session.thread
+        groups: dict[int, list[tuple[int, tuple[bytes | None, ...]]]] = {}
+        for rid, enc in zip(rids, encs, strict=True):
+            groups.setdefault(rid >> 16, []).append((rid, enc))
+        for block, group in groups.items():
+            dba = make_dba(table.file_no, block)
+            slots = tuple(rid & 0xFFFF for rid, _ in group)
+            pre = [] if ids.started else [rg.slot_alloc(ids, scn)]
+            undo_kdo = rg.kdo("QMD", rg.UNDO_KTB, table, dba, slots=slots)
+            undo_cv, uba = rg.row_undo(ids, table, scn, undo_kdo, ())
+            ids.started = True
+            ktb, _ = rg.ktb_for(ids, dba, uba)
+            rows = rg.rows_image([(rid & 0xFFFF, enc) for rid, enc in group])
+            redo = rg.kdo("QMI", ktb, table, dba, lock=1, rows=rows)
+            info_cv: list[ChangeVector] = []
+            if not self.info_written:
+                self.info_written = True
+                s = self.session
+                info_cv = [rg.session_info(s.sid, s.serial, s.username, s.txn_name, s.audit)]
+            db.emit(
+                thread, scn, [*pre, undo_cv, rg.row_redo(ids, table, scn, dba, 11, redo), *info_cv]
+            )
+            for index in table.indexes:
+                cols = tuple(table.column_index(c) for c in index.columns)
+                keys = sorted(
+                    (rg.index_key(cols, enc), struct.pack(">IH", dba, rid & 0xFFFF), rid & 0xFFFF)
+                    for rid, enc in group
+                )
+                db.emit(thread, scn, rg.index_change(ids, table, index, scn, True, keys))
 
     def update(
         self,

@@ -35,25 +35,30 @@ _INT_CTX: Final = Context(prec=200)  # room for every integer digit up to 1E+126
 _NEG_TERMINATOR: Final = 0x66
 
 
+_POS_PAIR: Final = {f"{d:02d}": d + 1 for d in range(100)}
+_NEG_PAIR: Final = {f"{d:02d}": 101 - d for d in range(100)}
+
+
 def encode_scaled(n: int, scale100: int = 0) -> bytes:
     """Encode ``n * 100**-scale100`` (fast path for integers and fixed-point cents)."""
     if n == 0:
         return _ZERO
-    m = -n if n < 0 else n
-    pairs = []
-    while m:
-        m, r = divmod(m, 100)
-        pairs.append(r)
-    pairs.reverse()
-    exp = len(pairs) - 1 - scale100
-    while pairs[-1] == 0:
-        pairs.pop()
-    if len(pairs) > MAX_NUMBER_DIGITS or not _MIN_EXP <= exp <= _MAX_EXP:
+    digits = str(-n if n < 0 else n)
+    if len(digits) % 2:
+        digits = "0" + digits
+    exp = len(digits) // 2 - 1 - scale100
+    digits = digits.rstrip("0")
+    if len(digits) % 2:
+        digits += "0"
+    npairs = len(digits) // 2
+    if npairs > MAX_NUMBER_DIGITS or not _MIN_EXP <= exp <= _MAX_EXP:
         return encode_number(Decimal(n).scaleb(-2 * scale100, _CTX))
     if n > 0:
-        return bytes([0xC1 + exp, *(d + 1 for d in pairs)])
-    body = bytes([0x3E - exp, *(101 - d for d in pairs)])
-    return body + bytes([_NEG_TERMINATOR]) if len(pairs) < MAX_NUMBER_DIGITS else body
+        table = _POS_PAIR
+        return bytes([0xC1 + exp, *[table[digits[i : i + 2]] for i in range(0, len(digits), 2)]])
+    table = _NEG_PAIR
+    body = bytes([0x3E - exp, *[table[digits[i : i + 2]] for i in range(0, len(digits), 2)]])
+    return body + bytes([_NEG_TERMINATOR]) if npairs < MAX_NUMBER_DIGITS else body
 
 
 def encode_number(value: Decimal | int | float) -> bytes:

@@ -50,6 +50,7 @@ class WorkloadSpec:
     seed: int = 1
     initial_rows: int = 1000  # rows per table created before the run when tables are new
     bulk: bool = True  # committing transactions through the fast path (engine.source.bulk)
+    array: int = 1  # rows per INSERT statement; > 1 = array inserts (11.11 QMI)
 
 
 @dataclass
@@ -126,7 +127,8 @@ def ensure_tables(db: Database, spec: WorkloadSpec, session: Session) -> list[Ta
             "AMOUNT NUMBER, CREATED DATE, STATUS CHAR(1))",
             key=("ID",),
         )
-        rows = [_row(table, k, random.Random(k), db) for k in range(1, spec.initial_rows + 1)]
+        now = db.now().replace(microsecond=0)
+        rows = [_row(k, random.Random(k), now) for k in range(1, spec.initial_rows + 1)]
         session.insert(db, table, rows, array=True)
         session.commit(db)
         tables.append(table)
@@ -139,12 +141,11 @@ def _stored_cents(cents: int) -> int | float:
 
 
 def _row_fast(
-    key: int, rnd: random.Random, db: Database, dates: dict[datetime, tuple[bytes, str]]
+    key: int, rnd: random.Random, now: datetime, dates: dict[datetime, tuple[bytes, str]]
 ) -> tuple[tuple[bytes | None, ...], list[object]]:
     """:func:`_row` as (Oracle bytes, SQLite values), without Decimal or datetime work."""
     name = f"{_NAMES[key % len(_NAMES)]}-{key}"
     cents = rnd.randint(1, 10_000_000)
-    now = db.now().replace(microsecond=0)
     d = dates.get(now)
     if d is None:
         dates.clear()
@@ -153,12 +154,12 @@ def _row_fast(
     return enc, [key, name, _stored_cents(cents), d[1], "N"]
 
 
-def _row(table: TableDef, key: int, rnd: random.Random, db: Database) -> tuple[Value, ...]:
+def _row(key: int, rnd: random.Random, now: datetime) -> tuple[Value, ...]:
     return (
         Decimal(key),
         f"{_NAMES[key % len(_NAMES)]}-{key}",
         Decimal(rnd.randint(1, 10_000_000)) / 100,
-        db.now().replace(microsecond=0),
+        now,
         "N",
     )
 
@@ -197,7 +198,7 @@ def run_workload(
         t = tables[i % len(tables)]
         k = next_key[i % len(tables)]
         next_key[i % len(tables)] += 1
-        s.insert(db, t, [_row(t, k, rnd, db)], array=False)
+        s.insert(db, t, [_row(k, rnd, db.now().replace(microsecond=0))], array=False)
         stats.row_changes += 1
         assert s.txn is not None
         long_sessions.append((s, s.txn.start_time))
@@ -222,14 +223,30 @@ def run_workload(
         bulk = w.bulk
         assert bulk is not None
         r = rnd.random()
-        if r < p_ins or len(mine) < nsess * 4:
+        if spec.array > 1 and (r < p_ins or len(mine) < nsess * 4):
+            first = next_key[ti]
+            next_key[ti] += spec.array
+            if fast:
+                now = db.now().replace(microsecond=0)
+                made = [_row_fast(k, rnd, now, dates) for k in range(first, first + spec.array)]
+                bulk.insert_array(table, [m[0] for m in made], [m[1] for m in made])
+            else:
+                now = db.now().replace(microsecond=0)
+                rows = [_row(k, rnd, now) for k in range(first, first + spec.array)]
+                w.session.insert(db, table, rows, array=True)
+            w.inserted.extend((ti, k) for k in range(first, first + spec.array))
+            stats.row_changes += spec.array - 1
+            w.ops += spec.array - 1
+        elif r < p_ins or len(mine) < nsess * 4:
             k = next_key[ti]
             next_key[ti] += 1
             if fast:
-                enc, stored = _row_fast(k, rnd, db, dates)
+                enc, stored = _row_fast(k, rnd, db.now().replace(microsecond=0), dates)
                 bulk.insert(table, enc, stored)
             else:
-                w.session.insert(db, table, [_row(table, k, rnd, db)], array=False)
+                w.session.insert(
+                    db, table, [_row(k, rnd, db.now().replace(microsecond=0))], array=False
+                )
             w.inserted.append((ti, k))
         else:
             pos = rnd.randrange(len(mine) // nsess) * nsess + w.index
