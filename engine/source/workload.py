@@ -227,12 +227,12 @@ def run_workload(
             first = next_key[ti]
             next_key[ti] += spec.array
             if fast:
-                now = db.now().replace(microsecond=0)
-                made = [_row_fast(k, rnd, now, dates) for k in range(first, first + spec.array)]
+                stamp = db.now().replace(microsecond=0)
+                made = [_row_fast(k, rnd, stamp, dates) for k in range(first, first + spec.array)]
                 bulk.insert_array(table, [m[0] for m in made], [m[1] for m in made])
             else:
-                now = db.now().replace(microsecond=0)
-                rows = [_row(k, rnd, now) for k in range(first, first + spec.array)]
+                stamp = db.now().replace(microsecond=0)
+                rows = [_row(k, rnd, stamp) for k in range(first, first + spec.array)]
                 w.session.insert(db, table, rows, array=True)
             w.inserted.extend((ti, k) for k in range(first, first + spec.array))
             stats.row_changes += spec.array - 1
