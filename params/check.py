@@ -61,9 +61,13 @@ def check_text(
     *,
     env: Mapping[str, str] | None = None,
     reader: Reader = read_text,
-    search_dirs: Sequence[Path] = (),
+    search_dirs: Sequence[Path] | None = None,
     is_globals: bool = False,
 ) -> CheckResult:
+    """Check a file's text; OBEY/INCLUDE names resolve in ``search_dirs`` (default: the
+    current directory) and then in the including file's own directory."""
+    if search_dirs is None:
+        search_dirs = [Path.cwd()]
     statements, pre_diags = preprocess(
         text,
         path,

@@ -72,6 +72,9 @@ def preprocess(
         parameters=parameters,
         table_options=table_options,
     )
+    top = Path(path)
+    if top.is_file():  # a file that INCLUDEs or OBEYs itself is a cycle, not read twice
+        ctx.stack.append(top.resolve())
     _process_text(ctx, text, path, obey_depth=0, include_depth=0)
     return ctx.out, ctx.diagnostics
 
@@ -132,11 +135,12 @@ def _macrochar(ctx: Context, item: Statement) -> None:
     ctx.macro_char = arg
 
 
-def _resolve(ctx: Context, name: str) -> Path | None:
+def _resolve(ctx: Context, name: str, including: str) -> Path | None:
     p = Path(os.path.expandvars(os.path.expanduser(name)))
     if p.is_absolute():
         return p if p.is_file() else None
-    for base in ctx.search_dirs:
+    own = Path(including).parent
+    for base in [*ctx.search_dirs, own]:
         cand = base / p
         if cand.is_file():
             return cand
@@ -150,9 +154,10 @@ def _read_into(ctx: Context, item: Statement, *, obey_depth: int, include_depth:
     if not name:
         ctx.error("syntax", f"{kw} needs a file name", item.locate(len(item.text)))
         return
-    path = _resolve(ctx, name)
+    path = _resolve(ctx, name, item.origin.path)
     if path is None:
-        dirs = ", ".join(str(d) for d in ctx.search_dirs) or "the current directory"
+        tried = list(dict.fromkeys([*ctx.search_dirs, Path(item.origin.path).parent.resolve()]))
+        dirs = ", ".join(str(d) for d in tried)
         ctx.error("missing-file", f"{kw} file {name!r} not found (looked in {dirs})", where)
         return
     resolved = path.resolve()

@@ -93,3 +93,21 @@ def test_variable_substitution_and_undefined_variable() -> None:
 def test_variable_names_are_case_sensitive() -> None:
     r = check_text("EXTRACT e1\nRMTHOST ?tgt\n", env={"TGT": "x"})
     assert [e.code for e in r.errors] == ["undefined-variable"]
+
+
+def test_a_file_including_itself_is_a_cycle_read_once(tmp_path: Path) -> None:
+    main = tmp_path / "e1.prm"
+    main.write_text("EXTRACT e1\nINCLUDE e1.prm\n")
+    r = check_file(main, cwd=tmp_path)
+    assert [e.code for e in r.errors] == ["include-cycle"]
+
+
+def test_nested_names_resolve_next_to_the_including_file(tmp_path: Path) -> None:
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "a.mac").write_text("INCLUDE b.mac\n")
+    (lib / "b.mac").write_text("MACRO #t BEGIN TABLE hr.emp; END;\n")
+    main = tmp_path / "e1.prm"
+    main.write_text("EXTRACT e1\nINCLUDE lib/a.mac\nEXTTRAIL ./dirdat/aa\n#t ()\n")
+    r = check_file(main, cwd=tmp_path)
+    assert r.ok, r.diagnostics
