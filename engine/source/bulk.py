@@ -20,19 +20,22 @@ import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
 from typing import Final
 
 from engine.source import redo_codec as rc
 from engine.source import redogen as rg
-from engine.source.codecs import encode_date, encode_scaled, encode_text
+from engine.source.codecs import encode_date, encode_number, encode_scaled, encode_text
 from engine.source.database import Database
 from engine.source.dictionary import TableDef
 from engine.source.ids import make_dba
+from engine.source.logfile import physical
 from engine.source.redo import OBJ_UNDO, ChangeVector
 from engine.source.session import Session
 
 _EPOCH: Final = datetime(1970, 1, 1)
 _U16 = struct.Struct("<H")
+_REC_HEAD = rc._REC_HEAD
 _U32 = struct.Struct("<I")
 _COL = struct.Struct("<Hi")
 _STR_CACHE: dict[str, bytes] = {}
@@ -105,6 +108,7 @@ class _TableInfo:
     sel_delete: str
     sql_insert: str
     sql_delete: str
+    updates: dict[tuple[int, ...], str]
 
 
 class BulkSession:
@@ -116,6 +120,8 @@ class BulkSession:
         self.ids: rg.TxnIds | None = None
         self.info_written = False
         self._tables: dict[str, _TableInfo] = {}
+        # logical stream length at which the log reaches the switch size (see logfile)
+        self._switch_at = max(1, db.state.log_bytes // 512 - 1) * 496
 
     def _info(self, table: TableDef) -> _TableInfo:
         info = self._tables.get(table.qualified)
@@ -142,7 +148,8 @@ class BulkSession:
                 f'SELECT "_rid", {cols} FROM "{name}" WHERE "{key}" = ?',
                 f'SELECT "_rid", {cols} FROM "{name}" WHERE "{key}" = ?',
                 f'INSERT INTO "{name}" ("_rid", {cols}) VALUES ({marks})',
-                f'DELETE FROM "{name}" WHERE "_rid" = ?',
+                f'DELETE FROM "{name}" WHERE "{key}" = ? RETURNING "_rid", {cols}',
+                {},
             )
             self._tables[table.qualified] = info
         return info
@@ -159,20 +166,17 @@ class BulkSession:
     def _emit(self, scn: int, cvs: list[bytes], ts: int) -> None:
         db = self.db
         thread = self.session.thread
-        w = db.logs.writer(thread, scn)
-        rba = w.next_rba()
-        head = rc._REC_HEAD.pack(
-            thread, 0x01, 0, rba.seq, rba.block, rba.offset, 0, scn, 1, ts, len(cvs)
+        w = db.logs.writers.get(thread) or db.logs.writer(thread, scn)
+        pos = physical(w.logical)
+        head = _REC_HEAD.pack(
+            thread, 0x01, 0, w.header.sequence, pos >> 9, pos & 0x1FF, 0, scn, 1, ts, len(cvs)
         )
-        payload = head + b"".join(cvs)
-        w.append_payload(payload, scn)
-        if w.size >= db.state.log_bytes:
+        w.append_payload(head + b"".join(cvs), scn)
+        if w.logical >= self._switch_at:
             db.logs.switch(thread, db.state.scn + 1)
 
     def _now(self) -> int:
-        t = self.db.now()
-        d = t - _EPOCH
-        return (d.days * 86400 + d.seconds) * 1_000_000 + d.microseconds
+        return self.db.now_us()
 
     def _prefix_suffix(self, ids: rg.TxnIds, scn: int) -> tuple[list[bytes], list[bytes]]:
         if ids.started:
@@ -381,10 +385,13 @@ class BulkSession:
         if row is None:
             return False
         rid = row[0]
-        assign = ", ".join(f'"{table.columns[i].name}" = ?' for i in set_cols)
-        db.conn.execute(
-            f'UPDATE "{table.sqlite_name}" SET {assign} WHERE "_rid" = ?', (*new_stored, rid)
-        )
+        sql = info.updates.get(set_cols)
+        if sql is None:
+            assign = ", ".join(f'"{table.columns[i].name}" = ?' for i in set_cols)
+            sql = info.updates[set_cols] = (
+                f'UPDATE "{table.sqlite_name}" SET {assign} WHERE "_rid" = ?'
+            )
+        db.conn.execute(sql, (*new_stored, rid))
         scn = db.next_scn()
         ids = self._begin(scn)
         block, slot = rid >> 16, rid & 0xFFFF
@@ -428,11 +435,10 @@ class BulkSession:
     def delete(self, table: TableDef, key: object) -> bool:
         db = self.db
         info = self._info(table)
-        row = db.conn.execute(info.sel_delete, (key,)).fetchone()
+        row = db.conn.execute(info.sql_delete, (key,)).fetchone()
         if row is None:
             return False
         rid = row[0]
-        db.conn.execute(info.sql_delete, (rid,))
         scn = db.next_scn()
         ids = self._begin(scn)
         block, slot = rid >> 16, rid & 0xFFFF
@@ -486,20 +492,24 @@ class BulkSession:
 
 
 def _enc_stored(table: TableDef, i: int, value: object) -> bytes | None:
-    """Oracle bytes of a value as SQLite stores it (the workload's column types)."""
+    """Oracle bytes of a value as SQLite stores it (the workload's column types); the same
+    bytes the generic path gets through ``values.to_python`` and ``codecs.encode_value``."""
     if value is None or value == "":
         return None
     t = table.columns[i].type
     if t == "NUMBER":
         if type(value) is int:
             return encode_scaled(value)
-        from decimal import Decimal
-
-        from engine.source.codecs import encode_number
-
-        return encode_number(
-            Decimal(repr(value)) if isinstance(value, float) else Decimal(str(value))
-        )
+        if type(value) is float:
+            text = repr(value)
+            if "e" not in text and "n" not in text:
+                ip, _, fp = text.partition(".")
+                fp = fp.rstrip("0")
+                if len(fp) % 2:
+                    fp += "0"
+                return encode_scaled(int(ip + fp), len(fp) // 2)
+            return encode_number(Decimal(text))
+        return encode_number(Decimal(str(value)))
     if t == "DATE":
         return encode_date(datetime.fromisoformat(str(value)))
     return encode_text(str(value))

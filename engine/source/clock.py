@@ -14,9 +14,20 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Protocol
 
+_EPOCH = datetime(1970, 1, 1)
+
+
+def to_micros(t: datetime) -> int:
+    d = t - _EPOCH
+    return (d.days * 86400 + d.seconds) * 1_000_000 + d.microseconds
+
 
 class Clock(Protocol):
     def now(self) -> datetime: ...
+
+    def now_us(self) -> int:
+        """``now()`` as microseconds since 1970-01-01 (the redo timestamp encoding)."""
+        ...
 
     def advance(self, seconds: float) -> None: ...
 
@@ -29,22 +40,26 @@ class SimClock:
     rate: float = 1.0
     wall: Callable[[], float] = time.monotonic
     _wall0: float = field(init=False)
-    _offset: float = field(init=False, default=0.0)
-    _last: datetime = field(init=False)
+    _start_us: int = field(init=False)
+    _offset_us: int = field(init=False, default=0)
+    _last_us: int = field(init=False)
 
     def __post_init__(self) -> None:
         self._wall0 = self.wall()
-        self._last = self.start
+        self._start_us = self._last_us = to_micros(self.start)
+
+    def now_us(self) -> int:
+        us = self._start_us + int((self.wall() - self._wall0) * self.rate * 1e6) + self._offset_us
+        if us < self._last_us:
+            us = self._last_us
+        self._last_us = us
+        return us
 
     def now(self) -> datetime:
-        t = self.start + timedelta(seconds=(self.wall() - self._wall0) * self.rate + self._offset)
-        if t < self._last:
-            t = self._last
-        self._last = t
-        return t
+        return _EPOCH + timedelta(microseconds=self.now_us())
 
     def advance(self, seconds: float) -> None:
-        self._offset += seconds
+        self._offset_us += int(seconds * 1e6)
 
 
 @dataclass
@@ -58,6 +73,9 @@ class ManualClock:
         t = self.current
         self.current = t + timedelta(seconds=self.step)
         return t
+
+    def now_us(self) -> int:
+        return to_micros(self.now())
 
     def advance(self, seconds: float) -> None:
         self.current += timedelta(seconds=seconds)

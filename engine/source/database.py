@@ -23,7 +23,7 @@ import shutil
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, BinaryIO, Final
 
@@ -186,6 +186,7 @@ class Database:
                     self.table_locks[obj] = s.name
         self.dirty_dictionary = False
         self._last_time: datetime | None = None
+        self._last_us: int | None = None
 
     # -- persistence ---------------------------------------------------------------------
 
@@ -202,8 +203,12 @@ class Database:
     def checkpoint(self) -> None:
         """Make everything so far durable-as-configured: redo flushed, SQLite committed."""
         self.logs.flush()
-        if self._last_time is not None:
-            self.state.last_time = self._last_time.isoformat()
+        last = self._last_time
+        if self._last_us is not None:
+            from_us = datetime(1970, 1, 1) + timedelta(microseconds=self._last_us)
+            last = from_us if last is None or from_us > last else last
+        if last is not None:
+            self.state.last_time = last.isoformat()
         self.conn.execute(
             "UPDATE _gg_state SET value = ? WHERE key = 'state'", (pickle.dumps(self.state),)
         )
@@ -238,6 +243,11 @@ class Database:
         t = self.clock.now()
         self._last_time = t
         return t
+
+    def now_us(self) -> int:
+        us = self.clock.now_us()
+        self._last_us = us
+        return us
 
     def new_xid(self) -> Xid:
         st = self.state

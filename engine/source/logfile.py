@@ -278,6 +278,44 @@ def read_records(
             yield LocatedRecord(rec, seq, physical(pos), physical(pos + _FRAME.size + length))
 
 
+def read_frames(
+    path: Path | str,
+    start_offset: int = 0,
+    end_offset: int | None = None,
+    *,
+    strict: bool = False,
+) -> Iterator[tuple[int, int, bytes]]:
+    """Like :func:`read_records` but yields ``(offset, end, payload)`` without decoding:
+    checksummed payload bytes for a caller that decodes elsewhere (a Spark task, say) or
+    looks only at the header (:func:`peek`)."""
+    size = os.path.getsize(path)
+    with open(path, "rb") as fh:
+        header = FileHeader.unpack(fh.read(BLOCK), path)
+        stream = _Stream(fh, header, path, size)
+        begin = _first_boundary(stream, start_offset)
+        if begin is None:
+            return
+        end = None if end_offset is None else _logical_floor(end_offset)
+        if end is not None and begin >= end:
+            return
+        stream.seek(begin)
+        for pos, lo, length in _frames(stream, begin, end, strict):
+            yield (
+                physical(pos),
+                physical(pos + _FRAME.size + length),
+                bytes(stream.buf[lo : lo + length]),
+            )
+
+
+_PEEK: Final = struct.Struct("<HBBIIHIQHqH")
+
+
+def peek(payload: bytes) -> tuple[int, int, int, int]:
+    """``(thread, scn, timestamp_us, n_changes)`` of a record payload, without decoding it."""
+    thread, _vld, _flags, _s, _b, _o, _len, scn, _sub, ts, n = _PEEK.unpack_from(payload)
+    return thread, scn, ts, n
+
+
 def _logical_floor(offset: int) -> int:
     """Logical position of the first payload byte at or after file offset ``offset``."""
     if offset <= BLOCK:

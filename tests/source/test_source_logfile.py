@@ -162,3 +162,16 @@ def test_logset_switch_by_size_and_request(tmp_path: Path) -> None:
     assert t1[1].next_scn == 300 and t1[2].first_scn == 300
     assert [i.sequence for i in t2] == [1, 2]
     assert all(list(read_records(i.path)) is not None for i in infos)
+
+
+def test_read_frames_and_peek(log: tuple[Path, list[RedoRecord]]) -> None:
+    from engine.source.logfile import peek, read_frames
+    from engine.source.redo_codec import decode_record
+
+    path, _recs = log
+    frames = list(read_frames(path, 3000, 90_000))
+    located = list(read_records(path, 3000, 90_000))
+    assert [(o, e) for o, e, _ in frames] == [(lr.offset, lr.end) for lr in located]
+    assert [decode_record(p) for _, _, p in frames] == [lr.record for lr in located]
+    thread, scn, _ts, n = peek(frames[0][2])
+    assert (thread, scn, n) == (1, located[0].record.scn, 1)
