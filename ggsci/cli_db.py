@@ -179,6 +179,7 @@ def workload(
         typer.Option(help="COUNT:AGE long-running transactions (AGE seconds of redo time)."),
     ] = None,
     sessions: Annotated[int, typer.Option(help="Concurrent sessions.")] = 8,
+    array: Annotated[int, typer.Option(help="Rows per INSERT (> 1: array inserts).")] = 1,
     clock_rate: Annotated[float, typer.Option(help="Redo time per wall second.")] = 1.0,
     seed: Annotated[int, typer.Option(help="Random seed.")] = 1,
     home: HomeOpt = None,
@@ -202,6 +203,7 @@ def workload(
         long_txns=long_count,
         long_age=long_age,
         sessions=sessions,
+        array=max(1, array),
         seed=seed,
     )
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
