@@ -486,6 +486,7 @@ class BulkSession:
                 + rc._UBA.pack(uba.dba, uba.seq, uba.rec)
             )
             self._emit(scn, [cv], self._now())
+            db.note_commit(ids.blocks, scn)
         db.release_xid(ids.xid)
         self.ids = None
         db.end_transaction(self.session.thread)

@@ -38,10 +38,10 @@ from engine.source.dictionary import (
     save_dictionary,
 )
 from engine.source.errors import DatabaseError, SourceError, SqlError, UnknownObjectError
-from engine.source.ids import Xid
+from engine.source.ids import Xid, make_dba
 from engine.source.logfile import read_records
 from engine.source.logs import LogInfo, LogSet, list_logs
-from engine.source.redo import ChangeVector, Ddl, LocatedRecord, RedoRecord
+from engine.source.redo import ChangeVector, Cleanout, Ddl, LocatedRecord, RedoRecord
 from engine.source.session import Session
 
 DEFAULT_LOG_BYTES: Final = 64 * 1024 * 1024
@@ -77,6 +77,8 @@ class State:
     next_block: int = 0x430
     crashed: list[int] = field(default_factory=list)
     next_thread: int = 0
+    # blocks changed by committed transactions and not cleaned out yet: dba -> ITL entries
+    dirty: dict[int, list[tuple[int, int, int]]] = field(default_factory=dict)
 
 
 def databases(dirdb: Path) -> list[str]:
@@ -292,6 +294,51 @@ class Database:
         w.append(rec)
         if w.size >= self.state.log_bytes:
             self.logs.switch(thread, self.state.scn + 1)
+
+    def note_commit(self, blocks: set[int], scn: int) -> None:
+        """The blocks a committed transaction changed still carry its ITL entry: the next
+        reader cleans them out (4.1), as in seed 002's "Block Cleanouts"."""
+        dirty = self.state.dirty
+        for dba in blocks:
+            entries = dirty.setdefault(dba, [])
+            entries.append((len(entries) % 3 + 1, 2, scn))
+            del entries[:-3]
+
+    def cleanout(self, thread: int, table: TableDef) -> int:
+        """A query read ``table``: write one 4.1 record per dirty block of it."""
+        dirty = self.state.dirty
+        if not dirty:
+            return 0
+        blocks = [
+            b
+            for (b,) in self.conn.execute(
+                f'SELECT DISTINCT "_rid" >> 16 FROM "{table.sqlite_name}"'
+            )
+        ]
+        dbas = [make_dba(table.file_no, b) for b in blocks if make_dba(table.file_no, b) in dirty]
+        if not dbas:
+            return 0
+        scn = self.next_scn()
+        for dba in sorted(dbas):
+            body = Cleanout(scn, tuple(dirty.pop(dba)))
+            self.emit(
+                thread,
+                scn,
+                [
+                    ChangeVector(
+                        4,
+                        1,
+                        body,
+                        typ=0,
+                        cls=1,
+                        afn=table.file_no,
+                        dba=dba,
+                        obj=table.dataobj,
+                        scn=scn,
+                    )
+                ],
+            )
+        return len(dbas)
 
     def end_transaction(self, thread: int) -> None:
         w = self.logs.writers.get(thread)

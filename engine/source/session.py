@@ -43,6 +43,8 @@ class Engine(Protocol):
 
     def next_scn(self) -> int: ...
 
+    def note_commit(self, blocks: set[int], scn: int) -> None: ...
+
     def now(self) -> datetime: ...
 
     def new_xid(self) -> Xid: ...
@@ -128,6 +130,7 @@ class Session:
         scn = db.next_scn()
         if txn.ids.started:
             db.emit(self.thread, scn, [rg.commit_cv(txn.ids, scn, rollback=False)])
+            db.note_commit(txn.ids.blocks, scn)
         self._end(db, txn)
         return scn
 

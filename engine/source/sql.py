@@ -155,10 +155,24 @@ def _fold_time(node: exp.Expression, db: Database) -> exp.Expression:
     return node
 
 
+def _is_dual(n: exp.Expression) -> bool:
+    return (
+        isinstance(n, exp.Table)
+        and not n.args.get("db")
+        and isinstance(n.this, exp.Identifier)
+        and str(n.this.this).upper() == "DUAL"
+    )
+
+
 def to_sqlite(node: exp.Expression, db: Database, session: Session) -> exp.Expression:
     """Rewrite an Oracle expression tree for SQLite (see module docstring)."""
 
     def rewrite(n: exp.Expression) -> exp.Expression:
+        if _is_dual(n):
+            return exp.Subquery(
+                this=exp.select(exp.alias_(exp.Literal.string("X"), "DUMMY")),
+                alias=exp.TableAlias(this=exp.Identifier(this="DUAL", quoted=True)),
+            )
         if isinstance(n, exp.Table) and isinstance(n.this, exp.Identifier):
             table = _table_of(db, session, n)
             alias = n.args.get("alias")
@@ -405,6 +419,10 @@ def _delete(db: Database, session: Session, node: exp.Expression, text: str) -> 
 
 def _select(db: Database, session: Session, node: exp.Expression, text: str) -> Result:
     names, rows = _query(db, session, node)
+    tables = [t for t in node.find_all(exp.Table) if not _is_dual(t)]
+    for t in {_table_of(db, session, t).qualified for t in tables}:
+        db.cleanout(session.thread, db.dictionary.tables[t])
+    db.checkpoint()
     return Result(
         f"{len(rows)} row{'s' if len(rows) != 1 else ''} selected.",
         tuple(names),

@@ -230,3 +230,24 @@ def _py(t: str, v: object) -> object:
     from engine.source.values import to_python
 
     return to_python(ColumnDef("X", t), v)  # type: ignore[arg-type]
+
+
+def test_select_cleans_out_committed_blocks(make_db: Callable[..., Database]) -> None:
+    from engine.source.dump_parse import parse_dump
+    from engine.source.dump_write import dump_text
+    from engine.source.redo import Cleanout
+
+    db = _db(make_db)
+    s = db.session("S1")
+    execute(db, s, "INSERT INTO t (id, name) VALUES (1, 'a')")
+    execute(db, s, "COMMIT")
+    n = len(db.records())
+    assert execute(db, s, "SELECT name FROM t").rows == (("a",),)
+    new = [lr.record for lr in db.records()[n:]]
+    assert [r.ops for r in new] == [("4.1",)]
+    body = new[0].changes[0].body
+    assert isinstance(body, Cleanout) and body.entries[0][2] < new[0].scn
+    assert parse_dump(list(dump_text(new))).records == new
+    execute(db, s, "SELECT name FROM t")
+    assert len(db.records()) == n + 1  # cleaned once
+    assert execute(db, s, "SELECT 1 + 1 FROM dual").rows == ((2,),)
