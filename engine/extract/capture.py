@@ -50,6 +50,7 @@ class CaptureState:
     trail: TrailPosition
     last_time_us: int = 0
     last_scn: int = 0
+    ignored: tuple[str, ...] = ()  # skipped or forced transactions: their later redo is ignored
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -59,6 +60,7 @@ class CaptureState:
             "trail": self.trail.to_json(),
             "last_time_us": self.last_time_us,
             "last_scn": self.last_scn,
+            "ignored": list(self.ignored),
         }
 
     @classmethod
@@ -75,6 +77,7 @@ class CaptureState:
             TrailPosition.from_json(trail),
             int(str(d.get("last_time_us", 0))),
             int(str(d.get("last_scn", 0))),
+            tuple(str(x) for x in d.get("ignored", []) or []),  # type: ignore[attr-defined]
         )
 
 
@@ -86,6 +89,8 @@ class Stats:
     rollbacks: int = 0
     excluded: int = 0
     skipped_recovered: int = 0
+    skipped: int = 0
+    forced: int = 0
     trail_records: int = 0
     by_op: dict[str, int] = field(default_factory=dict)
 
@@ -149,11 +154,13 @@ class Capture:
             self.last_commit_scn = max(state.last_commit_scn, trail_scn)
             self.last_time_us = state.last_time_us
             self.last_scn = state.last_scn
+            self.ignored: set[str] = set(state.ignored)
         else:
             self.positions = dict(start)
             self.last_commit_scn = trail_scn
             self.last_time_us = 0
             self.last_scn = 0
+            self.ignored = set()
 
     # -- set-up ---------------------------------------------------------------------
     def _decoder(self) -> Decoder:
@@ -200,6 +207,10 @@ class Capture:
         self.last_time_us = max(self.last_time_us, lcr.time_us)
         self.last_scn = max(self.last_scn, lcr.scn)
         k = lcr.kind
+        if lcr.xid in self.ignored:
+            if k in (Kind.COMMIT, Kind.ROLLBACK):
+                self.ignored.discard(lcr.xid)
+            return
         if k is Kind.ROW:
             self.cache.add(lcr)
         elif k is Kind.BEGIN:
@@ -239,6 +250,29 @@ class Capture:
             self.excluded.discard(lcr.xid)
             self.stats.rollbacks += 1
 
+    # -- managing open transactions (SKIPTRANS / FORCETRANS) ------------------------
+    def skip(self, xid: str) -> None:
+        """Drop ``xid`` from the cache; its later records are ignored (also after restart)."""
+        self.cache.rollback(xid)
+        self.ignored.add(xid)
+        self.stats.skipped += 1
+
+    def force(self, xid: str) -> list[bytes]:
+        """Write what ``xid`` has to the trail as if it committed now; ignore the rest."""
+        done = self.cache.commit(xid)
+        self.ignored.add(xid)
+        self.stats.forced += 1
+        if done is None:
+            return []
+        _, rows = done
+        out: list[bytes] = []
+        if rows:
+            for rec in to_records(xid, self.last_scn, self.last_time_us, rows):
+                out.append(encode_record(rec))
+            self.stats.trail_records += len(rows)
+            self.writer.append_many(out)
+        return out
+
     # -- checkpoints ----------------------------------------------------------------
     def durable_state(self) -> CaptureState:
         """Make the trail durable, then describe the state a checkpoint may publish."""
@@ -255,6 +289,7 @@ class Capture:
             trail,
             self.last_time_us,
             self.last_scn,
+            tuple(sorted(self.ignored)),
         )
 
     @property

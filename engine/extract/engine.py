@@ -26,6 +26,8 @@ from engine.checkpoints import (
 )
 from engine.checkpoints import Position as CpPosition
 from engine.events import Severity
+from engine.extract import longtrans as lt
+from engine.extract.cache import Txn
 from engine.extract.capture import Capture, CaptureState
 from engine.extract.lcr import Position
 from engine.groups import DEFAULT_MEGABYTES, GroupDef
@@ -219,6 +221,8 @@ class ExtractRun:
         )
         self.batch_id = cps.batch_id if cps else 0
         self.started = time.monotonic()
+        self.lock = threading.RLock()  # SEND handlers (IPC thread) vs the capture loop
+        self._next_check_us: int | None = None
         self.rollover_requested = threading.Event()
         self.rollover_done = threading.Event()
         self.startup = {t: p for t, p in start.items()} if state is None else dict(state.current)
@@ -235,7 +239,9 @@ class ExtractRun:
                 self.rollover_requested.clear()
                 self.checkpoint()
                 self.rollover_done.set()
-            n = self.capture.poll()
+            with self.lock:
+                n = self.capture.poll()
+                self._warn_long_transactions()
             self._report_count()
             now = time.monotonic()
             if n or now - self.last_checkpoint >= interval:
@@ -245,6 +251,114 @@ class ExtractRun:
             if n == 0 and not self.rollover_requested.is_set():
                 stop.wait(idle_wait)
         self.checkpoint()
+
+    # -- long-running transactions ---------------------------------------------------
+    def _age_us(self, txn: Txn) -> int:
+        return self.capture.last_time_us - txn.start_time_us
+
+    def _warn_long_transactions(self) -> None:
+        """WARNLONGTRANS: every CHECKINTERVAL of redo time, OGG-01027 per transaction open
+        longer than the threshold."""
+        wl = self.model.warn_long_trans
+        now = self.capture.last_time_us
+        if not now:
+            return
+        if self._next_check_us is None:
+            self._next_check_us = now + wl.check_interval * 1_000_000
+            return
+        if now < self._next_check_us:
+            return
+        self._next_check_us = now + wl.check_interval * 1_000_000
+        for txn in self.capture.cache.open_transactions():
+            if self._age_us(txn) > wl.threshold * 1_000_000:
+                self.emit("OGG-01027", Severity.WARNING, lt.warning_text(txn, self.name))
+
+    def long_running(self) -> list[Txn]:
+        limit = self.model.warn_long_trans.threshold * 1_000_000
+        return [t for t in self.capture.cache.open_transactions() if self._age_us(t) > limit]
+
+    def showtrans(self, args: tuple[str, ...]) -> list[str]:
+        req = lt.parse_showtrans(args)
+        with self.lock:
+            txns = self.capture.cache.open_transactions()
+            if req.xid is not None:
+                txns = [t for t in txns if t.xid == req.xid]
+            if req.thread is not None:
+                txns = [t for t in txns if t.start.thread == req.thread]
+            if req.duration is not None:
+                txns = [t for t in txns if self._age_us(t) >= req.duration * 1_000_000]
+            if req.count is not None:
+                txns = txns[: req.count]
+            if not txns:
+                return ["No transactions found."]
+            if req.tabular:
+                lines = [lt.TABULAR_HEADER, *(lt.tabular_line(t, self.name) for t in txns)]
+            else:
+                lines = [ln for t in txns for ln in lt.block(t, self.name)]
+            if req.file is None:
+                return lines
+            if req.detail:
+                for t in txns:
+                    lines += ["", f"Items of {t.xid} (in memory):"]
+                    lines += [f"  {r.table} {r.io_type} {r.rowid}" for r in t.rows]
+                    if t.spilled:
+                        lines.append(f"  ... and {t.spilled} paged out to {t.spill_path}")
+        target = Path(req.file) if Path(req.file).is_absolute() else self.home.root / req.file
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text("\n".join(lines) + "\n")
+        return [f"Transaction information written to file {req.file}."]
+
+    def transaction_action(self, word: str, args: tuple[str, ...]) -> list[str]:
+        """SKIPTRANS / FORCETRANS: only the oldest open transaction (of THREAD n if given)."""
+        req = lt.parse_action(word, args)
+        with self.lock:
+            txns = self.capture.cache.open_transactions()
+            if req.thread is not None:
+                txns = [t for t in txns if t.start.thread == req.thread]
+            target = next((t for t in txns if t.xid == req.xid), None)
+            if target is None:
+                raise lt.RequestError(
+                    f"ERROR: OGG-01012  Failed to {word.lower()[:-5]} {req.xid} due to error "
+                    "(no such open transaction)."
+                )
+            if txns[0].xid != req.xid:
+                if word == "SKIPTRANS":
+                    msg = (
+                        f"Cannot skip transaction {req.xid} because it's not the oldest one. "
+                        "Only the oldest transaction can be skipped"
+                    )
+                    code = "OGG-25140"
+                else:
+                    msg = (
+                        f"Cannot force transaction {req.xid} to trail file because it's not the "
+                        "oldest one. Only the oldest transaction can be forced to trail file"
+                    )
+                    code = "OGG-25141"
+                self.emit(code, Severity.ERROR, msg)
+                raise lt.RequestError(f"ERROR: {code}  {msg}")
+            desc = lt.describe(target)
+            if req.validate:
+                return [desc]
+            if word == "SKIPTRANS":
+                self.capture.skip(req.xid)
+                done = f"Transaction [{desc}] skipped."
+            else:
+                self.capture.force(req.xid)
+                done = f"Transaction [{desc}] forced to trail file."
+            self.emit("OGG-01029", Severity.INFO, done)
+            self.checkpoint()
+        return [done]
+
+    def stop_refusal(self) -> list[str] | None:
+        with self.lock:
+            if not self.long_running():
+                return None
+        return [
+            "There are open, long-running transactions. Before you stop Extract, make the "
+            "archives containing data for those transactions available for when Extract "
+            f"restarts. To force Extract to stop, use the SEND EXTRACT {self.name}, FORCESTOP "
+            "command."
+        ]
 
     def _report_count(self) -> None:
         """REPORTCOUNT: ``N records processed as of <time> (rate r,delta d)``."""
@@ -271,6 +385,10 @@ class ExtractRun:
 
     def checkpoint(self) -> None:
         """Make the trail durable, then publish the checkpoint that covers it."""
+        with self.lock:
+            self._checkpoint()
+
+    def _checkpoint(self) -> None:
         state = self.capture.durable_state()
         self.batch_id += 1
         ts = self.capture.last_time

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from engine.events import Severity
 from engine.extract.engine import ExtractError, ExtractRun
+from engine.groups import SourceType
 from engine.ipc import Reply, Request
 from engine.paramcheck import check_param_file
 from engine.process import GroupContext, GroupRunner, ProcessAbend
@@ -16,10 +17,20 @@ from params.check import check_file
 
 
 class ExtractRunner(GroupRunner):
+    """Capture from redo; a group added with EXTTRAILSOURCE is a data pump and runs
+    :class:`engine.pump.runner.PumpRunner` instead (same process model, no Spark)."""
+
     def __init__(self) -> None:
         self.run_: ExtractRun | None = None
+        self.pump: GroupRunner | None = None
 
     def prepare(self, ctx: GroupContext) -> None:
+        if ctx.group.source == SourceType.EXTTRAILSOURCE:
+            from engine.pump.runner import PumpRunner
+
+            self.pump = PumpRunner()
+            self.pump.prepare(ctx)
+            return
         path = ctx.param_file
         if not path.exists():
             raise ProcessAbend("OGG-00303", f"Could not open parameter file {path}.")
@@ -67,6 +78,9 @@ class ExtractRunner(GroupRunner):
         ctx.handlers.add("ROLLOVER", rollover)
 
     def run(self, ctx: GroupContext) -> None:
+        if self.pump is not None:
+            self.pump.run(ctx)
+            return
         assert self.run_ is not None
         try:
             self.run_.run(ctx.stop_requested)
@@ -74,4 +88,6 @@ class ExtractRunner(GroupRunner):
             self.run_.close()
 
     def status_lines(self, ctx: GroupContext) -> list[str]:
+        if self.pump is not None:
+            return self.pump.status_lines(ctx)
         return self.run_.status_lines() if self.run_ else super().status_lines(ctx)

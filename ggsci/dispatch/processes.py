@@ -149,13 +149,37 @@ def send_group(session: Session, cmd: M.SendGroup) -> None:
     groups = resolve(session, cmd.kind, cmd.pattern)
     word = cmd.request.replace(",", " ").split()[0]
 
+    words = cmd.request.replace(",", " ").split()
+    confirm = word.upper() in ("SKIPTRANS", "FORCETRANS") and "FORCE" not in (
+        w.upper() for w in words[1:]
+    )
+
     def send(group: GroupDef) -> None:
         if group_process(session.home, group.kind, group.name) is None:
             raise ControlError(f"{group.kind} {group.name} not currently running.")
+        if confirm and not _confirmed(session, group, word, cmd.request):
+            return
         session.say("", f"Sending {word} request to {group.kind} {group.name} ...")
-        _show(session, group_request(session.home, group.kind, group.name, cmd.request))
+        request = f"{cmd.request} FORCE" if confirm else cmd.request
+        _show(session, group_request(session.home, group.kind, group.name, request))
 
     _each(session, groups, send)
+
+
+def _confirmed(session: Session, group: GroupDef, word: str, request: str) -> bool:
+    """SKIPTRANS / FORCETRANS without FORCE: ask the process which transaction it would act
+    on (it checks that it is the oldest), then ask the user, as GGSCI does."""
+    check = group_request(session.home, group.kind, group.name, f"{request} VALIDATE")
+    if not check.ok:
+        session.say("", f"Sending {word} request to {group.kind} {group.name} ...")
+        _show(session, check)
+        return False
+    verb = "skip" if word.upper() == "SKIPTRANS" else "force"
+    question = f"Are you sure you sure you want to {verb} transaction [{check.lines[0]}]? (y/n)"
+    if session.confirm(question):
+        return True
+    session.say(f"{word.upper()} cancelled.")
+    return False
 
 
 HANDLERS: dict[type[M.Command], Any] = {

@@ -1,0 +1,140 @@
+"""Long-running transactions on the redo clock: WARNLONGTRANS, SHOWTRANS, SKIPTRANS,
+FORCETRANS and the STOP refusal (GG_REFERENCE §3.1, §7), driven by a manual redo clock."""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from engine.events import Severity
+from engine.extract.engine import ExtractRun
+from engine.extract.longtrans import RequestError
+from engine.home import Home
+from engine.source.clock import ManualClock
+from engine.source.database import Database
+from engine.source.sql import execute
+from engine.trail.reader import TrailReader
+from params.check import check_text
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+PRM = (
+    "EXTRACT e1\nSOURCEDB src\nEXTTRAIL ./dirdat/aa\nWARNLONGTRANS 1H, CHECKINTERVAL 10M\n"
+    "TABLE hr.emp;\n"
+)
+
+
+class Events:
+    def __init__(self) -> None:
+        self.items: list[tuple[str, Severity, str]] = []
+
+    def __call__(self, code: str, severity: Severity, text: str) -> None:
+        self.items.append((code, severity, text))
+
+    def codes(self, code: str) -> list[str]:
+        return [t for c, _, t in self.items if c == code]
+
+
+def new_run(home: Home, spark: SparkSession, events: Events) -> ExtractRun:
+    return ExtractRun(home, check_text(PRM).model, None, events, spark=spark, durable=False)
+
+
+def drain(run: ExtractRun) -> None:
+    run.run(threading.Event(), stop_at_eof=True)
+
+
+def rows(home: Home) -> list[tuple[str, str]]:
+    return [
+        (r.op_name, dict(r.columns)[0] or "")
+        for _, r in TrailReader(str(home.root / "dirdat" / "aa")).records()
+    ]
+
+
+@pytest.fixture
+def db(source: Any) -> Any:
+    root, _ = source
+    clock = ManualClock(datetime(2026, 1, 1, 8, 0, 0))
+    database = Database(root, clock=clock)
+    s = database.session("ddl", thread=1)
+    execute(database, s, "CREATE TABLE hr.emp (id NUMBER PRIMARY KEY, v NUMBER)")
+    yield database, clock
+    database.close()
+
+
+def test_warning_showtrans_skip_and_force(home: Home, db: Any, spark: SparkSession) -> None:
+    database, clock = db
+    a, b, c = (database.session(n, thread=1) for n in ("a", "b", "c"))
+    execute(database, a, "INSERT INTO hr.emp VALUES (1, 1)")  # T1 at 08:00, stays open
+    clock.advance(600)
+    execute(database, b, "INSERT INTO hr.emp VALUES (2, 2)")  # T2 at 08:10
+    execute(database, b, "INSERT INTO hr.emp VALUES (3, 3)")
+    clock.advance(600)
+    execute(database, c, "INSERT INTO hr.emp VALUES (4, 4)")  # T3 at 08:20
+    execute(database, c, "COMMIT")
+    database.checkpoint()
+    events = Events()
+    run = new_run(home, spark, events)
+    drain(run)
+    assert events.codes("OGG-01027") == []  # nothing is an hour old yet
+    clock.advance(3600)
+    execute(database, c, "INSERT INTO hr.emp VALUES (5, 5)")
+    execute(database, c, "COMMIT")
+    database.checkpoint()
+    drain(run)
+    warned = events.codes("OGG-01027")
+    assert len(warned) == 2
+    t1 = run.capture.cache.open_transactions()[0]
+    assert warned[0] == (
+        f"Long Running Transaction: XID {t1.xid}, Items 1, Extract E1, Redo Thread 1, "
+        f"SCN {t1.start_scn >> 32}.{t1.start_scn & 0xFFFFFFFF} ({t1.start_scn}), "
+        f"Redo Seq #{t1.start.sequence}, Redo RBA {t1.start.offset}, Status Running."
+    )
+
+    shown = run.showtrans(())
+    assert shown[0] == "-" * 60 and shown[1] == f"XID:                  {t1.xid}"
+    assert "Start Time:           2026-01-01:08:00:00" in shown
+    assert len([ln for ln in shown if ln.startswith("XID:")]) == 2
+    assert run.showtrans(("COUNT", "1"))[1:2] == [f"XID:                  {t1.xid}"]
+    assert run.showtrans(("DURATION", "75", "MIN")) == shown[:10]
+    assert run.showtrans(("TABULAR",))[0].startswith("XID ")
+    assert run.showtrans(("FILE", "dirrpt/trans.txt", "DETAIL")) == [
+        "Transaction information written to file dirrpt/trans.txt."
+    ]
+    assert "Items of" in (home.root / "dirrpt" / "trans.txt").read_text()
+    assert run.stop_refusal() is not None
+
+    t2 = run.capture.cache.open_transactions()[1]
+    with pytest.raises(RequestError, match="OGG-25140"):
+        run.transaction_action("SKIPTRANS", (t2.xid,))
+    with pytest.raises(RequestError, match="OGG-25141"):
+        run.transaction_action("FORCETRANS", (t2.xid, "FORCE"))
+    assert run.transaction_action("SKIPTRANS", (t1.xid, "VALIDATE"))[0].startswith(
+        f"XID {t1.xid}, Redo Thread 1"
+    )
+    assert run.transaction_action("SKIPTRANS", (t1.xid, "FORCE"))[0].endswith("skipped.")
+    with pytest.raises(RequestError, match="OGG-01012"):
+        run.transaction_action("FORCETRANS", ("9.9.9", "FORCE"))
+    assert run.transaction_action("FORCETRANS", (t2.xid, "FORCE"))[0].endswith(
+        "forced to trail file."
+    )
+    assert run.stop_refusal() is None
+    assert run.showtrans(()) == ["No transactions found."]
+    assert rows(home) == [("Insert", "4"), ("Insert", "5"), ("Insert", "2"), ("Insert", "3")]
+
+    # Their later redo is ignored, also after a restart that re-reads from the recovery point.
+    execute(database, a, "INSERT INTO hr.emp VALUES (6, 6)")
+    execute(database, a, "COMMIT")
+    execute(database, b, "COMMIT")
+    database.checkpoint()
+    drain(run)
+    run.close()
+    run2 = new_run(home, spark, Events())
+    drain(run2)
+    run2.close()
+    assert rows(home) == [("Insert", "4"), ("Insert", "5"), ("Insert", "2"), ("Insert", "3")]
+    assert Path(home.dirchk / "E1.cpe").exists()
