@@ -1,0 +1,288 @@
+"""The pump's copy loop: whole transactions from the source trail to the remote trail.
+
+Guarantees (the same as Extract's toward its trail):
+
+* Only whole transactions reach the remote trail (:mod:`engine.pump.txreader`), in source
+  order; records of tables no TABLE statement selects are left out (PASSTHRU: records are
+  copied as they are, no mapping).
+* A checkpoint (read position = end of the last source transaction copied; write position)
+  is published only with a position returned by ``TrailWriter.sync()``.
+* Restart after a crash (kill -9) duplicates nothing: the remote trail is opened with
+  TRUNCATE recovery (a partly copied transaction is cut away), then the whole transactions the
+  remote trail holds after the published write checkpoint are counted; that many copied
+  transactions are skipped when reading again from the published read checkpoint. The last
+  one skipped must be the remote trail's last transaction (LOGCSN and TRANID), which is
+  reported, and any disagreement abends (OGG-01496) rather than guessing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+
+from engine.checkpoints import (
+    Checkpoints,
+    Position,
+    ReadCheckpoint,
+    WriteCheckpoint,
+    load_checkpoints,
+    save_checkpoints,
+)
+from engine.events import Severity
+from engine.groups import DEFAULT_MEGABYTES, GroupDef, normalize_trail
+from engine.home import Home
+from engine.pump import PumpError
+from engine.pump.txreader import Transaction, TransactionReader
+from engine.trail.codec import encode_record
+from engine.trail.errors import TrailError
+from engine.trail.layout import TransInd
+from engine.trail.model import TrailPosition, TrailRecord, micros_to_datetime
+from engine.trail.reader import TrailReader
+from engine.trail.recovery import complete_transactions
+from engine.trail.writer import TrailWriter
+from params.models import ParamFile
+
+Emit = Callable[[str, Severity, str], None]
+RecordHook = Callable[[TrailRecord], TrailRecord | None]
+"""Per-record step between reading and writing (heartbeat routing); None drops the record."""
+
+
+def in_home(home: Home, path: str) -> Path:
+    p = Path(path)
+    return p if p.is_absolute() else home.root / p
+
+
+class Pump:
+    """One pump run over a home, its parameter file and its group definition."""
+
+    def __init__(
+        self,
+        home: Home,
+        model: ParamFile,
+        group: GroupDef,
+        emit: Emit,
+        *,
+        durable: bool = True,
+        clock: Callable[[], datetime] = datetime.now,
+        hook: RecordHook | None = None,
+    ) -> None:
+        if not group.source_path:
+            raise PumpError("OGG-01044", f"EXTRACT {group.name} has no EXTTRAILSOURCE trail.")
+        if not model.trails:
+            raise PumpError("OGG-01044", "No RMTTRAIL or EXTTRAIL in the parameter file.")
+        self.home = home
+        self.model = model
+        self.group = group
+        self.name = group.name
+        self.emit = emit
+        self.clock = clock
+        self.hook = hook
+        self.source_path = group.source_path
+        trail = model.trails[0]
+        self.trail_path = trail.path
+        self.trail_kind = "RMTTRAIL" if trail.remote else "EXTTRAIL"
+        mb = next(
+            (
+                t.megabytes
+                for t in group.trails
+                if normalize_trail(t.path) == normalize_trail(trail.path)
+            ),
+            None,
+        )
+        self.megabytes = mb or trail.megabytes or DEFAULT_MEGABYTES
+        self.checkpoints = load_checkpoints(home, "EXTRACT", self.name)
+        cps = self.checkpoints
+        read = cps.reads[0].current if cps and cps.reads else Position()
+        self.startup = read
+        start = TrailPosition(read.seqno, read.rba)
+        target = in_home(home, trail.path)
+        try:
+            self.writer = TrailWriter.open(
+                target,
+                megabytes=self.megabytes,
+                header_info={"Producer": "ggsci", "GroupName": self.name},
+                durable=durable,
+            )
+        except TrailError as exc:
+            raise PumpError("OGG-01031", f"Cannot open {trail.path}: {exc}") from exc
+        rec = self.writer.recovery
+        if rec is not None and rec.action != "none":
+            emit(
+                "OGG-01740",
+                Severity.INFO,
+                f"Recovered trail {trail.path}: {rec.action} {rec.partial_records} record(s) "
+                "of a partly copied transaction.",
+            )
+        self.skip, self.skip_until = self._already_copied(cps)
+        if self.skip:
+            emit(
+                "OGG-01516",
+                Severity.INFO,
+                f"{self.skip} transaction(s) after the checkpoint are already in "
+                f"{trail.path}; they are not copied again.",
+            )
+        self.reader = TransactionReader(in_home(home, self.source_path), start)
+        self.batch_id = cps.batch_id if cps else 0
+        self.copied_transactions = 0
+        self.copied_records = 0
+        self.last_io_us = 0
+        self.last_checkpoint = 0.0
+        self.dirty = True
+
+    def _already_copied(self, cps: Checkpoints | None) -> tuple[int, tuple[str | None, ...]]:
+        """How many whole transactions the remote trail holds after the write checkpoint,
+        and the (LOGCSN, TRANID) of its last one."""
+        write = next(
+            (
+                w
+                for w in (cps.writes if cps else ())
+                if normalize_trail(w.trail) == normalize_trail(self.trail_path)
+            ),
+            None,
+        )
+        if write is None or self.writer.recovery is None:
+            return 0, ()
+        last = self.writer.recovery.last_transaction
+        if last is None:
+            return 0, ()
+        reader = TrailReader(
+            self.writer.trail, TrailPosition(write.position.seqno, write.position.rba)
+        )
+        try:
+            count = sum(
+                1
+                for _ in complete_transactions(
+                    (entry.position, record) for entry, record in reader.records()
+                )
+            )
+        finally:
+            reader.close()
+        return count, (last.logcsn, last.tranid)
+
+    # -- copying --------------------------------------------------------------------------
+    def selected(self, record: TrailRecord) -> bool:
+        if not self.model.tables:
+            return True
+        owner, _, name = record.table.rpartition(".")
+        return self.model.captured(owner, name) is not None
+
+    def poll(self, limit: int | None = 1000) -> int:
+        """Copy the whole transactions available (at most ``limit``); return how many were
+        read from the source trail."""
+        seen = 0
+        for txn in self.reader.poll(limit):
+            seen += 1
+            self._copy(txn)
+        if seen:
+            self.dirty = True
+        return seen
+
+    def _copy(self, txn: Transaction) -> None:
+        out = [r for r in txn.records if self.selected(r)]
+        if self.hook is not None:
+            out = [h for r in out if (h := self.hook(r)) is not None]
+        self.last_io_us = txn.io_time_us or self.last_io_us
+        if not out:
+            return
+        if self.skip:
+            self.skip -= 1
+            if self.skip == 0 and self.skip_until and (txn.logcsn, txn.tranid) != self.skip_until:
+                raise PumpError(
+                    "OGG-01496",
+                    f"Cannot resume {self.trail_path}: its last transaction (LOGCSN, TRANID) "
+                    f"{self.skip_until} is not the source trail's {(txn.logcsn, txn.tranid)}.",
+                )
+            return
+        for table in {r.table for r in out}:
+            definition = self.reader.tables.get(table)
+            if definition is not None:
+                self.writer.define_table(definition)
+        out = _retag(txn, out)
+        self.writer.append_many(encode_record(r) for r in out)
+        self.copied_transactions += 1
+        self.copied_records += len(out)
+
+    def run(
+        self, stop: Callable[[], bool], *, stop_at_eof: bool = False, idle: float = 0.2
+    ) -> None:
+        interval = max(1, self.model.checkpoint_secs)
+        while not stop():
+            n = self.poll()
+            if n or time.monotonic() - self.last_checkpoint >= interval:
+                self.checkpoint()
+            if n == 0:
+                if stop_at_eof:
+                    break
+                time.sleep(idle)
+        self.checkpoint()
+
+    def checkpoint(self) -> None:
+        """Make the remote trail durable, then publish the positions that cover it."""
+        if self.skip:
+            return  # the write position does not yet match the read position
+        if not self.dirty and self.checkpoints is not None and not self.checkpoints.altered:
+            self.last_checkpoint = time.monotonic()
+            return
+        durable = self.writer.sync()
+        self.batch_id += 1
+        now = self.clock()
+        stamp = micros_to_datetime(self.last_io_us) if self.last_io_us else None
+        pos = self.reader.position
+        current = Position(
+            seqno=pos.seqno,
+            rba=pos.rba,
+            timestamp=stamp.isoformat(" ") if stamp else None,
+        )
+        read = ReadCheckpoint(self.source_path, self.startup, current, current)
+        write = WriteCheckpoint(
+            self.trail_path,
+            self.trail_kind,
+            Position(seqno=durable.seqno, rba=durable.rba),
+            self.megabytes,
+        )
+        base = self.checkpoints or Checkpoints(self.name, "EXTRACT")
+        cps = replace(
+            base.with_write(write),
+            reads=(read,),
+            batch_id=self.batch_id,
+            updated=now.isoformat(" ", "seconds"),
+            lag_seconds=(now - stamp).total_seconds() if stamp else base.lag_seconds,
+            altered=False,
+        )
+        save_checkpoints(self.home, cps)
+        self.checkpoints = cps
+        self.dirty = False
+        self.last_checkpoint = time.monotonic()
+
+    def close(self) -> None:
+        self.reader.close()
+        self.writer.close()
+
+    def status_lines(self) -> list[str]:
+        r = self.reader.position
+        w = self.writer.position
+        return [
+            f"EXTRACT {self.name}: RUNNING (data pump)",
+            f"  Source trail {self.source_path}: read position {r.seqno}/{r.rba}",
+            f"  {self.trail_kind} {self.trail_path}: {self.copied_transactions} transactions, "
+            f"{self.copied_records} records copied, position {w.seqno}/{w.rba}",
+        ]
+
+
+def _retag(txn: Transaction, records: list[TrailRecord]) -> list[TrailRecord]:
+    """TransInd and the first-record tokens of a transaction whose records were filtered:
+    the copy is again a well-formed transaction (first/middle/last or whole) whose first
+    record carries the source transaction's LOGCSN and TRANID."""
+    n = len(records)
+    out = []
+    for i, r in enumerate(records):
+        ind = TransInd.of(i, n)
+        if r.trans_ind != ind:
+            r = replace(r, trans_ind=ind)
+        if i == 0 and (r.logcsn, r.tranid) != (txn.logcsn, txn.tranid):
+            r = replace(r, logcsn=txn.logcsn, tranid=txn.tranid)
+        out.append(r)
+    return out

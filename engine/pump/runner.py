@@ -1,0 +1,62 @@
+"""The pump group process's runner: an Extract group added with ``EXTTRAILSOURCE``.
+
+:class:`engine.extract.runner.ExtractRunner` delegates to it for such groups, so ``START
+EXTRACT p`` runs it in the same process model (report, SEND, checkpoints) without a
+SparkSession: a pump only copies trail records.
+"""
+
+from __future__ import annotations
+
+from engine.events import Severity
+from engine.ipc import Reply, Request
+from engine.paramcheck import check_param_file
+from engine.process import GroupContext, GroupRunner, ProcessAbend
+from engine.pump import PumpError
+from engine.pump.pump import Pump
+from params.check import check_file
+
+
+class PumpRunner(GroupRunner):
+    def __init__(self) -> None:
+        self.pump: Pump | None = None
+
+    def prepare(self, ctx: GroupContext) -> None:
+        path = ctx.param_file
+        if not path.exists():
+            raise ProcessAbend("OGG-00303", f"Could not open parameter file {path}.")
+        checked = check_param_file(path, cwd=ctx.home.root)
+        for line in checked.rendered:
+            ctx.report.line(line)
+        if not checked.ok:
+            raise ProcessAbend(
+                "OGG-10144",
+                f"Parameter file {path.name} has {checked.errors} error(s); see the report.",
+            )
+        model = check_file(path, cwd=ctx.home.root).model
+        try:
+            self.pump = Pump(ctx.home, model, ctx.group, ctx.event)
+        except PumpError as exc:
+            raise ProcessAbend(exc.code, exc.text) from exc
+        pump = self.pump
+        ctx.event(
+            "OGG-01055",
+            Severity.INFO,
+            f"Recovery initialization completed for target file {pump.trail_path}.",
+        )
+
+        def rollover(_: Request) -> Reply:
+            return Reply.error("ERROR: ROLLOVER of a data pump's trail is done at its next start.")
+
+        ctx.handlers.add("ROLLOVER", rollover)
+
+    def run(self, ctx: GroupContext) -> None:
+        assert self.pump is not None
+        try:
+            self.pump.run(ctx.stop_requested.is_set)
+        except PumpError as exc:
+            raise ProcessAbend(exc.code, exc.text) from exc
+        finally:
+            self.pump.close()
+
+    def status_lines(self, ctx: GroupContext) -> list[str]:
+        return self.pump.status_lines() if self.pump else super().status_lines(ctx)

@@ -1,0 +1,110 @@
+"""Whole transactions from a trail that its writer may still be appending to, or recovering.
+
+A reader of a live trail (a pump, Replicat) must act only on whole transactions: the writer's
+append-mode recovery (TRUNCATE) may cut away the records of a partly written transaction that
+a reader has already seen, and write the re-captured transaction again (in the next file). So
+:class:`TransactionReader` hands out a transaction only when its last record (TransInd 2 or 3)
+has been read, and after each poll that ended inside a transaction it moves back to the end of
+the last whole transaction, to read that transaction again from the trail as it then is.
+A RestartAbend marker (MARK recovery) drops the open transaction.
+
+Positions: :attr:`TransactionReader.position` is always the end of the last whole transaction
+handed out (or the start position): the read checkpoint of a pump or Replicat.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from engine.trail.files import TrailName
+from engine.trail.layout import IOType
+from engine.trail.model import FileHeader, TableDef, TrailPosition, TrailRecord
+from engine.trail.reader import TrailReader
+
+
+@dataclass(frozen=True, slots=True)
+class Transaction:
+    """The records of one source transaction, with where it is in the trail.
+
+    ``logcsn`` and ``tranid`` come from its first record (Extract puts the LOGCSN and TRANID
+    tokens there); ``end`` is the position just after its last record.
+    """
+
+    records: tuple[TrailRecord, ...]
+    start: TrailPosition
+    end: TrailPosition
+
+    @property
+    def logcsn(self) -> str | None:
+        return self.records[0].logcsn if self.records else None
+
+    @property
+    def tranid(self) -> str | None:
+        return self.records[0].tranid if self.records else None
+
+    @property
+    def csn(self) -> int | None:
+        """LOGCSN as a number (commit SCNs compare numerically), None if absent or not one."""
+        text = self.logcsn
+        return int(text) if text is not None and text.isdigit() else None
+
+    @property
+    def io_time_us(self) -> int:
+        return self.records[-1].io_time_us if self.records else 0
+
+
+class TransactionReader:
+    """Poll a trail for whole transactions, from ``start``."""
+
+    def __init__(
+        self, trail: str | os.PathLike[str] | TrailName, start: TrailPosition | None = None
+    ) -> None:
+        self._reader = TrailReader(trail, start)
+        self.position = self._reader.position
+        self.records_read = 0
+
+    @property
+    def tables(self) -> dict[str, TableDef]:
+        """Column names of the tables met so far (from the trail's Metadata records)."""
+        return self._reader.tables
+
+    def close(self) -> None:
+        self._reader.close()
+
+    def poll(self, limit: int | None = None) -> Iterator[Transaction]:
+        """The whole transactions written since the last poll (at most ``limit``).
+
+        Stopping the iteration early is allowed: the next poll resumes after the last
+        transaction handed out.
+        """
+        open_records: list[TrailRecord] = []
+        start = self.position
+        handed = 0
+        try:
+            for entry in self._reader:
+                record = entry.record
+                if isinstance(record, FileHeader) or record.io_type == IOType.METADATA:
+                    continue
+                self.records_read += 1
+                if record.io_type == IOType.RESTART_ABEND:
+                    open_records = []
+                    continue
+                if record.begins_transaction:
+                    open_records = []
+                    start = entry.position
+                open_records.append(record)
+                if record.ends_transaction:
+                    txn = Transaction(tuple(open_records), start, entry.end)
+                    open_records = []
+                    self.position = entry.end
+                    handed += 1
+                    yield txn
+                    if limit is not None and handed >= limit:
+                        return
+        finally:
+            # Back to the end of the last whole transaction: a partial one is read again,
+            # whole, by the next poll (its writer may also rewrite it after a recovery).
+            self._reader.close()
+            self._reader.position = self.position
