@@ -22,7 +22,7 @@ import pickle
 import shutil
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, BinaryIO, Final
@@ -411,6 +411,23 @@ class Database:
         self._ddl(session, table, text)
         return table
 
+    def _storage(self, table: TableDef) -> None:
+        """SQLite storage for a table known only from an imported dictionary (empty)."""
+        cols = ", ".join(
+            f'"{c.name}" {_SQLITE_TYPE.get(c.type, "TEXT")}{"" if c.nullable else " NOT NULL"}'
+            for c in table.columns
+        )
+        self.conn.execute(
+            f'CREATE TABLE IF NOT EXISTS "{table.sqlite_name}" ("_rid" INTEGER PRIMARY KEY, {cols})'
+        )
+        for ix in table.indexes:
+            names = ", ".join(f'"{c}"' for c in ix.columns)
+            unique = "UNIQUE " if ix.unique else ""
+            self.conn.execute(
+                f'CREATE {unique}INDEX IF NOT EXISTS "{table.sqlite_name}${ix.name}" '
+                f'ON "{table.sqlite_name}" ({names})'
+            )
+
     def add_constraint(
         self,
         session: Session,
@@ -556,8 +573,15 @@ class Database:
             if old is not None and (old.obj, old.dataobj) != (t.obj, t.dataobj):
                 raise SourceError(f"{t.qualified} already exists with other object numbers")
             if old is None:
+                if any(ix.block == 0 for ix in t.indexes):  # leaf blocks for our own redo
+                    blocks = []
+                    for ix in t.indexes:
+                        self.state.next_block += 2
+                        blocks.append(replace(ix, block=ix.block or self.state.next_block))
+                    t = replace(t, indexes=tuple(blocks))
                 self.dictionary.add(t)
                 self.state.space[str(t.obj)] = [t.header_block + 4, 0, 100]
+                self._storage(t)
         self.dirty_dictionary = True
         for rec in records:
             if rec.thread > self.state.threads:
