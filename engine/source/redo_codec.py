@@ -87,20 +87,24 @@ class _Cursor:
         self.end = len(buf) if end is None else end
 
     def take(self, st: struct.Struct) -> tuple[Any, ...]:
-        if self.pos + st.size > self.end:
-            raise RedoCorruptError(f"record truncated reading {st.format} at {self.pos}")
-        out = st.unpack_from(self.buf, self.pos)
-        self.pos += st.size
-        return out
+        # Fixed-size reads are not bounds-checked one by one: struct raises past the buffer,
+        # and decode_record checks that the record ended exactly at ``end``.
+        pos = self.pos
+        self.pos = pos + st.size
+        return st.unpack_from(self.buf, pos)
 
     def u8(self) -> int:
         return int(self.take(_U8)[0])
 
     def u16(self) -> int:
-        return int(self.take(_U16)[0])
+        pos = self.pos
+        self.pos = pos + 2
+        return int(_U16.unpack_from(self.buf, pos)[0])
 
     def u32(self) -> int:
-        return int(self.take(_U32)[0])
+        pos = self.pos
+        self.pos = pos + 4
+        return int(_U32.unpack_from(self.buf, pos)[0])
 
     def raw(self) -> bytes | None:
         n = self.u32()
@@ -125,9 +129,19 @@ def _w_str(out: Parts, text: str) -> None:
     _w_raw(out, text.encode("utf-8"))
 
 
+_STRINGS: dict[bytes, str] = {}
+
+
 def _r_str(cur: _Cursor) -> str:
     data = cur.raw()
-    return "" if data is None else data.decode("utf-8", errors="replace")
+    if data is None:
+        return ""
+    text = _STRINGS.get(data)
+    if text is None:
+        text = data.decode("utf-8", errors="replace")
+        if len(data) <= 16 and len(_STRINGS) < 4096:  # names, flags, user names
+            _STRINGS[data] = text
+    return text
 
 
 def _r_bytes(cur: _Cursor) -> bytes:
@@ -147,21 +161,22 @@ def _w_cols(out: Parts, cols: tuple[Column, ...]) -> None:
 
 
 def _r_cols(cur: _Cursor) -> tuple[Column, ...]:
-    n = cur.u16()
+    buf, pos, end = cur.buf, cur.pos, cur.end
+    (n,) = _U16.unpack_from(buf, pos)
+    pos += 2
     cols = []
-    buf = cur.buf
+    unpack = _COL.unpack_from
     for _ in range(n):
-        no, ln = _COL.unpack_from(buf, cur.pos) if cur.pos + 6 <= cur.end else (0, -2)
-        if ln == -2:
-            raise RedoCorruptError(f"column list truncated at {cur.pos}")
-        cur.pos += 6
+        no, ln = unpack(buf, pos)
+        pos += 6
         if ln < 0:
             cols.append(Column(no, None))
             continue
-        if cur.pos + ln > cur.end:
+        if pos + ln > end:
             raise RedoCorruptError(f"column {no} length {ln} beyond record")
-        cols.append(Column(no, bytes(buf[cur.pos : cur.pos + ln])))
-        cur.pos += ln
+        cols.append(Column(no, bytes(buf[pos : pos + ln])))
+        pos += ln
+    cur.pos = pos
     return tuple(cols)
 
 
@@ -172,6 +187,8 @@ def _w_ints(out: Parts, values: tuple[int, ...]) -> None:
 
 def _r_ints(cur: _Cursor) -> tuple[int, ...]:
     n = cur.u16()
+    if n == 0:
+        return ()
     st = struct.Struct(f"<{n}I")
     return tuple(int(v) for v in cur.take(st))
 
@@ -212,13 +229,16 @@ def _w_ktb(out: Parts, k: Ktb) -> None:
         out.append(struct.pack("<HHQ", itli, flg, scn))
 
 
+_ENTRY: Final = struct.Struct("<HHQ")
+
+
 def _r_ktb(cur: _Cursor) -> Ktb:
     op, kind, usn, slot, sqn, udba, useq, urec, lkc, ncl, iscn, cscn = cur.take(_KTB)
     flg = _r_str(cur)
-    entries = tuple(cur.take(struct.Struct("<HHQ")) for _ in range(ncl))
+    entries = tuple(cur.take(_ENTRY) for _ in range(ncl)) if ncl else ()
     return Ktb(
         op=op,
-        kind=kind.decode("ascii"),
+        kind=kind.decode("ascii", errors="replace"),
         xid=Xid(usn, slot, sqn),
         uba=Uba(udba, useq, urec),
         itl_flg=flg,
@@ -572,6 +592,17 @@ def decode_record(
 ) -> RedoRecord:
     """Decode the payload in ``buf[pos:end]``; the whole range must be consumed."""
     cur = _Cursor(buf, pos, end)
+    if end is not None and end > len(buf):
+        raise RedoCorruptError(f"record range {pos}:{end} beyond a {len(buf)}-byte buffer")
+    try:
+        return _decode(cur)
+    except RedoCorruptError:
+        raise
+    except (struct.error, OverflowError, ValueError) as exc:
+        raise RedoCorruptError(f"record truncated or corrupt: {exc}") from exc
+
+
+def _decode(cur: _Cursor) -> RedoRecord:
     thread, vld, flags, seq, block, offset, length, scn, subscn, micros, n = cur.take(_REC_HEAD)
     lwn = cur.take(_LWN) if flags & 1 else None
     changes = []
