@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
@@ -23,11 +23,10 @@ from engine.source.database import (
     open_database,
 )
 from engine.source.dictionary import load_dictionary
-from engine.source.dump_parse import parse_dump
-from engine.source.dump_write import dump_text
 from engine.source.errors import SourceError
-from engine.source.sql import Result, run_script
-from engine.source.workload import WorkloadSpec, WorkloadStats, parse_mix, run_workload
+
+if TYPE_CHECKING:
+    from engine.source.sql import Result
 
 app = typer.Typer(help="The embedded source database and its redo log.", no_args_is_help=True)
 
@@ -131,6 +130,8 @@ def sql(
     home: HomeOpt = None,
 ) -> None:
     """Run SQL statements in one session (``;``-separated)."""
+    from engine.source.sql import run_script
+
     text = statement if statement is not None else sys.stdin.read()
     with _db(home, name, clock_rate=clock_rate) as db:
         s = _session_opts(db, session, user, thread)
@@ -150,6 +151,8 @@ def run(
     home: HomeOpt = None,
 ) -> None:
     """Run a SQL script file."""
+    from engine.source.sql import run_script
+
     try:
         text = script.read_text(encoding="utf-8")
     except OSError as exc:
@@ -185,6 +188,8 @@ def workload(
     home: HomeOpt = None,
 ) -> None:
     """Generate a reproducible OLTP workload (with a progress bar)."""
+    from engine.source.workload import WorkloadSpec, WorkloadStats, parse_mix, run_workload
+
     long_count, long_age = 0, 3600.0
     if long_txn:
         try:
@@ -284,6 +289,8 @@ def import_dump(
     home: HomeOpt = None,
 ) -> None:
     """Append the records of Oracle dump text to NAME's redo, keeping SCNs/XIDs/RBAs."""
+    from engine.source.dump_parse import parse_dump
+
     dic = _guard(lambda: load_dictionary(dictionary))
     records = []
     for f in files:
@@ -311,6 +318,8 @@ def dump(
     home: HomeOpt = None,
 ) -> None:
     """Print the redo log in Oracle logfile dump text format."""
+    from engine.source.dump_write import dump_text
+
     with _db(home, name) as db:
         located = db.records(thread, from_scn)
     out = sys.stdout

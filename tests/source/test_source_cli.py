@@ -7,6 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from engine.source.ids import parse_scn
 from ggsci.cli_db import app
 
 HERE = Path(__file__).parent
@@ -147,3 +148,29 @@ def test_workload_command(tmp_path: Path) -> None:
     assert m is not None, out
     total, committed, rolled, rows = map(int, m.groups())
     assert total >= 51 and committed + rolled == total and rows >= 4 * 50
+
+
+def test_dump_filters(tmp_path: Path) -> None:
+    _db(tmp_path, "create", "F", "--threads", "2")
+    _db(
+        tmp_path,
+        "sql",
+        "F",
+        "CREATE TABLE t (id NUMBER); INSERT INTO t VALUES (1); COMMIT;",
+        "--thread",
+        "1",
+        "--session",
+        "A",
+    )
+    _db(
+        tmp_path, "sql", "F", "INSERT INTO t VALUES (2); COMMIT;", "--thread", "2", "--session", "B"
+    )
+    code, all_text = _db(tmp_path, "dump", "F")
+    assert code == 0 and "Thread:1" in all_text and "Thread:2" in all_text
+    code, t2 = _db(tmp_path, "dump", "F", "--thread", "2")
+    assert "Thread:1 " not in t2 and t2.count("REDO RECORD") >= 2
+    scns = [
+        parse_scn(line.split()[1]) for line in all_text.splitlines() if line.startswith("SCN: ")
+    ]
+    code, late = _db(tmp_path, "dump", "F", "--from-scn", str(max(scns)))
+    assert late.count("REDO RECORD") == 1

@@ -78,3 +78,26 @@ def test_mix_parsing() -> None:
         parse_mix("upsert=1")
     with pytest.raises(SourceError):
         parse_mix("insert=0")
+
+
+def test_tps_throttle_sleeps_on_the_injected_clock(tmp_path: Path) -> None:
+    root = create_database(tmp_path, "T")
+    db = Database(root, clock=ManualClock(datetime(2024, 1, 1)))
+    now = [0.0]
+    slept: list[float] = []
+
+    def sleep(s: float) -> None:
+        slept.append(s)
+        now[0] += s
+
+    try:
+        stats = run_workload(
+            db,
+            WorkloadSpec(transactions=20, tps=10, rows_per_txn=2, initial_rows=20),
+            wall=lambda: now[0],
+            sleep=sleep,
+        )
+    finally:
+        db.close()
+    assert stats.transactions >= 20
+    assert slept and abs(now[0] - 2.0) < 0.15  # 20 transactions at 10/s of (fake) wall time
