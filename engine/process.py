@@ -53,7 +53,7 @@ from engine.status import (
 
 RUNNERS: dict[str, str] = {
     "EXTRACT": "engine.extract.runner:ExtractRunner",
-    "REPLICAT": "engine.runners:ParameterCheckRunner",
+    "REPLICAT": "engine.replicat.runner:ReplicatRunner",
 }
 """Group kind → ``module:Class`` of its :class:`GroupRunner`. The Extract and Replicat issues
 replace these entries with their engines; nothing in GGSCI or the Manager changes."""

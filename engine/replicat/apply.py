@@ -1,0 +1,155 @@
+"""One trail record as SQL on the target, with HANDLECOLLISIONS.
+
+Statements never rely on the database raising for the expected conflicts, so a grouped
+target transaction is not aborted by one (PostgreSQL aborts a transaction on any error):
+
+* Insert: ``INSERT ... ON CONFLICT DO NOTHING``; no row inserted is a duplicate (error 1),
+  which HANDLECOLLISIONS turns into an update of the existing row.
+* FieldComp / Update: ``UPDATE ... WHERE key``; no row updated is "no data found" (1403),
+  which HANDLECOLLISIONS turns into an insert of the columns the record carries.
+* GGSKeyFieldComp (key update): the WHERE takes the before image of the key.
+* Delete: ``DELETE ... WHERE key``; a missing row is 1403, ignored with HANDLECOLLISIONS.
+* GGSPurgedata (TRUNCATE): ``DELETE FROM`` the table.
+
+Other failures (NOT NULL, a value the column refuses) come from the database as
+:class:`engine.targets.TargetSqlError`; the caller retries such a group record by record in
+savepoints so that REPERROR can act on the one record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from engine.replicat import ApplyError
+from engine.replicat.mapping import TableMap
+from engine.targets import NO_DATA_FOUND, UNIQUE_CONSTRAINT
+from engine.targets.base import ColumnInfo, Target
+from engine.trail.layout import IOType
+from engine.trail.model import TrailRecord
+
+Row = dict[str, tuple[ColumnInfo, str | None]]
+
+
+class Applier:
+    def __init__(self, target: Target, handle_collisions: bool) -> None:
+        self.target = target
+        self.handle_collisions = handle_collisions
+        self._sql: dict[tuple[str, str, tuple[str, ...], tuple[str, ...]], str] = {}
+        self.collisions = 0
+        self.counts = {"inserts": 0, "updates": 0, "deletes": 0, "truncates": 0}
+        self._ops: dict[int, Callable[[TableMap, TrailRecord], None]] = {
+            IOType.INSERT: self._insert,
+            IOType.UPDATE: self._update,
+            IOType.FIELDCOMP: self._update,
+            IOType.KEYFIELDCOMP: self._key_update,
+            IOType.DELETE: self._delete,
+            IOType.PURGEDATA: self._truncate,
+        }
+
+    def apply(self, m: TableMap, record: TrailRecord) -> None:
+        op = self._ops.get(record.io_type)
+        if op is None:
+            raise ApplyError(0, f"Unsupported operation {record.op_name} on {record.table}.")
+        op(m, record)
+
+    # -- SQL text -----------------------------------------------------------------------
+    def _statement(
+        self, kind: str, m: TableMap, cols: tuple[str, ...], keys: tuple[str, ...]
+    ) -> str:
+        cache_key = (kind, m.target.sql_name, cols, keys)
+        sql = self._sql.get(cache_key)
+        if sql is not None:
+            return sql
+        q, ph = self.target.quote, self.target.placeholder
+        where = " AND ".join(f"{q(k)} = {ph}" for k in keys)
+        if kind == "insert":
+            sql = (
+                f"INSERT INTO {m.target.sql_name} ({', '.join(q(c) for c in cols)}) "
+                f"VALUES ({', '.join(ph for _ in cols)}) ON CONFLICT DO NOTHING"
+            )
+        elif kind == "update":
+            sets = ", ".join(f"{q(c)} = {ph}" for c in cols)
+            sql = f"UPDATE {m.target.sql_name} SET {sets} WHERE {where}"
+        elif kind == "delete":
+            sql = f"DELETE FROM {m.target.sql_name} WHERE {where}"
+        else:
+            sql = f"DELETE FROM {m.target.sql_name}"
+        self._sql[cache_key] = sql
+        return sql
+
+    def _params(self, row: Row, cols: tuple[str, ...]) -> list[Any]:
+        return [self.target.bind(row[c][0], row[c][1]) for c in cols]
+
+    def _key(self, m: TableMap, row: Row, record: TrailRecord) -> tuple[str, ...]:
+        missing = [k.name for k in m.key if k.name not in row]
+        if missing:
+            raise ApplyError(
+                0,
+                f"Key column(s) {', '.join(missing)} of {m.target.name} missing from the "
+                f"{record.op_name} record of {record.table}.",
+            )
+        return tuple(k.name for k in m.key)
+
+    # -- operations ---------------------------------------------------------------------
+    def _insert_row(self, m: TableMap, row: Row) -> int:
+        for col, value in m.literals:
+            row.setdefault(col.name, (col, value))
+        cols = tuple(row)
+        return self.target.execute(self._statement("insert", m, cols, ()), self._params(row, cols))
+
+    def _insert(self, m: TableMap, record: TrailRecord) -> None:
+        row = m.row(record.columns)
+        if self._insert_row(m, row):
+            self.counts["inserts"] += 1
+            return
+        if not self.handle_collisions:
+            raise ApplyError(UNIQUE_CONSTRAINT, f"Duplicate key inserting into {m.target.name}.")
+        self.collisions += 1
+        keys = self._key(m, row, record)
+        sets = tuple(c for c in row if c not in keys) or keys
+        sql = self._statement("update", m, sets, keys)
+        self.target.execute(sql, self._params(row, sets) + self._params(row, keys))
+        self.counts["inserts"] += 1
+
+    def _update(self, m: TableMap, record: TrailRecord) -> None:
+        row = m.row(record.columns)
+        keys = self._key(m, row, record)
+        self._update_where(m, record, row, keys, self._params(row, keys))
+
+    def _key_update(self, m: TableMap, record: TrailRecord) -> None:
+        row = m.row(record.columns)
+        before = m.row(record.before_columns)
+        keys = self._key(m, before, record)
+        self._update_where(m, record, row, keys, self._params(before, keys))
+
+    def _update_where(
+        self, m: TableMap, record: TrailRecord, row: Row, keys: tuple[str, ...], where: list[Any]
+    ) -> None:
+        sets = tuple(row)
+        sql = self._statement("update", m, sets, keys)
+        if self.target.execute(sql, self._params(row, sets) + where):
+            self.counts["updates"] += 1
+            return
+        if not self.handle_collisions:
+            raise ApplyError(
+                NO_DATA_FOUND, f"No data found updating {m.target.name} ({record.op_name}).", sql
+            )
+        self.collisions += 1
+        self._insert_row(m, row)
+        self.counts["updates"] += 1
+
+    def _delete(self, m: TableMap, record: TrailRecord) -> None:
+        row = m.row(record.columns)
+        keys = self._key(m, row, record)
+        sql = self._statement("delete", m, (), keys)
+        if self.target.execute(sql, self._params(row, keys)):
+            self.counts["deletes"] += 1
+            return
+        if not self.handle_collisions:
+            raise ApplyError(NO_DATA_FOUND, f"No data found deleting from {m.target.name}.", sql)
+        self.collisions += 1
+
+    def _truncate(self, m: TableMap, _record: TrailRecord) -> None:
+        self.target.execute(self._statement("truncate", m, (), ()))
+        self.counts["truncates"] += 1

@@ -1,0 +1,325 @@
+"""A Replicat run: read whole transactions from the trail, apply them to the target in
+groups of about GROUPTRANSOPS operations per target transaction, record progress in the
+checkpoint table in that same transaction, then publish the file checkpoint (INFO, LAG).
+
+Errors while applying a record go through REPERROR: the rule for the error's number, else
+``DEFAULT``, else ABEND. ABEND rolls back the group and abends (OGG-01004 with the database's
+message); DISCARD writes the record to the discard file and goes on; IGNORE goes on. A
+failure the database raises (rather than one detected from a row count) aborts the group on
+PostgreSQL, so the group is rolled back and applied again one transaction at a time, each
+record in a savepoint, where the rule can act on the one record.
+
+Where it starts: the checkpoint table's SEQNO/RBA when the group has a row there (it is
+written with the data, so it is exact), else the file checkpoint (ADD/ALTER REPLICAT
+EXTSEQNO/EXTRBA). Transactions the watermarks say were applied are skipped
+(:meth:`engine.replicat.progress.Progress.applied`).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import datetime
+
+from engine.checkpoints import (
+    Checkpoints,
+    Position,
+    ReadCheckpoint,
+    load_checkpoints,
+    save_checkpoints,
+)
+from engine.events import Severity
+from engine.groups import GroupDef
+from engine.home import Home
+from engine.pump.pump import in_home
+from engine.pump.txreader import Transaction, TransactionReader
+from engine.replicat import ApplyError, ReplicatError
+from engine.replicat.apply import Applier
+from engine.replicat.discard import DiscardFile
+from engine.replicat.mapping import Mapper
+from engine.replicat.progress import CheckpointTable, Progress, group_key
+from engine.targets import TargetError
+from engine.targets.base import Target
+from engine.targets.resolve import open_target, target_spec
+from engine.trail.model import TrailPosition, TrailRecord, micros_to_datetime
+from params.models import ParamFile
+
+Emit = Callable[[str, Severity, str], None]
+_GLOBALS_CPT = re.compile(r"^\s*CHECKPOINTTABLE\s+(\S+)", re.IGNORECASE | re.MULTILINE)
+SUPPORTED_RESPONSES = frozenset({"ABEND", "DISCARD", "IGNORE"})
+
+
+def checkpoint_table_name(home: Home, group: GroupDef) -> str | None:
+    """ADD REPLICAT ... CHECKPOINTTABLE, else CHECKPOINTTABLE of GLOBALS."""
+    if group.checkpoint_table:
+        return group.checkpoint_table
+    try:
+        m = _GLOBALS_CPT.search(home.globals_file.read_text())
+    except OSError:
+        return None
+    return m.group(1) if m else None
+
+
+class ReplicatRun:
+    def __init__(
+        self,
+        home: Home,
+        model: ParamFile,
+        group: GroupDef,
+        emit: Emit,
+        *,
+        target: Target | None = None,
+        clock: Callable[[], datetime] = datetime.now,
+    ) -> None:
+        if not group.source_path:
+            raise ReplicatError("OGG-01044", f"REPLICAT {group.name} has no EXTTRAIL.")
+        self.home = home
+        self.model = model
+        self.group = group
+        self.name = group.name
+        self.emit = emit
+        self.clock = clock
+        for rule in model.reperrors:
+            if rule.response.upper() not in SUPPORTED_RESPONSES:
+                emit(
+                    "OGG-01706",
+                    Severity.WARNING,
+                    f"REPERROR ({rule.error}, {rule.response}) is not supported; "
+                    "ABEND is used for that error.",
+                )
+        if target is None:
+            spec = target_spec(model)
+            if spec is None:
+                raise ReplicatError(
+                    "OGG-00664",
+                    "No target database: add TARGETDB <SQLite file | postgresql:// URL> "
+                    "or USERID user@database to the parameter file.",
+                )
+            try:
+                target = open_target(home, spec)
+            except TargetError as exc:
+                raise ReplicatError("OGG-00664", exc.message) from exc
+        self.target = target
+        self.mapper = Mapper(model, target)
+        self.applier = Applier(target, model.handle_collisions)
+        cpt_name = checkpoint_table_name(home, group)
+        self.cptable = (
+            CheckpointTable(
+                target, cpt_name, group.name, group_key(str(home.root), group.name), str(home.root)
+            )
+            if cpt_name
+            else None
+        )
+        if self.cptable is None:
+            emit(
+                "OGG-02544",
+                Severity.WARNING,
+                f"REPLICAT {group.name} has no checkpoint table: progress is kept in the "
+                "checkpoint file only, so a crash may apply a transaction twice.",
+            )
+        self.checkpoints = load_checkpoints(home, "REPLICAT", group.name)
+        cps = self.checkpoints
+        read = cps.reads[0].current if cps and cps.reads else Position()
+        self.startup = read
+        progress = self.cptable.load() if self.cptable else None
+        if progress is not None and (cps is None or not cps.altered):
+            start = progress.position
+            emit(
+                "OGG-06506",
+                Severity.INFO,
+                f"Checkpoint table {cpt_name}: restarting at Seqno {start.seqno}, RBA "
+                f"{start.rba}, low watermark CSN {progress.csn} "
+                f"({len(progress.xids)} transaction(s) at it).",
+            )
+        else:
+            start = TrailPosition(read.seqno, read.rba)
+            progress = Progress(start, progress.csn if progress else None,
+                                progress.xids if progress else ())  # fmt: skip
+        self.progress = progress
+        self.reader = TransactionReader(in_home(home, group.source_path), start)
+        d = model.discard
+        self.discard = DiscardFile(
+            in_home(home, d.path) if d else home.dirrpt / f"{group.name}.dsc",
+            append=bool(d and d.append),
+            megabytes=d.megabytes if d else None,
+        )
+        self.batch_id = cps.batch_id if cps else 0
+        self.transactions = 0
+        self.skipped = 0
+        self.ignored = 0
+        self.last_io_us = 0
+        self.last_file_checkpoint = 0.0
+        self.dirty = True
+
+    # -- applying -----------------------------------------------------------------------
+    def poll(self) -> int:
+        """Apply what the trail holds now, in groups; return the transactions read."""
+        seen = 0
+        group: list[Transaction] = []
+        ops = 0
+        for txn in self.reader.poll():
+            seen += 1
+            group.append(txn)
+            ops += len(txn.records)
+            if ops >= self.model.group_trans_ops:
+                self._apply_group(group)
+                group, ops = [], 0
+        if group:
+            self._apply_group(group)
+        if seen:
+            self.dirty = True
+        return seen
+
+    def _apply_group(self, txns: list[Transaction]) -> None:
+        try:
+            self._apply(txns, savepoints=False)
+        except _Retry:
+            self.target.rollback()
+            for txn in txns:  # one transaction per target transaction, record by record
+                self._apply([txn], savepoints=True)
+
+    def _apply(self, txns: list[Transaction], *, savepoints: bool) -> None:
+        progress = self.progress
+        applied = skipped = 0
+        self.target.begin()
+        try:
+            for txn in txns:
+                if progress.applied(txn):
+                    skipped += 1
+                    progress = replace(progress, position=txn.end)
+                    continue
+                for record in txn.records:
+                    self._apply_record(txn, record, savepoints)
+                applied += 1
+                stamp = micros_to_datetime(txn.io_time_us).isoformat(" ")
+                progress = progress.after(txn, stamp)
+            if self.cptable is not None:
+                self.cptable.save(progress, self.clock())
+            self.target.commit()
+        except BaseException:
+            self.target.rollback()
+            raise
+        self.progress = progress
+        self.transactions += applied
+        self.skipped += skipped
+        if txns:
+            self.last_io_us = txns[-1].io_time_us or self.last_io_us
+
+    def _apply_record(self, txn: Transaction, record: TrailRecord, savepoints: bool) -> None:
+        definition = self.reader.tables.get(record.table)
+        m = self.mapper.map_for(record.table, definition)
+        if m is None:
+            return
+        if savepoints:
+            self.target.savepoint("gg_rec")
+        try:
+            self.applier.apply(m, record)
+        except ApplyError as exc:
+            if savepoints:
+                self.target.rollback_to("gg_rec")
+            self._reperror(txn, record, exc.number, exc.text, m.target.name)
+        except TargetError as exc:
+            if not savepoints:
+                raise _Retry from exc
+            self.target.rollback_to("gg_rec")
+            self._reperror(txn, record, exc.number, exc.message, m.target.name)
+        if savepoints:
+            self.target.release("gg_rec")
+
+    def _reperror(
+        self, txn: Transaction, record: TrailRecord, number: int, text: str, target: str
+    ) -> None:
+        response = self.response(number)
+        if response == "DISCARD":
+            self.discard.write(
+                self.clock(),
+                record,
+                self.reader.tables.get(record.table),
+                number,
+                text,
+                txn.start,
+                target,
+            )
+            return
+        if response == "IGNORE":
+            self.ignored += 1
+            return
+        raise ReplicatError(
+            "OGG-01004",
+            f"Aborted grouped transaction on '{target}', Database error {number} ({text}). "
+            f"Transaction LOGCSN {txn.logcsn}, TRANID {txn.tranid}, trail Seqno "
+            f"{txn.start.seqno}, RBA {txn.start.rba}.",
+        )
+
+    def response(self, number: int) -> str:
+        rules = {r.error.upper(): r.response.upper() for r in self.model.reperrors}
+        response = rules.get(str(number)) or rules.get("DEFAULT") or "ABEND"
+        return response if response in SUPPORTED_RESPONSES else "ABEND"
+
+    # -- running ------------------------------------------------------------------------
+    def run(
+        self, stop: Callable[[], bool], *, stop_at_eof: bool = False, idle: float = 0.2
+    ) -> None:
+        interval = max(1, self.model.checkpoint_secs)
+        while not stop():
+            n = self.poll()
+            if n or time.monotonic() - self.last_file_checkpoint >= interval:
+                self.file_checkpoint()
+            if n == 0:
+                if stop_at_eof:
+                    break
+                time.sleep(idle)
+        self.file_checkpoint()
+
+    def file_checkpoint(self) -> None:
+        """Publish the position the target has committed (``dirchk/<GROUP>.cpr``)."""
+        now = self.clock()
+        if not self.dirty and self.checkpoints is not None and not self.checkpoints.altered:
+            self.last_file_checkpoint = time.monotonic()
+            return
+        self.batch_id += 1
+        stamp = micros_to_datetime(self.last_io_us) if self.last_io_us else None
+        pos = self.progress.position
+        current = Position(
+            seqno=pos.seqno,
+            rba=pos.rba,
+            scn=self.progress.csn,
+            timestamp=stamp.isoformat(" ") if stamp else None,
+        )
+        base = self.checkpoints or Checkpoints(self.name, "REPLICAT")
+        cps = replace(
+            base,
+            reads=(ReadCheckpoint(self.group.source_path or "", self.startup, current, current),),
+            batch_id=self.batch_id,
+            updated=now.isoformat(" ", "seconds"),
+            lag_seconds=(now - stamp).total_seconds() if stamp else base.lag_seconds,
+            altered=False,
+        )
+        save_checkpoints(self.home, cps)
+        self.checkpoints = cps
+        self.dirty = False
+        self.last_file_checkpoint = time.monotonic()
+
+    def close(self) -> None:
+        self.reader.close()
+        self.target.close()
+
+    def status_lines(self) -> list[str]:
+        p = self.progress.position
+        c = self.applier.counts
+        return [
+            f"REPLICAT {self.name}: RUNNING",
+            f"  Trail {self.group.source_path}: position Seqno {p.seqno}, RBA {p.rba}; "
+            f"low watermark CSN {self.progress.csn}",
+            f"  Applied {self.transactions} transactions ({c['inserts']} inserts, "
+            f"{c['updates']} updates, {c['deletes']} deletes, {c['truncates']} truncates); "
+            f"skipped as already applied {self.skipped}; collisions handled "
+            f"{self.applier.collisions}; discarded {self.discard.discarded}; "
+            f"ignored {self.ignored}",
+        ]
+
+
+class _Retry(Exception):
+    """The database refused a statement inside a group: apply it again record by record."""

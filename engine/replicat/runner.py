@@ -1,0 +1,60 @@
+"""The Replicat group process's runner (registered in :data:`engine.process.RUNNERS`).
+
+``prepare`` checks the parameter file (abend with every diagnostic), connects to the target,
+reads the checkpoint table and positions in the trail; ``run`` applies until STOP.
+"""
+
+from __future__ import annotations
+
+from engine.events import Severity
+from engine.paramcheck import check_param_file
+from engine.process import GroupContext, GroupRunner, ProcessAbend
+from engine.replicat import ReplicatError
+from engine.replicat.engine import ReplicatRun
+from engine.targets import TargetError
+from params.check import check_file
+
+
+class ReplicatRunner(GroupRunner):
+    def __init__(self) -> None:
+        self.run_: ReplicatRun | None = None
+
+    def prepare(self, ctx: GroupContext) -> None:
+        path = ctx.param_file
+        if not path.exists():
+            raise ProcessAbend("OGG-00303", f"Could not open parameter file {path}.")
+        checked = check_param_file(path, cwd=ctx.home.root)
+        for line in checked.rendered:
+            ctx.report.line(line)
+        if not checked.ok:
+            raise ProcessAbend(
+                "OGG-10144",
+                f"Parameter file {path.name} has {checked.errors} error(s); see the report.",
+            )
+        model = check_file(path, cwd=ctx.home.root).model
+        try:
+            self.run_ = ReplicatRun(ctx.home, model, ctx.group, ctx.event)
+        except ReplicatError as exc:
+            raise ProcessAbend(exc.code, exc.text) from exc
+        except TargetError as exc:
+            raise ProcessAbend("OGG-00664", exc.message) from exc
+        ctx.event(
+            "OGG-06505",
+            Severity.INFO,
+            f"REPLICAT {ctx.group.name} connected to target database {self.run_.target.name} "
+            f"({self.run_.target.dialect}).",
+        )
+
+    def run(self, ctx: GroupContext) -> None:
+        assert self.run_ is not None
+        try:
+            self.run_.run(ctx.stop_requested.is_set)
+        except ReplicatError as exc:
+            raise ProcessAbend(exc.code, exc.text) from exc
+        except TargetError as exc:
+            raise ProcessAbend("OGG-01004", exc.message) from exc
+        finally:
+            self.run_.close()
+
+    def status_lines(self, ctx: GroupContext) -> list[str]:
+        return self.run_.status_lines() if self.run_ else super().status_lines(ctx)
