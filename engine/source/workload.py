@@ -205,109 +205,115 @@ def run_workload(
     p_ins, p_upd, _ = spec.mix
     dates: dict[datetime, tuple[bytes, str]] = {}
     last_report = start
-    while True:
-        now = wall()
-        if spec.duration is not None and now - start >= spec.duration:
-            break
-        if spec.transactions is not None and stats.transactions >= spec.transactions:
-            break
-        w = workers[rnd.randrange(nsess)]
-        if w.ops == 0:
-            w.target = spec.rows_per_txn
-            w.rollback = rnd.random() < spec.rollback_ratio
-            w.fast = spec.bulk and not w.rollback and all(fast_tables)
-        ti = rnd.randrange(len(tables))
-        table = tables[ti]
-        mine = keys[ti]
-        fast = w.fast
-        bulk = w.bulk
-        assert bulk is not None
-        r = rnd.random()
-        if spec.array > 1 and (r < p_ins or len(mine) < nsess * 4):
-            first = next_key[ti]
-            next_key[ti] += spec.array
-            if fast:
-                stamp = db.now().replace(microsecond=0)
-                made = [_row_fast(k, rnd, stamp, dates) for k in range(first, first + spec.array)]
-                bulk.insert_array(table, [m[0] for m in made], [m[1] for m in made])
-            else:
-                stamp = db.now().replace(microsecond=0)
-                rows = [_row(k, rnd, stamp) for k in range(first, first + spec.array)]
-                w.session.insert(db, table, rows, array=True)
-            w.inserted.extend((ti, k) for k in range(first, first + spec.array))
-            stats.row_changes += spec.array - 1
-            w.ops += spec.array - 1
-        elif r < p_ins or len(mine) < nsess * 4:
-            k = next_key[ti]
-            next_key[ti] += 1
-            if fast:
-                enc, stored = _row_fast(k, rnd, db.now().replace(microsecond=0), dates)
-                bulk.insert(table, enc, stored)
-            else:
-                w.session.insert(
-                    db, table, [_row(k, rnd, db.now().replace(microsecond=0))], array=False
-                )
-            w.inserted.append((ti, k))
-        else:
-            pos = rnd.randrange(len(mine) // nsess) * nsess + w.index
-            if pos >= len(mine):
-                pos = w.index
-            k = mine[pos]
-            if r < p_ins + p_upd:
-                cents = rnd.randint(1, 10_000_000)
+    interrupted: BaseException | None = None
+    try:
+        while True:
+            now = wall()
+            if spec.duration is not None and now - start >= spec.duration:
+                break
+            if spec.transactions is not None and stats.transactions >= spec.transactions:
+                break
+            w = workers[rnd.randrange(nsess)]
+            if w.ops == 0:
+                w.target = spec.rows_per_txn
+                w.rollback = rnd.random() < spec.rollback_ratio
+                w.fast = spec.bulk and not w.rollback and all(fast_tables)
+            ti = rnd.randrange(len(tables))
+            table = tables[ti]
+            mine = keys[ti]
+            fast = w.fast
+            bulk = w.bulk
+            assert bulk is not None
+            r = rnd.random()
+            if spec.array > 1 and (r < p_ins or len(mine) < nsess * 4):
+                first = next_key[ti]
+                next_key[ti] += spec.array
                 if fast:
-                    bulk.update(
-                        table,
-                        k,
-                        (2, 4),
-                        (encode_scaled(cents, 1), b"U"),
-                        (_stored_cents(cents), "U"),
-                        {},
-                    )
+                    stamp = db.now().replace(microsecond=0)
+                    made = [
+                        _row_fast(k, rnd, stamp, dates) for k in range(first, first + spec.array)
+                    ]
+                    bulk.insert_array(table, [m[0] for m in made], [m[1] for m in made])
                 else:
-                    amount = Decimal(cents) / 100
-                    w.session.update(
-                        db, table, [2, 4], [str(amount), "'U'"], ' WHERE "ID" = ?', (k,)
-                    )
-            else:
-                mine[pos] = mine[-1]
-                mine.pop()
+                    stamp = db.now().replace(microsecond=0)
+                    rows = [_row(k, rnd, stamp) for k in range(first, first + spec.array)]
+                    w.session.insert(db, table, rows, array=True)
+                w.inserted.extend((ti, k) for k in range(first, first + spec.array))
+                stats.row_changes += spec.array - 1
+                w.ops += spec.array - 1
+            elif r < p_ins or len(mine) < nsess * 4:
+                k = next_key[ti]
+                next_key[ti] += 1
                 if fast:
-                    bulk.delete(table, k)
+                    enc, stored = _row_fast(k, rnd, db.now().replace(microsecond=0), dates)
+                    bulk.insert(table, enc, stored)
                 else:
-                    w.session.delete(db, table, ' WHERE "ID" = ?', (k,))
-                w.deleted.append((ti, k))
-        stats.row_changes += 1
-        w.ops += 1
-        if w.ops >= w.target:
-            if bulk.ids is not None:
-                bulk.commit()
-                stats.commits += 1
-                for ti2, k2 in w.inserted:
-                    keys[ti2].append(k2)
-            elif w.rollback:
-                w.session.rollback(db)
-                stats.rollbacks += 1
-                for ti2, k2 in w.deleted:
-                    keys[ti2].append(k2)
+                    w.session.insert(
+                        db, table, [_row(k, rnd, db.now().replace(microsecond=0))], array=False
+                    )
+                w.inserted.append((ti, k))
             else:
-                w.session.commit(db)
-                stats.commits += 1
-                for ti2, k2 in w.inserted:
-                    keys[ti2].append(k2)
-            w.inserted.clear()
-            w.deleted.clear()
-            w.ops = 0
-            stats.transactions += 1
-            if spec.tps > 0:
-                ahead = stats.transactions / spec.tps - (wall() - start)
-                if ahead > 0:
-                    sleep(ahead)
-            _finish_long(db, long_sessions, spec, stats)
-        if progress is not None and now - last_report >= 0.25:
-            last_report = now
-            stats.seconds = now - start
-            progress(stats)
+                pos = rnd.randrange(len(mine) // nsess) * nsess + w.index
+                if pos >= len(mine):
+                    pos = w.index
+                k = mine[pos]
+                if r < p_ins + p_upd:
+                    cents = rnd.randint(1, 10_000_000)
+                    if fast:
+                        bulk.update(
+                            table,
+                            k,
+                            (2, 4),
+                            (encode_scaled(cents, 1), b"U"),
+                            (_stored_cents(cents), "U"),
+                            {},
+                        )
+                    else:
+                        amount = Decimal(cents) / 100
+                        w.session.update(
+                            db, table, [2, 4], [str(amount), "'U'"], ' WHERE "ID" = ?', (k,)
+                        )
+                else:
+                    mine[pos] = mine[-1]
+                    mine.pop()
+                    if fast:
+                        bulk.delete(table, k)
+                    else:
+                        w.session.delete(db, table, ' WHERE "ID" = ?', (k,))
+                    w.deleted.append((ti, k))
+            stats.row_changes += 1
+            w.ops += 1
+            if w.ops >= w.target:
+                if bulk.ids is not None:
+                    bulk.commit()
+                    stats.commits += 1
+                    for ti2, k2 in w.inserted:
+                        keys[ti2].append(k2)
+                elif w.rollback:
+                    w.session.rollback(db)
+                    stats.rollbacks += 1
+                    for ti2, k2 in w.deleted:
+                        keys[ti2].append(k2)
+                else:
+                    w.session.commit(db)
+                    stats.commits += 1
+                    for ti2, k2 in w.inserted:
+                        keys[ti2].append(k2)
+                w.inserted.clear()
+                w.deleted.clear()
+                w.ops = 0
+                stats.transactions += 1
+                if spec.tps > 0:
+                    ahead = stats.transactions / spec.tps - (wall() - start)
+                    if ahead > 0:
+                        sleep(ahead)
+                _finish_long(db, long_sessions, spec, stats)
+            if progress is not None and now - last_report >= 0.25:
+                last_report = now
+                stats.seconds = now - start
+                progress(stats)
+    except BaseException as exc:  # Ctrl-C or an error: end the fast-path transactions
+        interrupted = exc  # cleanly (they keep no undo), then re-raise below
     for w in workers:
         if w.bulk is not None and w.bulk.ids is not None:
             w.bulk.commit()
@@ -317,6 +323,9 @@ def run_workload(
             w.session.commit(db)
             stats.commits += 1
             stats.transactions += 1
+    if interrupted is not None:
+        db.checkpoint()
+        raise interrupted
     _finish_long(db, long_sessions, spec, stats, force=spec.duration is None)
     db.checkpoint()
     stats.seconds = wall() - start

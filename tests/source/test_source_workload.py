@@ -101,3 +101,31 @@ def test_tps_throttle_sleeps_on_the_injected_clock(tmp_path: Path) -> None:
         db.close()
     assert stats.transactions >= 20
     assert slept and abs(now[0] - 2.0) < 0.15  # 20 transactions at 10/s of (fake) wall time
+
+
+def test_interrupted_workload_leaves_redo_and_tables_consistent(tmp_path: Path) -> None:
+    root = create_database(tmp_path, "I", threads=2)
+    db = Database(root, clock=ManualClock(datetime(2024, 1, 1)))
+
+    def progress(stats: object) -> None:
+        if getattr(stats, "transactions", 0) > 30:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_workload(
+            db,
+            WorkloadSpec(transactions=10_000, initial_rows=50),
+            progress,
+            wall=iter(range(10**9)).__next__,
+            sleep=lambda s: None,
+        )
+    try:
+        d = decode([lr.record for lr in db.records()], load_dictionary(db.root / "dictionary.json"))
+        assert not d.open
+        rebuilt = replay(d.committed)
+        for t in db.dictionary.tables.values():
+            assert sorted(int(r["ID"]) for r in rebuilt[t.qualified].values()) == sorted(
+                int(r[0]) for r in db.rows(t)
+            )
+    finally:
+        db.close()
