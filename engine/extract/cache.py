@@ -107,6 +107,19 @@ class TransactionCache:
             self._release(txn)
         return txn
 
+    def restore(self, txn: Txn, rows: list[Lcr]) -> None:
+        """Bounded Recovery: a transaction read back from its persisted-object file."""
+        txn.rows = []
+        txn.weight = 0
+        txn.row_count = 0
+        self.txns[txn.xid] = txn
+        for r in rows:
+            self.add(r)
+
+    def all_rows(self, txn: Txn) -> list[Lcr]:
+        """Every row ``txn`` holds, paged-out ones included, undone ones included."""
+        return list(self._spilled_rows(txn)) + txn.rows
+
     # -- queries --------------------------------------------------------------------
     def oldest(self) -> Txn | None:
         """The open transaction that started first (the recovery checkpoint's position)."""

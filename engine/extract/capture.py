@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.extract.assemble import to_records
-from engine.extract.cache import TransactionCache
+from engine.extract.cache import TransactionCache, Txn
 from engine.extract.decode import Decoder, Selection
 from engine.extract.lcr import Kind, Lcr, Position
 from engine.extract.redo_source import (
@@ -136,6 +136,9 @@ class Capture:
         )
         self.stats = Stats()
         self.on_commit = on_commit
+        self.br_due: Callable[[int], bool] | None = None
+        self.br_take: Callable[[dict[int, Position], int], None] | None = None
+        self.through: dict[str, dict[int, Position]] = {}
         self._dictionary_mtime = 0.0
         self.decoder = self._decoder()
         tl = model.tranlog
@@ -194,9 +197,21 @@ class Capture:
         merged: Iterator[Lcr] = heapq.merge(*per_thread.values(), key=lambda lcr: lcr.order_key)
         n = 0
         pending: list[bytes] = []
+        consumed: dict[int, Position] = {}
+        prev: Position | None = None
         for lcr in merged:
+            if lcr.pos != prev and self.br_due is not None and self.br_due(lcr.time_us):
+                # A BR checkpoint between two redo records: the trail first, then the files.
+                if pending:
+                    self.writer.append_many(pending)
+                    pending.clear()
+                self.writer.sync()
+                assert self.br_take is not None
+                self.br_take({**self.positions, **consumed}, lcr.time_us)
+            prev = lcr.pos
             n += 1
             self._consume(lcr, pending)
+            consumed[lcr.pos.thread] = Position(lcr.pos.thread, lcr.pos.sequence, lcr.end)
         if pending:
             self.writer.append_many(pending)
         self.positions = thread_positions_after(results, self.positions, self.redo_dir)
@@ -207,6 +222,12 @@ class Capture:
         self.last_time_us = max(self.last_time_us, lcr.time_us)
         self.last_scn = max(self.last_scn, lcr.scn)
         k = lcr.kind
+        through = self.through.get(lcr.xid)
+        if through is not None:
+            upto = through.get(lcr.pos.thread)
+            if upto is not None and lcr.pos < upto:
+                return  # restored from its BR file, which holds this change already
+            del self.through[lcr.xid]
         if lcr.xid in self.ignored:
             if k in (Kind.COMMIT, Kind.ROLLBACK):
                 self.ignored.discard(lcr.xid)
@@ -249,6 +270,13 @@ class Capture:
             self.cache.rollback(lcr.xid)
             self.excluded.discard(lcr.xid)
             self.stats.rollbacks += 1
+
+    def restore(self, txns: list[tuple[Txn, list[Lcr]]], through: dict[int, Position]) -> None:
+        """Bounded Recovery: put persisted transactions back in the cache; their redo
+        before ``through`` (the BR checkpoint's read position) is not applied again."""
+        for txn, rows in txns:
+            self.cache.restore(txn, rows)
+            self.through[txn.xid] = dict(through)
 
     # -- managing open transactions (SKIPTRANS / FORCETRANS) ------------------------
     def skip(self, xid: str) -> None:

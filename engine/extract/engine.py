@@ -8,6 +8,7 @@ message format: code, severity, text), which writes the report file and ``ggserr
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -27,6 +28,7 @@ from engine.checkpoints import (
 from engine.checkpoints import Position as CpPosition
 from engine.events import Severity
 from engine.extract import longtrans as lt
+from engine.extract.br import BoundedRecovery, BrError, Restored, selection_digest
 from engine.extract.cache import Txn
 from engine.extract.capture import Capture, CaptureState
 from engine.extract.lcr import Position
@@ -34,7 +36,7 @@ from engine.groups import DEFAULT_MEGABYTES, GroupDef
 from engine.home import Home
 from engine.source.logfile import read_records
 from engine.source.logs import list_logs
-from engine.trail.model import micros_to_datetime
+from engine.trail.model import datetime_to_micros, micros_to_datetime
 from engine.trail.writer import TrailWriter
 from params.models import ParamFile
 
@@ -183,24 +185,40 @@ class ExtractRun:
             )
         self.checkpoints = load_checkpoints(home, "EXTRACT", self.name)
         state = None
+        altered = False
         cps = self.checkpoints
         if cps is not None and "capture" in cps.extra:
             saved = CaptureState.from_json(cps.extra["capture"])
             if not cps.altered or not _repositioned(cps.reads, saved):
                 state = saved
-                emit(
-                    "OGG-01515",
-                    Severity.INFO,
-                    "Positioning to the recovery checkpoint "
-                    "(start of the oldest open transaction).",
-                )
             else:
+                altered = True
                 emit(
                     "OGG-01635",
                     Severity.INFO,
-                    "The start position was altered (ADD/ALTER EXTRACT): "
-                    "reading from the new position.",
+                    "BOUNDED RECOVERY: reset to initial or altered checkpoint.",
                 )
+        self.br = self._open_br(model, home)
+        restored = None
+        if self.br is not None and state is not None and not altered:
+            restored = self._br_restore(state, brreset)
+            if restored is not None:
+                cp = restored.checkpoint
+                state = CaptureState(
+                    dict(cp.restart),
+                    dict(cp.restart),
+                    cp.last_commit_scn,
+                    state.trail,
+                    cp.redo_time_us,
+                    state.last_scn,
+                    tuple(sorted(set(cp.ignored) | set(state.ignored))),
+                )
+        if state is not None and restored is None:
+            emit(
+                "OGG-01515",
+                Severity.INFO,
+                "Positioning to the recovery checkpoint (start of the oldest open transaction).",
+            )
         if cps is not None:
             wanted = next(
                 (w.position.seqno for w in cps.writes if _same_trail(w.trail, trail.path)), 0
@@ -219,6 +237,13 @@ class ExtractRun:
             spark=spark,
             state=state,
         )
+        if restored is not None:
+            self.capture.restore(restored.txns, restored.checkpoint.current)
+        if self.br is not None:
+            self.capture.br_due = self.br.due
+            self.capture.br_take = self._br_checkpoint
+        self.br_off_on_failure = model.br.off_on_failure
+        self.br_requested: str | None = None
         self.batch_id = cps.batch_id if cps else 0
         self.started = time.monotonic()
         self.lock = threading.RLock()  # SEND handlers (IPC thread) vs the capture loop
@@ -242,6 +267,10 @@ class ExtractRun:
             with self.lock:
                 n = self.capture.poll()
                 self._warn_long_transactions()
+                if self.br_requested and self.br is not None:
+                    self.br_requested = None
+                    self.writer.sync()
+                    self._br_checkpoint(dict(self.capture.positions), self.capture.last_time_us)
             self._report_count()
             now = time.monotonic()
             if n or now - self.last_checkpoint >= interval:
@@ -251,6 +280,148 @@ class ExtractRun:
             if n == 0 and not self.rollover_requested.is_set():
                 stop.wait(idle_wait)
         self.checkpoint()
+
+    # -- Bounded Recovery -------------------------------------------------------------
+    def _open_br(self, model: ParamFile, home: Home) -> BoundedRecovery | None:
+        b = model.br
+        if b.off:
+            return None
+        base = Path(b.brdir) if Path(b.brdir).is_absolute() else home.root / b.brdir
+        statements = [f"{t.statement} {t.source}" for t in model.tables]
+        return BoundedRecovery(
+            base / self.name,
+            self.name,
+            b.effective_interval,
+            keep_stale=b.keep_stale_files,
+            sync=b.fs_option == "MS_SYNC",
+            selection=selection_digest(statements),
+        )
+
+    def _br_restore(self, normal: CaptureState, brreset: bool) -> Restored | None:
+        """Which recovery this start uses, said in the report and ggserr.log."""
+        assert self.br is not None
+        if brreset:
+            self.emit("OGG-10019", Severity.INFO, BR_NOT_USED)
+            return None
+        if not self.br.checkpoints():
+            self.emit("OGG-02937", Severity.INFO, "No valid Bounded Recovery checkpoint found.")
+            return None
+        try:
+            restored = self.br.load()
+        except BrError as exc:
+            self.emit(
+                "OGG-01643",
+                Severity.INFO,
+                f"BOUNDED RECOVERY: CANCELED: for object pool 1: {self.name}: {exc}",
+            )
+            self.emit("OGG-10019", Severity.INFO, BR_NOT_USED)
+            return None
+        cp = restored.checkpoint
+        if cp.selection != self.br.selection:
+            self.emit(
+                "OGG-10019",
+                Severity.INFO,
+                BR_NOT_USED + " (the TABLE selection of the parameter file changed)",
+            )
+            return None
+        if not cp.objects and all(normal.recovery.get(t, p) >= p for t, p in cp.restart.items()):
+            return None  # nothing persisted and normal recovery starts later: use it
+        for t, p in sorted(cp.restart.items()):
+            self.emit(
+                "OGG-01641",
+                Severity.INFO,
+                f"BOUNDED RECOVERY: recovery start position: SeqNo: {p.sequence}, "
+                f"RBA: {p.offset}, Thread: {t}.",
+            )
+        for t, p in sorted(cp.current.items()):
+            self.emit(
+                "OGG-01642",
+                Severity.INFO,
+                f"BOUNDED RECOVERY: recovery end position: SeqNo: {p.sequence}, "
+                f"RBA: {p.offset}, Thread: {t}.",
+            )
+        self.emit(
+            "OGG-01644",
+            Severity.INFO,
+            f"BOUNDED RECOVERY: COMPLETE: for object pool 1: {self.name} at {restored.path.name}: "
+            f"{len(restored.txns)} persisted transaction(s) restored.",
+        )
+        return restored
+
+    def _br_checkpoint(self, current: dict[int, Position], now_us: int) -> None:
+        if self.br is None:
+            return
+        c = self.capture
+        try:
+            cp, path = self.br.checkpoint(
+                c.cache.open_transactions(),
+                c.cache.all_rows,
+                current,
+                now_us,
+                c.last_commit_scn,
+                tuple(sorted(c.ignored)),
+            )
+        except OSError as exc:
+            self.emit(
+                "OGG-01574",
+                Severity.ERROR,
+                f"BR: failed in call to: checkpoint: error code: {exc.errno} ({exc.strerror})",
+            )
+            if self.br_off_on_failure:
+                self.br = None
+                c.br_due = None
+            return
+        start = ", ".join(
+            f"SeqNo: {p.sequence}, RBA: {p.offset}, Thread: {t}"
+            for t, p in sorted(cp.restart.items())
+        )
+        end = ", ".join(
+            f"SeqNo: {p.sequence}, RBA: {p.offset}, Thread: {t}"
+            for t, p in sorted(cp.current.items())
+        )
+        self.emit(
+            "OGG-01738",
+            Severity.INFO,
+            f"BOUNDED RECOVERY: CHECKPOINT: for object pool 1: {self.name}: start={start}, "
+            f"end={end}.",
+        )
+        self.emit(
+            "OGG-01631",
+            Severity.INFO,
+            f"Bounded Recovery completed successfully. Bounded Recovery checkpoint file: {path}.",
+        )
+
+    def br_request(self, args: tuple[str, ...]) -> list[str]:
+        """SEND EXTRACT g, BR {BRCHECKPOINT {IMMEDIATE | IN n{M|H} | AT time} |
+        BRINTERVAL n{M|H} | BRSTATS | BRSTATUS}."""
+        if self.br is None:
+            raise lt.RequestError("ERROR: Bounded Recovery is off (BROFF) for this Extract.")
+        words = [w.upper() for w in args]
+        if not words:
+            raise lt.RequestError("ERROR: BR needs BRCHECKPOINT, BRINTERVAL, BRSTATS or BRSTATUS.")
+        with self.lock:
+            now = self.capture.last_time_us
+            if words[0] in ("BRSTATS", "BRSTATUS"):
+                return self.br.status_lines()
+            if words[0] == "BRINTERVAL" and len(words) == 2:
+                secs = _interval_seconds(words[1])
+                self.br.set_interval(secs, now)
+                return [f"BR interval set to {words[1]} ({secs} seconds)."]
+            if words[0] == "BRCHECKPOINT" and len(words) >= 2:
+                if words[1] == "IMMEDIATE":
+                    self.br_requested = "now"
+                    return ["A Bounded Recovery checkpoint will be taken now."]
+                if words[1] == "IN" and len(words) == 3:
+                    secs = _interval_seconds(words[2], minimum=60)
+                    self.br.next_due_us = now + secs * 1_000_000
+                    return [
+                        f"A Bounded Recovery checkpoint will be taken in {words[2]} of redo time."
+                    ]
+                if words[1] == "AT" and len(words) >= 3:
+                    when = datetime.fromisoformat(" ".join(args[2:]))
+                    self.br.next_due_us = datetime_to_micros(when)
+                    return [f"A Bounded Recovery checkpoint will be taken at {when} (redo time)."]
+        raise lt.RequestError(f"ERROR: invalid BR request: {' '.join(args)}")
 
     # -- long-running transactions ---------------------------------------------------
     def _age_us(self, txn: Txn) -> int:
@@ -452,6 +623,22 @@ def _repositioned(reads: tuple[ReadCheckpoint, ...], saved: CaptureState) -> boo
         if mine is None or (r.current.seqno, r.current.rba) != (mine.sequence, mine.offset):
             return True
     return False
+
+
+BR_NOT_USED = (
+    "BOUNDED RECOVERY: BR not being used for restore. Extract will revert to normal recovery "
+    "for this recovery and then turn on Bounded Recovery again."
+)
+
+
+def _interval_seconds(text: str, minimum: int = 20 * 60) -> int:
+    m = re.fullmatch(r"(\d+)([MH])", text.upper())
+    if not m:
+        raise lt.RequestError(f"ERROR: {text} is not an interval like 20M or 4H.")
+    secs = int(m.group(1)) * (60 if m.group(2) == "M" else 3600)
+    if not minimum <= secs <= 96 * 3600:
+        raise lt.RequestError(f"ERROR: {text} is outside {minimum // 60}M to 96H.")
+    return secs
 
 
 def _cp(p: Position, scn: int | None, stamp: str | None) -> CpPosition:

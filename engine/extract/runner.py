@@ -6,8 +6,11 @@ trail recovery, checkpoint), starts the process's SparkSession; ``run`` polls un
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from engine.events import Severity
 from engine.extract.engine import ExtractError, ExtractRun
+from engine.extract.longtrans import RequestError
 from engine.groups import SourceType
 from engine.ipc import Reply, Request
 from engine.paramcheck import check_param_file
@@ -76,6 +79,33 @@ class ExtractRunner(GroupRunner):
             return Reply((f"Rollover performed: {run.trail_path} is now at sequence {pos.seqno}.",))
 
         ctx.handlers.add("ROLLOVER", rollover)
+
+        def guarded(action: Callable[[Request], list[str]]) -> Callable[[Request], Reply]:
+            def handler(req: Request) -> Reply:
+                try:
+                    return Reply(tuple(action(req)))
+                except RequestError as exc:
+                    return Reply.error(str(exc))
+
+            return handler
+
+        ctx.handlers.add("SHOWTRANS", guarded(lambda r: run.showtrans(r.args)))
+        ctx.handlers.add(
+            "SKIPTRANS", guarded(lambda r: run.transaction_action("SKIPTRANS", r.args))
+        )
+        ctx.handlers.add(
+            "FORCETRANS", guarded(lambda r: run.transaction_action("FORCETRANS", r.args))
+        )
+        ctx.handlers.add("BR", guarded(lambda r: run.br_request(r.args)))
+
+        def stop(_: Request) -> Reply:
+            refusal = run.stop_refusal()
+            if refusal is not None:
+                return Reply.error(*refusal)
+            ctx.stop_requested.set()
+            return Reply(("Request processed.",))
+
+        ctx.handlers.add("STOP", stop)
 
     def run(self, ctx: GroupContext) -> None:
         if self.pump is not None:

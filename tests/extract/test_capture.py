@@ -6,7 +6,6 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from conftest import run_sql
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -15,6 +14,8 @@ from engine.home import Home
 from engine.source.database import Database, create_database
 from engine.trail.reader import TrailReader
 from params.check import check_text
+
+from .conftest import run_sql
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

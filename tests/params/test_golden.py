@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import GOLDEN, REGEN
+from golden_paths import GOLDEN, REGEN
 
 from params.check import check_file
 from params.errors import render

@@ -1,0 +1,333 @@
+"""Bounded Recovery (seed 000, GG_REFERENCE §2.1–2.2, §7).
+
+Every BR interval of redo time, a BR checkpoint:
+
+1. every transaction open longer than one interval is persisted to its own file
+   ``PO.<GROUP>.<object 7 digits>.<version 7 digits>`` (state, undone changes and all its
+   cached rows, through the current read position), re-persisted only if it changed since;
+2. the checkpoint file ``CP.<GROUP>.<9 digits>`` records the restart position: the start
+   of the oldest non-persisted transaction per thread, or the current position when there
+   is none, and the list of object files with their checksums;
+3. superseded files are deleted once the new checkpoint is complete (kept with
+   BRKEEPSTALEFILES). With BRFSOPTION MS_SYNC every file is flushed before the checkpoint
+   is published; MS_ASYNC leaves flushing to the system.
+
+Restart loads the newest valid checkpoint (the one before it when the newest is damaged),
+restores the persisted transactions and re-reads redo from the restart position: at most
+about two intervals of redo, however old the oldest open transaction. Files are written
+whole to a temporary name and renamed, and carry a SHA-256 of their content.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import pickle
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.extract.cache import Txn
+from engine.extract.lcr import Lcr, Position
+
+MAGIC = b"GGSCI-BR-PO\x01"
+CP_NAME = re.compile(r"^CP\.(?P<group>.+)\.(?P<seq>\d{9})$")
+PO_NAME = re.compile(r"^PO\.(?P<group>.+)\.(?P<obj>\d{7})\.(?P<ver>\d{7})$")
+
+
+class BrError(Exception):
+    """A BR file is missing, unreadable or corrupt."""
+
+
+@dataclass(frozen=True)
+class PersistedObject:
+    xid: str
+    file: str
+    sha256: str
+    obj: int
+    version: int
+    rows: int
+
+
+@dataclass(frozen=True)
+class BrCheckpoint:
+    seq: int
+    redo_time_us: int
+    restart: dict[int, Position]
+    current: dict[int, Position]
+    objects: tuple[PersistedObject, ...]
+    selection: str
+    last_commit_scn: int
+    ignored: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "seq": self.seq,
+            "redo_time_us": self.redo_time_us,
+            "restart": {str(t): p.to_json() for t, p in self.restart.items()},
+            "current": {str(t): p.to_json() for t, p in self.current.items()},
+            "objects": [o.__dict__ for o in self.objects],
+            "selection": self.selection,
+            "last_commit_scn": self.last_commit_scn,
+            "ignored": list(self.ignored),
+        }
+
+    @classmethod
+    def from_json(cls, d: dict[str, object]) -> BrCheckpoint:
+        restart = d["restart"]
+        current = d["current"]
+        objects = d["objects"]
+        assert isinstance(restart, dict) and isinstance(current, dict) and isinstance(objects, list)
+        return cls(
+            int(str(d["seq"])),
+            int(str(d["redo_time_us"])),
+            {int(t): Position.from_json(p) for t, p in restart.items()},
+            {int(t): Position.from_json(p) for t, p in current.items()},
+            tuple(PersistedObject(**o) for o in objects),
+            str(d["selection"]),
+            int(str(d["last_commit_scn"])),
+            tuple(str(x) for x in d.get("ignored", []) or []),  # type: ignore[attr-defined]
+        )
+
+
+@dataclass
+class Restored:
+    """What a restart gets back from BR: the checkpoint and its transactions."""
+
+    checkpoint: BrCheckpoint
+    txns: list[tuple[Txn, list[Lcr]]]
+    path: Path
+
+
+@dataclass
+class BrStats:
+    checkpoints: int = 0
+    objects_written: int = 0
+    objects_deleted: int = 0
+    bytes_written: int = 0
+    last_checkpoint: str | None = None
+
+
+def selection_digest(table_statements: list[str]) -> str:
+    """The TABLE selection a checkpoint was taken with: a change means normal recovery."""
+    return hashlib.sha256(
+        "\n".join(sorted(s.upper() for s in table_statements)).encode()
+    ).hexdigest()[:16]
+
+
+def _write_atomic(path: Path, data: bytes, sync: bool) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        if sync:
+            os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    if sync:
+        fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+@dataclass
+class BoundedRecovery:
+    """The BR state of one Extract: its directory, interval, files, statistics."""
+
+    directory: Path
+    group: str
+    interval_s: int
+    keep_stale: bool = False
+    sync: bool = True
+    selection: str = ""
+    stats: BrStats = field(default_factory=BrStats)
+    next_due_us: int | None = None
+    seq: int = 0
+    _next_obj: int = 1
+    _persisted: dict[str, tuple[PersistedObject, int, int]] = field(default_factory=dict)
+    _files: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        existing = [m for p in self.directory.iterdir() if (m := CP_NAME.match(p.name))]
+        self.seq = max((int(m["seq"]) for m in existing), default=0)
+        objs = [m for p in self.directory.iterdir() if (m := PO_NAME.match(p.name))]
+        self._next_obj = max((int(m["obj"]) for m in objs), default=0) + 1
+
+    # -- when ------------------------------------------------------------------------
+    def due(self, redo_now_us: int) -> bool:
+        """True when redo time has crossed the next interval boundary."""
+        if not redo_now_us:
+            return False
+        step = self.interval_s * 1_000_000
+        if self.next_due_us is None:
+            self.next_due_us = (redo_now_us // step + 1) * step
+            return False
+        return redo_now_us >= self.next_due_us
+
+    def set_interval(self, seconds: int, redo_now_us: int) -> None:
+        self.interval_s = seconds
+        self.next_due_us = None
+        self.due(redo_now_us)
+
+    # -- writing ---------------------------------------------------------------------
+    def checkpoint(
+        self,
+        open_txns: list[Txn],
+        rows_of: Callable[[Txn], list[Lcr]],
+        current: dict[int, Position],
+        redo_now_us: int,
+        last_commit_scn: int,
+        ignored: tuple[str, ...],
+    ) -> tuple[BrCheckpoint, Path]:
+        """Persist what must be, publish checkpoint n+1, delete what it supersedes."""
+        limit = redo_now_us - self.interval_s * 1_000_000
+        objects: list[PersistedObject] = []
+        restart = dict(current)
+        superseded: list[str] = []
+        keep: dict[str, tuple[PersistedObject, int, int]] = {}
+        for txn in open_txns:
+            if txn.start_time_us <= limit:
+                prev = self._persisted.get(txn.xid)
+                marker = (txn.row_count, len(txn.undone))
+                if prev is not None and (prev[1], prev[2]) == marker:
+                    objects.append(prev[0])
+                    keep[txn.xid] = prev
+                    continue
+                obj = prev[0].obj if prev else self._take_obj()
+                version = prev[0].version + 1 if prev else 0
+                po = self._write_object(txn, rows_of(txn), current, obj, version)
+                objects.append(po)
+                keep[txn.xid] = (po, *marker)
+                if prev is not None:
+                    superseded.append(prev[0].file)
+            else:
+                t = txn.start.thread
+                if txn.start < restart.get(t, txn.start) or t not in restart:
+                    restart[t] = txn.start
+        for xid, (po, _, _) in self._persisted.items():
+            if xid not in keep:
+                superseded.append(po.file)  # committed, rolled back or skipped since
+        self.seq += 1
+        cp = BrCheckpoint(
+            self.seq, redo_now_us, restart, dict(current), tuple(objects), self.selection,
+            last_commit_scn, ignored,
+        )  # fmt: skip
+        path = self.directory / f"CP.{self.group}.{self.seq:09d}"
+        body = json.dumps(cp.to_json(), sort_keys=True).encode()
+        data = body + b"\n" + hashlib.sha256(body).hexdigest().encode() + b"\n"
+        _write_atomic(path, data, self.sync)
+        self.stats.bytes_written += len(data)
+        self._persisted = keep
+        self.stats.checkpoints += 1
+        self.stats.last_checkpoint = path.name
+        if not self.keep_stale:
+            live = {o.file for o in objects}
+            # superseded files, and leftovers of a checkpoint that failed half-way
+            leftovers = {p.name for p in self.directory.iterdir() if PO_NAME.match(p.name)}
+            stale = set(superseded) | (leftovers - live)
+            for name in sorted(stale):
+                with contextlib.suppress(FileNotFoundError):
+                    (self.directory / name).unlink()
+                    self.stats.objects_deleted += 1
+            for old in self.directory.iterdir():
+                m = CP_NAME.match(old.name)
+                if m and int(m["seq"]) < self.seq - 1:  # keep n-1: recovery falls back to it
+                    old.unlink(missing_ok=True)
+        step = self.interval_s * 1_000_000
+        self.next_due_us = (redo_now_us // step + 1) * step
+        return cp, path
+
+    def _take_obj(self) -> int:
+        obj = self._next_obj
+        self._next_obj += 1
+        return obj
+
+    def _write_object(
+        self, txn: Txn, rows: list[Lcr], current: dict[int, Position], obj: int, version: int
+    ) -> PersistedObject:
+        name = f"PO.{self.group}.{obj:07d}.{version:07d}"
+        meta = {
+            "xid": txn.xid,
+            "start": txn.start.to_json(),
+            "start_scn": txn.start_scn,
+            "start_time_us": txn.start_time_us,
+            "user": txn.user,
+            "name": txn.name,
+            "undone": sorted(txn.undone),
+            "through": {str(t): p.to_json() for t, p in current.items()},
+            "last_time_us": txn.last_time_us,
+        }
+        payload = pickle.dumps((meta, rows), protocol=pickle.HIGHEST_PROTOCOL)
+        data = MAGIC + payload
+        digest = hashlib.sha256(data).hexdigest()
+        _write_atomic(self.directory / name, data, self.sync)
+        self.stats.objects_written += 1
+        self.stats.bytes_written += len(data)
+        return PersistedObject(txn.xid, name, digest, obj, version, len(rows))
+
+    # -- reading ---------------------------------------------------------------------
+    def checkpoints(self) -> list[Path]:
+        found = [
+            (int(m["seq"]), p) for p in self.directory.iterdir() if (m := CP_NAME.match(p.name))
+        ]
+        return [p for _, p in sorted(found, reverse=True)]
+
+    def load(self) -> Restored:
+        """The newest checkpoint whose files are all intact (the one before it otherwise)."""
+        errors: list[str] = []
+        for path in self.checkpoints()[:2]:
+            try:
+                return self._load(path)
+            except BrError as exc:
+                errors.append(str(exc))
+        raise BrError("; ".join(errors) or "no BR checkpoint file")
+
+    def _load(self, path: Path) -> Restored:
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise BrError(f"{path.name}: {exc.strerror}") from exc
+        body, _, rest = raw.rstrip(b"\n").rpartition(b"\n")
+        if hashlib.sha256(body).hexdigest().encode() != rest.strip():
+            raise BrError(f"{path.name}: checksum mismatch")
+        cp = BrCheckpoint.from_json(json.loads(body))
+        txns: list[tuple[Txn, list[Lcr]]] = []
+        for po in cp.objects:
+            file = self.directory / po.file
+            try:
+                data = file.read_bytes()
+            except OSError as exc:
+                raise BrError(f"{po.file}: {exc.strerror}") from exc
+            if not data.startswith(MAGIC) or hashlib.sha256(data).hexdigest() != po.sha256:
+                raise BrError(f"{po.file}: checksum mismatch")
+            meta, rows = pickle.loads(data[len(MAGIC) :])
+            txn = Txn(
+                meta["xid"],
+                Position.from_json(meta["start"]),
+                int(meta["start_scn"]),
+                int(meta["start_time_us"]),
+                meta["user"],
+                meta["name"],
+                last_time_us=int(meta["last_time_us"]),
+            )
+            txn.undone = set(meta["undone"])
+            txns.append((txn, rows))
+            self._persisted[txn.xid] = (po, len(rows) + 0, len(txn.undone))
+        self.seq = max(self.seq, cp.seq)
+        return Restored(cp, txns, path)
+
+    def status_lines(self) -> list[str]:
+        s = self.stats
+        return [
+            f"BR directory: {self.directory}",
+            f"BR interval: {self.interval_s // 3600}H{(self.interval_s % 3600) // 60:02d}M "
+            f"({self.interval_s} seconds)",
+            f"BR checkpoints written: {s.checkpoints}; last: {s.last_checkpoint or 'none'}",
+            f"Persisted objects: {len(self._persisted)} current, {s.objects_written} written, "
+            f"{s.objects_deleted} deleted; {s.bytes_written} bytes",
+        ]

@@ -1,0 +1,9 @@
+"""Where the golden files of the params tests are, and whether to regenerate them."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+GOLDEN = Path(__file__).parent / "golden"
+REGEN = os.environ.get("GGSCI_REGEN_GOLDEN") == "1"
