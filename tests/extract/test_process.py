@@ -80,7 +80,8 @@ def test_extract_process_killed_and_restarted_loses_and_duplicates_nothing(tmp_p
         )
     (home.dirprm / "mgr.prm").write_text("PORT 0\n")
     (home.dirprm / "ext1.prm").write_text(
-        "EXTRACT ext1\nSOURCEDB src\nEXTTRAIL ./dirdat/lt\nCHECKPOINTSECS 1\nTABLE hr.emp;\n"
+        "EXTRACT ext1\nSOURCEDB src\nEXTTRAIL ./dirdat/lt\nCHECKPOINTSECS 1\nWARNLONGTRANS 2S\n"
+        "TABLE hr.emp;\n"
     )
     out = ggsci(
         home,
@@ -116,6 +117,29 @@ def test_extract_process_killed_and_restarted_loses_and_duplicates_nothing(tmp_p
         after = sorted(p.name for p in (home.root / "dirdat").glob("lt*"))
         assert len(after) == len(before) + 1
         assert keys_in_trail(home) == expected
+
+        # A long-running transaction: SHOWTRANS, STOP refused, SKIPTRANS (confirmed by FORCE).
+        with Database(root) as db:
+            execute(db, db.session("longone"), "INSERT INTO hr.emp VALUES (9999, 'open', 0)")
+        time.sleep(2.5)
+        expected += commit_batch(root, 400, 1)
+        wait_until(
+            lambda: len(keys_in_trail(home)) >= len(expected), "the batch after the open one"
+        )
+        shown = ggsci(home, "SEND EXTRACT ext1, SHOWTRANS")
+        assert (
+            "Sending SHOWTRANS request to EXTRACT EXT1 ..." in shown
+            and "Items:                1" in shown
+        ), shown
+        xid = next(ln.split()[1] for ln in shown.splitlines() if ln.startswith("XID:"))
+        refused = ggsci(home, "STOP EXTRACT ext1")
+        assert "There are open, long-running transactions." in refused, refused
+        assert "SKIPTRANS cancelled." in ggsci(home, f"SEND EXTRACT ext1, SKIPTRANS {xid}")
+        skipped = ggsci(home, f"SEND EXTRACT ext1, SKIPTRANS {xid} FORCE")
+        assert f"Transaction [XID {xid}, Redo Thread 1" in skipped and "skipped." in skipped, (
+            skipped
+        )
+        assert "No transactions found." in ggsci(home, "SEND EXTRACT ext1, SHOWTRANS")
     finally:
         ggsci(home, "STOP EXTRACT ext1", "STOP MANAGER !")
         for kind, name in (("EXTRACT", "EXT1"), (MANAGER, MANAGER)):
