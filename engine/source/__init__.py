@@ -12,8 +12,14 @@ Modules, one job each:
 - :mod:`dump_parse` / :mod:`dump_write`  Oracle ``ALTER SYSTEM DUMP LOGFILE`` text
 - :mod:`dictionary` the data dictionary (objects, columns, keys)
 - :mod:`database`   a database directory: SQLite storage, dictionary, redo, sessions
-- :mod:`sql`        SQL (sqlglot, Oracle dialect) to statement plans
-- :mod:`session`    sessions, transactions, row locks, redo generation per DML
+- :mod:`values`     column values between SQL, SQLite and Oracle encodings
+- :mod:`sql`        SQL (sqlglot, Oracle dialect) to session operations
+- :mod:`session`    sessions, transactions, savepoints, row and key locks
+- :mod:`dml`        INSERT/UPDATE/DELETE/array/direct-path statements and their redo
+- :mod:`undo`       rollback and its compensation redo
+- :mod:`rows`       row helpers (encodings, keys, SQLite storage, ROWIDs)
+- :mod:`redogen`    change-vector builders shaped like seed 002's redo
+- :mod:`bulk`       the workload's fast path (byte-identical redo, no dataclasses)
 - :mod:`logical`    reference decoder: redo -> committed row changes (tests, tools)
 - :mod:`workload`   the reproducible workload generator
 - :mod:`clock`      the simulated clock

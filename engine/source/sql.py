@@ -28,10 +28,12 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, SqlglotError
 
+from engine.source import dml
 from engine.source.database import Database
 from engine.source.dictionary import ColumnDef, TableDef
 from engine.source.errors import SqlError, UnknownObjectError
-from engine.source.session import Row, Session
+from engine.source.rows import Row
+from engine.source.session import Session
 from engine.source.values import format_datetime, to_python
 
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
@@ -309,7 +311,7 @@ def _ctas(db: Database, session: Session, node: exp.Expression, text: str) -> Re
     table = db.create_table(session, owner, name, cols, text)
     if rows:
         py = [tuple(to_python(c, v) for c, v in zip(cols, r, strict=True)) for r in rows]
-        session.direct_insert(db, table, py)
+        dml.direct_insert(session, db, table, py)
         session.commit(db)
     return Result("Table created.", count=len(rows))
 
@@ -395,9 +397,9 @@ def _insert(db: Database, session: Session, node: exp.Expression, text: str) -> 
                 )
         full.append(tuple(row_values))
     if direct and array:
-        n = session.direct_insert(db, table, full)
+        n = dml.direct_insert(session, db, table, full)
     else:
-        n = session.insert(db, table, full, array=array)
+        n = dml.insert(session, db, table, full, array=array)
     return Result(f"{n} row{'s' if n != 1 else ''} created.", count=n)
 
 
@@ -407,13 +409,13 @@ def _update(db: Database, session: Session, node: exp.Expression, text: str) -> 
     for eq in node.expressions:
         set_cols.append(table.column_index(_ident(eq.this)))
         set_sql.append(to_sqlite(eq.expression, db, session).sql("sqlite"))
-    n = session.update(db, table, set_cols, set_sql, _where(db, session, node))
+    n = dml.update(session, db, table, set_cols, set_sql, _where(db, session, node))
     return Result(f"{n} row{'s' if n != 1 else ''} updated.", count=n)
 
 
 def _delete(db: Database, session: Session, node: exp.Expression, text: str) -> Result:
     table = _table_of(db, session, node.this)
-    n = session.delete(db, table, _where(db, session, node))
+    n = dml.delete(session, db, table, _where(db, session, node))
     return Result(f"{n} row{'s' if n != 1 else ''} deleted.", count=n)
 
 

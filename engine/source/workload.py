@@ -23,6 +23,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Final
 
+from engine.source import dml
 from engine.source.bulk import BulkSession
 from engine.source.codecs import Value, encode_date, encode_scaled
 from engine.source.database import Database
@@ -129,7 +130,7 @@ def ensure_tables(db: Database, spec: WorkloadSpec, session: Session) -> list[Ta
         )
         now = db.now().replace(microsecond=0)
         rows = [_row(k, random.Random(k), now) for k in range(1, spec.initial_rows + 1)]
-        session.insert(db, table, rows, array=True)
+        dml.insert(session, db, table, rows, array=True)
         session.commit(db)
         tables.append(table)
     db.checkpoint()
@@ -198,7 +199,7 @@ def run_workload(
         t = tables[i % len(tables)]
         k = next_key[i % len(tables)]
         next_key[i % len(tables)] += 1
-        s.insert(db, t, [_row(k, rnd, db.now().replace(microsecond=0))], array=False)
+        dml.insert(s, db, t, [_row(k, rnd, db.now().replace(microsecond=0))], array=False)
         stats.row_changes += 1
         assert s.txn is not None
         long_sessions.append((s, s.txn.start_time))
@@ -237,7 +238,7 @@ def run_workload(
                 else:
                     stamp = db.now().replace(microsecond=0)
                     rows = [_row(k, rnd, stamp) for k in range(first, first + spec.array)]
-                    w.session.insert(db, table, rows, array=True)
+                    dml.insert(w.session, db, table, rows, array=True)
                 w.inserted.extend((ti, k) for k in range(first, first + spec.array))
                 stats.row_changes += spec.array - 1
                 w.ops += spec.array - 1
@@ -248,8 +249,12 @@ def run_workload(
                     enc, stored = _row_fast(k, rnd, db.now().replace(microsecond=0), dates)
                     bulk.insert(table, enc, stored)
                 else:
-                    w.session.insert(
-                        db, table, [_row(k, rnd, db.now().replace(microsecond=0))], array=False
+                    dml.insert(
+                        w.session,
+                        db,
+                        table,
+                        [_row(k, rnd, db.now().replace(microsecond=0))],
+                        array=False,
                     )
                 w.inserted.append((ti, k))
             else:
@@ -270,8 +275,14 @@ def run_workload(
                         )
                     else:
                         amount = Decimal(cents) / 100
-                        w.session.update(
-                            db, table, [2, 4], [str(amount), "'U'"], ' WHERE "ID" = ?', (k,)
+                        dml.update(
+                            w.session,
+                            db,
+                            table,
+                            [2, 4],
+                            [str(amount), "'U'"],
+                            ' WHERE "ID" = ?',
+                            (k,),
                         )
                 else:
                     mine[pos] = mine[-1]
@@ -279,7 +290,7 @@ def run_workload(
                     if fast:
                         bulk.delete(table, k)
                     else:
-                        w.session.delete(db, table, ' WHERE "ID" = ?', (k,))
+                        dml.delete(w.session, db, table, ' WHERE "ID" = ?', (k,))
                     w.deleted.append((ti, k))
             stats.row_changes += 1
             w.ops += 1
