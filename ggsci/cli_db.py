@@ -6,6 +6,7 @@ Every command turns a :class:`~engine.source.errors.SourceError` into one line
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -111,8 +112,26 @@ def list_(home: HomeOpt = None) -> None:
         typer.echo("No databases.")
 
 
-def _session_opts(db: Database, session: str, user: str, thread: int | None) -> Any:
-    return db.session(session, username=user, thread=thread)
+def _run_sql(db: Database, text: str, session: str | None, user: str, thread: int | None) -> None:
+    """Run a script in a named session (its transaction stays open across invocations), or
+    in a session of this invocation only, which commits at the end like SQL*Plus's EXIT
+    (and rolls back when a statement fails)."""
+    from engine.source.sql import run_script
+
+    anonymous = session is None
+    s = db.session(session or f"CLI{os.getpid()}", username=user, thread=thread)
+    try:
+        for r in run_script(db, s, text):
+            _print_result(r)
+    except SourceError:
+        if anonymous:
+            s.rollback(db)
+            del db.sessions[s.name]
+        raise
+    if anonymous:
+        s.commit(db)
+        del db.sessions[s.name]
+    db.checkpoint()
 
 
 @app.command("sql")
@@ -122,45 +141,38 @@ def sql(
         str | None, typer.Argument(help="SQL; standard input when absent.")
     ] = None,
     session: Annotated[
-        str, typer.Option(help="Session name (interleave across calls).")
-    ] = "DEFAULT",
+        str | None, typer.Option(help="Session name (interleave across calls).")
+    ] = None,
     user: Annotated[str, typer.Option(help="User (default schema) of a new session.")] = "GGUSER",
     thread: Annotated[int | None, typer.Option(help="Redo thread of a new session.")] = None,
     clock_rate: Annotated[float, typer.Option(help="Redo time per wall second.")] = 1.0,
     home: HomeOpt = None,
 ) -> None:
     """Run SQL statements in one session (``;``-separated)."""
-    from engine.source.sql import run_script
-
     text = statement if statement is not None else sys.stdin.read()
     with _db(home, name, clock_rate=clock_rate) as db:
-        s = _session_opts(db, session, user, thread)
-        for r in run_script(db, s, text):
-            _print_result(r)
-        db.checkpoint()
+        _run_sql(db, text, session, user, thread)
 
 
 @app.command("run")
 def run(
     name: str,
     script: Path,
-    session: Annotated[str, typer.Option(help="Session name.")] = "DEFAULT",
+    session: Annotated[
+        str | None, typer.Option(help="Session name (interleave across calls).")
+    ] = None,
     user: Annotated[str, typer.Option(help="User (default schema) of a new session.")] = "GGUSER",
     thread: Annotated[int | None, typer.Option(help="Redo thread of a new session.")] = None,
     clock_rate: Annotated[float, typer.Option(help="Redo time per wall second.")] = 1.0,
     home: HomeOpt = None,
 ) -> None:
     """Run a SQL script file."""
-    from engine.source.sql import run_script
-
     try:
         text = script.read_text(encoding="utf-8")
     except OSError as exc:
         raise _fail(SourceError(f"cannot read {script}: {exc.strerror}", "GGS-SRC-0107")) from None
     with _db(home, name, clock_rate=clock_rate) as db:
-        s = _session_opts(db, session, user, thread)
-        for r in run_script(db, s, text):
-            _print_result(r)
+        _run_sql(db, text, session, user, thread)
 
 
 @app.command("workload")

@@ -174,3 +174,15 @@ def test_dump_filters(tmp_path: Path) -> None:
     ]
     code, late = _db(tmp_path, "dump", "F", "--from-scn", str(max(scns)))
     assert late.count("REDO RECORD") == 1
+
+
+def test_anonymous_session_commits_at_exit_and_rolls_back_on_error(tmp_path: Path) -> None:
+    _db(tmp_path, "create", "A")
+    assert _db(tmp_path, "sql", "A", "CREATE TABLE t (id NUMBER PRIMARY KEY)")[0] == 0
+    assert _db(tmp_path, "sql", "A", "INSERT INTO t VALUES (1)")[0] == 0  # no COMMIT
+    code, out = _db(tmp_path, "sql", "A", "INSERT INTO t VALUES (2); INSERT INTO nosuch VALUES (3)")
+    assert code == 1 and out.strip().splitlines()[-1].startswith("ORA-00942")
+    code, out = _db(tmp_path, "sql", "A", "SELECT id FROM t", "--session", "OTHER")
+    assert code == 0 and out.split()[2:3] == ["1"] and "1 row selected." in out
+    # and nothing is left holding row 1: a named session can update it
+    assert _db(tmp_path, "sql", "A", "UPDATE t SET id = 10", "--session", "OTHER")[0] == 0
