@@ -145,6 +145,7 @@ class ReplicatRun:
             append=bool(d and d.append),
             megabytes=d.megabytes if d else None,
         )
+        self._discards: list[tuple[TrailRecord, int, str, TrailPosition, str]] = []
         self.batch_id = cps.batch_id if cps else 0
         self.transactions = 0
         self.skipped = 0
@@ -183,6 +184,8 @@ class ReplicatRun:
     def _apply(self, txns: list[Transaction], *, savepoints: bool) -> None:
         progress = self.progress
         applied = skipped = 0
+        counted = (dict(self.applier.counts), self.applier.collisions, self.ignored)
+        self._discards = []
         self.target.begin()
         try:
             for txn in txns:
@@ -200,7 +203,15 @@ class ReplicatRun:
             self.target.commit()
         except BaseException:
             self.target.rollback()
+            counts, self.applier.collisions, self.ignored = counted
+            self.applier.counts.update(counts)  # statistics count committed work only
             raise
+        for record, number, text, start, target in self._discards:
+            self.discard.write(
+                self.clock(), record, self.reader.tables.get(record.table), number, text,
+                start, target,
+            )  # fmt: skip
+        self._discards = []
         self.progress = progress
         self.transactions += applied
         self.skipped += skipped
@@ -232,16 +243,8 @@ class ReplicatRun:
         self, txn: Transaction, record: TrailRecord, number: int, text: str, target: str
     ) -> None:
         response = self.response(number)
-        if response == "DISCARD":
-            self.discard.write(
-                self.clock(),
-                record,
-                self.reader.tables.get(record.table),
-                number,
-                text,
-                txn.start,
-                target,
-            )
+        if response == "DISCARD":  # written once the target transaction has committed
+            self._discards.append((record, number, text, txn.start, target))
             return
         if response == "IGNORE":
             self.ignored += 1
