@@ -35,6 +35,7 @@ from engine.source.session import Session
 
 _EPOCH: Final = datetime(1970, 1, 1)
 _U16 = struct.Struct("<H")
+_ENTRY = struct.Struct("<HHQ")
 _REC_HEAD = rc._REC_HEAD
 _U32 = struct.Struct("<I")
 _COL = struct.Struct("<Hi")
@@ -240,12 +241,19 @@ class BulkSession:
         return head + body + (kdo or b"") + (index or b"") + supp, uba.dba, uba.seq, uba.rec
 
     def _redo_ktb(
-        self, ids: rg.TxnIds, block_dba: int, udba: int, useq: int, urec: int
+        self, ids: rg.TxnIds, block_dba: int, udba: int, useq: int, urec: int, scn: int = 0
     ) -> tuple[bytes, int]:
+        """:func:`redogen.ktb_for`, encoded (index leaves pass no SCN: no cleanout)."""
         x = ids.xid
         if block_dba in ids.blocks:
             return _ktb(0x02, b"C", 0, 0, 0, udba, useq, urec), 0
         ids.blocks.add(block_dba)
+        entries = self.db.dirty_blocks.pop(block_dba, None) if scn else None
+        if entries:
+            head = rc._KTB.pack(
+                0x11, b"F", x.usn, x.slot, x.sqn, udba, useq, urec, 0, len(entries), 0, scn
+            )
+            return head + _s("C---") + b"".join(_ENTRY.pack(*e) for e in entries), 2
         return _ktb(0x01, b"F", x.usn, x.slot, x.sqn, udba, useq, urec), 2
 
     def _index(
@@ -308,7 +316,7 @@ class BulkSession:
         undo_kdo = _kdo("DRP", _UNDO_KTB, dba, info.hdba, slot)
         undo_cv, udba, useq, urec = self._undo(ids, scn, table.obj, table.dataobj, undo_kdo, supp)
         ids.started = True
-        ktb, typ = self._redo_ktb(ids, dba, udba, useq, urec)
+        ktb, typ = self._redo_ktb(ids, dba, udba, useq, urec, scn)
         n = len(enc)
         while n and enc[n - 1] is None:
             n -= 1
@@ -350,7 +358,7 @@ class BulkSession:
             undo_kdo = rg.kdo("QMD", rg.UNDO_KTB, table, dba, slots=slots)
             undo_cv, uba = rg.row_undo(ids, table, scn, undo_kdo, ())
             ids.started = True
-            ktb, _ = rg.ktb_for(ids, dba, uba)
+            ktb, _ = rg.ktb_for(ids, dba, uba, db.dirty_blocks, scn)
             rows = rg.rows_image([(rid & 0xFFFF, enc) for rid, enc in group])
             redo = rg.kdo("QMI", ktb, table, dba, lock=1, rows=rows)
             info_cv: list[ChangeVector] = []
@@ -415,7 +423,7 @@ class BulkSession:
         )
         undo_cv, udba, useq, urec = self._undo(ids, scn, table.obj, table.dataobj, undo_kdo, supp)
         ids.started = True
-        ktb, typ = self._redo_ktb(ids, dba, udba, useq, urec)
+        ktb, typ = self._redo_ktb(ids, dba, udba, useq, urec, scn)
         redo = rc._CV_HEAD.pack(
             11, 5, typ, 0, 1, table.file_no, dba, table.dataobj, scn, 1, 1
         ) + _kdo(
@@ -458,7 +466,7 @@ class BulkSession:
             ids, scn, table.obj, table.dataobj, undo_kdo, _cols([(keyc, enc[keyc])])
         )
         ids.started = True
-        ktb, typ = self._redo_ktb(ids, dba, udba, useq, urec)
+        ktb, typ = self._redo_ktb(ids, dba, udba, useq, urec, scn)
         redo = rc._CV_HEAD.pack(
             11, 3, typ, 0, 1, table.file_no, dba, table.dataobj, scn, 1, 1
         ) + _kdo("DRP", ktb, dba, info.hdba, slot)

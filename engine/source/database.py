@@ -295,6 +295,10 @@ class Database:
         if w.size >= self.state.log_bytes:
             self.logs.switch(thread, self.state.scn + 1)
 
+    @property
+    def dirty_blocks(self) -> dict[int, list[tuple[int, int, int]]]:
+        return self.state.dirty
+
     def note_commit(self, blocks: set[int], scn: int) -> None:
         """The blocks a committed transaction changed still carry its ITL entry: the next
         reader cleans them out (4.1), as in seed 002's "Block Cleanouts"."""

@@ -66,7 +66,7 @@ def _redo_insert(
     undo_kdo = rg.kdo("DRP", rg.UNDO_KTB, table, dba, slot=slot)
     undo_cv, uba = rg.row_undo(txn.ids, table, scn, undo_kdo, supp_columns(table, enc))
     txn.ids.started = True
-    ktb, _ = rg.ktb_for(txn.ids, dba, uba)
+    ktb, _ = rg.ktb_for(txn.ids, dba, uba, db.dirty_blocks, scn)
     cols = rg.columns_of(enc)
     redo = rg.kdo(
         "IRP",
@@ -112,7 +112,7 @@ def _redo_array(
         undo_kdo = rg.kdo("QMD", rg.UNDO_KTB, table, dba, slots=slots)
         undo_cv, uba = rg.row_undo(txn.ids, table, scn, undo_kdo, ())
         txn.ids.started = True
-        ktb, _ = rg.ktb_for(txn.ids, dba, uba)
+        ktb, _ = rg.ktb_for(txn.ids, dba, uba, db.dirty_blocks, scn)
         rows = rg.rows_image([(rid_slot(r), e) for r, e in group])
         redo = rg.kdo("QMI", ktb, table, dba, lock=1, rows=rows)
         cvs = [
@@ -332,7 +332,7 @@ def _redo_update(
     )
     undo_cv, uba = rg.row_undo(txn.ids, table, scn, undo_kdo, supp_columns(table, old_enc))
     txn.ids.started = True
-    ktb, _ = rg.ktb_for(txn.ids, dba, uba)
+    ktb, _ = rg.ktb_for(txn.ids, dba, uba, db.dirty_blocks, scn)
     redo = rg.kdo(
         "URP",
         ktb,
@@ -439,7 +439,7 @@ def _redo_delete(
     )
     undo_cv, uba = rg.row_undo(txn.ids, table, scn, undo_kdo, supp_columns(table, enc))
     txn.ids.started = True
-    ktb, _ = rg.ktb_for(txn.ids, dba, uba)
+    ktb, _ = rg.ktb_for(txn.ids, dba, uba, db.dirty_blocks, scn)
     redo = rg.kdo("DRP", ktb, table, dba, slot=slot)
     db.emit(
         s.thread,

@@ -174,8 +174,22 @@ def kdo(name: str, ktb: Ktb, table: TableDef, dba: int, **fields: object) -> Kdo
     return Kdo(name=name, ktb=ktb, bdba=dba, hdba=hdba, **fields)  # type: ignore[arg-type]
 
 
-def ktb_for(t: TxnIds, dba: int, uba: Uba) -> tuple[Ktb, int]:
-    return _ktb_redo(t, dba, uba)
+Dirty = dict[int, list[tuple[int, int, int]]]
+
+
+def ktb_for(t: TxnIds, dba: int, uba: Uba, dirty: Dirty, scn: int) -> tuple[Ktb, int]:
+    """KTB of a data-block change; the first change of a transaction in a block that still
+    carries committed transactions' ITL entries cleans them out (op 0x11 with a "Block
+    cleanout record", as seed 002's update and delete examples show)."""
+    if dba in t.blocks:
+        return Ktb(op=0x02, kind="C", uba=uba), 0
+    t.blocks.add(dba)
+    entries = dirty.pop(dba, None)
+    if entries:
+        return Ktb(
+            op=0x11, kind="F", xid=t.xid, uba=uba, cleanout_scn=scn, cleanout=tuple(entries)
+        ), 2
+    return Ktb(op=0x01, kind="F", xid=t.xid, uba=uba), 2
 
 
 UNDO_KTB = Ktb(op=0x03, kind="Z")

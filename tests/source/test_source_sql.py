@@ -251,3 +251,26 @@ def test_select_cleans_out_committed_blocks(make_db: Callable[..., Database]) ->
     execute(db, s, "SELECT name FROM t")
     assert len(db.records()) == n + 1  # cleaned once
     assert execute(db, s, "SELECT 1 + 1 FROM dual").rows == ((2,),)
+
+
+def test_dml_cleans_out_blocks_like_the_seed(make_db: Callable[..., Database]) -> None:
+    """Seed 002's single-row update: its 11.5 carries KTB op 0x11 with a block cleanout of
+    the insert that committed before it."""
+    from engine.source.dump_write import dump_text
+    from engine.source.redo import Kdo
+
+    db = _db(make_db)
+    s = db.session("S1")
+    execute(db, s, "INSERT INTO t (id, name) VALUES (1, 'a')")
+    execute(db, s, "COMMIT")
+    commit_scn = db.records()[-1].record.scn
+    execute(db, s, "UPDATE t SET amount = 5 WHERE id = 1")
+    rec = db.records()[-1].record
+    assert rec.ops == ("5.2", "5.1", "11.5", "5.20")
+    kdo = rec.changes[2].body
+    assert isinstance(kdo, Kdo) and kdo.ktb.op == 0x11
+    assert kdo.ktb.cleanout_scn == rec.scn and kdo.ktb.cleanout[0][2] == commit_scn
+    assert any(line.startswith("Block cleanout record") for line in dump_text([rec]))
+    execute(db, s, "UPDATE t SET amount = 6 WHERE id = 1")
+    again = db.records()[-1].record.changes[1].body
+    assert isinstance(again, Kdo) and again.ktb.kind == "C"
