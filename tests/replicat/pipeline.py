@@ -144,7 +144,10 @@ def running(home: Home, kind: str, name: str) -> bool:
 
 
 def shutdown(home: Home) -> None:
-    ggsci(home, "STOP REPLICAT rep1", "STOP EXTRACT pmp1", "STOP EXTRACT ext1", "STOP MANAGER !")
+    ggsci(home, "STOP REPLICAT rep1", "STOP EXTRACT pmp1", "STOP EXTRACT ext1")
+    with contextlib.suppress(AssertionError):
+        wait_until(lambda: not any(running(home, k, n) for k, n in GROUPS), "groups to stop", 20)
+    ggsci(home, "STOP MANAGER !")
     for kind, name in (*GROUPS, (MANAGER, MANAGER)):
         pf = read_process_file(home, kind, name)
         if pf is not None and pf.state in (State.STARTING, State.RUNNING):
