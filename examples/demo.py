@@ -5,6 +5,8 @@
 3. Creates an embedded source database in a fresh home (``demo-home/``), runs a workload,
    adds the Extract group, captures the redo on Spark into a trail, and shows INFO ALL,
    INFO EXTRACT and a Logdump excerpt.
+4. Runs the Extract under the Manager, leaves a transaction open while hours of redo time
+   pass, and shows the OGG-01027 warning, SHOWTRANS, STOP refused, and SKIPTRANS.
 Each later part of the product extends this script with what it adds.
 """
 
@@ -14,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -82,6 +85,49 @@ def main() -> int:
         return 1
     ggsci("run", "INFO ALL", "INFO EXTRACT ext1", cwd=DEMO_HOME)
     ggsci("logdump", "dirdat/lt000000000", cwd=DEMO_HOME, head=45)
+    if long_running_transactions() != 0:
+        return 1
+    return 0
+
+
+def captured(*args: str) -> str:
+    env = {**os.environ, "GGHOME": str(DEMO_HOME)}
+    cmd = [sys.executable, "-m", "ggsci", *args]
+    out = subprocess.run(cmd, cwd=DEMO_HOME, env=env, check=False, capture_output=True, text=True)
+    return out.stdout + out.stderr
+
+
+def long_running_transactions() -> int:
+    """The Extract as a process under the Manager; a transaction left open while hours of
+    redo time pass (the source's simulated clock); the warning, SHOWTRANS, SKIPTRANS."""
+    banner("4. Long-running transactions: WARNLONGTRANS, SHOWTRANS, SKIPTRANS")
+    (DEMO_HOME / "dirprm" / "mgr.prm").write_text("PORT 0\n")
+    ggsci("run", "START MANAGER", "START EXTRACT ext1", cwd=DEMO_HOME)
+    ggsci("db", "sql", "demo", "--session", "longone",
+          "INSERT INTO hr.employees VALUES (3, 'Linus', 4000, SYSDATE)", cwd=DEMO_HOME)  # fmt: skip
+    print("\n(the session 'longone' does not commit; three hours of redo time now pass)")
+    ggsci("db", "workload", "demo", "--tables", "2", "--transactions", "300", "--tps", "100",
+          "--clock-rate", "3600", "--rows-per-txn", "2", cwd=DEMO_HOME)  # fmt: skip
+    deadline = time.monotonic() + 90
+    shown = ""
+    while time.monotonic() < deadline:
+        shown = captured("run", "SEND EXTRACT ext1, SHOWTRANS")
+        log = (DEMO_HOME / "ggserr.log").read_text()
+        if "XID:" in shown and "OGG-01027" in log:
+            break
+        time.sleep(1)
+    print("\n$ grep OGG-01027 ggserr.log")
+    print("\n".join(ln for ln in log.splitlines() if "OGG-01027" in ln))
+    print('\n$ ggsci run "SEND EXTRACT ext1, SHOWTRANS"')
+    print(shown)
+    xid = next((ln.split()[1] for ln in shown.splitlines() if ln.startswith("XID:")), None)
+    if xid is None:
+        print("demo: the open transaction did not show up", file=sys.stderr)
+        ggsci("run", "STOP EXTRACT ext1", "STOP MANAGER !", cwd=DEMO_HOME)
+        return 1
+    ggsci("run", "STOP EXTRACT ext1", cwd=DEMO_HOME)
+    ggsci("run", f"SEND EXTRACT ext1, SKIPTRANS {xid} FORCE", "SEND EXTRACT ext1, SHOWTRANS",
+          "STOP EXTRACT ext1", "STOP MANAGER !", "INFO ALL", cwd=DEMO_HOME)  # fmt: skip
     return 0
 
 

@@ -434,11 +434,8 @@ class ExtractRun:
         now = self.capture.last_time_us
         if not now:
             return
-        if self._next_check_us is None:
-            self._next_check_us = now + wl.check_interval * 1_000_000
-            return
-        if now < self._next_check_us:
-            return
+        if self._next_check_us is not None and now < self._next_check_us:
+            return  # the first check is at the first batch, then every CHECKINTERVAL
         self._next_check_us = now + wl.check_interval * 1_000_000
         for txn in self.capture.cache.open_transactions():
             if self._age_us(txn) > wl.threshold * 1_000_000:
