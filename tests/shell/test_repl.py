@@ -56,7 +56,7 @@ def test_history_is_kept_in_a_file_across_sessions(home: Home, tmp_path: Path) -
     assert "MANAGER     STOPPED" in out
 
 
-def _read_until(fd: int, marker: bytes, timeout: float = 15.0) -> bytes:
+def _read_until(fd: int, marker: bytes, timeout: float = 60.0) -> bytes:
     data = b""
     deadline = time.monotonic() + timeout
     while marker not in data:
@@ -102,7 +102,7 @@ def test_real_terminal_prompt_completion_and_exit(home: Home, tmp_path: Path) ->
         _read_until(master, b"MANAGER")
         _read_until(master, f"GGSCI ({host}) 2>".encode())
         os.write(master, b"EXIT\r")
-        assert proc.wait(timeout=15) == 0
+        assert proc.wait(timeout=60) == 0
     finally:
         if proc.poll() is None:
             proc.kill()
