@@ -37,7 +37,7 @@ from engine.source.dictionary import (
     load_dictionary,
     save_dictionary,
 )
-from engine.source.errors import DatabaseError, SourceError, SqlError, UnknownObjectError
+from engine.source.errors import DatabaseError, SourceError, SqlError
 from engine.source.ids import Xid, make_dba
 from engine.source.logfile import read_records
 from engine.source.logs import LogInfo, LogSet, list_logs
@@ -113,17 +113,18 @@ def drop_database(dirdb: Path, name: str) -> None:
     root = dirdb / check_name(name)
     if not (root / "data.sqlite").exists():
         raise DatabaseError(f"database {name.upper()} does not exist", "GGS-SRC-0102")
-    with _lock(root):
-        pass
-    shutil.rmtree(root)
+    with _DirLock(root):
+        shutil.rmtree(root)
 
 
-class _lock:
+class _DirLock:
+    """An exclusive, non-blocking flock on ``<db>/lock``: one process per database."""
+
     def __init__(self, root: Path) -> None:
         self.path = root / "lock"
         self.fh: BinaryIO | None = None
 
-    def __enter__(self) -> _lock:
+    def __enter__(self) -> _DirLock:
         self.fh = open(self.path, "a+b")
         try:
             fcntl.flock(self.fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -156,7 +157,7 @@ class Database:
         if not (root / "data.sqlite").exists():
             raise DatabaseError(f"database {root.name} does not exist", "GGS-SRC-0102")
         self.root = root
-        self._lock = _lock(root)
+        self._lock = _DirLock(root)
         self._lock.__enter__()
         try:
             self.conn = sqlite3.connect(root / "data.sqlite", isolation_level="DEFERRED")
@@ -603,10 +604,8 @@ class Database:
         return len(records)
 
     def table(self, owner: str, name: str) -> TableDef:
-        try:
-            return self.dictionary.get(owner, name)
-        except UnknownObjectError:
-            raise
+        """The dictionary entry of ``owner.name`` (``ORA-00942`` when there is none)."""
+        return self.dictionary.get(owner, name)
 
     def rows(self, table: TableDef) -> list[tuple[Any, ...]]:
         names = ", ".join(f'"{c.name}"' for c in table.columns)
