@@ -9,7 +9,7 @@ character types as text. :func:`to_python` gives the value the redo encodes.
 from __future__ import annotations
 
 from datetime import datetime
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 
 from engine.source.codecs import Value
 from engine.source.dictionary import ColumnDef
@@ -39,13 +39,15 @@ def to_python(col: ColumnDef, value: object) -> Value:
     t = col.type
     if t in _NUMERIC:
         if isinstance(value, int):
-            return Decimal(value)
-        if isinstance(value, float):
-            return Decimal(repr(value))
-        try:
-            return Decimal(str(value).strip())
-        except InvalidOperation as exc:
-            raise SqlError(f"invalid number: {value!r}", "ORA-01722") from exc
+            number = Decimal(value)
+        elif isinstance(value, float):
+            number = Decimal(repr(value))
+        else:
+            try:
+                number = Decimal(str(value).strip())
+            except InvalidOperation as exc:
+                raise SqlError(f"invalid number: {value!r}", "ORA-01722") from exc
+        return _fit_number(col, number) if col.scale is not None or col.precision else number
     if t in _TEMPORAL:
         if isinstance(value, datetime):
             return value
@@ -65,6 +67,23 @@ def to_python(col: ColumnDef, value: object) -> Value:
             "ORA-12899",
         )
     return text
+
+
+def _fit_number(col: ColumnDef, number: Decimal) -> Decimal:
+    """NUMBER(p, s): round to ``s`` decimals (half up, as Oracle), refuse more than ``p - s``
+    integer digits (``ORA-01438``)."""
+    if not number.is_finite():
+        raise SqlError(f"invalid number: {number}", "ORA-01722")
+    scale = col.scale or 0
+    rounded = number.quantize(Decimal(1).scaleb(-scale), ROUND_HALF_UP, Context(prec=80))
+    if col.precision:
+        limit = Decimal(10) ** (col.precision - scale)
+        if abs(rounded) >= limit:
+            raise SqlError(
+                f"value larger than specified precision allowed for column {col.name}",
+                "ORA-01438",
+            )
+    return rounded if scale > 0 else rounded.to_integral_value()
 
 
 def to_sqlite(col: ColumnDef, value: Value) -> SqliteValue:

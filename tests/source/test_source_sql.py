@@ -274,3 +274,17 @@ def test_dml_cleans_out_blocks_like_the_seed(make_db: Callable[..., Database]) -
     execute(db, s, "UPDATE t SET amount = 6 WHERE id = 1")
     again = db.records()[-1].record.changes[1].body
     assert isinstance(again, Kdo) and again.ktb.kind == "C"
+
+
+def test_number_precision_and_scale(make_db: Callable[..., Database]) -> None:
+    db = make_db()
+    s = db.session("S", username="APP")
+    execute(db, s, "CREATE TABLE n (a NUMBER(5,2), b NUMBER(3))")
+    execute(db, s, "INSERT INTO n VALUES (1.005, 12.5)")
+    assert execute(db, s, "SELECT a, b FROM n").rows == ((1.01, 13),)
+    with pytest.raises(SqlError) as err:
+        execute(db, s, "INSERT INTO n VALUES (1000, 1)")
+    assert err.value.code == "ORA-01438"
+    with pytest.raises(SqlError) as err:
+        execute(db, s, "INSERT INTO n VALUES (1, 1000)")
+    assert err.value.code == "ORA-01438"
