@@ -58,3 +58,14 @@ def test_corrupted_payloads_fail_cleanly(i: int, data: st.DataObject) -> None:
         assert exc.code == "GGS-SRC-0302"
     else:
         assert isinstance(rec, RedoRecord)
+
+
+def test_records_pickle_for_spark_tasks() -> None:
+    import pickle
+
+    from engine.source.redo import LocatedRecord
+
+    located = [
+        LocatedRecord(r, 7, 512 * (i + 1) + 16, 512 * (i + 2)) for i, r in enumerate(RECORDS)
+    ]
+    assert pickle.loads(pickle.dumps(located)) == located
