@@ -136,6 +136,7 @@ class Capture:
         )
         self.stats = Stats()
         self.on_commit = on_commit
+        self.max_poll_splits: int | None = 8
         self.br_due: Callable[[int], bool] | None = None
         self.br_take: Callable[[dict[int, Position], int], None] | None = None
         self.through: dict[str, dict[int, Position]] = {}
@@ -186,7 +187,7 @@ class Capture:
     def poll(self) -> int:
         """Process all redo available now; return how many LCRs were consumed."""
         self._refresh_dictionary()
-        splits = plan(self.redo_dir, self.positions, self.split_bytes)
+        splits = plan(self.redo_dir, self.positions, self.split_bytes, self.max_poll_splits)
         if not splits:
             return 0
         results = decode_splits(self.decoder, splits, self.spark)

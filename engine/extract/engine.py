@@ -243,6 +243,15 @@ class ExtractRun:
             self.capture.br_due = self.br.due
             self.capture.br_take = self._br_checkpoint
         self.br_off_on_failure = model.br.off_on_failure
+        self.br_positions: dict[str, dict[str, object]] = dict(
+            cps.extra.get("br", {}) if cps is not None else {}
+        )
+        # Until reading passes where the previous run had got to, this start is recovering.
+        self.recovery_end: dict[int, Position] = dict(
+            restored.checkpoint.current
+            if restored is not None
+            else (state.current if state else {})
+        )
         self.br_requested: str | None = None
         self.batch_id = cps.batch_id if cps else 0
         self.started = time.monotonic()
@@ -371,6 +380,14 @@ class ExtractRun:
                 self.br = None
                 c.br_due = None
             return
+        stamp = micros_to_datetime(now_us).isoformat(" ")
+        self.br_positions = {
+            str(t): {
+                "begin": _cp(cp.restart.get(t, p), None, None).to_json(),
+                "end": _cp(p, None, stamp).to_json(),
+            }
+            for t, p in cp.current.items()
+        }
         start = ", ".join(
             f"SeqNo: {p.sequence}, RBA: {p.offset}, Thread: {t}"
             for t, p in sorted(cp.restart.items())
@@ -587,7 +604,7 @@ class ExtractRun:
             updated=now.isoformat(" ", "seconds"),
             lag_seconds=lag,
             altered=False,
-            extra={**base.extra, "capture": state.to_json()},
+            extra={**base.extra, "capture": state.to_json(), "br": self.br_positions},
         )
         save_checkpoints(self.home, cps)
         self.checkpoints = cps
@@ -603,8 +620,11 @@ class ExtractRun:
         pos = ", ".join(
             f"thread {t} seq {p.sequence} rba {p.offset}" for t, p in sorted(c.positions.items())
         )
+        behind = any(c.positions.get(t, p) < p for t, p in self.recovery_end.items())
+        phase = "In recovery[1]" if behind else "Recovery complete"
         return [
             f"EXTRACT {self.name}: RUNNING",
+            f"  Current status: {phase}",
             f"  Redo read: {pos} (last record time {last}, SCN {c.last_scn})",
             f"  Open transactions: {len(c.cache)}; committed: {s.transactions}; "
             f"rolled back: {s.rollbacks}",

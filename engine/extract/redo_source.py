@@ -47,9 +47,16 @@ class SplitResult:
 
 
 def plan(
-    redo_dir: Path, positions: dict[int, Position], split_bytes: int = DEFAULT_SPLIT_BYTES
+    redo_dir: Path,
+    positions: dict[int, Position],
+    split_bytes: int = DEFAULT_SPLIT_BYTES,
+    max_splits: int | None = None,
 ) -> list[Split]:
-    """Splits to read from ``positions`` (thread → next record) to the end of the logs."""
+    """Splits to read from ``positions`` (thread → next record) to the end of the logs.
+
+    ``max_splits`` bounds one batch (so that checkpoints follow a long catch-up closely);
+    it applies to a single redo thread only, since threads must be merged by SCN over the
+    same stretch of time."""
     out: list[Split] = []
     by_thread: dict[int, list[LogInfo]] = {}
     for info in list_logs(redo_dir):
@@ -76,6 +83,8 @@ def plan(
                     break
                 assert end is not None
                 cut = end
+    if max_splits is not None and len(by_thread) == 1 and len(out) > max_splits:
+        out = out[:max_splits]
     return out
 
 

@@ -249,6 +249,12 @@ def _checkpoint_blocks(cps: Checkpoints) -> list[str]:
         lines += _pos_block(
             "Current Checkpoint (position of last record read in the data source)", rc.current, redo
         )
+        br = cps.extra.get("br", {}).get(str(rc.current.thread)) if redo else None
+        if isinstance(br, dict):
+            lines += _pos_block(
+                "BR Begin Recovery Checkpoint", Position.from_json(br["begin"]), redo
+            )
+            lines += _pos_block("BR End Recovery Checkpoint", Position.from_json(br["end"]), redo)
         if not redo:
             lines.insert(len(lines) - 1, f"    Extract Trail: {rc.source}")
     for i, w in enumerate(sorted(cps.writes, key=lambda w: w.trail), 1):

@@ -6,6 +6,7 @@ same). Transactions are named after the seed's figure: T27, T45, T801, T950, T10
 
 from __future__ import annotations
 
+import json
 import threading
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -167,8 +168,12 @@ def test_seed_000_bounded_recovery(
     assert "OGG-01641" in log.codes() and "OGG-01644" in log.codes()
     assert restarted.capture.positions[1] == starts[xid["T801"]]
     assert {t.xid for t in restarted.capture.cache.open_transactions()} == {xid["T27"], xid["T45"]}
+    assert "  Current status: In recovery[1]" in restarted.status_lines()
     restarted.run(threading.Event(), stop_at_eof=True)
     restarted.close()
+    assert "  Current status: Recovery complete" in restarted.status_lines()
+    cps = json.loads((home.dirchk / "E1.cpe").read_text())
+    assert set(cps["extra"]["br"]["1"]) == {"begin", "end"}  # SHOWCH's BR recovery checkpoints
     assert {t.xid for t in restarted.capture.cache.open_transactions()} == set(xid.values())
     # Checkpoint n+1, taken again on the way: T45, dirtied, re-persisted; its old file gone.
     after = br_files(home)
