@@ -7,11 +7,11 @@ generator, which must write >= 50,000 row changes/s, :class:`BulkSession` produc
 the codec's structs directly, and writes SQLite with prepared statements. A test runs one
 seeded workload both ways and requires identical decoded redo.
 
-Only transactions that will commit go through here (the workload decides up front);
-rollbacks, savepoints and long-running transactions use the generic session path. Row
-locks are checked (a row held by another session's open transaction is skipped by the
-caller) but not recorded: a bulk transaction is begun and ended within one workload step
-sequence of its process.
+A transaction the workload will roll back (it decides up front) keeps undo entries
+(``record_undo``) and is rolled back by the generic undo code, so its compensation redo is
+the sessions' own. Savepoints and long-running transactions use the generic session path.
+Row and key locks are not taken: the workload partitions keys between its sessions, and it
+uses the generic path for a table while another session holds rows of it.
 """
 
 from __future__ import annotations
@@ -28,10 +28,12 @@ from engine.source import redogen as rg
 from engine.source.codecs import encode_date, encode_number, encode_scaled, encode_text
 from engine.source.database import Database
 from engine.source.dictionary import TableDef
-from engine.source.ids import make_dba
+from engine.source.ids import Uba, make_dba
 from engine.source.logfile import physical
 from engine.source.redo import OBJ_UNDO, ChangeVector
-from engine.source.session import Session
+from engine.source.session import Session, Txn, UndoEntry
+from engine.source.undo import undo_to
+from engine.source.values import to_python
 
 _EPOCH: Final = datetime(1970, 1, 1)
 _U16 = struct.Struct("<H")
@@ -119,6 +121,9 @@ class BulkSession:
         self.db = db
         self.session = session
         self.ids: rg.TxnIds | None = None
+        # undo entries, kept only for a transaction that will roll back (record_undo)
+        self.record_undo = False
+        self.undo: list[UndoEntry] = []
         self.info_written = False
         self._tables: dict[str, _TableInfo] = {}
         # logical stream length at which the log reaches the switch size (see logfile)
@@ -161,6 +166,7 @@ class BulkSession:
         if self.ids is None:
             self.ids = rg.TxnIds(xid=self.db.new_xid(), undo_seq=(scn >> 4) & 0xFFFF)
             self.info_written = False
+            self.undo = []
             self.db.now()  # the generic path reads the clock here (transaction start time)
         return self.ids
 
@@ -326,6 +332,8 @@ class BulkSession:
             11, 2, typ, 0, 1, table.file_no, dba, table.dataobj, scn, 1, 1
         ) + _kdo("IRP", ktb, dba, info.hdba, slot, size=size, lb=2, cc=n, cols=_cols(cols))
         self._emit(scn, [*pre, undo_cv, redo, *self._session_cv()], self._now())
+        if self.record_undo:
+            self.undo.append(UndoEntry("ins", table.qualified, (rid,), Uba(udba, useq, urec)))
         if info.index is not None:
             key = bytes([len(enc[keyc] or b"")]) + (enc[keyc] or b"")
             self._index(ids, info, scn, True, key, struct.pack(">IH", dba, slot), slot)
@@ -369,6 +377,8 @@ class BulkSession:
             db.emit(
                 thread, scn, [*pre, undo_cv, rg.row_redo(ids, table, scn, dba, 11, redo), *info_cv]
             )
+            if self.record_undo:
+                self.undo.append(UndoEntry("ins", table.qualified, tuple(r for r, _ in group), uba))
             for index in table.indexes:
                 cols = tuple(table.column_index(c) for c in index.columns)
                 keys = sorted(
@@ -438,6 +448,11 @@ class BulkSession:
             cols=_cols(list(zip(set_cols, new_enc, strict=True))),
         )
         self._emit(scn, [*pre, undo_cv, redo, *self._session_cv()], self._now())
+        if self.record_undo:
+            before = tuple(to_python(table.columns[i], old[i]) for i in set_cols)
+            self.undo.append(
+                UndoEntry("upd", table.qualified, (rid,), Uba(udba, useq, urec), before, set_cols)
+            )
         return True
 
     def delete(self, table: TableDef, key: object) -> bool:
@@ -471,6 +486,11 @@ class BulkSession:
             11, 3, typ, 0, 1, table.file_no, dba, table.dataobj, scn, 1, 1
         ) + _kdo("DRP", ktb, dba, info.hdba, slot)
         self._emit(scn, [*pre, undo_cv, redo, *self._session_cv()], self._now())
+        if self.record_undo:
+            before = tuple(to_python(c, v) for c, v in zip(table.columns, row[1:], strict=True))
+            self.undo.append(
+                UndoEntry("del", table.qualified, (rid,), Uba(udba, useq, urec), before)
+            )
         if info.index is not None:
             kb = enc[keyc] or b""
             self._index(
@@ -497,6 +517,23 @@ class BulkSession:
             db.note_commit(ids.blocks, scn)
         db.release_xid(ids.xid)
         self.ids = None
+        db.end_transaction(self.session.thread)
+
+    def rollback(self) -> None:
+        """Roll back (the transaction must have run with ``record_undo``): the generic undo
+        machinery puts rows back and writes the same compensation redo as a session would."""
+        ids = self.ids
+        if ids is None:
+            return
+        db = self.db
+        scn = db.next_scn()
+        txn = Txn(ids, scn, _EPOCH, entries=self.undo)
+        undo_to(self.session, db, txn, 0, scn)
+        if ids.started:
+            db.emit(self.session.thread, scn, [rg.commit_cv(ids, scn, rollback=True)])
+        db.release_xid(ids.xid)
+        self.ids = None
+        self.undo = []
         db.end_transaction(self.session.thread)
 
 

@@ -218,7 +218,9 @@ def run_workload(
             if w.ops == 0:
                 w.target = spec.rows_per_txn
                 w.rollback = rnd.random() < spec.rollback_ratio
-                w.fast = spec.bulk and not w.rollback and all(fast_tables)
+                w.fast = spec.bulk and all(fast_tables)
+                assert w.bulk is not None
+                w.bulk.record_undo = w.rollback
             ti = rnd.randrange(len(tables))
             table = tables[ti]
             mine = keys[ti]
@@ -295,7 +297,12 @@ def run_workload(
             stats.row_changes += 1
             w.ops += 1
             if w.ops >= w.target:
-                if bulk.ids is not None:
+                if bulk.ids is not None and w.rollback:
+                    bulk.rollback()
+                    stats.rollbacks += 1
+                    for ti2, k2 in w.deleted:
+                        keys[ti2].append(k2)
+                elif bulk.ids is not None:
                     bulk.commit()
                     stats.commits += 1
                     for ti2, k2 in w.inserted:
