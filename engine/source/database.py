@@ -22,7 +22,7 @@ import pickle
 import shutil
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, BinaryIO, Final
@@ -79,6 +79,15 @@ class State:
     next_thread: int = 0
     # blocks changed by committed transactions and not cleaned out yet: dba -> ITL entries
     dirty: dict[int, list[tuple[int, int, int]]] = field(default_factory=dict)
+
+
+def _upgrade(state: State) -> State:
+    """A state saved by an older version lacks newer fields: give them their defaults."""
+    fresh = State()
+    for f in fields(State):
+        if not hasattr(state, f.name):
+            setattr(state, f.name, getattr(fresh, f.name))
+    return state
 
 
 def databases(dirdb: Path) -> list[str]:
@@ -164,7 +173,7 @@ class Database:
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=NORMAL" if fsync else "PRAGMA synchronous=OFF")
             self.dictionary = load_dictionary(root / "dictionary.json")
-            self.state: State = pickle.loads(self._get("state"))
+            self.state: State = _upgrade(pickle.loads(self._get("state")))
             saved: dict[str, Session] = pickle.loads(self._get("sessions"))
         except (sqlite3.Error, pickle.UnpicklingError) as exc:
             self._lock.__exit__()
