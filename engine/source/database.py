@@ -21,6 +21,7 @@ import json
 import pickle
 import shutil
 import sqlite3
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime, timedelta
@@ -45,6 +46,7 @@ from engine.source.redo import ChangeVector, Cleanout, Ddl, LocatedRecord, RedoR
 from engine.source.session import Session
 
 DEFAULT_LOG_BYTES: Final = 64 * 1024 * 1024
+FLUSH_INTERVAL: Final = 0.05  # seconds of wall time between redo flushes at commit
 FIRST_OBJ: Final = 76480
 FIRST_SCN: Final = 1_600_000
 MAX_USN: Final = 10
@@ -199,6 +201,7 @@ class Database:
         self.dirty_dictionary = False
         self._last_time: datetime | None = None
         self._last_us: int | None = None
+        self._flushed_at = time.monotonic()
 
     # -- persistence ---------------------------------------------------------------------
 
@@ -355,9 +358,16 @@ class Database:
         return len(dbas)
 
     def end_transaction(self, thread: int) -> None:
+        """After a commit or rollback: hand buffered redo to the OS when there is much of it
+        or when the last flush is older than ``FLUSH_INTERVAL`` (so a tailing reader sees
+        committed work within about that time, at any transaction rate)."""
         w = self.logs.writers.get(thread)
-        if w is not None and len(w.pending) > 256 * 1024:
-            w.flush()
+        if w is None or not w.pending:
+            return
+        now = time.monotonic()
+        if len(w.pending) > 256 * 1024 or now - self._flushed_at >= FLUSH_INTERVAL:
+            self.logs.flush()
+            self._flushed_at = now
 
     # -- sessions ------------------------------------------------------------------------
 

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
+from decimal import Decimal
 from pathlib import Path
 
+import pytest
+
+from engine.source import dml
 from engine.source.database import Database
 from engine.source.dictionary import load_dictionary
 from engine.source.dump_parse import parse_dump
@@ -67,3 +71,20 @@ def test_import_keeps_oracle_positions(make_db: Callable[..., Database]) -> None
     execute(db, s, "INSERT INTO student (student_key) VALUES (2000)")
     execute(db, s, "COMMIT")
     assert db.records()[-1].record.scn > max(r.scn for r in records)
+
+
+def test_committed_redo_reaches_a_tailing_reader(
+    make_db: Callable[..., Database], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import engine.source.database as database
+
+    monkeypatch.setattr(database, "FLUSH_INTERVAL", 0.0)
+    db = make_db()
+    s = db.session("A", username="APP")
+    execute(db, s, "CREATE TABLE t (id NUMBER)")
+    (info,) = db.list_logs()
+    seen = list(read_records(info.path))
+    dml.insert(s, db, db.table("APP", "T"), [(Decimal(1),)], array=False)
+    s.commit(db)  # no checkpoint: the commit itself must make the redo readable
+    new = [lr.record.ops for lr in read_records(info.path, seen[-1].end)]
+    assert new == [("5.2", "5.1", "11.2", "5.20"), ("5.4",)]
