@@ -8,7 +8,9 @@ message format: code, severity, text), which writes the report file and ``ggserr
 
 from __future__ import annotations
 
+import pickle
 import re
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -32,6 +34,7 @@ from engine.extract.br import BoundedRecovery, BrError, Restored, selection_dige
 from engine.extract.cache import Txn
 from engine.extract.capture import Capture, CaptureState
 from engine.extract.lcr import Position
+from engine.extract.orphans import OrphanScanner, read_source_state
 from engine.groups import DEFAULT_MEGABYTES, GroupDef
 from engine.home import Home
 from engine.source.logfile import read_records
@@ -242,6 +245,9 @@ class ExtractRun:
         if self.br is not None:
             self.capture.br_due = self.br.due
             self.capture.br_take = self._br_checkpoint
+        self.orphans = OrphanScanner(
+            model.tranlog.trans_cleanup_frequency, model.tranlog.purge_orphaned
+        )
         self.br_off_on_failure = model.br.off_on_failure
         self.br_positions: dict[str, dict[str, object]] = dict(
             cps.extra.get("br", {}) if cps is not None else {}
@@ -276,6 +282,7 @@ class ExtractRun:
             with self.lock:
                 n = self.capture.poll()
                 self._warn_long_transactions()
+                self._purge_orphans()
                 if self.br_requested and self.br is not None:
                     self.br_requested = None
                     self.writer.sync()
@@ -457,6 +464,46 @@ class ExtractRun:
         for txn in self.capture.cache.open_transactions():
             if self._age_us(txn) > wl.threshold * 1_000_000:
                 self.emit("OGG-01027", Severity.WARNING, lt.warning_text(txn, self.name))
+
+    def _purge_orphans(self) -> None:
+        now = self.capture.last_time_us
+        if not self.orphans.due(now):
+            return
+        try:
+            source = read_source_state(self.root)
+        except (OSError, sqlite3.Error, pickle.UnpicklingError, KeyError) as exc:
+            self.emit("OGG-01967", Severity.WARNING, f"Orphaned transaction scan failed: {exc}.")
+            return
+        for txn in self.orphans.scan(now, self.capture.cache.open_transactions(), source):
+            self.capture.skip(txn.xid)
+            self.emit(
+                "OGG-01972",
+                Severity.INFO,
+                f"Purged orphaned transaction {lt.describe(txn)}, Items {txn.captured_rows}.",
+            )
+
+    def tranlog_request(self, args: tuple[str, ...]) -> list[str]:
+        """SEND EXTRACT g, TRANLOGOPTIONS {PURGEORPHANEDTRANSACTIONS |
+        NOPURGEORPHANEDTRANSACTIONS | TRANSCLEANUPFREQUENCY minutes}."""
+        words = [w.upper() for w in args]
+        with self.lock:
+            if words == ["PURGEORPHANEDTRANSACTIONS"]:
+                self.orphans.enabled = True
+                return ["Purging of orphaned transactions is on."]
+            if words == ["NOPURGEORPHANEDTRANSACTIONS"]:
+                self.orphans.enabled = False
+                self.orphans.candidates.clear()
+                return ["Purging of orphaned transactions is off."]
+            if len(words) == 2 and words[0] == "TRANSCLEANUPFREQUENCY" and words[1].isdigit():
+                minutes = int(words[1])
+                if not 1 <= minutes <= 43_200:
+                    raise lt.RequestError(
+                        "ERROR: TRANSCLEANUPFREQUENCY must be 1 to 43200 minutes."
+                    )
+                self.orphans.frequency_min = minutes
+                self.orphans.next_scan_us = None
+                return [f"Orphaned transactions are scanned for every {minutes} minute(s)."]
+        raise lt.RequestError(f"ERROR: invalid TRANLOGOPTIONS request: {' '.join(args)}")
 
     def long_running(self) -> list[Txn]:
         limit = self.model.warn_long_trans.threshold * 1_000_000

@@ -97,6 +97,7 @@ class ExtractRunner(GroupRunner):
             "FORCETRANS", guarded(lambda r: run.transaction_action("FORCETRANS", r.args))
         )
         ctx.handlers.add("BR", guarded(lambda r: run.br_request(r.args)))
+        ctx.handlers.add("TRANLOGOPTIONS", guarded(lambda r: run.tranlog_request(r.args)))
 
         def stop(_: Request) -> Reply:
             refusal = run.stop_refusal()

@@ -572,6 +572,8 @@ class Database:
                 orphans.append(str(s.txn.xid))
                 s.abandon(self)
             del self.sessions[name]
+        if thread not in self.state.crashed:
+            self.state.crashed.append(thread)  # Extract's orphan purge asks which died
         self.checkpoint()
         return orphans
 
