@@ -60,7 +60,7 @@ def read_and_restart(home: Home, br: bool) -> tuple[tuple[int, int], tuple[int, 
     point (start of the oldest open transaction) without. Thread 1 (one redo thread here)."""
     path = home.dirchk / "E1.cpe"
     if not path.exists():
-        return None
+        return None  # nothing published yet: a restart starts from the beginning again
     state = json.loads(path.read_text())["extra"]["capture"]
     cur = state["current"]["1"]
     read = (cur["sequence"], cur["offset"])
@@ -144,7 +144,7 @@ def main() -> None:
             shutil.copytree(base.root, home.root)
             (home.dirprm / "e1.prm").write_text(PRM.format(br=br))
             homes[name] = home
-        env = {**os.environ}
+        env = {**os.environ, "GGSCI_EXTRACT_SPLIT_MB": "1"}  # many small batches
         reference = homes["clean"]
         subprocess.run(
             [

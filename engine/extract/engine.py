@@ -8,6 +8,7 @@ message format: code, severity, text), which writes the report file and ``ggserr
 
 from __future__ import annotations
 
+import os
 import pickle
 import re
 import sqlite3
@@ -240,6 +241,9 @@ class ExtractRun:
             spark=spark,
             state=state,
         )
+        split_mb = os.environ.get("GGSCI_EXTRACT_SPLIT_MB")
+        if split_mb and split_mb.isdigit():  # tuning and benchmarks: smaller batches
+            self.capture.split_bytes = int(split_mb) << 20
         if restored is not None:
             self.capture.restore(restored.txns, restored.checkpoint.current)
         if self.br is not None:
