@@ -175,3 +175,21 @@ def test_read_frames_and_peek(log: tuple[Path, list[RedoRecord]]) -> None:
     assert [decode_record(p) for _, _, p in frames] == [lr.record for lr in located]
     thread, scn, _ts, n = peek(frames[0][2])
     assert (thread, scn, n) == (1, located[0].record.scn, 1)
+
+
+def test_plan_splits_covers_every_record_once(tmp_path: Path) -> None:
+    from engine.source.logs import plan_splits
+
+    logs = LogSet(tmp_path, 30_000, lambda: 0)
+    for t in (1, 2):
+        _records(logs.writer(t, 1), 80, seed=t)
+        logs.after_append(t, 2)
+    logs.close()
+    infos = list_logs(tmp_path)
+    whole = [lr.record for i in infos for lr in read_records(i.path)]
+    splits = plan_splits(infos, 4096)
+    assert len(splits) > len(infos)
+    parts = [lr.record for sp in splits for lr in read_records(sp.path, sp.start, sp.end)]
+    assert parts == whole
+    with pytest.raises(ValueError):
+        plan_splits(infos, 0)
