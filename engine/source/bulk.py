@@ -72,6 +72,14 @@ def _ktb(
 
 
 _UNDO_KTB: Final = _ktb(0x03, b"Z", 0, 0, 0, 0, 0, 0)
+# change-vector head + undo (+ xid) + KDO, and change-vector head + KDO, in one struct each
+_URP_UNDO: Final = struct.Struct(
+    "<" + "".join(f.format.lstrip("<") for f in (rc._CV_HEAD, rc._UNDO, rc._XID, rc._KDO))
+)
+_URP_REDO: Final = struct.Struct(
+    "<" + "".join(f.format.lstrip("<") for f in (rc._CV_HEAD, rc._KDO))
+)
+_URP_MID: Final = _s("URP") + _s("--H-FL--")
 
 
 def _kdo(
@@ -414,9 +422,12 @@ class BulkSession:
         ids = self._begin(scn)
         block, slot = rid >> 16, rid & 0xFFFF
         dba = make_dba(table.file_no, block)
-        pre, _ = self._prefix_suffix(ids, scn)
         keyc = info.key_col
         old = row[1:]
+        if ids.started and not self.record_undo:
+            self._update_record(info, ids, scn, dba, slot, set_cols, new_enc, old)
+            return True
+        pre, _ = self._prefix_suffix(ids, scn)
         old_enc = [_enc_stored(table, i, old[i]) for i in set_cols]
         supp = _cols([(keyc, _enc_stored(table, keyc, old[keyc]))])
         ncols = info.ncols
@@ -454,6 +465,100 @@ class BulkSession:
                 UndoEntry("upd", table.qualified, (rid,), Uba(udba, useq, urec), before, set_cols)
             )
         return True
+
+    def _update_record(
+        self,
+        info: _TableInfo,
+        ids: rg.TxnIds,
+        scn: int,
+        dba: int,
+        slot: int,
+        set_cols: tuple[int, ...],
+        new_enc: tuple[bytes | None, ...],
+        old: Sequence[object],
+    ) -> None:
+        """The update record of a transaction's later change, packed with two structs (the
+        same bytes as the general path above; the workload equivalence test checks it)."""
+        table = info.table
+        uba = ids.next_uba()
+        x = ids.xid
+        ncols, nnew = info.ncols, len(set_cols)
+        undo_head = _URP_UNDO.pack(
+            5,
+            1,
+            0,
+            0,
+            ids.header_cls + 1,
+            3,
+            ids.undo_dba,
+            OBJ_UNDO,
+            scn,
+            1,
+            4,
+            11,
+            1,
+            table.obj,
+            table.dataobj,
+            x.slot,
+            uba.rec - 1,
+            4,
+            0,
+            0,
+            0x22,
+            uba.seq,
+            uba.rec,
+            0,
+            2,
+            x.usn,
+            x.slot,
+            x.sqn,
+            dba,
+            info.hdba,
+            slot,
+            0x2C,
+            2,
+            0,
+            0,
+            0,
+            ncols,
+            nnew,
+        )
+        old_cols = _cols([(i, _enc_stored(table, i, old[i])) for i in set_cols])
+        keyc = info.key_col
+        supp = _cols([(keyc, _enc_stored(table, keyc, old[keyc]))])
+        ktb, typ = self._redo_ktb(ids, dba, uba.dba, uba.seq, uba.rec, scn)
+        redo_head = _URP_REDO.pack(
+            11,
+            5,
+            typ,
+            0,
+            1,
+            table.file_no,
+            dba,
+            table.dataobj,
+            scn,
+            1,
+            1,
+            dba,
+            info.hdba,
+            slot,
+            0x2C,
+            2,
+            1,
+            0,
+            0,
+            ncols,
+            nnew,
+        )
+        new_cols = _cols(list(zip(set_cols, new_enc, strict=True)))
+        self._emit(
+            scn,
+            [
+                undo_head + _URP_MID + _UNDO_KTB + old_cols + _EMPTY_ROWS_SLOTS + supp,
+                redo_head + _URP_MID + ktb + new_cols + _EMPTY_ROWS_SLOTS,
+            ],
+            self._now(),
+        )
 
     def delete(self, table: TableDef, key: object) -> bool:
         db = self.db
