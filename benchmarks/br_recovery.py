@@ -49,9 +49,14 @@ def time_at(home: Home, thread: int, seq: int, offset: int) -> float:
     path = log_path(home.dirdb / "SRC" / "redo", thread, seq)
     for lr in read_records(path, offset):
         return lr.record.timestamp.timestamp()
-    for lr in read_records(log_path(home.dirdb / "SRC" / "redo", thread, seq + 1), 0):
-        return lr.record.timestamp.timestamp()
-    return float("nan")
+    following = log_path(home.dirdb / "SRC" / "redo", thread, seq + 1)
+    if following.exists():
+        for lr in read_records(following, 0):
+            return lr.record.timestamp.timestamp()
+    last = float("nan")
+    for lr in read_records(path, 0):  # at the end of the redo: the last record's time
+        last = lr.record.timestamp.timestamp()
+    return last
 
 
 def read_and_restart(home: Home, br: bool) -> tuple[tuple[int, int], tuple[int, int]] | None:
