@@ -30,7 +30,7 @@ from engine.source.database import Database
 from engine.source.dictionary import TableDef
 from engine.source.ids import Uba, make_dba
 from engine.source.logfile import physical
-from engine.source.redo import OBJ_UNDO, ChangeVector
+from engine.source.redo import OBJ_UNDO
 from engine.source.session import Session, Txn, UndoEntry
 from engine.source.undo import undo_to
 from engine.source.values import to_python
@@ -79,7 +79,9 @@ _URP_UNDO: Final = struct.Struct(
 _URP_REDO: Final = struct.Struct(
     "<" + "".join(f.format.lstrip("<") for f in (rc._CV_HEAD, rc._KDO))
 )
-_URP_MID: Final = _s("URP") + _s("--H-FL--")
+_FB: Final = _s("--H-FL--")
+_URP_MID: Final = _s("URP") + _FB
+_ROW_HEAD: Final = struct.Struct("<HBh")
 
 
 def _kdo(
@@ -369,24 +371,53 @@ class BulkSession:
             groups.setdefault(rid >> 16, []).append((rid, enc))
         for block, group in groups.items():
             dba = make_dba(table.file_no, block)
-            slots = tuple(rid & 0xFFFF for rid, _ in group)
-            pre = [] if ids.started else [rg.slot_alloc(ids, scn)]
-            undo_kdo = rg.kdo("QMD", rg.UNDO_KTB, table, dba, slots=slots)
-            undo_cv, uba = rg.row_undo(ids, table, scn, undo_kdo, ())
-            ids.started = True
-            ktb, _ = rg.ktb_for(ids, dba, uba, db.dirty_blocks, scn)
-            rows = rg.rows_image([(rid & 0xFFFF, enc) for rid, enc in group])
-            redo = rg.kdo("QMI", ktb, table, dba, lock=1, rows=rows)
-            info_cv: list[ChangeVector] = []
-            if not self.info_written:
-                self.info_written = True
-                s = self.session
-                info_cv = [rg.session_info(s.sid, s.serial, s.username, s.txn_name, s.audit)]
-            db.emit(
-                thread, scn, [*pre, undo_cv, rg.row_redo(ids, table, scn, dba, 11, redo), *info_cv]
+            slots = [rid & 0xFFFF for rid, _ in group]
+            pre, _ = self._prefix_suffix(ids, scn)
+            undo_kdo = b"".join(
+                (
+                    rc._KDO.pack(dba, info.hdba, 0, 0x2C, 2, 0, 0, 0, 0, 0),
+                    _s("QMD"),
+                    _FB,
+                    _UNDO_KTB,
+                    b"\0\0\0\0",
+                    _U16.pack(len(slots)),
+                    struct.pack(f"<{len(slots)}I", *slots),
+                )
             )
+            undo_cv, udba, useq, urec = self._undo(
+                ids, scn, table.obj, table.dataobj, undo_kdo, b"\0\0"
+            )
+            ids.started = True
+            ktb, typ = self._redo_ktb(ids, dba, udba, useq, urec, scn)
+            rows = [_U16.pack(len(group))]
+            for rid, enc in group:
+                n = len(enc)
+                while n and enc[n - 1] is None:
+                    n -= 1
+                rows.append(_ROW_HEAD.pack(rid & 0xFFFF, 0, -1))
+                rows.append(_FB)
+                rows.append(_cols([(i, enc[i]) for i in range(n)]))
+            redo = b"".join(
+                (
+                    rc._CV_HEAD.pack(
+                        11, 11, typ, 0, 1, table.file_no, dba, table.dataobj, scn, 1, 1
+                    ),
+                    rc._KDO.pack(dba, info.hdba, 0, 0x2C, 2, 1, 0, 0, 0, 0),
+                    _s("QMI"),
+                    _FB,
+                    ktb,
+                    b"\0\0",
+                    *rows,
+                    b"\0\0",
+                )
+            )
+            self._emit(scn, [*pre, undo_cv, redo, *self._session_cv()], self._now())
             if self.record_undo:
-                self.undo.append(UndoEntry("ins", table.qualified, tuple(r for r, _ in group), uba))
+                self.undo.append(
+                    UndoEntry(
+                        "ins", table.qualified, tuple(r for r, _ in group), Uba(udba, useq, urec)
+                    )
+                )
             for index in table.indexes:
                 cols = tuple(table.column_index(c) for c in index.columns)
                 keys = sorted(
