@@ -118,7 +118,6 @@ class _TableInfo:
     key_col: int
     index: tuple[int, int, int, int] | None  # (obj, dataobj, leaf dba, indexid)
     sel_update: str
-    sel_delete: str
     sql_insert: str
     sql_delete: str
     updates: dict[tuple[int, ...], str]
@@ -161,7 +160,6 @@ class BulkSession:
                 len(table.columns),
                 table.column_index(key),
                 index,
-                f'SELECT "_rid", {cols} FROM "{name}" WHERE "{key}" = ?',
                 f'SELECT "_rid", {cols} FROM "{name}" WHERE "{key}" = ?',
                 f'INSERT INTO "{name}" ("_rid", {cols}) VALUES ({marks})',
                 f'DELETE FROM "{name}" WHERE "{key}" = ? RETURNING "_rid", {cols}',
@@ -433,7 +431,6 @@ class BulkSession:
         set_cols: tuple[int, ...],
         new_enc: tuple[bytes | None, ...],
         new_stored: Sequence[object],
-        old_enc_of: dict[int, object],
     ) -> bool:
         """Update the row with primary key ``key``; False when it does not exist."""
         db = self.db
