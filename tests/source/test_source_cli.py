@@ -186,3 +186,47 @@ def test_anonymous_session_commits_at_exit_and_rolls_back_on_error(tmp_path: Pat
     assert code == 0 and out.split()[2:3] == ["1"] and "1 row selected." in out
     # and nothing is left holding row 1: a named session can update it
     assert _db(tmp_path, "sql", "A", "UPDATE t SET id = 10", "--session", "OTHER")[0] == 0
+
+
+def test_native_dump_import_dump_round_trips(tmp_path: Path) -> None:
+    _db(tmp_path, "create", "N", "--threads", "2")
+    script = (
+        "CREATE TABLE t (id NUMBER PRIMARY KEY, d DATE, s CHAR(2), x NUMBER(6,2));"
+        "INSERT INTO t VALUES (1, DATE '2020-01-02', 'a', 1.5);"
+        "CREATE TABLE u AS SELECT * FROM t WHERE ROWNUM < 1;"
+        "INSERT INTO u SELECT * FROM t; INSERT /*+ APPEND */ INTO u SELECT id + 10, d, s, x FROM t;"
+        "COMMIT; SAVEPOINT a; UPDATE t SET x = 2; ROLLBACK TO a; DELETE FROM t; ROLLBACK;"
+        "UPDATE t SET x = 3; COMMIT; SELECT * FROM t;"
+    )
+    assert _db(tmp_path, "sql", "N", script, "--user", "APP", "--thread", "2")[0] == 0
+    code, out = _db(
+        tmp_path,
+        "workload",
+        "N",
+        "--transactions",
+        "30",
+        "--tables",
+        "1",
+        "--rollback-ratio",
+        "0.3",
+        "--array",
+        "3",
+    )
+    assert code == 0, out
+    code, first = _db(tmp_path, "dump", "N")
+    assert code == 0
+    for op in ("OP:24.1", "OP:19.1", "OP:11.11", "OP:5.6", "OP:4.1", "OP:11.5", "OP:11.3"):
+        assert op in first, op
+    (tmp_path / "n.dump").write_text(first)
+    (tmp_path / "dict.json").write_text((tmp_path / "dirdb" / "N" / "dictionary.json").read_text())
+    _db(tmp_path, "create", "M", "--threads", "2")
+    code, out = _db(
+        tmp_path,
+        "import-dump",
+        "M",
+        str(tmp_path / "n.dump"),
+        "--dictionary",
+        str(tmp_path / "dict.json"),
+    )
+    assert code == 0, out
+    assert _db(tmp_path, "dump", "M")[1] == first
