@@ -690,5 +690,14 @@ def _enc_stored(table: TableDef, i: int, value: object) -> bytes | None:
             return encode_number(Decimal(text))
         return encode_number(Decimal(str(value)))
     if t == "DATE":
-        return encode_date(datetime.fromisoformat(str(value)))
+        text = str(value)
+        raw = _DATES.get(text)
+        if raw is None:
+            if len(_DATES) > 4096:
+                _DATES.clear()
+            raw = _DATES[text] = encode_date(datetime.fromisoformat(text))
+        return raw
     return encode_text(str(value))
+
+
+_DATES: dict[str, bytes] = {}  # workload dates repeat (one per second of redo time)
