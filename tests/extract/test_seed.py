@@ -16,6 +16,8 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from typer.testing import CliRunner
+
 from engine.extract.engine import ExtractRun
 from engine.home import Home
 from engine.source.database import Database, create_database
@@ -23,6 +25,7 @@ from engine.source.dictionary import load_dictionary
 from engine.source.dump_parse import parse_dump
 from engine.trail.layout import IOType
 from engine.trail.reader import TrailReader
+from ggsci.cli import build_app
 from params.check import check_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "trail"))
@@ -80,3 +83,15 @@ def test_seed_dumps_captured_match_the_seed_trail(tmp_path: Path, spark: SparkSe
     assert json.dumps(run.capture.stats.by_op, sort_keys=True) == (
         '{"Delete": 4, "FieldComp": 4, "Insert": 7}'
     )
+    # The same through `ggsci logdump FILE --json`, as a user or a script reads it.
+    result = CliRunner().invoke(
+        build_app(), ["logdump", str(home.root / "dirdat" / "sx000000000"), "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    dumped = [json.loads(ln) for ln in result.output.splitlines() if ln.strip()]
+    rows = [d for d in dumped if d["op"] not in ("FileHeader", "Metadata")]
+    assert [d["length"] for d in rows] == want_lengths
+    assert [d["tokens"]["ORAROWID"] for d in rows] == [e.record.rowid for e in expected]
+    assert [d["tokens"].get("LOGCSN") for d in rows] == [e.record.logcsn for e in expected]
+    assert [d["trans_ind"] for d in rows] == [e.record.trans_ind for e in expected]
+    assert rows[0]["columns"]["STUDENT_KEY"] == "1011" and rows[0]["table"] == "US03.STUDENT"
