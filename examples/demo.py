@@ -15,8 +15,10 @@ Each later part of the product extends this script with what it adds.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -60,6 +62,7 @@ def main() -> int:
     print("\n(exit status 1: the file has errors)")
 
     banner("3. Capture: source database, workload, Extract on Spark, trail, Logdump")
+    stop_leftovers()
     shutil.rmtree(DEMO_HOME, ignore_errors=True)
     DEMO_HOME.mkdir()
     steps: list[tuple[tuple[str, ...], int | None]] = [
@@ -95,6 +98,26 @@ def main() -> int:
     return 0
 
 
+def stop_leftovers() -> None:
+    """Processes of an earlier, interrupted demo still running in demo-home are killed, so
+    that they cannot write into the new one."""
+    dirpcs = DEMO_HOME / "dirpcs"
+    if not dirpcs.is_dir():
+        return
+    from engine.home import Home
+    from engine.status import State, effective_state, read_process_file
+
+    home = Home(DEMO_HOME)
+    for f in dirpcs.glob("*.p*"):
+        kind = {".pce": "EXTRACT", ".pcr": "REPLICAT", ".pcm": "MANAGER"}.get(f.suffix)
+        if kind is None:
+            continue
+        pf = read_process_file(home, kind, f.stem)
+        if pf is not None and effective_state(pf) in (State.RUNNING, State.STARTING):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pf.pid, signal.SIGKILL)
+
+
 def captured(*args: str) -> str:
     env = {**os.environ, "GGHOME": str(DEMO_HOME)}
     cmd = [sys.executable, "-m", "ggsci", *args]
@@ -128,7 +151,7 @@ def long_running_transactions() -> int:
     xid = next((ln.split()[1] for ln in shown.splitlines() if ln.startswith("XID:")), None)
     if xid is None:
         print("demo: the open transaction did not show up", file=sys.stderr)
-        ggsci("run", "STOP EXTRACT ext1", "STOP MANAGER !", cwd=DEMO_HOME)
+        ggsci("run", "SEND EXTRACT ext1, FORCESTOP", "STOP MANAGER !", cwd=DEMO_HOME)
         return 1
     ggsci("run", "STOP EXTRACT ext1", cwd=DEMO_HOME)
     ggsci("run", f"SEND EXTRACT ext1, SKIPTRANS {xid} FORCE", "SEND EXTRACT ext1, SHOWTRANS",
