@@ -9,6 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engine.process import GroupContext
+    from params.models import ParamFile
 
 
 @dataclass(frozen=True)
@@ -30,3 +35,25 @@ def check_param_file(path: Path, cwd: Path | None = None) -> CheckResult:
 
     result = check_file(path, cwd=cwd)
     return CheckResult(tuple(render(d) for d in result.diagnostics), len(result.errors))
+
+
+def load_group_params(ctx: GroupContext) -> ParamFile:
+    """A group process's parameter file, checked whole: every diagnostic goes to the report;
+    a missing file abends with OGG-00303 and a file with errors with OGG-10144, as a real
+    process abends on a bad parameter file."""
+    from engine.process import ProcessAbend
+    from params.check import check_file
+    from params.errors import render
+
+    path = ctx.param_file
+    if not path.exists():
+        raise ProcessAbend("OGG-00303", f"Could not open parameter file {path}.")
+    result = check_file(path, cwd=ctx.home.root)
+    for d in result.diagnostics:
+        ctx.report.line(render(d))
+    if not result.ok:
+        raise ProcessAbend(
+            "OGG-10144",
+            f"Parameter file {path.name} has {len(result.errors)} error(s); see the report.",
+        )
+    return result.model

@@ -8,25 +8,15 @@ redo nor writes a trail; ``SEND ... STATUS`` says so.
 
 from __future__ import annotations
 
-from engine.paramcheck import check_param_file
-from engine.process import GroupContext, GroupRunner, ProcessAbend
+from engine.paramcheck import load_group_params
+from engine.process import GroupContext, GroupRunner
 
 IDLE_POLL_SECONDS = 0.2
 
 
 class ParameterCheckRunner(GroupRunner):
     def prepare(self, ctx: GroupContext) -> None:
-        path = ctx.param_file
-        if not path.exists():
-            raise ProcessAbend("OGG-00303", f"Could not open parameter file {path}.")
-        result = check_param_file(path, cwd=ctx.home.root)
-        for line in result.rendered:
-            ctx.report.line(line)
-        if not result.ok:
-            raise ProcessAbend(
-                "OGG-10144",
-                f"Parameter file {path.name} has {result.errors} error(s); see the report.",
-            )
+        load_group_params(ctx)
 
     def run(self, ctx: GroupContext) -> None:
         while not ctx.stop_requested.wait(IDLE_POLL_SECONDS):

@@ -13,10 +13,9 @@ from engine.extract.engine import ExtractError, ExtractRun
 from engine.extract.longtrans import RequestError
 from engine.groups import SourceType
 from engine.ipc import Reply, Request
-from engine.paramcheck import check_param_file
+from engine.paramcheck import load_group_params
 from engine.process import GroupContext, GroupRunner, ProcessAbend
 from engine.spark import SparkSettings, get_session, master_from
-from params.check import check_file
 
 
 class ExtractRunner(GroupRunner):
@@ -34,18 +33,7 @@ class ExtractRunner(GroupRunner):
             self.pump = PumpRunner()
             self.pump.prepare(ctx)
             return
-        path = ctx.param_file
-        if not path.exists():
-            raise ProcessAbend("OGG-00303", f"Could not open parameter file {path}.")
-        checked = check_param_file(path, cwd=ctx.home.root)
-        for line in checked.rendered:
-            ctx.report.line(line)
-        if not checked.ok:
-            raise ProcessAbend(
-                "OGG-10144",
-                f"Parameter file {path.name} has {checked.errors} error(s); see the report.",
-            )
-        model = check_file(path, cwd=ctx.home.root).model
+        model = load_group_params(ctx)
         spark = get_session(
             SparkSettings(
                 master=master_from(ctx.home.globals_file),

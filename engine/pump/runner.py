@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from engine.events import Severity
 from engine.ipc import Reply, Request
-from engine.paramcheck import check_param_file
+from engine.paramcheck import load_group_params
 from engine.process import GroupContext, GroupRunner, ProcessAbend
 from engine.pump import PumpError
 from engine.pump.pump import Pump
-from params.check import check_file
 
 
 class PumpRunner(GroupRunner):
@@ -21,18 +20,7 @@ class PumpRunner(GroupRunner):
         self.pump: Pump | None = None
 
     def prepare(self, ctx: GroupContext) -> None:
-        path = ctx.param_file
-        if not path.exists():
-            raise ProcessAbend("OGG-00303", f"Could not open parameter file {path}.")
-        checked = check_param_file(path, cwd=ctx.home.root)
-        for line in checked.rendered:
-            ctx.report.line(line)
-        if not checked.ok:
-            raise ProcessAbend(
-                "OGG-10144",
-                f"Parameter file {path.name} has {checked.errors} error(s); see the report.",
-            )
-        model = check_file(path, cwd=ctx.home.root).model
+        model = load_group_params(ctx)
         try:
             self.pump = Pump(ctx.home, model, ctx.group, ctx.event)
         except PumpError as exc:

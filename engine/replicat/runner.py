@@ -7,12 +7,11 @@ reads the checkpoint table and positions in the trail; ``run`` applies until STO
 from __future__ import annotations
 
 from engine.events import Severity
-from engine.paramcheck import check_param_file
+from engine.paramcheck import load_group_params
 from engine.process import GroupContext, GroupRunner, ProcessAbend
 from engine.replicat import ReplicatError
 from engine.replicat.engine import ReplicatRun
 from engine.targets import TargetError
-from params.check import check_file
 
 
 class ReplicatRunner(GroupRunner):
@@ -20,18 +19,7 @@ class ReplicatRunner(GroupRunner):
         self.run_: ReplicatRun | None = None
 
     def prepare(self, ctx: GroupContext) -> None:
-        path = ctx.param_file
-        if not path.exists():
-            raise ProcessAbend("OGG-00303", f"Could not open parameter file {path}.")
-        checked = check_param_file(path, cwd=ctx.home.root)
-        for line in checked.rendered:
-            ctx.report.line(line)
-        if not checked.ok:
-            raise ProcessAbend(
-                "OGG-10144",
-                f"Parameter file {path.name} has {checked.errors} error(s); see the report.",
-            )
-        model = check_file(path, cwd=ctx.home.root).model
+        model = load_group_params(ctx)
         try:
             self.run_ = ReplicatRun(ctx.home, model, ctx.group, ctx.event)
         except ReplicatError as exc:
