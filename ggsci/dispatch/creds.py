@@ -60,6 +60,15 @@ def info_store(session: Session, cmd: M.InfoCredentialStore) -> None:
             session.say(f"  Alias: {alias}", f"  Userid: {user}", "")
 
 
+def url_user(target: str) -> str | None:
+    """The user a PostgreSQL URL names (``postgresql://u@h/db`` or ``?user=u``), if any."""
+    from urllib.parse import parse_qs, urlsplit
+
+    parts = urlsplit(target)
+    named = parse_qs(parts.query).get("user", [])
+    return parts.username or (named[0] if named else None)
+
+
 def dblogin(session: Session, cmd: M.DbLogin) -> None:
     try:
         if cmd.alias is not None:
@@ -76,6 +85,8 @@ def dblogin(session: Session, cmd: M.DbLogin) -> None:
         else:
             user, db_spec, password = session.user, None, None
         db = resolve_database(session.home, cmd.sourcedb or db_spec)
+        if cmd.alias is None and cmd.userid is None and db.kind == "postgresql":
+            user = url_user(db.target) or user  # SOURCEDB alone: the URL's own user, if any
         check_login(db, user, password)
     except (CredentialStoreError, LoginError) as exc:
         raise CommandFailed(f"ERROR: Unable to log in: {exc}") from exc

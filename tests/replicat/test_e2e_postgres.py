@@ -132,3 +132,21 @@ def test_postgres_apply_savepoint_retry_and_collisions(tmp_path: Path, pg_url: s
     assert r.discard.discarded == 2 and r.applier.collisions == 2
     ((csn, xids),) = pg(pg_url, "SELECT log_cmplt_csn, log_cmplt_xids FROM gg2.chkpt")
     assert (csn, xids) == ("101", "1.5.101")
+
+
+def test_dblogin_and_checkpoint_table_on_postgres(tmp_path: Path, pg_url: str) -> None:
+    """GGSCI on a PostgreSQL login: DBLOGIN with a URL, ADD/INFO/DELETE CHECKPOINTTABLE."""
+    home = Home(tmp_path / "pghome")
+    home.create_subdirs()
+    login = f"DBLOGIN SOURCEDB {pg_url}"
+    out = ggsci(home, login, "ADD CHECKPOINTTABLE ggchk.cp1", "INFO CHECKPOINTTABLE ggchk.cp1")
+    assert "Successfully logged into database." in out, out
+    assert "Successfully created checkpoint table ggchk.cp1." in out, out
+    cols = {r[0] for r in pg(pg_url, "SELECT column_name FROM information_schema.columns "
+                                      "WHERE table_schema = 'ggchk' AND table_name = 'cp1'")}  # fmt: skip
+    assert {"group_name", "group_key", "seqno", "rba", "log_csn", "log_cmplt_csn"} <= cols
+    assert pg(pg_url, "SELECT count(*) FROM information_schema.tables "
+                      "WHERE table_schema = 'ggchk' AND table_name = 'cp1_lox'") == [(1,)]  # fmt: skip
+    out = ggsci(home, login, "DELETE CHECKPOINTTABLE ggchk.cp1 !")
+    assert pg(pg_url, "SELECT count(*) FROM information_schema.tables "
+                      "WHERE table_schema = 'ggchk'") == [(0,)], out  # fmt: skip
