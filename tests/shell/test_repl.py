@@ -56,10 +56,19 @@ def test_history_is_kept_in_a_file_across_sessions(home: Home, tmp_path: Path) -
     assert "MANAGER     STOPPED" in out
 
 
-def _read_until(fd: int, marker: bytes, timeout: float = 60.0) -> bytes:
-    data = b""
+class _Screen:
+    """Everything the terminal printed, and how far the test has looked: a marker that
+    arrived in the same chunk as an earlier one is not lost."""
+
+    def __init__(self) -> None:
+        self.data = b""
+        self.pos = 0
+
+
+def _read_until(fd: int, marker: bytes, screen: _Screen, timeout: float = 60.0) -> bytes:
+    data = screen.data
     deadline = time.monotonic() + timeout
-    while marker not in data:
+    while marker not in data[screen.pos :]:
         remaining = deadline - time.monotonic()
         assert remaining > 0, f"timed out waiting for {marker!r}; got {data[-400:]!r}"
         ready, _, _ = select.select([fd], [], [], remaining)
@@ -71,6 +80,10 @@ def _read_until(fd: int, marker: bytes, timeout: float = 60.0) -> bytes:
             if not chunk:
                 break
             data += chunk
+    screen.data = data
+    found = data.find(marker, screen.pos)
+    if found >= 0:
+        screen.pos = found + len(marker)
     return data
 
 
@@ -95,12 +108,13 @@ def test_real_terminal_prompt_completion_and_exit(home: Home, tmp_path: Path) ->
     os.close(slave)
     try:
         host = socket.gethostname()
-        _read_until(master, f"GGSCI ({host}) 1>".encode())
+        screen = _Screen()
+        _read_until(master, f"GGSCI ({host}) 1>".encode(), screen)
         os.write(master, b"INFO AL\t")
-        _read_until(master, b"ALL")
+        _read_until(master, b"ALL", screen)
         os.write(master, b"\r")
-        _read_until(master, b"MANAGER")
-        _read_until(master, f"GGSCI ({host}) 2>".encode())
+        _read_until(master, b"MANAGER", screen)
+        _read_until(master, f"GGSCI ({host}) 2>".encode(), screen)
         os.write(master, b"EXIT\r")
         assert proc.wait(timeout=60) == 0
     finally:
