@@ -1,0 +1,159 @@
+"""Handlers of the capture parameters for long-running transactions and the redo reader:
+BR (Bounded Recovery), WARNLONGTRANS and TRANLOGOPTIONS."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from params import models as m
+from params.builder import (
+    BRINTERVAL_MAX,
+    BRINTERVAL_MIN,
+    BUFSIZE_RANGE,
+    CHECKINTERVAL_MAX,
+    CHECKINTERVAL_MIN,
+    TRANSCLEANUP_RANGE,
+    Builder,
+    arg_of,
+    as_duration,
+    as_int,
+    opt_named,
+    unquote,
+)
+from params.grammar import Parsed, Tok
+
+
+def h_br(b: Builder, p: Parsed) -> None:
+    if not b.once("BR"):
+        return
+    b.br_statement = b.statement
+    br = m.BoundedRecovery(explicit=True)
+    for o in p.options:
+        if o.name == "BRRESET":
+            b.error(
+                "startup-option",
+                "BRRESET is a start-up option: give it on the command line "
+                "(ggsci extract paramfile FILE BRRESET), not in the parameter file",
+                o.loc,
+            )
+    if (t := arg_of(opt_named(p, "BRDIR"))) is not None:
+        d = unquote(t.text)
+        hit = re.search("temp|tmp", d, re.IGNORECASE)
+        if hit:
+            b.error(
+                "value",
+                f"BRDIR {d!r} contains {hit.group(0)!r}: temporary directories may be cleaned up, "
+                "losing the Bounded Recovery files",
+                t.loc + (1 if t.text != d else 0) + hit.start(),
+            )
+        br = replace(br, brdir=d)
+    if (t := arg_of(opt_named(p, "BRINTERVAL"))) is not None:
+        mt = re.fullmatch(r"(\d+)\s*([A-Za-z]*)", t.text)
+        unit = mt.group(2).upper() if mt else ""
+        if not mt or unit not in ("M", "H"):
+            b.error(
+                "syntax",
+                f"BRINTERVAL is a number and M or H, like 20M or 4H (got {t.text!r})",
+                t.loc,
+            )
+        else:
+            secs = int(mt.group(1)) * (60 if unit == "M" else 3600)
+            if not BRINTERVAL_MIN <= secs <= BRINTERVAL_MAX:
+                b.error("value-range", f"BRINTERVAL must be from 20M to 96H (got {t.text})", t.loc)
+            else:
+                br = replace(br, interval=secs, effective_interval=secs)
+                b.br_interval_loc = t.loc
+    if (t := arg_of(opt_named(p, "BRFSOPTION"))) is not None:
+        br = replace(br, fs_option=t.upper)
+    br = replace(
+        br,
+        keep_stale_files=opt_named(p, "BRKEEPSTALEFILES") is not None,
+        off=opt_named(p, "BROFF") is not None,
+        off_on_failure=opt_named(p, "BROFFONFAILURE") is not None,
+    )
+    b.fields["br"] = br
+
+
+def h_brreset(b: Builder, p: Parsed) -> None:
+    b.error(
+        "startup-option",
+        "BRRESET is a start-up option: give it on the command line "
+        "(ggsci extract paramfile FILE BRRESET), not in the parameter file",
+    )
+
+
+def h_warnlongtrans(b: Builder, p: Parsed) -> None:
+    wl = m.WarnLongTrans(explicit=True)
+    thr = as_duration(b, p.positional[0], "WARNLONGTRANS")
+    if thr is not None:
+        if thr <= 0:
+            b.error("value-range", "WARNLONGTRANS must be longer than zero", p.positional[0].loc)
+        wl = replace(wl, threshold=thr)
+    if (t := arg_of(opt_named(p, "CHECKINTERVAL"))) is not None:
+        ci = as_duration(b, t, "CHECKINTERVAL")
+        if ci is not None:
+            if ci < CHECKINTERVAL_MIN:
+                b.error(
+                    "value-range", f"CHECKINTERVAL must be at least 5 minutes (got {t.text})", t.loc
+                )
+            elif ci > CHECKINTERVAL_MAX:
+                b.error(
+                    "value-range",
+                    f"CHECKINTERVAL must be at most {CHECKINTERVAL_MAX} seconds",
+                    t.loc,
+                )
+            else:
+                wl = replace(wl, check_interval=ci)
+    b.fields["warn_long_trans"] = replace(
+        wl,
+        use_threads=opt_named(p, "NOUSETHREADS") is None,
+        use_last_read_time=opt_named(p, "USELASTREADTIME") is not None,
+        skip_empty_trans=opt_named(p, "SKIPEMPTYTRANS") is not None,
+    )
+
+
+def h_tranlogoptions(b: Builder, p: Parsed) -> None:
+    t = b.tranlog
+    for o in p.options:
+        a = arg_of(o)
+        if o.name == "PURGEORPHANEDTRANSACTIONS":
+            t["purge_orphaned"] = True
+        elif o.name == "NOPURGEORPHANEDTRANSACTIONS":
+            t["purge_orphaned"] = False
+        elif o.name == "TRANSCLEANUPFREQUENCY":
+            v = as_int(b, a, "TRANSCLEANUPFREQUENCY (minutes)", *TRANSCLEANUP_RANGE)
+            if v is not None:
+                t["trans_cleanup_frequency"] = v
+        elif o.name == "EXCLUDEUSER" and a is not None:
+            t["exclude_users"] = (*t.get("exclude_users", ()), unquote(a.text))
+        elif o.name == "EXCLUDEUSERID":
+            v = as_int(b, a, "EXCLUDEUSERID", 0)
+            if v is not None:
+                t["exclude_user_ids"] = (*t.get("exclude_user_ids", ()), v)
+        elif o.name == "EXCLUDETRANS" and a is not None:
+            t["exclude_trans"] = (*t.get("exclude_trans", ()), unquote(a.text))
+        elif o.name in ("EXCLUDETAG", "INCLUDETAG") and a is not None:
+            key = "exclude_tags" if o.name == "EXCLUDETAG" else "include_tags"
+            t[key] = (*t.get(key, ()), a.upper)
+        elif o.name == "ARCHIVEDLOGONLY":
+            t["archived_log_only"] = True
+        elif o.name == "NOARCHIVEDLOGONLY":
+            t["archived_log_only"] = False
+        elif o.name == "ALTARCHIVELOGDEST":
+            path = [x for x in o.args if isinstance(x, Tok)][-1]
+            t["alt_archive_log_dests"] = (*t.get("alt_archive_log_dests", ()), unquote(path.text))
+        elif o.name == "BUFSIZE":
+            v = as_int(b, a, "BUFSIZE (bytes)", *BUFSIZE_RANGE)
+            if v is not None:
+                t["bufsize"] = v
+        else:
+            args = " ".join(x.text for x in o.args if isinstance(x, Tok))
+            b.tranlog_other.append((o.name, args))
+            b.warn(
+                "not-used",
+                f"TRANLOGOPTIONS {o.name} is accepted but not used by this engine",
+                o.loc,
+            )
+    if not p.options:
+        b.error("syntax", "TRANLOGOPTIONS needs an option", len(p.keyword.text))
