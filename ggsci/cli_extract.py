@@ -72,7 +72,8 @@ def extract(
 ) -> None:
     """Run an Extract in the foreground, as GoldenGate's ``extract paramfile ...`` does."""
     from engine.events import CAPTURE_COMPONENT, Event, Severity, log_event
-    from engine.extract.engine import ExtractError, ExtractRun
+    from engine.extract.engine import ExtractRun
+    from engine.extract.start import ExtractError
     from engine.groups import GroupStore
     from engine.home import resolve_home
     from engine.report import ReportWriter

@@ -9,15 +9,12 @@ message format: code, severity, text), which writes the report file and ``ggserr
 from __future__ import annotations
 
 import os
-import pickle
 import re
-import sqlite3
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,14 +29,13 @@ from engine.checkpoints import Position as CpPosition
 from engine.events import Severity
 from engine.extract import longtrans as lt
 from engine.extract.br import BoundedRecovery, BrError, Restored, selection_digest
-from engine.extract.cache import Txn
 from engine.extract.capture import Capture, CaptureState
 from engine.extract.lcr import Position
-from engine.extract.orphans import OrphanScanner, read_source_state
+from engine.extract.orphans import OrphanScanner
+from engine.extract.start import ExtractError, initial_positions, source_root
+from engine.extract.txnmgmt import TransactionManagement
 from engine.groups import DEFAULT_MEGABYTES, GroupDef
 from engine.home import Home
-from engine.source.logfile import read_records
-from engine.source.logs import list_logs
 from engine.trail.model import datetime_to_micros, micros_to_datetime
 from engine.trail.writer import TrailWriter
 from params.models import ParamFile
@@ -50,92 +46,7 @@ if TYPE_CHECKING:
 Emit = Callable[[str, Severity, str], None]
 
 
-class ExtractError(Exception):
-    """The run cannot start or go on; ``code`` is the OGG message to abend with."""
-
-    def __init__(self, code: str, text: str) -> None:
-        super().__init__(f"{code} {text}")
-        self.code = code
-        self.text = text
-
-
-def source_root(home: Home, model: ParamFile) -> Path:
-    """The embedded source database: SOURCEDB name, else the home's only database."""
-    name = model.login.sourcedb
-    if name is None:
-        dbs = (
-            sorted(p for p in home.dirdb.iterdir() if (p / "data.sqlite").exists())
-            if home.dirdb.is_dir()
-            else []
-        )
-        if len(dbs) == 1:
-            return dbs[0]
-        raise ExtractError(
-            "OGG-00664",
-            "No source database: add SOURCEDB <name> to the parameter file "
-            f"({len(dbs)} databases in {home.dirdb}).",
-        )
-    root = home.dirdb / name.upper()  # database names are upper case, as Oracle's
-    if not (root / "data.sqlite").exists():
-        raise ExtractError("OGG-00664", f"Source database {name} does not exist in {home.dirdb}.")
-    return root
-
-
-def _first_position(
-    redo_dir: Path, thread: int, accept: Callable[[int, datetime], bool]
-) -> Position | None:
-    for info in list_logs(redo_dir, thread):
-        for lr in read_records(info.path):
-            if accept(lr.record.scn, lr.record.timestamp):
-                return Position(thread, lr.sequence, lr.offset)
-    return None
-
-
-def initial_positions(
-    redo_dir: Path, reads: tuple[ReadCheckpoint, ...], threads: int
-) -> dict[int, Position]:
-    """Where a new Extract starts, per thread: EXTSEQNO/EXTRBA, else the first record at or
-    after SCN / BEGIN time, else (no group definition) the start of the logs."""
-    out: dict[int, Position] = {}
-    logs = list_logs(redo_dir)
-    by_thread = {i.thread for i in logs} | set(range(1, threads + 1))
-    cur = {r.current.thread: r.current for r in reads}
-    for t in sorted(by_thread):
-        p = cur.get(t)
-        first_seq = min((i.sequence for i in logs if i.thread == t), default=1)
-        if p is None:
-            out[t] = Position(t, first_seq, 0)
-        elif p.seqno:
-            out[t] = Position(t, p.seqno, p.rba)
-        elif p.scn is not None:
-            found = _first_position(redo_dir, t, partial(_scn_at_least, p.scn))
-            out[t] = found or _end_of(redo_dir, t)
-        elif p.timestamp:
-            when = datetime.fromisoformat(p.timestamp)
-            found = _first_position(redo_dir, t, partial(_time_at_least, when))
-            out[t] = found or _end_of(redo_dir, t)
-        else:
-            out[t] = Position(t, first_seq, 0)
-    return out
-
-
-def _scn_at_least(scn: int, record_scn: int, _ts: datetime) -> bool:
-    return record_scn >= scn
-
-
-def _time_at_least(when: datetime, _scn: int, ts: datetime) -> bool:
-    return ts >= when
-
-
-def _end_of(redo_dir: Path, thread: int) -> Position:
-    logs = list_logs(redo_dir, thread)
-    if not logs:
-        return Position(thread, 1, 0)
-    last = logs[-1]
-    return Position(thread, last.sequence, last.size)
-
-
-class ExtractRun:
+class ExtractRun(TransactionManagement):
     def __init__(
         self,
         home: Home,
@@ -450,151 +361,6 @@ class ExtractRun:
                     self.br.next_due_us = datetime_to_micros(when)
                     return [f"A Bounded Recovery checkpoint will be taken at {when} (redo time)."]
         raise lt.RequestError(f"ERROR: invalid BR request: {' '.join(args)}")
-
-    # -- long-running transactions ---------------------------------------------------
-    def _age_us(self, txn: Txn) -> int:
-        return self.capture.last_time_us - txn.start_time_us
-
-    def _warn_long_transactions(self) -> None:
-        """WARNLONGTRANS: every CHECKINTERVAL of redo time, OGG-01027 per transaction open
-        longer than the threshold."""
-        wl = self.model.warn_long_trans
-        now = self.capture.last_time_us
-        if not now:
-            return
-        if self._next_check_us is not None and now < self._next_check_us:
-            return  # the first check is at the first batch, then every CHECKINTERVAL
-        self._next_check_us = now + wl.check_interval * 1_000_000
-        for txn in self.capture.cache.open_transactions():
-            if self._age_us(txn) > wl.threshold * 1_000_000:
-                self.emit("OGG-01027", Severity.WARNING, lt.warning_text(txn, self.name))
-
-    def _purge_orphans(self) -> None:
-        now = self.capture.last_time_us
-        if not self.orphans.due(now):
-            return
-        try:
-            source = read_source_state(self.root)
-        except (OSError, sqlite3.Error, pickle.UnpicklingError, KeyError) as exc:
-            self.emit("OGG-01967", Severity.WARNING, f"Orphaned transaction scan failed: {exc}.")
-            return
-        for txn in self.orphans.scan(now, self.capture.cache.open_transactions(), source):
-            self.capture.skip(txn.xid)
-            self.emit(
-                "OGG-01972",
-                Severity.INFO,
-                f"Purged orphaned transaction {lt.describe(txn)}, Items {txn.captured_rows}.",
-            )
-
-    def tranlog_request(self, args: tuple[str, ...]) -> list[str]:
-        """SEND EXTRACT g, TRANLOGOPTIONS {PURGEORPHANEDTRANSACTIONS |
-        NOPURGEORPHANEDTRANSACTIONS | TRANSCLEANUPFREQUENCY minutes}."""
-        words = [w.upper() for w in args]
-        with self.lock:
-            if words == ["PURGEORPHANEDTRANSACTIONS"]:
-                self.orphans.enabled = True
-                return ["Purging of orphaned transactions is on."]
-            if words == ["NOPURGEORPHANEDTRANSACTIONS"]:
-                self.orphans.enabled = False
-                self.orphans.candidates.clear()
-                return ["Purging of orphaned transactions is off."]
-            if len(words) == 2 and words[0] == "TRANSCLEANUPFREQUENCY" and words[1].isdigit():
-                minutes = int(words[1])
-                if not 1 <= minutes <= 43_200:
-                    raise lt.RequestError(
-                        "ERROR: TRANSCLEANUPFREQUENCY must be 1 to 43200 minutes."
-                    )
-                self.orphans.frequency_min = minutes
-                self.orphans.next_scan_us = None
-                return [f"Orphaned transactions are scanned for every {minutes} minute(s)."]
-        raise lt.RequestError(f"ERROR: invalid TRANLOGOPTIONS request: {' '.join(args)}")
-
-    def long_running(self) -> list[Txn]:
-        limit = self.model.warn_long_trans.threshold * 1_000_000
-        return [t for t in self.capture.cache.open_transactions() if self._age_us(t) > limit]
-
-    def showtrans(self, args: tuple[str, ...]) -> list[str]:
-        req = lt.parse_showtrans(args)
-        with self.lock:
-            txns = self.capture.cache.open_transactions()
-            if req.xid is not None:
-                txns = [t for t in txns if t.xid == req.xid]
-            if req.thread is not None:
-                txns = [t for t in txns if t.start.thread == req.thread]
-            if req.duration is not None:
-                txns = [t for t in txns if self._age_us(t) >= req.duration * 1_000_000]
-            if req.count is not None:
-                txns = txns[: req.count]
-            if not txns:
-                return ["No transactions found."]
-            if req.tabular:
-                lines = [lt.TABULAR_HEADER, *(lt.tabular_line(t, self.name) for t in txns)]
-            else:
-                lines = [ln for t in txns for ln in lt.block(t, self.name)]
-            if req.file is None:
-                return lines
-            if req.detail:
-                for t in txns:
-                    lines += ["", f"Items of {t.xid} (in memory):"]
-                    lines += [f"  {r.table} {r.io_type} {r.rowid}" for r in t.rows]
-                    if t.spilled:
-                        lines.append(f"  ... and {t.spilled} paged out to {t.spill_path}")
-        target = Path(req.file) if Path(req.file).is_absolute() else self.home.root / req.file
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text("\n".join(lines) + "\n")
-        return [f"Transaction information written to file {req.file}."]
-
-    def transaction_action(self, word: str, args: tuple[str, ...]) -> list[str]:
-        """SKIPTRANS / FORCETRANS: only the oldest open transaction (of THREAD n if given)."""
-        req = lt.parse_action(word, args)
-        with self.lock:
-            txns = self.capture.cache.open_transactions()
-            if req.thread is not None:
-                txns = [t for t in txns if t.start.thread == req.thread]
-            target = next((t for t in txns if t.xid == req.xid), None)
-            if target is None:
-                raise lt.RequestError(
-                    f"ERROR: OGG-01012  Failed to {word.lower()[:-5]} {req.xid} due to error "
-                    "(no such open transaction)."
-                )
-            if txns[0].xid != req.xid:
-                if word == "SKIPTRANS":
-                    msg = (
-                        f"Cannot skip transaction {req.xid} because it's not the oldest one. "
-                        "Only the oldest transaction can be skipped"
-                    )
-                    code = "OGG-25140"
-                else:
-                    msg = (
-                        f"Cannot force transaction {req.xid} to trail file because it's not the "
-                        "oldest one. Only the oldest transaction can be forced to trail file"
-                    )
-                    code = "OGG-25141"
-                self.emit(code, Severity.ERROR, msg)
-                raise lt.RequestError(f"ERROR: {code}  {msg}")
-            desc = lt.describe(target)
-            if req.validate:
-                return [desc]
-            if word == "SKIPTRANS":
-                self.capture.skip(req.xid)
-                done = f"Transaction [{desc}] skipped."
-            else:
-                self.capture.force(req.xid)
-                done = f"Transaction [{desc}] forced to trail file."
-            self.emit("OGG-01029", Severity.INFO, done)
-            self.checkpoint()
-        return [done]
-
-    def stop_refusal(self) -> list[str] | None:
-        with self.lock:
-            if not self.long_running():
-                return None
-        return [
-            "There are open, long-running transactions. Before you stop Extract, make the "
-            "archives containing data for those transactions available for when Extract "
-            f"restarts. To force Extract to stop, use the SEND EXTRACT {self.name}, FORCESTOP "
-            "command."
-        ]
 
     def _report_count(self) -> None:
         """REPORTCOUNT: ``N records processed as of <time> (rate r,delta d)``."""

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from engine.events import Severity
-from engine.extract.engine import ExtractError, ExtractRun
+from engine.extract.engine import ExtractRun
 from engine.extract.longtrans import RequestError
+from engine.extract.start import ExtractError
 from engine.groups import SourceType
 from engine.ipc import Reply, Request
 from engine.paramcheck import load_group_params
