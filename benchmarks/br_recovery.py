@@ -84,8 +84,24 @@ def read_and_restart(home: Home, br: bool) -> tuple[tuple[int, int], tuple[int, 
     return read, (rec["sequence"], rec["offset"])
 
 
+def read_time_us(home: Home) -> int:
+    path = home.dirchk / "E1.cpe"
+    if not path.exists():
+        return 0
+    try:
+        return int(json.loads(path.read_text())["extra"]["capture"]["last_time_us"])
+    except (ValueError, KeyError):
+        return 0  # being replaced
+
+
 def crash_run(
-    home: Home, br: bool, crashes: int, rnd: random.Random, env: dict[str, str]
+    home: Home,
+    br: bool,
+    crashes: int,
+    rnd: random.Random,
+    env: dict[str, str],
+    start_us: int,
+    hours: float,
 ) -> list[float]:
     cmd = [sys.executable, "-m", "ggsci", "extract", "paramfile", str(home.dirprm / "e1.prm")]
     spans: list[float] = []
@@ -99,7 +115,15 @@ def crash_run(
         proc = subprocess.Popen(
             cmd, env=env, cwd=home.root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
-        time.sleep(rnd.uniform(25.0, 40.0))  # past the JVM start, into the catch-up
+        # Kill once the run has published progress to a random point of the day of redo,
+        # so that every crash lands mid-stream with the long transactions open.
+        progress = max(read_time_us(home), start_us)
+        target = progress + int(rnd.uniform(0.1, 0.3) * hours * 3600e6)
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and proc.poll() is None:
+            if read_time_us(home) >= target:
+                break
+            time.sleep(0.2)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
     where = read_and_restart(home, br)
@@ -167,11 +191,18 @@ def main() -> None:
             capture_output=True,
         )
         want = trail_rows(reference)
+        first_us = int(time_at(base, 1, 1, 0) * 1e6)
         results = {}
         for name in ("br", "nobr"):
             home = homes[name]
             spans = crash_run(
-                home, name == "br", args.crashes, rnd, {**env, "GGHOME": str(home.root)}
+                home,
+                name == "br",
+                args.crashes,
+                rnd,
+                {**env, "GGHOME": str(home.root)},
+                first_us,
+                args.hours,
             )
             got = trail_rows(home)
             have, need = Counter(got), Counter(want)
