@@ -101,6 +101,29 @@ class TransactionCache:
             rows = [r for r in rows if r.ref not in txn.undone]
         return txn, rows
 
+    def commit_stream(self, xid: str) -> tuple[Txn, Iterator[Lcr]] | None:
+        """Like :meth:`commit`, but the rows come one at a time, paged-out ones read back
+        as they are needed: a transaction larger than memory is never held whole."""
+        txn = self.txns.pop(xid, None)
+        if txn is None:
+            return None
+        self.weight -= txn.weight
+        txn.weight = 0
+
+        def rows() -> Iterator[Lcr]:
+            try:
+                for r in self._spilled_rows(txn):
+                    if r.ref not in txn.undone:
+                        yield r
+                memory, txn.rows = txn.rows, []
+                for r in memory:
+                    if r.ref not in txn.undone:
+                        yield r
+            finally:
+                self._release(txn)
+
+        return txn, rows()
+
     def rollback(self, xid: str) -> Txn | None:
         txn = self.txns.pop(xid, None)
         if txn is not None:

@@ -12,13 +12,14 @@ committed transaction is in the trail exactly once.
 from __future__ import annotations
 
 import heapq
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.extract.assemble import to_records
+from engine.extract.assemble import stream_records, to_records
 from engine.extract.cache import TransactionCache, Txn
 from engine.extract.decode import Decoder, Selection
 from engine.extract.lcr import Kind, Lcr, Position
@@ -93,6 +94,16 @@ class Stats:
     forced: int = 0
     trail_records: int = 0
     by_op: dict[str, int] = field(default_factory=dict)
+
+
+#: Encoded records held before they are handed to the trail writer.
+APPEND_CHUNK = 10_000
+
+
+def _draining(queue: deque[Lcr]) -> Iterator[Lcr]:
+    """Yield and forget: an LCR paged out of the cache must not stay alive in the batch."""
+    while queue:
+        yield queue.popleft()
 
 
 def selection_for(model: ParamFile, dictionary: Dictionary) -> Selection:
@@ -192,10 +203,13 @@ class Capture:
             return 0
         results = decode_splits(self.decoder, splits, self.spark)
         self.stats.records_read += sum(r.records for r in results)
-        per_thread: dict[int, list[Lcr]] = {}
+        per_thread: dict[int, deque[Lcr]] = {}
         for r in results:
-            per_thread.setdefault(r.split.thread, []).extend(r.lcrs)
-        merged: Iterator[Lcr] = heapq.merge(*per_thread.values(), key=lambda lcr: lcr.order_key)
+            per_thread.setdefault(r.split.thread, deque()).extend(r.lcrs)
+            r.lcrs.clear()  # the deques hold them now, and let each go once consumed
+        merged: Iterator[Lcr] = heapq.merge(
+            *(_draining(q) for q in per_thread.values()), key=lambda lcr: lcr.order_key
+        )
         n = 0
         pending: list[bytes] = []
         consumed: dict[int, Position] = {}
@@ -246,27 +260,33 @@ class Capture:
         elif k is Kind.UNDO:
             self.cache.undo(lcr)
         elif k is Kind.COMMIT:
-            done = self.cache.commit(lcr.xid)
+            done = self.cache.commit_stream(lcr.xid)
             excluded = lcr.xid in self.excluded
             self.excluded.discard(lcr.xid)
             if done is None:
                 return
             _, rows = done
-            if excluded:
-                self.stats.excluded += 1
-                return
-            if lcr.scn <= self.last_commit_scn:
-                self.stats.skipped_recovered += 1
+            if excluded or lcr.scn <= self.last_commit_scn:
+                for _ in rows:  # drain: releases the transaction's page file
+                    pass
+                if excluded:
+                    self.stats.excluded += 1
+                else:
+                    self.stats.skipped_recovered += 1
                 return
             self.last_commit_scn = lcr.scn
             self.stats.transactions += 1
-            if rows:
-                for rec in to_records(lcr.xid, lcr.scn, lcr.time_us, rows):
-                    out.append(encode_record(rec))
-                    self.stats.by_op[rec.op_name] = self.stats.by_op.get(rec.op_name, 0) + 1
-                self.stats.trail_records += len(rows)
+            n = 0
+            for rec in stream_records(lcr.xid, lcr.scn, lcr.time_us, rows):
+                out.append(encode_record(rec))
+                self.stats.by_op[rec.op_name] = self.stats.by_op.get(rec.op_name, 0) + 1
+                n += 1
+                if len(out) >= APPEND_CHUNK:  # a huge transaction goes out as it is read back
+                    self.writer.append_many(out)
+                    out.clear()
+            self.stats.trail_records += n
             if self.on_commit is not None:
-                self.on_commit(lcr.xid, lcr.scn, len(rows))
+                self.on_commit(lcr.xid, lcr.scn, n)
         elif k is Kind.ROLLBACK:
             self.cache.rollback(lcr.xid)
             self.excluded.discard(lcr.xid)

@@ -133,3 +133,43 @@ def test_assembled_records_carry_trans_ind_and_first_record_tokens() -> None:
     assert all(r.io_time_us == 99 for r in recs)
     [one] = to_records("1.1.1", 5, 0, rows[:1])
     assert one.trans_ind == TransInd.WHOLE
+
+
+def test_streamed_commit_matches_the_whole_one(tmp_path: Path) -> None:
+    from engine.extract.assemble import stream_records
+
+    for n in (1, 2, 5):
+        rows = [
+            lcr(
+                Kind.ROW,
+                "4.1.1",
+                i,
+                io_type=IOType.INSERT,
+                table="A.B",
+                columns=((0, str(i)),),
+                ref=str(i),
+            )
+            for i in range(n)
+        ]
+        assert list(stream_records("4.1.1", 9, 7, rows)) == to_records("4.1.1", 9, 7, rows)
+    assert list(stream_records("4.1.1", 9, 7, [])) == []
+    cache = TransactionCache(tmp_path, budget=20_000)
+    for i in range(2_000):
+        cache.add(
+            lcr(
+                Kind.ROW,
+                "8.8.8",
+                i,
+                io_type=IOType.INSERT,
+                table="A.B",
+                columns=((0, "y" * 30),),
+                ref=str(i),
+            )
+        )
+    cache.undo(lcr(Kind.UNDO, "8.8.8", 3000, ref="5"))
+    assert cache.spills > 0
+    out = cache.commit_stream("8.8.8")
+    assert out is not None
+    refs = [r.ref for r in out[1]]
+    assert refs == [str(i) for i in range(2_000) if i != 5]
+    assert not list(tmp_path.glob("*.spill")) and cache.weight == 0
