@@ -12,6 +12,7 @@ they work whether the process is running, stopped or abended.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -206,3 +207,32 @@ def save_checkpoints(home: Home, checkpoints: Checkpoints) -> None:
 
 def delete_checkpoints(home: Home, kind: str, group: str) -> None:
     checkpoint_path(home, kind, group).unlink(missing_ok=True)
+
+
+def next_checkpoint(
+    base: Checkpoints | None,
+    group: str,
+    kind: str,
+    *,
+    reads: tuple[ReadCheckpoint, ...],
+    write: WriteCheckpoint | None,
+    batch_id: int,
+    now: datetime,
+    source_time: datetime | None,
+    extra: dict[str, Any] | None = None,
+) -> Checkpoints:
+    """What a group publishes next: its read positions, its write position (replacing the
+    one for the same trail), the batch id, the time, and the lag (``now`` minus the source
+    time of the last record processed; unchanged when nothing was processed)."""
+    cps = base or Checkpoints(group, kind)
+    if write is not None:
+        cps = cps.with_write(write)
+    return replace(
+        cps,
+        reads=reads,
+        batch_id=batch_id,
+        updated=now.isoformat(" ", "seconds"),
+        lag_seconds=(now - source_time).total_seconds() if source_time else cps.lag_seconds,
+        altered=False,
+        extra={**cps.extra, **(extra or {})},
+    )

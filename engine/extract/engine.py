@@ -13,19 +13,18 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from engine.checkpoints import Position as CpPosition
 from engine.checkpoints import (
-    Checkpoints,
     ReadCheckpoint,
     WriteCheckpoint,
     load_checkpoints,
+    next_checkpoint,
     save_checkpoints,
 )
-from engine.checkpoints import Position as CpPosition
 from engine.events import Severity
 from engine.extract import longtrans as lt
 from engine.extract.br import BoundedRecovery, BrError, Restored, selection_digest
@@ -357,7 +356,13 @@ class ExtractRun(TransactionManagement):
                         f"A Bounded Recovery checkpoint will be taken in {words[2]} of redo time."
                     ]
                 if words[1] == "AT" and len(words) >= 3:
-                    when = datetime.fromisoformat(" ".join(args[2:]))
+                    try:
+                        when = datetime.fromisoformat(" ".join(args[2:]))
+                    except ValueError:
+                        raise lt.RequestError(
+                            f"ERROR: BRCHECKPOINT AT needs yyyy-mm-dd[ hh:mm[:ss]], "
+                            f"not {' '.join(args[2:])!r}."
+                        ) from None
                     self.br.next_due_us = datetime_to_micros(when)
                     return [f"A Bounded Recovery checkpoint will be taken at {when} (redo time)."]
         raise lt.RequestError(f"ERROR: invalid BR request: {' '.join(args)}")
@@ -410,18 +415,16 @@ class ExtractRun(TransactionManagement):
             CpPosition(state.trail.seqno, state.trail.rba),
             self.megabytes,
         )
-        now = self.clock()
-        lag = (now - ts).total_seconds() if ts else None
-        base = self.checkpoints or Checkpoints(self.name, "EXTRACT")
-        cps = replace(
-            base,
+        cps = next_checkpoint(
+            self.checkpoints,
+            self.name,
+            "EXTRACT",
             reads=reads,
-            writes=(write, *(w for w in base.writes if w.trail != self.trail_path)),
+            write=write,
             batch_id=self.batch_id,
-            updated=now.isoformat(" ", "seconds"),
-            lag_seconds=lag,
-            altered=False,
-            extra={**base.extra, "capture": state.to_json(), "br": self.br_positions},
+            now=self.clock(),
+            source_time=ts,
+            extra={"capture": state.to_json(), "br": self.br_positions},
         )
         save_checkpoints(self.home, cps)
         self.checkpoints = cps

@@ -32,9 +32,7 @@ class TransactionManagement:
     root: Path
     orphans: OrphanScanner
     _next_check_us: int | None
-
-    def checkpoint(self) -> None:
-        raise NotImplementedError
+    checkpoint: Callable[[], None]  # ExtractRun's: make the trail durable, then publish
 
     # -- long-running transactions ---------------------------------------------------
     def _age_us(self, txn: Txn) -> int:

@@ -29,6 +29,7 @@ from engine.checkpoints import (
     ReadCheckpoint,
     WriteCheckpoint,
     load_checkpoints,
+    next_checkpoint,
     save_checkpoints,
 )
 from engine.events import Severity
@@ -243,14 +244,15 @@ class Pump:
             Position(seqno=durable.seqno, rba=durable.rba),
             self.megabytes,
         )
-        base = self.checkpoints or Checkpoints(self.name, "EXTRACT")
-        cps = replace(
-            base.with_write(write),
+        cps = next_checkpoint(
+            self.checkpoints,
+            self.name,
+            "EXTRACT",
             reads=(read,),
+            write=write,
             batch_id=self.batch_id,
-            updated=now.isoformat(" ", "seconds"),
-            lag_seconds=(now - stamp).total_seconds() if stamp else base.lag_seconds,
-            altered=False,
+            now=now,
+            source_time=stamp,
         )
         save_checkpoints(self.home, cps)
         self.checkpoints = cps

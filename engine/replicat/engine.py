@@ -24,10 +24,10 @@ from dataclasses import replace
 from datetime import datetime
 
 from engine.checkpoints import (
-    Checkpoints,
     Position,
     ReadCheckpoint,
     load_checkpoints,
+    next_checkpoint,
     save_checkpoints,
 )
 from engine.events import Severity
@@ -291,14 +291,15 @@ class ReplicatRun:
             scn=self.progress.csn,
             timestamp=stamp.isoformat(" ") if stamp else None,
         )
-        base = self.checkpoints or Checkpoints(self.name, "REPLICAT")
-        cps = replace(
-            base,
+        cps = next_checkpoint(
+            self.checkpoints,
+            self.name,
+            "REPLICAT",
             reads=(ReadCheckpoint(self.group.source_path or "", self.startup, current, current),),
+            write=None,
             batch_id=self.batch_id,
-            updated=now.isoformat(" ", "seconds"),
-            lag_seconds=(now - stamp).total_seconds() if stamp else base.lag_seconds,
-            altered=False,
+            now=now,
+            source_time=stamp,
         )
         save_checkpoints(self.home, cps)
         self.checkpoints = cps
