@@ -16,6 +16,7 @@ import pytest
 from engine.events import Severity
 from engine.extract import br as br_module
 from engine.extract.engine import ExtractRun
+from engine.extract.longtrans import RequestError
 from engine.home import Home
 from engine.source.clock import ManualClock
 from engine.source.database import Database
@@ -220,10 +221,17 @@ def test_brreset_and_changed_selection_use_normal_recovery(
     src.commit("C1")
     run_once(home, spark, Log())
     log = Log()
-    ExtractRun(
+    run = ExtractRun(
         home, check_text(PRM).model, None, log, spark=spark, durable=False, brreset=True
-    ).close()
+    )
     assert "OGG-10019" in log.codes() and "OGG-01641" not in log.codes()
+    with pytest.raises(RequestError, match="BRCHECKPOINT AT needs"):
+        run.br_request(("BRCHECKPOINT", "AT", "tomorrow"))
+    with pytest.raises(RequestError, match="outside 20M to 96H"):
+        run.br_request(("BRINTERVAL", "5M"))
+    assert run.br_request(("BRINTERVAL", "2H")) == ["BR interval set to 2H (7200 seconds)."]
+    assert run.br_request(("BRSTATS",))[0].startswith("BR directory: ")
+    run.close()
     log = Log()
     changed = check_text(PRM.replace("TABLE hr.emp;", "TABLE hr.emp;\nTABLE hr.other;")).model
     ExtractRun(home, changed, None, log, spark=spark, durable=False).close()
