@@ -1,5 +1,5 @@
-"""End to end on SQLite: workload -> Extract -> pump -> Replicat as real processes; the pump
-and the Replicat are killed with SIGKILL mid-stream and restarted; after draining, every
+"""End to end on SQLite: workload -> Extract -> pump -> Replicat as real processes; the
+Extract, the pump and the Replicat are each killed with SIGKILL mid-stream and restarted; after draining, every
 target table equals its source table row for row."""
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def in_sync(home: Home) -> bool:
     return all(source_rows(home, t) == target_rows(home, t) for t in TABLES)
 
 
-def test_sqlite_pipeline_survives_kill9_of_pump_and_replicat(tmp_path: Path) -> None:
+def test_sqlite_pipeline_survives_kill9_of_extract_pump_and_replicat(tmp_path: Path) -> None:
     home = new_home(tmp_path, "./tgt.db")
     conn = sqlite3.connect(home.root / "tgt.db")
     for t in TABLES:
@@ -64,13 +64,18 @@ def test_sqlite_pipeline_survives_kill9_of_pump_and_replicat(tmp_path: Path) -> 
         assert "EXTRACT PMP1 starting" in ggsci(home, "START EXTRACT pmp1")
         wait_until(lambda: running(home, "EXTRACT", "PMP1"), "the pump to run again")
         workload(home, seed=3, transactions=300)
+        kill9(home, "EXTRACT", "EXT1")  # the Extract is capturing the third batch
+        assert "EXTRACT EXT1 starting" in ggsci(home, "START EXTRACT ext1")
+        wait_until(lambda: running(home, "EXTRACT", "EXT1"), "the Extract to run again")
         kill9(home, "REPLICAT", "REP1")  # the Replicat is applying the third batch
         assert "REPLICAT REP1 starting" in ggsci(home, "START REPLICAT rep1")
         workload(home, seed=4, transactions=100)
         try:
             wait_until(lambda: in_sync(home), "the target to equal the source")
         except AssertionError:
-            raise AssertionError(report(home, "REP1") + report(home, "PMP1")) from None
+            raise AssertionError(
+                report(home, "REP1") + report(home, "PMP1") + report(home, "EXT1")
+            ) from None
         info = ggsci(home, "INFO ALL", "SEND REPLICAT rep1, STATUS")
         assert "REPLICAT    RUNNING     REP1" in info, info
         assert "EXTRACT     RUNNING     PMP1" in info, info
