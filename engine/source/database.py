@@ -362,10 +362,10 @@ class Database:
         or when the last flush is older than ``FLUSH_INTERVAL`` (so a tailing reader sees
         committed work within about that time, at any transaction rate)."""
         w = self.logs.writers.get(thread)
-        if w is None or not w.pending:
+        if w is None or not w.buffered:
             return
         now = time.monotonic()
-        if len(w.pending) > 256 * 1024 or now - self._flushed_at >= FLUSH_INTERVAL:
+        if w.buffered > 256 * 1024 or now - self._flushed_at >= FLUSH_INTERVAL:
             self.logs.flush()
             self._flushed_at = now
 

@@ -47,6 +47,7 @@ MAX_RECORD: Final = 256 * 1024 * 1024
 _BHEAD: Final = struct.Struct("<HHII")
 _FRAME: Final = struct.Struct("<II")
 _FHEAD: Final = struct.Struct("<8sHHIIQQBq")
+_U32: Final = struct.Struct("<I")
 STATUS_CURRENT: Final = 0
 STATUS_ARCHIVED: Final = 1
 READ_CHUNK_BLOCKS: Final = 2048  # 1 MiB per read
@@ -345,8 +346,12 @@ class LogWriter:
     """Appends records to one log file (the current log of a thread).
 
     Not thread-safe; one writer per file per process (the database holds a lock file).
-    Bytes are buffered and reach the OS on :meth:`flush` (called at commits) or when the
-    buffer exceeds ``buffer_limit``; ``fsync`` makes flushes durable."""
+    Appending a record only frames it (length, CRC) and queues it: the queued frames are cut
+    into blocks, with their headers, in one pass when they reach the OS, on :meth:`flush`
+    (called at commits, see ``Database.end_transaction``) or when ``buffer_limit`` bytes are
+    queued. Until then a crash of the process loses them (the file then ends at an earlier
+    record boundary, or in a torn tail that readers and the next writer drop); ``fsync``
+    makes each flush durable against a crash of the machine too."""
 
     def __init__(
         self,
@@ -378,7 +383,9 @@ class LogWriter:
             self.last_scn = None
             self.records = 0
         self.fh: BinaryIO = open(path, "ab")  # noqa: SIM115 - lives as long as the writer
-        self.pending = bytearray()
+        self._queued: list[bytes] = []  # frame heads and payloads, not yet cut into blocks
+        self._starts: list[int] = []  # logical start of each queued frame
+        self._queued_at = self.logical  # logical position of the first queued byte
 
     @staticmethod
     def _truncate_point(logical: int) -> int:
@@ -397,57 +404,78 @@ class LogWriter:
         """Bytes in the file once pending bytes are flushed."""
         return self._truncate_point(self.logical)
 
+    @property
+    def buffered(self) -> int:
+        """Bytes of records appended but not yet handed to the OS."""
+        return self.logical - self._queued_at
+
     def next_rba(self) -> Rba:
         return rba_at(self.header.sequence, physical(self.logical))
 
     def append(self, record: RedoRecord) -> tuple[int, int]:
         """Append one record; returns its ``(offset, end)`` in the file."""
-        return self.append_payload(encode_record(record), record.scn)
+        start = self.logical
+        self.add(encode_record(record), record.scn)
+        return physical(start), physical(self.logical)
 
     def append_payload(self, payload: bytes, scn: int) -> tuple[int, int]:
-        """Append an already encoded record payload (see :mod:`engine.source.bulk`)."""
-        frame = _FRAME.pack(len(payload), zlib.crc32(payload)) + payload
+        """Append an already encoded record payload; returns its ``(offset, end)``."""
         start = self.logical
-        within = start % PAYLOAD
-        if within and within + len(frame) < PAYLOAD:  # fast path: fits in the current block
-            self.pending += frame
-            self.logical = start + len(frame)
-            self.last_scn = scn
-            self.records += 1
-            base = (start // PAYLOAD + 1) * BLOCK + BLOCK_HEAD
-            return base + within, base + within + len(frame)
-        end = start + len(frame)
-        out = self.pending
-        pos, i = start, 0
-        seq = self.header.sequence
-        while i < len(frame):
-            within = pos % PAYLOAD
-            if within == 0:
-                blk = pos // PAYLOAD + 1
-                if pos == start:
-                    first = BLOCK_HEAD
-                elif end - pos < PAYLOAD:
-                    first = BLOCK_HEAD + (end - pos)
-                else:
-                    first = 0
-                head = _BHEAD.pack(BLOCK_MAGIC, first, blk, seq)
-                out += head
-                out += struct.pack("<I", zlib.crc32(head))
-            n = min(PAYLOAD - within, len(frame) - i)
-            out += frame[i : i + n]
-            i += n
-            pos += n
-        self.logical = end
+        self.add(payload, scn)
+        return physical(start), physical(self.logical)
+
+    def add(self, payload: bytes, scn: int) -> None:
+        """Append an encoded record payload whose header holds the RBA of
+        ``physical(self.logical)`` (see :mod:`engine.source.bulk`)."""
+        start = self.logical
+        n = len(payload)
+        self._queued += (_FRAME.pack(n, zlib.crc32(payload)), payload)
+        self._starts.append(start)
+        self.logical = start + _FRAME.size + n
         self.last_scn = scn
         self.records += 1
-        if len(out) >= self.buffer_limit:
+        if self.logical - self._queued_at >= self.buffer_limit:
             self.flush()
-        return physical(start), physical(end)
+
+    def _blocks(self) -> bytearray:
+        """The queued frames cut into the blocks' payload areas. A block is opened (its
+        header written) by the first byte that goes into it; its ``first`` field is the
+        first record boundary inside it, and every boundary is known by then: the start
+        of a queued frame, or the end of the last one."""
+        data = b"".join(self._queued)
+        bounds = self._starts
+        bounds.append(self.logical)
+        out = bytearray()
+        pos = self._queued_at
+        i = 0
+        within = pos % PAYLOAD
+        if within:  # the rest of the block opened by an earlier flush
+            i = PAYLOAD - within
+            out += data[:i]
+            pos += i
+        view = memoryview(data)
+        seq = self.header.sequence
+        b = 0
+        while i < len(data):
+            while bounds[b] < pos:
+                b += 1
+            gap = bounds[b] - pos
+            head = _BHEAD.pack(
+                BLOCK_MAGIC, BLOCK_HEAD + gap if gap < PAYLOAD else 0, pos // PAYLOAD + 1, seq
+            )
+            out += head
+            out += _U32.pack(zlib.crc32(head))
+            out += view[i : i + PAYLOAD]
+            i += PAYLOAD
+            pos += PAYLOAD
+        self._queued = []
+        self._starts = []
+        self._queued_at = self.logical
+        return out
 
     def flush(self) -> None:
-        if self.pending:
-            self.fh.write(self.pending)
-            self.pending = bytearray()
+        if self._queued:
+            self.fh.write(self._blocks())
             self.fh.flush()
             if self.fsync:
                 os.fsync(self.fh.fileno())

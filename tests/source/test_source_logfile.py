@@ -5,11 +5,13 @@ from __future__ import annotations
 import itertools
 import os
 import random
+import struct
+import zlib
 from datetime import datetime
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from engine.source.errors import RedoCorruptError, RedoTruncatedError
@@ -193,3 +195,43 @@ def test_plan_splits_covers_every_record_once(tmp_path: Path) -> None:
     assert parts == whole
     with pytest.raises(ValueError):
         plan_splits(infos, 0)
+
+
+def _blocks_one_record_at_a_time(frames: list[bytes], seq: int) -> bytes:
+    """Reference model of the block layout: a record's bytes go into the current block, a
+    block's header is written when its first byte is, with the first boundary in it."""
+    out = bytearray()
+    pos = 0
+    for frame in frames:
+        start, end = pos, pos + len(frame)
+        for byte in frame:
+            if pos % 496 == 0:
+                first = 16 if pos == start else 16 + end - pos if end - pos < 496 else 0
+                head = struct.pack("<HHII", 0x4752, first, pos // 496 + 1, seq)
+                out += head + struct.pack("<I", zlib.crc32(head))
+            out.append(byte)
+            pos += 1
+    return bytes(out)
+
+
+@settings(max_examples=60, deadline=None)
+@example(sizes=[480, 992, 0], flushes=set())  # a record ending exactly at a block's end
+@example(sizes=[480, 992, 0], flushes={0, 1})
+@given(
+    sizes=st.lists(st.sampled_from([0, 1, 9, 480, 487, 488, 496, 992, 1200]), max_size=30),
+    flushes=st.sets(st.integers(0, 30)),
+)
+def test_block_layout_does_not_depend_on_flush_points(
+    sizes: list[int], flushes: set[int], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    path = tmp_path_factory.mktemp("flush") / "000000003.log"
+    w = LogWriter(path, 1, 3, 1, 0)
+    frames = []
+    for i, n in enumerate(sizes):
+        payload = bytes([i % 251]) * n
+        frames.append(struct.pack("<II", n, zlib.crc32(payload)) + payload)
+        w.append_payload(payload, i)
+        if i in flushes:
+            w.flush()
+    w.close()
+    assert path.read_bytes()[BLOCK:] == _blocks_one_record_at_a_time(frames, 3)
