@@ -4,8 +4,10 @@ One per home. It owns ``dirpcs/MGR.pcm`` and the socket ``dirpcs/MGR.pcm.sock`` 
 listens on mgr.prm's PORT (localhost, same JSON protocol), and answers START / KILL of groups,
 CHILDSTATUS, GETPORTINFO, GETPURGEOLDEXTRACTS and STOP. Every ``poll`` seconds it reaps its
 children, restarts groups that abended while it watched (AUTORESTART, with RETRIES within
-RESETMINUTES, after WAITMINUTES), and every CHECKMINUTES it applies PURGEOLDEXTRACTS. At start it
-starts the AUTOSTART groups. Stopping the Manager leaves running groups running, as in GoldenGate.
+RESETMINUTES, after WAITMINUTES), every CHECKMINUTES it applies PURGEOLDEXTRACTS, and it runs
+the heartbeat update and purge jobs that are due (:mod:`engine.heartbeat.schedule`: our
+databases have no scheduler of their own, or only a small one). At start it starts the
+AUTOSTART groups. Stopping the Manager leaves running groups running, as in GoldenGate.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pathlib import Path
 
 from engine.events import MANAGER_COMPONENT, Clock, Event, Severity, log_event
 from engine.groups import GroupKind, GroupStore
+from engine.heartbeat.schedule import HeartbeatSchedule
 from engine.home import Home
 from engine.ipc import HandlerTable, IpcServer, Reply, Request, TcpListener
 from engine.mgrparams import ManagerParamError, ManagerParams, load_manager_params
@@ -89,6 +92,7 @@ class Manager:
         self.table.add("GETPORTINFO", self._portinfo)
         self.table.add("GETPURGEOLDEXTRACTS", self._purgeinfo)
         self.table.add("STATUS", lambda _: Reply(("Manager is running.",)))
+        self.heartbeats = HeartbeatSchedule(home, self.event)
 
     def event(self, code: str, severity: Severity, text: str) -> None:
         log_event(
@@ -309,6 +313,7 @@ class Manager:
                 if self.params.purge and now >= next_purge:
                     next_purge = now + self.params.check_minutes * 60
                     self.purge()
+                self.heartbeats.tick()
             except Exception as exc:  # one bad file must not stop the Manager; log, go on
                 self.event("OGG-01091", Severity.WARNING, f"Manager check failed: {exc!r}.")
         server.close()

@@ -24,6 +24,11 @@ HELP: dict[tuple[str, ...], tuple[str, str]] = {
         "ADD RMTTRAIL path/xx, EXTRACT group [, MEGABYTES n] [, SEQNO n] [, FORMAT RELEASE m.n]",
     ),
     ("ADD", "CREDENTIALSTORE"): ("Create the credential store (dircrd/).", "ADD CREDENTIALSTORE"),
+    ("ADD", "HEARTBEATTABLE"): (
+        "Create the heartbeat tables, lag views and jobs in the DBLOGIN database.",
+        "ADD HEARTBEATTABLE [, FREQUENCY s (0-7999, 60)] [, RETENTION_TIME d (1-2147483646, 30)]\n"
+        "  [, PURGE_FREQUENCY d (1-199, 1)] [, PARTITIONED] [, NOADDTRANDATA] [, TARGETONLY]",
+    ),
     ("ALTER", "EXTRACT"): (
         "Reposition or change an Extract (it must be stopped).",
         "ALTER EXTRACT group [, BEGIN {NOW | ts}] [, EXTSEQNO n, EXTRBA n] [, SCN n] [, THREAD n]\n"
@@ -42,7 +47,20 @@ HELP: dict[tuple[str, ...], tuple[str, str]] = {
         "ALTER CREDENTIALSTORE {ADD | REPLACE} USER u [PASSWORD p] [ALIAS a] [DOMAIN d]\n"
         "ALTER CREDENTIALSTORE DELETE USER u [ALIAS a] [DOMAIN d]",
     ),
+    ("ALTER", "HEARTBEATTABLE"): (
+        "Change the heartbeat jobs' settings in the DBLOGIN database.",
+        "ALTER HEARTBEATTABLE [, FREQUENCY s] [, RETENTION_TIME d] [, PURGE_FREQUENCY d]\n"
+        "  [, TARGETONLY | NOTARGETONLY]",
+    ),
     ("DELETE", "EXTRACT"): ("Delete stopped groups.", "DELETE {EXTRACT | REPLICAT | ER} group [!]"),
+    ("DELETE", "HEARTBEATTABLE"): (
+        "Drop the heartbeat tables, views and jobs of the DBLOGIN database.",
+        "DELETE HEARTBEATTABLE [!]",
+    ),
+    ("DELETE", "HEARTBEATENTRY"): (
+        "Delete GG_HEARTBEAT rows whose paths name a group.",
+        "DELETE HEARTBEATENTRY group [!]   (! : no question when the name has wildcards)",
+    ),
     ("DELETE", "EXTTRAIL"): ("Unbind a trail.", "DELETE {EXTTRAIL | RMTTRAIL} path [, EXTRACT g]"),
     ("INFO", "ALL"): ("Status of the Manager and all groups.", "INFO ALL [TASKS | ALLPROCESSES]"),
     ("INFO", "EXTRACT"): (
@@ -55,6 +73,10 @@ HELP: dict[tuple[str, ...], tuple[str, str]] = {
         "INFO CREDENTIALSTORE [DOMAIN d]",
     ),
     ("INFO", "MANAGER"): ("Whether the Manager runs.", "INFO MANAGER"),
+    ("INFO", "HEARTBEATTABLE"): (
+        "The heartbeat tables and job settings of the DBLOGIN database.",
+        "INFO HEARTBEATTABLE",
+    ),
     ("STATUS", "EXTRACT"): ("One status word per group.", "STATUS {EXTRACT | REPLICAT | ER} group"),
     ("STATUS", "MANAGER"): ("Whether the Manager runs.", "STATUS MANAGER"),
     ("START", "MANAGER"): ("Start the Manager daemon of this home.", "START MANAGER"),
@@ -69,8 +91,9 @@ HELP: dict[tuple[str, ...], tuple[str, str]] = {
         "KILL {EXTRACT | REPLICAT | ER} group",
     ),
     ("LAG", "EXTRACT"): (
-        "Ask groups for their lag.",
-        "LAG {EXTRACT | REPLICAT | ER} group [, GLOBAL]",
+        "Ask groups for their lag; GLOBAL: end-to-end lag from the heartbeat tables.",
+        "LAG {EXTRACT | REPLICAT | ER} group [, GLOBAL] [, HISTORY]\n"
+        "  (GLOBAL and HISTORY read GG_LAG / GG_LAG_HISTORY of the DBLOGIN database)",
     ),
     ("SEND", "EXTRACT"): (
         "Send a request to running groups.",

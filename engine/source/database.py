@@ -43,10 +43,12 @@ from engine.source.ids import Xid, make_dba
 from engine.source.logfile import read_records
 from engine.source.logs import LogInfo, LogSet, list_logs
 from engine.source.redo import ChangeVector, Cleanout, Ddl, LocatedRecord, RedoRecord
+from engine.source.scheduler import Scheduler, load_jobs
 from engine.source.session import Session
 
 DEFAULT_LOG_BYTES: Final = 64 * 1024 * 1024
 FLUSH_INTERVAL: Final = 0.05  # seconds of wall time between redo flushes at commit
+LOCK_WAIT: Final = 1.0  # seconds an open waits for another process to close the database
 FIRST_OBJ: Final = 76480
 FIRST_SCN: Final = 1_600_000
 MAX_USN: Final = 10
@@ -129,23 +131,31 @@ def drop_database(dirdb: Path, name: str) -> None:
 
 
 class _DirLock:
-    """An exclusive, non-blocking flock on ``<db>/lock``: one process per database."""
+    """An exclusive flock on ``<db>/lock``: one process per database. ``wait`` seconds are
+    allowed for a holder to let go (the Manager holds an idle database for the milliseconds
+    its scheduled jobs take, :mod:`engine.source.scheduler`)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, wait: float = 0.0) -> None:
         self.path = root / "lock"
+        self.wait = wait
         self.fh: BinaryIO | None = None
 
     def __enter__(self) -> _DirLock:
         self.fh = open(self.path, "a+b")
-        try:
-            fcntl.flock(self.fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            self.fh.close()
-            raise DatabaseError(
-                f"database {self.path.parent.name} is in use by another process",
-                "GGS-SRC-0103",
-            ) from exc
-        return self
+        deadline = time.monotonic() + self.wait
+        while True:
+            try:
+                fcntl.flock(self.fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return self
+            except OSError as exc:
+                if time.monotonic() < deadline:
+                    time.sleep(0.01)
+                    continue
+                self.fh.close()
+                raise DatabaseError(
+                    f"database {self.path.parent.name} is in use by another process",
+                    "GGS-SRC-0103",
+                ) from exc
 
     def __exit__(self, *exc: object) -> None:
         if self.fh is not None:
@@ -164,11 +174,12 @@ class Database:
         clock: Clock | None = None,
         clock_rate: float = 1.0,
         fsync: bool = False,
+        lock_wait: float = LOCK_WAIT,
     ) -> None:
         if not (root / "data.sqlite").exists():
             raise DatabaseError(f"database {root.name} does not exist", "GGS-SRC-0102")
         self.root = root
-        self._lock = _DirLock(root)
+        self._lock = _DirLock(root, lock_wait)
         self._lock.__enter__()
         try:
             self.conn = sqlite3.connect(root / "data.sqlite", isolation_level="DEFERRED")
@@ -188,6 +199,7 @@ class Database:
         self.table_locks: dict[int, str] = {}
         self.key_locks: dict[tuple[int, str, tuple[bytes | None, ...]], str] = {}
         self.sessions: dict[str, Session] = saved
+        self.scheduler = Scheduler(load_jobs(self.conn))
         self.xids_in_use: set[tuple[int, int]] = set()
         for s in saved.values():
             if s.txn is not None:
@@ -360,7 +372,10 @@ class Database:
     def end_transaction(self, thread: int) -> None:
         """After a commit or rollback: hand buffered redo to the OS when there is much of it
         or when the last flush is older than ``FLUSH_INTERVAL`` (so a tailing reader sees
-        committed work within about that time, at any transaction rate)."""
+        committed work within about that time, at any transaction rate). Then scheduled
+        jobs that are due run (:mod:`engine.source.scheduler`)."""
+        if self.scheduler.jobs:
+            self.scheduler.tick(self)
         w = self.logs.writers.get(thread)
         if w is None or not w.buffered:
             return

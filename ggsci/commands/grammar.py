@@ -313,6 +313,61 @@ def _dblogin(s: str, loc: int, t: pp.ParseResults) -> M.Command:
     )
 
 
+# --- heartbeat tables ----------------------------------------------------------------------
+
+HEARTBEAT_OPTION = pp.MatchFirst(
+    [option(name, INT) for name in K.HEARTBEAT_LIMITS]
+    + [option(name) for name in ("PARTITIONED", "NOADDTRANDATA", "TARGETONLY", "NOTARGETONLY")]
+).set_name(" | ".join(K.HEARTBEAT_ADD_OPTIONS))
+HEARTBEAT_OPTIONS = pp.ZeroOrMore(COMMA + HEARTBEAT_OPTION)
+
+
+def _heartbeat_options(s: str, opts: list[Any], action: str) -> M.HeartbeatOptions:
+    allowed = K.HEARTBEAT_ADD_OPTIONS if action == "ADD" else K.HEARTBEAT_ALTER_OPTIONS
+    values = _trail_opts(opts, allowed, f"{action} HEARTBEATTABLE")
+    for opt in opts:
+        limits = K.HEARTBEAT_LIMITS.get(opt.name)
+        if limits is not None and not limits[0] <= opt.value <= limits[1]:
+            low, high, unit = limits
+            at = s.find(str(opt.value), opt.column + len(opt.name))
+            raise M.CommandError(
+                f"{opt.name} must be from {low} to {high} {unit} (got {opt.value}).",
+                at if at >= 0 else opt.column,
+            )
+    if "TARGETONLY" in values and "NOTARGETONLY" in values:
+        raise M.CommandError("TARGETONLY and NOTARGETONLY exclude each other.", len(s.rstrip()))
+    if action == "ALTER" and not values:
+        raise M.CommandError(
+            "ALTER HEARTBEATTABLE needs FREQUENCY, RETENTION_TIME, PURGE_FREQUENCY, "
+            "TARGETONLY or NOTARGETONLY.",
+            len(s.rstrip()),
+        )
+    target_only = True if "TARGETONLY" in values else False if "NOTARGETONLY" in values else None
+    return M.HeartbeatOptions(
+        frequency=values.get("FREQUENCY"),
+        retention_time=values.get("RETENTION_TIME"),
+        purge_frequency=values.get("PURGE_FREQUENCY"),
+        partitioned="PARTITIONED" in values,
+        noaddtrandata="NOADDTRANDATA" in values,
+        target_only=target_only,
+    )
+
+
+def _heartbeat_table(action: str) -> pp.ParserElement:
+    def act(s: str, loc: int, t: pp.ParseResults) -> M.Command:
+        return M.HeartbeatTableCommand(action, _heartbeat_options(s, list(t[1:]), action))
+
+    return (kw("HEARTBEATTABLE") - (HEARTBEAT_OPTIONS + END)).set_parse_action(act)
+
+
+def _lag(kind: str | None, pattern: str, opts: list[Any]) -> M.Command:
+    names = {o.name for o in opts}
+    history = "HISTORY" in names
+    return M.LagGroup(kind, pattern, global_="GLOBAL" in names or history, history=history)
+
+
+LAG_OPTIONS = pp.ZeroOrMore(COMMA + (option("GLOBAL") | option("HISTORY")))
+
 # --- verbs --------------------------------------------------------------------------------
 
 
@@ -341,13 +396,14 @@ ADD = _verb(
             (kw("CHECKPOINTTABLE") - (CHECKPOINTTABLE_NAME + END)).set_parse_action(
                 lambda t: M.CheckpointTableCommand("ADD", t[1])
             ),
+            _heartbeat_table("ADD"),
             (kw("CREDENTIALSTORE") + END).set_parse_action(_t(M.AddCredentialStore())),
             not_offered("ADD", "TRANDATA"),
             not_offered("ADD", "SCHEMATRANDATA"),
             not_offered("ADD", "MASTERKEY"),
         ]
     ),
-    "EXTRACT | REPLICAT | EXTTRAIL | RMTTRAIL | CHECKPOINTTABLE | CREDENTIALSTORE",
+    "EXTRACT | REPLICAT | EXTTRAIL | RMTTRAIL | CHECKPOINTTABLE | HEARTBEATTABLE | CREDENTIALSTORE",
 )
 
 ALTER = _verb(
@@ -363,10 +419,11 @@ ALTER = _verb(
             _alter_group("EXTRACT"),
             _alter_group("REPLICAT"),
             (TRAIL_KIND - (PATH + TRAIL_OPTIONS + END)).set_parse_action(_alter_trail),
+            _heartbeat_table("ALTER"),
             _alter_group(None),
         ]
     ),
-    "EXTRACT | REPLICAT | EXTTRAIL | RMTTRAIL | CREDENTIALSTORE | group name",
+    "EXTRACT | REPLICAT | EXTTRAIL | RMTTRAIL | HEARTBEATTABLE | CREDENTIALSTORE | group name",
 )
 
 DELETE = _verb(
@@ -380,13 +437,20 @@ DELETE = _verb(
             (kw("CHECKPOINTTABLE") - (CHECKPOINTTABLE_NAME + FORCE + END)).set_parse_action(
                 lambda t: M.CheckpointTableCommand("DELETE", t[1], t[2])
             ),
+            (kw("HEARTBEATTABLE") - (FORCE + END)).set_parse_action(
+                lambda t: M.HeartbeatTableCommand("DELETE", force=t[1])
+            ),
+            (kw("HEARTBEATENTRY") - (GROUP + FORCE + END)).set_parse_action(
+                lambda t: M.DeleteHeartbeatEntry(t[1], t[2])
+            ),
             (kw("CREDENTIALSTORE") + END).set_parse_action(_t(M.DeleteCredentialStore())),
             not_offered("DELETE", "TRANDATA"),
             not_offered("DELETE", "SCHEMATRANDATA"),
             not_offered("DELETE", "MASTERKEY"),
         ]
     ),
-    "EXTRACT | REPLICAT | ER | EXTTRAIL | RMTTRAIL | CHECKPOINTTABLE | CREDENTIALSTORE",
+    "EXTRACT | REPLICAT | ER | EXTTRAIL | RMTTRAIL | CHECKPOINTTABLE | HEARTBEATTABLE"
+    " | HEARTBEATENTRY | CREDENTIALSTORE",
 )
 
 INFO = _verb(
@@ -403,6 +467,7 @@ INFO = _verb(
             (kw("CHECKPOINTTABLE") + CHECKPOINTTABLE_NAME + END).set_parse_action(
                 lambda t: M.CheckpointTableCommand("INFO", t[1])
             ),
+            (kw("HEARTBEATTABLE") + END).set_parse_action(_t(M.HeartbeatTableCommand("INFO"))),
             (
                 kw("CREDENTIALSTORE")
                 + pp.Opt(pp.Suppress(kw("DOMAIN")) - VALUE, default=None)
@@ -414,8 +479,8 @@ INFO = _verb(
             _targeted(pp.ZeroOrMore(COMMA + INFO_OPTION), _info_group),
         ]
     ),
-    "ALL | EXTRACT | REPLICAT | ER | EXTTRAIL | RMTTRAIL | CHECKPOINTTABLE | CREDENTIALSTORE"
-    " | MANAGER | group name",
+    "ALL | EXTRACT | REPLICAT | ER | EXTTRAIL | RMTTRAIL | CHECKPOINTTABLE | HEARTBEATTABLE"
+    " | CREDENTIALSTORE | MANAGER | group name",
 )
 
 STATUS = _verb(
@@ -461,7 +526,7 @@ KILL = _verb(
 
 LAG = _verb(
     "LAG",
-    _targeted(pp.Opt(COMMA + option("GLOBAL")), lambda k, g, o: M.LagGroup(k, g, bool(o))),
+    _targeted(LAG_OPTIONS, _lag),
     "EXTRACT | REPLICAT | ER | group name",
 )
 

@@ -38,6 +38,8 @@ ABBREVIATIONS: dict[str, tuple[str, ...]] = {
     "PARAMS": ("PARAM", "PARAMETERS"),
     "CREDENTIALSTORE": (),
     "CHECKPOINTTABLE": (),
+    "HEARTBEATTABLE": (),
+    "HEARTBEATENTRY": (),
     "EXTTRAIL": (),
     "RMTTRAIL": (),
     "HISTORY": ("HIST",),
@@ -54,12 +56,13 @@ VERB_OBJECTS: dict[str, tuple[str, ...]] = {
         "EXTTRAIL",
         "RMTTRAIL",
         "CHECKPOINTTABLE",
+        "HEARTBEATTABLE",
         "CREDENTIALSTORE",
         "TRANDATA",
         "SCHEMATRANDATA",
         "MASTERKEY",
     ),
-    "ALTER": ("EXTRACT", "REPLICAT", "EXTTRAIL", "RMTTRAIL", "CREDENTIALSTORE"),
+    "ALTER": ("EXTRACT", "REPLICAT", "EXTTRAIL", "RMTTRAIL", "HEARTBEATTABLE", "CREDENTIALSTORE"),
     "DELETE": (
         "EXTRACT",
         "REPLICAT",
@@ -67,6 +70,8 @@ VERB_OBJECTS: dict[str, tuple[str, ...]] = {
         "EXTTRAIL",
         "RMTTRAIL",
         "CHECKPOINTTABLE",
+        "HEARTBEATTABLE",
+        "HEARTBEATENTRY",
         "CREDENTIALSTORE",
         "TRANDATA",
         "SCHEMATRANDATA",
@@ -80,6 +85,7 @@ VERB_OBJECTS: dict[str, tuple[str, ...]] = {
         "EXTTRAIL",
         "RMTTRAIL",
         "CHECKPOINTTABLE",
+        "HEARTBEATTABLE",
         "CREDENTIALSTORE",
         "MANAGER",
         "TRANDATA",
@@ -231,7 +237,28 @@ TRAIL_OPTIONS: dict[str, OptionSpec] = {
 INFO_OPTIONS = ("SHOWCH", "DETAIL", "TASKS", "ALLPROCESSES", "UPGRADE", "DOWNGRADE")
 STATUS_OPTIONS = ("TASKS", "ALLPROCESSES")
 START_OPTIONS = ("ATCSN", "AFTERCSN")
-LAG_OPTIONS = ("GLOBAL",)
+LAG_OPTIONS = ("GLOBAL", "HISTORY")
+HEARTBEAT_LIMITS: dict[str, tuple[int, int, str]] = {
+    "FREQUENCY": (0, 7999, "seconds"),
+    "RETENTION_TIME": (1, 2147483646, "days"),
+    "PURGE_FREQUENCY": (1, 199, "days"),
+}
+"""ADD / ALTER HEARTBEATTABLE numeric options: (lowest, highest, unit), GoldenGate's ranges."""
+HEARTBEAT_ADD_OPTIONS = (
+    "FREQUENCY",
+    "RETENTION_TIME",
+    "PURGE_FREQUENCY",
+    "PARTITIONED",
+    "NOADDTRANDATA",
+    "TARGETONLY",
+)
+HEARTBEAT_ALTER_OPTIONS = (
+    "FREQUENCY",
+    "RETENTION_TIME",
+    "PURGE_FREQUENCY",
+    "TARGETONLY",
+    "NOTARGETONLY",
+)
 INFO_ALL_OPTIONS = ("TASKS", "ALLPROCESSES")
 DBLOGIN_OPTIONS = (
     "USERIDALIAS",

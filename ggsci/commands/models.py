@@ -254,9 +254,13 @@ class KillGroup(Command):
 
 @dataclass(frozen=True)
 class LagGroup(Command):
+    """LAG; ``global_``: from the heartbeat tables (GG_LAG), ``history``: per-day lag history
+    from GG_LAG_HISTORY (implies GLOBAL)."""
+
     kind: str | None
     pattern: str
     global_: bool = False
+    history: bool = False
 
 
 @dataclass(frozen=True)
@@ -305,6 +309,36 @@ class CheckpointTableCommand(Command):
 
     action: str
     table: str | None = None
+    force: bool = False
+
+
+@dataclass(frozen=True)
+class HeartbeatOptions:
+    """Options of ADD / ALTER HEARTBEATTABLE; None = not given. ``target_only`` is True for
+    TARGETONLY and False for NOTARGETONLY."""
+
+    frequency: int | None = None
+    retention_time: int | None = None
+    purge_frequency: int | None = None
+    partitioned: bool = False
+    noaddtrandata: bool = False
+    target_only: bool | None = None
+
+
+@dataclass(frozen=True)
+class HeartbeatTableCommand(Command):
+    """ADD / ALTER / INFO / DELETE HEARTBEATTABLE (in the DBLOGIN database)."""
+
+    action: str
+    options: HeartbeatOptions = HeartbeatOptions()
+    force: bool = False
+
+
+@dataclass(frozen=True)
+class DeleteHeartbeatEntry(Command):
+    """DELETE HEARTBEATENTRY group [!]: GG_HEARTBEAT rows whose paths name the group."""
+
+    pattern: str
     force: bool = False
 
 

@@ -132,10 +132,10 @@ def kill_group(session: Session, cmd: M.KillGroup) -> None:
 
 def lag_group(session: Session, cmd: M.LagGroup) -> None:
     if cmd.global_:
-        raise CommandFailed(
-            "ERROR: LAG ... GLOBAL reads the heartbeat tables; ADD HEARTBEATTABLE "
-            "is not available yet."
-        )
+        from ggsci.dispatch.heartbeat import lag_global
+
+        lag_global(session, cmd)
+        return
     groups = resolve(session, cmd.kind, cmd.pattern)
 
     def lag(group: GroupDef) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 from engine.events import ggsci_command, log_event
 from ggsci.commands import models as M
 from ggsci.commands.parse import is_blank_or_comment, parse_command, render_error
-from ggsci.dispatch import basic, cptable, creds, files, groups, processes
+from ggsci.dispatch import basic, cptable, creds, files, groups, heartbeat, processes
 from ggsci.session import AlreadyReported, CommandFailed, ExitRequested, Outcome, Session
 
 log = logging.getLogger("ggsci")
@@ -29,6 +29,7 @@ HANDLERS: dict[type[M.Command], Handler] = {
     **creds.HANDLERS,
     **files.HANDLERS,
     **groups.HANDLERS,
+    **heartbeat.HANDLERS,
     **processes.HANDLERS,
 }
 

@@ -59,7 +59,9 @@ def _option_arg(verb: str, obj: str | None, word: str) -> K.Arg | None:
         return K.Arg.WORD
     if verb == "ALTER" and obj == "CREDENTIALSTORE" and up in ("USER", *K.CREDENTIAL_OPTIONS):
         return K.Arg.WORD
-    if up in ("ATCSN", "AFTERCSN", "SHOWCH"):
+    if up in ("ATCSN", "AFTERCSN", "SHOWCH") or (
+        obj == "HEARTBEATTABLE" and up in K.HEARTBEAT_LIMITS
+    ):
         return K.Arg.INT
     return None
 
@@ -71,6 +73,8 @@ def _options_for(verb: str, obj: str | None) -> tuple[str, ...]:
         return ("EXTRACT", "MEGABYTES", "SEQNO") + (("FORMAT",) if obj == "RMTTRAIL" else ())
     if verb in ("ALTER", "DELETE") and obj in ("EXTTRAIL", "RMTTRAIL"):
         return ("EXTRACT", "MEGABYTES") if verb == "ALTER" else ("EXTRACT",)
+    if obj == "HEARTBEATTABLE" and verb in ("ADD", "ALTER"):
+        return K.HEARTBEAT_ADD_OPTIONS if verb == "ADD" else K.HEARTBEAT_ALTER_OPTIONS
     return {
         "INFO": K.INFO_OPTIONS,
         "STATUS": K.STATUS_OPTIONS,
@@ -132,6 +136,10 @@ def suggest(text: str) -> Suggestion:
         if len(words) == 2:
             return Suggestion(prefix, need=Need.PATH)
         return _after_option_words(verb, obj, words, prefix)
+    if obj == "HEARTBEATTABLE":
+        return _after_option_words(verb, obj, words, prefix)
+    if obj == "HEARTBEATENTRY":
+        return Suggestion(prefix, need=Need.GROUP if len(words) == 2 else Need.NONE)
     if obj in ("EXTRACT", "REPLICAT", "ER"):
         kind = None if obj == "ER" else obj
         if len(words) == 2:

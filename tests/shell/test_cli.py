@@ -66,7 +66,7 @@ def test_obey_syntax_only_reports_file_line_col(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert result.output.splitlines() == [
         f"{script}:3:7: Expected EXTRACT | REPLICAT | EXTTRAIL | RMTTRAIL | CHECKPOINTTABLE | "
-        "CREDENTIALSTORE, found 'EXTRAKT'.",
+        "HEARTBEATTABLE | CREDENTIALSTORE, found 'EXTRAKT'.",
         f"{script}:4:24: Expected number, found 'x'.",
     ]
     good = tmp_path / "good.oby"
