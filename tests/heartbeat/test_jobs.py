@@ -81,16 +81,16 @@ def test_the_process_that_has_the_source_open_runs_its_jobs(home: Home, shell: S
             execute(db, app, "COMMIT")  # end of a transaction: the scheduler looks
 
         commit_one(1)  # the first look runs the update (the seed's time is the ADD's, past)
-        assert db.conn.execute('SELECT HEARTBEAT_TIMESTAMP FROM "TESTER$GG_HEARTBEAT_SEED"').fetchone() == (
-            "2026-03-14 12:00:00",
-        )
+        assert db.conn.execute(
+            'SELECT HEARTBEAT_TIMESTAMP FROM "TESTER$GG_HEARTBEAT_SEED"'
+        ).fetchone() == ("2026-03-14 12:00:00",)
         clock.advance(4)
         commit_one(2)  # 4 s later: not due
         clock.advance(1)
         commit_one(3)  # 5 s: due
-        assert db.conn.execute('SELECT HEARTBEAT_TIMESTAMP FROM "TESTER$GG_HEARTBEAT_SEED"').fetchone() == (
-            "2026-03-14 12:00:05",
-        )
+        assert db.conn.execute(
+            'SELECT HEARTBEAT_TIMESTAMP FROM "TESTER$GG_HEARTBEAT_SEED"'
+        ).fetchone() == ("2026-03-14 12:00:05",)
         decoded = decode((lr.record for lr in db.records()[start:]), db.dictionary)
     jobs = [t for t in decoded.committed if any(c.table == "GG_HEARTBEAT_SEED" for c in t.changes)]
     # two updates, each a transaction of its own carrying every non-key column of the row
@@ -117,7 +117,9 @@ def test_manager_runs_the_jobs_of_every_registered_database(home: Home, shell: S
     # the embedded source ran its own jobs (redo time ~ now): next run within 30 s
     assert 100.0 < schedule.due[keys["embedded"]] <= 130.0
     with Database(home.dirdb / "SRC") as db:
-        (ts,) = db.conn.execute('SELECT HEARTBEAT_TIMESTAMP FROM "TESTER$GG_HEARTBEAT_SEED"').fetchone()
+        (ts,) = db.conn.execute(
+            'SELECT HEARTBEAT_TIMESTAMP FROM "TESTER$GG_HEARTBEAT_SEED"'
+        ).fetchone()
         assert ts > "2026"
         # while another process has the source open, its scheduler runs the jobs: the
         # Manager only looks again a second later
