@@ -7,11 +7,18 @@ checkpoint (current read position per thread, recovery position = start of the o
 transaction, trail write position). A restart re-reads from the recovery position and skips
 transactions the trail already holds whole (append-mode recovery, seed 003), so every
 committed transaction is in the trail exactly once.
+
+A transaction that begins and commits inside one split reaches the driver assembled by the
+miner (:class:`~engine.extract.miner.Closed`): the driver only decides whether it is
+written and appends its bytes. The others come change by change through the cache. When a
+Bounded Recovery checkpoint falls inside a batch, the batch is mined again change by change
+so that the checkpoint sees every open transaction as it was at that point.
 """
 
 from __future__ import annotations
 
 import heapq
+import itertools
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -19,18 +26,19 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.extract.assemble import stream_records, to_records
+from engine.extract.assemble import op_name, stream_encoded
 from engine.extract.cache import TransactionCache, Txn
 from engine.extract.decode import Decoder, Selection
 from engine.extract.lcr import Kind, Lcr, Position
+from engine.extract.miner import Closed, Event, MinePlan, mine_plan
 from engine.extract.redo_source import (
     DEFAULT_SPLIT_BYTES,
+    SplitResult,
     decode_splits,
     plan,
     thread_positions_after,
 )
 from engine.source.dictionary import Dictionary, load_dictionary
-from engine.trail.codec import encode_record
 from engine.trail.model import TableDef as TrailTableDef
 from engine.trail.model import TrailPosition, micros_to_datetime
 from engine.trail.writer import TrailWriter
@@ -100,10 +108,24 @@ class Stats:
 APPEND_CHUNK = 10_000
 
 
-def _draining(queue: deque[Lcr]) -> Iterator[Lcr]:
-    """Yield and forget: an LCR paged out of the cache must not stay alive in the batch."""
+Item = Lcr | Closed
+
+
+def _draining(queue: deque[Event | Closed], sequence: int) -> Iterator[Item]:
+    """Yield and forget (an LCR paged out of the cache must not stay alive in the batch);
+    events become LCRs as they are consumed."""
     while queue:
-        yield queue.popleft()
+        e = queue.popleft()
+        if isinstance(e, Closed):
+            yield e
+        else:
+            yield Lcr(Kind(e[0]), e[1], Position(e[2], sequence, e[3]), *e[4:])
+
+
+def _order_key(item: Item) -> tuple[int, int, int, int, int]:
+    if isinstance(item, Closed):
+        return (item.scn, item.subscn, item.thread, item.sequence, item.offset)
+    return item.order_key
 
 
 def selection_for(model: ParamFile, dictionary: Dictionary) -> Selection:
@@ -148,6 +170,7 @@ class Capture:
         self.stats = Stats()
         self.on_commit = on_commit
         self.max_poll_splits: int | None = 8
+        self.compact = True  # transactions seen whole in a split are assembled there
         self.br_due: Callable[[int], bool] | None = None
         self.br_take: Callable[[dict[int, Position], int], None] | None = None
         self.through: dict[str, dict[int, Position]] = {}
@@ -189,6 +212,16 @@ class Capture:
                 )
         return Decoder(dictionary, selection_for(self.model, dictionary))
 
+    def mine_plan(self, *, compact: bool | None = None) -> MinePlan:
+        """What the miner tasks of the next batch need (broadcast once per batch)."""
+        d = self.decoder
+        return mine_plan(
+            d.dictionary,
+            d.selection,
+            compact=self.compact if compact is None else compact,
+            fine_xids=frozenset(self.through),
+        )
+
     def _refresh_dictionary(self) -> None:
         path = self.source_root / "dictionary.json"
         if path.exists() and path.stat().st_mtime != self._dictionary_mtime:
@@ -201,20 +234,27 @@ class Capture:
         splits = plan(self.redo_dir, self.positions, self.split_bytes, self.max_poll_splits)
         if not splits:
             return 0
-        results = decode_splits(self.decoder, splits, self.spark)
+        results = decode_splits(self.mine_plan(), splits, self.spark)
+        if self._br_inside(results):  # a BR checkpoint must see this batch change by change
+            results = decode_splits(self.mine_plan(compact=False), splits, self.spark)
         self.stats.records_read += sum(r.records for r in results)
-        per_thread: dict[int, deque[Lcr]] = {}
+        by_thread: dict[int, list[Iterator[Item]]] = {}
         for r in results:
-            per_thread.setdefault(r.split.thread, deque()).extend(r.lcrs)
-            r.lcrs.clear()  # the deques hold them now, and let each go once consumed
-        merged: Iterator[Lcr] = heapq.merge(
-            *(_draining(q) for q in per_thread.values()), key=lambda lcr: lcr.order_key
-        )
+            queue: deque[Event | Closed] = deque(r.items)
+            r.items.clear()  # the queue holds them now, and lets each go once consumed
+            by_thread.setdefault(r.split.thread, []).append(_draining(queue, r.sequence))
+        streams = [itertools.chain.from_iterable(s) for s in by_thread.values()]
+        merged = streams[0] if len(streams) == 1 else heapq.merge(*streams, key=_order_key)
         n = 0
         pending: list[bytes] = []
         consumed: dict[int, Position] = {}
         prev: Position | None = None
         for lcr in merged:
+            if isinstance(lcr, Closed):
+                n += lcr.lcrs
+                self._close(lcr, pending)
+                consumed[lcr.thread] = Position(lcr.thread, lcr.sequence, lcr.end)
+                continue
             if lcr.pos != prev and self.br_due is not None and self.br_due(lcr.time_us):
                 # A BR checkpoint between two redo records: the trail first, then the files.
                 if pending:
@@ -232,6 +272,53 @@ class Capture:
         self.positions = thread_positions_after(results, self.positions, self.redo_dir)
         self.stats.lcrs += n
         return n
+
+    def _br_inside(self, results: list[SplitResult]) -> bool:
+        """Whether a BR checkpoint falls due inside this batch (by redo time)."""
+        if self.br_due is None:
+            return False
+        first = [r.first_time_us for r in results if r.first_time_us]
+        if not first:
+            return False
+        # The first call sets the next due time when there is none, as the loop's would.
+        return self.br_due(min(first)) or self.br_due(max(r.max_time_us for r in results))
+
+    def _close(self, c: Closed, out: list[bytes]) -> None:
+        """A transaction the miner saw begin and end (see the module docstring): what the
+        change-by-change path does at its commit or rollback, on the assembled records."""
+        self.last_time_us = max(self.last_time_us, c.max_time_us)
+        self.last_scn = max(self.last_scn, c.max_scn)
+        if c.xid in self.ignored:
+            self.ignored.discard(c.xid)
+            return
+        if c.rollback:
+            self.stats.rollbacks += 1
+            return
+        if any(self._excludes(user, name) for user, name in c.sessions):
+            self.stats.excluded += 1
+            return
+        if c.scn <= self.last_commit_scn:
+            self.stats.skipped_recovered += 1
+            return
+        self.last_commit_scn = c.scn
+        self.stats.transactions += 1
+        if c.count:
+            if out:
+                self.writer.append_many(out)
+                out.clear()
+            self.writer.append_transaction(c.records, c.count, c.tables, c.time_us, str(c.scn))
+            by_op = self.stats.by_op
+            for name, k in c.by_op:
+                by_op[name] = by_op.get(name, 0) + k
+        self.stats.trail_records += c.count
+        if self.on_commit is not None:
+            self.on_commit(c.xid, c.scn, c.count)
+
+    def _excludes(self, user: str, txn_name: str) -> bool:
+        """TRANLOGOPTIONS EXCLUDEUSER / EXCLUDETRANS."""
+        return user.upper() in self.exclude_users or bool(
+            txn_name and txn_name.upper() in self.exclude_trans
+        )
 
     def _consume(self, lcr: Lcr, out: list[bytes]) -> None:
         self.last_time_us = max(self.last_time_us, lcr.time_us)
@@ -253,9 +340,7 @@ class Capture:
             self.cache.begin(lcr)
         elif k is Kind.SESSION:
             self.cache.session(lcr)
-            if lcr.user.upper() in self.exclude_users or (
-                lcr.txn_name and lcr.txn_name.upper() in self.exclude_trans
-            ):
+            if self._excludes(lcr.user, lcr.txn_name):
                 self.excluded.add(lcr.xid)
         elif k is Kind.UNDO:
             self.cache.undo(lcr)
@@ -277,9 +362,11 @@ class Capture:
             self.last_commit_scn = lcr.scn
             self.stats.transactions += 1
             n = 0
-            for rec in stream_records(lcr.xid, lcr.scn, lcr.time_us, rows):
-                out.append(encode_record(rec))
-                self.stats.by_op[rec.op_name] = self.stats.by_op.get(rec.op_name, 0) + 1
+            by_op = self.stats.by_op
+            for data, io_type in stream_encoded(lcr.xid, lcr.scn, lcr.time_us, rows):
+                out.append(data)
+                name = op_name(io_type)
+                by_op[name] = by_op.get(name, 0) + 1
                 n += 1
                 if len(out) >= APPEND_CHUNK:  # a huge transaction goes out as it is read back
                     self.writer.append_many(out)
@@ -316,8 +403,8 @@ class Capture:
         _, rows = done
         out: list[bytes] = []
         if rows:
-            for rec in to_records(xid, self.last_scn, self.last_time_us, rows):
-                out.append(encode_record(rec))
+            for data, _ in stream_encoded(xid, self.last_scn, self.last_time_us, rows):
+                out.append(data)
             self.stats.trail_records += len(rows)
             self.writer.append_many(out)
         return out

@@ -46,7 +46,10 @@ class Lcr:
 
     ``ref`` identifies the undo record of a ROW so that an UNDO with the same ``ref``
     (a rollback to savepoint) can cancel it. ``end`` is the byte offset just past the
-    redo record, where reading resumes.
+    redo record, where reading resumes. ``record`` is the ROW's trail record already
+    encoded by the miner (a template: :func:`engine.trail.codec.finalize` completes it at
+    commit); then ``columns`` and ``before_columns`` are empty, and when it is empty the
+    record is encoded from them.
     """
 
     kind: Kind
@@ -65,6 +68,7 @@ class Lcr:
     user: str = ""
     txn_name: str = ""
     text: str = ""
+    record: bytes = b""
 
     @property
     def order_key(self) -> tuple[int, int, int, int, int]:
@@ -76,6 +80,8 @@ class Lcr:
         object overheads included (the LCR, its position, tuples, strings), measured with
         ``sys.getsizeof`` on typical rows."""
         size = 420 + len(self.rowid or "") + len(self.ref)
+        if self.record:
+            size += 33 + len(self.record)
         for cols in (self.columns, self.before_columns):
             for _, v in cols:
                 size += 120 + (len(v) if v else 0)

@@ -2,9 +2,10 @@
 
 :func:`plan` turns the current read position of each thread into :class:`Split` ranges over
 the logs that exist now (a current log up to its size at planning time; a record being
-written past that is read next time). :func:`decode_splits` runs the decoder over the
-splits, in Spark tasks when a session is given, and returns each split's LCRs in log order
-together with where reading resumes. The driver merges threads by SCN.
+written past that is read next time). :func:`decode_splits` runs the miner
+(:mod:`engine.extract.miner`) over the splits, in Spark tasks when a session is given, and
+returns each split's events and closed transactions in log order together with where
+reading resumes. The driver merges threads by SCN.
 """
 
 from __future__ import annotations
@@ -14,9 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.extract.decode import Decoder
-from engine.extract.lcr import Lcr, Position
-from engine.source.logfile import read_records
+from engine.extract.lcr import Position
+from engine.extract.miner import Closed, Event, MinePlan, Miner
 from engine.source.logs import LogInfo, list_logs
 
 if TYPE_CHECKING:
@@ -41,9 +41,12 @@ class Split:
 @dataclass(frozen=True, slots=True)
 class SplitResult:
     split: Split
-    lcrs: list[Lcr]
+    items: list[Event | Closed]  # miner events and closed transactions, in log order
     resume: int | None  # byte offset after the last record read (None: no record)
     records: int
+    sequence: int
+    first_time_us: int  # redo time of the first change (0: none)
+    max_time_us: int
 
 
 def plan(
@@ -88,34 +91,31 @@ def plan(
     return out
 
 
-def decode_split(decoder: Decoder, split: Split) -> SplitResult:
-    """Runs in a Spark task (or on the driver): decode one split."""
-    lcrs: list[Lcr] = []
-    resume: int | None = None
-    n = 0
-    for lr in read_records(split.path, split.start, split.end):
-        lcrs.extend(decoder.decode(lr))
-        resume = lr.end
-        n += 1
-    return SplitResult(split, lcrs, resume, n)
+def decode_split(miner: Miner, split: Split) -> SplitResult:
+    """Runs in a Spark task (or on the driver): mine one split."""
+    m = miner.mine(split.path, split.start, split.end)
+    return SplitResult(
+        split, m.items, m.resume, m.records, m.sequence, m.first_time_us, m.max_time_us
+    )
 
 
-def _task(decoder_bc: Any, splits: Iterable[Split]) -> Iterator[SplitResult]:
-    decoder = decoder_bc.value
+def _task(plan_bc: Any, splits: Iterable[Split]) -> Iterator[SplitResult]:
+    miner = Miner(plan_bc.value)
     for s in splits:
-        yield decode_split(decoder, s)
+        yield decode_split(miner, s)
 
 
 def decode_splits(
-    decoder: Decoder, splits: Sequence[Split], spark: SparkSession | None
+    plan: MinePlan, splits: Sequence[Split], spark: SparkSession | None
 ) -> list[SplitResult]:
-    """Decode every split; in order of ``splits``. With Spark, one task per split."""
+    """Mine every split; in order of ``splits``. With Spark, one task per split."""
     if not splits:
         return []
     if spark is None:
-        return [decode_split(decoder, s) for s in splits]
+        miner = Miner(plan)
+        return [decode_split(miner, s) for s in splits]
     sc = spark.sparkContext
-    bc = sc.broadcast(decoder)
+    bc = sc.broadcast(plan)
     try:
         rdd = sc.parallelize(list(splits), len(splits))
         return rdd.mapPartitions(lambda it: _task(bc, it)).collect()

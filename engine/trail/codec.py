@@ -8,8 +8,10 @@ any chunking (one at a time included) and yields records as they complete.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Final
 
 from engine.trail.envelope import Buffer, record_length, section, sections, wrap
 from engine.trail.errors import (
@@ -22,13 +24,18 @@ from engine.trail.fileheader import decode_file_header_section
 from engine.trail.layout import (
     COLUMN,
     COLUMN_SIZE,
+    FLAG_SECTION,
+    FLAG_WHOLE_RECORD,
     HDR_IND,
     MAX_COLUMN_INDEX,
+    MAX_RECORD_LENGTH,
     MAX_TABLE_NAME_LENGTH,
     MAX_TOKEN_LENGTH,
     MAX_VALUE_LENGTH,
     NULL_ABSENT,
     NULL_PRESENT,
+    OFF_IO_TIME,
+    OFF_TRANS_IND,
     ROW_HEADER,
     ROW_HEADER_SIZE,
     ROWID_SUFFIX,
@@ -36,14 +43,18 @@ from engine.trail.layout import (
     SECTION_SIZE,
     TAG_BEFORE_IMAGE,
     TAG_DATA,
+    TAG_ENVELOPE,
     TAG_FILE_HEADER,
     TAG_ROW_HEADER,
     TAG_TOKENS,
+    TAG_TRAILER,
     TOKEN,
     TOKEN_LOGCSN,
     TOKEN_ORAROWID,
     TOKEN_SIZE,
     TOKEN_TRANID,
+    IOType,
+    TransInd,
 )
 from engine.trail.model import Columns, FileHeader, TrailRecord
 
@@ -51,6 +62,7 @@ _pack_column = COLUMN.pack
 _unpack_column = COLUMN.unpack_from
 _pack_token = TOKEN.pack
 _pack_row_header = ROW_HEADER.pack
+_pack_section = SECTION.pack
 _unpack_row_header = ROW_HEADER.unpack_from
 
 _BEFORE_AFTER = {"A": b"A", "B": b"B"}
@@ -202,6 +214,120 @@ def encode_row(
             parts.append(value)
         body.append(section(TAG_TOKENS, b"".join(parts)))
     return wrap(body)
+
+
+# -- templates: a row record encoded before its transaction commits -------------------------
+# Extract encodes a row where it decodes it (a Spark task), before it knows the commit: the
+# template is the record with TransInd WHOLE, IO time 0 and no LOGCSN/TRANID tokens.
+# :func:`finalize` stamps those in when the transaction commits (the same bytes encode_row
+# gives for the finished record).
+_TEMPLATE_HEAD = struct.Struct(">cBH" + "cBH" + ROW_HEADER.format.lstrip("<>!=@"))
+_SECTION_HEAD = SECTION
+_IO_TIME = struct.Struct(">q")
+_AT_TRANS_IND: Final = 2 * SECTION_SIZE + OFF_TRANS_IND
+_AT_IO_TIME: Final = 2 * SECTION_SIZE + OFF_IO_TIME
+_ROWID_TOKEN_HEAD: Final = TOKEN.pack(TOKEN_ORAROWID, 0, 20)
+
+
+def column_entry(index: int, value: str | None) -> bytes:
+    """One column entry of a data area (see :func:`encode_columns`)."""
+    if value is None:
+        return _pack_column(index, 4, NULL_PRESENT, 0)
+    raw = value.encode("utf-8")
+    size = len(raw)
+    if size > MAX_VALUE_LENGTH or index > MAX_COLUMN_INDEX:
+        raise RecordLimitError(f"value of column {index} is {size} bytes (> limit)")
+    return _pack_column(index, 4 + size, NULL_ABSENT, size) + raw
+
+
+def row_template(
+    io_type: int,
+    name: bytes,
+    data: bytes,
+    before: bytes,
+    rowid: bytes | None,
+    audit_rba: int,
+    audit_pos: int,
+) -> bytes:
+    """The template of a row record: ``name`` is the table name (UTF-8), ``data`` and
+    ``before`` the column entries (:func:`column_entry`) of the data area and of the key's
+    before image (empty: none), ``rowid`` the 18 ASCII characters of ORAROWID."""
+    if len(name) > MAX_TABLE_NAME_LENGTH:
+        raise RecordLimitError(f"table name of {len(name)} bytes exceeds {MAX_TABLE_NAME_LENGTH}")
+    hsize = ROW_HEADER_SIZE + len(name)
+    length = 4 * SECTION_SIZE + hsize + len(data)
+    if before:
+        length += SECTION_SIZE + len(before)
+    if rowid is not None:
+        length += 2 * SECTION_SIZE + len(rowid) + 2
+    if length > MAX_RECORD_LENGTH:
+        raise RecordLimitError(f"record of {length} bytes exceeds {MAX_RECORD_LENGTH}")
+    head = _TEMPLATE_HEAD.pack(
+        TAG_ENVELOPE, FLAG_WHOLE_RECORD, length, TAG_ROW_HEADER, FLAG_SECTION, hsize,
+        HDR_IND, 0, io_type, int(TransInd.WHOLE), 0, b"N", 4,
+        b"B" if io_type == IOType.DELETE else b"A", 0, b"R", 0, 0, audit_rba, audit_pos, 1,
+        len(name),
+    )  # fmt: skip
+    parts = [head, name]
+    if before:
+        parts.append(_pack_section(TAG_BEFORE_IMAGE, FLAG_SECTION, len(before)))
+        parts.append(before)
+    parts.append(_pack_section(TAG_DATA, FLAG_SECTION, len(data)))
+    parts.append(data)
+    if rowid is not None:
+        parts.append(_pack_section(TAG_TOKENS, FLAG_SECTION, SECTION_SIZE + len(rowid) + 2))
+        parts.append(_ROWID_TOKEN_HEAD)
+        parts.append(rowid)
+        parts.append(ROWID_SUFFIX)
+    parts.append(_pack_section(TAG_TRAILER, FLAG_WHOLE_RECORD, length))
+    return b"".join(parts)
+
+
+def finalize(
+    template: bytes, trans_ind: int, io_time_us: int, logcsn: str | None, tranid: str | None
+) -> bytes:
+    """The record of ``template`` (:func:`row_template`) with its TransInd, IO time and,
+    on the first record of a transaction, the LOGCSN and TRANID tokens."""
+    if logcsn is None and tranid is None:
+        out = bytearray(template)
+        out[_AT_TRANS_IND] = trans_ind
+        _IO_TIME.pack_into(out, _AT_IO_TIME, io_time_us)
+        return bytes(out)
+    try:
+        extra = b"".join(
+            _pack_token(tid, info, len(value)) + value
+            for tid, info, value in _token_list(None, logcsn, tranid, ())
+        )
+    except UnicodeEncodeError as exc:
+        raise RecordLimitError(f"LOGCSN and TRANID must be ASCII: {exc}") from exc
+    if len(extra) > 2 * (MAX_TOKEN_LENGTH + TOKEN_SIZE):
+        raise RecordLimitError("LOGCSN or TRANID exceeds the token limit")
+    length = len(template) + len(extra)
+    last_tag, start, size = sections(template, 0, len(template))[-1]
+    if last_tag == TAG_TOKENS:  # the ORAROWID token is there: the area grows
+        length_head = start - SECTION_SIZE
+        body = [
+            template[SECTION_SIZE:length_head],
+            _pack_section(TAG_TOKENS, FLAG_SECTION, size + len(extra)),
+            template[start : start + size],
+            extra,
+        ]
+    else:
+        length += SECTION_SIZE
+        body = [
+            template[SECTION_SIZE : len(template) - SECTION_SIZE],
+            _pack_section(TAG_TOKENS, FLAG_SECTION, len(extra)),
+            extra,
+        ]
+    if length > MAX_RECORD_LENGTH:
+        raise RecordLimitError(f"record of {length} bytes exceeds {MAX_RECORD_LENGTH}")
+    out = bytearray(_pack_section(TAG_ENVELOPE, FLAG_WHOLE_RECORD, length))
+    for part in body:
+        out += part
+    out += _pack_section(TAG_TRAILER, FLAG_WHOLE_RECORD, length)
+    out[_AT_TRANS_IND] = trans_ind
+    _IO_TIME.pack_into(out, _AT_IO_TIME, io_time_us)
+    return bytes(out)
 
 
 # -- decoding ------------------------------------------------------------------------------

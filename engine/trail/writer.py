@@ -29,6 +29,7 @@ from types import TracebackType
 from typing import BinaryIO
 
 from engine.trail.codec import RecordSummary, encode_record, peek_logcsn, summarize
+from engine.trail.envelope import record_length
 from engine.trail.errors import TrailIOError
 from engine.trail.fileheader import decode_file_header, encode_file_header, new_file_header
 from engine.trail.files import TrailName, fsync_directory
@@ -57,6 +58,26 @@ def default_header_info() -> dict[str, str | int]:
         "Producer": "ggsci",
         "ProducerVersion": version,
     }
+
+
+def split_records(data: bytes) -> list[bytes]:
+    """Concatenated records cut into records, each envelope checked."""
+    out = []
+    pos = 0
+    while pos < len(data):
+        length = record_length(data, pos)
+        out.append(data[pos : pos + length])
+        pos += length
+    return out
+
+
+def count_records(data: bytes) -> int:
+    """How many records concatenated ``data`` holds, each envelope checked."""
+    pos = n = 0
+    while pos < len(data):
+        pos += record_length(data, pos)
+        n += 1
+    return n
 
 
 def _wall_clock_us() -> int:
@@ -294,6 +315,40 @@ class TrailWriter:
                     if csn is not None:
                         self._first_csn = self._first_csn or csn
                         self._last_csn = csn
+        return self.position
+
+    def append_transaction(
+        self,
+        records: bytes,
+        count: int,
+        tables: Iterable[str],
+        io_time_us: int,
+        logcsn: str | None,
+    ) -> TrailPosition:
+        """Append the ``count`` records of one transaction, encoded and concatenated (the
+        Extract's miner assembles them), all with IO time ``io_time_us``, the first with
+        LOGCSN ``logcsn``. One write when they fit in the current file and their tables'
+        Metadata records are there already; record by record (:meth:`append_many`)
+        otherwise. The records' envelopes are checked either way."""
+        if self._file is None:
+            raise TrailIOError(f"trail {self.trail} is closed")
+        if self._size + len(records) > self.max_bytes or any(
+            t not in self._defs_written and t in self._defined for t in tables
+        ):
+            return self.append_many(split_records(records))
+        if count_records(records) != count:
+            raise TrailIOError(f"a transaction of {count} records holds another number")
+        self._pending.append(records)
+        self._size += len(records)
+        self._records += count
+        if self._first_io is None:
+            self._first_io = io_time_us
+        self._last_io = io_time_us
+        if logcsn is not None:
+            self._first_csn = self._first_csn or logcsn
+            self._last_csn = logcsn
+        if len(self._pending) >= 512:
+            self.flush()
         return self.position
 
     def _definition(self, summary: RecordSummary) -> bytes:

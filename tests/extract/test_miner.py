@@ -1,0 +1,310 @@
+"""The fast read path against the reference one.
+
+- ``redo_scan.scan_frames`` yields exactly what ``logfile.read_frames`` yields, on any split
+  points and on torn tails;
+- the miner gives the reference :class:`Decoder`'s LCRs record for record, and its record
+  templates, finished, are the bytes ``encode_record`` gives from the columns;
+- a capture with transactions closed in the tasks writes the same trail as one that takes
+  every change through the cache, whatever the split size (transactions across splits);
+- the fast NUMBER text equals the Decimal one.
+"""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+from collections.abc import Callable
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from engine.extract.assemble import trans_ind
+from engine.extract.capture import Capture, Stats, selection_for
+from engine.extract.decode import Decoder, Selection
+from engine.extract.lcr import Kind, Lcr, Position
+from engine.extract.miner import Miner, mine_plan
+from engine.extract.start import initial_positions
+from engine.extract.values import number_text, reference_text
+from engine.home import Home
+from engine.source.codecs import encode_number
+from engine.source.database import Database, create_database
+from engine.source.dictionary import load_dictionary
+from engine.source.dump_parse import parse_dump
+from engine.source.errors import CodecError, RedoCorruptError
+from engine.source.logfile import read_frames, read_records
+from engine.source.logs import list_logs
+from engine.source.redo_scan import scan_frames
+from engine.source.workload import WorkloadSpec, run_workload
+from engine.trail.codec import encode_record, finalize
+from engine.trail.model import TrailRecord
+from engine.trail.reader import TrailReader
+from engine.trail.writer import TrailWriter
+from params.check import check_text
+
+from .conftest import run_sql
+
+VECTORS = Path(__file__).resolve().parents[1] / "source" / "vectors"
+PRM = (
+    "EXTRACT m1\nSOURCEDB {db}\nEXTTRAIL ./dirdat/{trail}\nTRANLOGOPTIONS EXCLUDEUSER GGREP\n"
+    "GETTRUNCATES\nTABLE hr.*;\nTABLE wl.*;\nTABLE us03.*;\n"
+)
+SCRIPT = [
+    ("s1", "CREATE TABLE hr.emp (id NUMBER PRIMARY KEY, name VARCHAR2(20), sal NUMBER)"),
+    ("s1", "CREATE TABLE hr.other (id NUMBER PRIMARY KEY, d DATE)"),
+    ("s1", "INSERT INTO hr.emp VALUES (1, 'ann', 100.5)"),
+    ("s2", "INSERT INTO hr.emp VALUES (2, 'bob', -200)"),
+    ("s2", "INSERT INTO hr.other VALUES (2, DATE '2024-02-29')"),
+    ("s2", "COMMIT"),
+    ("s1", "COMMIT"),
+    ("s1", "UPDATE hr.emp SET sal = 0.003 WHERE id = 1"),
+    ("s1", "ROLLBACK"),
+    ("s3", "INSERT INTO hr.emp VALUES (3, NULL, 1e20)"),
+    ("s1", "UPDATE hr.emp SET sal = 400 WHERE id = 1"),
+    ("s1", "SAVEPOINT a"),
+    ("s1", "DELETE FROM hr.emp WHERE id = 2"),
+    ("s1", "ROLLBACK TO SAVEPOINT a"),
+    ("s1", "UPDATE hr.emp SET id = 5 WHERE id = 1"),
+    ("s1", "COMMIT"),
+    ("s3", "COMMIT"),
+    ("s4", "INSERT INTO hr.emp SELECT id + 10, name, sal FROM hr.emp"),
+    ("s4", "COMMIT"),
+    ("s5", "INSERT /*+ APPEND */ INTO hr.emp SELECT id + 100, name, sal FROM hr.emp"),
+    ("s5", "COMMIT"),
+    ("s6", "DELETE FROM hr.emp WHERE id > 100"),
+    ("s6", "COMMIT"),
+    ("s7", "UPDATE hr.emp SET name = 'x' WHERE id < 20"),
+    ("s7", "COMMIT"),
+]
+
+
+def _sources(tmp: Path) -> dict[str, Path]:
+    """Databases with redo of every kind capture knows: SQL (two threads), a workload with
+    rollbacks and array inserts, the seed's Oracle dumps."""
+    home = Home(tmp)
+    home.create_subdirs()
+    sql = create_database(home.dirdb, "sql", threads=2)
+    with Database(sql) as db:
+        run_sql(db, SCRIPT)
+        rep = db.session("rep", username="GGREP")
+        from engine.source.sql import execute
+
+        execute(db, rep, "INSERT INTO hr.emp VALUES (99, 'loop', 9)")
+        execute(db, rep, "COMMIT")
+        other = db.session("t2", thread=2)
+        execute(db, other, "INSERT INTO hr.emp VALUES (77, 'two', 2)")
+        run_sql(db, [("s8", "INSERT INTO hr.emp VALUES (78, 'one', 1)")])
+        execute(db, other, "COMMIT")
+        run_sql(db, [("s8", "COMMIT"), ("s9", "INSERT INTO hr.emp VALUES (79, 'open', 1)")])
+    wl = create_database(home.dirdb, "wl")
+    with Database(wl) as db:
+        spec = WorkloadSpec(
+            tables=2, rows_per_txn=7, transactions=60, rollback_ratio=0.2, sessions=4, seed=3
+        )
+        run_workload(db, spec)
+        run_workload(db, WorkloadSpec(tables=1, transactions=10, array=5, seed=4, sessions=2))
+    seed = create_database(home.dirdb, "seed")
+    records = []
+    for f in sorted(VECTORS.glob("0*.dump")):
+        with open(f, encoding="utf-8") as fh:
+            records.extend(parse_dump(fh, source=str(f)).records)
+    with Database(seed) as db:
+        db.append_foreign(records, load_dictionary(VECTORS / "seed_dictionary.json"))
+    return {"sql": sql, "wl": wl, "seed": seed}
+
+
+@pytest.fixture(scope="module")
+def sources(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    return _sources(tmp_path_factory.mktemp("miner"))
+
+
+def _logs(root: Path) -> list[str]:
+    return [str(i.path) for i in list_logs(root / "redo")]
+
+
+def _lcrs(root: Path, hooked: bool) -> tuple[list[Lcr], list[Lcr]]:
+    dictionary = load_dictionary(root / "dictionary.json")
+    selection = Selection(everything=True)
+    reference = Decoder(dictionary, selection)
+    names = frozenset(t.qualified for t in dictionary.tables.values()) if hooked else frozenset()
+    miner = Miner(mine_plan(dictionary, selection, hooked=names, compact=False))
+    want: list[Lcr] = []
+    got: list[Lcr] = []
+    for path in _logs(root):
+        want.extend(reference.decode_all(read_records(path)))
+        mined = miner.mine(path, 0, None)
+        got.extend(
+            Lcr(Kind(e[0]), e[1], Position(e[2], mined.sequence, e[3]), *e[4:]) for e in mined.items
+        )
+    return want, got
+
+
+@pytest.mark.parametrize("name", ["sql", "wl", "seed"])
+def test_miner_gives_the_reference_decoders_lcrs(sources: dict[str, Path], name: str) -> None:
+    want, got = _lcrs(sources[name], hooked=True)
+    assert {k.kind for k in want} >= {Kind.BEGIN, Kind.ROW, Kind.COMMIT}
+    assert got == want
+
+
+@pytest.mark.parametrize("name", ["sql", "wl", "seed"])
+def test_templates_finish_as_the_columns_encode(sources: dict[str, Path], name: str) -> None:
+    want, got = _lcrs(sources[name], hooked=False)
+    rows = [(w, g) for w, g in zip(want, got, strict=True) if w.kind is Kind.ROW]
+    assert rows
+    for i, (w, g) in enumerate(rows):
+        assert g.record and not g.columns and g.rowid == w.rowid and g.ref == w.ref
+        ind, first = trans_ind(i % 3, 3), i % 3 == 0
+        record = TrailRecord(
+            io_type=w.io_type,
+            table=w.table,
+            columns=w.columns,
+            before_columns=w.before_columns,
+            trans_ind=ind,
+            before_after="B" if w.io_type == 3 else "A",
+            io_time_us=1_000_000 + i,
+            audit_rba=w.pos.sequence,
+            audit_pos=w.pos.offset,
+            rowid=w.rowid,
+            logcsn=str(i) if first else None,
+            tranid=w.xid if first else None,
+        )
+        done = finalize(g.record, ind, 1_000_000 + i, record.logcsn, record.tranid)
+        assert done == encode_record(record)
+
+
+def _capture(home: Home, root: Path, trail: str, split: int, compact: bool) -> Stats:
+    checked = check_text(PRM.format(db=root.name, trail=trail))
+    assert not checked.diagnostics
+    model = checked.model
+    writer = TrailWriter.open(home.root / "dirdat" / trail, durable=False, megabytes=1)
+    start = initial_positions(root / "redo", (), 2)
+    cap = Capture(model, root, writer, home.dirtmp / trail, start=start, split_bytes=split)
+    cap.compact = compact
+    while cap.poll():
+        pass
+    writer.close()
+    cap.stats.lcrs = cap.stats.records_read = 0  # reads differ with the split size
+    return cap.stats
+
+
+def _records(home: Home, trail: str) -> list[Any]:
+    return [r for _, r in TrailReader(str(home.root / "dirdat" / trail)).records()]
+
+
+@pytest.mark.parametrize("name", ["sql", "wl", "seed"])
+def test_closed_transactions_write_the_same_trail_as_the_cache(
+    sources: dict[str, Path], name: str, tmp_path: Path
+) -> None:
+    home = Home(tmp_path)
+    home.create_subdirs()
+    root = sources[name]
+    reference = _capture(home, root, "rf", 1 << 30, compact=False)
+    want = _records(home, "rf")
+    assert want and reference.transactions
+    for i, split in enumerate((1 << 30, 4096, 700)):
+        trail = f"c{i}"
+        stats = _capture(home, root, trail, split, compact=True)
+        assert _records(home, trail) == want, split
+        assert stats == reference
+
+
+def test_selection_for_is_what_the_plan_captures(sources: dict[str, Path]) -> None:
+    root = sources["sql"]
+    dictionary = load_dictionary(root / "dictionary.json")
+    model = check_text(PRM.format(db="sql", trail="x")).model
+    plan = mine_plan(dictionary, selection_for(model, dictionary))
+    assert {t.qualified for t in plan.tables.values() if t.captured} == {"HR.EMP", "HR.OTHER"}
+    assert all(t.truncates for t in plan.tables.values() if t.captured)
+
+
+# -- frames ---------------------------------------------------------------------------------
+def _frames_both(path: str, start: int, end: int | None) -> tuple[list[Any], list[Any]]:
+    want = list(read_frames(path, start, end))
+    scan = scan_frames(path, start, end)
+    got = [(o, e, bytes(scan.buf[lo : lo + n])) for o, e, lo, n in scan]
+    return want, got
+
+
+@settings(max_examples=60, deadline=None)
+@given(cuts=st.lists(st.integers(0, 40_000), min_size=1, max_size=4))
+def test_scan_frames_matches_read_frames_on_any_split(
+    sources: dict[str, Path], cuts: list[int]
+) -> None:
+    path = _logs(sources["wl"])[0]
+    points = [0, *sorted(cuts), None]
+    every: list[Any] = []
+    for a, b in itertools.pairwise(points):
+        if b is not None and a is not None and b < a:
+            continue
+        want, got = _frames_both(path, a or 0, b)
+        assert got == want
+        every.extend(got)
+    assert [f[0] for f in every] == sorted({f[0] for f in every})
+
+
+@settings(max_examples=30, deadline=None)
+@given(cut=st.integers(600, 30_000), start=st.integers(0, 20_000))
+def test_scan_frames_stops_where_read_frames_does_on_a_torn_tail(
+    sources: dict[str, Path], tmp_path_factory: pytest.TempPathFactory, cut: int, start: int
+) -> None:
+    path = Path(_logs(sources["wl"])[0])
+    torn = tmp_path_factory.mktemp("torn") / path.name
+    shutil.copyfile(path, torn)
+    with open(torn, "r+b") as fh:
+        fh.truncate(cut)
+    want, got = _frames_both(str(torn), start, None)
+    assert got == want
+
+
+def test_a_torn_archived_log_is_corrupt_for_both(sources: dict[str, Path], tmp_path: Path) -> None:
+    root = sources["sql"]
+    with Database(root) as db:
+        db.switch_log(1)
+    archived = next(i for i in list_logs(root / "redo") if i.archived)
+    torn = tmp_path / Path(archived.path).name
+    shutil.copyfile(archived.path, torn)
+    with open(torn, "r+b") as fh:
+        fh.truncate(archived.size - 7)
+    readers: list[Callable[[], object]] = [
+        lambda: list(read_frames(torn)),
+        lambda: list(scan_frames(torn)),
+    ]
+    for read in readers:
+        with pytest.raises(RedoCorruptError, match="archived"):
+            read()
+
+
+# -- values ---------------------------------------------------------------------------------
+@settings(max_examples=400, deadline=None)
+@given(
+    st.one_of(
+        st.integers(-(10**25), 10**25),
+        st.decimals(allow_nan=False, allow_infinity=False, places=6).filter(
+            lambda d: abs(d) < Decimal(10) ** 30
+        ),
+        st.decimals(allow_nan=False, allow_infinity=False).filter(
+            lambda d: d == 0 or Decimal("1e-60") < abs(d) < Decimal(10) ** 60
+        ),
+    )
+)
+def test_number_text_is_the_decimal_text(value: Decimal | int) -> None:
+    try:
+        raw = encode_number(value)
+    except CodecError:
+        assume(False)  # beyond NUMBER's 40 digits
+    assert number_text(raw) == reference_text("NUMBER", raw)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(min_size=1, max_size=22))
+def test_number_text_of_any_bytes_is_the_decimal_text_or_the_same_error(raw: bytes) -> None:
+    try:
+        want = reference_text("NUMBER", raw)
+    except (CodecError, ArithmeticError) as exc:  # not a NUMBER, or too large for its text
+        with pytest.raises(type(exc)):
+            number_text(raw)
+        return
+    assert number_text(raw) == want
