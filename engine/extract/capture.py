@@ -13,6 +13,10 @@ miner (:class:`~engine.extract.miner.Closed`): the driver only decides whether i
 written and appends its bytes. The others come change by change through the cache. When a
 Bounded Recovery checkpoint falls inside a batch, the batch is mined again change by change
 so that the checkpoint sees every open transaction as it was at that point.
+
+Per-record hook: rows of the tables the heartbeat rule owns always come change by change
+with their columns (the miner does not encode them), and the rule (``heartbeat.rows``)
+rewrites or drops each committed one before it is encoded.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from engine.extract.redo_source import (
     plan,
     thread_positions_after,
 )
+from engine.heartbeat.flow import ExtractRule
 from engine.source.dictionary import Dictionary, load_dictionary
 from engine.trail.model import TableDef as TrailTableDef
 from engine.trail.model import TrailPosition, micros_to_datetime
@@ -128,15 +133,18 @@ def _order_key(item: Item) -> tuple[int, int, int, int, int]:
     return item.order_key
 
 
-def selection_for(model: ParamFile, dictionary: Dictionary) -> Selection:
-    """Resolve TABLE / TABLEEXCLUDE wildcards against the dictionary once, on the driver."""
+def selection_for(
+    model: ParamFile, dictionary: Dictionary, also: Callable[[str, str], bool] | None = None
+) -> Selection:
+    """Resolve TABLE / TABLEEXCLUDE wildcards against the dictionary once, on the driver;
+    ``also`` adds tables captured without a TABLE line (the heartbeat tables)."""
     chosen: set[tuple[str, str]] = set()
     truncates: set[tuple[str, str]] = set()
     for t in dictionary.tables.values():
         spec = model.captured(t.owner, t.name)
-        if spec is not None:
+        if spec is not None or (also is not None and also(t.owner, t.name)):
             chosen.add((t.owner.upper(), t.name.upper()))
-            if spec.get_truncates:
+            if spec is not None and spec.get_truncates:
                 truncates.add((t.owner.upper(), t.name.upper()))
     return Selection(frozenset(chosen), frozenset(truncates))
 
@@ -157,8 +165,10 @@ class Capture:
         cache_budget: int | None = None,
         split_bytes: int = DEFAULT_SPLIT_BYTES,
         on_commit: Callable[[str, int, int], None] | None = None,
+        heartbeat: ExtractRule | None = None,
     ) -> None:
         self.model = model
+        self.heartbeat = heartbeat
         self.source_root = source_root
         self.redo_dir = source_root / "redo"
         self.writer = writer
@@ -205,19 +215,31 @@ class Capture:
         path = self.source_root / "dictionary.json"
         self._dictionary_mtime = path.stat().st_mtime if path.exists() else 0.0
         dictionary = load_dictionary(path)
+        also = self.heartbeat.owns if self.heartbeat is not None else None
+        selection = selection_for(self.model, dictionary, also)
         for t in dictionary.tables.values():
-            if self.model.captured(t.owner, t.name) is not None:
+            if selection.captured(t):
                 self.writer.define_table(
                     TrailTableDef(t.qualified, tuple(c.name for c in t.columns))
                 )
-        return Decoder(dictionary, selection_for(self.model, dictionary))
+        return Decoder(dictionary, selection)
+
+    def _columns_of(self, table: str) -> tuple[str, ...] | None:
+        t = self.decoder.dictionary.tables.get(table)
+        return tuple(c.name for c in t.columns) if t is not None else None
 
     def mine_plan(self, *, compact: bool | None = None) -> MinePlan:
-        """What the miner tasks of the next batch need (broadcast once per batch)."""
+        """What the miner tasks of the next batch need (broadcast once per batch): the
+        heartbeat rule's tables are hooked (their rows reach the driver with columns)."""
         d = self.decoder
+        owns = self.heartbeat.owns if self.heartbeat is not None else None
+        hooked = frozenset(
+            t.qualified for t in d.dictionary.tables.values() if owns and owns(t.owner, t.name)
+        )
         return mine_plan(
             d.dictionary,
             d.selection,
+            hooked=hooked,
             compact=self.compact if compact is None else compact,
             fine_xids=frozenset(self.through),
         )
@@ -361,6 +383,8 @@ class Capture:
                 return
             self.last_commit_scn = lcr.scn
             self.stats.transactions += 1
+            if self.heartbeat is not None:  # seed 001's OUTGOING_EXTRACT rule
+                rows = self.heartbeat.rows(rows, self._columns_of)
             n = 0
             by_op = self.stats.by_op
             for data, io_type in stream_encoded(lcr.xid, lcr.scn, lcr.time_us, rows):

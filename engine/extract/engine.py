@@ -34,6 +34,9 @@ from engine.extract.orphans import OrphanScanner
 from engine.extract.start import ExtractError, initial_positions, source_root
 from engine.extract.txnmgmt import TransactionManagement
 from engine.groups import DEFAULT_MEGABYTES, GroupDef
+from engine.heartbeat.flow import ExtractRule
+from engine.heartbeat.names import for_capture
+from engine.heartbeat.settings import utc_now
 from engine.home import Home
 from engine.trail.model import datetime_to_micros, micros_to_datetime
 from engine.trail.writer import TrailWriter
@@ -58,6 +61,7 @@ class ExtractRun(TransactionManagement):
         durable: bool = True,
         clock: Callable[[], datetime] = datetime.now,
         report_line: Callable[[str], None] | None = None,
+        heartbeat_clock: Callable[[], datetime] = utc_now,
     ) -> None:
         if not model.trails:
             raise ExtractError("OGG-01044", "No EXTTRAIL or RMTTRAIL in the parameter file.")
@@ -150,6 +154,7 @@ class ExtractRun(TransactionManagement):
             start=start,
             spark=spark,
             state=state,
+            heartbeat=ExtractRule(for_capture(home.globals_file), self.name, heartbeat_clock),
         )
         split_mb = os.environ.get("GGSCI_EXTRACT_SPLIT_MB")
         if split_mb and split_mb.isdigit():  # tuning and benchmarks: smaller batches

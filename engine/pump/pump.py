@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
+from typing import Protocol
 
 from engine.checkpoints import (
     Checkpoints,
@@ -34,21 +35,34 @@ from engine.checkpoints import (
 )
 from engine.events import Severity
 from engine.groups import DEFAULT_MEGABYTES, GroupDef, normalize_trail
+from engine.heartbeat.flow import RoutingRule
+from engine.heartbeat.names import for_capture
+from engine.heartbeat.settings import utc_now
 from engine.home import Home
 from engine.pump import PumpError
 from engine.pump.txreader import Transaction, TransactionReader
 from engine.trail.codec import encode_record
 from engine.trail.errors import TrailError
 from engine.trail.layout import TransInd
-from engine.trail.model import TrailPosition, TrailRecord, micros_to_datetime
+from engine.trail.model import TableDef, TrailPosition, TrailRecord, micros_to_datetime
 from engine.trail.reader import TrailReader
 from engine.trail.recovery import complete_transactions
 from engine.trail.writer import TrailWriter
 from params.models import ParamFile
 
 Emit = Callable[[str, Severity, str], None]
-RecordHook = Callable[[TrailRecord], TrailRecord | None]
-"""Per-record step between reading and writing (heartbeat routing); None drops the record."""
+
+
+class RecordHook(Protocol):
+    """Per-record step between reading and writing (heartbeat routing, seed 001)."""
+
+    def owns(self, table: str) -> bool:
+        """Records of ``table`` are copied whatever the TABLE statements select."""
+        ...
+
+    def __call__(self, record: TrailRecord, definition: TableDef | None) -> TrailRecord | None:
+        """The record to write (maybe rewritten), or None to drop it."""
+        ...
 
 
 def in_home(home: Home, path: str) -> Path:
@@ -80,7 +94,9 @@ class Pump:
         self.name = group.name
         self.emit = emit
         self.clock = clock
-        self.hook = hook
+        self.hook: RecordHook = hook or RoutingRule(
+            for_capture(home.globals_file), group.name, utc_now
+        )
         self.source_path = group.source_path
         trail = model.trails[0]
         self.trail_path = trail.path
@@ -182,9 +198,9 @@ class Pump:
         return seen
 
     def _copy(self, txn: Transaction) -> None:
-        out = [r for r in txn.records if self.selected(r)]
-        if self.hook is not None:
-            out = [h for r in out if (h := self.hook(r)) is not None]
+        hook = self.hook
+        out = [r for r in txn.records if self.selected(r) or hook.owns(r.table)]
+        out = [h for r in out if (h := hook(r, self.reader.tables.get(r.table))) is not None]
         self.last_io_us = txn.io_time_us or self.last_io_us
         if not out:
             return

@@ -32,6 +32,9 @@ from engine.checkpoints import (
 )
 from engine.events import Severity
 from engine.groups import GroupDef
+from engine.heartbeat.apply import HeartbeatApplier
+from engine.heartbeat.names import for_capture
+from engine.heartbeat.settings import utc_now
 from engine.home import Home
 from engine.pump.pump import in_home
 from engine.pump.txreader import Transaction, TransactionReader
@@ -72,6 +75,7 @@ class ReplicatRun:
         *,
         target: Target | None = None,
         clock: Callable[[], datetime] = datetime.now,
+        heartbeat_clock: Callable[[], datetime] = utc_now,
     ) -> None:
         if not group.source_path:
             raise ReplicatError("OGG-01044", f"REPLICAT {group.name} has no EXTTRAIL.")
@@ -104,6 +108,11 @@ class ReplicatRun:
         self.target = target
         self.mapper = Mapper(model, target)
         self.applier = Applier(target, model.handle_collisions)
+        self.heartbeat = HeartbeatApplier(
+            target, for_capture(home.globals_file), group.name, heartbeat_clock, emit
+        )
+        self.heartbeat_clock = heartbeat_clock
+        self._read_at: dict[int, datetime] = {}  # heartbeat transactions: when they were read
         cpt_name = checkpoint_table_name(home, group)
         self.cptable = (
             CheckpointTable(
@@ -163,6 +172,8 @@ class ReplicatRun:
         for txn in self.reader.poll():
             seen += 1
             group.append(txn)
+            if any(self.heartbeat.owns(r.table) for r in txn.records):
+                self._read_at[id(txn)] = self.heartbeat_clock()
             ops += len(txn.records)
             if ops >= self.model.group_trans_ops:
                 self._apply_group(group)
@@ -180,6 +191,9 @@ class ReplicatRun:
             self.target.rollback()
             for txn in txns:  # one transaction per target transaction, record by record
                 self._apply([txn], savepoints=True)
+        finally:
+            for txn in txns:
+                self._read_at.pop(id(txn), None)
 
     def _apply(self, txns: list[Transaction], *, savepoints: bool) -> None:
         progress = self.progress
@@ -220,6 +234,15 @@ class ReplicatRun:
 
     def _apply_record(self, txn: Transaction, record: TrailRecord, savepoints: bool) -> None:
         definition = self.reader.tables.get(record.table)
+        if self.heartbeat.owns(record.table):  # seed 001: not MAP but the automatic mapping
+            self.heartbeat.apply(
+                record,
+                definition,
+                logcsn=txn.logcsn,
+                low_watermark=None if self.progress.csn is None else str(self.progress.csn),
+                read_at=self._read_at.get(id(txn)),
+            )
+            return
         m = self.mapper.map_for(record.table, definition)
         if m is None:
             return
