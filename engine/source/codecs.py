@@ -35,8 +35,11 @@ _INT_CTX: Final = Context(prec=200)  # room for every integer digit up to 1E+126
 _NEG_TERMINATOR: Final = 0x66
 
 
-_POS_PAIR: Final = {f"{d:02d}": d + 1 for d in range(100)}
-_NEG_PAIR: Final = {f"{d:02d}": 101 - d for d in range(100)}
+# bytes.fromhex reads two decimal digits as one BCD byte (0x42 for "42"); these tables
+# translate it to Oracle's digit byte (d + 1 for positive numbers, 101 - d for negative)
+_BCD_POS: Final = bytes((b >> 4) * 10 + (b & 15) + 1 & 0xFF for b in range(256))
+_BCD_NEG: Final = bytes(101 - (b >> 4) * 10 - (b & 15) & 0xFF for b in range(256))
+_BYTE: Final = tuple(bytes((i,)) for i in range(256))
 
 
 def encode_scaled(n: int, scale100: int = 0) -> bytes:
@@ -54,11 +57,9 @@ def encode_scaled(n: int, scale100: int = 0) -> bytes:
     if npairs > MAX_NUMBER_DIGITS or not _MIN_EXP <= exp <= _MAX_EXP:
         return encode_number(Decimal(n).scaleb(-2 * scale100, _CTX))
     if n > 0:
-        table = _POS_PAIR
-        return bytes([0xC1 + exp, *[table[digits[i : i + 2]] for i in range(0, len(digits), 2)]])
-    table = _NEG_PAIR
-    body = bytes([0x3E - exp, *[table[digits[i : i + 2]] for i in range(0, len(digits), 2)]])
-    return body + bytes([_NEG_TERMINATOR]) if npairs < MAX_NUMBER_DIGITS else body
+        return _BYTE[0xC1 + exp] + bytes.fromhex(digits).translate(_BCD_POS)
+    body = _BYTE[0x3E - exp] + bytes.fromhex(digits).translate(_BCD_NEG)
+    return body + _BYTE[_NEG_TERMINATOR] if npairs < MAX_NUMBER_DIGITS else body
 
 
 def encode_number(value: Decimal | int | float) -> bytes:

@@ -60,13 +60,24 @@ class TxnIds:
         return 15 + 2 * self.xid.usn
 
     def next_uba(self) -> Uba:
-        self.rec += 1
-        if self.rec > 0xFF:
-            self.rec = 1
-            self.undo_seq = (self.undo_seq + 1) & 0xFFFF
-        uba = Uba(self.undo_dba, self.undo_seq, self.rec)
+        uba = Uba(*self.next_rec())
         self.last_uba = uba
         return uba
+
+    def next_rec(self) -> tuple[int, int, int]:
+        """The next undo record's address as ``(dba, seq, rec)`` (no :class:`Uba` built;
+        ``last_uba`` then reads as the current address, see :meth:`current_uba`)."""
+        rec = self.rec + 1
+        if rec > 0xFF:
+            rec = 1
+            self.undo_seq = (self.undo_seq + 1) & 0xFFFF
+        self.rec = rec
+        self.last_uba = None
+        return self.undo_dba, self.undo_seq, rec
+
+    def current_uba(self) -> Uba:
+        """The address of the transaction's last undo record (a commit points to it)."""
+        return self.last_uba or Uba(self.undo_dba, self.undo_seq, self.rec)
 
 
 def columns_of(row: Row) -> tuple[Column, ...]:
@@ -265,7 +276,7 @@ def index_change(
 
 
 def commit_cv(t: TxnIds, scn: int, rollback: bool) -> ChangeVector:
-    uba = t.last_uba or Uba(t.undo_dba, t.undo_seq, t.rec)
+    uba = t.current_uba()
     flg = 0x2 | (ROLLBACK_FLAG if rollback else 0)
     body = Commit(slt=t.xid.slot, sqn=t.xid.sqn, srt=0, sta=9, flg=flg, uba=uba)
     return ChangeVector(

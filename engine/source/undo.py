@@ -45,11 +45,7 @@ def statement_failed(s: Session, db: Engine, txn: Txn, mark: int, exc: Exception
 def undo_to(s: Session, db: Engine, txn: Txn, mark: int, scn: int) -> None:
     """Undo entries past ``mark`` newest first, writing compensation redo."""
     while len(txn.entries) > mark:
-        entry = txn.entries.pop()
-        table = db.dictionary.tables[entry.table]
-        before_rows = rows_of(db, table, entry.rids) if entry.kind in ("ins", "load") else {}
-        apply_undo(db, table, entry)
-        compensate(s, db, txn, table, scn, entry, before_rows)
+        undo_entry(s, db, txn, txn.entries.pop(), scn)
     for kl, taken in list(txn.keys.items()):
         if taken >= mark:
             del txn.keys[kl]
@@ -59,6 +55,14 @@ def undo_to(s: Session, db: Engine, txn: Txn, mark: int, scn: int) -> None:
         if key not in keep:
             txn.locked.discard(key)
             db.locks.pop(key, None)
+
+
+def undo_entry(s: Session, db: Engine, txn: Txn, entry: UndoEntry, scn: int) -> None:
+    """Put one entry's rows back and write its compensation record."""
+    table = db.dictionary.tables[entry.table]
+    before_rows = rows_of(db, table, entry.rids) if entry.kind in ("ins", "load") else {}
+    apply_undo(db, table, entry)
+    compensate(s, db, txn, table, scn, entry, before_rows)
 
 
 def apply_undo(db: Engine, table: TableDef, entry: UndoEntry) -> None:

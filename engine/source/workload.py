@@ -33,6 +33,7 @@ from engine.source.session import Session
 from engine.source.values import format_datetime
 
 OWNER: Final = "WL"
+_EPOCH: Final = datetime(1970, 1, 1)
 _NAMES: Final = ("ALPHA", "BRAVO", "CHARLIE", "DELTA", "ECHO", "FOXTROT", "GOLF", "HOTEL")
 
 
@@ -142,15 +143,17 @@ def _stored_cents(cents: int) -> int | float:
 
 
 def _row_fast(
-    key: int, rnd: random.Random, now: datetime, dates: dict[datetime, tuple[bytes, str]]
+    key: int, rnd: random.Random, second: int, dates: dict[int, tuple[bytes, str]]
 ) -> tuple[tuple[bytes | None, ...], list[object]]:
-    """:func:`_row` as (Oracle bytes, SQLite values), without Decimal or datetime work."""
+    """:func:`_row` as (Oracle bytes, SQLite values), without Decimal or datetime work;
+    ``second`` is the redo clock's time in whole seconds since 1970."""
     name = f"{_NAMES[key % len(_NAMES)]}-{key}"
     cents = rnd.randint(1, 10_000_000)
-    d = dates.get(now)
+    d = dates.get(second)
     if d is None:
         dates.clear()
-        d = dates[now] = (encode_date(now), format_datetime(now))
+        now = _EPOCH + timedelta(seconds=second)
+        d = dates[second] = (encode_date(now), format_datetime(now))
     enc = (encode_scaled(key), name.encode(), encode_scaled(cents, 1), d[0], b"N")
     return enc, [key, name, _stored_cents(cents), d[1], "N"]
 
@@ -208,7 +211,7 @@ def run_workload(
         assert s.txn is not None
         long_sessions.append((s, s.txn.start_time))
     p_ins, p_upd, _ = spec.mix
-    dates: dict[datetime, tuple[bytes, str]] = {}
+    dates: dict[int, tuple[bytes, str]] = {}
     last_report = start
     interrupted: BaseException | None = None
     try:
@@ -236,9 +239,9 @@ def run_workload(
                 first = next_key[ti]
                 next_key[ti] += spec.array
                 if fast:
-                    stamp = db.now().replace(microsecond=0)
+                    second = db.now_us() // 1_000_000
                     made = [
-                        _row_fast(k, rnd, stamp, dates) for k in range(first, first + spec.array)
+                        _row_fast(k, rnd, second, dates) for k in range(first, first + spec.array)
                     ]
                     bulk.insert_array(table, [m[0] for m in made], [m[1] for m in made])
                 else:
@@ -252,7 +255,7 @@ def run_workload(
                 k = next_key[ti]
                 next_key[ti] += 1
                 if fast:
-                    enc, stored = _row_fast(k, rnd, db.now().replace(microsecond=0), dates)
+                    enc, stored = _row_fast(k, rnd, db.now_us() // 1_000_000, dates)
                     bulk.insert(table, enc, stored)
                 else:
                     dml.insert(
