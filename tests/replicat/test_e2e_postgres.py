@@ -53,7 +53,7 @@ def target_rows(url: str, table: str) -> list[tuple[str | None, ...]]:
 @pytest.mark.e2e
 def test_postgres_pipeline_survives_kill9_of_replicat(tmp_path: Path, pg_url: str) -> None:
     pg(pg_url, "DROP SCHEMA IF EXISTS wl CASCADE", "DROP SCHEMA IF EXISTS gg CASCADE",
-       "CREATE SCHEMA wl")  # fmt: skip
+       "DROP SCHEMA IF EXISTS postgres CASCADE", "CREATE SCHEMA wl")  # fmt: skip
     for t in TABLES:
         pg(
             pg_url,
@@ -63,6 +63,10 @@ def test_postgres_pipeline_survives_kill9_of_replicat(tmp_path: Path, pg_url: st
     with psycopg.connect(pg_url) as conn:
         ct.create(conn, ct.TableName.parse("gg.chkpt"), "postgresql")
     home = new_home(tmp_path, pg_url)
+    # heartbeat tables in the target (schema of the login user) and in the source
+    out = ggsci(home, f"DBLOGIN SOURCEDB {pg_url}", "ADD HEARTBEATTABLE, TARGETONLY",
+                "DBLOGIN SOURCEDB src", "ADD HEARTBEATTABLE, FREQUENCY 1")  # fmt: skip
+    assert out.count("OGG-14000") == 2, out
 
     def in_sync() -> bool:
         return all(source_rows(home, t) == target_rows(pg_url, t) for t in TABLES)
@@ -83,6 +87,11 @@ def test_postgres_pipeline_survives_kill9_of_replicat(tmp_path: Path, pg_url: st
             raise AssertionError(report(home, "REP1")) from None
         ((group, csn, low),) = pg(pg_url, "SELECT group_name, log_csn, log_cmplt_csn FROM gg.chkpt")
         assert group == "REP1" and csn == low
+        paths = "SELECT DISTINCT incoming_path FROM postgres.gg_lag_history"
+        wait_until(lambda: pg(pg_url, paths) == [("EXT1 ==> PMP1 ==> REP1",)], "heartbeats")
+        out = ggsci(home, f"DBLOGIN SOURCEDB {pg_url}", "LAG REPLICAT rep1, GLOBAL")
+        assert "Lag Information From Heartbeat Table" in out, out
+        assert out.rstrip().endswith("SRC    POSTGRES EXT1 ==> PMP1 ==> REP1"), out
     finally:
         shutdown(home)
 
