@@ -77,6 +77,9 @@ class State:
     next_sid: int = 30
     audit: int = 220000
     last_time: str = ""
+    # how far redo time ran ahead of UTC wall time (a faster clock, --clock-rate): kept, so
+    # the source's clock goes on from there at the normal rate instead of standing still
+    ahead_us: int = 0
     space: dict[str, list[int]] = field(default_factory=dict)  # obj -> [block, slot, per_block]
     next_block: int = 0x430
     crashed: list[int] = field(default_factory=list)
@@ -193,7 +196,8 @@ class Database:
             raise DatabaseError(f"cannot open database {root.name}: {exc}") from exc
         last = datetime.fromisoformat(self.state.last_time) if self.state.last_time else None
         wall = datetime.now(UTC).replace(tzinfo=None)
-        self.clock: Clock = clock or SimClock(max(wall, last) if last else wall, clock_rate)
+        start = max(wall + timedelta(microseconds=self.state.ahead_us), last) if last else wall
+        self.clock: Clock = clock or SimClock(start, clock_rate)
         self.logs = LogSet(root / "redo", self.state.log_bytes, self._micros, fsync=fsync)
         self.locks: dict[tuple[int, int], str] = {}
         self.table_locks: dict[int, str] = {}
@@ -236,6 +240,8 @@ class Database:
             last = from_us if last is None or from_us > last else last
         if last is not None:
             self.state.last_time = last.isoformat()
+            ahead = last - datetime.now(UTC).replace(tzinfo=None)
+            self.state.ahead_us = max(0, ahead // timedelta(microseconds=1))
         self.conn.execute(
             "UPDATE _gg_state SET value = ? WHERE key = 'state'", (pickle.dumps(self.state),)
         )

@@ -12,6 +12,7 @@ from engine.heartbeat.jobs import run_purge, run_update
 from engine.heartbeat.names import HeartbeatNames
 from engine.heartbeat.schedule import BUSY_RETRY, HeartbeatSchedule
 from engine.heartbeat.schema import Dialect
+from engine.heartbeat.settings import utc_now
 from engine.heartbeat.store import SqlStore
 from engine.home import Home
 from engine.source.clock import ManualClock
@@ -143,3 +144,24 @@ def test_manager_reports_a_failing_database_once(home: Home, shell: Shell) -> No
     schedule.tick()
     assert [(c, s) for c, s, _ in events] == [("OGG-14095", Severity.WARNING)]
     assert "Heartbeat jobs of database TGT failed" in events[0][2]
+
+
+def test_a_source_clock_that_ran_ahead_keeps_running_while_closed(home: Home) -> None:
+    """A workload at --clock-rate leaves redo time ahead of this machine's; the next opens go
+    on from that lead at the normal rate (the heartbeat job must find its FREQUENCY again),
+    instead of restarting at the last record's time every time."""
+    root = home.dirdb / "SRC"
+    with Database(root, clock_rate=3600.0) as db:
+        s = db.session("APP")
+        execute(db, s, "CREATE TABLE app.t (id NUMBER PRIMARY KEY)")
+        for i in range(20):
+            execute(db, s, f"INSERT INTO app.t VALUES ({i})")
+            execute(db, s, "COMMIT")
+        last = db.now()
+    lead = last - utc_now()
+    assert lead > timedelta(seconds=10)
+    with Database(root) as db:
+        assert db.clock.now() >= last
+        assert abs((db.clock.now() - utc_now()) - lead) < timedelta(seconds=2)
+        # what the next open starts from: now + the lead, not the last record's time
+        assert abs(timedelta(microseconds=db.state.ahead_us) - lead) < timedelta(seconds=2)
