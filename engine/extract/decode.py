@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from decimal import Decimal
+from decimal import Context, Decimal
 
 from engine.extract.lcr import Kind, Lcr, Position
 from engine.source.dictionary import Dictionary, TableDef
@@ -41,6 +41,8 @@ from engine.source.redo import (
 from engine.trail.layout import IOType
 from engine.trail.model import Columns, datetime_to_micros
 
+_WIDE = Context(prec=200)
+
 #: Undo header class of undo segment ``usn`` is 15 + 2 * usn (seed 002: class 27 is usn 6).
 UNDO_HEADER_CLASS_BASE = 15
 
@@ -54,9 +56,11 @@ def text_of(type_name: str, value: object) -> str | None:
     if value is None:
         return None
     if isinstance(value, Decimal):
+        # NUMBER holds 40 digits and exponents to 1E+125: wider than Decimal's default
+        # context, which would round (or refuse) them.
         if value == value.to_integral_value():
-            return str(value.quantize(Decimal(1)))
-        return format(value.normalize(), "f")
+            return str(value.quantize(Decimal(1), context=_WIDE))
+        return format(value.normalize(_WIDE), "f")
     if isinstance(value, datetime):
         if type_name.upper().startswith("TIMESTAMP"):
             return value.strftime("%Y-%m-%d:%H:%M:%S.%f") + "000"

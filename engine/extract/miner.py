@@ -34,12 +34,12 @@ from typing import Any, Final
 from engine.extract.assemble import trans_ind
 from engine.extract.decode import Selection
 from engine.extract.lcr import Kind
-from engine.extract.values import Convert, converter
+from engine.extract.values import Convert, converter, entry_converter
 from engine.source.dictionary import Dictionary
 from engine.source.errors import RedoCorruptError
 from engine.source.ids import RowId
 from engine.source.redo_scan import scan_frames
-from engine.trail.codec import column_entry, finalize, row_template
+from engine.trail.codec import finalize, row_template
 from engine.trail.errors import RecordLimitError
 from engine.trail.layout import IO_TYPE_NAMES, IOType
 from engine.trail.model import Columns
@@ -67,6 +67,8 @@ _NULL: Final = 0xFFFFFFFF
 _ROLLBACK_FLAG: Final = 0x04
 _UNDO_CLASS_BASE: Final = 15  # undo header class of segment usn = 15 + 2 * usn
 _EMPTY: dict[int, bytes | None] = {}
+_INSERT, _DELETE = int(IOType.INSERT), int(IOType.DELETE)
+_FIELDCOMP, _KEYFIELDCOMP = int(IOType.FIELDCOMP), int(IOType.KEYFIELDCOMP)
 
 # Body tags (redo_codec.TAGS)
 _T_KDO, _T_INDEX, _T_SLOT, _T_UNDO, _T_COMMIT, _T_APPLIED, _T_SESSION = 1, 2, 3, 4, 5, 6, 7
@@ -171,26 +173,37 @@ class Mined:
     max_time_us: int = 0
 
 
+Raw = dict[int, bytes | None]  # column number -> Oracle bytes (None: NULL)
+
+
 class _Columns:
-    """Per-table column converters and entry caches (one per task)."""
+    """Per-table column converters, to text and to trail entries (one set per task).
+
+    A row image is either *full* (an insert: every column of the table, absent ones NULL)
+    or *keyed* (the columns present, in column order, those past the table's end left
+    out), as :class:`Decoder` builds them."""
 
     def __init__(self, info: TableInfo) -> None:
         self.info = info
         self.convert: tuple[Convert, ...] = tuple(converter(t) for t in info.types)
+        self.entry = tuple(entry_converter(i, t) for i, t in enumerate(info.types))
         self.n = len(info.types)
 
-    def columns(self, cols: dict[int, bytes | None]) -> Columns:
-        n = self.n
+    def columns(self, cols: Raw, full: bool) -> Columns:
         conv = self.convert
+        if full:
+            get = cols.get
+            return tuple((i, c(get(i))) for i, c in enumerate(conv))
+        n = self.n
         return tuple((i, conv[i](cols[i])) for i in sorted(cols) if i < n)
 
-    def full(self, cols: dict[int, bytes | None]) -> Columns:
-        get = cols.get
-        return tuple((i, c(get(i))) for i, c in enumerate(self.convert))
-
-
-def _entries(columns: Columns) -> bytes:
-    return b"".join([column_entry(i, v) for i, v in columns])
+    def entries(self, cols: Raw, full: bool) -> bytes:
+        entry = self.entry
+        if full:
+            get = cols.get
+            return b"".join([e(get(i)) for i, e in enumerate(entry)])
+        n = self.n
+        return b"".join([entry[i](cols[i]) for i in sorted(cols) if i < n])
 
 
 class Miner:
@@ -357,24 +370,24 @@ class Miner:
         dataobj = info.dataobj
         emit = self._emit
         if op == b"IRP":
-            p = _skip_rows(buf, p)
-            p = _skip_ints(buf, p)
-            emit(out, info, xid, IOType.INSERT, rowid(dataobj, bdba, slot), cols.full(after), (),
-                 ref, head, seq)  # fmt: skip
+            p = _skip_ints(buf, _skip_rows(buf, p))
+            emit(out, cols, xid, _INSERT, rowid(dataobj, bdba, slot), after, True, None, ref,
+                 head, seq)  # fmt: skip
             return p
         if op == b"QMI":
             rows, p = _rows(buf, p)
             p = _skip_ints(buf, p)
             for rslot, rcols in rows:
-                emit(out, info, xid, IOType.INSERT, rowid(dataobj, bdba, rslot), cols.full(rcols),
-                     (), ref, head, seq)  # fmt: skip
+                emit(out, cols, xid, _INSERT, rowid(dataobj, bdba, rslot), rcols, True, None, ref,
+                     head, seq)  # fmt: skip
             return p
+        key = info.key
         if op == b"DRP":
-            p = _skip_rows(buf, p)
-            p = _skip_ints(buf, p)
+            p = _skip_ints(buf, _skip_rows(buf, p))
             before = _undo_row(buf, undo)
-            emit(out, info, xid, IOType.DELETE, rowid(dataobj, bdba, slot), _key(cols, before),
-                 (), ref, head, seq)  # fmt: skip
+            bkey = {i: before[i] for i in key if i in before}
+            emit(out, cols, xid, _DELETE, rowid(dataobj, bdba, slot), bkey, False, None, ref,
+                 head, seq)  # fmt: skip
             return p
         if op == b"QMD":
             p = _skip_rows(buf, p)
@@ -382,60 +395,63 @@ class Miner:
             urows = _undo_rows(buf, undo)
             for i, s in enumerate(slots):
                 before = urows[i][1] if i < len(urows) else _EMPTY
-                emit(out, info, xid, IOType.DELETE, rowid(dataobj, bdba, s), _key(cols, before),
-                     (), ref, head, seq)  # fmt: skip
+                bkey = {k: before[k] for k in key if k in before}
+                emit(out, cols, xid, _DELETE, rowid(dataobj, bdba, s), bkey, False, None, ref,
+                     head, seq)  # fmt: skip
             return p
-        p = _skip_rows(buf, p)
-        p = _skip_ints(buf, p)
+        p = _skip_ints(buf, _skip_rows(buf, p))
         if op == b"URP":
             before = _undo_row(buf, undo)
-            key = info.key
             key_changed = any(
                 i in after and before.get(i, after[i]) != after[i] for i in key if i in before
             )
-            merged: dict[int, bytes | None] = {i: before[i] for i in key if i in before}
+            merged: Raw = {i: before[i] for i in key if i in before}
             merged.update(after)
-            columns = cols.columns(merged)
             if key_changed:
-                bkey = cols.columns({i: before[i] for i in key if i in before})
-                emit(out, info, xid, IOType.KEYFIELDCOMP, rowid(dataobj, bdba, slot), columns,
+                bkey = {i: before[i] for i in key if i in before}
+                emit(out, cols, xid, _KEYFIELDCOMP, rowid(dataobj, bdba, slot), merged, False,
                      bkey, ref, head, seq)  # fmt: skip
             else:
-                emit(out, info, xid, IOType.FIELDCOMP, rowid(dataobj, bdba, slot), columns, (),
+                emit(out, cols, xid, _FIELDCOMP, rowid(dataobj, bdba, slot), merged, False, None,
                      ref, head, seq)  # fmt: skip
         return p
 
     def _emit(
         self,
         out: list[Event],
-        info: TableInfo,
+        cols: _Columns,
         xid: str,
         io_type: int,
-        rowid: str | None,
-        columns: Columns,
-        before: Columns,
+        rowid: str,
+        image: Raw,
+        full: bool,
+        before: Raw | None,
         ref: str,
         head: tuple[int, int, int, int, int, int],
         seq: int,
     ) -> None:
+        """One row event: with its trail record template, or (a hooked table, a record
+        too large) with its columns as text for the driver to handle."""
+        info = cols.info
         template = b""
         if not info.hooked:
             try:
+                data = cols.entries(image, full)
+                bkey = cols.entries(before, False) if before else b""
                 template = row_template(
-                    io_type,
-                    info.name,
-                    _entries(columns),
-                    _entries(before),
-                    None if rowid is None else rowid.encode("ascii"),
-                    seq,
-                    head[1],
+                    io_type, info.name, data, bkey, rowid.encode("ascii"), seq, head[1]
                 )
-                columns = before = ()  # the template holds them
             except RecordLimitError:
                 pass  # the driver encodes it from the columns, and says what is wrong
+        if template:
+            columns: Columns = ()
+            bcols: Columns = ()
+        else:
+            columns = cols.columns(image, full)
+            bcols = cols.columns(before, False) if before else ()
         out.append(
-            (_ROW, xid, *head, int(io_type), info.qualified, rowid, columns, before, ref, "", "",
-             "", template)
+            (_ROW, xid, *head, io_type, info.qualified, rowid, columns, bcols, ref, "", "", "",
+             template)
         )  # fmt: skip
 
     def _direct(
@@ -457,8 +473,8 @@ class Miner:
         cols = self.helper(info)
         ref = f"dl:{head[1]}"
         for rslot, rcols in rows:
-            self._emit(out, info, xid, IOType.INSERT, self.rowid(info.dataobj, block_dba, rslot),
-                       cols.full(rcols), (), ref, head, seq)  # fmt: skip
+            self._emit(out, cols, xid, _INSERT, self.rowid(info.dataobj, block_dba, rslot), rcols,
+                       True, None, ref, head, seq)  # fmt: skip
         return p
 
     def _ddl(
@@ -626,10 +642,6 @@ def _undo_rows(buf: bytes, undo: int) -> list[tuple[int, dict[int, bytes | None]
     if p < 0:
         return []
     return _rows(buf, _skip_cols(buf, p))[0]
-
-
-def _key(cols: _Columns, row: dict[int, bytes | None]) -> Columns:
-    return cols.columns({i: row[i] for i in cols.info.key if i in row})
 
 
 # -- closing transactions inside the range ---------------------------------------------------

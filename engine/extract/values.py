@@ -2,7 +2,7 @@
 
 :func:`engine.extract.decode.text_of` of :meth:`TableDef.decode` is the reference: it goes
 through ``Decimal`` and ``datetime``, some 5 µs a value. The Extract's hot loop uses
-:func:`converter` instead, which gives the same text: NUMBERs of up to 28 significant digits
+:func:`converter` instead, which gives the same text: NUMBERs
 are turned into text straight from their base-100 digits, and every type's recent values
 are remembered (names, codes, dates and amounts repeat; keys do not, and NUMBER keys take
 the fast path). A property test holds the two to the same text.
@@ -15,13 +15,16 @@ from typing import Final
 
 from engine.extract.decode import text_of
 from engine.source.codecs import decode_value
+from engine.trail.codec import column_entry
 
 Convert = Callable[[bytes | None], str | None]
 
 #: Values remembered per column before the memory is cleared.
 CACHE_LIMIT: Final = 4096
 _NUMBER_TYPES: Final = frozenset({"NUMBER", "INTEGER", "FLOAT"})
-_DIGITS: Final = tuple(f"{d:02d}" for d in range(100))
+# A NUMBER digit byte to the byte whose hex is its two decimal digits (0xFF: not a digit).
+_POSITIVE: Final = bytes(int(f"{b - 1:02d}", 16) if 1 <= b <= 100 else 0xFF for b in range(256))
+_NEGATIVE: Final = bytes(int(f"{101 - b:02d}", 16) if 2 <= b <= 101 else 0xFF for b in range(256))
 
 
 def reference_text(type_name: str, raw: bytes | None) -> str | None:
@@ -36,8 +39,8 @@ def _reference_number(raw: bytes) -> str:
 
 
 def number_text(raw: bytes) -> str:
-    """``reference_text("NUMBER", raw)`` without Decimal, for up to 14 base-100 digits
-    and an exponent that keeps the text under 45 characters; the reference otherwise."""
+    """``reference_text("NUMBER", raw)`` without Decimal, for an exponent that keeps the
+    text under 65 characters; the reference otherwise."""
     n = len(raw)
     if raw == b"\x80":
         return "0"
@@ -50,22 +53,19 @@ def number_text(raw: bytes) -> str:
         exp = head - 0xC1
         body = raw[1:]
         sign = ""
-        try:
-            digits = "".join([_DIGITS[b - 1] for b in body])
-        except IndexError:
-            return _reference_number(raw)
-        if body[0] == 1 or 0 in body:  # a leading zero digit, or a byte below 1: not canonical
-            return _reference_number(raw)
+        bcd = body.translate(_POSITIVE)
     else:
         if head > 0x3E + 10 or head < 0x3E - 10:
             return _reference_number(raw)
         exp = 0x3E - head
         body = raw[1:-1] if raw[-1] == 0x66 else raw[1:]
-        if not body or any(b > 101 or b < 2 for b in body) or body[0] == 101:
-            return _reference_number(raw)
         sign = "-"
-        digits = "".join([_DIGITS[101 - b] for b in body])
-    if len(body) > 14:  # the reference rounds past 28 digits (Decimal's default context)
+        bcd = body.translate(_NEGATIVE)
+    # A byte that is no digit, or a leading zero digit: not canonical, the reference says.
+    if not bcd or 0xFF in bcd or bcd[0] == 0:
+        return _reference_number(raw)
+    digits = bcd.hex()
+    if len(body) > 20:
         return _reference_number(raw)
     point = 2 * (exp + 1)  # digits before the decimal point
     if point >= len(digits):
@@ -96,3 +96,26 @@ def converter(type_name: str) -> Convert:
         return text
 
     return convert
+
+
+def entry_converter(index: int, type_name: str) -> Callable[[bytes | None], bytes]:
+    """Like :func:`converter`, but to the column's whole trail entry
+    (:func:`engine.trail.codec.column_entry`), remembered the same way. Raises
+    :class:`~engine.trail.errors.RecordLimitError` for a value too long for a record."""
+    memory: dict[bytes, bytes] = {}
+    null = column_entry(index, None)
+    exact = number_text if type_name in _NUMBER_TYPES else None
+
+    def entry(raw: bytes | None) -> bytes:
+        if raw is None:
+            return null
+        out = memory.get(raw)
+        if out is None:
+            text = exact(raw) if exact is not None else reference_text(type_name, raw)
+            out = column_entry(index, text)
+            if len(memory) >= CACHE_LIMIT:
+                memory.clear()
+            memory[raw] = out
+        return out
+
+    return entry

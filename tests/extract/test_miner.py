@@ -308,3 +308,17 @@ def test_number_text_of_any_bytes_is_the_decimal_text_or_the_same_error(raw: byt
             number_text(raw)
         return
     assert number_text(raw) == want
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1234567890123456789012345678901234567891",
+        "1" + "0" * 100,
+        "-98765432109876543210987654321.0987654321",
+        "0.000000000012345678901234567890123456789",
+    ],
+)
+def test_numbers_wider_than_decimals_default_context_keep_every_digit(text: str) -> None:
+    raw = encode_number(Decimal(text))
+    assert reference_text("NUMBER", raw) == number_text(raw) == text
