@@ -12,7 +12,9 @@ A transaction that begins and commits inside one split reaches the driver assemb
 miner (:class:`~engine.extract.miner.Closed`): the driver only decides whether it is
 written and appends its bytes. The others come change by change through the cache. When a
 Bounded Recovery checkpoint falls inside a batch, the batch is mined again change by change
-so that the checkpoint sees every open transaction as it was at that point.
+so that the checkpoint sees every open transaction as it was at that point. With Spark, the
+batch that follows is queued before a batch is applied (mined ahead), so that the tasks do
+not wait for the driver; it is used only if reading really goes on where it was planned from.
 
 Per-record hook: rows of the tables the heartbeat rule owns always come change by change
 with their columns (the miner does not encode them), and the rule (``heartbeat.rows``)
@@ -21,10 +23,13 @@ rewrites or drops each committed one before it is encoded.
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import itertools
+import time
 from collections import deque
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -37,9 +42,12 @@ from engine.extract.lcr import Kind, Lcr, Position
 from engine.extract.miner import Closed, Event, MinePlan, mine_plan
 from engine.extract.redo_source import (
     DEFAULT_SPLIT_BYTES,
+    Split,
     SplitResult,
+    continues,
     decode_splits,
     plan,
+    positions_after,
     thread_positions_after,
 )
 from engine.heartbeat.flow import ExtractRule
@@ -111,6 +119,18 @@ class Stats:
 
 #: Encoded records held before they are handed to the trail writer.
 APPEND_CHUNK = 10_000
+#: A batch with more items than this (changes that come one by one) is not mined ahead of.
+AHEAD_MAX_ITEMS = 50_000
+
+
+@dataclass(frozen=True)
+class _Ahead:
+    """A batch being mined ahead: planned from ``after`` with the dictionary of ``mtime``."""
+
+    after: dict[int, Position]
+    mtime: float
+    splits: list[Split]
+    batch: Future[list[SplitResult]]
 
 
 Item = Lcr | Closed
@@ -181,6 +201,12 @@ class Capture:
         self.on_commit = on_commit
         self.max_poll_splits: int | None = 8
         self.compact = True  # transactions seen whole in a split are assembled there
+        self.mine_ahead = True  # with Spark: the next batch is queued before this one is applied
+        self._ahead: _Ahead | None = None
+        self._pool: ThreadPoolExecutor | None = None
+        self._fine_heavy = False
+        # Wall time waiting for the miner tasks and applying their output (benchmarks).
+        self.timing: dict[str, float] = {"mine_s": 0.0, "apply_s": 0.0, "batches": 0}
         self.br_due: Callable[[int], bool] | None = None
         self.br_take: Callable[[dict[int, Position], int], None] | None = None
         self.through: dict[str, dict[int, Position]] = {}
@@ -253,12 +279,23 @@ class Capture:
     def poll(self) -> int:
         """Process all redo available now; return how many LCRs were consumed."""
         self._refresh_dictionary()
-        splits = plan(self.redo_dir, self.positions, self.split_bytes, self.max_poll_splits)
-        if not splits:
-            return 0
-        results = decode_splits(self.mine_plan(), splits, self.spark)
+        began = time.perf_counter()
+        taken = self._take_ahead()
+        if taken is None:
+            splits = plan(self.redo_dir, self.positions, self.split_bytes, self.max_poll_splits)
+            if not splits:
+                return 0
+            batch = self._submit(splits)
+        else:
+            splits, batch = taken
+        self._ahead_after(splits)
+        results = batch.result()
+        self._fine_heavy = sum(len(r.items) for r in results) > AHEAD_MAX_ITEMS
         if self._br_inside(results):  # a BR checkpoint must see this batch change by change
             results = decode_splits(self.mine_plan(compact=False), splits, self.spark)
+        mined = time.perf_counter()
+        self.timing["mine_s"] += mined - began
+        self.timing["batches"] += 1
         self.stats.records_read += sum(r.records for r in results)
         by_thread: dict[int, list[Iterator[Item]]] = {}
         for r in results:
@@ -291,9 +328,57 @@ class Capture:
             consumed[lcr.pos.thread] = Position(lcr.pos.thread, lcr.pos.sequence, lcr.end)
         if pending:
             self.writer.append_many(pending)
+        self.timing["apply_s"] += time.perf_counter() - mined
         self.positions = thread_positions_after(results, self.positions, self.redo_dir)
         self.stats.lcrs += n
         return n
+
+    # -- mining ahead -----------------------------------------------------------------
+    def _submit(self, splits: list[Split]) -> Future[list[SplitResult]]:
+        """Mine ``splits``: in the background with Spark (so that the next batch can be
+        queued behind it), here without."""
+        plan_ = self.mine_plan()
+        if self.spark is None:
+            done: Future[list[SplitResult]] = Future()
+            done.set_result(decode_splits(plan_, splits, None))
+            return done
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(2, thread_name_prefix="extract-mine")
+        return self._pool.submit(decode_splits, plan_, splits, self.spark)
+
+    def _ahead_after(self, splits: list[Split]) -> None:
+        """Queue the batch that follows ``splits`` now, so that the tasks never wait for the
+        driver between two batches (not when the last batch came change by change: its
+        events are held in memory until consumed, and one such batch at a time is enough)."""
+        self._ahead = None
+        if self.spark is None or not self.mine_ahead or self._fine_heavy:
+            return
+        after = positions_after(splits, self.positions)
+        following = plan(self.redo_dir, after, self.split_bytes, self.max_poll_splits)
+        if following:
+            self._ahead = _Ahead(after, self._dictionary_mtime, following, self._submit(following))
+
+    def _take_ahead(self) -> tuple[list[Split], Future[list[SplitResult]]] | None:
+        """The batch mined ahead, if it follows what was read and the dictionary is the
+        one it was planned with; otherwise it is waited for and dropped."""
+        ahead, self._ahead = self._ahead, None
+        if ahead is None:
+            return None
+        if ahead.mtime == self._dictionary_mtime and continues(ahead.after, self.positions):
+            return ahead.splits, ahead.batch
+        with contextlib.suppress(Exception):
+            ahead.batch.result()
+        return None
+
+    def close(self) -> None:
+        """Wait for a batch still being mined ahead (its result is not needed)."""
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None:
+            with contextlib.suppress(Exception):
+                ahead.batch.result()
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
 
     def _br_inside(self, results: list[SplitResult]) -> bool:
         """Whether a BR checkpoint falls due inside this batch (by redo time)."""

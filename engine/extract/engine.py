@@ -436,6 +436,7 @@ class ExtractRun(TransactionManagement):
         self.last_checkpoint = time.monotonic()
 
     def close(self) -> None:
+        self.capture.close()
         self.writer.close()
 
     def status_lines(self) -> list[str]:

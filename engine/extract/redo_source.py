@@ -123,6 +123,33 @@ def decode_splits(
         bc.unpersist()
 
 
+def positions_after(splits: Sequence[Split], positions: dict[int, Position]) -> dict[int, Position]:
+    """Where reading goes on after ``splits`` have been read whole, judged from the splits
+    alone: the end of each thread's last range (the next log after an archived one read to
+    its end). A plan from there is the next batch, whatever the records turn out to be
+    (a range yields the records that start in it)."""
+    new = dict(positions)
+    for s in splits:
+        if s.archived and s.last_of_log:
+            new[s.thread] = Position(s.thread, s.sequence + 1, 0)
+        elif s.end is not None:
+            new[s.thread] = Position(s.thread, s.sequence, s.end)
+    return new
+
+
+def continues(predicted: dict[int, Position], actual: dict[int, Position]) -> bool:
+    """Whether reading from ``actual`` (where the records read really ended) reads what a
+    plan from ``predicted`` (:func:`positions_after`) reads: the same place, or a little
+    past it in the same log, where the last record read crossed the range's end."""
+    if predicted.keys() != actual.keys():
+        return False
+    for t, p in predicted.items():
+        a = actual[t]
+        if a != p and not (a.sequence == p.sequence and a.offset >= p.offset):
+            return False
+    return True
+
+
 def thread_positions_after(
     results: Sequence[SplitResult], positions: dict[int, Position], redo_dir: Path
 ) -> dict[int, Position]:

@@ -16,17 +16,19 @@ import shutil
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from engine.extract import capture as capture_module
 from engine.extract.assemble import trans_ind
 from engine.extract.capture import Capture, Stats, selection_for
 from engine.extract.decode import Decoder, Selection
 from engine.extract.lcr import Kind, Lcr, Position
 from engine.extract.miner import Miner, mine_plan
+from engine.extract.redo_source import continues
 from engine.extract.start import initial_positions
 from engine.extract.values import number_text, reference_text
 from engine.home import Home
@@ -46,6 +48,9 @@ from engine.trail.writer import TrailWriter
 from params.check import check_text
 
 from .conftest import run_sql
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 VECTORS = Path(__file__).resolve().parents[1] / "source" / "vectors"
 PRM = (
@@ -175,16 +180,28 @@ def test_templates_finish_as_the_columns_encode(sources: dict[str, Path], name: 
         assert done == encode_record(record)
 
 
-def _capture(home: Home, root: Path, trail: str, split: int, compact: bool) -> Stats:
+def _capture(
+    home: Home,
+    root: Path,
+    trail: str,
+    split: int,
+    compact: bool,
+    spark: SparkSession | None = None,
+    per_batch: int = 8,
+) -> Stats:
     checked = check_text(PRM.format(db=root.name, trail=trail))
     assert not checked.diagnostics
     model = checked.model
     writer = TrailWriter.open(home.root / "dirdat" / trail, durable=False, megabytes=1)
     start = initial_positions(root / "redo", (), 2)
-    cap = Capture(model, root, writer, home.dirtmp / trail, start=start, split_bytes=split)
+    cap = Capture(
+        model, root, writer, home.dirtmp / trail, start=start, split_bytes=split, spark=spark
+    )
     cap.compact = compact
+    cap.max_poll_splits = per_batch
     while cap.poll():
         pass
+    cap.close()
     writer.close()
     cap.stats.lcrs = cap.stats.records_read = 0  # reads differ with the split size
     return cap.stats
@@ -322,3 +339,26 @@ def test_number_text_of_any_bytes_is_the_decimal_text_or_the_same_error(raw: byt
 def test_numbers_wider_than_decimals_default_context_keep_every_digit(text: str) -> None:
     raw = encode_number(Decimal(text))
     assert reference_text("NUMBER", raw) == number_text(raw) == text
+
+
+def test_batches_mined_ahead_on_spark_write_the_same_trail(
+    sources: dict[str, Path], tmp_path: Path, spark: SparkSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = Home(tmp_path)
+    home.create_subdirs()
+    root = sources["wl"]
+    reference = _capture(home, root, "rf", 1 << 30, compact=False)
+    for trail, heavy in (("s1", 50_000), ("s2", 3)):  # 3: no batch is mined ahead of
+        monkeypatch.setattr(capture_module, "AHEAD_MAX_ITEMS", heavy)
+        stats = _capture(home, root, trail, 4096, compact=True, spark=spark, per_batch=2)
+        assert _records(home, trail) == _records(home, "rf")
+        assert stats == reference
+
+
+def test_a_batch_mined_ahead_is_used_only_where_reading_really_goes_on() -> None:
+    p = {1: Position(1, 3, 1000), 2: Position(2, 5, 0)}
+    assert continues(p, dict(p))
+    assert continues(p, {1: Position(1, 3, 1200), 2: Position(2, 5, 0)})  # record crossed
+    assert not continues(p, {1: Position(1, 3, 900), 2: Position(2, 5, 0)})  # torn tail
+    assert not continues(p, {1: Position(1, 4, 0), 2: Position(2, 5, 0)})
+    assert not continues(p, {1: Position(1, 3, 1000)})
