@@ -31,7 +31,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from engine.extract.assemble import trans_ind
 from engine.extract.decode import Selection
 from engine.extract.lcr import Kind
 from engine.extract.values import Convert, converter, entry_converter
@@ -39,9 +38,9 @@ from engine.source.dictionary import Dictionary
 from engine.source.errors import RedoCorruptError
 from engine.source.ids import RowId
 from engine.source.redo_scan import scan_frames
-from engine.trail.codec import finalize, row_template
+from engine.trail.codec import commit_tokens, row_record, row_template
 from engine.trail.errors import RecordLimitError
-from engine.trail.layout import IO_TYPE_NAMES, IOType
+from engine.trail.layout import IO_TYPE_NAMES, IOType, TransInd
 from engine.trail.model import Columns
 
 _REC: Final = struct.Struct("<HBBIIHIQHqH")
@@ -69,6 +68,10 @@ _UNDO_CLASS_BASE: Final = 15  # undo header class of segment usn = 15 + 2 * usn
 _EMPTY: dict[int, bytes | None] = {}
 _INSERT, _DELETE = int(IOType.INSERT), int(IOType.DELETE)
 _FIELDCOMP, _KEYFIELDCOMP = int(IOType.FIELDCOMP), int(IOType.KEYFIELDCOMP)
+_BEGIN_IND, _MIDDLE, _END, _WHOLE = (int(t) for t in TransInd)
+#: Column entries and table name that surely fit a record with every token (64 KiB).
+_ROOM: Final = 65_535 - 200
+Parts = tuple[bytes, bytes, bytes, bytes | None]  # table name, data, key before image, ROWID
 
 # Body tags (redo_codec.TAGS)
 _T_KDO, _T_INDEX, _T_SLOT, _T_UNDO, _T_COMMIT, _T_APPLIED, _T_SESSION = 1, 2, 3, 4, 5, 6, 7
@@ -247,9 +250,7 @@ class Miner:
             n += 1
         first = out[0][7] if out else 0
         latest = max(e[7] for e in out) if out else 0
-        items: list[Event | Closed] = (
-            close(out, self.plan, scan.sequence) if self.plan.compact else list(out)
-        )
+        items = close(out, self.plan, scan.sequence)
         return Mined(items, resume, n, scan.sequence, first, latest)
 
     # -- one record -----------------------------------------------------------------
@@ -430,20 +431,20 @@ class Miner:
         head: tuple[int, int, int, int, int, int],
         seq: int,
     ) -> None:
-        """One row event: with its trail record template, or (a hooked table, a record
-        too large) with its columns as text for the driver to handle."""
+        """One row event: with the parts of its trail record (:data:`Parts`, made into a
+        record by :func:`close`), or (a hooked table, a record too large) with its columns
+        as text for the driver to handle."""
         info = cols.info
-        template = b""
+        parts: Parts | None = None
         if not info.hooked:
             try:
                 data = cols.entries(image, full)
                 bkey = cols.entries(before, False) if before else b""
-                template = row_template(
-                    io_type, info.name, data, bkey, rowid.encode("ascii"), seq, head[1]
-                )
+                if len(data) + len(bkey) + len(info.name) <= _ROOM:
+                    parts = (info.name, data, bkey, rowid.encode("ascii"))
             except RecordLimitError:
                 pass  # the driver encodes it from the columns, and says what is wrong
-        if template:
+        if parts is not None:
             columns: Columns = ()
             bcols: Columns = ()
         else:
@@ -451,7 +452,7 @@ class Miner:
             bcols = cols.columns(before, False) if before else ()
         out.append(
             (_ROW, xid, *head, io_type, info.qualified, rowid, columns, bcols, ref, "", "", "",
-             template)
+             parts or b"")
         )  # fmt: skip
 
     def _direct(
@@ -491,9 +492,9 @@ class Miner:
         words = text.split()
         truncate = len(words) >= 2 and words[0].upper() == "TRUNCATE"
         if truncate and info is not None and info.truncates:
-            template = row_template(IOType.PURGEDATA, info.name, b"", b"", None, seq, head[1])
+            parts = b"" if info.hooked else (info.name, b"", b"", None)
             return (_ROW, xid, *head, int(IOType.PURGEDATA), info.qualified, None, (), (),
-                    f"ddl:{head[1]}", "", "", "", b"" if info.hooked else template)  # fmt: skip
+                    f"ddl:{head[1]}", "", "", "", parts)  # fmt: skip
         return (_DDL, xid, *head, 0, f"{owner}.{name}", None, (), (), "", "", "", text, b"")
 
 
@@ -530,8 +531,10 @@ def _cols(buf: bytes, p: int) -> tuple[dict[int, bytes | None], int]:
 
 
 def _skip_cols(buf: bytes, p: int) -> int:
-    (n,) = _U16.unpack_from(buf, p)
+    n: int = _U16.unpack_from(buf, p)[0]
     p += 2
+    if not n:
+        return p
     unpack = _COL.unpack_from
     for _ in range(n):
         _no, ln = unpack(buf, p)
@@ -552,7 +555,7 @@ def _rows(buf: bytes, p: int) -> tuple[list[tuple[int, dict[int, bytes | None]]]
 
 
 def _skip_rows(buf: bytes, p: int) -> int:
-    (n,) = _U16.unpack_from(buf, p)
+    n: int = _U16.unpack_from(buf, p)[0]
     p += 2
     for _ in range(n):
         p = _skip_cols(buf, _skip_raw(buf, p + 5))
@@ -570,34 +573,60 @@ def _skip_ints(buf: bytes, p: int) -> int:
     return p + 2 + 4 * n
 
 
+# The skips below are the hottest code of the miner: the string skips are written out.
+_u16 = _U16.unpack_from
+_u32 = _U32.unpack_from
+
+
 def _skip_ktb(buf: bytes, p: int) -> int:
-    ncl: int = _U16.unpack_from(buf, p + 19)[0]
-    return _skip_raw(buf, p + 37) + 12 * ncl
+    """Past a KTB: its fixed part, flag string and cleanout entries."""
+    ncl: int = _u16(buf, p + 19)[0]
+    n: int = _u32(buf, p + 37)[0]
+    return p + (41 if n == _NULL else 41 + n) + 12 * ncl
+
+
+def _skip_names(buf: bytes, p: int) -> int:
+    """Past a KDO's fixed part and its two strings (op name, flags): at its KTB."""
+    n: int = _u32(buf, p + 21)[0]
+    p += 25 if n == _NULL else 25 + n
+    n = _u32(buf, p)[0]
+    return p + 4 if n == _NULL else p + 4 + n
 
 
 def _kdo_head(buf: bytes, p: int) -> tuple[int, bytes, str, int, str]:
     """Past a KDO's fixed part, name, flags and KTB: (position, KTB kind, KTB xid, undo
     block address and its text)."""
-    p = _skip_raw(buf, _skip_raw(buf, p + 21))
+    p = _skip_names(buf, p)
     _op, kind, usn, slot, sqn, udba, useq, urec, _lkc, ncl, _i, _c = _KTB.unpack_from(buf, p)
-    p = _skip_raw(buf, p + 37) + 12 * ncl
+    n: int = _u32(buf, p + 37)[0]
+    p += (41 if n == _NULL else 41 + n) + 12 * ncl
     return p, kind, f"{usn}.{slot}.{sqn}", udba, f"{udba:x}.{useq:x}.{urec:x}"
 
 
 def _skip_kdo_rest(buf: bytes, p: int) -> int:
-    return _skip_ints(buf, _skip_rows(buf, _skip_cols(buf, p)))
+    p = _skip_cols(buf, p)
+    if _u16(buf, p)[0]:
+        p = _skip_rows(buf, p)
+    else:
+        p += 2
+    n: int = _u16(buf, p)[0]
+    return p + 2 + 4 * n
 
 
 def _skip_kdo(buf: bytes, p: int) -> int:
-    p = _skip_raw(buf, _skip_raw(buf, p + 21))
-    return _skip_kdo_rest(buf, _skip_ktb(buf, p))
+    return _skip_kdo_rest(buf, _skip_ktb(buf, _skip_names(buf, p)))
 
 
 def _skip_index(buf: bytes, p: int) -> int:
-    p = _skip_ktb(buf, _skip_raw(buf, p + _IDX_SIZE))
-    p = _skip_raw(buf, p)
-    p = _skip_ints(buf, _skip_ints(buf, p))
-    return _skip_raw(buf, p)
+    n: int = _u32(buf, p + _IDX_SIZE)[0]  # action
+    p += _IDX_SIZE + (4 if n == _NULL else 4 + n)
+    p = _skip_ktb(buf, p)
+    n = _u32(buf, p)[0]  # keys
+    p += 4 if n == _NULL else 4 + n
+    p += 2 + 4 * _u16(buf, p)[0]  # key sizes
+    p += 2 + 4 * _u16(buf, p)[0]  # slots
+    n = _u32(buf, p)[0]  # key data
+    return p + 4 if n == _NULL else p + 4 + n
 
 
 def _skip_undo(buf: bytes, p: int) -> int:
@@ -614,8 +643,7 @@ def _undo_kdo(buf: bytes, undo: int) -> int:
     """Position of the undo's KDO (after its name, flags and KTB), or -1."""
     if undo < 0 or not buf[undo + 33] & 2:
         return -1
-    p = _skip_raw(buf, _skip_raw(buf, undo + 42 + 21))
-    return _skip_ktb(buf, p)
+    return _skip_ktb(buf, _skip_names(buf, undo + 42))
 
 
 def _undo_row(buf: bytes, undo: int) -> dict[int, bytes | None]:
@@ -627,7 +655,7 @@ def _undo_row(buf: bytes, undo: int) -> dict[int, bytes | None]:
     p = undo + 42
     before: dict[int, bytes | None] = {}
     if bits & 2:
-        p = _skip_ktb(buf, _skip_raw(buf, _skip_raw(buf, p + 21)))
+        p = _skip_ktb(buf, _skip_names(buf, p))
         before, p = _cols(buf, p)
         p = _skip_ints(buf, _skip_rows(buf, p))
     if bits & 4:
@@ -647,37 +675,56 @@ def _undo_rows(buf: bytes, undo: int) -> list[tuple[int, dict[int, bytes | None]
 # -- closing transactions inside the range ---------------------------------------------------
 def close(events: Iterable[Event], plan: MinePlan, sequence: int) -> list[Event | Closed]:
     """Replace the events of every transaction that begins and ends in ``events`` by one
-    :class:`Closed` at its end (see the module docstring)."""
+    :class:`Closed` at its end (with ``plan.compact``; see the module docstring); the rows
+    left get their record templates (:func:`engine.trail.codec.row_template`)."""
     events = list(events)
-    begun: dict[str, int] = {}
-    ended: dict[str, int] = {}
-    blocked: set[str] = set(plan.fine_xids)
-    for i, e in enumerate(events):
-        k, xid = e[0], e[1]
-        if k == _BEGIN:
-            if xid in begun or xid in ended:
-                blocked.add(xid)
-            begun[xid] = i
-        elif xid not in begun or xid in ended:
-            blocked.add(xid)  # a change before its begin, or after its end
-        elif k in (_COMMIT_K, _ROLLBACK):
-            ended[xid] = i
-        elif k == _ROW and not e[17]:
-            blocked.add(xid)  # a row the driver must see (hooked table, record too large)
-    closing = {x for x in ended if x not in blocked}
-    if not closing:
-        return list(events)
+    closing = _closing(events, plan) if plan.compact else set()
     held: dict[str, list[Event]] = {x: [] for x in closing}
     out: list[Event | Closed] = []
     for e in events:
         xid = e[1]
-        if xid not in closing:
-            out.append(e)
-        elif e[0] == _COMMIT_K or e[0] == _ROLLBACK:
-            out.append(_closed(held.pop(xid), e, sequence))
+        if xid in closing:
+            if e[0] == _COMMIT_K or e[0] == _ROLLBACK:
+                mine = held.pop(xid)
+                try:
+                    out.append(_closed(mine, e, sequence))
+                except RecordLimitError:  # the driver finishes them, and says what is wrong
+                    out.extend(_templated(m, sequence) for m in mine)
+                    out.append(e)
+            else:
+                held[xid].append(e)
+        elif e[0] == _ROW and e[17]:
+            out.append(_templated(e, sequence))
         else:
-            held[xid].append(e)
+            out.append(e)
     return out
+
+
+def _closing(events: list[Event], plan: MinePlan) -> set[str]:
+    """The transactions whose every change is in ``events``, from 5.2 to 5.4."""
+    begun: set[str] = set()
+    ended: set[str] = set()
+    blocked: set[str] = set(plan.fine_xids)
+    for e in events:
+        k, xid = e[0], e[1]
+        if k == _BEGIN:
+            if xid in begun or xid in ended:
+                blocked.add(xid)
+            begun.add(xid)
+        elif xid not in begun or xid in ended:
+            blocked.add(xid)  # a change before its begin, or after its end
+        elif k in (_COMMIT_K, _ROLLBACK):
+            ended.add(xid)
+        elif k == _ROW and not e[17]:
+            blocked.add(xid)  # a row the driver must see (hooked table, record too large)
+    return ended - blocked
+
+
+def _templated(e: Event | Closed, sequence: int) -> Event | Closed:
+    if isinstance(e, Closed) or e[0] != _ROW or not e[17]:
+        return e
+    name, data, before, rowid = e[17]
+    return (*e[:17], row_template(e[8], name, data, before, rowid, sequence, e[3]))
 
 
 def _closed(events: list[Event], end: Event, sequence: int) -> Closed:
@@ -691,21 +738,26 @@ def _closed(events: list[Event], end: Event, sequence: int) -> Closed:
     if rollback:
         rows = []
     n = len(rows)
-    parts = []
-    by_op: dict[str, int] = {}
+    records = []
+    by_op: dict[int, int] = {}
     tables: dict[str, None] = {}
-    csn = str(scn)
+    last = n - 1
     for i, r in enumerate(rows):
-        first = i == 0
-        if first:
-            parts.append(finalize(r[17], trans_ind(i, n), time_us, csn, xid))
+        name, data, before, rowid = r[17]
+        io_type = r[8]
+        if i == 0:
+            ind = _WHOLE if n == 1 else _BEGIN_IND
+            tokens = commit_tokens(str(scn), xid)
         else:
-            parts.append(finalize(r[17], trans_ind(i, n), time_us, None, None))
-        op = IO_TYPE_NAMES.get(r[8], f"IOType{r[8]}")
-        by_op[op] = by_op.get(op, 0) + 1
+            ind = _END if i == last else _MIDDLE
+            tokens = b""
+        records.append(
+            row_record(io_type, name, data, before, rowid, sequence, r[3], ind, time_us, tokens)
+        )
+        by_op[io_type] = by_op.get(io_type, 0) + 1
         tables[r[9]] = None
+    ops = tuple((IO_TYPE_NAMES.get(k, f"IOType{k}"), v) for k, v in by_op.items())
     return Closed(
         xid, thread, sequence, offset, stop, scn, subscn, time_us, rollback, sessions,
-        b"".join(parts), n, tuple(by_op.items()), tuple(tables), len(events) + 1, max_time,
-        max_scn,
+        b"".join(records), n, ops, tuple(tables), len(events) + 1, max_time, max_scn,
     )  # fmt: skip

@@ -240,6 +240,68 @@ def column_entry(index: int, value: str | None) -> bytes:
     return _pack_column(index, 4 + size, NULL_ABSENT, size) + raw
 
 
+def row_record(
+    io_type: int,
+    name: bytes,
+    data: bytes,
+    before: bytes,
+    rowid: bytes | None,
+    audit_rba: int,
+    audit_pos: int,
+    trans_ind: int = TransInd.WHOLE,
+    io_time_us: int = 0,
+    tokens: bytes = b"",
+) -> bytes:
+    """A row record from its parts: ``name`` is the table name (UTF-8), ``data`` and
+    ``before`` the column entries (:func:`column_entry`) of the data area and of the key's
+    before image (empty: none), ``rowid`` the 18 ASCII characters of ORAROWID, ``tokens``
+    more token entries (:func:`commit_tokens`). The same bytes as :func:`encode_row`."""
+    if len(name) > MAX_TABLE_NAME_LENGTH:
+        raise RecordLimitError(f"table name of {len(name)} bytes exceeds {MAX_TABLE_NAME_LENGTH}")
+    hsize = ROW_HEADER_SIZE + len(name)
+    length = 4 * SECTION_SIZE + hsize + len(data)
+    if before:
+        length += SECTION_SIZE + len(before)
+    token_area = len(tokens) + (0 if rowid is None else SECTION_SIZE + len(rowid) + 2)
+    if token_area:
+        length += SECTION_SIZE + token_area
+    if length > MAX_RECORD_LENGTH:
+        raise RecordLimitError(f"record of {length} bytes exceeds {MAX_RECORD_LENGTH}")
+    head = _TEMPLATE_HEAD.pack(
+        TAG_ENVELOPE, FLAG_WHOLE_RECORD, length, TAG_ROW_HEADER, FLAG_SECTION, hsize,
+        HDR_IND, 0, io_type, trans_ind, 0, b"N", 4,
+        b"B" if io_type == IOType.DELETE else b"A", 0, b"R", 0, io_time_us, audit_rba,
+        audit_pos, 1, len(name),
+    )  # fmt: skip
+    parts = [head, name]
+    if before:
+        parts.append(_pack_section(TAG_BEFORE_IMAGE, FLAG_SECTION, len(before)))
+        parts.append(before)
+    parts.append(_pack_section(TAG_DATA, FLAG_SECTION, len(data)))
+    parts.append(data)
+    if token_area:
+        parts.append(_pack_section(TAG_TOKENS, FLAG_SECTION, token_area))
+        if rowid is not None:
+            parts.append(_ROWID_TOKEN_HEAD)
+            parts.append(rowid)
+            parts.append(ROWID_SUFFIX)
+        parts.append(tokens)
+    parts.append(_pack_section(TAG_TRAILER, FLAG_WHOLE_RECORD, length))
+    return b"".join(parts)
+
+
+def commit_tokens(logcsn: str | None, tranid: str | None) -> bytes:
+    """The LOGCSN and TRANID token entries of a transaction's first record."""
+    try:
+        entries = _token_list(None, logcsn, tranid, ())
+    except UnicodeEncodeError as exc:
+        raise RecordLimitError(f"LOGCSN and TRANID must be ASCII: {exc}") from exc
+    for tid, _info, value in entries:
+        if len(value) > MAX_TOKEN_LENGTH:
+            raise RecordLimitError(f"token {tid!r} of {len(value)} bytes exceeds the limit")
+    return b"".join(_pack_token(tid, info, len(value)) + value for tid, info, value in entries)
+
+
 def row_template(
     io_type: int,
     name: bytes,
@@ -249,38 +311,8 @@ def row_template(
     audit_rba: int,
     audit_pos: int,
 ) -> bytes:
-    """The template of a row record: ``name`` is the table name (UTF-8), ``data`` and
-    ``before`` the column entries (:func:`column_entry`) of the data area and of the key's
-    before image (empty: none), ``rowid`` the 18 ASCII characters of ORAROWID."""
-    if len(name) > MAX_TABLE_NAME_LENGTH:
-        raise RecordLimitError(f"table name of {len(name)} bytes exceeds {MAX_TABLE_NAME_LENGTH}")
-    hsize = ROW_HEADER_SIZE + len(name)
-    length = 4 * SECTION_SIZE + hsize + len(data)
-    if before:
-        length += SECTION_SIZE + len(before)
-    if rowid is not None:
-        length += 2 * SECTION_SIZE + len(rowid) + 2
-    if length > MAX_RECORD_LENGTH:
-        raise RecordLimitError(f"record of {length} bytes exceeds {MAX_RECORD_LENGTH}")
-    head = _TEMPLATE_HEAD.pack(
-        TAG_ENVELOPE, FLAG_WHOLE_RECORD, length, TAG_ROW_HEADER, FLAG_SECTION, hsize,
-        HDR_IND, 0, io_type, int(TransInd.WHOLE), 0, b"N", 4,
-        b"B" if io_type == IOType.DELETE else b"A", 0, b"R", 0, 0, audit_rba, audit_pos, 1,
-        len(name),
-    )  # fmt: skip
-    parts = [head, name]
-    if before:
-        parts.append(_pack_section(TAG_BEFORE_IMAGE, FLAG_SECTION, len(before)))
-        parts.append(before)
-    parts.append(_pack_section(TAG_DATA, FLAG_SECTION, len(data)))
-    parts.append(data)
-    if rowid is not None:
-        parts.append(_pack_section(TAG_TOKENS, FLAG_SECTION, SECTION_SIZE + len(rowid) + 2))
-        parts.append(_ROWID_TOKEN_HEAD)
-        parts.append(rowid)
-        parts.append(ROWID_SUFFIX)
-    parts.append(_pack_section(TAG_TRAILER, FLAG_WHOLE_RECORD, length))
-    return b"".join(parts)
+    """A row record before its transaction commits (see :func:`finalize`)."""
+    return row_record(io_type, name, data, before, rowid, audit_rba, audit_pos)
 
 
 def finalize(
@@ -293,15 +325,7 @@ def finalize(
         out[_AT_TRANS_IND] = trans_ind
         _IO_TIME.pack_into(out, _AT_IO_TIME, io_time_us)
         return bytes(out)
-    try:
-        extra = b"".join(
-            _pack_token(tid, info, len(value)) + value
-            for tid, info, value in _token_list(None, logcsn, tranid, ())
-        )
-    except UnicodeEncodeError as exc:
-        raise RecordLimitError(f"LOGCSN and TRANID must be ASCII: {exc}") from exc
-    if len(extra) > 2 * (MAX_TOKEN_LENGTH + TOKEN_SIZE):
-        raise RecordLimitError("LOGCSN or TRANID exceeds the token limit")
+    extra = commit_tokens(logcsn, tranid)
     length = len(template) + len(extra)
     last_tag, start, size = sections(template, 0, len(template))[-1]
     if last_tag == TAG_TOKENS:  # the ORAROWID token is there: the area grows
