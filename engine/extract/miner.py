@@ -48,9 +48,10 @@ _REC_SIZE: Final = _REC.size
 _LWN_SIZE: Final = 12
 _CV: Final = struct.Struct("<BBBBHHIIQHB")
 _CV_SIZE: Final = _CV.size
+_AT_TAG: Final = _CV_SIZE - 1  # the body tag is the change header's last byte
+_NULL_XID: Final = bytes(8)
 _KDO: Final = struct.Struct("<IIHHBBHBHH")
 _KDO_SLOT: Final = struct.Struct("<IIH")  # bdba, hdba, slot: the head of _KDO
-_KTB: Final = struct.Struct("<BcHHIIHHBHQq")
 _UNDO: Final = struct.Struct("<HHIIIHHHHHHBIB")
 _XID: Final = struct.Struct("<HHI")
 _UBA: Final = struct.Struct("<IHH")
@@ -217,6 +218,7 @@ class Miner:
         self.tables = plan.tables
         self._cols: dict[str, _Columns] = {}
         self._rowid_head: dict[tuple[int, int], str] = {}
+        self._xids: dict[bytes, str] = {}
         self._slots: dict[int, str] = {}
 
     def helper(self, info: TableInfo) -> _Columns:
@@ -241,9 +243,11 @@ class Miner:
         resume = None
         n = 0
         record = self.record
-        for offset, stop, lo, length in scan:
+        seq = 0
+        for offset, stop, buf, lo, length in scan:
+            seq = scan.sequence
             try:
-                record(scan.buf, lo, lo + length, scan.sequence, offset, stop, out)
+                record(buf, lo, lo + length, seq, offset, stop, out)
             except (struct.error, IndexError, ValueError) as exc:
                 raise RedoCorruptError(f"{path}: record at {offset} corrupt: {exc}") from exc
             resume = stop
@@ -263,30 +267,36 @@ class Miner:
         xid: str | None = None
         undo = -1  # position of the last undo body (5.1) read in this record
         session: tuple[str, str] | None = None
-        cv_unpack = _CV.unpack_from
-        for _ in range(n):
-            layer, _code, _typ, _mk, cls, _afn, dba, obj, _cscn, cseq, tag = cv_unpack(buf, p)
-            p += _CV_SIZE
+        xids = self._xids
+        last = n - 1
+        for i in range(n):
+            tag = buf[p + _AT_TAG]  # the change header is unpacked only where it is needed
             if tag == _T_UNDO:
-                undo = p
-                usn, slot, sqn = _XID.unpack_from(buf, p + 34)
-                xid = f"{usn}.{slot}.{sqn}"
+                undo = p = p + _CV_SIZE
+                raw = buf[p + 34 : p + 42]
+                xid = xids.get(raw) or self._xid(raw)
                 p = _skip_undo(buf, p)
-            elif tag == _T_KDO:
+                continue
+            if tag == _T_INDEX:
+                if i == last:  # nothing of it is needed, nor anything after it
+                    p = end
+                    break
+                p = _skip_index(buf, p + _CV_SIZE)
+                continue
+            layer, _code, _typ, _mk, cls, _afn, dba, obj, _cscn, cseq, tag = _CV.unpack_from(buf, p)
+            p += _CV_SIZE
+            if tag == _T_KDO:
                 body = p
-                p, kind, kxid, uba_dba, uba_key = _kdo_head(buf, p)
+                p, kind, kraw, uba_dba = _kdo_head(buf, p)
                 if layer != 11:
                     p = _skip_kdo_rest(buf, p)
                     continue
-                row_xid = kxid if kind == b"F" and kxid != "0.0.0" else xid
-                if row_xid is None:
+                if kind == b"F" and kraw != _NULL_XID:
+                    xid = xids.get(kraw) or self._xid(kraw)
+                elif xid is None:
                     p = _skip_kdo_rest(buf, p)
                     continue
-                xid = row_xid
-                ref = uba_key if uba_dba else f"{offset}:{cseq}"
-                p = self._rows(buf, body, p, undo, obj, row_xid, ref, head, seq, out)
-            elif tag == _T_INDEX:
-                p = _skip_index(buf, p)
+                p = self._rows(buf, body, p, undo, obj, xid, uba_dba, cseq, head, seq, out)
             elif tag == _T_SLOT:
                 slt, sqn = _SLOT.unpack_from(buf, p)
                 p += 28
@@ -342,6 +352,15 @@ class Miner:
             out.append((_SESSION_K, xid, *head, 0, "", None, (), (), "", user, name, "", b""))
 
     # -- rows -----------------------------------------------------------------------
+    def _xid(self, raw: bytes) -> str:
+        """The text of a transaction id (usn u16, slot u16, sqn u32), remembered."""
+        usn, slot, sqn = _XID.unpack_from(raw)
+        text = f"{usn}.{slot}.{sqn}"
+        if len(self._xids) >= 65_536:
+            self._xids.clear()
+        self._xids[raw] = text
+        return text
+
     def _rows(
         self,
         buf: bytes,
@@ -350,18 +369,24 @@ class Miner:
         undo: int,
         obj: int,
         xid: str,
-        ref: str,
+        uba: int,
+        cseq: int,
         head: tuple[int, int, int, int, int, int],
         seq: int,
         out: list[Event],
     ) -> int:
-        """The row op of the KDO at ``body`` (``p`` is past its KTB): its events; returns
-        the position after the body."""
+        """The row op of the KDO at ``body`` (``p`` is past its KTB, whose undo block
+        address is at ``uba``, 0: none): its events; returns the position after the body."""
         uobj = _U32.unpack_from(buf, undo + 4)[0] if undo >= 0 else obj
         tables = self.tables
         info = tables.get(uobj) or tables.get(obj)
         if info is None or not info.captured:
             return _skip_kdo_rest(buf, p)
+        if uba:
+            udba, useq, urec = _UBA.unpack_from(buf, uba)
+            ref = f"{udba:x}.{useq:x}.{urec:x}"
+        else:
+            ref = f"{head[1]}:{cseq}"
         bdba, _h, slot = _KDO_SLOT.unpack_from(buf, body)
         (nlen,) = _U32.unpack_from(buf, body + 21)
         op = bytes(buf[body + 25 : body + 25 + nlen])
@@ -593,14 +618,15 @@ def _skip_names(buf: bytes, p: int) -> int:
     return p + 4 if n == _NULL else p + 4 + n
 
 
-def _kdo_head(buf: bytes, p: int) -> tuple[int, bytes, str, int, str]:
-    """Past a KDO's fixed part, name, flags and KTB: (position, KTB kind, KTB xid, undo
-    block address and its text)."""
-    p = _skip_names(buf, p)
-    _op, kind, usn, slot, sqn, udba, useq, urec, _lkc, ncl, _i, _c = _KTB.unpack_from(buf, p)
-    n: int = _u32(buf, p + 37)[0]
-    p += (41 if n == _NULL else 41 + n) + 12 * ncl
-    return p, kind, f"{usn}.{slot}.{sqn}", udba, f"{udba:x}.{useq:x}.{urec:x}"
+def _kdo_head(buf: bytes, p: int) -> tuple[int, bytes, bytes, int]:
+    """Past a KDO's fixed part, name, flags and KTB: (position, KTB kind, KTB xid bytes,
+    position of the KTB's undo block address, 0 when the address is null)."""
+    k = _skip_names(buf, p)
+    kind = buf[k + 1 : k + 2]
+    ncl: int = _u16(buf, k + 19)[0]
+    n: int = _u32(buf, k + 37)[0]
+    end = k + (41 if n == _NULL else 41 + n) + 12 * ncl
+    return end, kind, buf[k + 2 : k + 10], k + 10 if _u32(buf, k + 10)[0] else 0
 
 
 def _skip_kdo_rest(buf: bytes, p: int) -> int:

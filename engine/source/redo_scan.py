@@ -112,37 +112,58 @@ class Window:
         return b"".join(parts)
 
 
-def frames(win: Window, start: int, end: int | None) -> Iterator[tuple[int, int, int]]:
-    """``(logical position, payload index in win.buf, payload length)`` of each frame
-    starting in logical ``[start, end)``. ``win.buf`` may be replaced between two frames:
-    read a payload before asking for the next one."""
+def frames(win: Window, start: int, end: int | None) -> Iterator[tuple[int, int, bytes, int, int]]:
+    """``(offset, end offset, buffer, payload index, payload length)`` of each frame
+    starting in logical ``[start, end)`` (offsets in the file): the payload is
+    ``buffer[index:index + length]``."""
     pos = start
     eof = win.eof
     unpack = _FRAME.unpack_from
     crc32 = zlib.crc32
+    buf, base = win.buf, win.base
     while (end is None or pos < end) and pos < eof:
-        if pos + FRAME_SIZE > eof or not win.ensure(pos, FRAME_SIZE):
+        lo = pos - base
+        if pos + FRAME_SIZE > eof:
             _torn(win, pos, "partial frame header")
             return
-        lo = pos - win.base
-        length, crc = unpack(win.buf, lo)
+        if lo + FRAME_SIZE > len(buf):
+            if not win.ensure(pos, FRAME_SIZE):
+                _torn(win, pos, "partial frame header")
+                return
+            buf, base = win.buf, win.base
+            lo = pos - base
+        length, crc = unpack(buf, lo)
         if length == 0 and pos + FRAME_SIZE >= eof:
             _torn(win, pos, "empty frame")
             return
         if length > MAX_RECORD:
             raise RedoCorruptError(f"{win.path}: record length {length} at {physical(pos)}")
         total = FRAME_SIZE + length
-        if pos + total > eof or not win.ensure(pos, total):
+        if pos + total > eof:
             _torn(win, pos, "partial record")
             return
-        lo = pos - win.base + FRAME_SIZE
-        buf = win.buf
+        if lo + total > len(buf):
+            if not win.ensure(pos, total):
+                _torn(win, pos, "partial record")
+                return
+            buf, base = win.buf, win.base
+            lo = pos - base
+        lo += FRAME_SIZE
         if crc32(memoryview(buf)[lo : lo + length]) != crc:
             if pos + total == eof and not win.header.archived:
                 return  # torn tail: the last record of a current log, half written
             raise RedoCorruptError(f"{win.path}: checksum mismatch at {physical(pos)}")
-        yield pos, lo, length
-        pos += total
+        nxt = pos + total
+        blk, within = divmod(pos, PAYLOAD)
+        nblk, nwithin = divmod(nxt, PAYLOAD)
+        yield (
+            (blk + 1) * BLOCK + BLOCK_HEAD + within,
+            (nblk + 1) * BLOCK + BLOCK_HEAD + nwithin,
+            buf,
+            lo,
+            length,
+        )
+        pos = nxt
 
 
 def _torn(win: Window, pos: int, what: str) -> None:
@@ -174,11 +195,11 @@ def _first_boundary(win: Window, start: int) -> int | None:
             if candidate >= target:
                 return candidate
             win.load(candidate, target + PAYLOAD)
-            for pos, _lo, length in frames(win, candidate, None):
-                if pos >= target:
-                    return pos
-                if pos + FRAME_SIZE + length >= target:
-                    return pos + FRAME_SIZE + length
+            for offset, stop, _buf, _lo, _length in frames(win, candidate, None):
+                if logical_of(offset) >= target:
+                    return logical_of(offset)
+                if logical_of(stop) >= target:
+                    return logical_of(stop)
             return None
         blk += 1
         offset = blk * BLOCK
@@ -187,28 +208,22 @@ def _first_boundary(win: Window, start: int) -> int | None:
 class Scan:
     """The frames of one byte range of a log (see :func:`scan_frames`).
 
-    Iterate for ``(offset, end, lo, length)``: the frame's file offset and the file
+    Iterate for ``(offset, end, buf, lo, length)``: the frame's file offset and the file
     offset just past it (as :class:`~engine.source.redo.LocatedRecord` has them), and the
-    payload as ``buf[lo:lo + length]`` where ``buf`` is :attr:`buf` *at that moment*."""
+    payload as ``buf[lo:lo + length]``."""
 
     def __init__(self, path: Path | str, start: int, end: int | None) -> None:
         self.path = path
         self.start = start
         self.end = end
         self.sequence = 0
-        self._win: Window | None = None
 
-    @property
-    def buf(self) -> bytes:
-        return self._win.buf if self._win is not None else b""
-
-    def __iter__(self) -> Iterator[tuple[int, int, int, int]]:
+    def __iter__(self) -> Iterator[tuple[int, int, bytes, int, int]]:
         size = os.path.getsize(self.path)
         with open(self.path, "rb") as fh:
             header = FileHeader.unpack(fh.read(BLOCK), self.path)
             self.sequence = header.sequence
             win = Window(fh, header, self.path, size)
-            self._win = win
             begin = _first_boundary(win, self.start)
             if begin is None:
                 return
@@ -217,8 +232,7 @@ class Scan:
                 return
             stop = win.eof if end is None else end + _MORE_BLOCKS * PAYLOAD
             win.load(begin, min(stop, begin + _MAX_LOAD))
-            for pos, lo, length in frames(win, begin, end):
-                yield physical(pos), physical(pos + FRAME_SIZE + length), lo, length
+            yield from frames(win, begin, end)
 
 
 def scan_frames(path: Path | str, start: int = 0, end: int | None = None) -> Scan:

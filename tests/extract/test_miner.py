@@ -241,7 +241,7 @@ def test_selection_for_is_what_the_plan_captures(sources: dict[str, Path]) -> No
 def _frames_both(path: str, start: int, end: int | None) -> tuple[list[Any], list[Any]]:
     want = list(read_frames(path, start, end))
     scan = scan_frames(path, start, end)
-    got = [(o, e, bytes(scan.buf[lo : lo + n])) for o, e, lo, n in scan]
+    got = [(o, e, bytes(buf[lo : lo + n])) for o, e, buf, lo, n in scan]
     return want, got
 
 
