@@ -5,8 +5,11 @@ Modules, each with one job:
 - :mod:`.lcr`        logical change records (what the decoder hands to the driver)
 - :mod:`.cache`      the transaction cache: every open transaction, bounded memory, spill
 - :mod:`.assemble`   a committed transaction to trail records (TransInd, tokens)
-- :mod:`.decode`     redo records to LCRs (runs in Spark tasks)
-- :mod:`.redo_source` byte-range splits of the logs, decoded on Spark
+- :mod:`.decode`     redo records to LCRs: the rules, stated over RedoRecord objects
+- :mod:`.miner`      the same rules over the redo bytes, in Spark tasks: events and
+                     transactions assembled inside a split
+- :mod:`.values`     column values to trail text and entries, fast
+- :mod:`.redo_source` byte-range splits of the logs, mined on Spark
 - :mod:`.capture`    the control loop: order, cache, trail, checkpoint state
 - :mod:`.br`         Bounded Recovery files
 - :mod:`.longtrans`  SHOWTRANS / SKIPTRANS / FORCETRANS texts and arguments
