@@ -28,18 +28,16 @@ from decimal import Decimal
 from typing import Final, NamedTuple
 
 from engine.source import bulkpack as bp
-from engine.source import redo_codec as rc
 from engine.source import redogen as rg
 from engine.source.codecs import encode_date, encode_number, encode_scaled, encode_text
 from engine.source.database import Database
 from engine.source.dictionary import TableDef
 from engine.source.ids import Uba, make_dba
-from engine.source.logfile import BLOCK, BLOCK_HEAD, PAYLOAD
+from engine.source.logfile import BLOCK, PAYLOAD
 from engine.source.session import Session, Txn, UndoEntry
 from engine.source.undo import undo_entry
 
 _EPOCH: Final = datetime(1970, 1, 1)
-_REC_HEAD: Final = rc._REC_HEAD
 _KEYDATA: Final = struct.Struct(">IH")
 
 
@@ -87,6 +85,8 @@ class BulkSession:
         self.undo: list[_Undone | UndoEntry] = []
         self._tables: dict[int, _Table] = {}
         self._cur = db.conn.cursor()
+        self._now_us = db.now_us
+        self._writers = db.logs.writers
         # logical stream length at which the log reaches the switch size (see logfile)
         self._switch_at = max(1, db.state.log_bytes // BLOCK - 1) * PAYLOAD
 
@@ -128,38 +128,31 @@ class BulkSession:
             pre = bp.slot_cv(x, scn, (ids.undo_dba, ids.undo_seq, ids.rec + 1))
             ids.started = True
         uba = ids.next_rec()
-        redo_ktb, typ = self._ktb(ids, dba, uba, scn)
-        return (x, begin, scn, uba, dba, slot, redo_ktb, typ), pre
+        if dba in ids.blocks:
+            return (x, begin, scn, uba, dba, slot, bp.ktb_continue(uba), 0), pre
+        return (x, begin, scn, uba, dba, slot, self._first_ktb(ids, dba, uba, scn), 2), pre
 
     def _session_cv(self) -> bytes:
         s = self.session
         return bp.session_cv(s.sid, s.serial, s.audit, s.username, s.txn_name)
 
-    def _ktb(self, ids: rg.TxnIds, dba: int, uba: bp.Uba3, scn: int = 0) -> tuple[bytes, int]:
-        """:func:`redogen.ktb_for`, packed (index leaves pass no SCN: no cleanout)."""
-        if dba in ids.blocks:
-            return bp.ktb_continue(uba), 0
-        ids.blocks.add(dba)
+    def _first_ktb(self, ids: rg.TxnIds, dba: int, uba: bp.Uba3, scn: int = 0) -> bytes:
+        """The KTB of the transaction's first change in block ``dba`` (:func:`redogen.ktb_for`;
+        index leaves pass no SCN: no cleanout)."""
         assert self.head is not None
+        ids.blocks.add(dba)
         entries = self.db.dirty_blocks.pop(dba, None) if scn else None
         if entries:
-            return bp.ktb_first(self.head, uba, entries, scn), 2
-        return bp.ktb_first(self.head, uba), 2
+            return bp.ktb_first(self.head, uba, entries, scn)
+        return bp.ktb_first(self.head, uba)
 
     def _emit(self, scn: int, ncv: int, cvs: bytes) -> None:
-        """Append one record (its header holds the writer's RBA and the clock)."""
-        db = self.db
-        thread = self.thread
-        ts = db.now_us()
-        w = db.logs.writers.get(thread) or db.logs.writer(thread, scn)
-        blk, within = divmod(w.logical, PAYLOAD)
-        pos = (blk + 1) * BLOCK + BLOCK_HEAD + within
-        head = _REC_HEAD.pack(
-            thread, 1, 0, w.header.sequence, pos >> 9, pos & 0x1FF, 0, scn, 1, ts, ncv
-        )
-        w.add(head + cvs, scn)
+        """Append one record of ``ncv`` change vectors (timestamped when it is written)."""
+        ts = self._now_us()
+        w = self._writers.get(self.thread) or self.db.logs.writer(self.thread, scn)
+        w.add_native(scn, ts, ncv, cvs)
         if w.logical >= self._switch_at:
-            db.logs.switch(thread, db.state.scn + 1)
+            self.db.logs.switch(self.thread, self.db.state.scn + 1)
 
     def _row_change(self, c: bp.Change, pre: bytes, cvs: bytes) -> None:
         """Emit a row change's ``[undo, redo]``; the first of a transaction is framed by
@@ -173,9 +166,11 @@ class BulkSession:
         """The index record after a row change ``c`` (same SCN, block and slot)."""
         pack = t.pack
         assert pack.index is not None
+        leaf = pack.index[2]
         uba = ids.next_rec()
-        redo_ktb, _ = self._ktb(ids, pack.index[2], uba)
-        ic = (c[0], False, c[2], uba, c[4], c[5], redo_ktb, 0)
+        known = leaf in ids.blocks
+        ktb = bp.ktb_continue(uba) if known else self._first_ktb(ids, leaf, uba)
+        ic = (c[0], False, c[2], uba, c[4], c[5], ktb, 0)
         self._emit(c[2], 2, pack.index_change(ic, insert, key))
 
     # -- DML ---------------------------------------------------------------------------
@@ -316,8 +311,7 @@ class BulkSession:
         scn = db.next_scn()
         if ids.started:
             assert self.head is not None
-            uba = ids.current_uba()
-            self._emit(scn, 1, bp.commit_cv(self.head, scn, (uba.dba, uba.seq, uba.rec)))
+            self._emit(scn, 1, bp.commit_cv(self.head, scn, ids.current_rec()))
             db.note_commit(ids.blocks, scn)
         self._end(ids)
 
@@ -337,10 +331,7 @@ class BulkSession:
                 undo_entry(self.session, db, Txn(ids, scn, _EPOCH), u, scn)
         if ids.started:
             assert self.head is not None
-            uba = ids.current_uba()
-            self._emit(
-                scn, 1, bp.commit_cv(self.head, scn, (uba.dba, uba.seq, uba.rec), rollback=True)
-            )
+            self._emit(scn, 1, bp.commit_cv(self.head, scn, ids.current_rec(), rollback=True))
         self._end(ids)
 
     def _undo_one(self, u: _Undone, scn: int) -> None:

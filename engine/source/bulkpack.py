@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
 from engine.source import redo_codec as rc
 from engine.source.dictionary import TableDef
@@ -26,7 +25,6 @@ from engine.source.redo import OBJ_UNDO
 
 Uba3 = tuple[int, int, int]  # undo block address as (dba, seq, rec)
 Row3 = tuple[bytes, int, int]  # a column vector, its column count and row size
-Kdo5 = tuple[int, int, int, int, int]  # KDO lock, size, lb, cc, nnew
 
 
 def fuse(*parts: struct.Struct | str) -> struct.Struct:
@@ -36,20 +34,23 @@ def fuse(*parts: struct.Struct | str) -> struct.Struct:
     )
 
 
+_L: Final = rc.LAYOUT
+_U16: Final = _L["U16"]
+_U32: Final = _L["U32"]
+_COL: Final = _L["COL"]
+
+
 def text(value: str) -> bytes:
     """A codec ``str`` field: u32 length + UTF-8."""
     raw = value.encode("utf-8")
-    return rc._U32.pack(len(raw)) + raw
+    return _U32.pack(len(raw)) + raw
 
 
-_U16: Final = rc._U16
-_U32: Final = rc._U32
-_COL: Final = rc._COL
 _ENTRY: Final = struct.Struct("<HHQ")
 _KEYDATA: Final = struct.Struct(">IH")
 _ITL_FLG: Final = text("C---")
 # KTB header + its itl_flg string; cleanout entries follow when there are any
-_KTB_TEXT: Final = fuse(rc._KTB, f"{len(_ITL_FLG)}s")
+_KTB_TEXT: Final = fuse(_L["KTB"], f"{len(_ITL_FLG)}s")
 UNDO_KTB: Final = _KTB_TEXT.pack(0x03, b"Z", 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, _ITL_FLG)
 _FB: Final = text("--H-FL--")
 _NO_COLS: Final = b"\0\0"
@@ -57,18 +58,17 @@ _NO_ROWS_SLOTS: Final = b"\0\0\0\0"  # kdo rows: 0, slots: 0
 _NO_INTS: Final = b"\0\0"
 _EMPTY: Final = b"\0\0\0\0"  # a bytes field of length 0
 _KEY1: Final = b"\1\0"  # a column vector of one column
-_NO_KDO: Final = (0, 0, 0, 0, 0)
 
 # undo change vector: CV_HEAD + UNDO + XID, then the undone row op's KDO or IDX
-_UNDO_KDO: Final = fuse(rc._CV_HEAD, rc._UNDO, rc._XID, rc._KDO)
-_UNDO_IDX: Final = fuse(rc._CV_HEAD, rc._UNDO, rc._XID, rc._IDX)
+_UNDO_KDO: Final = fuse(_L["CV_HEAD"], _L["UNDO"], _L["XID"], _L["KDO"])
+_UNDO_IDX: Final = fuse(_L["CV_HEAD"], _L["UNDO"], _L["XID"], _L["IDX"])
 # redo change vector: CV_HEAD + KDO (+ name and flag strings) + KTB
-_REDO_KDO: Final = fuse(rc._CV_HEAD, rc._KDO)
-_REDO_IDX: Final = fuse(rc._CV_HEAD, rc._IDX)
-_SLOT_CV: Final = fuse(rc._CV_HEAD, rc._SLOT, rc._UBA, rc._XID)
-_COMMIT_CV: Final = fuse(rc._CV_HEAD, rc._COMMIT, rc._UBA)
-_SESSION_CV: Final = fuse(rc._CV_HEAD, rc._SESSION)
-_APPLIED_CV: Final = fuse(rc._CV_HEAD, rc._XID, rc._UBA)
+_REDO_KDO: Final = fuse(_L["CV_HEAD"], _L["KDO"])
+_REDO_IDX: Final = fuse(_L["CV_HEAD"], _L["IDX"])
+_SLOT_CV: Final = fuse(_L["CV_HEAD"], _L["SLOT"], _L["UBA"], _L["XID"])
+_COMMIT_CV: Final = fuse(_L["CV_HEAD"], _L["COMMIT"], _L["UBA"])
+_SESSION_CV: Final = fuse(_L["CV_HEAD"], _L["SESSION"])
+_APPLIED_CV: Final = fuse(_L["CV_HEAD"], _L["XID"], _L["UBA"])
 
 _DRP: Final = text("DRP") + _FB
 _IRP: Final = text("IRP") + _FB
@@ -83,8 +83,7 @@ _INSERT_LEAF: Final = text("insert leaf row")
 _DELETE_LEAF: Final = text("delete leaf row")
 
 
-@dataclass(frozen=True, slots=True)
-class TxHead:
+class TxHead(NamedTuple):
     """What every undo record of one transaction repeats: its undo header class, xid and
     logon user, and the undo header block (slot allocation and commit)."""
 
@@ -221,28 +220,71 @@ class TablePack:
 
     def insert(self, c: Change, row: Row3, key: bytes | None) -> bytes:
         """``[5.1 DRP undo, 11.2 IRP]``."""
-        return b"".join((self._undo(c, _NO_KDO), _UNDO_DRP, self._key(key), self._irp(c, 2, row)))
+        cols, n, size = row
+        return b"".join(
+            (
+                self._undo(c, 0, 0, 0, 0, 0),
+                _UNDO_DRP,
+                _KEY1,
+                _COL.pack(self.key_col, -1 if key is None else len(key)),
+                key or b"",
+                self._kdo(2, c, 0, size, 2, n, 0),
+                _IRP,
+                c[6],
+                cols,
+                _NO_ROWS_SLOTS,
+            )
+        )
 
     def update(self, c: Change, nnew: int, old: bytes, new: bytes, key: bytes | None) -> bytes:
         """``[5.1 URP undo (old values), 11.5 URP (new values)]``; ``old``/``new`` from
         :func:`some_columns`."""
-        undo = self._undo(c, (0, 0, 0, self.ncols, nnew))
+        ncols = self.ncols
         return b"".join(
-            (undo, _URP, UNDO_KTB, old, _NO_ROWS_SLOTS, self._key(key), self._urp(c, 1, nnew, new))
+            (
+                self._undo(c, 0, 0, 0, ncols, nnew),
+                _URP,
+                UNDO_KTB,
+                old,
+                _NO_ROWS_SLOTS,
+                _KEY1,
+                _COL.pack(self.key_col, -1 if key is None else len(key)),
+                key or b"",
+                self._kdo(5, c, 1, 0, 0, ncols, nnew),
+                _URP,
+                c[6],
+                new,
+                _NO_ROWS_SLOTS,
+            )
         )
 
     def delete(self, c: Change, row: Row3, key: bytes | None) -> bytes:
         """``[5.1 IRP undo (the whole row), 11.3 DRP]``."""
         cols, n, size = row
-        undo = self._undo(c, (0, size, 0, n, 0))
-        return b"".join((undo, _IRP, UNDO_KTB, cols, _NO_ROWS_SLOTS, self._key(key), self._drp(c)))
+        return b"".join(
+            (
+                self._undo(c, 0, size, 0, n, 0),
+                _IRP,
+                UNDO_KTB,
+                cols,
+                _NO_ROWS_SLOTS,
+                _KEY1,
+                _COL.pack(self.key_col, -1 if key is None else len(key)),
+                key or b"",
+                self._kdo(3, c, 0, 0, 0, 0, 0),
+                _DRP,
+                c[6],
+                _NO_COLS,
+                _NO_ROWS_SLOTS,
+            )
+        )
 
     def array_insert(self, c: Change, rows: Sequence[tuple[int, bytes]]) -> bytes:
         """``[5.1 QMD undo (the slots), 11.11 QMI (the rows)]`` of one block of an array
         insert (the change's slot is 0); ``rows`` are (slot, column vector)."""
         slots = [slot for slot, _ in rows]
         parts = [
-            self._undo(c, _NO_KDO),
+            self._undo(c, 0, 0, 0, 0, 0),
             _QMD,
             UNDO_KTB,
             _NO_COLS,
@@ -250,7 +292,7 @@ class TablePack:
             _U16.pack(len(slots)),
             struct.pack(f"<{len(slots)}I", *slots),
             _NO_COLS,
-            self._kdo(11, c, (1, 0, 0, 0, 0)),
+            self._kdo(11, c, 1, 0, 0, 0, 0),
             _QMI,
             c[6],
             _NO_COLS,
@@ -306,41 +348,38 @@ class TablePack:
 
     # -- parts -----------------------------------------------------------------------------
 
-    def _undo(self, c: Change, kdo: Kdo5) -> bytes:
-        """The head of a 5.1 row undo, up to its KDO's fields ``(lock, size, lb, cc, nnew)``."""
+    def _undo(self, c: Change, lock: int, size: int, lb: int, cc: int, nnew: int) -> bytes:
+        """The head of a 5.1 row undo, up to its KDO's fields (no ``*args``: a starred call
+        costs as much as the packing)."""
         x, begin, scn, (udba, useq, urec), dba, slot, _, _ = c
         return _UNDO_KDO.pack(
             5, 1, 0, 0, x.cls + 1, 3, udba, OBJ_UNDO, scn, 2 if begin else 1, 4,
             11, 1, self.obj, self.dataobj, x.slot, 0 if begin else urec - 1, 4, 0, 0,
             0x12 if begin else 0x22, useq, urec, x.logon_user if begin else 0, 3 if begin else 2,
             x.usn, x.slot, x.sqn,
-            dba, self.hdba, slot, 0x2C, 2, *kdo,
+            dba, self.hdba, slot, 0x2C, 2, lock, size, lb, cc, nnew,
         )  # fmt: skip
 
-    def _kdo(self, code: int, c: Change, kdo: Kdo5) -> bytes:
+    def _kdo(
+        self, code: int, c: Change, lock: int, size: int, lb: int, cc: int, nnew: int
+    ) -> bytes:
         """The head of an 11.x redo, up to its KDO's fields."""
         _, _, scn, _, dba, slot, _, typ = c
         return _REDO_KDO.pack(
             11, code, typ, 0, 1, self.afn, dba, self.dataobj, scn, 1, 1,
-            dba, self.hdba, slot, 0x2C, 2, *kdo,
+            dba, self.hdba, slot, 0x2C, 2, lock, size, lb, cc, nnew,
         )  # fmt: skip
 
     def _irp(self, c: Change, lb: int, row: Row3) -> bytes:
         cols, n, size = row
-        return b"".join((self._kdo(2, c, (0, size, lb, n, 0)), _IRP, c[6], cols, _NO_ROWS_SLOTS))
+        return b"".join((self._kdo(2, c, 0, size, lb, n, 0), _IRP, c[6], cols, _NO_ROWS_SLOTS))
 
     def _drp(self, c: Change) -> bytes:
-        return b"".join((self._kdo(3, c, _NO_KDO), _DRP, c[6], _NO_COLS, _NO_ROWS_SLOTS))
+        return b"".join((self._kdo(3, c, 0, 0, 0, 0, 0), _DRP, c[6], _NO_COLS, _NO_ROWS_SLOTS))
 
     def _urp(self, c: Change, lock: int, nnew: int, cols: bytes) -> bytes:
-        head = self._kdo(5, c, (lock, 0, 0, self.ncols, nnew))
+        head = self._kdo(5, c, lock, 0, 0, self.ncols, nnew)
         return b"".join((head, _URP, c[6], cols, _NO_ROWS_SLOTS))
-
-    def _key(self, key: bytes | None) -> bytes:
-        """Supplemental data of a row undo: the key column's before image."""
-        if key is None:
-            return _KEY1 + _COL.pack(self.key_col, -1)
-        return b"".join((_KEY1, _COL.pack(self.key_col, len(key)), key))
 
     def _leaf(self, c: Change, insert: bool, key: bytes) -> bytes:
         """10.2 insert leaf row (key and keydata) or 10.4 delete leaf row (sizes only)."""

@@ -40,10 +40,20 @@ _NEG_TERMINATOR: Final = 0x66
 _BCD_POS: Final = bytes((b >> 4) * 10 + (b & 15) + 1 & 0xFF for b in range(256))
 _BCD_NEG: Final = bytes(101 - (b >> 4) * 10 - (b & 15) & 0xFF for b in range(256))
 _BYTE: Final = tuple(bytes((i,)) for i in range(256))
+_FAST_LIMIT: Final = 10 ** (2 * MAX_NUMBER_DIGITS)  # below it: at most 20 base-100 digits
 
 
 def encode_scaled(n: int, scale100: int = 0) -> bytes:
     """Encode ``n * 100**-scale100`` (fast path for integers and fixed-point cents)."""
+    if 0 < n < _FAST_LIMIT and 0 <= scale100 <= MAX_NUMBER_DIGITS:  # nothing out of range
+        digits = str(n)
+        if len(digits) & 1:
+            digits = "0" + digits
+        head = _BYTE[0xC0 + (len(digits) >> 1) - scale100]
+        digits = digits.rstrip("0")
+        if len(digits) & 1:
+            digits += "0"
+        return head + bytes.fromhex(digits).translate(_BCD_POS)
     if n == 0:
         return _ZERO
     digits = str(-n if n < 0 else n)

@@ -36,7 +36,7 @@ from typing import BinaryIO, Final
 from engine.source.errors import RedoCorruptError, RedoTruncatedError
 from engine.source.ids import Rba
 from engine.source.redo import LocatedRecord, RedoRecord
-from engine.source.redo_codec import decode_record, encode_record
+from engine.source.redo_codec import LAYOUT, decode_record, encode_record
 
 BLOCK: Final = 512
 BLOCK_HEAD: Final = 16
@@ -48,6 +48,7 @@ _BHEAD: Final = struct.Struct("<HHII")
 _FRAME: Final = struct.Struct("<II")
 _FHEAD: Final = struct.Struct("<8sHHIIQQBq")
 _U32: Final = struct.Struct("<I")
+_REC_HEAD: Final = LAYOUT["REC_HEAD"]
 STATUS_CURRENT: Final = 0
 STATUS_ARCHIVED: Final = 1
 READ_CHUNK_BLOCKS: Final = 2048  # 1 MiB per read
@@ -383,9 +384,10 @@ class LogWriter:
             self.last_scn = None
             self.records = 0
         self.fh: BinaryIO = open(path, "ab")  # noqa: SIM115 - lives as long as the writer
-        self._queued: list[bytes] = []  # frame heads and payloads, not yet cut into blocks
+        self._queued: list[bytes] = []  # frames (head, payload parts), not yet cut into blocks
         self._starts: list[int] = []  # logical start of each queued frame
         self._queued_at = self.logical  # logical position of the first queued byte
+        self._rec_ids = (self.header.thread, self.header.sequence)  # in native record heads
 
     @staticmethod
     def _truncate_point(logical: int) -> int:
@@ -425,8 +427,7 @@ class LogWriter:
         return physical(start), physical(self.logical)
 
     def add(self, payload: bytes, scn: int) -> None:
-        """Append an encoded record payload whose header holds the RBA of
-        ``physical(self.logical)`` (see :mod:`engine.source.bulk`)."""
+        """Append an encoded record payload."""
         start = self.logical
         n = len(payload)
         self._queued += (_FRAME.pack(n, zlib.crc32(payload)), payload)
@@ -435,6 +436,27 @@ class LogWriter:
         self.last_scn = scn
         self.records += 1
         if self.logical - self._queued_at >= self.buffer_limit:
+            self.flush()
+
+    def add_native(self, scn: int, micros: int, n_changes: int, changes: bytes) -> None:
+        """Append a native record made of encoded change vectors: its header (thread,
+        the RBA where it lands, SCN, subscn 1, timestamp in microseconds) is packed here
+        (see :mod:`engine.source.bulk`)."""
+        start = self.logical
+        blk, within = divmod(start, PAYLOAD)
+        pos = blk * BLOCK + (BLOCK + BLOCK_HEAD) + within
+        thread, seq = self._rec_ids
+        payload = (
+            _REC_HEAD.pack(thread, 1, 0, seq, pos >> 9, pos & 0x1FF, 0, scn, 1, micros, n_changes)
+            + changes
+        )
+        n = len(payload)
+        self._queued += (_FRAME.pack(n, zlib.crc32(payload)), payload)
+        self._starts.append(start)
+        self.logical = end = start + _FRAME.size + n
+        self.last_scn = scn
+        self.records += 1
+        if end - self._queued_at >= self.buffer_limit:
             self.flush()
 
     def _blocks(self) -> bytearray:

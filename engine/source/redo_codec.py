@@ -67,6 +67,24 @@ _UNDO: Final = struct.Struct("<HHIIIHHHHHHBIB")
 _COMMIT: Final = struct.Struct("<HIHHHHHH")
 _SESSION: Final = struct.Struct("<IIIQ")
 _DIRECT: Final = struct.Struct("<IQIH")
+# The fixed-size parts of the layout above by name, for writers that pack records directly
+# instead of encoding dataclasses (LogWriter.add_native, engine.source.bulkpack).
+LAYOUT: Final[dict[str, struct.Struct]] = {
+    "REC_HEAD": _REC_HEAD,
+    "CV_HEAD": _CV_HEAD,
+    "U16": _U16,
+    "U32": _U32,
+    "XID": _XID,
+    "UBA": _UBA,
+    "COL": _COL,
+    "KTB": _KTB,
+    "KDO": _KDO,
+    "IDX": _IDX,
+    "SLOT": _SLOT,
+    "UNDO": _UNDO,
+    "COMMIT": _COMMIT,
+    "SESSION": _SESSION,
+}
 _NULL_LEN: Final = 0xFFFFFFFF
 _EPOCH: Final = datetime(1970, 1, 1)
 MAX_FIELD: Final = 64 * 1024 * 1024  # no single field of a record may claim more

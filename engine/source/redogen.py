@@ -32,6 +32,7 @@ from engine.source.redo import (
 )
 
 UNDO_FILE = 3
+_UNDO_BLOCKS = make_dba(UNDO_FILE, 0x100)  # undo block of usn u, sequence s: + u * 0x100 + s % 256
 Row = tuple[bytes | None, ...]
 
 
@@ -53,7 +54,7 @@ class TxnIds:
 
     @property
     def undo_dba(self) -> int:
-        return make_dba(UNDO_FILE, 0x100 + self.xid.usn * 0x100 + (self.undo_seq & 0xFF))
+        return _UNDO_BLOCKS + self.xid.usn * 0x100 + (self.undo_seq & 0xFF)
 
     @property
     def header_cls(self) -> int:
@@ -66,18 +67,25 @@ class TxnIds:
 
     def next_rec(self) -> tuple[int, int, int]:
         """The next undo record's address as ``(dba, seq, rec)`` (no :class:`Uba` built;
-        ``last_uba`` then reads as the current address, see :meth:`current_uba`)."""
+        ``last_uba`` then reads as the current address, see :meth:`current_rec`)."""
         rec = self.rec + 1
         if rec > 0xFF:
             rec = 1
             self.undo_seq = (self.undo_seq + 1) & 0xFFFF
         self.rec = rec
         self.last_uba = None
-        return self.undo_dba, self.undo_seq, rec
+        seq = self.undo_seq
+        return _UNDO_BLOCKS + self.xid.usn * 0x100 + (seq & 0xFF), seq, rec
+
+    def current_rec(self) -> tuple[int, int, int]:
+        """The address of the transaction's last undo record (a commit points to it)."""
+        u = self.last_uba
+        if u is not None:
+            return u.dba, u.seq, u.rec
+        return self.undo_dba, self.undo_seq, self.rec
 
     def current_uba(self) -> Uba:
-        """The address of the transaction's last undo record (a commit points to it)."""
-        return self.last_uba or Uba(self.undo_dba, self.undo_seq, self.rec)
+        return self.last_uba or Uba(*self.current_rec())
 
 
 def columns_of(row: Row) -> tuple[Column, ...]:
