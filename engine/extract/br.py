@@ -33,7 +33,7 @@ from pathlib import Path
 from engine.extract.cache import Txn
 from engine.extract.lcr import Lcr, Position
 
-MAGIC = b"GGSCI-BR-PO\x01"
+MAGIC = b"GGSCI-BR-PO\x02"  # 2: rows carry their trail record (Lcr.record)
 CP_NAME = re.compile(r"^CP\.(?P<group>.+)\.(?P<seq>\d{9})$")
 PO_NAME = re.compile(r"^PO\.(?P<group>.+)\.(?P<obj>\d{7})\.(?P<ver>\d{7})$")
 

@@ -59,6 +59,11 @@ class TransactionCache:
         self.txns: dict[str, Txn] = {}
         self.weight = 0
         self.spills = 0
+        # Page files left by a run that was killed belong to no transaction of this cache
+        # (it starts empty and is rebuilt from redo): a page-out must not append to them.
+        for stale in spill_dir.glob("txn_*.spill") if spill_dir.is_dir() else ():
+            with contextlib.suppress(FileNotFoundError):
+                stale.unlink()
 
     # -- events ---------------------------------------------------------------------
     def begin(self, lcr: Lcr) -> Txn:
@@ -164,9 +169,11 @@ class TransactionCache:
             if victim is None or not victim.rows:
                 return
             self.spill_dir.mkdir(parents=True, exist_ok=True)
+            mode = "ab"
             if victim.spill_path is None:
                 victim.spill_path = self.spill_dir / f"txn_{victim.xid.replace('.', '_')}.spill"
-            with open(victim.spill_path, "ab") as fh:
+                mode = "wb"  # a file of the same name from before is not this transaction's
+            with open(victim.spill_path, mode) as fh:
                 pickle.dump(victim.rows, fh, protocol=pickle.HIGHEST_PROTOCOL)
             victim.spilled += len(victim.rows)
             self.weight -= victim.weight

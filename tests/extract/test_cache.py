@@ -7,6 +7,7 @@ whole, in commit order, with exactly their surviving rows; rolled-back ones neve
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -173,3 +174,18 @@ def test_streamed_commit_matches_the_whole_one(tmp_path: Path) -> None:
     refs = [r.ref for r in out[1]]
     assert refs == [str(i) for i in range(2_000) if i != 5]
     assert not list(tmp_path.glob("*.spill")) and cache.weight == 0
+
+
+def test_a_page_file_left_by_a_killed_run_is_not_read_back(tmp_path: Path) -> None:
+    stale = tmp_path / "txn_7_7_7.spill"
+    old = [lcr(Kind.ROW, "7.7.7", 0, io_type=IOType.INSERT, table="A.B", ref="old")]
+    stale.write_bytes(pickle.dumps(old))
+    cache = TransactionCache(tmp_path, budget=2_000)
+    assert not stale.exists()  # cleared at start: the cache is rebuilt from redo
+    stale.write_bytes(pickle.dumps(old))  # and a page-out does not append to one either
+    for i in range(20):
+        cache.add(lcr(Kind.ROW, "7.7.7", i, io_type=IOType.INSERT, table="A.B", ref=str(i)))
+    assert cache.spills > 0
+    out = cache.commit("7.7.7")
+    assert out is not None
+    assert [r.ref for r in out[1]] == [str(i) for i in range(20)]
