@@ -51,6 +51,8 @@ class _Table:
     sql_delete: str
     # per column: its Oracle bytes from its SQLite value
     encode: tuple[Callable[[object], bytes | None], ...]
+    space: list[int]  # the database's [insert block, next slot, slots per block]
+    blocks: int  # block address of block 0 of the table's file (dba = blocks | block)
     selects: dict[tuple[int, ...], str] = field(default_factory=dict)
     updates: dict[tuple[int, ...], str] = field(default_factory=dict)
 
@@ -103,6 +105,8 @@ class BulkSession:
                 f'INSERT INTO "{name}" ("_rid", {cols}) VALUES ({marks})',
                 f'DELETE FROM "{name}" WHERE "{key}" = ? RETURNING "_rid", {cols}',
                 tuple(_STORED.get(c.type, _stored_text) for c in table.columns),
+                self.db.state.space[str(table.obj)],
+                make_dba(table.file_no, 0),
             )
         return t
 
@@ -112,7 +116,7 @@ class BulkSession:
         ids = rg.TxnIds(xid=self.db.new_xid(), undo_seq=(scn >> 4) & 0xFFFF)
         x = ids.xid
         self.ids = ids
-        self.head = bp.TxHead(ids.header_cls, ids.header_dba, x.usn, x.slot, x.sqn, ids.logon_user)
+        self.head = bp.tx_head(ids.header_cls, ids.header_dba, x.usn, x.slot, x.sqn, ids.logon_user)
         self.undo = []
         self.db.now_us()  # the generic path reads the clock here (transaction start time)
         return ids
@@ -127,9 +131,9 @@ class BulkSession:
         if begin:
             pre = bp.slot_cv(x, scn, (ids.undo_dba, ids.undo_seq, ids.rec + 1))
             ids.started = True
-        uba = ids.next_rec()
+        uba = udba, useq, urec = ids.next_rec()
         if dba in ids.blocks:
-            return (x, begin, scn, uba, dba, slot, bp.ktb_continue(uba), 0), pre
+            return (x, begin, scn, uba, dba, slot, bp.ktb_continue(udba, useq, urec), 0), pre
         return (x, begin, scn, uba, dba, slot, self._first_ktb(ids, dba, uba, scn), 2), pre
 
     def _session_cv(self) -> bytes:
@@ -167,9 +171,11 @@ class BulkSession:
         pack = t.pack
         assert pack.index is not None
         leaf = pack.index[2]
-        uba = ids.next_rec()
-        known = leaf in ids.blocks
-        ktb = bp.ktb_continue(uba) if known else self._first_ktb(ids, leaf, uba)
+        uba = udba, useq, urec = ids.next_rec()
+        if leaf in ids.blocks:
+            ktb = bp.ktb_continue(udba, useq, urec)
+        else:
+            ktb = self._first_ktb(ids, leaf, uba)
         ic = (c[0], False, c[2], uba, c[4], c[5], ktb, 0)
         self._emit(c[2], 2, pack.index_change(ic, insert, key))
 
@@ -183,9 +189,14 @@ class BulkSession:
         t = self._tables.get(table.obj) or self._table(table)
         scn = db.next_scn()
         ids = self.ids or self._begin(scn)
-        rid = db.allocate(table, 1)[0]
+        block, slot, per = t.space
+        if slot < per:  # Database.allocate, in the insert block
+            t.space[1] = slot + 1
+        else:
+            block, slot = divmod(db.allocate(table, 1)[0], 0x10000)
+        rid = block << 16 | slot
         self._cur.execute(t.sql_insert, (rid, *stored))
-        c, pre = self._change(ids, scn, make_dba(table.file_no, rid >> 16), rid & 0xFFFF)
+        c, pre = self._change(ids, scn, t.blocks | block, slot)
         pack = t.pack
         key = enc[pack.key_col]
         self._row_change(c, pre, pack.insert(c, bp.columns(enc), key))
@@ -251,7 +262,7 @@ class BulkSession:
         self._cur.execute(t.updates[set_cols], (*new_stored, rid))
         scn = db.next_scn()
         ids = self.ids or self._begin(scn)
-        c, pre = self._change(ids, scn, make_dba(table.file_no, rid >> 16), rid & 0xFFFF)
+        c, pre = self._change(ids, scn, t.blocks | rid >> 16, rid & 0xFFFF)
         encode = t.encode
         old_cols = bp.some_columns(
             set_cols, [encode[i](v) for i, v in zip(set_cols, old, strict=True)]
@@ -288,7 +299,7 @@ class BulkSession:
         rid = row[0]
         scn = db.next_scn()
         ids = self.ids or self._begin(scn)
-        c, pre = self._change(ids, scn, make_dba(table.file_no, rid >> 16), rid & 0xFFFF)
+        c, pre = self._change(ids, scn, t.blocks | rid >> 16, rid & 0xFFFF)
         enc = [f(v) for f, v in zip(t.encode, row[1:], strict=True)]
         pack = t.pack
         key_enc = enc[pack.key_col]

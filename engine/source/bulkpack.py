@@ -52,16 +52,29 @@ _ITL_FLG: Final = text("C---")
 # KTB header + its itl_flg string; cleanout entries follow when there are any
 _KTB_TEXT: Final = fuse(_L["KTB"], f"{len(_ITL_FLG)}s")
 UNDO_KTB: Final = _KTB_TEXT.pack(0x03, b"Z", 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, _ITL_FLG)
+# the same KTB in three parts: op, kind and xid | the undo address | what follows it when
+# there is no cleanout (lkc 0, no entries, itl scn 0, cleanout scn -1, itl flags)
+_KTB_F: Final = struct.Struct("<BcHHI")
+_KTB_C: Final = _KTB_F.pack(0x02, b"C", 0, 0, 0)
+_KTB_UBA: Final = struct.Struct(f"<{_KTB_F.size}sIHH{_KTB_TEXT.size - _KTB_F.size - 8}s")
+_KTB_END: Final = UNDO_KTB[_KTB_F.size + 8 :]
 _FB: Final = text("--H-FL--")
 _NO_COLS: Final = b"\0\0"
 _NO_ROWS_SLOTS: Final = b"\0\0\0\0"  # kdo rows: 0, slots: 0
 _NO_INTS: Final = b"\0\0"
 _EMPTY: Final = b"\0\0\0\0"  # a bytes field of length 0
 _KEY1: Final = b"\1\0"  # a column vector of one column
+# the column heads (number, length) of short values in the first columns, packed once
+_COL_HEADS: Final = tuple(tuple(_COL.pack(i, k) for k in range(64)) for i in range(8))
 
-# undo change vector: CV_HEAD + UNDO + XID, then the undone row op's KDO or IDX
-_UNDO_KDO: Final = fuse(_L["CV_HEAD"], _L["UNDO"], _L["XID"], _L["KDO"])
-_UNDO_IDX: Final = fuse(_L["CV_HEAD"], _L["UNDO"], _L["XID"], _L["IDX"])
+# undo change vector: CV_HEAD + UNDO + XID, then the undone row op's KDO or IDX. Parts
+# that one transaction repeats in every undo are packed once (TxHead): the head of CV_HEAD
+# (layer 5, code 1, typ 0, marker 0, cls, afn 3) and the XID; and UNDO's tsn 4, siz 0, spc 0
+_UNDO: Final = "8s" + "IIQHB" + "HHIIIH" + "6s" + "HHBIB" + "8s"
+_UNDO_KDO: Final = fuse(_UNDO, _L["KDO"])
+_UNDO_IDX: Final = fuse(_UNDO, _L["IDX"])
+_TSN_SIZ_SPC: Final = struct.pack("<HHH", 4, 0, 0)
+_UNDO_HEAD: Final = struct.Struct("<BBBBHH")  # CV_HEAD's first six fields
 # redo change vector: CV_HEAD + KDO (+ name and flag strings) + KTB
 _REDO_KDO: Final = fuse(_L["CV_HEAD"], _L["KDO"])
 _REDO_IDX: Final = fuse(_L["CV_HEAD"], _L["IDX"])
@@ -85,7 +98,7 @@ _DELETE_LEAF: Final = text("delete leaf row")
 
 class TxHead(NamedTuple):
     """What every undo record of one transaction repeats: its undo header class, xid and
-    logon user, and the undo header block (slot allocation and commit)."""
+    logon user, and the undo header block (slot allocation and commit); :func:`tx_head`."""
 
     cls: int  # undo header class (15 + 2 * usn); undo blocks are cls + 1
     header_dba: int
@@ -93,6 +106,21 @@ class TxHead(NamedTuple):
     slot: int
     sqn: int
     logon_user: int
+    undo_head: bytes  # the head of its undo change vectors (see _UNDO)
+    xid: bytes  # its XID, packed
+
+
+def tx_head(cls: int, header_dba: int, usn: int, slot: int, sqn: int, logon: int) -> TxHead:
+    return TxHead(
+        cls,
+        header_dba,
+        usn,
+        slot,
+        sqn,
+        logon,
+        _UNDO_HEAD.pack(5, 1, 0, 0, cls + 1, 3),
+        _L["XID"].pack(usn, slot, sqn),
+    )
 
 
 def columns(values: Sequence[bytes | None]) -> tuple[bytes, int, int]:
@@ -108,9 +136,9 @@ def columns(values: Sequence[bytes | None]) -> tuple[bytes, int, int]:
         if v is None:
             out.append(_COL.pack(i, -1))
         else:
-            out.append(_COL.pack(i, len(v)))
-            out.append(v)
-            size += len(v)
+            k = len(v)
+            out += (_COL_HEADS[i][k] if i < 8 and k < 64 else _COL.pack(i, k), v)
+            size += k
     return b"".join(out), n, size
 
 
@@ -131,10 +159,10 @@ def some_columns(nos: Sequence[int], values: Sequence[bytes | None]) -> bytes:
     return b"".join(out)
 
 
-def ktb_continue(uba: Uba3) -> bytes:
+def ktb_continue(udba: int, useq: int, urec: int) -> bytes:
     """The redo KTB ``0x02 C`` of a block the transaction changed before (also that of a
-    compensation record)."""
-    return _KTB_TEXT.pack(0x02, b"C", 0, 0, 0, *uba, 0, 0, 0, -1, _ITL_FLG)
+    compensation record), pointing at undo record ``(udba, useq, urec)``."""
+    return _KTB_UBA.pack(_KTB_C, udba, useq, urec, _KTB_END)
 
 
 def ktb_first(
@@ -142,10 +170,13 @@ def ktb_first(
 ) -> bytes:
     """The redo KTB of a transaction's first change in a block: ``0x01 F``, or ``0x11 F``
     with the "Block cleanout record" of committed transactions' ITL entries at ``scn``."""
+    udba, useq, urec = uba
     if not cleanout:
-        return _KTB_TEXT.pack(0x01, b"F", x.usn, x.slot, x.sqn, *uba, 0, 0, 0, -1, _ITL_FLG)
+        return _KTB_UBA.pack(
+            _KTB_F.pack(0x01, b"F", x.usn, x.slot, x.sqn), udba, useq, urec, _KTB_END
+        )
     head = _KTB_TEXT.pack(
-        0x11, b"F", x.usn, x.slot, x.sqn, *uba, 0, len(cleanout), 0, scn, _ITL_FLG
+        0x11, b"F", x.usn, x.slot, x.sqn, udba, useq, urec, 0, len(cleanout), 0, scn, _ITL_FLG
     )
     return head + b"".join(_ENTRY.pack(*e) for e in cleanout)
 
@@ -193,7 +224,7 @@ Change = tuple[TxHead, bool, int, Uba3, int, int, bytes, int]
 def compensating(x: TxHead, scn: int, uba: Uba3, dba: int, slot: int) -> Change:
     """The change of a compensation record: in a block of the transaction, its ``0x02 C``
     KTB pointing at the undo applied (``uba``)."""
-    return (x, False, scn, uba, dba, slot, ktb_continue(uba), 0)
+    return (x, False, scn, uba, dba, slot, ktb_continue(*uba), 0)
 
 
 class TablePack:
@@ -311,9 +342,9 @@ class TablePack:
         iobj, idataobj, leaf, indexid = self.index
         x, _, scn, (udba, useq, urec), dba, slot, _, _ = c
         undo = _UNDO_IDX.pack(
-            5, 1, 0, 0, x.cls + 1, 3, udba, OBJ_UNDO, scn, 1, 4,
-            10, 22, iobj, idataobj, x.slot, urec - 1, 4, 0, 0, 0x22, useq, urec, 0, 4,
-            x.usn, x.slot, x.sqn,
+            x.undo_head, udba, OBJ_UNDO, scn, 1, 4,
+            10, 22, iobj, idataobj, x.slot, urec - 1, _TSN_SIZ_SPC, 0x22, useq, urec, 0, 4,
+            x.xid,
             0, 2, 0, 0, indexid, leaf, 0x1,
         )  # fmt: skip
         return b"".join(
@@ -352,11 +383,14 @@ class TablePack:
         """The head of a 5.1 row undo, up to its KDO's fields (no ``*args``: a starred call
         costs as much as the packing)."""
         x, begin, scn, (udba, useq, urec), dba, slot, _, _ = c
+        if begin:  # the transaction's first undo record: begin flag, logon user
+            seq, rci, flg, logon, bits = 2, 0, 0x12, x.logon_user, 3
+        else:
+            seq, rci, flg, logon, bits = 1, urec - 1, 0x22, 0, 2
         return _UNDO_KDO.pack(
-            5, 1, 0, 0, x.cls + 1, 3, udba, OBJ_UNDO, scn, 2 if begin else 1, 4,
-            11, 1, self.obj, self.dataobj, x.slot, 0 if begin else urec - 1, 4, 0, 0,
-            0x12 if begin else 0x22, useq, urec, x.logon_user if begin else 0, 3 if begin else 2,
-            x.usn, x.slot, x.sqn,
+            x.undo_head, udba, OBJ_UNDO, scn, seq, 4,
+            11, 1, self.obj, self.dataobj, x.slot, rci, _TSN_SIZ_SPC, flg, useq, urec, logon, bits,
+            x.xid,
             dba, self.hdba, slot, 0x2C, 2, lock, size, lb, cc, nnew,
         )  # fmt: skip
 

@@ -49,6 +49,9 @@ _FRAME: Final = struct.Struct("<II")
 _FHEAD: Final = struct.Struct("<8sHHIIQQBq")
 _U32: Final = struct.Struct("<I")
 _REC_HEAD: Final = LAYOUT["REC_HEAD"]
+_REC_IDS: Final = struct.Struct("<HBBI")  # REC_HEAD's first four fields
+# REC_HEAD with those four as one packed run: block, offset, length, scn, subscn, ts, count
+_NATIVE_HEAD: Final = struct.Struct("<8sIHIQHqH")
 STATUS_CURRENT: Final = 0
 STATUS_ARCHIVED: Final = 1
 READ_CHUNK_BLOCKS: Final = 2048  # 1 MiB per read
@@ -387,7 +390,8 @@ class LogWriter:
         self._queued: list[bytes] = []  # frames (head, payload parts), not yet cut into blocks
         self._starts: list[int] = []  # logical start of each queued frame
         self._queued_at = self.logical  # logical position of the first queued byte
-        self._rec_ids = (self.header.thread, self.header.sequence)  # in native record heads
+        # thread, vld 1, flags 0 (no LWN) and sequence: how every native record head starts
+        self._rec_ids = _REC_IDS.pack(self.header.thread, 1, 0, self.header.sequence)
 
     @staticmethod
     def _truncate_point(logical: int) -> int:
@@ -445,9 +449,8 @@ class LogWriter:
         start = self.logical
         blk, within = divmod(start, PAYLOAD)
         pos = blk * BLOCK + (BLOCK + BLOCK_HEAD) + within
-        thread, seq = self._rec_ids
         payload = (
-            _REC_HEAD.pack(thread, 1, 0, seq, pos >> 9, pos & 0x1FF, 0, scn, 1, micros, n_changes)
+            _NATIVE_HEAD.pack(self._rec_ids, pos >> 9, pos & 0x1FF, 0, scn, 1, micros, n_changes)
             + changes
         )
         n = len(payload)

@@ -34,6 +34,8 @@ from engine.source.values import format_datetime
 
 OWNER: Final = "WL"
 _EPOCH: Final = datetime(1970, 1, 1)
+_SET_COLS: Final = (2, 4)  # an update sets AMOUNT and STATUS
+_BY_ID: Final = ' WHERE "ID" = ?'
 _NAMES: Final = ("ALPHA", "BRAVO", "CHARLIE", "DELTA", "ECHO", "FOXTROT", "GOLF", "HOTEL")
 
 
@@ -78,7 +80,6 @@ class _Worker:
     fast: bool = False
     rollback: bool = False
     ops: int = 0
-    target: int = 0
     inserted: list[tuple[int, int]] = field(default_factory=list)
     deleted: list[tuple[int, int]] = field(default_factory=list)
 
@@ -236,132 +237,94 @@ def run_workload(
         assert s.txn is not None
         long_sessions.append((s, s.txn.start_time))
     p_ins, p_upd, _ = spec.mix
+    p_change = p_ins + p_upd
     dates: dict[int, tuple[bytes, str]] = {}
     last_report = start
     interrupted: BaseException | None = None
+    # the loop runs once per row change: what it reads often is in locals
+    below, chance = rnd.below, rnd.random
+    ntables, few, array = len(tables), nsess * 4, spec.array
+    fast_all = spec.bulk and all(fast_tables)
+    limit = spec.transactions
+    now_us = db.now_us
     try:
-        while True:
-            now = wall()
-            if spec.duration is not None and now - start >= spec.duration:
+        while limit is None or stats.transactions < limit:
+            if spec.duration is not None and wall() - start >= spec.duration:
                 break
-            if spec.transactions is not None and stats.transactions >= spec.transactions:
-                break
-            w = workers[rnd.below(nsess)]
+            w = workers[below(nsess)]
+            bulk = w.bulk
+            assert bulk is not None
             if w.ops == 0:
-                w.target = spec.rows_per_txn
-                w.rollback = rnd.random() < spec.rollback_ratio
-                w.fast = spec.bulk and all(fast_tables)
-                assert w.bulk is not None
-                w.bulk.record_undo = w.rollback
-            ti = rnd.below(len(tables))
+                w.rollback = chance() < spec.rollback_ratio
+                w.fast = fast_all
+                bulk.record_undo = w.rollback
+            ti = below(ntables)
             table = tables[ti]
             mine = keys[ti]
             fast = w.fast
-            bulk = w.bulk
-            assert bulk is not None
-            r = rnd.random()
-            if spec.array > 1 and (r < p_ins or len(mine) < nsess * 4):
+            r = chance()
+            if array > 1 and (r < p_ins or len(mine) < few):
                 first = next_key[ti]
-                next_key[ti] += spec.array
+                next_key[ti] += array
                 if fast:
-                    second = db.now_us() // 1_000_000
-                    made = [
-                        _row_fast(k, rnd, second, dates) for k in range(first, first + spec.array)
-                    ]
+                    second = now_us() // 1_000_000
+                    made = [_row_fast(k, rnd, second, dates) for k in range(first, first + array)]
                     bulk.insert_array(table, [m[0] for m in made], [m[1] for m in made])
                 else:
                     stamp = db.now().replace(microsecond=0)
-                    rows = [_row(k, rnd, stamp) for k in range(first, first + spec.array)]
+                    rows = [_row(k, rnd, stamp) for k in range(first, first + array)]
                     dml.insert(w.session, db, table, rows, array=True)
-                w.inserted.extend((ti, k) for k in range(first, first + spec.array))
-                stats.row_changes += spec.array - 1
-                w.ops += spec.array - 1
-            elif r < p_ins or len(mine) < nsess * 4:
+                w.inserted.extend((ti, k) for k in range(first, first + array))
+                stats.row_changes += array - 1
+                w.ops += array - 1
+            elif r < p_ins or len(mine) < few:
                 k = next_key[ti]
-                next_key[ti] += 1
+                next_key[ti] = k + 1
                 if fast:
-                    enc, stored = _row_fast(k, rnd, db.now_us() // 1_000_000, dates)
+                    enc, stored = _row_fast(k, rnd, now_us() // 1_000_000, dates)
                     bulk.insert(table, enc, stored)
                 else:
-                    dml.insert(
-                        w.session,
-                        db,
-                        table,
-                        [_row(k, rnd, db.now().replace(microsecond=0))],
-                        array=False,
-                    )
+                    row = _row(k, rnd, db.now().replace(microsecond=0))
+                    dml.insert(w.session, db, table, [row], array=False)
                 w.inserted.append((ti, k))
             else:
-                pos = rnd.below(len(mine) // nsess) * nsess + w.index
+                pos = below(len(mine) // nsess) * nsess + w.index
                 if pos >= len(mine):
                     pos = w.index
                 k = mine[pos]
-                if r < p_ins + p_upd:
+                if r < p_change:
                     cents = rnd.cents()
                     if fast:
-                        bulk.update(
-                            table,
-                            k,
-                            (2, 4),
-                            (encode_scaled(cents, 1), b"U"),
-                            (_stored_cents(cents), "U"),
-                        )
+                        new = (encode_scaled(cents, 1), b"U")
+                        bulk.update(table, k, _SET_COLS, new, (_stored_cents(cents), "U"))
                     else:
-                        amount = Decimal(cents) / 100
-                        dml.update(
-                            w.session,
-                            db,
-                            table,
-                            [2, 4],
-                            [str(amount), "'U'"],
-                            ' WHERE "ID" = ?',
-                            (k,),
-                        )
+                        amount = str(Decimal(cents) / 100)
+                        dml.update(w.session, db, table, [2, 4], [amount, "'U'"], _BY_ID, (k,))
                 else:
                     mine[pos] = mine[-1]
                     mine.pop()
                     if fast:
                         bulk.delete(table, k)
                     else:
-                        dml.delete(w.session, db, table, ' WHERE "ID" = ?', (k,))
+                        dml.delete(w.session, db, table, _BY_ID, (k,))
                     w.deleted.append((ti, k))
             stats.row_changes += 1
             w.ops += 1
-            if w.ops >= w.target:
-                if bulk.ids is not None and w.rollback:
-                    bulk.rollback()
-                    stats.rollbacks += 1
-                    for ti2, k2 in w.deleted:
-                        keys[ti2].append(k2)
-                elif bulk.ids is not None:
-                    bulk.commit()
-                    stats.commits += 1
-                    for ti2, k2 in w.inserted:
-                        keys[ti2].append(k2)
-                elif w.rollback:
-                    w.session.rollback(db)
-                    stats.rollbacks += 1
-                    for ti2, k2 in w.deleted:
-                        keys[ti2].append(k2)
-                else:
-                    w.session.commit(db)
-                    stats.commits += 1
-                    for ti2, k2 in w.inserted:
-                        keys[ti2].append(k2)
-                w.inserted.clear()
-                w.deleted.clear()
-                w.ops = 0
-                stats.transactions += 1
-                if spec.tps > 0:
-                    ahead = stats.transactions / spec.tps - (wall() - start)
-                    if ahead > 0:
-                        db.logs.flush()  # committed work is visible while we wait
-                        sleep(ahead)
-                _finish_long(db, long_sessions, spec, stats)
-            if progress is not None and now - last_report >= 0.25:
-                last_report = now
-                stats.seconds = now - start
-                progress(stats)
+            if w.ops < spec.rows_per_txn:
+                continue
+            _end_transaction(db, w, keys, stats)
+            if spec.tps > 0:
+                ahead = stats.transactions / spec.tps - (wall() - start)
+                if ahead > 0:
+                    db.logs.flush()  # committed work is visible while we wait
+                    sleep(ahead)
+            _finish_long(db, long_sessions, spec, stats)
+            if progress is not None:
+                now = wall()
+                if now - last_report >= 0.25:
+                    last_report = now
+                    stats.seconds = now - start
+                    progress(stats)
     except BaseException as exc:  # Ctrl-C or an error: end the fast-path transactions
         interrupted = exc  # cleanly (they keep no undo), then re-raise below
     for w in workers:
@@ -383,6 +346,34 @@ def run_workload(
     if progress is not None:
         progress(stats)
     return stats
+
+
+def _end_transaction(db: Database, w: _Worker, keys: list[list[int]], stats: WorkloadStats) -> None:
+    """Commit or roll back ``w``'s transaction (fast path or session) and hand the keys
+    it inserted (commit) or deleted (rollback) back to the key lists."""
+    bulk = w.bulk
+    assert bulk is not None
+    if bulk.ids is not None:
+        if w.rollback:
+            bulk.rollback()
+        else:
+            bulk.commit()
+    elif w.rollback:
+        w.session.rollback(db)
+    else:
+        w.session.commit(db)
+    if w.rollback:
+        stats.rollbacks += 1
+        for ti, k in w.deleted:
+            keys[ti].append(k)
+    else:
+        stats.commits += 1
+        for ti, k in w.inserted:
+            keys[ti].append(k)
+    w.inserted.clear()
+    w.deleted.clear()
+    w.ops = 0
+    stats.transactions += 1
 
 
 def _finish_long(
