@@ -158,13 +158,10 @@ class BulkSession:
         if w.logical >= self._switch_at:
             self.db.logs.switch(self.thread, self.db.state.scn + 1)
 
-    def _row_change(self, c: bp.Change, pre: bytes, cvs: bytes) -> None:
-        """Emit a row change's ``[undo, redo]``; the first of a transaction is framed by
-        the 5.2 slot allocation and the 5.20 session information."""
-        if c[1]:
-            self._emit(c[2], 4, b"".join((pre, cvs, self._session_cv())))
-        else:
-            self._emit(c[2], 2, cvs)
+    def _first_change(self, c: bp.Change, pre: bytes, cvs: bytes) -> None:
+        """Emit a transaction's first row change: ``[undo, redo]`` framed by the 5.2 slot
+        allocation and the 5.20 session information (later ones: ``_emit(scn, 2, cvs)``)."""
+        self._emit(c[2], 4, b"".join((pre, cvs, self._session_cv())))
 
     def _index(self, ids: rg.TxnIds, t: _Table, c: bp.Change, insert: bool, key: bytes) -> None:
         """The index record after a row change ``c`` (same SCN, block and slot)."""
@@ -199,8 +196,12 @@ class BulkSession:
         c, pre = self._change(ids, scn, t.blocks | block, slot)
         pack = t.pack
         key = enc[pack.key_col]
-        self._row_change(c, pre, pack.insert(c, bp.columns(enc), key))
-        ikey = bp.index_key(key)
+        cvs = pack.insert(c, bp.columns(enc), key)
+        if pre:
+            self._first_change(c, pre, cvs)
+        else:
+            self._emit(scn, 2, cvs)
+        ikey = b"\xff" if key is None else bytes((len(key),)) + key  # as redogen.index_key
         if self.record_undo:
             self.undo.append(_Undone("ins", t, rid, c[3], key=ikey))
         if pack.index is not None:
@@ -230,7 +231,11 @@ class BulkSession:
             dba = make_dba(table.file_no, block)
             c, pre = self._change(ids, scn, dba, 0)
             rows = [(rid & 0xFFFF, bp.columns(enc)[0]) for rid, enc in group]
-            self._row_change(c, pre, t.pack.array_insert(c, rows))
+            cvs = t.pack.array_insert(c, rows)
+            if pre:
+                self._first_change(c, pre, cvs)
+            else:
+                self._emit(scn, 2, cvs)
             if self.record_undo:
                 rid_group = tuple(r for r, _ in group)
                 self.undo.append(UndoEntry("ins", table.qualified, rid_group, Uba(*c[3])))
@@ -270,7 +275,11 @@ class BulkSession:
         pack = t.pack
         new_cols = bp.some_columns(set_cols, new_enc)
         key_enc = encode[pack.key_col](row[1])
-        self._row_change(c, pre, pack.update(c, len(set_cols), old_cols, new_cols, key_enc))
+        cvs = pack.update(c, len(set_cols), old_cols, new_cols, key_enc)
+        if pre:
+            self._first_change(c, pre, cvs)
+        else:
+            self._emit(scn, 2, cvs)
         if self.record_undo:
             self.undo.append(_Undone("upd", t, rid, c[3], old, (old_cols, 0, 0), cols=set_cols))
         return True
@@ -304,8 +313,12 @@ class BulkSession:
         pack = t.pack
         key_enc = enc[pack.key_col]
         cols = bp.columns(enc)
-        self._row_change(c, pre, pack.delete(c, cols, key_enc))
-        ikey = bp.index_key(key_enc)
+        cvs = pack.delete(c, cols, key_enc)
+        if pre:
+            self._first_change(c, pre, cvs)
+        else:
+            self._emit(scn, 2, cvs)
+        ikey = b"\xff" if key_enc is None else bytes((len(key_enc),)) + key_enc
         if self.record_undo:
             self.undo.append(_Undone("del", t, rid, c[3], row, cols, ikey))
         if pack.index is not None:

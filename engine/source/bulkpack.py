@@ -52,12 +52,13 @@ _ITL_FLG: Final = text("C---")
 # KTB header + its itl_flg string; cleanout entries follow when there are any
 _KTB_TEXT: Final = fuse(_L["KTB"], f"{len(_ITL_FLG)}s")
 UNDO_KTB: Final = _KTB_TEXT.pack(0x03, b"Z", 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, _ITL_FLG)
-# the same KTB in three parts: op, kind and xid | the undo address | what follows it when
-# there is no cleanout (lkc 0, no entries, itl scn 0, cleanout scn -1, itl flags)
-_KTB_F: Final = struct.Struct("<BcHHI")
-_KTB_C: Final = _KTB_F.pack(0x02, b"C", 0, 0, 0)
-_KTB_UBA: Final = struct.Struct(f"<{_KTB_F.size}sIHH{_KTB_TEXT.size - _KTB_F.size - 8}s")
-_KTB_END: Final = UNDO_KTB[_KTB_F.size + 8 :]
+# The same KTB with op, kind and XID as one run of 10 bytes: then the undo address, then
+# lkc, cleanout count, itl scn, cleanout scn and itl flags (one run when there is no
+# cleanout: 0, 0, 0, -1, "C---").
+_KTB_C: Final = struct.pack("<BcHHI", 0x02, b"C", 0, 0, 0)
+_KTB_CLEAN: Final = struct.Struct("<10sIHHBHQq8s")
+_KTB_UBA: Final = struct.Struct("<10sIHH27s")
+_KTB_END: Final = UNDO_KTB[_KTB_UBA.size - 27 :]
 _FB: Final = text("--H-FL--")
 _NO_COLS: Final = b"\0\0"
 _NO_ROWS_SLOTS: Final = b"\0\0\0\0"  # kdo rows: 0, slots: 0
@@ -90,6 +91,9 @@ _QMD: Final = text("QMD") + _FB
 _QMI: Final = text("QMI") + _FB
 _ROW_HEAD: Final = struct.Struct("<HBh")
 _UNDO_DRP: Final = _DRP + UNDO_KTB + _NO_COLS + _NO_ROWS_SLOTS
+_URP_UNDO: Final = _URP + UNDO_KTB
+_IRP_UNDO: Final = _IRP + UNDO_KTB
+_NO_COLS_ROWS_SLOTS: Final = _NO_COLS + _NO_ROWS_SLOTS
 _PURGE: Final = text("purge leaf row") + UNDO_KTB
 _RESTORE: Final = text("restore leaf row (clear leaf delete flags)") + UNDO_KTB
 _INSERT_LEAF: Final = text("insert leaf row")
@@ -142,11 +146,6 @@ def columns(values: Sequence[bytes | None]) -> tuple[bytes, int, int]:
     return b"".join(out), n, size
 
 
-def index_key(key: bytes | None) -> bytes:
-    """A one-column key as an index stores it (:func:`redogen.index_key`)."""
-    return b"\xff" if key is None else bytes((len(key),)) + key
-
-
 def some_columns(nos: Sequence[int], values: Sequence[bytes | None]) -> bytes:
     """The column vector of columns ``nos`` (an update's, or supplemental key columns)."""
     out = [_U16.pack(len(nos))]
@@ -154,8 +153,8 @@ def some_columns(nos: Sequence[int], values: Sequence[bytes | None]) -> bytes:
         if v is None:
             out.append(_COL.pack(no, -1))
         else:
-            out.append(_COL.pack(no, len(v)))
-            out.append(v)
+            k = len(v)
+            out += (_COL_HEADS[no][k] if no < 8 and k < 64 else _COL.pack(no, k), v)
     return b"".join(out)
 
 
@@ -172,13 +171,9 @@ def ktb_first(
     with the "Block cleanout record" of committed transactions' ITL entries at ``scn``."""
     udba, useq, urec = uba
     if not cleanout:
-        return _KTB_UBA.pack(
-            _KTB_F.pack(0x01, b"F", x.usn, x.slot, x.sqn), udba, useq, urec, _KTB_END
-        )
-    head = _KTB_TEXT.pack(
-        0x11, b"F", x.usn, x.slot, x.sqn, udba, useq, urec, 0, len(cleanout), 0, scn, _ITL_FLG
-    )
-    return head + b"".join(_ENTRY.pack(*e) for e in cleanout)
+        return _KTB_UBA.pack(b"\x01F" + x.xid, udba, useq, urec, _KTB_END)
+    head = _KTB_CLEAN.pack(b"\x11F" + x.xid, udba, useq, urec, 0, len(cleanout), 0, scn, _ITL_FLG)
+    return b"".join([head, *[_ENTRY.pack(i, f, s) for i, f, s in cleanout]])
 
 
 def slot_cv(x: TxHead, scn: int, next_uba: Uba3) -> bytes:
@@ -251,39 +246,38 @@ class TablePack:
 
     def insert(self, c: Change, row: Row3, key: bytes | None) -> bytes:
         """``[5.1 DRP undo, 11.2 IRP]``."""
+        _, _, scn, _, dba, slot, redo_ktb, typ = c
         cols, n, size = row
+        undo = self._undo(c, 0, 0, 0, 0, 0)
+        redo = _REDO_KDO.pack(
+            11, 2, typ, 0, 1, self.afn, dba, self.dataobj, scn, 1, 1,
+            dba, self.hdba, slot, 0x2C, 2, 0, size, 2, n, 0,
+        )  # fmt: skip
         return b"".join(
-            (
-                self._undo(c, 0, 0, 0, 0, 0),
-                _UNDO_DRP,
-                _KEY1,
-                _COL.pack(self.key_col, -1 if key is None else len(key)),
-                key or b"",
-                self._kdo(2, c, 0, size, 2, n, 0),
-                _IRP,
-                c[6],
-                cols,
-                _NO_ROWS_SLOTS,
-            )
+            (undo, _UNDO_DRP, self._key(key), redo, _IRP, redo_ktb, cols, _NO_ROWS_SLOTS)
         )
 
     def update(self, c: Change, nnew: int, old: bytes, new: bytes, key: bytes | None) -> bytes:
         """``[5.1 URP undo (old values), 11.5 URP (new values)]``; ``old``/``new`` from
         :func:`some_columns`."""
+        _, _, scn, _, dba, slot, redo_ktb, typ = c
         ncols = self.ncols
+        undo = self._undo(c, 0, 0, 0, ncols, nnew)
+        redo = _REDO_KDO.pack(
+            11, 5, typ, 0, 1, self.afn, dba, self.dataobj, scn, 1, 1,
+            dba, self.hdba, slot, 0x2C, 2, 1, 0, 0, ncols, nnew,
+        )  # fmt: skip
+        key_supp = self._key(key)
         return b"".join(
             (
-                self._undo(c, 0, 0, 0, ncols, nnew),
-                _URP,
-                UNDO_KTB,
+                undo,
+                _URP_UNDO,
                 old,
                 _NO_ROWS_SLOTS,
-                _KEY1,
-                _COL.pack(self.key_col, -1 if key is None else len(key)),
-                key or b"",
-                self._kdo(5, c, 1, 0, 0, ncols, nnew),
+                key_supp,
+                redo,
                 _URP,
-                c[6],
+                redo_ktb,
                 new,
                 _NO_ROWS_SLOTS,
             )
@@ -291,22 +285,25 @@ class TablePack:
 
     def delete(self, c: Change, row: Row3, key: bytes | None) -> bytes:
         """``[5.1 IRP undo (the whole row), 11.3 DRP]``."""
+        _, _, scn, _, dba, slot, redo_ktb, typ = c
         cols, n, size = row
+        undo = self._undo(c, 0, size, 0, n, 0)
+        redo = _REDO_KDO.pack(
+            11, 3, typ, 0, 1, self.afn, dba, self.dataobj, scn, 1, 1,
+            dba, self.hdba, slot, 0x2C, 2, 0, 0, 0, 0, 0,
+        )  # fmt: skip
+        key_supp = self._key(key)
         return b"".join(
             (
-                self._undo(c, 0, size, 0, n, 0),
-                _IRP,
-                UNDO_KTB,
+                undo,
+                _IRP_UNDO,
                 cols,
                 _NO_ROWS_SLOTS,
-                _KEY1,
-                _COL.pack(self.key_col, -1 if key is None else len(key)),
-                key or b"",
-                self._kdo(3, c, 0, 0, 0, 0, 0),
+                key_supp,
+                redo,
                 _DRP,
-                c[6],
-                _NO_COLS,
-                _NO_ROWS_SLOTS,
+                redo_ktb,
+                _NO_COLS_ROWS_SLOTS,
             )
         )
 
@@ -414,6 +411,12 @@ class TablePack:
     def _urp(self, c: Change, lock: int, nnew: int, cols: bytes) -> bytes:
         head = self._kdo(5, c, lock, 0, 0, self.ncols, nnew)
         return b"".join((head, _URP, c[6], cols, _NO_ROWS_SLOTS))
+
+    def _key(self, key: bytes | None) -> bytes:
+        """Supplemental data of a row undo: the key column's before image."""
+        if key is None:
+            return _KEY1 + _COL.pack(self.key_col, -1)
+        return _KEY1 + _COL.pack(self.key_col, len(key)) + key
 
     def _leaf(self, c: Change, insert: bool, key: bytes) -> bytes:
         """10.2 insert leaf row (key and keydata) or 10.4 delete leaf row (sizes only)."""

@@ -48,6 +48,7 @@ from engine.source.session import Session
 
 DEFAULT_LOG_BYTES: Final = 64 * 1024 * 1024
 FLUSH_INTERVAL: Final = 0.05  # seconds of wall time between redo flushes at commit
+SQLITE_CACHE_KIB: Final = 64 * 1024  # SQLite page cache (allocated as used)
 LOCK_WAIT: Final = 1.0  # seconds an open waits for another process to close the database
 FIRST_OBJ: Final = 76480
 FIRST_SCN: Final = 1_600_000
@@ -188,6 +189,9 @@ class Database:
             self.conn = sqlite3.connect(root / "data.sqlite", isolation_level="DEFERRED")
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=NORMAL" if fsync else "PRAGMA synchronous=OFF")
+            # changes stay uncommitted until a checkpoint: with SQLite's default 2 MiB cache
+            # they spill to the WAL and every later read of those pages goes back to it
+            self.conn.execute(f"PRAGMA cache_size=-{SQLITE_CACHE_KIB}")
             self.dictionary = load_dictionary(root / "dictionary.json")
             self.state: State = _upgrade(pickle.loads(self._get("state")))
             saved: dict[str, Session] = pickle.loads(self._get("sessions"))
@@ -335,9 +339,13 @@ class Database:
         reader cleans them out (4.1), as in seed 002's "Block Cleanouts"."""
         dirty = self.state.dirty
         for dba in blocks:
-            entries = dirty.setdefault(dba, [])
-            entries.append((len(entries) % 3 + 1, 2, scn))
-            del entries[:-3]
+            entries = dirty.get(dba)
+            if entries is None:
+                dirty[dba] = [(1, 2, scn)]
+            else:
+                entries.append((len(entries) % 3 + 1, 2, scn))
+                if len(entries) > 3:
+                    del entries[0]
 
     def cleanout(self, thread: int, table: TableDef) -> int:
         """A query read ``table``: write one 4.1 record per dirty block of it."""
