@@ -35,6 +35,7 @@ from engine.source.values import format_datetime
 OWNER: Final = "WL"
 _EPOCH: Final = datetime(1970, 1, 1)
 _SET_COLS: Final = (2, 4)  # an update sets AMOUNT and STATUS
+_FEW_KEYS: Final = 4  # a worker with fewer rows of a table inserts into it
 _BY_ID: Final = ' WHERE "ID" = ?'
 _NAMES: Final = ("ALPHA", "BRAVO", "CHARLIE", "DELTA", "ECHO", "FOXTROT", "GOLF", "HOTEL")
 
@@ -205,13 +206,17 @@ def run_workload(
     rnd = _Draws(spec.seed)
     setup = db.session("WL_SETUP", username=OWNER)
     tables = ensure_tables(db, spec, setup)
-    keys: list[list[int]] = []
+    nsess = max(1, spec.sessions)
+    # keys[t][w]: the rows of table t that worker w updates and deletes. Workers own
+    # disjoint rows (a row inserted goes to its inserter at commit), so no two open
+    # transactions change the same row: Oracle would make the second one wait.
+    keys: list[list[list[int]]] = []
     next_key: list[int] = []
     for t in tables:
         rows = db.conn.execute(f'SELECT "ID" FROM "{t.sqlite_name}" ORDER BY "ID"').fetchall()
-        keys.append([int(r[0]) for r in rows])
-        next_key.append((max(keys[-1]) if keys[-1] else 0) + 1)
-    nsess = max(1, spec.sessions)
+        ids = [int(r[0]) for r in rows]
+        keys.append([ids[i::nsess] for i in range(nsess)])
+        next_key.append(max(ids, default=0) + 1)
     workers = [_Worker(db.session(f"WL_S{i:02d}", username=OWNER), i) for i in range(nsess)]
     foreign_locks = {obj for (obj, _), holder in db.locks.items() if not holder.startswith("WL_")}
     # the fast path knows the workload's table shape: one key column, one (primary) index
@@ -243,7 +248,7 @@ def run_workload(
     interrupted: BaseException | None = None
     # the loop runs once per row change: what it reads often is in locals
     below, chance = rnd.below, rnd.random
-    ntables, few, array = len(tables), nsess * 4, spec.array
+    ntables, array = len(tables), spec.array
     fast_all = spec.bulk and all(fast_tables)
     limit = spec.transactions
     now_us = db.now_us
@@ -260,10 +265,10 @@ def run_workload(
                 bulk.record_undo = w.rollback
             ti = below(ntables)
             table = tables[ti]
-            mine = keys[ti]
+            mine = keys[ti][w.index]
             fast = w.fast
             r = chance()
-            if array > 1 and (r < p_ins or len(mine) < few):
+            if array > 1 and (r < p_ins or len(mine) < _FEW_KEYS):
                 first = next_key[ti]
                 next_key[ti] += array
                 if fast:
@@ -277,7 +282,7 @@ def run_workload(
                 w.inserted.extend((ti, k) for k in range(first, first + array))
                 stats.row_changes += array - 1
                 w.ops += array - 1
-            elif r < p_ins or len(mine) < few:
+            elif r < p_ins or len(mine) < _FEW_KEYS:
                 k = next_key[ti]
                 next_key[ti] = k + 1
                 if fast:
@@ -288,9 +293,7 @@ def run_workload(
                     dml.insert(w.session, db, table, [row], array=False)
                 w.inserted.append((ti, k))
             else:
-                pos = below(len(mine) // nsess) * nsess + w.index
-                if pos >= len(mine):
-                    pos = w.index
+                pos = below(len(mine))
                 k = mine[pos]
                 if r < p_change:
                     cents = rnd.cents()
@@ -348,7 +351,9 @@ def run_workload(
     return stats
 
 
-def _end_transaction(db: Database, w: _Worker, keys: list[list[int]], stats: WorkloadStats) -> None:
+def _end_transaction(
+    db: Database, w: _Worker, keys: list[list[list[int]]], stats: WorkloadStats
+) -> None:
     """Commit or roll back ``w``'s transaction (fast path or session) and hand the keys
     it inserted (commit) or deleted (rollback) back to the key lists."""
     bulk = w.bulk
@@ -365,11 +370,11 @@ def _end_transaction(db: Database, w: _Worker, keys: list[list[int]], stats: Wor
     if w.rollback:
         stats.rollbacks += 1
         for ti, k in w.deleted:
-            keys[ti].append(k)
+            keys[ti][w.index].append(k)
     else:
         stats.commits += 1
         for ti, k in w.inserted:
-            keys[ti].append(k)
+            keys[ti][w.index].append(k)
     w.inserted.clear()
     w.deleted.clear()
     w.ops = 0

@@ -95,8 +95,9 @@ def test_workload_redo_matches_the_recorded_hashes(tmp_path: Path) -> None:
     assert not bad, f"workload output changed for {bad} (GGSCI_REGEN_GOLDEN=1 if on purpose)"
 
 
-@pytest.mark.parametrize("name", ["rollbacks", "array"])
+@pytest.mark.parametrize("name", sorted(set(SCENARIOS) - {"clock"}))
 def test_generic_path_matches_the_recorded_hashes(tmp_path: Path, name: str) -> None:
-    """The change-vector path gives the same bytes: the hashes are not the fast path's own."""
+    """The change-vector path gives the same bytes: the hashes are not the fast path's own
+    (not with a moving clock: the generic path reads the clock at other points)."""
     want = json.loads(GOLDEN.read_text())[name]
     assert _fingerprint(tmp_path, {**SCENARIOS[name], "bulk": False}) == want
