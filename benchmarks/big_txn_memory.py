@@ -4,7 +4,9 @@ budget (CACHEMGR CACHESIZE) plus a fixed overhead, the excess paged out to dirtm
 Builds one transaction of N row changes on the embedded source and captures it with a small
 cache budget: every row is cached until the commit record is read, so most of them are paged
 out. The batch of redo being decoded (at most 8 splits of 16 MB) is the fixed overhead on
-top of the budget. Prints the driver's peak RSS, the JVM's RSS, the bytes paged out, and last
+top of the budget. The transaction is written by a child process, so that the driver's peak
+RSS is the Extract's alone (the generator's own memory is not counted). Prints the driver's
+peak RSS, the JVM's RSS, the bytes paged out, and last
 ``driver_peak_rss_mb=... cache_budget_mb=...``.
 
     python benchmarks/big_txn_memory.py [--rows N] [--cache-mb M]
@@ -13,6 +15,7 @@ top of the budget. Prints the driver's peak RSS, the JVM's RSS, the bytes paged 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import resource
 import tempfile
 import threading
@@ -42,6 +45,21 @@ def jvm_rss_mb() -> float:
     return total
 
 
+def build(root: Path, rows: int) -> None:
+    """One open-then-committed transaction of ``rows`` inserts (run in a child process)."""
+    with Database(root) as db:
+        spec = WorkloadSpec(
+            tables=1,
+            rows_per_txn=rows,
+            transactions=1,
+            mix=(1.0, 0.0, 0.0),
+            rollback_ratio=0.0,
+            sessions=1,
+            seed=5,
+        )
+        run_workload(db, spec)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=5_000_000)
@@ -52,17 +70,11 @@ def main() -> None:
         home.create_subdirs()
         root = create_database(home.dirdb, "big", log_bytes=512 << 20)
         t0 = time.perf_counter()
-        with Database(root) as db:
-            spec = WorkloadSpec(
-                tables=1,
-                rows_per_txn=args.rows,
-                transactions=1,
-                mix=(1.0, 0.0, 0.0),
-                rollback_ratio=0.0,
-                sessions=1,
-                seed=5,
-            )
-            run_workload(db, spec)
+        builder = multiprocessing.get_context("spawn").Process(target=build, args=(root, args.rows))
+        builder.start()
+        builder.join()
+        if builder.exitcode != 0:
+            raise SystemExit(f"building the transaction failed (exit {builder.exitcode})")
         build_s = time.perf_counter() - t0
         spark = get_session(SparkSettings(master="local[*]", log_file=home.dirrpt / "spark.log"))
         prm = (
