@@ -472,27 +472,26 @@ class LogWriter:
         bounds.append(self.logical)
         out = bytearray()
         pos = self._queued_at
-        i = 0
+        rest = 0
         within = pos % PAYLOAD
         if within:  # the rest of the block opened by an earlier flush
-            i = PAYLOAD - within
-            out += data[:i]
-            pos += i
+            rest = PAYLOAD - within
+            out += data[:rest]
+            pos += rest
         view = memoryview(data)
         seq = self.header.sequence
+        pack, crc, crc_bytes = _BHEAD.pack, zlib.crc32, _U32.pack  # once per block: locals
         b = 0
-        while i < len(data):
+        blk = pos // PAYLOAD + 1
+        for i in range(rest, len(data), PAYLOAD):
             while bounds[b] < pos:
                 b += 1
             gap = bounds[b] - pos
-            head = _BHEAD.pack(
-                BLOCK_MAGIC, BLOCK_HEAD + gap if gap < PAYLOAD else 0, pos // PAYLOAD + 1, seq
-            )
-            out += head
-            out += _U32.pack(zlib.crc32(head))
+            head = pack(BLOCK_MAGIC, BLOCK_HEAD + gap if gap < PAYLOAD else 0, blk, seq)
+            out += head + crc_bytes(crc(head))
             out += view[i : i + PAYLOAD]
-            i += PAYLOAD
             pos += PAYLOAD
+            blk += 1
         self._queued = []
         self._starts = []
         self._queued_at = self.logical
