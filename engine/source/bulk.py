@@ -118,7 +118,6 @@ class BulkSession:
         self.ids = ids
         self.head = bp.tx_head(ids.header_cls, ids.header_dba, x.usn, x.slot, x.sqn, ids.logon_user)
         self.undo = []
-        self.db.now_us()  # the generic path reads the clock here (transaction start time)
         return ids
 
     def _change(self, ids: rg.TxnIds, scn: int, dba: int, slot: int) -> tuple[bp.Change, bytes]:
@@ -150,20 +149,22 @@ class BulkSession:
             return bp.ktb_first(self.head, uba, entries, scn)
         return bp.ktb_first(self.head, uba)
 
-    def _emit(self, scn: int, ncv: int, cvs: bytes) -> None:
-        """Append one record of ``ncv`` change vectors (timestamped when it is written)."""
-        ts = self._now_us()
+    def _emit(self, scn: int, ts: int, ncv: int, cvs: bytes) -> None:
+        """Append one record of ``ncv`` change vectors, timestamped ``ts`` (microseconds:
+        the records of one statement carry the time it ran)."""
         w = self._writers.get(self.thread) or self.db.logs.writer(self.thread, scn)
         w.add_native(scn, ts, ncv, cvs)
         if w.logical >= self._switch_at:
             self.db.logs.switch(self.thread, self.db.state.scn + 1)
 
-    def _first_change(self, c: bp.Change, pre: bytes, cvs: bytes) -> None:
+    def _first_change(self, c: bp.Change, ts: int, pre: bytes, cvs: bytes) -> None:
         """Emit a transaction's first row change: ``[undo, redo]`` framed by the 5.2 slot
-        allocation and the 5.20 session information (later ones: ``_emit(scn, 2, cvs)``)."""
-        self._emit(c[2], 4, b"".join((pre, cvs, self._session_cv())))
+        allocation and the 5.20 session information (later ones: ``_emit(scn, ts, 2, cvs)``)."""
+        self._emit(c[2], ts, 4, b"".join((pre, cvs, self._session_cv())))
 
-    def _index(self, ids: rg.TxnIds, t: _Table, c: bp.Change, insert: bool, key: bytes) -> None:
+    def _index(
+        self, ids: rg.TxnIds, t: _Table, c: bp.Change, ts: int, insert: bool, key: bytes
+    ) -> None:
         """The index record after a row change ``c`` (same SCN, block and slot)."""
         pack = t.pack
         assert pack.index is not None
@@ -174,15 +175,21 @@ class BulkSession:
         else:
             ktb = self._first_ktb(ids, leaf, uba)
         ic = (c[0], False, c[2], uba, c[4], c[5], ktb, 0)
-        self._emit(c[2], 2, pack.index_change(ic, insert, key))
+        self._emit(c[2], ts, 2, pack.index_change(ic, insert, key))
 
     # -- DML ---------------------------------------------------------------------------
 
     def insert(
-        self, table: TableDef, enc: tuple[bytes | None, ...], stored: Sequence[object]
+        self,
+        table: TableDef,
+        enc: tuple[bytes | None, ...],
+        stored: Sequence[object],
+        at: int | None = None,
     ) -> None:
-        """Insert one row: ``enc`` its Oracle bytes, ``stored`` its SQLite values."""
+        """Insert one row: ``enc`` its Oracle bytes, ``stored`` its SQLite values; ``at``
+        the statement's time (microseconds) when the caller read the clock for the row."""
         db = self.db
+        ts = self._now_us() if at is None else at
         t = self._tables.get(table.obj) or self._table(table)
         scn = db.next_scn()
         ids = self.ids or self._begin(scn)
@@ -198,25 +205,27 @@ class BulkSession:
         key = enc[pack.key_col]
         cvs = pack.insert(c, bp.columns(enc), key)
         if pre:
-            self._first_change(c, pre, cvs)
+            self._first_change(c, ts, pre, cvs)
         else:
-            self._emit(scn, 2, cvs)
+            self._emit(scn, ts, 2, cvs)
         ikey = b"\xff" if key is None else bytes((len(key),)) + key  # as redogen.index_key
         if self.record_undo:
             self.undo.append(_Undone("ins", t, rid, c[3], key=ikey))
         if pack.index is not None:
-            self._index(ids, t, c, True, ikey)
+            self._index(ids, t, c, ts, True, ikey)
 
     def insert_array(
         self,
         table: TableDef,
         encs: Sequence[tuple[bytes | None, ...]],
         storeds: Sequence[Sequence[object]],
+        at: int | None = None,
     ) -> None:
         """An array insert (INSERT ... SELECT / array bind): 11.11 QMI per block plus one
         array index record per index and block (built with the generic index builder: the
         per-row cost here is in values and SQLite, not in records)."""
         db = self.db
+        ts = self._now_us() if at is None else at
         t = self._tables.get(table.obj) or self._table(table)
         scn = db.next_scn()
         ids = self.ids or self._begin(scn)
@@ -233,9 +242,9 @@ class BulkSession:
             rows = [(rid & 0xFFFF, bp.columns(enc)[0]) for rid, enc in group]
             cvs = t.pack.array_insert(c, rows)
             if pre:
-                self._first_change(c, pre, cvs)
+                self._first_change(c, ts, pre, cvs)
             else:
-                self._emit(scn, 2, cvs)
+                self._emit(scn, ts, 2, cvs)
             if self.record_undo:
                 rid_group = tuple(r for r, _ in group)
                 self.undo.append(UndoEntry("ins", table.qualified, rid_group, Uba(*c[3])))
@@ -257,6 +266,7 @@ class BulkSession:
     ) -> bool:
         """Update the row with primary key ``key``; False when it does not exist."""
         db = self.db
+        ts = self._now_us()
         t = self._tables.get(table.obj) or self._table(table)
         sql = t.selects.get(set_cols) or self._prepare_update(t, set_cols)
         row = self._cur.execute(sql, (key,)).fetchone()
@@ -277,9 +287,9 @@ class BulkSession:
         key_enc = encode[pack.key_col](row[1])
         cvs = pack.update(c, len(set_cols), old_cols, new_cols, key_enc)
         if pre:
-            self._first_change(c, pre, cvs)
+            self._first_change(c, ts, pre, cvs)
         else:
-            self._emit(scn, 2, cvs)
+            self._emit(scn, ts, 2, cvs)
         if self.record_undo:
             self.undo.append(_Undone("upd", t, rid, c[3], old, (old_cols, 0, 0), cols=set_cols))
         return True
@@ -301,6 +311,7 @@ class BulkSession:
     def delete(self, table: TableDef, key: object) -> bool:
         """Delete the row with primary key ``key``; False when it does not exist."""
         db = self.db
+        ts = self._now_us()
         t = self._tables.get(table.obj) or self._table(table)
         row = self._cur.execute(t.sql_delete, (key,)).fetchone()
         if row is None:
@@ -315,14 +326,14 @@ class BulkSession:
         cols = bp.columns(enc)
         cvs = pack.delete(c, cols, key_enc)
         if pre:
-            self._first_change(c, pre, cvs)
+            self._first_change(c, ts, pre, cvs)
         else:
-            self._emit(scn, 2, cvs)
+            self._emit(scn, ts, 2, cvs)
         ikey = b"\xff" if key_enc is None else bytes((len(key_enc),)) + key_enc
         if self.record_undo:
             self.undo.append(_Undone("del", t, rid, c[3], row, cols, ikey))
         if pack.index is not None:
-            self._index(ids, t, c, False, ikey)
+            self._index(ids, t, c, ts, False, ikey)
         return True
 
     # -- transaction end ---------------------------------------------------------------
@@ -335,7 +346,7 @@ class BulkSession:
         scn = db.next_scn()
         if ids.started:
             assert self.head is not None
-            self._emit(scn, 1, bp.commit_cv(self.head, scn, ids.current_rec()))
+            self._emit(scn, self._now_us(), 1, bp.commit_cv(self.head, scn, ids.current_rec()))
             db.note_commit(ids.blocks, scn)
         self._end(ids)
 
@@ -347,18 +358,20 @@ class BulkSession:
             return
         db = self.db
         scn = db.next_scn()
+        ts = self._now_us()
         while self.undo:
             u = self.undo.pop()
             if isinstance(u, _Undone):
-                self._undo_one(u, scn)
+                self._undo_one(u, scn, ts)
             else:  # an array insert: the generic undo
                 undo_entry(self.session, db, Txn(ids, scn, _EPOCH), u, scn)
         if ids.started:
             assert self.head is not None
-            self._emit(scn, 1, bp.commit_cv(self.head, scn, ids.current_rec(), rollback=True))
+            end = bp.commit_cv(self.head, scn, ids.current_rec(), rollback=True)
+            self._emit(scn, ts, 1, end)
         self._end(ids)
 
-    def _undo_one(self, u: _Undone, scn: int) -> None:
+    def _undo_one(self, u: _Undone, scn: int, ts: int) -> None:
         t = u.table
         pack = t.pack
         table = t.table
@@ -375,7 +388,7 @@ class BulkSession:
         else:
             self._cur.execute(t.updates[u.cols], (*u.data, u.rid))
             cvs = pack.undone_update(c, len(u.cols), u.row[0])
-        self._emit(scn, 2 if u.kind == "upd" or pack.index is None else 3, cvs)
+        self._emit(scn, ts, 2 if u.kind == "upd" or pack.index is None else 3, cvs)
 
     def _end(self, ids: rg.TxnIds) -> None:
         db = self.db

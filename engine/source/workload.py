@@ -272,9 +272,12 @@ def run_workload(
                 first = next_key[ti]
                 next_key[ti] += array
                 if fast:
-                    second = now_us() // 1_000_000
-                    made = [_row_fast(k, rnd, second, dates) for k in range(first, first + array)]
-                    bulk.insert_array(table, [m[0] for m in made], [m[1] for m in made])
+                    us = now_us()  # the statement's time: its rows' DATE, its records'
+                    made = [
+                        _row_fast(k, rnd, us // 1_000_000, dates)
+                        for k in range(first, first + array)
+                    ]
+                    bulk.insert_array(table, [m[0] for m in made], [m[1] for m in made], us)
                 else:
                     stamp = db.now().replace(microsecond=0)
                     rows = [_row(k, rnd, stamp) for k in range(first, first + array)]
@@ -286,8 +289,9 @@ def run_workload(
                 k = next_key[ti]
                 next_key[ti] = k + 1
                 if fast:
-                    enc, stored = _row_fast(k, rnd, now_us() // 1_000_000, dates)
-                    bulk.insert(table, enc, stored)
+                    us = now_us()
+                    enc, stored = _row_fast(k, rnd, us // 1_000_000, dates)
+                    bulk.insert(table, enc, stored, us)
                 else:
                     row = _row(k, rnd, db.now().replace(microsecond=0))
                     dml.insert(w.session, db, table, [row], array=False)
