@@ -6,16 +6,19 @@ Python values; that costs ~200 µs per row change. :class:`BulkSession` does the
 operations (single-row insert, update, delete, array insert, commit, rollback) for the
 workload generator, which must write >= 50,000 row changes/s: SQLite through one cursor and
 prepared statements, change vectors from :mod:`bulkpack`, records appended to the log
-writer as payloads. It writes the *same bytes* as the generic path for the same operations
-(tests: the workload golden hashes, recorded from the generic path, and a run of each path).
+writer as payloads (:meth:`LogWriter.add_native`), each statement's records with one clock
+reading. It writes the *same bytes* as the generic path for the same operations (tests: the
+workload golden hashes, which both paths give, and ``test_source_bulkpack``). Hot paths
+keep Python steps few: per-table and per-transaction constants prepared once, no starred
+calls, the common case (a later change, in a block the transaction holds) inline.
 
 A transaction the workload will roll back (it decides up front) keeps what its rollback
 needs (``record_undo``): the rolled-back change's undo address, its SQLite before image
 and its encoded columns, so the compensation records (``5.6`` + inverse row op + index op,
 newest first) are packed like the forward ones. Savepoints and long-running transactions
-use the generic session path. Row and key locks are not taken: the workload partitions keys
-between its sessions, and it uses the generic path for a table while another session
-holds rows of it.
+use the generic session path. Row and key locks are not taken: each workload session changes
+only rows it owns, and the workload uses the generic path while another session holds
+rows of its tables.
 """
 
 from __future__ import annotations

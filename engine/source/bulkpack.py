@@ -6,8 +6,11 @@ and walking them costs more than the rest of a row change. The workload's fast p
 writes often is one ``struct.Struct`` that fuses the codec's own structs (``CV_HEAD``,
 ``UNDO``, ``XID``, ``KDO``, ``IDX``, ``KTB``, in the order ``docs/redo_format.md`` gives),
 its constant strings are encoded once, and only the variable parts (column values, KTB
-cleanout entries) are joined around it. The workload's golden test and its comparison
-with the generic path hold the bytes equal.
+cleanout entries) are joined around it. Runs of fields that a transaction repeats in every
+record (the undo CV's head, the XID) are packed once into :class:`TxHead` and go into the
+structs as ``Ns`` fields: each packed field costs a Python argument. The workload's golden
+test and ``tests/source/test_source_bulkpack.py`` (against the codec's encoding of the
+model objects) hold the bytes equal.
 
 :class:`TablePack` holds one table's constants; :class:`TxHead` one transaction's identity.
 """

@@ -7,10 +7,12 @@ like a busy OLTP system): each transaction makes ``rows_per_txn`` row changes ch
 insert/update/delete ``mix`` and ends in COMMIT, or ROLLBACK with ``rollback_ratio``.
 ``long_txns`` transactions are opened first and committed only once they are ``long_age``
 seconds old in redo time. Everything is driven by ``seed``: the same spec on the same
-(fresh) database gives the same redo content.
+(fresh) database gives the same redo content. Each session updates and deletes only rows
+it owns, so no two open transactions change the same row.
 
-It calls the session layer directly (no SQL parsing) so it can write well over 50,000 row
-changes per second; see ``benchmarks/source_workload.py``.
+It parses no SQL: row changes go through the fast path (:mod:`engine.source.bulk`), and
+the loop below, which runs once per row change, keeps its Python steps few; throughput in
+``benchmarks/source_workload.py`` and ``docs/source_db.md``.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
-"""The workload's redo and tables, byte for byte, against hashes recorded from the generic
-(change-vector dataclass) path.
+"""The workload's redo and tables, byte for byte, against recorded hashes.
 
-The fast path (:mod:`engine.source.bulk`) is rewritten for speed from time to time; these
-hashes were recorded before such a rewrite and pin what a seed produces: every log file's
-bytes (records, RBAs, block headers, switches) and every table's rows. A deliberate change
-of what the workload writes regenerates them with ``GGSCI_REGEN_GOLDEN=1`` (and says why
-in its commit). The clock is manual: it stands still, or (``clock``) moves at each reading.
+The fast path (:mod:`engine.source.bulk`) was rewritten for speed with these hashes, recorded
+before the rewrite, held fixed: they pin what a seed produces, every log file's bytes
+(records, RBAs, block headers, switches) and every table's rows. The generic path (change
+vector dataclasses, :mod:`engine.source.dml`) gives the same bytes. A deliberate change of
+what the workload writes regenerates them with ``GGSCI_REGEN_GOLDEN=1`` and says why in its
+commit. The clock is manual: it stands still, or (``clock``) moves at each reading.
 """
 
 from __future__ import annotations
