@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 import struct
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Final
@@ -229,28 +229,46 @@ def _torn(stream: _Stream, pos: int, strict: bool, what: str) -> None:
         raise RedoTruncatedError(msg)
 
 
-def _first_boundary(stream: _Stream, start: int) -> int | None:
-    """Logical position of the first record boundary at or after file offset ``start``."""
+def first_boundary(
+    start: int,
+    block_first: Callable[[int], int | None],
+    frames_from: Callable[[int, int], Iterable[tuple[int, int]]],
+) -> int | None:
+    """Logical position of the first record boundary at or after file offset ``start``.
+
+    ``block_first(blk)`` is the in-block offset of the first record that starts in block
+    ``blk`` (0: none starts there, None: past the end); ``frames_from(candidate, target)``
+    gives the ``(start, end)`` logical positions of the frames read from the boundary
+    ``candidate`` on, up to ``target``. Shared by this module's reader and
+    :mod:`engine.source.redo_scan`."""
     offset = max(start, BLOCK)
     blk = offset // BLOCK
     while True:
-        first = stream.block_first(blk)
+        first = block_first(blk)
         if first is None:
             return None
         if first:
             candidate = logical_of(blk * BLOCK + first)
-            target = _logical_floor(offset)
+            target = logical_floor(offset)
             if candidate >= target:
                 return candidate
-            stream.seek(candidate)
-            for pos, _lo, length in _frames(stream, candidate, None, strict=False):
+            for pos, end in frames_from(candidate, target):
                 if pos >= target:
                     return pos
-                if pos + _FRAME.size + length >= target:
-                    return pos + _FRAME.size + length
+                if end >= target:
+                    return end
             return None
         blk += 1
         offset = blk * BLOCK
+
+
+def _first_boundary(stream: _Stream, start: int) -> int | None:
+    def frames_from(candidate: int, _target: int) -> Iterator[tuple[int, int]]:
+        stream.seek(candidate)
+        for pos, _lo, length in _frames(stream, candidate, None, strict=False):
+            yield pos, pos + _FRAME.size + length
+
+    return first_boundary(start, stream.block_first, frames_from)
 
 
 def read_records(
@@ -273,7 +291,7 @@ def read_records(
         begin = _first_boundary(stream, start_offset)
         if begin is None:
             return
-        end = None if end_offset is None else _logical_floor(end_offset)
+        end = None if end_offset is None else logical_floor(end_offset)
         if end is not None and begin >= end:
             return
         stream.seek(begin)
@@ -300,7 +318,7 @@ def read_frames(
         begin = _first_boundary(stream, start_offset)
         if begin is None:
             return
-        end = None if end_offset is None else _logical_floor(end_offset)
+        end = None if end_offset is None else logical_floor(end_offset)
         if end is not None and begin >= end:
             return
         stream.seek(begin)
@@ -321,7 +339,7 @@ def peek(payload: bytes) -> tuple[int, int, int, int]:
     return thread, scn, ts, n
 
 
-def _logical_floor(offset: int) -> int:
+def logical_floor(offset: int) -> int:
     """Logical position of the first payload byte at or after file offset ``offset``."""
     if offset <= BLOCK:
         return 0

@@ -30,6 +30,8 @@ from engine.source.logfile import (
     MAX_RECORD,
     PAYLOAD,
     FileHeader,
+    first_boundary,
+    logical_floor,
     logical_of,
     physical,
 )
@@ -54,8 +56,7 @@ class Window:
         self.buf = b""
         self.base = 0  # logical position of buf[0]
         self.next_block = 1
-        blk, within = divmod(size, BLOCK)
-        self.eof = 0 if size <= BLOCK else (blk - 1) * PAYLOAD + max(0, within - BLOCK_HEAD)
+        self.eof = logical_floor(size)
 
     def block_first(self, blk: int) -> int | None:
         """The ``first`` field of block ``blk`` (None past EOF); verifies the header."""
@@ -173,36 +174,13 @@ def _torn(win: Window, pos: int, what: str) -> None:
         )
 
 
-def _logical_floor(offset: int) -> int:
-    """Logical position of the first payload byte at or after file offset ``offset``."""
-    if offset <= BLOCK:
-        return 0
-    blk, within = divmod(offset, BLOCK)
-    return (blk - 1) * PAYLOAD + max(0, within - BLOCK_HEAD)
-
-
 def _first_boundary(win: Window, start: int) -> int | None:
-    """Logical position of the first record boundary at or after file offset ``start``."""
-    offset = max(start, BLOCK)
-    blk = offset // BLOCK
-    while True:
-        first = win.block_first(blk)
-        if first is None:
-            return None
-        if first:
-            candidate = logical_of(blk * BLOCK + first)
-            target = _logical_floor(offset)
-            if candidate >= target:
-                return candidate
-            win.load(candidate, target + PAYLOAD)
-            for offset, stop, _buf, _lo, _length in frames(win, candidate, None):
-                if logical_of(offset) >= target:
-                    return logical_of(offset)
-                if logical_of(stop) >= target:
-                    return logical_of(stop)
-            return None
-        blk += 1
-        offset = blk * BLOCK
+    def frames_from(candidate: int, target: int) -> Iterator[tuple[int, int]]:
+        win.load(candidate, target + PAYLOAD)
+        for offset, stop, _buf, _lo, _length in frames(win, candidate, None):
+            yield logical_of(offset), logical_of(stop)
+
+    return first_boundary(start, win.block_first, frames_from)
 
 
 class Scan:
@@ -227,7 +205,7 @@ class Scan:
             begin = _first_boundary(win, self.start)
             if begin is None:
                 return
-            end = None if self.end is None else _logical_floor(self.end)
+            end = None if self.end is None else logical_floor(self.end)
             if end is not None and begin >= end:
                 return
             stop = win.eof if end is None else end + _MORE_BLOCKS * PAYLOAD
