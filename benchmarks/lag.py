@@ -14,77 +14,31 @@ Prints ``name=value`` lines; the last is ``p50=S p99=S`` (seconds; targets p50 <
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
-import signal
 import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 
+from engine import pipeline_home as ph
 from engine.home import Home
-from engine.source.database import Database, create_database
+from engine.source.database import Database
 from engine.source.workload import WorkloadSpec, run_workload
-from engine.status import MANAGER, State, read_process_file
+from engine.status import State, read_process_file
 
-TABLES = ("WL_T01", "WL_T02")
-GROUPS = (("EXTRACT", "EXT1"), ("EXTRACT", "PMP1"), ("REPLICAT", "REP1"))
 ROWS_PER_TXN = 10
 PARTS = ("extract", "pump", "replicat_read", "replicat_apply")
 
 
-def ggsci(home: Home, *commands: str) -> str:
-    env = {**os.environ, "GGHOME": str(home.root)}
-    out = subprocess.run(
-        [sys.executable, "-m", "ggsci", "run", *commands],
-        env=env, cwd=home.root, capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
-    return out.stdout + out.stderr
+def pipeline(frequency: int) -> ph.PipelineSpec:
+    return ph.PipelineSpec("./tgt.db", grouptransops=1000, heartbeat_frequency=frequency)
 
 
-def setup(home: Home, frequency: int) -> None:
-    home.create_subdirs()
-    create_database(home.dirdb, "src")
-    (home.dirprm / "mgr.prm").write_text("PORT 0\n")
-    (home.dirprm / "ext1.prm").write_text(
-        "EXTRACT ext1\nSOURCEDB src\nEXTTRAIL ./dirdat/lt\nCHECKPOINTSECS 1\nTABLE wl.*;\n"
-    )
-    (home.dirprm / "pmp1.prm").write_text(
-        "EXTRACT pmp1\nRMTHOST localhost, MGRPORT 7809\nRMTTRAIL ./dirrmt/rt\nPASSTHRU\n"
-        "CHECKPOINTSECS 1\nTABLE wl.*;\n"
-    )
-    (home.dirprm / "rep1.prm").write_text(
-        "REPLICAT rep1\nTARGETDB ./tgt.db\nASSUMETARGETDEFS\nCHECKPOINTSECS 1\n"
-        "GROUPTRANSOPS 1000\nMAP wl.*, TARGET wl.*;\n"
-    )
-    conn = sqlite3.connect(home.root / "tgt.db")
-    for t in TABLES:
-        conn.execute(
-            f"CREATE TABLE {t} (ID NUMERIC PRIMARY KEY, NAME VARCHAR(40), AMOUNT NUMERIC, "
-            "CREATED DATE, STATUS CHAR(1))"
-        )
-    conn.close()
-    out = ggsci(
-        home,
-        "DBLOGIN USERID gg@./tgt.db",
-        "ADD CHECKPOINTTABLE gg.chkpt",
-        "ADD HEARTBEATTABLE, TARGETONLY",
-        "DBLOGIN SOURCEDB src",
-        f"ADD HEARTBEATTABLE, FREQUENCY {frequency}",
-        "START MANAGER",
-        "ADD EXTRACT ext1, TRANLOG, EXTSEQNO 1, EXTRBA 0",
-        "ADD EXTTRAIL ./dirdat/lt, EXTRACT ext1",
-        "ADD EXTRACT pmp1, EXTTRAILSOURCE ./dirdat/lt",
-        "ADD RMTTRAIL ./dirrmt/rt, EXTRACT pmp1",
-        "ADD REPLICAT rep1, EXTTRAIL ./dirrmt/rt, CHECKPOINTTABLE gg.chkpt",
-        "START EXTRACT ext1",
-        "START EXTRACT pmp1",
-        "START REPLICAT rep1",
-    )
+def setup(home: Home, spec: ph.PipelineSpec) -> None:
+    ph.prepare_home(home, spec)
+    out = ph.run_ggsci(home, *ph.target_commands(spec), *ph.add_and_start_commands(spec))
     if "REPLICAT REP1 starting" not in out:
         raise SystemExit(f"set-up failed:\n{out}")
 
@@ -109,22 +63,18 @@ def quantile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def running(home: Home) -> bool:
+def running(home: Home, spec: ph.PipelineSpec) -> bool:
     return all(
         (pf := read_process_file(home, k, n)) is not None and pf.state == State.RUNNING
-        for k, n in GROUPS
+        for k, n in spec.groups
     )
 
 
-def shutdown(home: Home) -> None:
-    ggsci(home, "STOP REPLICAT rep1", "STOP EXTRACT pmp1", "STOP EXTRACT ext1")
+def shutdown(home: Home, spec: ph.PipelineSpec) -> None:
+    ph.run_ggsci(home, *ph.stop_commands(spec))
     time.sleep(2)
-    ggsci(home, "STOP MANAGER !")
-    for kind, name in (*GROUPS, (MANAGER, MANAGER)):
-        pf = read_process_file(home, kind, name)
-        if pf is not None and pf.state in (State.STARTING, State.RUNNING):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pf.pid, signal.SIGKILL)
+    ph.run_ggsci(home, "STOP MANAGER !")
+    ph.kill_leftovers(home, spec)
 
 
 def main() -> int:
@@ -136,13 +86,14 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="ggsci-lag-") as tmp:
         home = Home(Path(tmp) / "home")
-        setup(home, args.frequency)
+        spec = pipeline(args.frequency)
+        setup(home, spec)
         try:
             deadline = time.monotonic() + 120
-            while not running(home) and time.monotonic() < deadline:
+            while not running(home, spec) and time.monotonic() < deadline:
                 time.sleep(0.5)
-            spec = WorkloadSpec(
-                tables=len(TABLES),
+            load = WorkloadSpec(
+                tables=len(spec.tables),
                 tps=args.rate / ROWS_PER_TXN,
                 rows_per_txn=ROWS_PER_TXN,
                 duration=args.warmup + args.seconds,
@@ -159,11 +110,11 @@ def main() -> int:
 
             threading.Thread(target=measured_from, daemon=True).start()
             with Database(home.dirdb / "SRC") as db:  # heartbeats run in this process now
-                stats = run_workload(db, spec)
+                stats = run_workload(db, load)
             time.sleep(8)  # the last heartbeats drain
             rows = history(home, started["ts"])
         finally:
-            shutdown(home)
+            shutdown(home, spec)
     if not rows:
         print("heartbeats=0")
         print("p50=nan p99=nan")

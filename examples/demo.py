@@ -27,6 +27,10 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engine.pipeline_home import PipelineSpec
 
 HERE = Path(__file__).resolve().parent
 DEMO_HOME = HERE.parent / "demo-home"
@@ -189,38 +193,33 @@ def long_running_transactions() -> int:
     return 0
 
 
-HR_EMPLOYEES = (
-    "EMPLOYEES (EMPLOYEE_ID NUMERIC PRIMARY KEY, NAME VARCHAR(40), SALARY NUMERIC, HIRED DATE)"
-)
-PIPELINE_TABLES = {  # source table in data.sqlite -> target DDL (SQLite)
-    "HR$EMPLOYEES": HR_EMPLOYEES,
-    "WL$WL_T01": "WL_T01 (ID NUMERIC PRIMARY KEY, NAME VARCHAR(40), AMOUNT NUMERIC, "
-    "CREATED DATE, STATUS CHAR(1))",
-    "WL$WL_T02": "WL_T02 (ID NUMERIC PRIMARY KEY, NAME VARCHAR(40), AMOUNT NUMERIC, "
-    "CREATED DATE, STATUS CHAR(1))",
-}
+def _pipeline_spec() -> PipelineSpec:
+    """EXT1 (section 3's, examples/dirprm/ext1.prm) ==> PMP1 ==> REP1 into target.db, with
+    the HR table and the workload's; heartbeats every second."""
+    from engine import pipeline_home as ph
+
+    columns = (("EMPLOYEE_ID", "NUMERIC PRIMARY KEY"), ("NAME", "VARCHAR(40)"),
+               ("SALARY", "NUMERIC"), ("HIRED", "DATE"))  # fmt: skip
+    employees = ph.TargetTable("HR", "EMPLOYEES", columns)
+    return ph.PipelineSpec(
+        "./target.db",
+        (employees, *ph.workload_tables(2)),
+        source="demo",
+        pump=ph.Group("pmp1", checkpoint_secs=None),
+        discard_file="./dirrpt/rep1.dsc",
+        heartbeat_frequency=1,
+        login_password="gg",
+    )
 
 
-def _table_rows(db: Path, table: str) -> list[tuple[object, ...]]:
-    import sqlite3
+def _compare(spec: PipelineSpec) -> list[tuple[str, int, int, bool]]:
+    from engine import pipeline_home as ph
+    from engine.home import Home
 
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    try:
-        cols = [r[1] for r in conn.execute(f'PRAGMA table_info("{table}")') if r[1] != "_rid"]
-        names = ", ".join(f'"{c}"' for c in cols)
-        return sorted(conn.execute(f'SELECT {names} FROM "{table}"').fetchall(), key=repr)
-    finally:
-        conn.close()
-
-
-def _compare() -> list[tuple[str, int, int, bool]]:
-    source = DEMO_HOME / "dirdb" / "DEMO" / "data.sqlite"
-    target = DEMO_HOME / "target.db"
-    out = []
-    for src, ddl in PIPELINE_TABLES.items():
-        tgt = ddl.split()[0]
-        a, b = _table_rows(source, src), _table_rows(target, tgt)
-        out.append((src.replace("$", "."), len(a), len(b), a == b))
+    home, out = Home(DEMO_HOME), []
+    for table in spec.tables:
+        a, b = ph.source_rows(home, spec, table), ph.target_rows(home, spec, table)
+        out.append((table.source.replace("$", "."), len(a), len(b), a == b))
     return out
 
 
@@ -230,34 +229,24 @@ def pipeline() -> int:
     its progress in the checkpoint table in the same transactions."""
     import sqlite3
 
+    from engine import pipeline_home as ph
+    from engine.home import Home
+
     banner("5. Extract ==> pump ==> Replicat into an SQLite target")
-    (DEMO_HOME / "dirprm" / "mgr.prm").write_text("PORT 0\n")
-    conn = sqlite3.connect(DEMO_HOME / "target.db")
-    for ddl in PIPELINE_TABLES.values():
-        conn.execute(f"CREATE TABLE {ddl}")
-    conn.close()
-    (DEMO_HOME / "dirprm" / "pmp1.prm").write_text(
-        "EXTRACT pmp1\nRMTHOST localhost, MGRPORT 7809\nRMTTRAIL ./dirrmt/rt\nPASSTHRU\n"
-        "TABLE hr.*;\nTABLE wl.*;\n"
-    )
-    (DEMO_HOME / "dirprm" / "rep1.prm").write_text(
-        "REPLICAT rep1\nTARGETDB ./target.db\nASSUMETARGETDEFS\nCHECKPOINTSECS 1\n"
-        "DISCARDFILE ./dirrpt/rep1.dsc, PURGE\nMAP hr.*, TARGET hr.*;\nMAP wl.*, TARGET wl.*;\n"
-    )
-    ggsci("run", "DBLOGIN USERID gg@./target.db, PASSWORD gg", "ADD CHECKPOINTTABLE gg.chkpt",
-          "ADD HEARTBEATTABLE, TARGETONLY", "DBLOGIN SOURCEDB demo",
-          "ADD HEARTBEATTABLE, FREQUENCY 1",
-          "ADD EXTRACT pmp1, EXTTRAILSOURCE ./dirdat/lt", "ADD RMTTRAIL ./dirrmt/rt, EXTRACT pmp1",
-          "ADD REPLICAT rep1, EXTTRAIL ./dirrmt/rt, CHECKPOINTTABLE gg.chkpt", "START MANAGER",
-          "START EXTRACT ext1", "START EXTRACT pmp1", "START REPLICAT rep1",
-          cwd=DEMO_HOME)  # fmt: skip
+    spec, home = _pipeline_spec(), Home(DEMO_HOME)
+    files = ph.prm_files(spec)
+    del files[f"{spec.extract.name}.prm"]  # section 3 copied the example's
+    ph.write_prm_files(home, files)
+    ph.create_target(home, spec)
+    ggsci("run", *ph.target_commands(spec), *ph.delivery_commands(spec), "START MANAGER",
+          *ph.start_commands(spec), cwd=DEMO_HOME)  # fmt: skip
     ggsci("db", "workload", "demo", "--tables", "2", "--transactions", "300",
           "--rows-per-txn", "5", "--seed", "7", cwd=DEMO_HOME)  # fmt: skip
     deadline = time.monotonic() + 90
-    result = _compare()
+    result = _compare(spec)
     while time.monotonic() < deadline and not all(same for *_, same in result):
         time.sleep(1)
-        result = _compare()
+        result = _compare(spec)
     print(f"\n{'table':<16}{'source rows':>12}{'target rows':>12}  equal")
     for name, a, b, same in result:
         print(f"{name:<16}{a:>12}{b:>12}  {'yes' if same else 'NO'}")

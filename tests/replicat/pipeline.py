@@ -6,40 +6,29 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import sqlite3
-import subprocess
-import sys
 import time
 from collections.abc import Callable
-from decimal import Decimal
 from pathlib import Path
-from typing import Any
 
+from engine import pipeline_home as ph
 from engine.home import Home
-from engine.source.database import Database, create_database
+from engine.source.database import Database
 from engine.source.workload import WorkloadSpec, run_workload
-from engine.status import MANAGER, State, read_process_file
+from engine.status import State, read_process_file
 
-TABLES = ("WL_T01", "WL_T02")
-COLUMNS = "ID, NAME, AMOUNT, CREATED, STATUS"
+TABLES = ph.workload_tables(2)
 TIMEOUT = 120.0
-GROUPS = (("EXTRACT", "EXT1"), ("EXTRACT", "PMP1"), ("REPLICAT", "REP1"))
+
+
+def pipeline(target: str, *, heartbeat: bool = False) -> ph.PipelineSpec:
+    """EXT1 ==> PMP1 ==> REP1 into ``target`` (an SQLite file in the home, or a URL)."""
+    return ph.PipelineSpec(
+        target, TABLES, grouptransops=200, heartbeat_frequency=1 if heartbeat else None
+    )
 
 
 def ggsci(home: Home, *commands: str) -> str:
-    env = {**os.environ, "GGHOME": str(home.root)}
-    for kind in ("EXTRACT", "REPLICAT"):
-        env.pop(f"GGSCI_RUNNER_{kind}", None)
-    out = subprocess.run(
-        [sys.executable, "-m", "ggsci", "run", *commands],
-        env=env,
-        cwd=home.root,
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
-    )
-    return out.stdout + out.stderr
+    return ph.run_ggsci(home, *commands, timeout=90)
 
 
 def wait_until(predicate: Callable[[], bool], what: str, timeout: float = TIMEOUT) -> None:
@@ -51,43 +40,14 @@ def wait_until(predicate: Callable[[], bool], what: str, timeout: float = TIMEOU
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def norm(value: Any) -> str | None:
-    """One spelling per value across SQLite and PostgreSQL (numbers, timestamps, text)."""
-    if value is None:
-        return None
-    if isinstance(value, int | float | Decimal):
-        d = Decimal(str(value)).normalize()
-        return format(d, "f")
-    return str(value)
-
-
-def source_rows(home: Home, table: str) -> list[tuple[str | None, ...]]:
-    path = home.dirdb / "SRC" / "data.sqlite"
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        rows = conn.execute(f'SELECT {COLUMNS} FROM "WL${table}" ORDER BY ID').fetchall()
-    finally:
-        conn.close()
-    return [tuple(norm(v) for v in r) for r in rows]
-
-
-def new_home(tmp_path: Path, target_db: str) -> Home:
+def new_home(tmp_path: Path, spec: ph.PipelineSpec) -> Home:
     home = Home(tmp_path / "home")
-    home.create_subdirs()
-    create_database(home.dirdb, "src")
-    (home.dirprm / "mgr.prm").write_text("PORT 0\n")
-    (home.dirprm / "ext1.prm").write_text(
-        "EXTRACT ext1\nSOURCEDB src\nEXTTRAIL ./dirdat/lt\nCHECKPOINTSECS 1\nTABLE wl.*;\n"
-    )
-    (home.dirprm / "pmp1.prm").write_text(
-        "EXTRACT pmp1\nRMTHOST localhost, MGRPORT 7809\nRMTTRAIL ./dirrmt/rt\nPASSTHRU\n"
-        "CHECKPOINTSECS 1\nTABLE wl.*;\n"
-    )
-    (home.dirprm / "rep1.prm").write_text(
-        f"REPLICAT rep1\nTARGETDB {target_db}\nASSUMETARGETDEFS\nCHECKPOINTSECS 1\n"
-        "GROUPTRANSOPS 200\nMAP wl.*, TARGET wl.*;\n"
-    )
+    ph.prepare_home(home, spec)
     return home
+
+
+def in_sync(home: Home, spec: ph.PipelineSpec) -> bool:
+    return all(ph.source_rows(home, spec, t) == ph.target_rows(home, spec, t) for t in spec.tables)
 
 
 def workload(home: Home, seed: int, transactions: int) -> None:
@@ -104,19 +64,8 @@ def workload(home: Home, seed: int, transactions: int) -> None:
         run_workload(db, spec)
 
 
-def add_and_start(home: Home) -> str:
-    return ggsci(
-        home,
-        "START MANAGER",
-        "ADD EXTRACT ext1, TRANLOG, EXTSEQNO 1, EXTRBA 0",
-        "ADD EXTTRAIL ./dirdat/lt, EXTRACT ext1",
-        "ADD EXTRACT pmp1, EXTTRAILSOURCE ./dirdat/lt",
-        "ADD RMTTRAIL ./dirrmt/rt, EXTRACT pmp1",
-        "ADD REPLICAT rep1, EXTTRAIL ./dirrmt/rt, CHECKPOINTTABLE gg.chkpt",
-        "START EXTRACT ext1",
-        "START EXTRACT pmp1",
-        "START REPLICAT rep1",
-    )
+def add_and_start(home: Home, spec: ph.PipelineSpec) -> str:
+    return ggsci(home, *ph.add_and_start_commands(spec))
 
 
 def kill9(home: Home, kind: str, name: str) -> None:
@@ -143,16 +92,14 @@ def running(home: Home, kind: str, name: str) -> bool:
     return pf is not None and pf.state == State.RUNNING
 
 
-def shutdown(home: Home) -> None:
-    ggsci(home, "STOP REPLICAT rep1", "STOP EXTRACT pmp1", "STOP EXTRACT ext1")
+def shutdown(home: Home, spec: ph.PipelineSpec) -> None:
+    ggsci(home, *ph.stop_commands(spec))
     with contextlib.suppress(AssertionError):
-        wait_until(lambda: not any(running(home, k, n) for k, n in GROUPS), "groups to stop", 20)
+        wait_until(
+            lambda: not any(running(home, k, n) for k, n in spec.groups), "groups to stop", 20
+        )
     ggsci(home, "STOP MANAGER !")
-    for kind, name in (*GROUPS, (MANAGER, MANAGER)):
-        pf = read_process_file(home, kind, name)
-        if pf is not None and pf.state in (State.STARTING, State.RUNNING):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pf.pid, signal.SIGKILL)
+    ph.kill_leftovers(home, spec)
 
 
 def report(home: Home, name: str) -> str:

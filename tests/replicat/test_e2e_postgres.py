@@ -10,22 +10,22 @@ from typing import Any
 import psycopg
 import pytest
 from pipeline import (
-    TABLES,
     add_and_start,
     ggsci,
+    in_sync,
     kill9,
     new_home,
-    norm,
+    pipeline,
     report,
     running,
     shutdown,
-    source_rows,
     wait_until,
     workload,
 )
 from replicat_helpers import add_group, ins, model, txn_records, upd, write_trail
 
 from engine import checkpoint_table as ct
+from engine import pipeline_home as ph
 from engine.events import Severity
 from engine.groups import GroupKind, GroupStore, SourceType
 from engine.home import Home
@@ -45,44 +45,27 @@ def pg(url: str, *sql: str) -> list[tuple[Any, ...]]:
         return rows
 
 
-def target_rows(url: str, table: str) -> list[tuple[str | None, ...]]:
-    rows = pg(url, f"SELECT id, name, amount, created, status FROM wl.{table.lower()} ORDER BY id")
-    return [tuple(norm(v) for v in r) for r in rows]
-
-
 @pytest.mark.e2e
 def test_postgres_pipeline_survives_kill9_of_replicat(tmp_path: Path, pg_url: str) -> None:
-    pg(pg_url, "DROP SCHEMA IF EXISTS wl CASCADE", "DROP SCHEMA IF EXISTS gg CASCADE",
-       "DROP SCHEMA IF EXISTS postgres CASCADE", "CREATE SCHEMA wl")  # fmt: skip
-    for t in TABLES:
-        pg(
-            pg_url,
-            f"CREATE TABLE wl.{t.lower()} (id numeric PRIMARY KEY, name varchar(40), "
-            "amount numeric, created timestamp, status char(1))",
-        )
-    with psycopg.connect(pg_url) as conn:
-        ct.create(conn, ct.TableName.parse("gg.chkpt"), "postgresql")
-    home = new_home(tmp_path, pg_url)
-    # heartbeat tables in the target (schema of the login user) and in the source
-    out = ggsci(home, f"DBLOGIN SOURCEDB {pg_url}", "ADD HEARTBEATTABLE, TARGETONLY",
-                "DBLOGIN SOURCEDB src", "ADD HEARTBEATTABLE, FREQUENCY 1")  # fmt: skip
+    spec = pipeline(pg_url, heartbeat=True)
+    home = new_home(tmp_path, spec)
+    # the checkpoint table and the heartbeat tables in the target (schema of the login user),
+    # the heartbeat tables in the source
+    out = ggsci(home, *ph.target_commands(spec))
     assert out.count("OGG-14000") == 2, out
 
-    def in_sync() -> bool:
-        return all(source_rows(home, t) == target_rows(pg_url, t) for t in TABLES)
-
     try:
-        out = add_and_start(home)
+        out = add_and_start(home, spec)
         assert "REPLICAT REP1 starting" in out, out
         workload(home, seed=11, transactions=150)
-        wait_until(in_sync, "the first batch on PostgreSQL")
+        wait_until(lambda: in_sync(home, spec), "the first batch on PostgreSQL")
         workload(home, seed=12, transactions=300)
         kill9(home, "REPLICAT", "REP1")
         assert "REPLICAT REP1 starting" in ggsci(home, "START REPLICAT rep1")
         wait_until(lambda: running(home, "REPLICAT", "REP1"), "the Replicat to run again")
         workload(home, seed=13, transactions=100)
         try:
-            wait_until(in_sync, "PostgreSQL to equal the source")
+            wait_until(lambda: in_sync(home, spec), "PostgreSQL to equal the source")
         except AssertionError:
             raise AssertionError(report(home, "REP1")) from None
         ((group, csn, low),) = pg(pg_url, "SELECT group_name, log_csn, log_cmplt_csn FROM gg.chkpt")
@@ -93,7 +76,7 @@ def test_postgres_pipeline_survives_kill9_of_replicat(tmp_path: Path, pg_url: st
         assert "Lag Information From Heartbeat Table" in out, out
         assert out.rstrip().endswith("SRC    POSTGRES EXT1 ==> PMP1 ==> REP1"), out
     finally:
-        shutdown(home)
+        shutdown(home, spec)
 
 
 def test_postgres_apply_savepoint_retry_and_collisions(tmp_path: Path, pg_url: str) -> None:

@@ -9,56 +9,36 @@ from pathlib import Path
 
 import pytest
 from pipeline import (
-    COLUMNS,
     TABLES,
     add_and_start,
     ggsci,
+    in_sync,
     kill9,
     new_home,
-    norm,
+    pipeline,
     report,
     running,
     shutdown,
-    source_rows,
     wait_until,
     workload,
 )
 
-from engine.home import Home
+from engine import pipeline_home as ph
 
 pytestmark = pytest.mark.e2e
 
 
-def target_rows(home: Home, table: str) -> list[tuple[str | None, ...]]:
-    conn = sqlite3.connect(home.root / "tgt.db")
-    try:
-        rows = conn.execute(f"SELECT {COLUMNS} FROM {table} ORDER BY ID").fetchall()
-    finally:
-        conn.close()
-    return [tuple(norm(v) for v in r) for r in rows]
-
-
-def in_sync(home: Home) -> bool:
-    return all(source_rows(home, t) == target_rows(home, t) for t in TABLES)
-
-
 def test_sqlite_pipeline_survives_kill9_of_extract_pump_and_replicat(tmp_path: Path) -> None:
-    home = new_home(tmp_path, "./tgt.db")
-    conn = sqlite3.connect(home.root / "tgt.db")
-    for t in TABLES:
-        conn.execute(
-            f"CREATE TABLE {t} (ID NUMERIC PRIMARY KEY, NAME VARCHAR(40), AMOUNT NUMERIC, "
-            "CREATED DATE, STATUS CHAR(1))"
-        )
-    conn.close()
-    out = ggsci(home, "DBLOGIN USERID gg@./tgt.db", "ADD CHECKPOINTTABLE gg.chkpt")
+    spec = pipeline("./tgt.db")
+    home = new_home(tmp_path, spec)
+    out = ggsci(home, *ph.target_commands(spec))
     assert "Successfully created checkpoint table gg.chkpt." in out, out
     try:
-        out = add_and_start(home)
+        out = add_and_start(home, spec)
         assert "REPLICAT REP1 starting" in out and "EXTRACT PMP1 starting" in out, out
         workload(home, seed=1, transactions=150)
-        wait_until(lambda: in_sync(home), "the first batch on the target")
-        assert len(target_rows(home, "WL_T01")) > 0
+        wait_until(lambda: in_sync(home, spec), "the first batch on the target")
+        assert len(ph.target_rows(home, spec, TABLES[0])) > 0
         workload(home, seed=2, transactions=300)
         kill9(home, "EXTRACT", "PMP1")  # the pump is copying the second batch
         assert "EXTRACT PMP1 starting" in ggsci(home, "START EXTRACT pmp1")
@@ -71,7 +51,7 @@ def test_sqlite_pipeline_survives_kill9_of_extract_pump_and_replicat(tmp_path: P
         assert "REPLICAT REP1 starting" in ggsci(home, "START REPLICAT rep1")
         workload(home, seed=4, transactions=100)
         try:
-            wait_until(lambda: in_sync(home), "the target to equal the source")
+            wait_until(lambda: in_sync(home, spec), "the target to equal the source")
         except AssertionError:
             raise AssertionError(
                 report(home, "REP1") + report(home, "PMP1") + report(home, "EXT1")
@@ -84,4 +64,4 @@ def test_sqlite_pipeline_survives_kill9_of_extract_pump_and_replicat(tmp_path: P
         conn.close()
         assert cp[0] == "REP1" and cp[1] == cp[2] and int(cp[1]) > 0
     finally:
-        shutdown(home)
+        shutdown(home, spec)

@@ -11,29 +11,19 @@ from pathlib import Path
 import psycopg
 import pytest
 from pipeline import (
-    COLUMNS,
-    TABLES,
     add_and_start,
     ggsci,
+    in_sync,
     new_home,
-    norm,
+    pipeline,
     report,
     shutdown,
-    source_rows,
     wait_until,
     workload,
 )
 
+from engine import pipeline_home as ph
 from engine.home import Home
-
-
-def target_rows(home: Home, table: str) -> list[tuple[str | None, ...]]:
-    conn = sqlite3.connect(home.root / "tgt.db")
-    try:
-        rows = conn.execute(f"SELECT {COLUMNS} FROM {table} ORDER BY ID").fetchall()
-    finally:
-        conn.close()
-    return [tuple(norm(v) for v in r) for r in rows]
 
 
 def history(home: Home) -> list[tuple[str, float]]:
@@ -49,25 +39,12 @@ def history(home: Home) -> list[tuple[str, float]]:
 
 @pytest.mark.e2e
 def test_heartbeats_reach_the_sqlite_target_and_lag_global_shows_the_path(tmp_path: Path) -> None:
-    home = new_home(tmp_path, "./tgt.db")
-    conn = sqlite3.connect(home.root / "tgt.db")
-    for t in TABLES:
-        conn.execute(
-            f"CREATE TABLE {t} (ID NUMERIC PRIMARY KEY, NAME VARCHAR(40), AMOUNT NUMERIC, "
-            "CREATED DATE, STATUS CHAR(1))"
-        )
-    conn.close()
-    out = ggsci(
-        home,
-        "DBLOGIN USERID gg@./tgt.db",
-        "ADD CHECKPOINTTABLE gg.chkpt",
-        "ADD HEARTBEATTABLE, TARGETONLY",
-        "DBLOGIN SOURCEDB src",
-        "ADD HEARTBEATTABLE, FREQUENCY 1",
-    )
+    spec = pipeline("./tgt.db", heartbeat=True)
+    home = new_home(tmp_path, spec)
+    out = ggsci(home, *ph.target_commands(spec))
     assert out.count("OGG-14000") == 2 and "OGG-14005" in out, out
     try:
-        out = add_and_start(home)
+        out = add_and_start(home, spec)
         assert "REPLICAT REP1 starting" in out, out
         workload(home, seed=21, transactions=100)  # data and heartbeats interleave
 
@@ -95,10 +72,9 @@ def test_heartbeats_reach_the_sqlite_target_and_lag_global_shows_the_path(tmp_pa
         ), out
         assert "Lag History for EXT1 ==> PMP1 ==> REP1" in out, out
         # the data went along with them
-        wait_until(lambda: all(source_rows(home, t) == target_rows(home, t) for t in TABLES),
-                   "the target tables to equal the source")  # fmt: skip
+        wait_until(lambda: in_sync(home, spec), "the target tables to equal the source")
     finally:
-        shutdown(home)
+        shutdown(home, spec)
 
 
 @pytest.mark.postgres
