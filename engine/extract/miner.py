@@ -31,9 +31,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from engine._native import load as load_native
 from engine.extract.decode import Selection
 from engine.extract.lcr import Kind
-from engine.extract.values import Convert, converter, entry_converter
+from engine.extract.values import NUMBER_TYPES, Convert, converter, entry_converter
+from engine.source.codecs import CODECS, decode_text
 from engine.source.dictionary import Dictionary
 from engine.source.errors import RedoCorruptError
 from engine.source.ids import RowId
@@ -179,6 +181,18 @@ class Mined:
 
 Raw = dict[int, bytes | None]  # column number -> Oracle bytes (None: NULL)
 
+#: The C record walk, when built (``GGSCI_NATIVE=0``: this module's Python only).
+_NATIVE: Final = load_native("redomine")
+
+
+def _value_kind(type_name: str) -> int:
+    """How the C walk converts a column's values: 0 NUMBER, 1 character data (the bytes
+    are the text), 2 through the column's Python entry converter."""
+    if type_name in NUMBER_TYPES:
+        return 0
+    codec = CODECS.get(type_name)
+    return 1 if codec is not None and codec[1] is decode_text else 2
+
 
 class _Columns:
     """Per-table column converters, to text and to trail entries (one set per task).
@@ -220,6 +234,7 @@ class Miner:
         self._rowid_head: dict[tuple[int, int], str] = {}
         self._xids: dict[bytes, str] = {}
         self._slots: dict[int, str] = {}
+        self._walker = self._native_walker()
 
     def helper(self, info: TableInfo) -> _Columns:
         h = self._cols.get(info.qualified)
@@ -240,22 +255,50 @@ class Miner:
     def mine(self, path: str, start: int, end: int | None) -> Mined:
         out: list[Event] = []
         scan = scan_frames(path, start, end)
-        resume = None
-        n = 0
         record = self.record
-        seq = 0
-        for offset, stop, buf, lo, length in scan:
-            seq = scan.sequence
+
+        def each(offset: int, stop: int, buf: bytes, lo: int, length: int) -> None:
             try:
-                record(buf, lo, lo + length, seq, offset, stop, out)
+                record(buf, lo, lo + length, scan.sequence, offset, stop, out)
             except (struct.error, IndexError, ValueError) as exc:
                 raise RedoCorruptError(f"{path}: record at {offset} corrupt: {exc}") from exc
-            resume = stop
-            n += 1
+
+        walker = self._walker
+        if walker is not None:
+            n, resume = scan.walk(
+                lambda buf, base, pos, end, eof: walker.walk(buf, base, pos, end, eof, out), each
+            )
+        else:
+            n, resume = 0, None
+            for frame in scan:
+                each(*frame)
+                resume = frame[1]
+                n += 1
         first = out[0][7] if out else 0
         latest = max(e[7] for e in out) if out else 0
         items = close(out, self.plan, scan.sequence)
         return Mined(items, resume, n, scan.sequence, first, latest)
+
+    def _native_walker(self) -> Any:
+        """The C record walk (:mod:`engine._native.redomine`) set up for this plan's
+        tables, or None when the kernel is not there."""
+        if _NATIVE is None:
+            return None
+        spec = {
+            obj: (
+                info.qualified,
+                info.name,
+                info.dataobj,
+                bytes(_value_kind(t) for t in info.types),
+                info.key,
+                info.captured,
+                info.hooked,
+                self.helper(info).entry,
+            )
+            for obj, info in self.tables.items()
+        }
+        kinds = (_ROW, _BEGIN, _COMMIT_K, _ROLLBACK, _SESSION_K, _UNDO_K)
+        return _NATIVE.Walker(spec, kinds, (_INSERT, _DELETE, _FIELDCOMP, _KEYFIELDCOMP))
 
     # -- one record -----------------------------------------------------------------
     def record(

@@ -21,7 +21,7 @@ Convert = Callable[[bytes | None], str | None]
 
 #: Values remembered per column before the memory is cleared.
 CACHE_LIMIT: Final = 4096
-_NUMBER_TYPES: Final = frozenset({"NUMBER", "INTEGER", "FLOAT"})
+NUMBER_TYPES: Final = frozenset({"NUMBER", "INTEGER", "FLOAT"})
 # A NUMBER digit byte to the byte whose hex is its two decimal digits (0xFF: not a digit).
 _POSITIVE: Final = bytes(int(f"{b - 1:02d}", 16) if 1 <= b <= 100 else 0xFF for b in range(256))
 _NEGATIVE: Final = bytes(int(f"{101 - b:02d}", 16) if 2 <= b <= 101 else 0xFF for b in range(256))
@@ -82,7 +82,7 @@ def converter(type_name: str) -> Convert:
     """A function of a column's bytes (None = NULL) to its trail text, for one column:
     each column gets its own so that its remembered values stay its own."""
     memory: dict[bytes, str | None] = {}
-    exact = number_text if type_name in _NUMBER_TYPES else None
+    exact = number_text if type_name in NUMBER_TYPES else None
 
     def convert(raw: bytes | None) -> str | None:
         if raw is None:
@@ -104,7 +104,7 @@ def entry_converter(index: int, type_name: str) -> Callable[[bytes | None], byte
     :class:`~engine.trail.errors.RecordLimitError` for a value too long for a record."""
     memory: dict[bytes, bytes] = {}
     null = column_entry(index, None)
-    exact = number_text if type_name in _NUMBER_TYPES else None
+    exact = number_text if type_name in NUMBER_TYPES else None
 
     def entry(raw: bytes | None) -> bytes:
         if raw is None:

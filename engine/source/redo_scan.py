@@ -18,7 +18,8 @@ from __future__ import annotations
 import os
 import struct
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO, Final
 
@@ -183,12 +184,20 @@ def _first_boundary(win: Window, start: int) -> int | None:
     return first_boundary(start, win.block_first, frames_from)
 
 
+#: A bulk frame walker (see :meth:`Scan.walk`): ``(buf, base, pos, end, eof)`` to
+#: ``(pos, frames, last stop)``, ``end`` -1 for none.
+Step = Callable[[bytes, int, int, int, int], tuple[int, int, int]]
+#: What :meth:`Scan.walk` does with a frame the step leaves: ``(offset, end, buf, lo, length)``.
+Each = Callable[[int, int, bytes, int, int], None]
+
+
 class Scan:
     """The frames of one byte range of a log (see :func:`scan_frames`).
 
     Iterate for ``(offset, end, buf, lo, length)``: the frame's file offset and the file
     offset just past it (as :class:`~engine.source.redo.LocatedRecord` has them), and the
-    payload as ``buf[lo:lo + length]``."""
+    payload as ``buf[lo:lo + length]``. Or hand the frames to a bulk walker with
+    :meth:`walk`."""
 
     def __init__(self, path: Path | str, start: int, end: int | None) -> None:
         self.path = path
@@ -196,21 +205,58 @@ class Scan:
         self.end = end
         self.sequence = 0
 
-    def __iter__(self) -> Iterator[tuple[int, int, bytes, int, int]]:
+    @contextmanager
+    def _window(self) -> Iterator[tuple[Window, int, int | None] | None]:
+        """The loaded window, the first frame's logical position and the logical end
+        (None: the end of the log); None when the range holds no frame."""
         size = os.path.getsize(self.path)
         with open(self.path, "rb") as fh:
             header = FileHeader.unpack(fh.read(BLOCK), self.path)
             self.sequence = header.sequence
             win = Window(fh, header, self.path, size)
             begin = _first_boundary(win, self.start)
-            if begin is None:
-                return
             end = None if self.end is None else logical_floor(self.end)
-            if end is not None and begin >= end:
+            if begin is None or (end is not None and begin >= end):
+                yield None
                 return
             stop = win.eof if end is None else end + _MORE_BLOCKS * PAYLOAD
             win.load(begin, min(stop, begin + _MAX_LOAD))
-            yield from frames(win, begin, end)
+            yield win, begin, end
+
+    def __iter__(self) -> Iterator[tuple[int, int, bytes, int, int]]:
+        with self._window() as opened:
+            if opened is not None:
+                win, begin, end = opened
+                yield from frames(win, begin, end)
+
+    def walk(self, step: Step, each: Each) -> tuple[int, int | None]:
+        """The frames in bulk: ``step`` takes the whole, well-formed frames that lie in the
+        loaded window, as many as it will (a C kernel: :mod:`engine._native.redomine`); the
+        frame it stops at (one that needs more of the file, a torn or corrupt one, a record
+        it leaves to Python) goes through :func:`frames`, with its checks, to ``each``.
+        Returns the number of frames and the file offset past the last one (None: none)."""
+        count = 0
+        resume: int | None = None
+        with self._window() as opened:
+            if opened is None:
+                return count, resume
+            win, pos, end = opened
+            limit = -1 if end is None else end
+            while True:
+                pos, n, last = step(win.buf, win.base, pos, limit, win.eof)
+                if n:
+                    count += n
+                    resume = last
+                if pos >= win.eof or (end is not None and pos >= end):
+                    break
+                frame = next(frames(win, pos, end), None)
+                if frame is None:
+                    break
+                each(*frame)
+                count += 1
+                resume = frame[1]
+                pos = logical_of(frame[1])
+        return count, resume
 
 
 def scan_frames(path: Path | str, start: int = 0, end: int | None = None) -> Scan:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import shutil
+import zlib
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
@@ -22,6 +23,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from engine._native import enabled as native_enabled
+from engine._native import load as load_native
 from engine.extract import capture as capture_module
 from engine.extract.assemble import trans_ind
 from engine.extract.capture import Capture, Stats, selection_for
@@ -52,6 +55,9 @@ from .conftest import run_sql
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
+#: The C record walk (engine/_native/redomine.c), held to this module's Python below.
+_C = load_native("redomine")
+needs_c = pytest.mark.skipif(_C is None, reason="the C kernel is disabled (GGSCI_NATIVE=0)")
 VECTORS = Path(__file__).resolve().parents[1] / "source" / "vectors"
 PRM = (
     "EXTRACT m1\nSOURCEDB {db}\nEXTTRAIL ./dirdat/{trail}\nTRANLOGOPTIONS EXCLUDEUSER GGREP\n"
@@ -238,6 +244,21 @@ def test_selection_for_is_what_the_plan_captures(sources: dict[str, Path]) -> No
 
 
 # -- frames ---------------------------------------------------------------------------------
+def _damaged(root: Path, tmp: pytest.TempPathFactory, cut: int, flip: int | None = None) -> Path:
+    """A copy of ``root``'s first log cut at byte ``cut``, with byte ``flip`` changed."""
+    path = Path(_logs(root)[0])
+    copy = tmp.mktemp("damaged") / path.name
+    shutil.copyfile(path, copy)
+    with open(copy, "r+b") as fh:
+        fh.truncate(cut)
+        if flip is not None and flip < cut:
+            fh.seek(flip)
+            byte = fh.read(1)
+            fh.seek(flip)
+            fh.write(bytes([byte[0] ^ 0x5A]))
+    return copy
+
+
 def _frames_both(path: str, start: int, end: int | None) -> tuple[list[Any], list[Any]]:
     want = list(read_frames(path, start, end))
     scan = scan_frames(path, start, end)
@@ -267,11 +288,7 @@ def test_scan_frames_matches_read_frames_on_any_split(
 def test_scan_frames_stops_where_read_frames_does_on_a_torn_tail(
     sources: dict[str, Path], tmp_path_factory: pytest.TempPathFactory, cut: int, start: int
 ) -> None:
-    path = Path(_logs(sources["wl"])[0])
-    torn = tmp_path_factory.mktemp("torn") / path.name
-    shutil.copyfile(path, torn)
-    with open(torn, "r+b") as fh:
-        fh.truncate(cut)
+    torn = _damaged(sources["wl"], tmp_path_factory, cut)
     want, got = _frames_both(str(torn), start, None)
     assert got == want
 
@@ -313,6 +330,8 @@ def test_number_text_is_the_decimal_text(value: Decimal | int) -> None:
     except CodecError:
         assume(False)  # beyond NUMBER's 40 digits
     assert number_text(raw) == reference_text("NUMBER", raw)
+    if _C is not None and isinstance(value, int) and abs(value) < 10**20:
+        assert _C.number_text(raw) == number_text(raw)
 
 
 @settings(max_examples=300, deadline=None)
@@ -362,3 +381,81 @@ def test_a_batch_mined_ahead_is_used_only_where_reading_really_goes_on() -> None
     assert not continues(p, {1: Position(1, 3, 900), 2: Position(2, 5, 0)})  # torn tail
     assert not continues(p, {1: Position(1, 4, 0), 2: Position(2, 5, 0)})
     assert not continues(p, {1: Position(1, 3, 1000)})
+
+
+# -- the C record walk (engine/_native/redomine.c) against this module's Python -------------
+
+
+def test_the_c_miner_is_built_wherever_there_is_a_compiler() -> None:
+    if native_enabled() and (shutil.which("cc") or shutil.which("gcc")):
+        assert _C is not None, "engine/_native/redomine.c did not build: see `pip install -e .`"
+
+
+def _both(root: Path, compact: bool, path: str | None = None) -> tuple[Any, Any, int]:
+    """What the C walk and the Python walk mine from ``root``'s logs (or ``path``), and how
+    many records the C walk left to Python."""
+    dictionary = load_dictionary(root / "dictionary.json")
+    plan = mine_plan(dictionary, Selection(everything=True), compact=compact)
+    native, python = Miner(plan), Miner(plan)
+    python._walker = None
+    left = 0
+    record = native.record
+
+    def counted(*args: Any) -> None:
+        nonlocal left
+        left += 1
+        record(*args)
+
+    native.record = counted  # type: ignore[method-assign]
+    got, want = [], []
+    for log in [path] if path else _logs(root):
+        for miner, into in ((native, got), (python, want)):
+            try:
+                into.append(miner.mine(log, 0, None))
+            except RedoCorruptError as exc:
+                into.append(type(exc))
+    return got, want, left
+
+
+@needs_c
+@pytest.mark.parametrize("compact", [False, True])
+@pytest.mark.parametrize("name", ["sql", "wl", "seed"])
+def test_the_c_walk_mines_what_the_python_walk_mines(
+    sources: dict[str, Path], name: str, compact: bool
+) -> None:
+    got, want, left = _both(sources[name], compact)
+    assert got == want
+    records = sum(m.records for m in want)
+    if name != "seed":  # the C walk takes ordinary DML; Python DDL, direct loads and such
+        assert left < records / 2
+
+
+@needs_c
+@settings(max_examples=25, deadline=None)
+@given(cut=st.integers(600, 60_000), flip=st.one_of(st.none(), st.integers(600, 60_000)))
+def test_the_c_walk_stops_and_fails_where_the_python_walk_does(
+    sources: dict[str, Path],
+    tmp_path_factory: pytest.TempPathFactory,
+    cut: int,
+    flip: int | None,
+) -> None:
+    bad = _damaged(sources["wl"], tmp_path_factory, cut, flip)
+    got, want, _ = _both(sources["wl"], True, str(bad))
+    assert got == want
+
+
+@needs_c
+@settings(max_examples=500, deadline=None)
+@given(st.binary(min_size=1, max_size=24))
+def test_the_c_number_text_is_the_python_one_where_it_has_one(raw: bytes) -> None:
+    assert _C is not None
+    text = _C.number_text(raw)
+    if text is not None:
+        assert text == number_text(raw)
+
+
+@needs_c
+@given(st.binary(max_size=300))
+def test_the_c_crc32_is_zlibs(data: bytes) -> None:
+    assert _C is not None
+    assert _C.crc32(data) == zlib.crc32(data)

@@ -1,0 +1,20 @@
+from typing import Any
+
+# qualified name, name bytes, data object, column kinds, key, captured, hooked, converters
+TableSpec = tuple[str, bytes, int, bytes, tuple[int, ...], bool, bool, tuple[Any, ...]]
+
+class Walker:
+    def __init__(
+        self,
+        tables: dict[
+            int, tuple[str, bytes, int, bytes, tuple[int, ...], bool, bool, tuple[Any, ...]]
+        ],
+        kinds: tuple[int, int, int, int, int, int],
+        io_types: tuple[int, int, int, int],
+    ) -> None: ...
+    def walk(
+        self, buf: bytes, base: int, pos: int, end: int, eof: int, out: list[tuple[Any, ...]]
+    ) -> tuple[int, int, int]: ...
+
+def number_text(raw: bytes) -> str | None: ...
+def crc32(data: bytes) -> int: ...
