@@ -26,6 +26,7 @@
 #define BLOCK_HEAD 16
 #define PAYLOAD (BLOCK - BLOCK_HEAD)
 #define FRAME 8
+#define BLOCK_MAGIC 0x4752
 #define MAX_RECORD (256u * 1024u * 1024u)
 #define REC_SIZE 38
 #define LWN_SIZE 12
@@ -286,6 +287,38 @@ static const Table *find_table(const Walker *w, uint32_t obj) {
 }
 
 /* ---- text of ids ----------------------------------------------------------------------- */
+static char *put_num(char *p, unsigned long long v, unsigned base) {
+    static const char digits[] = "0123456789abcdef";
+    char t[24];
+    int n = 0;
+    do {
+        t[n++] = digits[v % base];
+        v /= base;
+    } while (v);
+    while (n) *p++ = t[--n];
+    return p;
+}
+
+static PyObject *ascii(const char *s, Py_ssize_t n) {
+    PyObject *o = PyUnicode_New(n, 127);
+    if (o) memcpy(PyUnicode_1BYTE_DATA(o), s, (size_t)n);
+    return o;
+}
+
+/* "a.b.c" (a may be negative), in decimal or in lower-case hex: f"{a}.{b}.{c}" */
+static PyObject *dotted(long long a, unsigned long long b, unsigned long long c, unsigned base) {
+    char buf[80], *p = buf;
+    if (a < 0) {
+        *p++ = '-';
+        a = -a;
+    }
+    p = put_num(p, (unsigned long long)a, base);
+    *p++ = '.';
+    p = put_num(p, b, base);
+    *p++ = '.';
+    p = put_num(p, c, base);
+    return ascii(buf, p - buf);
+}
 static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 static void b64(char *out, uint64_t v, int width) {
@@ -308,8 +341,7 @@ static PyObject *xid_of(Walker *w, const uint8_t *raw) {
     memcpy(&key, raw, 8);
     unsigned h = (unsigned)((key * 0x9E3779B97F4A7C15ull) >> 56) % XID_CACHE;
     if (w->xid_text[h] && w->xid_key[h] == key) return w->xid_text[h];
-    PyObject *t = PyUnicode_FromFormat("%u.%u.%u", (unsigned)u16(raw, 0), (unsigned)u16(raw, 2),
-                                       (unsigned)u32(raw, 4));
+    PyObject *t = dotted(u16(raw, 0), u16(raw, 2), u32(raw, 4), 10);
     if (!t) return NULL;
     Py_XSETREF(w->xid_text[h], t);
     w->xid_key[h] = key;
@@ -581,7 +613,7 @@ static int emit_row(Walker *w, PyObject *out, const Table *t, PyObject *xid, int
                                   : (Py_INCREF(w->empty_bytes), w->empty_bytes);
     PyMem_Free(o.p);
     PyObject *rb = PyBytes_FromStringAndSize(rid, 18);
-    PyObject *rs = PyUnicode_FromStringAndSize(rid, 18);
+    PyObject *rs = ascii(rid, 18);
     PyObject *parts = data && bkey && rb ? PyTuple_Pack(4, t->name, data, bkey, rb) : NULL;
     Py_XDECREF(data);
     Py_XDECREF(bkey);
@@ -645,10 +677,11 @@ static pos_t rows(Walker *w, const Rec *r, pos_t body, pos_t p, pos_t undo, uint
     PyObject *ref;
     if (uba) {
         NEED(r, uba, 8);
-        ref = PyUnicode_FromFormat("%x.%x.%x", (unsigned)u32(r->b, uba),
-                                   (unsigned)u16(r->b, uba + 4), (unsigned)u16(r->b, uba + 6));
+        ref = dotted(u32(r->b, uba), u16(r->b, uba + 4), u16(r->b, uba + 6), 16);
     } else {
-        ref = PyUnicode_FromFormat("%zd:%u", offset, cseq);
+        char buf[48], *q = put_num(buf, (unsigned long long)offset, 10);
+        *q++ = ':';
+        ref = ascii(buf, put_num(q, cseq, 10) - buf);
     }
     if (!ref) return FAIL;
     pos_t rc = DECLINE;
@@ -896,8 +929,7 @@ static int record(Walker *w, const uint8_t *b, pos_t hi, Py_ssize_t offset, Py_s
             if (p < 0) goto decline;
         } else if (tag == T_SLOT) {
             if (p + 28 > hi) goto decline;
-            PyObject *x = PyUnicode_FromFormat("%ld.%u.%u", usn_of(cls), (unsigned)u16(b, p),
-                                               (unsigned)u32(b, p + 2));
+            PyObject *x = dotted(usn_of(cls), u16(b, p), u32(b, p + 2), 10);
             if (!x) goto fail;
             Py_XSETREF(xid_own, x);
             xid = x;
@@ -908,8 +940,7 @@ static int record(Walker *w, const uint8_t *b, pos_t hi, Py_ssize_t offset, Py_s
                 goto fail;
         } else if (tag == T_COMMIT) {
             if (p + 26 > hi) goto decline;
-            PyObject *cx = PyUnicode_FromFormat("%ld.%u.%u", usn_of(cls), (unsigned)u16(b, p),
-                                                (unsigned)u32(b, p + 2));
+            PyObject *cx = dotted(usn_of(cls), u16(b, p), u32(b, p + 2), 10);
             if (!cx) goto fail;
             unsigned flg = u16(b, p + 10);
             p += 26;
@@ -920,11 +951,8 @@ static int record(Walker *w, const uint8_t *b, pos_t hi, Py_ssize_t offset, Py_s
             if (e < 0) goto fail;
         } else if (tag == T_APPLIED) {
             if (p + 16 > hi) goto decline;
-            PyObject *ux = PyUnicode_FromFormat("%u.%u.%u", (unsigned)u16(b, p),
-                                                (unsigned)u16(b, p + 2), (unsigned)u32(b, p + 4));
-            PyObject *ref = PyUnicode_FromFormat("%x.%x.%x", (unsigned)u32(b, p + 8),
-                                                 (unsigned)u16(b, p + 12),
-                                                 (unsigned)u16(b, p + 14));
+            PyObject *ux = dotted(u16(b, p), u16(b, p + 2), u32(b, p + 4), 10);
+            PyObject *ref = dotted(u32(b, p + 8), u16(b, p + 12), u16(b, p + 14), 16);
             p += 16;
             int e = ux && ref ? emit(w, out, w->kind[K_UNDO], ux, &h, w->zero, w->empty_str,
                                      Py_None, ref, w->empty_str, w->empty_str, w->empty_bytes)
@@ -1044,6 +1072,40 @@ static PyObject *walker_walk(Walker *w, PyObject *const *args, Py_ssize_t nargs)
     }
     PyBuffer_Release(&view);
     return Py_BuildValue("nnn", pos, frames, last);
+}
+
+/* payloads(keep, data, block, sequence) -> (bytes, blocks): redo_scan.Window._read_blocks's
+ * loop: `keep` then the payload areas of the blocks of `data` (the first is block number
+ * `block`), as long as their headers hold (magic, number, sequence, CRC of the first 12
+ * bytes); `blocks` says how many did, so that Python can say what is wrong with the next. */
+static PyObject *py_payloads(PyObject *mod, PyObject *args) {
+    Py_buffer keep, data;
+    unsigned long block, sequence;
+    if (!PyArg_ParseTuple(args, "y*y*kk", &keep, &data, &block, &sequence)) return NULL;
+    const uint8_t *d = data.buf;
+    Py_ssize_t n = data.len, blocks = 0, size = keep.len;
+    for (Py_ssize_t i = 0; i + BLOCK_HEAD <= n; i += BLOCK) {
+        if (u16(d, i) != BLOCK_MAGIC || u32(d, i + 4) != (uint32_t)(block + (unsigned long)blocks) ||
+            u32(d, i + 8) != (uint32_t)sequence || crc32_of(d + i, 12) != u32(d, i + 12))
+            break;
+        size += (i + BLOCK <= n ? BLOCK : n - i) - BLOCK_HEAD;
+        blocks++;
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, size);
+    if (out) {
+        uint8_t *p = (uint8_t *)PyBytes_AS_STRING(out);
+        memcpy(p, keep.buf, (size_t)keep.len);
+        p += keep.len;
+        for (Py_ssize_t k = 0; k < blocks; k++) {
+            Py_ssize_t i = k * BLOCK, len = (i + BLOCK <= n ? BLOCK : n - i) - BLOCK_HEAD;
+            memcpy(p, d + i + BLOCK_HEAD, (size_t)len);
+            p += len;
+        }
+    }
+    PyBuffer_Release(&keep);
+    PyBuffer_Release(&data);
+    if (!out) return NULL;
+    return Py_BuildValue("Nn", out, blocks);
 }
 
 /* number_text(raw) -> str | None: the C NUMBER text, None where Python's reference says. */
@@ -1213,6 +1275,8 @@ static PyTypeObject WalkerType = {
 static PyMethodDef module_methods[] = {
     {"number_text", py_number_text, METH_O, "NUMBER bytes to text (None: not canonical)."},
     {"crc32", py_crc32, METH_O, "zlib's CRC-32 of a buffer."},
+    {"payloads", py_payloads, METH_VARARGS,
+     "payloads(keep, data, block, sequence) -> (keep + payload areas, blocks whose header holds)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -27,11 +27,13 @@ Transactions with a row of a *hooked* table never close here: their rows carry c
 from __future__ import annotations
 
 import struct
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from engine._native import load as load_native
+from engine.extract.assemble import trans_ind
 from engine.extract.decode import Selection
 from engine.extract.lcr import Kind
 from engine.extract.values import NUMBER_TYPES, Convert, converter, entry_converter
@@ -183,6 +185,9 @@ Raw = dict[int, bytes | None]  # column number -> Oracle bytes (None: NULL)
 
 #: The C record walk, when built (``GGSCI_NATIVE=0``: this module's Python only).
 _NATIVE: Final = load_native("redomine")
+#: The C assembly of a transaction's trail records, when built.
+_KIT: Final = load_native("trailkit")
+_INDS: Final = (_BEGIN_IND, _MIDDLE, _END, _WHOLE)
 
 
 def _value_kind(type_name: str) -> int:
@@ -807,26 +812,33 @@ def _closed(events: list[Event], end: Event, sequence: int) -> Closed:
     if rollback:
         rows = []
     n = len(rows)
-    records = []
-    by_op: dict[int, int] = {}
-    tables: dict[str, None] = {}
-    last = n - 1
-    for i, r in enumerate(rows):
-        name, data, before, rowid = r[17]
-        io_type = r[8]
-        if i == 0:
-            ind = _WHOLE if n == 1 else _BEGIN_IND
-            tokens = commit_tokens(str(scn), xid)
-        else:
-            ind = _END if i == last else _MIDDLE
-            tokens = b""
-        records.append(
-            row_record(io_type, name, data, before, rowid, sequence, r[3], ind, time_us, tokens)
-        )
-        by_op[io_type] = by_op.get(io_type, 0) + 1
-        tables[r[9]] = None
+    by_op = Counter(r[8] for r in rows)
+    tables = dict.fromkeys(r[9] for r in rows)
     ops = tuple((IO_TYPE_NAMES.get(k, f"IOType{k}"), v) for k, v in by_op.items())
     return Closed(
         xid, thread, sequence, offset, stop, scn, subscn, time_us, rollback, sessions,
-        b"".join(records), n, ops, tuple(tables), len(events) + 1, max_time, max_scn,
+        _records(rows, scn, xid, sequence, time_us), n, ops, tuple(tables), len(events) + 1,
+        max_time, max_scn,
     )  # fmt: skip
+
+
+def _records(rows: list[Event], scn: int, xid: str, sequence: int, time_us: int) -> bytes:
+    """The trail records of a transaction's rows (their parts made by :meth:`Miner._emit`),
+    finished and concatenated: in C (:mod:`engine._native.trailkit`) when it is built and
+    no record passes a limit; here otherwise, where ``row_record`` says which."""
+    if not rows:
+        return b""
+    tokens = commit_tokens(str(scn), xid)
+    if _KIT is not None:
+        done = _KIT.records(rows, tokens, sequence, time_us, _INDS, _DELETE)
+        if done is not None:
+            return bytes(done)
+    records = []
+    n = len(rows)
+    for i, r in enumerate(rows):
+        name, data, before, rowid = r[17]
+        records.append(
+            row_record(r[8], name, data, before, rowid, sequence, r[3], trans_ind(i, n), time_us,
+                       tokens if i == 0 else b"")
+        )  # fmt: skip
+    return b"".join(records)

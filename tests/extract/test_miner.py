@@ -18,6 +18,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from unittest.mock import patch
 
 import pytest
 from hypothesis import assume, given, settings
@@ -459,3 +460,38 @@ def test_the_c_number_text_is_the_python_one_where_it_has_one(raw: bytes) -> Non
 def test_the_c_crc32_is_zlibs(data: bytes) -> None:
     assert _C is not None
     assert _C.crc32(data) == zlib.crc32(data)
+
+
+_parts = st.tuples(
+    st.binary(min_size=1, max_size=40),  # table name
+    st.binary(max_size=300),  # data entries
+    st.binary(max_size=40),  # key before image
+    st.one_of(st.none(), st.binary(min_size=18, max_size=18)),  # ORAROWID
+)
+
+
+@needs_c
+@settings(max_examples=200, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(st.sampled_from([2, 3, 5, 15, 115]), st.integers(0, 2**40), _parts), max_size=6
+    ),
+    scn=st.integers(0, 2**48),
+    xid=st.from_regex(r"[0-9]{1,5}\.[0-9]{1,3}\.[0-9]{1,9}", fullmatch=True),
+    sequence=st.integers(0, 2**32 - 1),
+    time_us=st.integers(-(2**62), 2**62),
+)
+def test_the_c_assembly_of_a_transaction_is_row_records(
+    rows: list[tuple[int, int, tuple[bytes, bytes, bytes, bytes | None]]],
+    scn: int,
+    xid: str,
+    sequence: int,
+    time_us: int,
+) -> None:
+    from engine.extract import miner as miner_module
+
+    events = [(0, xid, 1, pos, 0, 0, 0, 0, io, "T", "", (), (), "", "", "", "", p)
+              for io, pos, p in rows]  # fmt: skip
+    got = miner_module._records(events, scn, xid, sequence, time_us)
+    with patch.object(miner_module, "_KIT", None):  # the Python assembly
+        assert got == miner_module._records(events, scn, xid, sequence, time_us)

@@ -1,0 +1,212 @@
+/*
+ * trailkit: the trail codec's two per-record loops of the Extract's hot path, in C.
+ *
+ * - records(rows, tokens, sequence, io_time_us, trans_inds, delete_io) is the loop of
+ *   engine/extract/miner._closed: the row records of one transaction, each made by
+ *   engine/trail/codec.row_record from the parts the miner put in its event, concatenated.
+ *   None when a record would pass a limit (codec.row_record then says which).
+ * - count_records(buf) is engine/trail/writer.count_records: how many records
+ *   concatenated bytes hold, each envelope checked; -1 when one is wrong
+ *   (writer.count_records then says what).
+ *
+ * The layout (docs/trail_format.md, engine/trail/layout.py) is big-endian: a record is the
+ * G section, the H section with the 35-byte row header and the table name, the B (key
+ * before image, when there is one), D and T (tokens: ORAROWID, then the extra tokens)
+ * sections, and the Z trailer; G and Z carry the whole record's length.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#define SECTION 4
+#define ROW_HEADER 35
+#define MIN_RECORD (3 * SECTION)
+#define MAX_RECORD 0xFFFF
+#define MAX_TABLE_NAME 512
+#define ROWID_TOKEN_LEN 20 /* 18 characters and the 2-byte suffix */
+
+static void be16(uint8_t *p, unsigned v) {
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+
+static void be32(uint8_t *p, uint32_t v) {
+    be16(p, v >> 16);
+    be16(p + 2, v & 0xFFFF);
+}
+
+static void be64(uint8_t *p, uint64_t v) {
+    be32(p, (uint32_t)(v >> 32));
+    be32(p + 4, (uint32_t)v);
+}
+
+static uint8_t *section(uint8_t *p, char tag, unsigned flag, unsigned len) {
+    p[0] = (uint8_t)tag;
+    p[1] = (uint8_t)flag;
+    be16(p + 2, len);
+    return p + SECTION;
+}
+
+static uint8_t *put(uint8_t *p, const char *s, Py_ssize_t n) {
+    memcpy(p, s, (size_t)n);
+    return p + n;
+}
+
+typedef struct {
+    const char *name, *data, *before, *rowid;
+    Py_ssize_t nname, ndata, nbefore, nrowid; /* nrowid -1: no ROWID */
+    unsigned io;
+    uint64_t pos;
+    Py_ssize_t length;
+} Row;
+
+/* The parts of an event (codec.row_record's arguments); -1 with an exception set. */
+static int row_of(PyObject *e, Row *r) {
+    if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) < 18) {
+        PyErr_SetString(PyExc_TypeError, "a row event is an 18-tuple");
+        return -1;
+    }
+    PyObject *parts = PyTuple_GET_ITEM(e, 17);
+    if (!PyTuple_Check(parts) || PyTuple_GET_SIZE(parts) != 4) {
+        PyErr_SetString(PyExc_TypeError, "a row event's parts are a 4-tuple");
+        return -1;
+    }
+    if (PyBytes_AsStringAndSize(PyTuple_GET_ITEM(parts, 0), (char **)&r->name, &r->nname) < 0 ||
+        PyBytes_AsStringAndSize(PyTuple_GET_ITEM(parts, 1), (char **)&r->data, &r->ndata) < 0 ||
+        PyBytes_AsStringAndSize(PyTuple_GET_ITEM(parts, 2), (char **)&r->before, &r->nbefore) <
+            0)
+        return -1;
+    PyObject *rowid = PyTuple_GET_ITEM(parts, 3);
+    if (rowid == Py_None) {
+        r->rowid = NULL;
+        r->nrowid = -1;
+    } else if (PyBytes_AsStringAndSize(rowid, (char **)&r->rowid, &r->nrowid) < 0) {
+        return -1;
+    }
+    r->io = (unsigned)PyLong_AsUnsignedLong(PyTuple_GET_ITEM(e, 8));
+    r->pos = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(e, 3));
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+static PyObject *records(PyObject *mod, PyObject *args) {
+    PyObject *rows, *inds;
+    const char *tokens;
+    Py_ssize_t ntokens;
+    unsigned long sequence;
+    long long io_time;
+    unsigned delete_io;
+    if (!PyArg_ParseTuple(args, "O!y#kLO!I", &PyList_Type, &rows, &tokens, &ntokens, &sequence,
+                          &io_time, &PyTuple_Type, &inds, &delete_io))
+        return NULL;
+    if (PyTuple_GET_SIZE(inds) != 4) {
+        PyErr_SetString(PyExc_ValueError, "trans_inds: BEGIN, MIDDLE, END, WHOLE");
+        return NULL;
+    }
+    unsigned ind[4];
+    for (int i = 0; i < 4; i++) ind[i] = (unsigned)PyLong_AsUnsignedLong(PyTuple_GET_ITEM(inds, i));
+    if (PyErr_Occurred()) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(rows);
+    Row *r = PyMem_Calloc((size_t)n + 1, sizeof(Row));
+    if (!r) return PyErr_NoMemory();
+    Py_ssize_t total = 0;
+    PyObject *result = NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (row_of(PyList_GET_ITEM(rows, i), &r[i]) < 0) goto done;
+        Py_ssize_t tok = (i == 0 ? ntokens : 0) + (r[i].nrowid >= 0 ? SECTION + r[i].nrowid + 2 : 0);
+        Py_ssize_t len = 4 * SECTION + ROW_HEADER + r[i].nname + r[i].ndata;
+        if (r[i].nbefore) len += SECTION + r[i].nbefore;
+        if (tok) len += SECTION + tok;
+        if (r[i].nname > MAX_TABLE_NAME || len > MAX_RECORD) {
+            result = Py_NewRef(Py_None);
+            goto done;
+        }
+        r[i].length = len;
+        total += len;
+    }
+    result = PyBytes_FromStringAndSize(NULL, total);
+    if (!result) goto done;
+    uint8_t *p = (uint8_t *)PyBytes_AS_STRING(result);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const Row *w = &r[i];
+        unsigned t = n == 1 ? ind[3] : i == 0 ? ind[0] : i == n - 1 ? ind[2] : ind[1];
+        p = section(p, 'G', 1, (unsigned)w->length);
+        p = section(p, 'H', 0, (unsigned)(ROW_HEADER + w->nname));
+        /* the row header: codec._TEMPLATE_HEAD after its two sections */
+        p[0] = 'E';
+        p[1] = 0;
+        p[2] = (uint8_t)w->io;
+        p[3] = (uint8_t)t;
+        p[4] = 0;
+        p[5] = 'N';
+        p[6] = 4;
+        p[7] = w->io == delete_io ? 'B' : 'A';
+        p[8] = 0;
+        p[9] = 'R';
+        p[10] = 0;
+        be64(p + 11, (uint64_t)io_time);
+        be32(p + 19, (uint32_t)sequence);
+        be64(p + 23, w->pos);
+        be16(p + 31, 1);
+        be16(p + 33, (unsigned)w->nname);
+        p = put(p + ROW_HEADER, w->name, w->nname);
+        if (w->nbefore) {
+            p = section(p, 'B', 0, (unsigned)w->nbefore);
+            p = put(p, w->before, w->nbefore);
+        }
+        p = section(p, 'D', 0, (unsigned)w->ndata);
+        p = put(p, w->data, w->ndata);
+        Py_ssize_t tok = (i == 0 ? ntokens : 0) + (w->nrowid >= 0 ? SECTION + w->nrowid + 2 : 0);
+        if (tok) {
+            p = section(p, 'T', 0, (unsigned)tok);
+            if (w->nrowid >= 0) {
+                p = section(p, 'R', 0, ROWID_TOKEN_LEN); /* as codec._ROWID_TOKEN_HEAD */
+                p = put(p, w->rowid, w->nrowid);
+                p = put(p, "\x00\x01", 2);
+            }
+            if (i == 0) p = put(p, tokens, ntokens);
+        }
+        p = section(p, 'Z', 1, (unsigned)w->length);
+    }
+done:
+    PyMem_Free(r);
+    return result;
+}
+
+static PyObject *count_records(PyObject *mod, PyObject *arg) {
+    Py_buffer v;
+    if (PyObject_GetBuffer(arg, &v, PyBUF_SIMPLE) < 0) return NULL;
+    const uint8_t *b = v.buf;
+    Py_ssize_t pos = 0, n = 0, size = v.len;
+    while (pos < size) {
+        if (size - pos < SECTION || b[pos] != 'G' || b[pos + 1] != 1) goto bad;
+        Py_ssize_t len = b[pos + 2] << 8 | b[pos + 3];
+        if (len < MIN_RECORD || size - pos < len) goto bad;
+        const uint8_t *z = b + pos + len - SECTION;
+        if (z[0] != 'Z' || z[1] != 1 || (z[2] << 8 | z[3]) != len) goto bad;
+        pos += len;
+        n++;
+    }
+    PyBuffer_Release(&v);
+    return PyLong_FromSsize_t(n);
+bad:
+    PyBuffer_Release(&v);
+    return PyLong_FromLong(-1);
+}
+
+static PyMethodDef methods[] = {
+    {"records", records, METH_VARARGS,
+     "records(rows, tokens, sequence, io_time_us, trans_inds, delete_io) -> bytes | None"},
+    {"count_records", count_records, METH_O, "count_records(buf) -> int (-1: a bad envelope)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "trailkit",
+    .m_doc = "The trail codec's per-record loops of the Extract's hot path.",
+    .m_size = -1,
+    .m_methods = methods,
+};
+
+PyMODINIT_FUNC PyInit_trailkit(void) { return PyModule_Create(&module); }
