@@ -189,22 +189,6 @@ static pos_t skip_index(const Rec *r, pos_t p) {
     return skip_raw(r, p); /* key data */
 }
 
-static pos_t skip_undo(const Rec *r, pos_t p) {
-    NEED(r, p, 42);
-    unsigned bits = r->b[p + 33];
-    p += 42;
-    if (bits & 2) {
-        p = skip_names(r, p);
-        if (p >= 0) p = skip_ktb(r, p);
-        if (p >= 0) p = skip_kdo_rest(r, p);
-        if (p < 0) return p;
-    }
-    if (bits & 4) {
-        p = skip_index(r, p);
-        if (p < 0) return p;
-    }
-    return skip_cols(r, p);
-}
 
 /* ---- row images ------------------------------------------------------------------------ */
 /* A column of an image: absent, NULL, or bytes. Only columns < the table's count matter
@@ -630,17 +614,17 @@ static int emit_row(Walker *w, PyObject *out, const Table *t, PyObject *xid, int
     return rc;
 }
 
-/* The before image of an undo record (miner._undo_row) into img. */
-static pos_t undo_row(const Rec *r, pos_t undo, Val *img, Py_ssize_t ncols) {
-    memset(img, 0, sizeof(Val) * (size_t)ncols);
-    if (undo < 0) return 0;
-    NEED(r, undo, 42);
-    unsigned bits = r->b[undo + 33];
-    pos_t p = undo + 42;
+/* An undo body (5.1) from its start: the position past it; with img, the before image it
+ * carries read into img: its row columns, then the supplemental key columns, which win
+ * (they are the row's identity: miner._undo_row). */
+static pos_t undo_body(const Rec *r, pos_t p, Val *img, Py_ssize_t ncols) {
+    NEED(r, p, 42);
+    unsigned bits = r->b[p + 33];
+    p += 42;
     if (bits & 2) {
         p = skip_names(r, p);
         if (p >= 0) p = skip_ktb(r, p);
-        if (p >= 0) p = read_cols(r, p, img, ncols);
+        if (p >= 0) p = img ? read_cols(r, p, img, ncols) : skip_cols(r, p);
         if (p >= 0) p = skip_rows(r, p);
         if (p >= 0) p = skip_ints(r, p);
         if (p < 0) return p;
@@ -649,7 +633,14 @@ static pos_t undo_row(const Rec *r, pos_t undo, Val *img, Py_ssize_t ncols) {
         p = skip_index(r, p);
         if (p < 0) return p;
     }
-    p = update_cols(r, p, img, ncols);
+    return img ? update_cols(r, p, img, ncols) : skip_cols(r, p);
+}
+
+/* The before image of the undo at `undo` (-1: none, an empty image) into img. */
+static pos_t undo_row(const Rec *r, pos_t undo, Val *img, Py_ssize_t ncols) {
+    memset(img, 0, sizeof(Val) * (size_t)ncols);
+    if (undo < 0) return 0;
+    pos_t p = undo_body(r, undo, img, ncols);
     return p < 0 ? p : 0;
 }
 
@@ -878,7 +869,7 @@ static int record(Walker *w, const uint8_t *b, pos_t hi, Py_ssize_t offset, Py_s
             Py_INCREF(x);
             Py_XSETREF(xid_own, x);
             xid = x;
-            p = skip_undo(r, p);
+            p = undo_body(r, p, NULL, 0);
             if (p < 0) goto decline;
             continue;
         }
