@@ -10,10 +10,12 @@ reading resumes. The driver merges threads by SCN.
 
 from __future__ import annotations
 
+import pickle
+import struct
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from engine.extract.lcr import Position
 from engine.extract.miner import Closed, Event, MinePlan, Miner
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 DEFAULT_SPLIT_BYTES = 16 << 20
+_CODEC: Final = "zstd"
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,10 +102,31 @@ def decode_split(miner: Miner, split: Split) -> SplitResult:
     )
 
 
-def _task(plan_bc: Any, splits: Iterable[Split]) -> Iterator[SplitResult]:
+def _task(plan_bc: Any, splits: Iterable[Split]) -> Iterator[bytes]:
+    """A Spark task: each split's result, pickled and compressed (:func:`_packed`)."""
     miner = Miner(plan_bc.value)
     for s in splits:
-        yield decode_split(miner, s)
+        yield _packed(decode_split(miner, s))
+
+
+def _packed(result: SplitResult) -> bytes:
+    """A result as it crosses the JVM: the trail bytes in it compress about eightfold with
+    zstd, for less than the JVM's copies of the difference cost (docs/extract.md)."""
+    import pyarrow as pa
+
+    raw = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
+    packed: bytes = pa.compress(raw, codec=_CODEC, asbytes=True)
+    return struct.pack("<Q", len(raw)) + packed
+
+
+def _unpacked(data: bytes) -> SplitResult:
+    import pyarrow as pa
+
+    (size,) = struct.unpack_from("<Q", data)
+    raw = pa.decompress(memoryview(data)[8:], decompressed_size=size, codec=_CODEC, asbytes=True)
+    result = pickle.loads(raw)
+    assert isinstance(result, SplitResult)
+    return result
 
 
 def decode_splits(
@@ -118,7 +142,7 @@ def decode_splits(
     bc = sc.broadcast(plan)
     try:
         rdd = sc.parallelize(list(splits), len(splits))
-        return rdd.mapPartitions(lambda it: _task(bc, it)).collect()
+        return [_unpacked(r) for r in rdd.mapPartitions(lambda it: _task(bc, it)).collect()]
     finally:
         bc.unpersist()
 
