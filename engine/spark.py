@@ -96,6 +96,23 @@ def get_session(settings: SparkSettings | None = None) -> SparkSession:
         return session
 
 
+def warm_workers(session: SparkSession, modules: tuple[str, ...]) -> None:
+    """Start the session's Python workers, one per core, and import ``modules`` in each
+    (1.5–2 s on this machine): a process pays this once at start, with the JVM, instead of
+    in its first batch."""
+    sc = session.sparkContext
+    n = max(1, sc.defaultParallelism)
+    sc.parallelize(range(n), n).mapPartitions(lambda _: _imported(modules)).collect()
+
+
+def _imported(modules: tuple[str, ...]) -> list[int]:
+    import importlib
+
+    for name in modules:
+        importlib.import_module(name)
+    return [len(modules)]
+
+
 def stop_session() -> None:
     with _lock:
         if _session:

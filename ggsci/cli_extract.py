@@ -108,7 +108,8 @@ def extract(
         if severity is not Severity.INFO:
             typer.echo(ev.format(datetime.now()), err=True)
 
-    from engine.spark import SparkSettings, get_session, master_from
+    from engine.extract.redo_source import MINER_MODULES
+    from engine.spark import SparkSettings, get_session, master_from, warm_workers
 
     spark = get_session(
         SparkSettings(
@@ -117,6 +118,7 @@ def extract(
             log_file=h.dirrpt / f"{name}_spark.log",
         )
     )
+    warm_workers(spark, MINER_MODULES)
     group = GroupStore(h).get(name)
     try:
         run = ExtractRun(

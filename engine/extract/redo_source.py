@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 DEFAULT_SPLIT_BYTES = 16 << 20
 _CODEC: Final = "zstd"
+#: What a Spark task imports to mine (engine.spark.warm_workers, at the Extract's start).
+MINER_MODULES: Final = ("engine.extract.redo_source", "pyarrow")
 
 
 @dataclass(frozen=True, slots=True)

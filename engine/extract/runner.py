@@ -11,12 +11,13 @@ from collections.abc import Callable
 from engine.events import Severity
 from engine.extract.engine import ExtractRun
 from engine.extract.longtrans import RequestError
+from engine.extract.redo_source import MINER_MODULES
 from engine.extract.start import ExtractError
 from engine.groups import SourceType
 from engine.ipc import Reply, Request
 from engine.paramcheck import load_group_params
 from engine.process import GroupContext, GroupRunner, ProcessAbend
-from engine.spark import SparkSettings, get_session, master_from
+from engine.spark import SparkSettings, get_session, master_from, warm_workers
 
 
 class ExtractRunner(GroupRunner):
@@ -42,6 +43,7 @@ class ExtractRunner(GroupRunner):
                 log_file=ctx.home.dirrpt / f"{ctx.group.name}_spark.log",
             )
         )
+        warm_workers(spark, MINER_MODULES)
         try:
             self.run_ = ExtractRun(
                 ctx.home, model, ctx.group, ctx.event, spark=spark, report_line=ctx.report.line
