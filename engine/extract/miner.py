@@ -258,6 +258,17 @@ class Miner:
 
     # -- one range ------------------------------------------------------------------
     def mine(self, path: str, start: int, end: int | None) -> Mined:
+        out, n, resume, sequence = self.walk(path, start, end)
+        first = out[0][7] if out else 0
+        latest = max(e[7] for e in out) if out else 0
+        items = close(out, self.plan, sequence)
+        return Mined(items, resume, n, sequence, first, latest)
+
+    def walk(
+        self, path: str, start: int, end: int | None
+    ) -> tuple[list[Event], int, int | None, int]:
+        """The events of a range, before :func:`close`: (events, records read, offset
+        past the last, log sequence)."""
         out: list[Event] = []
         scan = scan_frames(path, start, end)
         record = self.record
@@ -279,10 +290,7 @@ class Miner:
                 each(*frame)
                 resume = frame[1]
                 n += 1
-        first = out[0][7] if out else 0
-        latest = max(e[7] for e in out) if out else 0
-        items = close(out, self.plan, scan.sequence)
-        return Mined(items, resume, n, scan.sequence, first, latest)
+        return out, n, resume, scan.sequence
 
     def _native_walker(self) -> Any:
         """The C record walk (:mod:`engine._native.redomine`) set up for this plan's
