@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import shutil
+import struct
 import zlib
 from collections.abc import Callable
 from decimal import Decimal
@@ -41,7 +42,7 @@ from engine.source.database import Database, create_database
 from engine.source.dictionary import load_dictionary
 from engine.source.dump_parse import parse_dump
 from engine.source.errors import CodecError, RedoCorruptError
-from engine.source.logfile import read_frames, read_records
+from engine.source.logfile import logical_of, physical, read_frames, read_records
 from engine.source.logs import list_logs
 from engine.source.redo_scan import scan_frames
 from engine.source.workload import WorkloadSpec, run_workload
@@ -251,8 +252,9 @@ def _damaged(root: Path, tmp: pytest.TempPathFactory, cut: int, flip: int | None
     copy = tmp.mktemp("damaged") / path.name
     shutil.copyfile(path, copy)
     with open(copy, "r+b") as fh:
-        fh.truncate(cut)
-        if flip is not None and flip < cut:
+        if cut is not None:
+            fh.truncate(cut)
+        if flip is not None and (cut is None or flip < cut):
             fh.seek(flip)
             byte = fh.read(1)
             fh.seek(flip)
@@ -495,3 +497,33 @@ def test_the_c_assembly_of_a_transaction_is_row_records(
     got = miner_module._records(events, scn, xid, sequence, time_us)
     with patch.object(miner_module, "_KIT", None):  # the Python assembly
         assert got == miner_module._records(events, scn, xid, sequence, time_us)
+
+
+def _rewrite_payload(path: Path, frame: int, at: int, xor: int) -> bool:
+    """Change byte ``at`` of frame ``frame``'s payload and give the frame the checksum of
+    its new payload, so that the record itself is what is damaged; False: no such frame."""
+    frames = list(scan_frames(path))
+    if frame >= len(frames):
+        return False
+    offset, _stop, buf, lo, length = frames[frame]
+    payload = bytearray(buf[lo : lo + length])
+    payload[at % length] ^= xor
+    start = logical_of(offset)
+    with open(path, "r+b") as fh:
+        for i, byte in enumerate(struct.pack("<I", zlib.crc32(payload)) + payload):
+            fh.seek(physical(start + 4 + i))
+            fh.write(bytes([byte]))
+    return True
+
+
+@needs_c
+@settings(max_examples=150, deadline=None)
+@given(frame=st.integers(0, 120), at=st.integers(0, 4000), xor=st.integers(1, 255))
+def test_the_c_walk_decodes_a_damaged_record_as_the_python_walk_does(
+    sources: dict[str, Path], tmp_path_factory: pytest.TempPathFactory, frame: int, at: int,
+    xor: int,
+) -> None:  # fmt: skip
+    copy = _damaged(sources["wl"], tmp_path_factory, None)
+    assume(_rewrite_payload(copy, frame, at, xor))
+    got, want, _ = _both(sources["wl"], False, str(copy))
+    assert got == want
