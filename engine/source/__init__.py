@@ -20,6 +20,9 @@ Modules, one job each:
 - :mod:`rows`       row helpers (encodings, keys, SQLite storage, ROWIDs)
 - :mod:`redogen`    change-vector builders shaped like seed 002's redo
 - :mod:`bulk`       the workload's fast path (byte-identical redo, no dataclasses)
+- :mod:`bulkpack`   the fast path's change vectors, packed straight to bytes
+- :mod:`redopack`   its row-change kernel: one call per row change gives the framed
+                    records (compiled twin: ``engine/_native/redopack.c``)
 - :mod:`logical`    reference decoder: redo -> committed row changes (tests, tools)
 - :mod:`workload`   the reproducible workload generator
 - :mod:`clock`      the simulated clock

@@ -5,12 +5,13 @@ change-vector dataclasses, encodes them with :mod:`redo_codec` and keeps undo en
 Python values; that costs ~200 µs per row change. :class:`BulkSession` does the same
 operations (single-row insert, update, delete, array insert, commit, rollback) for the
 workload generator, which must write >= 50,000 row changes/s: SQLite through one cursor and
-prepared statements, change vectors from :mod:`bulkpack`, records appended to the log
-writer as payloads (:meth:`LogWriter.add_native`), each statement's records with one clock
-reading. It writes the *same bytes* as the generic path for the same operations (tests: the
-workload golden hashes, which both paths give, and ``test_source_bulkpack``). Hot paths
-keep Python steps few: per-table and per-transaction constants prepared once, no starred
-calls, the common case (a later change, in a block the transaction holds) inline.
+prepared statements, and one call per single-row change into the row-change kernel
+(:mod:`engine.source.redopack`, compiled in ``engine/_native/redopack.c`` when it was
+built), which takes the undo addresses, encodes the values, packs the change vectors
+(:mod:`bulkpack`) and frames the records for the log writer
+(:meth:`LogWriter.add_frames`); each statement's records carry one clock reading. It writes
+the *same bytes* as the generic path for the same operations (tests: the workload golden
+hashes, which both paths give, ``test_source_bulkpack`` and ``test_source_redopack``).
 
 A transaction the workload will roll back (it decides up front) keeps what its rollback
 needs (``record_undo``): the rolled-back change's undo address, its SQLite before image
@@ -27,33 +28,46 @@ import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from decimal import Decimal
-from typing import Final, NamedTuple
+from typing import TYPE_CHECKING, Final, NamedTuple
 
+from engine import _native
 from engine.source import bulkpack as bp
 from engine.source import redogen as rg
-from engine.source.codecs import encode_date, encode_number, encode_scaled, encode_text
+from engine.source import redopack as rp
 from engine.source.database import Database
 from engine.source.dictionary import TableDef
 from engine.source.ids import Uba, make_dba
-from engine.source.logfile import BLOCK, PAYLOAD
+from engine.source.logfile import BLOCK, PAYLOAD, LogWriter
 from engine.source.session import Session, Txn, UndoEntry
 from engine.source.undo import undo_entry
 
+if TYPE_CHECKING:
+    from engine._native.redopack import Table as NativeTable
+
 _EPOCH: Final = datetime(1970, 1, 1)
 _KEYDATA: Final = struct.Struct(">IH")
+_NATIVE: Final = _native.load("redopack")
+# The row-change kernel: compiled when it was built, else its pure-Python twin (same bytes).
+# Module attributes, read when a session first uses a table or ends a transaction: tests
+# set them to either.
+TABLE_KERNEL: type[rp.Table] | type[NativeTable] = rp.Table if _NATIVE is None else _NATIVE.Table
+COMMIT: Callable[[bp.TxHead, int, bytes, int, int, bp.Uba3, bool], bytes] = (
+    rp.commit if _NATIVE is None else _NATIVE.commit
+)
 
 
 @dataclass
 class _Table:
-    """One table's packer and SQL (prepared once per session)."""
+    """One table's packer, kernel and SQL (prepared once per session)."""
 
     table: TableDef
     pack: bp.TablePack
+    kern: rp.Table | NativeTable
+    count: int  # records per single-row insert or delete (the row's, the index's)
     sql_insert: str
     sql_delete: str
     # per column: its Oracle bytes from its SQLite value
-    encode: tuple[Callable[[object], bytes | None], ...]
+    encode: tuple[rp.Stored, ...]
     space: list[int]  # the database's [insert block, next slot, slots per block]
     blocks: int  # block address of block 0 of the table's file (dba = blocks | block)
     selects: dict[tuple[int, ...], str] = field(default_factory=dict)
@@ -84,7 +98,7 @@ class BulkSession:
         self.session = session
         self.thread = session.thread
         self.ids: rg.TxnIds | None = None
-        self.head: bp.TxHead | None = None
+        self.tx: rp.Txn | None = None  # the open transaction as the kernel sees it
         # what a rollback needs, kept only for a transaction that will roll back
         self.record_undo = False
         self.undo: list[_Undone | UndoEntry] = []
@@ -94,6 +108,9 @@ class BulkSession:
         self._writers = db.logs.writers
         # logical stream length at which the log reaches the switch size (see logfile)
         self._switch_at = max(1, db.state.log_bytes // BLOCK - 1) * PAYLOAD
+        # the session's 5.20 (session information) and what it was made of
+        self._who: tuple[int, int, int, str, str] | None = None
+        self._session_info = b""
 
     def _table(self, table: TableDef) -> _Table:
         t = self._tables.get(table.obj)
@@ -102,12 +119,16 @@ class BulkSession:
             name = table.sqlite_name
             cols = ", ".join(f'"{c.name}"' for c in table.columns)
             marks = ", ".join("?" * (len(table.columns) + 1))
+            pack = bp.TablePack(table)
+            kinds, encode = rp.codecs_of(table)
             t = self._tables[table.obj] = _Table(
                 table,
-                bp.TablePack(table),
+                pack,
+                TABLE_KERNEL(pack, kinds, encode),
+                1 if pack.index is None else 2,
                 f'INSERT INTO "{name}" ("_rid", {cols}) VALUES ({marks})',
                 f'DELETE FROM "{name}" WHERE "{key}" = ? RETURNING "_rid", {cols}',
-                tuple(_STORED.get(c.type, _stored_text) for c in table.columns),
+                encode,
                 self.db.state.space[str(table.obj)],
                 make_dba(table.file_no, 0),
             )
@@ -115,42 +136,24 @@ class BulkSession:
 
     # -- transaction framing -----------------------------------------------------------
 
-    def _begin(self, scn: int) -> rg.TxnIds:
-        ids = rg.TxnIds(xid=self.db.new_xid(), undo_seq=(scn >> 4) & 0xFFFF)
+    def _begin(self, scn: int) -> rp.Txn:
+        db = self.db
+        ids = rg.TxnIds(xid=db.new_xid(), undo_seq=(scn >> 4) & 0xFFFF)
         x = ids.xid
-        self.ids = ids
-        self.head = bp.tx_head(ids.header_cls, ids.header_dba, x.usn, x.slot, x.sqn, ids.logon_user)
-        self.undo = []
-        return ids
-
-    def _change(self, ids: rg.TxnIds, scn: int, dba: int, slot: int) -> tuple[bp.Change, bytes]:
-        """The :data:`bulkpack.Change` of a row change about to be packed (its undo record
-        address taken), and the 5.2 slot allocation that precedes a transaction's first."""
-        x = self.head
-        assert x is not None
-        pre = b""
-        begin = not ids.started
-        if begin:
-            pre = bp.slot_cv(x, scn, (ids.undo_dba, ids.undo_seq, ids.rec + 1))
-            ids.started = True
-        uba = udba, useq, urec = ids.next_rec()
-        if dba in ids.blocks:
-            return (x, begin, scn, uba, dba, slot, bp.ktb_continue(udba, useq, urec), 0), pre
-        return (x, begin, scn, uba, dba, slot, self._first_ktb(ids, dba, uba, scn), 2), pre
-
-    def _session_cv(self) -> bytes:
         s = self.session
-        return bp.session_cv(s.sid, s.serial, s.audit, s.username, s.txn_name)
-
-    def _first_ktb(self, ids: rg.TxnIds, dba: int, uba: bp.Uba3, scn: int = 0) -> bytes:
-        """The KTB of the transaction's first change in block ``dba`` (:func:`redogen.ktb_for`;
-        index leaves pass no SCN: no cleanout)."""
-        assert self.head is not None
-        ids.blocks.add(dba)
-        entries = self.db.dirty_blocks.pop(dba, None) if scn else None
-        if entries:
-            return bp.ktb_first(self.head, uba, entries, scn)
-        return bp.ktb_first(self.head, uba)
+        self.ids = ids
+        who = (s.sid, s.serial, s.audit, s.username, s.txn_name)
+        if who != self._who:
+            self._who = who
+            self._session_info = bp.session_cv(*who)
+        self.tx = tx = rp.Txn(
+            bp.tx_head(ids.header_cls, ids.header_dba, x.usn, x.slot, x.sqn, ids.logon_user),
+            ids,
+            db.dirty_blocks,
+            self._session_info,
+        )
+        self.undo = []
+        return tx
 
     def _emit(self, scn: int, ts: int, ncv: int, cvs: bytes) -> None:
         """Append one record of ``ncv`` change vectors, timestamped ``ts`` (microseconds:
@@ -160,69 +163,53 @@ class BulkSession:
         if w.logical >= self._switch_at:
             self.db.logs.switch(self.thread, self.db.state.scn + 1)
 
-    def _first_change(self, c: bp.Change, ts: int, pre: bytes, cvs: bytes) -> None:
-        """Emit a transaction's first row change: ``[undo, redo]`` framed by the 5.2 slot
-        allocation and the 5.20 session information (later ones: ``_emit(scn, ts, 2, cvs)``)."""
-        self._emit(c[2], ts, 4, b"".join((pre, cvs, self._session_cv())))
+    def _switch(self, w: LogWriter, count: int, records: rp.Records, scn: int, ts: int) -> None:
+        """The log switch is due with the ``count`` records of a row change that the kernel
+        framed for ``w``: after them (``records`` are their frames, appended), or between
+        them (the frames before the switch, not appended yet, and the records for the next
+        log). The DML methods append the common case themselves::
 
-    def _index(
-        self, ids: rg.TxnIds, t: _Table, c: bp.Change, ts: int, insert: bool, key: bytes
-    ) -> None:
-        """The index record after a row change ``c`` (same SCN, block and slot)."""
-        pack = t.pack
-        assert pack.index is not None
-        leaf = pack.index[2]
-        uba = udba, useq, urec = ids.next_rec()
-        if leaf in ids.blocks:
-            ktb = bp.ktb_continue(udba, useq, urec)
-        else:
-            ktb = self._first_ktb(ids, leaf, uba)
-        ic = (c[0], False, c[2], uba, c[4], c[5], ktb, 0)
-        self._emit(c[2], ts, 2, pack.index_change(ic, insert, key))
+            if not isinstance(r, bytes) or w.add_frames(r, scn, count) >= self._switch_at:
+                self._switch(w, count, r, scn, ts)
+        """
+        if isinstance(records, bytes):
+            self.db.logs.switch(self.thread, self.db.state.scn + 1)
+            return
+        frames, rest = records
+        w.add_frames(frames, scn, count - len(rest))
+        self.db.logs.switch(self.thread, self.db.state.scn + 1)
+        for ncv, cvs in rest:
+            self._emit(scn, ts, ncv, cvs)
 
     # -- DML ---------------------------------------------------------------------------
 
-    def insert(
-        self,
-        table: TableDef,
-        enc: tuple[bytes | None, ...],
-        stored: Sequence[object],
-        at: int | None = None,
-    ) -> None:
-        """Insert one row: ``enc`` its Oracle bytes, ``stored`` its SQLite values; ``at``
-        the statement's time (microseconds) when the caller read the clock for the row."""
+    def insert(self, table: TableDef, stored: Sequence[object], at: int | None = None) -> None:
+        """Insert one row, ``stored`` its SQLite values; ``at`` the statement's time
+        (microseconds) when the caller read the clock for the row."""
         db = self.db
         ts = self._now_us() if at is None else at
         t = self._tables.get(table.obj) or self._table(table)
         scn = db.next_scn()
-        ids = self.ids or self._begin(scn)
+        tx = self.tx or self._begin(scn)
         block, slot, per = t.space
         if slot < per:  # Database.allocate, in the insert block
             t.space[1] = slot + 1
         else:
             block, slot = divmod(db.allocate(table, 1)[0], 0x10000)
         rid = block << 16 | slot
-        self._cur.execute(t.sql_insert, (rid, *stored))
-        c, pre = self._change(ids, scn, t.blocks | block, slot)
-        pack = t.pack
-        key = enc[pack.key_col]
-        cvs = pack.insert(c, bp.columns(enc), key)
-        if pre:
-            self._first_change(c, ts, pre, cvs)
-        else:
-            self._emit(scn, ts, 2, cvs)
-        ikey = b"\xff" if key is None else bytes((len(key),)) + key  # as redogen.index_key
+        row = (rid, *stored)
+        self._cur.execute(t.sql_insert, row)
         if self.record_undo:
-            self.undo.append(_Undone("ins", t, rid, c[3], key=ikey))
-        if pack.index is not None:
-            self._index(ids, t, c, ts, True, ikey)
+            key = rp.index_key(t.encode[t.pack.key_col](stored[t.pack.key_col]))
+            self.undo.append(_Undone("ins", t, rid, tx.ids.peek_rec(), key=key))
+        w = self._writers.get(self.thread) or db.logs.writer(self.thread, scn)
+        sw = self._switch_at
+        r = t.kern.insert(tx, w.logical, w.rec_ids, sw, scn, ts, t.blocks | block, slot, row)
+        if not isinstance(r, bytes) or w.add_frames(r, scn, t.count) >= sw:
+            self._switch(w, t.count, r, scn, ts)
 
     def insert_array(
-        self,
-        table: TableDef,
-        encs: Sequence[tuple[bytes | None, ...]],
-        storeds: Sequence[Sequence[object]],
-        at: int | None = None,
+        self, table: TableDef, storeds: Sequence[Sequence[object]], at: int | None = None
     ) -> None:
         """An array insert (INSERT ... SELECT / array bind): 11.11 QMI per block plus one
         array index record per index and block (built with the generic index builder: the
@@ -231,21 +218,22 @@ class BulkSession:
         ts = self._now_us() if at is None else at
         t = self._tables.get(table.obj) or self._table(table)
         scn = db.next_scn()
-        ids = self.ids or self._begin(scn)
-        rids = db.allocate(table, len(encs))
+        tx = self.tx or self._begin(scn)
+        ids = tx.ids
+        rids = db.allocate(table, len(storeds))
         self._cur.executemany(
             t.sql_insert, [(rid, *st) for rid, st in zip(rids, storeds, strict=True)]
         )
         groups: dict[int, list[tuple[int, tuple[bytes | None, ...]]]] = {}
-        for rid, enc in zip(rids, encs, strict=True):
-            groups.setdefault(rid >> 16, []).append((rid, enc))
+        for rid, st in zip(rids, storeds, strict=True):
+            groups.setdefault(rid >> 16, []).append((rid, t.kern.encode(st)))
         for block, group in groups.items():
             dba = make_dba(table.file_no, block)
-            c, pre = self._change(ids, scn, dba, 0)
+            c, pre = rp.change(tx, scn, dba, 0)
             rows = [(rid & 0xFFFF, bp.columns(enc)[0]) for rid, enc in group]
             cvs = t.pack.array_insert(c, rows)
             if pre:
-                self._first_change(c, ts, pre, cvs)
+                self._emit(scn, ts, 4, b"".join((pre, cvs, tx.session)))
             else:
                 self._emit(scn, ts, 2, cvs)
             if self.record_undo:
@@ -260,14 +248,10 @@ class BulkSession:
                 db.emit(self.thread, scn, rg.index_change(ids, table, index, scn, True, keys))
 
     def update(
-        self,
-        table: TableDef,
-        key: object,
-        set_cols: tuple[int, ...],
-        new_enc: tuple[bytes | None, ...],
-        new_stored: Sequence[object],
+        self, table: TableDef, key: object, set_cols: tuple[int, ...], new: Sequence[object]
     ) -> bool:
-        """Update the row with primary key ``key``; False when it does not exist."""
+        """Set columns ``set_cols`` of the row with primary key ``key`` to ``new`` (SQLite
+        values); False when the row does not exist."""
         db = self.db
         ts = self._now_us()
         t = self._tables.get(table.obj) or self._table(table)
@@ -276,25 +260,24 @@ class BulkSession:
         if row is None:
             return False
         rid = row[0]
-        old = row[2:]
-        self._cur.execute(t.updates[set_cols], (*new_stored, rid))
+        self._cur.execute(t.updates[set_cols], (*new, rid))
         scn = db.next_scn()
-        ids = self.ids or self._begin(scn)
-        c, pre = self._change(ids, scn, t.blocks | rid >> 16, rid & 0xFFFF)
-        encode = t.encode
-        old_cols = bp.some_columns(
-            set_cols, [encode[i](v) for i, v in zip(set_cols, old, strict=True)]
-        )
-        pack = t.pack
-        new_cols = bp.some_columns(set_cols, new_enc)
-        key_enc = encode[pack.key_col](row[1])
-        cvs = pack.update(c, len(set_cols), old_cols, new_cols, key_enc)
-        if pre:
-            self._first_change(c, ts, pre, cvs)
-        else:
-            self._emit(scn, ts, 2, cvs)
+        tx = self.tx or self._begin(scn)
         if self.record_undo:
-            self.undo.append(_Undone("upd", t, rid, c[3], old, (old_cols, 0, 0), cols=set_cols))
+            old = row[2:]
+            enc = t.encode
+            cols = bp.some_columns(
+                set_cols, [enc[i](v) for i, v in zip(set_cols, old, strict=True)]
+            )
+            uba = tx.ids.peek_rec()
+            self.undo.append(_Undone("upd", t, rid, uba, old, (cols, 0, 0), cols=set_cols))
+        w = self._writers.get(self.thread) or db.logs.writer(self.thread, scn)
+        r = t.kern.update(
+            tx, w.logical, w.rec_ids, self._switch_at, scn, ts, t.blocks | rid >> 16, rid & 0xFFFF,
+            set_cols, row, new,
+        )  # fmt: skip
+        if not isinstance(r, bytes) or w.add_frames(r, scn, 1) >= self._switch_at:
+            self._switch(w, 1, r, scn, ts)
         return True
 
     def _prepare_update(self, t: _Table, set_cols: tuple[int, ...]) -> str:
@@ -321,22 +304,19 @@ class BulkSession:
             return False
         rid = row[0]
         scn = db.next_scn()
-        ids = self.ids or self._begin(scn)
-        c, pre = self._change(ids, scn, t.blocks | rid >> 16, rid & 0xFFFF)
-        enc = [f(v) for f, v in zip(t.encode, row[1:], strict=True)]
-        pack = t.pack
-        key_enc = enc[pack.key_col]
-        cols = bp.columns(enc)
-        cvs = pack.delete(c, cols, key_enc)
-        if pre:
-            self._first_change(c, ts, pre, cvs)
-        else:
-            self._emit(scn, ts, 2, cvs)
-        ikey = b"\xff" if key_enc is None else bytes((len(key_enc),)) + key_enc
+        tx = self.tx or self._begin(scn)
         if self.record_undo:
-            self.undo.append(_Undone("del", t, rid, c[3], row, cols, ikey))
-        if pack.index is not None:
-            self._index(ids, t, c, ts, False, ikey)
+            enc = [f(v) for f, v in zip(t.encode, row[1:], strict=True)]
+            ikey = rp.index_key(enc[t.pack.key_col])
+            uba = tx.ids.peek_rec()
+            self.undo.append(_Undone("del", t, rid, uba, row, bp.columns(enc), ikey))
+        w = self._writers.get(self.thread) or db.logs.writer(self.thread, scn)
+        sw = self._switch_at
+        r = t.kern.delete(
+            tx, w.logical, w.rec_ids, sw, scn, ts, t.blocks | rid >> 16, rid & 0xFFFF, row
+        )
+        if not isinstance(r, bytes) or w.add_frames(r, scn, t.count) >= sw:
+            self._switch(w, t.count, r, scn, ts)
         return True
 
     # -- transaction end ---------------------------------------------------------------
@@ -348,8 +328,8 @@ class BulkSession:
         db = self.db
         scn = db.next_scn()
         if ids.started:
-            assert self.head is not None
-            self._emit(scn, self._now_us(), 1, bp.commit_cv(self.head, scn, ids.current_rec()))
+            assert self.tx is not None
+            self._end_record(scn, self._now_us(), ids, False)
             db.note_commit(ids.blocks, scn)
         self._end(ids)
 
@@ -369,18 +349,25 @@ class BulkSession:
             else:  # an array insert: the generic undo
                 undo_entry(self.session, db, Txn(ids, scn, _EPOCH), u, scn)
         if ids.started:
-            assert self.head is not None
-            end = bp.commit_cv(self.head, scn, ids.current_rec(), rollback=True)
-            self._emit(scn, ts, 1, end)
+            self._end_record(scn, ts, ids, True)
         self._end(ids)
+
+    def _end_record(self, scn: int, ts: int, ids: rg.TxnIds, rollback: bool) -> None:
+        """The 5.4 that ends the transaction (commit, or rollback)."""
+        assert self.tx is not None
+        w = self._writers.get(self.thread) or self.db.logs.writer(self.thread, scn)
+        uba = ids.current_rec()
+        end = COMMIT(self.tx.head, w.logical, w.rec_ids, scn, ts, uba, rollback)
+        if w.add_frames(end, scn, 1) >= self._switch_at:
+            self.db.logs.switch(self.thread, self.db.state.scn + 1)
 
     def _undo_one(self, u: _Undone, scn: int, ts: int) -> None:
         t = u.table
         pack = t.pack
         table = t.table
-        assert self.head is not None
+        assert self.tx is not None
         c = bp.compensating(
-            self.head, scn, u.uba, make_dba(table.file_no, u.rid >> 16), u.rid & 0xFFFF
+            self.tx.head, scn, u.uba, make_dba(table.file_no, u.rid >> 16), u.rid & 0xFFFF
         )
         if u.kind == "ins":
             self._cur.execute(f'DELETE FROM "{table.sqlite_name}" WHERE "_rid" = ?', (u.rid,))
@@ -397,50 +384,6 @@ class BulkSession:
         db = self.db
         db.release_xid(ids.xid)
         self.ids = None
-        self.head = None
+        self.tx = None
         self.undo = []
         db.end_transaction(self.thread)
-
-
-def _stored_number(value: object) -> bytes | None:
-    """Oracle bytes of a NUMBER as SQLite stores it (INTEGER or REAL); the same bytes the
-    generic path gets through ``values.to_python`` and ``codecs.encode_value``."""
-    if type(value) is int:
-        return encode_scaled(value)
-    if type(value) is float:
-        text = repr(value)
-        if "e" not in text and "n" not in text:
-            ip, _, fp = text.partition(".")
-            fp = fp.rstrip("0")
-            if len(fp) % 2:
-                fp += "0"
-            return encode_scaled(int(ip + fp), len(fp) // 2)
-        return encode_number(Decimal(text))
-    if value is None or value == "":
-        return None
-    return encode_number(Decimal(str(value)))
-
-
-def _stored_date(value: object) -> bytes | None:
-    if value is None or value == "":
-        return None
-    text = str(value)
-    raw = _DATES.get(text)
-    if raw is None:
-        if len(_DATES) > 4096:
-            _DATES.clear()
-        raw = _DATES[text] = encode_date(datetime.fromisoformat(text))
-    return raw
-
-
-def _stored_text(value: object) -> bytes | None:
-    if value is None or value == "":
-        return None
-    return encode_text(str(value))
-
-
-_DATES: dict[str, bytes] = {}  # workload dates repeat (one per second of redo time)
-_STORED: Final[dict[str, Callable[[object], bytes | None]]] = {
-    "NUMBER": _stored_number,
-    "DATE": _stored_date,
-}  # any other type: _stored_text (the workload's tables have NUMBER, VARCHAR2, DATE, CHAR)

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Final
 
+from engine import _native
 from engine.source.errors import RedoCorruptError, RedoTruncatedError
 from engine.source.ids import Rba
 from engine.source.redo import LocatedRecord, RedoRecord
@@ -56,6 +57,53 @@ STATUS_CURRENT: Final = 0
 STATUS_ARCHIVED: Final = 1
 READ_CHUNK_BLOCKS: Final = 2048  # 1 MiB per read
 _SCN_AT: Final = 18  # offset of the SCN in a record payload (redo_codec REC_HEAD)
+
+
+def native_frame(
+    rec_ids: bytes, logical: int, scn: int, micros: int, n_changes: int, changes: bytes
+) -> bytes:
+    """The frame of a native record made of encoded change vectors, at stream position
+    ``logical``: its head is ``rec_ids`` (:attr:`LogWriter.rec_ids`), the RBA where it
+    lands, SCN, subscn 1, timestamp (microseconds) and change count."""
+    blk, within = divmod(logical, PAYLOAD)
+    pos = blk * BLOCK + (BLOCK + BLOCK_HEAD) + within
+    payload = (
+        _NATIVE_HEAD.pack(rec_ids, pos >> 9, pos & 0x1FF, 0, scn, 1, micros, n_changes) + changes
+    )
+    return _FRAME.pack(len(payload), zlib.crc32(payload)) + payload
+
+
+def cut_blocks(data: bytes, start: int, sequence: int) -> bytes:
+    """The record stream ``data`` (whole frames, from stream position ``start`` on) cut into
+    the blocks' payload areas, each block headed by its header. A block is opened (its
+    header written) by the first byte that goes into it; its ``first`` field is the first
+    record boundary inside it, and every boundary is known by then: the start of a frame in
+    ``data``, or its end, where the next record will start. When ``start`` is inside a
+    block, that block was opened before: ``data`` first fills its rest.
+
+    Compiled in ``engine/_native/redopack.c`` (:data:`_CUT_BLOCKS`)."""
+    out = bytearray()
+    pos = start
+    rest = 0
+    within = pos % PAYLOAD
+    if within:
+        rest = PAYLOAD - within
+        out += data[:rest]
+        pos += rest
+    view = memoryview(data)
+    pack, crc, crc_bytes, length = _BHEAD.pack, zlib.crc32, _U32.pack, _U32.unpack_from
+    bound = start  # the first frame boundary at or after pos
+    blk = pos // PAYLOAD + 1
+    for i in range(rest, len(data), PAYLOAD):
+        while bound < pos:
+            bound += _FRAME.size + length(data, bound - start)[0]
+        gap = bound - pos
+        head = pack(BLOCK_MAGIC, BLOCK_HEAD + gap if gap < PAYLOAD else 0, blk, sequence)
+        out += head + crc_bytes(crc(head))
+        out += view[i : i + PAYLOAD]
+        pos += PAYLOAD
+        blk += 1
+    return bytes(out)
 
 
 def physical(logical: int) -> int:
@@ -405,11 +453,10 @@ class LogWriter:
             self.last_scn = None
             self.records = 0
         self.fh: BinaryIO = open(path, "ab")  # noqa: SIM115 - lives as long as the writer
-        self._queued: list[bytes] = []  # frames (head, payload parts), not yet cut into blocks
-        self._starts: list[int] = []  # logical start of each queued frame
+        self._queued: list[bytes] = []  # whole frames (in parts), not yet cut into blocks
         self._queued_at = self.logical  # logical position of the first queued byte
         # thread, vld 1, flags 0 (no LWN) and sequence: how every native record head starts
-        self._rec_ids = _REC_IDS.pack(self.header.thread, 1, 0, self.header.sequence)
+        self.rec_ids = _REC_IDS.pack(self.header.thread, 1, 0, self.header.sequence)
 
     @staticmethod
     def _truncate_point(logical: int) -> int:
@@ -450,74 +497,38 @@ class LogWriter:
 
     def add(self, payload: bytes, scn: int) -> None:
         """Append an encoded record payload."""
-        start = self.logical
         n = len(payload)
         self._queued += (_FRAME.pack(n, zlib.crc32(payload)), payload)
-        self._starts.append(start)
-        self.logical = start + _FRAME.size + n
+        self.logical += _FRAME.size + n
         self.last_scn = scn
         self.records += 1
         if self.logical - self._queued_at >= self.buffer_limit:
             self.flush()
 
     def add_native(self, scn: int, micros: int, n_changes: int, changes: bytes) -> None:
-        """Append a native record made of encoded change vectors: its header (thread,
-        the RBA where it lands, SCN, subscn 1, timestamp in microseconds) is packed here
-        (see :mod:`engine.source.bulk`)."""
-        start = self.logical
-        blk, within = divmod(start, PAYLOAD)
-        pos = blk * BLOCK + (BLOCK + BLOCK_HEAD) + within
-        payload = (
-            _NATIVE_HEAD.pack(self._rec_ids, pos >> 9, pos & 0x1FF, 0, scn, 1, micros, n_changes)
-            + changes
+        """Append a native record made of encoded change vectors (:func:`native_frame`)."""
+        self.add_frames(
+            native_frame(self.rec_ids, self.logical, scn, micros, n_changes, changes), scn, 1
         )
-        n = len(payload)
-        self._queued += (_FRAME.pack(n, zlib.crc32(payload)), payload)
-        self._starts.append(start)
-        self.logical = end = start + _FRAME.size + n
+
+    def add_frames(self, frames: bytes, scn: int, count: int) -> int:
+        """Append ``count`` records already framed for this log at :attr:`logical` (by
+        :func:`native_frame` or the fast path's kernel, :mod:`engine.source.redopack`);
+        returns the new :attr:`logical`."""
+        self._queued.append(frames)
+        self.logical = end = self.logical + len(frames)
         self.last_scn = scn
-        self.records += 1
+        self.records += count
         if end - self._queued_at >= self.buffer_limit:
             self.flush()
-
-    def _blocks(self) -> bytearray:
-        """The queued frames cut into the blocks' payload areas. A block is opened (its
-        header written) by the first byte that goes into it; its ``first`` field is the
-        first record boundary inside it, and every boundary is known by then: the start
-        of a queued frame, or the end of the last one."""
-        data = b"".join(self._queued)
-        bounds = self._starts
-        bounds.append(self.logical)
-        out = bytearray()
-        pos = self._queued_at
-        rest = 0
-        within = pos % PAYLOAD
-        if within:  # the rest of the block opened by an earlier flush
-            rest = PAYLOAD - within
-            out += data[:rest]
-            pos += rest
-        view = memoryview(data)
-        seq = self.header.sequence
-        pack, crc, crc_bytes = _BHEAD.pack, zlib.crc32, _U32.pack  # once per block: locals
-        b = 0
-        blk = pos // PAYLOAD + 1
-        for i in range(rest, len(data), PAYLOAD):
-            while bounds[b] < pos:
-                b += 1
-            gap = bounds[b] - pos
-            head = pack(BLOCK_MAGIC, BLOCK_HEAD + gap if gap < PAYLOAD else 0, blk, seq)
-            out += head + crc_bytes(crc(head))
-            out += view[i : i + PAYLOAD]
-            pos += PAYLOAD
-            blk += 1
-        self._queued = []
-        self._starts = []
-        self._queued_at = self.logical
-        return out
+        return end
 
     def flush(self) -> None:
         if self._queued:
-            self.fh.write(self._blocks())
+            data = _CUT_BLOCKS(b"".join(self._queued), self._queued_at, self.header.sequence)
+            self._queued = []
+            self._queued_at = self.logical
+            self.fh.write(data)
             self.fh.flush()
             if self.fsync:
                 os.fsync(self.fh.fileno())
@@ -536,3 +547,10 @@ class LogWriter:
                 fh.flush()
                 if self.fsync:
                     os.fsync(fh.fileno())
+
+
+_KERNEL: Final = _native.load("redopack")
+# the compiled block cutter when it is built (same bytes: tests/source/test_source_redopack.py)
+_CUT_BLOCKS: Final[Callable[[bytes, int, int], bytes]] = (
+    cut_blocks if _KERNEL is None else _KERNEL.cut_blocks
+)

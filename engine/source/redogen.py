@@ -77,6 +77,13 @@ class TxnIds:
         seq = self.undo_seq
         return _UNDO_BLOCKS + self.xid.usn * 0x100 + (seq & 0xFF), seq, rec
 
+    def peek_rec(self) -> tuple[int, int, int]:
+        """The address :meth:`next_rec` will give, not taken."""
+        saved = self.rec, self.undo_seq, self.last_uba
+        uba = self.next_rec()
+        self.rec, self.undo_seq, self.last_uba = saved
+        return uba
+
     def current_rec(self) -> tuple[int, int, int]:
         """The address of the transaction's last undo record (a commit points to it)."""
         u = self.last_uba

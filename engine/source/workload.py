@@ -27,7 +27,7 @@ from typing import Final
 
 from engine.source import dml
 from engine.source.bulk import BulkSession
-from engine.source.codecs import Value, encode_date, encode_scaled
+from engine.source.codecs import Value
 from engine.source.database import Database
 from engine.source.dictionary import ColumnDef, TableDef
 from engine.source.errors import SourceError, UnknownObjectError
@@ -171,20 +171,14 @@ def _stored_cents(cents: int) -> int | float:
     return cents // 100 if cents % 100 == 0 else cents / 100
 
 
-def _row_fast(
-    key: int, rnd: _Draws, second: int, dates: dict[int, tuple[bytes, str]]
-) -> tuple[tuple[bytes | None, ...], list[object]]:
-    """:func:`_row` as (Oracle bytes, SQLite values), without Decimal or datetime work;
-    ``second`` is the redo clock's time in whole seconds since 1970."""
-    name = f"{_NAMES[key % len(_NAMES)]}-{key}"
-    cents = rnd.cents()
+def _row_fast(key: int, rnd: _Draws, second: int, dates: dict[int, str]) -> list[object]:
+    """:func:`_row` as SQLite values, without Decimal or datetime work; ``second`` is the
+    redo clock's time in whole seconds since 1970."""
     d = dates.get(second)
     if d is None:
         dates.clear()
-        now = _EPOCH + timedelta(seconds=second)
-        d = dates[second] = (encode_date(now), format_datetime(now))
-    enc = (encode_scaled(key), name.encode(), encode_scaled(cents, 1), d[0], b"N")
-    return enc, [key, name, _stored_cents(cents), d[1], "N"]
+        d = dates[second] = format_datetime(_EPOCH + timedelta(seconds=second))
+    return [key, f"{_NAMES[key % len(_NAMES)]}-{key}", _stored_cents(rnd.cents()), d, "N"]
 
 
 def _row(key: int, rnd: _Draws, now: datetime) -> tuple[Value, ...]:
@@ -245,7 +239,7 @@ def run_workload(
         long_sessions.append((s, s.txn.start_time))
     p_ins, p_upd, _ = spec.mix
     p_change = p_ins + p_upd
-    dates: dict[int, tuple[bytes, str]] = {}
+    dates: dict[int, str] = {}
     last_report = start
     interrupted: BaseException | None = None
     # the loop runs once per row change: what it reads often is in locals
@@ -275,11 +269,9 @@ def run_workload(
                 next_key[ti] += array
                 if fast:
                     us = now_us()  # the statement's time: its rows' DATE, its records'
-                    made = [
-                        _row_fast(k, rnd, us // 1_000_000, dates)
-                        for k in range(first, first + array)
-                    ]
-                    bulk.insert_array(table, [m[0] for m in made], [m[1] for m in made], us)
+                    second = us // 1_000_000
+                    made = [_row_fast(k, rnd, second, dates) for k in range(first, first + array)]
+                    bulk.insert_array(table, made, us)
                 else:
                     stamp = db.now().replace(microsecond=0)
                     rows = [_row(k, rnd, stamp) for k in range(first, first + array)]
@@ -292,8 +284,7 @@ def run_workload(
                 next_key[ti] = k + 1
                 if fast:
                     us = now_us()
-                    enc, stored = _row_fast(k, rnd, us // 1_000_000, dates)
-                    bulk.insert(table, enc, stored, us)
+                    bulk.insert(table, _row_fast(k, rnd, us // 1_000_000, dates), us)
                 else:
                     row = _row(k, rnd, db.now().replace(microsecond=0))
                     dml.insert(w.session, db, table, [row], array=False)
@@ -304,8 +295,7 @@ def run_workload(
                 if r < p_change:
                     cents = rnd.cents()
                     if fast:
-                        new = (encode_scaled(cents, 1), b"U")
-                        bulk.update(table, k, _SET_COLS, new, (_stored_cents(cents), "U"))
+                        bulk.update(table, k, _SET_COLS, (_stored_cents(cents), "U"))
                     else:
                         amount = str(Decimal(cents) / 100)
                         dml.update(w.session, db, table, [2, 4], [amount, "'U'"], _BY_ID, (k,))
