@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): pyproject.toml setup.py $(wildcard engine/_native/*.c) | $(BIN)/python
+$(STAMP): pyproject.toml setup.py $(wildcard engine/_native/*.c engine/_native/*.h) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)

@@ -12,12 +12,14 @@ from setuptools import Extension, setup
 
 HERE = Path(__file__).parent
 KERNELS = sorted((HERE / "engine" / "_native").glob("*.c"))
+HEADERS = sorted((HERE / "engine" / "_native").glob("*.h"))
 
 setup(
     ext_modules=[
         Extension(
             f"engine._native.{src.stem}",
             [str(src.relative_to(HERE))],
+            depends=[str(h.relative_to(HERE)) for h in HEADERS],
             extra_compile_args=["-O2", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter"],
             optional=True,
         )

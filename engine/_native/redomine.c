@@ -18,6 +18,8 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+
+#include "crc32.h"
 #include <stdint.h>
 #include <string.h>
 
@@ -48,38 +50,6 @@ enum { K_NUMBER = 0, K_TEXT = 1, K_PYTHON = 2 };
 #define FAIL (-2)    /* a Python exception is set */
 
 typedef Py_ssize_t pos_t;
-
-/* ---- crc32 (zlib's), slicing by 8 ------------------------------------------------------ */
-static uint32_t crc_table[8][256];
-
-static void crc_init(void) {
-    for (uint32_t i = 0; i < 256; i++) {
-        uint32_t c = i;
-        for (int k = 0; k < 8; k++) c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-        crc_table[0][i] = c;
-    }
-    for (uint32_t i = 0; i < 256; i++)
-        for (int t = 1; t < 8; t++)
-            crc_table[t][i] = (crc_table[t - 1][i] >> 8) ^ crc_table[0][crc_table[t - 1][i] & 0xFF];
-}
-
-static uint32_t crc32_of(const uint8_t *p, size_t n) {
-    uint32_t c = 0xFFFFFFFFu;
-    while (n >= 8) {
-        uint32_t a, b;
-        memcpy(&a, p, 4);
-        memcpy(&b, p + 4, 4);
-        a ^= c;
-        c = crc_table[7][a & 0xFF] ^ crc_table[6][(a >> 8) & 0xFF] ^
-            crc_table[5][(a >> 16) & 0xFF] ^ crc_table[4][a >> 24] ^ crc_table[3][b & 0xFF] ^
-            crc_table[2][(b >> 8) & 0xFF] ^ crc_table[1][(b >> 16) & 0xFF] ^
-            crc_table[0][b >> 24];
-        p += 8;
-        n -= 8;
-    }
-    while (n--) c = crc_table[0][(c ^ *p++) & 0xFF] ^ (c >> 8);
-    return c ^ 0xFFFFFFFFu;
-}
 
 /* ---- little-endian reads (the caller checks bounds) ------------------------------------ */
 static inline uint16_t u16(const uint8_t *b, pos_t p) { return (uint16_t)(b[p] | b[p + 1] << 8); }

@@ -20,6 +20,8 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+
+#include "crc32.h"
 #include <stdint.h>
 #include <string.h>
 
@@ -61,37 +63,6 @@ enum { OP_INSERT, OP_UPDATE, OP_DELETE };
 static PyObject *StructError; /* struct.error: what the Python twin raises for a field too big */
 static PyObject *s_rec, *s_undo_seq, *s_started, *s_blocks, *s_last_uba;
 static PyObject *s_obj, *s_dataobj, *s_afn, *s_hdba, *s_ncols, *s_key_col, *s_index;
-
-/* ---- crc32 (zlib's polynomial), slicing by 8 ------------------------------------------------ */
-static uint32_t crc_table[8][256];
-
-static void crc_init(void) {
-    for (uint32_t i = 0; i < 256; i++) {
-        uint32_t c = i;
-        for (int k = 0; k < 8; k++) c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-        crc_table[0][i] = c;
-    }
-    for (uint32_t i = 0; i < 256; i++)
-        for (int k = 1; k < 8; k++)
-            crc_table[k][i] = (crc_table[k - 1][i] >> 8) ^ crc_table[0][crc_table[k - 1][i] & 0xFF];
-}
-
-static uint32_t le32(const unsigned char *p) {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint32_t crc32(const unsigned char *p, size_t n) {
-    uint32_t c = 0xFFFFFFFFu;
-    for (; n >= 8; p += 8, n -= 8) {
-        uint32_t lo = c ^ le32(p), hi = le32(p + 4);
-        c = crc_table[7][lo & 0xFF] ^ crc_table[6][(lo >> 8) & 0xFF] ^
-            crc_table[5][(lo >> 16) & 0xFF] ^ crc_table[4][lo >> 24] ^ crc_table[3][hi & 0xFF] ^
-            crc_table[2][(hi >> 8) & 0xFF] ^ crc_table[1][(hi >> 16) & 0xFF] ^
-            crc_table[0][hi >> 24];
-    }
-    while (n--) c = crc_table[0][(c ^ *p++) & 0xFF] ^ (c >> 8);
-    return c ^ 0xFFFFFFFFu;
-}
 
 /* ---- output ----------------------------------------------------------------------------------- */
 typedef unsigned char u8;
@@ -636,7 +607,7 @@ static void frame(Buf *b, size_t at, const Change *c, uint64_t *logical, unsigne
     uint64_t pos = *logical / PAYLOAD * BLOCK + (BLOCK + BLOCK_HEAD) + *logical % PAYLOAD;
     u8 *q = putn(b->p + at + FRAME, PyBytes_AS_STRING(c->rec_ids), 8);
     PACK(q, "IHIQHQH", pos >> 9, pos & 0x1FF, 0, c->scn, 1, c->ts, ncv);
-    put32(put32(b->p + at, len), crc32(b->p + at + FRAME, len));
+    put32(put32(b->p + at, len), crc32_of(b->p + at + FRAME, len));
     *logical += FRAME + len;
 }
 
@@ -1032,7 +1003,8 @@ static PyObject *cut_blocks(PyObject *module, PyObject *const *args, Py_ssize_t 
     u8 *q = out ? putn((u8 *)PyBytes_AS_STRING(out), p, rest) : NULL;
     uint64_t pos = start + (within ? PAYLOAD - within : 0), bound = start;
     for (size_t i = rest; q != NULL && i < n; i += PAYLOAD, pos += PAYLOAD) {
-        while (bound < pos && bound - start + 4 <= n) bound += FRAME + le32(p + (bound - start));
+        while (bound < pos && bound - start + 4 <= n)
+            bound += FRAME + load_le32(p + (bound - start));
         if (bound < pos) {
             PyErr_SetString(PyExc_ValueError, "cut_blocks: data must be whole frames");
             Py_CLEAR(out);
@@ -1042,7 +1014,7 @@ static PyObject *cut_blocks(PyObject *module, PyObject *const *args, Py_ssize_t 
         uint64_t gap = bound - pos;
         q = PACK(q, "HHII", BLOCK_MAGIC, gap < PAYLOAD ? BLOCK_HEAD + gap : 0, pos / PAYLOAD + 1,
                  seq);
-        q = put32(q, crc32(head, 12));
+        q = put32(q, crc32_of(head, 12));
         q = putn(q, p + i, n - i < PAYLOAD ? n - i : PAYLOAD);
     }
     PyBuffer_Release(&data);
@@ -1052,7 +1024,7 @@ static PyObject *cut_blocks(PyObject *module, PyObject *const *args, Py_ssize_t 
 static PyObject *py_crc32(PyObject *module, PyObject *arg) {
     Py_buffer data;
     if (PyObject_GetBuffer(arg, &data, PyBUF_SIMPLE) < 0) return NULL;
-    uint32_t c = crc32(data.buf, (size_t)data.len);
+    uint32_t c = crc32_of(data.buf, (size_t)data.len);
     PyBuffer_Release(&data);
     return PyLong_FromUnsignedLong(c);
 }
