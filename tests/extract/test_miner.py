@@ -392,6 +392,7 @@ def test_a_batch_mined_ahead_is_used_only_where_reading_really_goes_on() -> None
 def test_the_c_miner_is_built_wherever_there_is_a_compiler() -> None:
     if native_enabled() and (shutil.which("cc") or shutil.which("gcc")):
         assert _C is not None, "engine/_native/redomine.c did not build: see `pip install -e .`"
+        assert load_native("trailkit") is not None, "engine/_native/trailkit.c did not build"
 
 
 def _both(root: Path, compact: bool, path: str | None = None) -> tuple[Any, Any, int]:
