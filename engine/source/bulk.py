@@ -28,7 +28,7 @@ import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Final, NamedTuple
+from typing import Final, NamedTuple
 
 from engine import _native
 from engine.source import bulkpack as bp
@@ -41,16 +41,13 @@ from engine.source.logfile import BLOCK, PAYLOAD, LogWriter
 from engine.source.session import Session, Txn, UndoEntry
 from engine.source.undo import undo_entry
 
-if TYPE_CHECKING:
-    from engine._native.redopack import Table as NativeTable
-
 _EPOCH: Final = datetime(1970, 1, 1)
 _KEYDATA: Final = struct.Struct(">IH")
 _NATIVE: Final = _native.load("redopack")
 # The row-change kernel: compiled when it was built, else its pure-Python twin (same bytes).
 # Module attributes, read when a session first uses a table or ends a transaction: tests
 # set them to either.
-TABLE_KERNEL: type[rp.Table] | type[NativeTable] = rp.Table if _NATIVE is None else _NATIVE.Table
+TABLE_KERNEL: type[rp.Table] = rp.Table if _NATIVE is None else _NATIVE.Table
 COMMIT: Callable[[bp.TxHead, int, bytes, int, int, bp.Uba3, bool], bytes] = (
     rp.commit if _NATIVE is None else _NATIVE.commit
 )
@@ -62,7 +59,7 @@ class _Table:
 
     table: TableDef
     pack: bp.TablePack
-    kern: rp.Table | NativeTable
+    kern: rp.Table  # or its compiled twin, typed as it (engine/_native/redopack.pyi)
     count: int  # records per single-row insert or delete (the row's, the index's)
     sql_insert: str
     # a delete reads the row by key, then deletes it by _rid (DELETE ... RETURNING costs
