@@ -309,6 +309,19 @@ static long usn_of(unsigned cls) {
 }
 
 /* ---- values: engine/extract/values.number_text and the character types ----------------- */
+/* digits[0:n] without its leading zeros, "0" when they are all zeros: Python's
+ * (digits[:n].lstrip("0") or "0"). Returns the characters written. */
+static int put_int(char *out, const char *digits, int n) {
+    int i = 0;
+    while (i < n && digits[i] == '0') i++;
+    if (i == n) {
+        out[0] = '0';
+        return 1;
+    }
+    memcpy(out, digits + i, (size_t)(n - i));
+    return n - i;
+}
+
 /* The text of a canonical NUMBER into out (at least 96 bytes); its length, or -1 when the
  * Python reference must say (values.number_text falls back to it there). */
 static int number_text(const uint8_t *raw, int n, char *out) {
@@ -357,41 +370,17 @@ static int number_text(const uint8_t *raw, int n, char *out) {
     int point = 2 * (exp + 1);
     int o = 0;
     if (neg) out[o++] = '-';
-    if (point >= nd) {
-        int i = 0;
-        while (i < nd && digits[i] == '0') i++;
-        if (i == nd) { /* all zeros then zeros: lstrip leaves "" */
-            return o;
-        }
-        memcpy(out + o, digits + i, (size_t)(nd - i));
-        o += nd - i;
+    if (point >= nd) { /* an integer: the digits (the first pair is not 0), then zeros */
+        o += put_int(out + o, digits, nd);
         for (int k = 0; k < point - nd; k++) out[o++] = '0';
         return o;
     }
     int fstart = point > 0 ? point : 0;
     int fend = nd;
     while (fend > fstart && digits[fend - 1] == '0') fend--;
-    if (fend == fstart) { /* no fraction: point > 0 here */
-        int i = 0;
-        while (i < point && digits[i] == '0') i++;
-        if (i == point) out[o++] = '0';
-        else {
-            memcpy(out + o, digits + i, (size_t)(point - i));
-            o += point - i;
-        }
-        return o;
-    }
-    if (point > 0) {
-        int i = 0;
-        while (i < point && digits[i] == '0') i++;
-        if (i == point) out[o++] = '0';
-        else {
-            memcpy(out + o, digits + i, (size_t)(point - i));
-            o += point - i;
-        }
-    } else {
-        out[o++] = '0';
-    }
+    if (point > 0) o += put_int(out + o, digits, point);
+    else out[o++] = '0';
+    if (fend == fstart) return o; /* no fraction: point > 0 here */
     out[o++] = '.';
     for (int k = 0; k < -point; k++) out[o++] = '0';
     memcpy(out + o, digits + fstart, (size_t)(fend - fstart));

@@ -7,7 +7,7 @@ reads the record payloads in place (``struct.unpack_from`` over the buffer
 bodies of opcodes that capture ignores (index redo 10.x, block cleanouts 4.1, the undo of
 an insert) are stepped over, and column values go to trail text through
 :mod:`engine.extract.values`. A captured row is encoded here, as a trail record template
-(:func:`engine.trail.codec.row_template`).
+(:func:`engine.trail.codec.row_record` with its defaults: the driver finishes it).
 
 Output (:class:`Mined`), in log order:
 
@@ -42,7 +42,7 @@ from engine.source.dictionary import Dictionary
 from engine.source.errors import RedoCorruptError
 from engine.source.ids import RowId
 from engine.source.redo_scan import scan_frames
-from engine.trail.codec import commit_tokens, row_record, row_template
+from engine.trail.codec import commit_tokens, row_record
 from engine.trail.errors import RecordLimitError
 from engine.trail.layout import IO_TYPE_NAMES, IOType, TransInd
 from engine.trail.model import Columns
@@ -758,7 +758,8 @@ def _undo_rows(buf: bytes, undo: int) -> list[tuple[int, dict[int, bytes | None]
 def close(events: Iterable[Event], plan: MinePlan, sequence: int) -> list[Event | Closed]:
     """Replace the events of every transaction that begins and ends in ``events`` by one
     :class:`Closed` at its end (with ``plan.compact``; see the module docstring); the rows
-    left get their record templates (:func:`engine.trail.codec.row_template`)."""
+    left get their record templates (:func:`engine.trail.codec.row_record` with its
+    defaults, which the driver finishes)."""
     events = list(events)
     closing = _closing(events, plan) if plan.compact else set()
     held: dict[str, list[Event]] = {x: [] for x in closing}
@@ -806,7 +807,7 @@ def _templated(e: Event | Closed, sequence: int) -> Event | Closed:
     if isinstance(e, Closed) or e[0] != _ROW or not e[17]:
         return e
     name, data, before, rowid = e[17]
-    return (*e[:17], row_template(e[8], name, data, before, rowid, sequence, e[3]))
+    return (*e[:17], row_record(e[8], name, data, before, rowid, sequence, e[3]))
 
 
 def _closed(events: list[Event], end: Event, sequence: int) -> Closed:

@@ -302,24 +302,12 @@ def commit_tokens(logcsn: str | None, tranid: str | None) -> bytes:
     return b"".join(_pack_token(tid, info, len(value)) + value for tid, info, value in entries)
 
 
-def row_template(
-    io_type: int,
-    name: bytes,
-    data: bytes,
-    before: bytes,
-    rowid: bytes | None,
-    audit_rba: int,
-    audit_pos: int,
-) -> bytes:
-    """A row record before its transaction commits (see :func:`finalize`)."""
-    return row_record(io_type, name, data, before, rowid, audit_rba, audit_pos)
-
-
 def finalize(
     template: bytes, trans_ind: int, io_time_us: int, logcsn: str | None, tranid: str | None
 ) -> bytes:
-    """The record of ``template`` (:func:`row_template`) with its TransInd, IO time and,
-    on the first record of a transaction, the LOGCSN and TRANID tokens."""
+    """The record of ``template`` (a row record before its transaction commits:
+    :func:`row_record` with its defaults) with its TransInd, IO time and, on the first
+    record of a transaction, the LOGCSN and TRANID tokens."""
     if logcsn is None and tranid is None:
         out = bytearray(template)
         out[_AT_TRANS_IND] = trans_ind
