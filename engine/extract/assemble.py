@@ -95,24 +95,8 @@ def _record(
 def to_records(
     xid: str, commit_scn: int, commit_time_us: int, rows: Sequence[Lcr]
 ) -> list[TrailRecord]:
-    out: list[TrailRecord] = []
     n = len(rows)
-    for i, r in enumerate(rows):
-        first = i == 0
-        out.append(
-            TrailRecord(
-                io_type=r.io_type,
-                table=r.table,
-                columns=r.columns,
-                before_columns=r.before_columns,
-                trans_ind=trans_ind(i, n),
-                before_after="B" if r.io_type == IOType.DELETE else "A",
-                io_time_us=commit_time_us,
-                audit_rba=r.pos.sequence,
-                audit_pos=r.pos.offset,
-                rowid=r.rowid,
-                logcsn=str(commit_scn) if first else None,
-                tranid=xid if first else None,
-            )
-        )
-    return out
+    return [
+        _record(xid, commit_scn, commit_time_us, r, trans_ind(i, n), i == 0)
+        for i, r in enumerate(rows)
+    ]
