@@ -20,3 +20,27 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
     session = get_session(SparkSettings(master="local[2]", app_name="ggsci-tests", log_file=log))
     yield session
     stop_session()
+
+
+@pytest.fixture(scope="session")
+def s3_server() -> Iterator[str]:
+    """A local S3-protocol server (moto) on 127.0.0.1 for the whole session; yields the base
+    URI of a fresh bucket, credentials and endpoint in it, for :mod:`engine.storage`."""
+    import logging
+
+    from moto.server import ThreadedMotoServer  # the dev extra moto[server]
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    base = (
+        f"s3://test:test@ggsci/?endpoint_override={host}:{port}&scheme=http"
+        "&region=us-east-1&allow_bucket_creation=true"
+    )
+    from pyarrow import fs as pafs
+
+    fs, _ = pafs.FileSystem.from_uri(base)
+    fs.create_dir("ggsci")
+    yield base
+    server.stop()
