@@ -57,7 +57,9 @@ def build_shell_app() -> typer.Typer:
 
 def main() -> None:
     from ggsci.launch import fast_main, is_shell_invocation
+    from ggsci.textin import tolerant_streams
 
+    tolerant_streams()
     status = fast_main(sys.argv[1:])
     if status is not None:
         sys.exit(status)

@@ -3,6 +3,7 @@
 Each front-end builds a :class:`~ggsci.session.Session` on the streams it was given and feeds it
 lines; the exit status is 0 when every command succeeded and 1 otherwise. ``--syntax-only``
 parses an obey file without executing it and reports each error as ``file:line:col: message``.
+Input is read by the rules of :mod:`ggsci.textin` (undecodable bytes as U+FFFD, a length limit).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from ggsci.commands.models import CommandError
 from ggsci.commands.parse import is_blank_or_comment, parse_command
 from ggsci.dispatch.table import bind, execute
 from ggsci.session import Session
+from ggsci.textin import clean, read_text, shown
 
 
 def stream_session(home: Home, lines: Iterator[str], out: TextIO) -> Session:
@@ -43,7 +45,7 @@ def run_lines(session: Session, lines: Iterator[str], echo: bool = True) -> int:
         if is_blank_or_comment(line):
             continue
         if echo:
-            session.say(f"{session.prompt()}{line.strip()}")
+            session.say(f"{session.prompt()}{shown(clean(line.strip()))}")
         outcome = execute(session, line)
         session.say("")
         failed |= not outcome.ok
@@ -71,11 +73,11 @@ def run_obey_file(home: Home, path: Path, out: TextIO, stdin: Iterable[str]) -> 
 def syntax_errors(path: Path) -> list[str]:
     """``file:line:col: message`` for each line of ``path`` that does not parse."""
     errors: list[str] = []
-    for number, line in enumerate(path.read_text().splitlines(), 1):
+    for number, line in enumerate(read_text(path).splitlines(), 1):
         if is_blank_or_comment(line):
             continue
         try:
-            parse_command(line.strip())
+            parse_command(clean(line.strip()))
         except CommandError as exc:
             col = exc.column + 1 + (len(line) - len(line.lstrip()))
             errors.append(f"{path}:{number}:{col}: {exc.message}")

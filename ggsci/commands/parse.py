@@ -14,6 +14,7 @@ import pyparsing as pp
 from ggsci.commands import models as M
 from ggsci.commands.grammar import COMMAND, VERB_EXPECTS
 from ggsci.commands.keywords import VERBS
+from ggsci.textin import MAX_COMMAND_LENGTH, too_long
 
 COMMENT_PREFIXES = ("--", "#")
 
@@ -26,6 +27,9 @@ def is_blank_or_comment(line: str) -> bool:
 def parse_command(line: str) -> M.Command:
     """The command on ``line`` (no newline, not blank); raises ``CommandError``."""
     text = line.rstrip()
+    refused = too_long(text)
+    if refused is not None:
+        raise M.CommandError(refused, MAX_COMMAND_LENGTH)
     try:
         result = COMMAND.parse_string(text, parse_all=True)
     except pp.ParseBaseException as exc:

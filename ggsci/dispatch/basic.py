@@ -12,6 +12,7 @@ from ggsci.commands import models as M
 from ggsci.commands.parse import is_blank_or_comment
 from ggsci.help import help_lines
 from ggsci.session import AlreadyReported, CommandFailed, ExitRequested, Session
+from ggsci.textin import clean, read_text, shown
 
 MAX_OBEY_DEPTH = 16
 NESTED_OBEY = "ERROR: Nested OBEY scripts not allowed. Use ALLOWNESTED to allow nested scripts."
@@ -50,7 +51,13 @@ def help_(session: Session, cmd: M.Help) -> None:
 
 def shell(session: Session, cmd: M.Shell) -> None:
     proc = subprocess.run(
-        cmd.command, shell=True, cwd=session.home.root, capture_output=True, text=True, check=False
+        cmd.command,
+        shell=True,
+        cwd=session.home.root,
+        capture_output=True,
+        text=True,
+        errors="replace",
+        check=False,
     )
     output = (proc.stdout + proc.stderr).rstrip("\n")
     if output:
@@ -150,7 +157,7 @@ def obey(session: Session, cmd: M.Obey) -> None:
         raise CommandFailed(f"ERROR: OBEY nesting is limited to {MAX_OBEY_DEPTH} levels.")
     path = _obey_path(session, cmd.path)
     try:
-        lines = path.read_text().splitlines()
+        lines = read_text(path).splitlines()
     except OSError as exc:
         raise CommandFailed(f"ERROR: Cannot open obey file {cmd.path} ({exc.strerror}).") from exc
     failed = 0
@@ -159,7 +166,7 @@ def obey(session: Session, cmd: M.Obey) -> None:
         for line in lines:
             if is_blank_or_comment(line):
                 continue
-            session.say(f"{session.prompt()}{line.strip()}")
+            session.say(f"{session.prompt()}{shown(clean(line.strip()))}")
             outcome = session.run(line)
             session.say("")
             failed += not outcome.ok

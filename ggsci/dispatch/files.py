@@ -1,4 +1,7 @@
-"""VIEW PARAMS, EDIT PARAMS, VIEW REPORT, VIEW GGSEVT: the home's text files."""
+"""VIEW PARAMS, EDIT PARAMS, VIEW REPORT, VIEW GGSEVT: the home's text files.
+
+They are shown whatever bytes they hold: bytes that are not UTF-8 show as U+FFFD.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from engine.groups import GroupStore
 from engine.paramcheck import check_param_file
 from ggsci.commands import models as M
 from ggsci.session import CommandFailed, Session
+from ggsci.textin import read_text
 
 DEFAULT_EDITOR = "vi"
 
@@ -42,7 +46,7 @@ def report_path(session: Session, target: str) -> Path:
 
 def _show(session: Session, path: Path, what: str) -> None:
     try:
-        text = path.read_text()
+        text = read_text(path)
     except FileNotFoundError as exc:
         raise CommandFailed(f"ERROR: {what} {path} does not exist.") from exc
     except OSError as exc:

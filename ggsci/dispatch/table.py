@@ -18,6 +18,7 @@ from ggsci.commands import models as M
 from ggsci.commands.parse import is_blank_or_comment, parse_command, render_error
 from ggsci.dispatch import basic, cptable, creds, files, groups, heartbeat, processes
 from ggsci.session import AlreadyReported, CommandFailed, ExitRequested, Outcome, Session
+from ggsci.textin import clean, too_long
 
 log = logging.getLogger("ggsci")
 
@@ -55,7 +56,11 @@ def execute(session: Session, line: str, record: bool = True) -> Outcome:
     """Run one command line in ``session``; returns whether it succeeded and whether to exit."""
     if is_blank_or_comment(line):
         return Outcome(True)
-    text = line.strip()
+    text = clean(line.strip())
+    refused = too_long(text)
+    if refused is not None:
+        session.say(f"ERROR: {refused}")
+        return Outcome(False)
     if record and not (text.startswith("!") or text.upper().split()[0] in ("FC",)):
         session.history.append(text)
     log_command(session, text)
