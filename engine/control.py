@@ -19,7 +19,8 @@ from engine.status import (
     MANAGER,
     ProcessFile,
     State,
-    effective_state,
+    lock_holder,
+    process_state,
     read_process_file,
     socket_path,
 )
@@ -40,10 +41,13 @@ class ManagerInfo:
 
 
 def manager_info(home: Home) -> ManagerInfo | None:
-    """The running Manager of ``home``, or ``None`` when it is down."""
-    pf = read_process_file(home, MANAGER, MANAGER)
-    if pf is None or effective_state(pf) != State.RUNNING:
+    """The running Manager of ``home``, or ``None`` when it is down (its lock is free and its
+    process file does not show a live process)."""
+    pf, state = process_state(home, MANAGER, MANAGER)
+    if state != State.RUNNING:
         return None
+    if pf is None or pf.state != State.RUNNING:
+        return ManagerInfo(lock_holder(home, MANAGER, MANAGER) or 0, None, State.RUNNING)
     return ManagerInfo(pf.pid, pf.port, State.RUNNING)
 
 
@@ -78,7 +82,11 @@ def start_manager(home: Home, timeout: float = START_TIMEOUT) -> ManagerInfo:
         pf = read_process_file(home, MANAGER, MANAGER)
         if pf is None or pf == before:
             return False
-        return effective_state(pf) in (State.RUNNING, State.ABENDED, State.STOPPED)
+        return process_state(home, MANAGER, MANAGER)[1] in (
+            State.RUNNING,
+            State.ABENDED,
+            State.STOPPED,
+        )
 
     wait_for(settled, timeout)
     info = manager_info(home)
@@ -103,10 +111,13 @@ def stop_manager(home: Home, timeout: float = START_TIMEOUT) -> Reply:
 
 
 def group_process(home: Home, kind: str, name: str) -> ProcessFile | None:
-    """The group's process file when the process is starting or running."""
-    pf = read_process_file(home, kind, name)
-    if pf is None or effective_state(pf) not in (State.STARTING, State.RUNNING):
+    """The group's process file when the process is starting or running (one with the pid of
+    the lock's holder when a running process lost its process file)."""
+    pf, state = process_state(home, kind, name)
+    if state not in (State.STARTING, State.RUNNING):
         return None
+    if pf is None or pf.state not in (State.STARTING, State.RUNNING):
+        return ProcessFile(kind, name, lock_holder(home, kind, name) or 0, state, "")
     return pf
 
 
@@ -125,7 +136,7 @@ def wait_for_state(home: Home, kind: str, name: str, states: set[State], timeout
     last = [State.STOPPED]
 
     def check() -> bool:
-        last[0] = effective_state(read_process_file(home, kind, name))
+        last[0] = process_state(home, kind, name)[1]
         return last[0] in states
 
     wait_for(check, timeout)

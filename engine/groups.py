@@ -9,18 +9,20 @@ stored upper-case, at most eight characters.
 from __future__ import annotations
 
 import fnmatch
-import re
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from engine.checkpoints import Checkpoints, checkpoint_path, load_checkpoints
 from engine.home import Home
-from engine.jsonfile import read_json, write_json
+from engine.jsonfile import write_json
+from engine.names import MAX_GROUP_NAME, check_group_name, valid_group_name
+from engine.trust import BadFile, read_trusted, read_trusted_json, shape_error
+
+__all__ = ["MAX_GROUP_NAME", "valid_group_name"]  # re-exported: GGSCI imports them from here
 
 GROUP_SUFFIX = ".grp"
-MAX_GROUP_NAME = 8
-GROUP_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,7}$")
 DEFAULT_MEGABYTES = 500
 
 
@@ -162,24 +164,43 @@ def _in_home(home: Home, path: str) -> Path:
     return p if p.is_absolute() else home.root / p
 
 
-def valid_group_name(name: str) -> bool:
-    return bool(GROUP_NAME_RE.match(name))
-
-
 class GroupStore:
-    """The group definitions of one home (``dirchk/*.grp``)."""
+    """The group definitions of one home (``dirchk/*.grp``).
+
+    A group file is used only if the home's owner wrote it (:mod:`engine.trust`) and it parses
+    into a definition of the group its name says; otherwise :meth:`get` raises
+    :class:`engine.trust.BadFile` naming it, and :meth:`scan` lists it apart from the good ones.
+    """
 
     def __init__(self, home: Home) -> None:
         self.home = home
 
     def path(self, name: str) -> Path:
-        return self.home.dirchk / f"{name.upper()}{GROUP_SUFFIX}"
+        """The group file of ``name``; :class:`engine.names.InvalidGroupName` for a bad name."""
+        return self.home.dirchk / f"{check_group_name(name)}{GROUP_SUFFIX}"
 
     def get(self, name: str) -> GroupDef | None:
-        path = self.path(name)
-        if not path.exists():
+        """The group ``name`` defines; ``None`` when there is none (or ``name`` is not a group
+        name, so there can be none); :class:`BadFile` when its file is unusable."""
+        if not valid_group_name(name):
             return None
-        return GroupDef.from_json(read_json(path))
+        path = self.path(name)
+        try:
+            return self._load(path)
+        except FileNotFoundError:
+            return None
+
+    def _load(self, path: Path) -> GroupDef:
+        data = read_trusted_json(path, self.home, "Group file")
+        try:
+            group = GroupDef.from_json(data)
+        except (KeyError, ValueError, TypeError, AttributeError) as exc:
+            raise shape_error(path, self.home, exc, "Group file") from None
+        if group.name.upper() != path.stem.upper() or not valid_group_name(group.name):
+            raise BadFile(
+                path, self.home, f"is corrupt (it defines group {group.name!r})", "Group file"
+            )
+        return group
 
     def save(self, group: GroupDef) -> None:
         self.home.dirchk.mkdir(parents=True, exist_ok=True)
@@ -188,14 +209,34 @@ class GroupStore:
     def delete(self, name: str) -> None:
         self.path(name).unlink(missing_ok=True)
 
-    def all(self) -> list[GroupDef]:
-        """Every group, Extracts first, then by name (the INFO ALL order)."""
+    def scan(self) -> tuple[list[GroupDef], list[BadFile]]:
+        """Every usable group (Extracts first, then by name) and every group file that is not
+        usable, each with its one-line reason. Files whose name is not a group name are not
+        group files and are left alone."""
         if not self.home.dirchk.is_dir():
-            return []
-        groups = [
-            GroupDef.from_json(read_json(p)) for p in self.home.dirchk.glob(f"*{GROUP_SUFFIX}")
-        ]
-        return sorted(groups, key=lambda g: (g.kind != GroupKind.EXTRACT, g.name))
+            return [], []
+        groups: list[GroupDef] = []
+        bad: list[BadFile] = []
+        for path in sorted(self.home.dirchk.glob(f"*{GROUP_SUFFIX}")):
+            if not valid_group_name(path.stem):
+                continue
+            try:
+                groups.append(self._load(path))
+            except BadFile as exc:
+                bad.append(exc)
+            except FileNotFoundError:
+                continue
+        groups.sort(key=lambda g: (g.kind != GroupKind.EXTRACT, g.name))
+        return groups, bad
+
+    def all(self) -> list[GroupDef]:
+        """Every usable group, Extracts first, then by name (the INFO ALL order)."""
+        return self.scan()[0]
+
+    def unusable(self, pattern: str) -> list[BadFile]:
+        """The unusable group files whose group name matches ``pattern``."""
+        pat = pattern.upper()
+        return [b for b in self.scan()[1] if fnmatch.fnmatchcase(b.path.stem.upper(), pat)]
 
     def match(self, pattern: str, kind: GroupKind | None = None) -> list[GroupDef]:
         """Groups whose name matches ``pattern`` (``*`` wildcards, case-insensitive)."""
@@ -213,6 +254,20 @@ class GroupStore:
             if any(normalize_trail(t.path) == norm for t in group.trails):
                 return group
         return None
+
+
+def checked_checkpoints(home: Home, kind: str, name: str) -> Checkpoints | None:
+    """The group's checkpoints (``None`` when it has no file yet); :class:`BadFile` naming the
+    file when the home's owner did not write it or it cannot be read."""
+    path = checkpoint_path(home, kind, name)
+    try:
+        read_trusted(path, home, "Checkpoint file")
+    except FileNotFoundError:
+        return None
+    try:
+        return load_checkpoints(home, kind, name)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise shape_error(path, home, exc, "Checkpoint file") from None
 
 
 def normalize_trail(path: str) -> str:

@@ -24,25 +24,31 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from engine.access import AccessPolicy
 from engine.events import MANAGER_COMPONENT, Clock, Event, Severity, log_event
 from engine.groups import GroupKind, GroupStore
 from engine.heartbeat.schedule import HeartbeatSchedule
 from engine.home import Home
 from engine.ipc import HandlerTable, IpcServer, Reply, Request, TcpListener
 from engine.mgrparams import ManagerParamError, ManagerParams, load_manager_params
+from engine.names import InvalidGroupName, check_group_name
 from engine.purge import purge_candidates
 from engine.status import (
     MANAGER,
+    LockHeld,
     ProcessFile,
+    ProcessLock,
     State,
-    effective_state,
-    read_process_file,
+    lock_holder,
+    process_state,
     socket_path,
     start_ticks,
     write_process_file,
 )
+from engine.trust import BadFile, NotHomeOwner, check_home_owner
 
 POLL_SECONDS = 0.2
+KILL_WAIT_SECONDS = 5.0
 KINDS = {"EXTRACT": GroupKind.EXTRACT, "REPLICAT": GroupKind.REPLICAT}
 
 
@@ -105,7 +111,10 @@ class Manager:
     def _group_of(self, request: Request) -> tuple[str, str] | Reply:
         if len(request.args) < 2 or request.args[0].upper() not in KINDS:
             return Reply.error("ERROR: expected EXTRACT|REPLICAT and a group name.")
-        return request.args[0].upper(), request.args[1].upper()
+        try:
+            return request.args[0].upper(), check_group_name(request.args[1])
+        except InvalidGroupName as exc:
+            return Reply.error(f"ERROR: {exc}")
 
     def _start_request(self, request: Request) -> Reply:
         target = self._group_of(request)
@@ -123,11 +132,14 @@ class Manager:
         return self.start_group(*target, options=tuple(options))
 
     def start_group(self, kind: str, name: str, options: tuple[str, ...] = ()) -> Reply:
-        group = GroupStore(self.home).get(name)
+        try:
+            group = GroupStore(self.home).get(name)
+        except BadFile as exc:
+            return Reply.error(f"ERROR: {exc}")
         if group is None or group.kind != kind:
             return Reply.error(f"ERROR: {kind} {name} does not exist.")
         with self.lock:
-            state = effective_state(read_process_file(self.home, kind, name))
+            pf, state = process_state(self.home, kind, name)
             if state in (State.STARTING, State.RUNNING):
                 return Reply.error(f"ERROR: {kind} {name} is already running.")
             self.home.sub("dirout").mkdir(exist_ok=True)
@@ -141,7 +153,8 @@ class Manager:
                     start_new_session=True,
                 )
             self.children[(kind, name)] = child
-            if (pf := read_process_file(self.home, kind, name)) is None or pf.pid != child.pid:
+            pf, _ = process_state(self.home, kind, name)
+            if pf is None or pf.pid != child.pid:
                 write_process_file(
                     self.home,
                     ProcessFile(
@@ -164,14 +177,23 @@ class Manager:
             return target
         kind, name = target
         with self.lock:
-            pf = read_process_file(self.home, kind, name)
-            if pf is None or effective_state(pf) not in (State.STARTING, State.RUNNING):
+            pf, state = process_state(self.home, kind, name)
+            if state not in (State.STARTING, State.RUNNING):
                 return Reply.error(f"ERROR: {kind} {name} is not running.")
+            holder = lock_holder(self.home, kind, name)
+            pid = holder or (pf.pid if pf is not None else 0)
+            if pid <= 0:
+                return Reply.error(f"ERROR: {kind} {name} runs, but its process id is unknown.")
             with contextlib.suppress(ProcessLookupError):
-                os.kill(pf.pid, signal.SIGKILL)
+                os.kill(pid, signal.SIGKILL)
             child = self.children.pop((kind, name), None)
             if child is not None:
                 child.wait()
+            deadline = _monotonic() + KILL_WAIT_SECONDS
+            while lock_holder(self.home, kind, name) is not None and _monotonic() < deadline:
+                self.stop_event.wait(0.01)  # the kernel drops the lock as the process ends
+            if pf is None or pf.pid != pid:
+                pf = ProcessFile(kind, name, pid, State.RUNNING, "")
             write_process_file(
                 self.home,
                 pf.with_state(
@@ -179,8 +201,8 @@ class Manager:
                 ),
             )
             self.last_state[(kind, name)] = State.ABENDED
-        self.event("OGG-01666", Severity.WARNING, f"{kind} {name} killed (process {pf.pid}).")
-        return Reply((f"Killed process ({pf.pid}) for {kind} {name}",))
+        self.event("OGG-01666", Severity.WARNING, f"{kind} {name} killed (process {pid}).")
+        return Reply((f"Killed process ({pid}) for {kind} {name}",))
 
     def _stop_request(self, _: Request) -> Reply:
         self.stop_event.set()
@@ -188,12 +210,18 @@ class Manager:
 
     def _childstatus(self, _: Request) -> Reply:
         lines = ["Child Process Status:", "", f"{'Group':<12}{'Process':<10}{'Status':<10}Started"]
-        for group in GroupStore(self.home).all():
-            pf = read_process_file(self.home, group.kind, group.name)
+        groups, bad = GroupStore(self.home).scan()
+        for group in groups:
+            pf, state = process_state(self.home, group.kind, group.name)
             if pf is None:
                 continue
-            lines.append(f"{group.name:<12}{pf.pid:<10}{effective_state(pf).value:<10}{pf.started}")
+            lines.append(f"{group.name:<12}{pf.pid:<10}{state.value:<10}{pf.started}")
+        lines.extend(f"ERROR: {b}" for b in bad)
         return Reply(tuple(lines))
+
+    def _refused(self, request: Request, reply: Reply) -> None:
+        text = reply.lines[0].removeprefix("ERROR: ") if reply.lines else "access denied"
+        self.event("OGG-00912", Severity.WARNING, f"Request refused: {text}")
 
     def _portinfo(self, _: Request) -> Reply:
         return Reply((f"Manager listening on port {self.port}.",))
@@ -224,8 +252,7 @@ class Manager:
                     del self.children[key]
         for group in GroupStore(self.home).all():
             key = (group.kind.value, group.name)
-            pf = read_process_file(self.home, group.kind, group.name)
-            state = effective_state(pf)
+            pf, state = process_state(self.home, group.kind, group.name)
             before = self.last_state.get(key)
             self.last_state[key] = state
             rule = next(
@@ -280,7 +307,13 @@ class Manager:
         )
         write_process_file(self.home, pf)
         try:
-            tcp = TcpListener("127.0.0.1", self.port, self.table).start()
+            tcp = TcpListener(
+                "127.0.0.1",
+                self.port,
+                self.table,
+                AccessPolicy.of(self.params.access_rules).gate,
+                self._refused,
+            ).start()
         except OSError as exc:
             self.event(
                 "OGG-00664",
@@ -291,7 +324,7 @@ class Manager:
             return 1
         self.port = tcp.port
         try:
-            server = IpcServer(sock, self.table).start()
+            server = IpcServer(sock, self.table, on_refused=self._refused).start()
         except OSError as exc:
             tcp.close()
             self.event("OGG-00664", Severity.ERROR, f"Manager cannot listen on {sock}: {exc}.")
@@ -336,7 +369,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--home", required=True)
     args = parser.parse_args(argv)
     home = Home(Path(args.home).resolve())
+    try:
+        check_home_owner(home)
+    except NotHomeOwner as exc:
+        sys.stderr.write(f"{str(exc).removeprefix('ERROR: ')}\n")
+        return 2
     os.chdir(home.root)
+    try:
+        lock = ProcessLock.acquire(home, MANAGER, MANAGER)
+    except LockHeld as exc:
+        ev = Event("OGG-01454", Severity.ERROR, exc.strerror or str(exc), MANAGER_COMPONENT)
+        sys.stderr.write(ev.format(datetime.now()) + "\n")
+        log_event(home.ggserr_log, ev)
+        return 2
+    try:
+        return _serve(home)
+    finally:
+        lock.release()
+
+
+def _serve(home: Home) -> int:
     try:
         params = load_manager_params(home.dirprm / "mgr.prm")
     except (ManagerParamError, ValueError) as exc:

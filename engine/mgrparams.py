@@ -2,9 +2,11 @@
 
 PORT n; AUTOSTART [ER|EXTRACT|REPLICAT] group; AUTORESTART [ER|EXTRACT|REPLICAT] group
 [, RETRIES n] [, WAITMINUTES n] [, RESETMINUTES n]; PURGEOLDEXTRACTS trail [, USECHECKPOINTS |
-NOUSECHECKPOINTS] [, MINKEEPHOURS n | MINKEEPDAYS n] [, MINKEEPFILES n]; CHECKMINUTES n. Other
-Manager parameters (DYNAMICPORTLIST, ACCESSRULE, LAGREPORT..., PURGEDDLHISTORY...) are accepted
-and listed in :attr:`ManagerParams.ignored`. Lines follow the parameter-file rules: ``--`` and
+NOUSECHECKPOINTS] [, MINKEEPHOURS n | MINKEEPDAYS n] [, MINKEEPFILES n]; CHECKMINUTES n;
+ACCESSRULE [, PROG p] [, IPADDR a] [, PRI n] {, ALLOW | DENY} (checked by
+:func:`params.access.build_access_rule`, as ``params check`` checks it). Other Manager
+parameters (DYNAMICPORTLIST, LAGREPORT..., PURGEDDLHISTORY...) are accepted and listed in
+:attr:`ManagerParams.ignored`. Lines follow the parameter-file rules: ``--`` and
 COMMENT lines, ``&`` continuation, case-insensitive keywords, optional commas.
 """
 
@@ -13,6 +15,8 @@ from __future__ import annotations
 import fnmatch
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from params.access import LOGIN_OPTIONS, OPTIONS, AccessRule, RuleOption, build_access_rule
 
 DEFAULT_PORT = 7809
 
@@ -62,6 +66,7 @@ class ManagerParams:
     purge: tuple[PurgeRule, ...] = ()
     check_minutes: float = 10.0
     ignored: tuple[str, ...] = field(default_factory=tuple)
+    access_rules: tuple[AccessRule, ...] = ()
 
 
 KIND_WORDS = {
@@ -111,6 +116,21 @@ def _target(line: int, words: list[str]) -> tuple[GroupPattern, int]:
     return GroupPattern(None, words[0]), 1
 
 
+def _access_rule(line: int, rest: list[str], order: int) -> AccessRule:
+    options: list[RuleOption] = []
+    i = 0
+    while i < len(rest):
+        name = rest[i].upper()
+        takes_value = name in OPTIONS + LOGIN_OPTIONS and name not in ("ALLOW", "DENY")
+        value = rest[i + 1] if takes_value and i + 1 < len(rest) else None
+        options.append(RuleOption(name, value, i))
+        i += 2 if takes_value else 1
+    rule, errors = build_access_rule(options, order, len(rest))
+    if rule is None:
+        raise ManagerParamError(line, errors[0][0])
+    return rule
+
+
 def parse_manager_params(text: str) -> ManagerParams:
     port = DEFAULT_PORT
     autostart: list[GroupPattern] = []
@@ -118,6 +138,7 @@ def parse_manager_params(text: str) -> ManagerParams:
     purge: list[PurgeRule] = []
     check_minutes = 10.0
     ignored: list[str] = []
+    access: list[AccessRule] = []
     for line, words in _logical_lines(text):
         key, rest = words[0].upper(), words[1:]
         if key == "PORT":
@@ -159,10 +180,18 @@ def parse_manager_params(text: str) -> ManagerParams:
                 else:
                     raise ManagerParamError(line, f"unknown PURGEOLDEXTRACTS option {rest[i]}")
             purge.append(PurgeRule(rest[0], use_cp, hours, files))
+        elif key == "ACCESSRULE":
+            access.append(_access_rule(line, rest, len(access)))
         else:
             ignored.append(key)
     return ManagerParams(
-        port, tuple(autostart), tuple(autorestart), tuple(purge), check_minutes, tuple(ignored)
+        port,
+        tuple(autostart),
+        tuple(autorestart),
+        tuple(purge),
+        check_minutes,
+        tuple(ignored),
+        tuple(access),
     )
 
 

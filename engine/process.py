@@ -39,17 +39,21 @@ from engine.events import (
     Severity,
     log_event,
 )
-from engine.groups import GroupDef, GroupStore
+from engine.groups import GroupDef, GroupStore, checked_checkpoints
 from engine.home import Home
 from engine.ipc import HandlerTable, IpcServer, Reply, Request
+from engine.names import InvalidGroupName, check_group_name
 from engine.report import ReportWriter
 from engine.status import (
+    LockHeld,
     ProcessFile,
+    ProcessLock,
     State,
     socket_path,
     start_ticks,
     write_process_file,
 )
+from engine.trust import BadFile, NotHomeOwner, check_home_owner
 
 RUNNERS: dict[str, str] = {
     "EXTRACT": "engine.extract.runner:ExtractRunner",
@@ -181,6 +185,16 @@ def _param_echo(path: Path) -> list[str]:
         return []
 
 
+def _refuse(home: Home, kind: str, code: str, text: str, clock: Clock) -> None:
+    """A start refused before the process exists as the group: one line to stderr (the
+    Manager's ``dirout/<GROUP>.out``) and to ggserr.log; the process file is not touched."""
+    component = CAPTURE_COMPONENT if kind == "EXTRACT" else DELIVERY_COMPONENT
+    ev = Event(code, Severity.ERROR, text, component)
+    sys.stderr.write(ev.format(clock()) + "\n")
+    if home.root.is_dir():
+        log_event(home.ggserr_log, ev, clock)
+
+
 def run_group(
     home: Home,
     kind: str,
@@ -188,9 +202,41 @@ def run_group(
     clock: Clock = datetime.now,
     start_options: dict[str, int] | None = None,
 ) -> int:
-    """The whole life of a group process; returns its exit status (0 stopped, 1 abended)."""
+    """The whole life of a group process; returns its exit status (0 stopped, 1 abended,
+    2 not startable: bad name, not the home's owner, undefined or unusable group, or another
+    instance holds the group's lock)."""
+    try:
+        check_home_owner(home)
+        name = check_group_name(name)
+    except (NotHomeOwner, InvalidGroupName) as exc:
+        sys.stderr.write(f"{str(exc).removeprefix('ERROR: ')}\n")
+        return 2
     os.chdir(home.root)
-    group = GroupStore(home).get(name)
+    try:
+        lock = ProcessLock.acquire(home, kind, name)
+    except LockHeld as exc:
+        _refuse(home, kind, "OGG-01454", exc.strerror or str(exc), clock)
+        return 2
+    try:
+        return _run_locked(home, kind, name, clock, start_options)
+    finally:
+        lock.release()
+
+
+def _run_locked(
+    home: Home,
+    kind: str,
+    name: str,
+    clock: Clock,
+    start_options: dict[str, int] | None,
+) -> int:
+    try:
+        group = GroupStore(home).get(name)
+        if group is not None and group.kind == kind:
+            checked_checkpoints(home, kind, name)
+    except BadFile as exc:
+        _refuse(home, kind, "OGG-00444", str(exc), clock)
+        return 2
     if group is None or group.kind != kind:
         log_event(
             home.ggserr_log,

@@ -6,12 +6,22 @@ STOPPED on a clean stop, ABENDED when it fails) and by the Manager (ABENDED afte
 that says STARTING/RUNNING but whose pid is gone (or is a zombie, or is another process that
 reused the pid) means the process died without saying so: that is ABENDED. So the status is
 right after a ``kill -9``, a GGSCI restart or a Manager restart.
+
+The process file is not the guard against two instances: every process (Extract, pump,
+Replicat, Manager) holds an exclusive lock on ``dirpcs/<file>.lck`` for its whole life
+(:class:`ProcessLock`, an open-file-description lock the kernel drops when the process dies,
+however it dies). A second instance cannot take it and stops with OGG-01454; GGSCI and the
+Manager read the lock (:func:`process_state`): a held lock means RUNNING even when the process
+file is missing, corrupt or stale.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
+import fcntl
 import os
+import struct
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
@@ -107,8 +117,102 @@ def write_process_file(home: Home, pf: ProcessFile) -> None:
 
 
 def remove_process_file(home: Home, kind: str, name: str) -> None:
+    """Remove the process file, socket and (when nobody holds it) lock file of a group."""
     process_file_path(home, kind, name).unlink(missing_ok=True)
     socket_path(home, kind, name).unlink(missing_ok=True)
+    if lock_holder(home, kind, name) is None:
+        lock_path(home, kind, name).unlink(missing_ok=True)
+
+
+# -- the instance lock ---------------------------------------------------------------------
+
+#: ``struct flock`` (Linux): l_type, l_whence, l_start, l_len, l_pid, with native alignment.
+_FLOCK = "hhqqi"
+
+
+def lock_path(home: Home, kind: str, name: str) -> Path:
+    return process_file_path(home, kind, name).with_name(
+        process_file_path(home, kind, name).name + ".lck"
+    )
+
+
+class LockHeld(OSError):
+    """Another process holds the lock; ``pid`` is its pid when it wrote one (else 0)."""
+
+    def __init__(self, path: Path, pid: int) -> None:
+        held = f" Lock currently held by process id (PID) {pid}." if pid else ""
+        super().__init__(
+            errno.EAGAIN,
+            f'Unable to lock file "{path}" (error {errno.EAGAIN}, '
+            f"{os.strerror(errno.EAGAIN)}).{held}",
+        )
+        self.path = path
+        self.pid = pid
+
+
+def _ofd(fd: int, command: int, kind: int) -> int:
+    """Run an open-file-description lock command on the whole file; the resulting l_type."""
+    out = fcntl.fcntl(fd, command, struct.pack(_FLOCK, kind, os.SEEK_SET, 0, 0, 0))
+    return int(struct.unpack(_FLOCK, out[: struct.calcsize(_FLOCK)])[0])
+
+
+def _holder_pid(path: Path) -> int:
+    try:
+        return int(path.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+class ProcessLock:
+    """The exclusive lock one process holds on its ``.lck`` file for its whole life.
+
+    An OFD lock (``F_OFD_SETLK``): owned by this open file, not shared with children (the fd is
+    not inherited), dropped by the kernel when the process ends, and testable by others without
+    taking it (``F_OFD_GETLK``), so a status check never makes a concurrent start fail.
+    """
+
+    def __init__(self, path: Path, fd: int) -> None:
+        self.path = path
+        self._fd: int | None = fd
+
+    @classmethod
+    def acquire(cls, home: Home, kind: str, name: str) -> ProcessLock:
+        """Take the lock or raise :class:`LockHeld`; the file then holds our pid."""
+        home.dirpcs.mkdir(parents=True, exist_ok=True)
+        path = lock_path(home, kind, name)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        try:
+            _ofd(fd, fcntl.F_OFD_SETLK, fcntl.F_WRLCK)
+        except OSError as exc:
+            os.close(fd)
+            if exc.errno in (errno.EAGAIN, errno.EACCES):
+                raise LockHeld(path, _holder_pid(path)) from None
+            raise
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        return cls(path, fd)
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+def lock_holder(home: Home, kind: str, name: str) -> int | None:
+    """``None`` when no process holds the lock, else the holder's pid (0 when unknown)."""
+    path = lock_path(home, kind, name)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if _ofd(fd, fcntl.F_OFD_GETLK, fcntl.F_WRLCK) == fcntl.F_UNLCK:
+            return None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return _holder_pid(path)
 
 
 def start_ticks(pid: int) -> int | None:
@@ -148,8 +252,19 @@ def effective_state(pf: ProcessFile | None) -> State:
     return pf.state
 
 
+def process_state(home: Home, kind: str, name: str) -> tuple[ProcessFile | None, State]:
+    """The process file (if readable) and the state to show, the lock first: a held lock is a
+    live process (RUNNING, or the file's STARTING), whatever the process file says."""
+    pf = read_process_file(home, kind, name)
+    if lock_holder(home, kind, name) is not None:
+        if pf is not None and pf.state == State.STARTING and pid_alive(pf.pid, pf.ticks):
+            return pf, State.STARTING
+        return pf, State.RUNNING
+    return pf, effective_state(pf)
+
+
 def status_of(home: Home, kind: str, name: str) -> State:
-    return effective_state(read_process_file(home, kind, name))
+    return process_state(home, kind, name)[1]
 
 
 def is_running(home: Home, kind: str, name: str) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from params import models as m
+from params.access import RuleOption, build_access_rule
 from params.builder import (
     PORT_RANGE,
     Builder,
@@ -107,3 +108,18 @@ def h_lag(field_name: str, factor: int) -> Handler:
             b.manager[field_name] = v * factor
 
     return h
+
+
+def h_accessrule(b: Builder, p: Parsed) -> None:
+    """ACCESSRULE: checked by :func:`params.access.build_access_rule` (the Manager's check)."""
+    options = []
+    for o in p.options:
+        arg = arg_of(o)
+        options.append(RuleOption(o.name, arg.text if arg else None, arg.loc if arg else o.loc))
+    rules = b.manager.get("access_rules", ())
+    end = len(b.statement.text) if b.statement else 0
+    rule, errors = build_access_rule(options, len(rules), end)
+    for message, loc in errors:
+        b.error("value", message, loc)
+    if rule is not None:
+        b.manager["access_rules"] = (*rules, rule)

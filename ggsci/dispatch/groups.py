@@ -14,31 +14,31 @@ from engine.checkpoints import (
     ReadCheckpoint,
     WriteCheckpoint,
     delete_checkpoints,
-    load_checkpoints,
     save_checkpoints,
 )
 from engine.events import GGSCI_COMPONENT, Event, Severity, log_event
 from engine.groups import (
     DEFAULT_MEGABYTES,
-    MAX_GROUP_NAME,
     GroupDef,
     GroupKind,
     GroupStore,
     SourceType,
     TrailDef,
     TrailKind,
+    checked_checkpoints,
     normalize_trail,
-    valid_group_name,
 )
+from engine.names import InvalidGroupName, valid_group_name, valid_group_pattern
 from engine.status import (
     MANAGER,
-    effective_state,
-    read_process_file,
+    State,
+    process_state,
     remove_process_file,
 )
+from engine.trust import BadFile
 from ggsci.commands import models as M
 from ggsci.render import screens
-from ggsci.session import CommandFailed, Session
+from ggsci.session import AlreadyReported, CommandFailed, Session
 
 TRAIL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]$")
 STAMP = "%Y-%m-%d %H:%M:%S"
@@ -48,20 +48,56 @@ def store(session: Session) -> GroupStore:
     return GroupStore(session.home)
 
 
-def resolve(session: Session, kind: str | None, pattern: str) -> list[GroupDef]:
-    """The groups ``pattern`` names (wildcards allowed); CommandFailed when there are none."""
+def check_pattern(pattern: str) -> None:
+    """CommandFailed (one line, the rule) unless ``pattern`` is a group name or wildcard."""
+    if not valid_group_pattern(pattern):
+        raise CommandFailed(f"ERROR: {InvalidGroupName(pattern)}")
+
+
+def get_group(session: Session, name: str) -> GroupDef | None:
+    """The group ``name``; CommandFailed for a bad name or an unusable group file."""
+    if not valid_group_name(name):
+        raise CommandFailed(f"ERROR: {InvalidGroupName(name)}")
+    try:
+        return store(session).get(name)
+    except BadFile as exc:
+        raise CommandFailed(f"ERROR: {exc}") from exc
+
+
+def resolve(
+    session: Session, kind: str | None, pattern: str, report_bad: bool = True
+) -> list[GroupDef]:
+    """The groups ``pattern`` names (wildcards allowed); CommandFailed when there are none.
+
+    Each matching group file that cannot be used is reported on its own line (naming the
+    file) and left out, so one corrupt file does not stop the command for the others."""
+    check_pattern(pattern)
     groups = store(session).match(pattern, GroupKind(kind) if kind else None)
+    bad = store(session).unusable(pattern) if report_bad else []
+    for problem in bad:
+        session.say(f"ERROR: {problem}")
     if groups:
         return groups
+    if bad:
+        raise AlreadyReported(str(bad[-1]))
     if "*" in pattern or "?" in pattern:
         raise CommandFailed(f"ERROR: No {kind or 'EXTRACT or REPLICAT'} groups match {pattern}.")
     raise CommandFailed(f"ERROR: {kind or 'Group'} {pattern} does not exist.")
 
 
-def view(session: Session, group: GroupDef) -> screens.GroupView:
-    pf = read_process_file(session.home, group.kind, group.name)
-    cps = load_checkpoints(session.home, group.kind, group.name)
-    return screens.GroupView(group, cps, effective_state(pf), pf)
+def view(session: Session, group: GroupDef, problems: list[str] | None = None) -> screens.GroupView:
+    """What INFO / STATUS show of ``group``. An unusable checkpoint file is shown as none, and
+    its one-line reason goes to ``problems`` (or is said at once when ``problems`` is None)."""
+    pf, state = process_state(session.home, group.kind, group.name)
+    try:
+        cps = checked_checkpoints(session.home, group.kind, group.name)
+    except BadFile as exc:
+        cps = None
+        if problems is None:
+            session.say(f"ERROR: {exc}")
+        else:
+            problems.append(f"ERROR: {exc}")
+    return screens.GroupView(group, cps, state, pf)
 
 
 def resolve_begin(session: Session, begin: str | None) -> str | None:
@@ -97,11 +133,8 @@ def add_group(session: Session, cmd: M.AddGroup) -> None:
     o = cmd.options
     kind = GroupKind(cmd.kind)
     if not valid_group_name(cmd.name):
-        raise CommandFailed(
-            f"ERROR: Invalid group name {cmd.name}: a letter, then letters, digits "
-            f"or _, at most {MAX_GROUP_NAME} characters."
-        )
-    existing = store(session).get(cmd.name)
+        raise CommandFailed(f"ERROR: {InvalidGroupName(cmd.name)}")
+    existing = get_group(session, cmd.name)
     if existing is not None:
         raise CommandFailed(f"ERROR: {existing.kind} {cmd.name} already exists.")
     if o.integrated or o.coordinated or o.parallel:
@@ -148,9 +181,21 @@ def add_group(session: Session, cmd: M.AddGroup) -> None:
     session.say(f"{kind.value} added.")
 
 
+def _running(session: Session, group: GroupDef) -> bool:
+    state = process_state(session.home, group.kind, group.name)[1]
+    return state in (State.RUNNING, State.STARTING)
+
+
+def _cps(session: Session, group: GroupDef) -> Checkpoints | None:
+    """The group's checkpoints; CommandFailed naming the file when it is unusable."""
+    try:
+        return checked_checkpoints(session.home, group.kind, group.name)
+    except BadFile as exc:
+        raise CommandFailed(f"ERROR: {exc}") from exc
+
+
 def _running_guard(session: Session, group: GroupDef, action: str) -> None:
-    state = view(session, group).state
-    if state.value in ("RUNNING", "STARTING"):
+    if _running(session, group):
         raise CommandFailed(
             f"ERROR: {group.kind} {group.name} is running; stop it before you {action} it."
         )
@@ -165,9 +210,7 @@ def alter_group(session: Session, cmd: M.AlterGroup) -> None:
             "which ggsci does not offer."
         )
     _running_guard(session, group, "alter")
-    cps = load_checkpoints(session.home, group.kind, group.name) or Checkpoints(
-        group.name, group.kind
-    )
+    cps = _cps(session, group) or Checkpoints(group.name, group.kind)
     begin = resolve_begin(session, o.begin)
     changes: dict[str, Any] = {
         k: v
@@ -245,7 +288,12 @@ def _reposition(rc: ReadCheckpoint, o: M.GroupOptions, begin: str | None) -> Rea
 
 
 def delete_group(session: Session, cmd: M.DeleteGroup) -> None:
-    groups = resolve(session, cmd.kind, cmd.pattern)
+    check_pattern(cmd.pattern)
+    bad = store(session).unusable(cmd.pattern)
+    if bad:  # unusable group files match too: DELETE is how they go
+        groups = store(session).match(cmd.pattern, GroupKind(cmd.kind) if cmd.kind else None)
+    else:
+        groups = resolve(session, cmd.kind, cmd.pattern)
     wildcard = "*" in cmd.pattern or "?" in cmd.pattern
     if (
         wildcard
@@ -258,16 +306,36 @@ def delete_group(session: Session, cmd: M.DeleteGroup) -> None:
         return
     failures = []
     for group in groups:
-        state = view(session, group).state
-        if state.value in ("RUNNING", "STARTING"):
+        if _running(session, group):
             failures.append(f"ERROR: {group.kind} {group.name} is running; stop it first.")
             continue
         store(session).delete(group.name)
         delete_checkpoints(session.home, group.kind, group.name)
         remove_process_file(session.home, group.kind, group.name)
         session.say(f"Deleted {group.kind} {group.name}.")
+    for problem in bad:
+        failures.extend(_delete_unusable(session, cmd.kind, problem))
     if failures:
         raise CommandFailed("\n".join(failures))
+
+
+def _delete_unusable(session: Session, kind: str | None, problem: BadFile) -> list[str]:
+    """DELETE of a group whose group file is unusable: its kind cannot be read from the file,
+    so the command's kind is taken (both kinds' files go when it names none); refused while a
+    process of that name runs."""
+    name = problem.path.stem.upper()
+    kinds = (kind,) if kind else ("EXTRACT", "REPLICAT")
+    for k in ("EXTRACT", "REPLICAT"):
+        if process_state(session.home, k, name)[1] in (State.STARTING, State.RUNNING):
+            return [f"ERROR: {k} {name} is running; stop it first."]
+    problem.path.unlink(missing_ok=True)
+    for k in kinds:
+        delete_checkpoints(session.home, k, name)
+        remove_process_file(session.home, k, name)
+    session.say(
+        f"Deleted {kind or 'group'} {name} (its unusable group file {problem.path.name} removed)."
+    )
+    return []
 
 
 def info_group(session: Session, cmd: M.InfoGroup) -> None:
@@ -287,9 +355,15 @@ def status_group(session: Session, cmd: M.StatusGroup) -> None:
 
 
 def info_all(session: Session, cmd: M.InfoAll) -> None:
-    manager = effective_state(read_process_file(session.home, MANAGER, MANAGER))
-    views = [view(session, g) for g in store(session).all()]
+    manager = process_state(session.home, MANAGER, MANAGER)[1]
+    groups, bad = store(session).scan()
+    problems: list[str] = []
+    views = [view(session, g, problems) for g in groups]
     session.say(*screens.info_all(manager, views, session.clock(), cmd.scope))
+    problems.extend(f"ERROR: {b}" for b in bad)
+    if problems:
+        session.say(*problems)
+        raise AlreadyReported(problems[-1])
 
 
 # --- trails -------------------------------------------------------------------------------
@@ -311,7 +385,7 @@ def add_trail(session: Session, cmd: M.AddTrail) -> None:
         raise CommandFailed(
             f"ERROR: Trail {cmd.path} already exists for {owner.kind} {owner.name}."
         )
-    group = store(session).get(cmd.extract)
+    group = get_group(session, cmd.extract)
     if group is None or group.kind != GroupKind.EXTRACT:
         raise CommandFailed(f"ERROR: EXTRACT {cmd.extract} does not exist.")
     megabytes = cmd.megabytes or DEFAULT_MEGABYTES
@@ -319,9 +393,7 @@ def add_trail(session: Session, cmd: M.AddTrail) -> None:
         raise CommandFailed("ERROR: MEGABYTES must be between 1 and 2000.")
     seqno = cmd.seqno or 0
     store(session).save(group.with_trail(TrailDef(cmd.path, TrailKind(cmd.kind), megabytes, seqno)))
-    cps = load_checkpoints(session.home, group.kind, group.name) or Checkpoints(
-        group.name, group.kind
-    )
+    cps = _cps(session, group) or Checkpoints(group.name, group.kind)
     write = WriteCheckpoint(cmd.path, cmd.kind, Position(seqno=seqno), megabytes)
     save_checkpoints(session.home, cps.with_write(write))
     session.say(f"{cmd.kind} added.")
@@ -347,7 +419,7 @@ def alter_trail(session: Session, cmd: M.AlterTrail) -> None:
     trail = _trail_def(owner, cmd.path)
     megabytes = cmd.megabytes or trail.megabytes
     store(session).save(owner.with_trail(replace(trail, megabytes=megabytes)))
-    cps = load_checkpoints(session.home, owner.kind, owner.name)
+    cps = _cps(session, owner)
     if cps is not None:
         writes = tuple(
             replace(w, megabytes=megabytes) if w.trail == trail.path else w for w in cps.writes
@@ -360,7 +432,7 @@ def delete_trail(session: Session, cmd: M.DeleteTrail) -> None:
     owner = _trail_owner(session, cmd.kind, cmd.path, cmd.extract)
     trail = _trail_def(owner, cmd.path)
     store(session).save(owner.without_trail(trail.path))
-    cps = load_checkpoints(session.home, owner.kind, owner.name)
+    cps = _cps(session, owner)
     if cps is not None:
         save_checkpoints(session.home, cps.without_write(trail.path))
     session.say(f"Deleting {cmd.kind.lower()} {trail.path} for EXTRACT {owner.name}.")
@@ -369,7 +441,11 @@ def delete_trail(session: Session, cmd: M.DeleteTrail) -> None:
 def info_trail(session: Session, cmd: M.InfoTrail) -> None:
     shown = 0
     for group in store(session).all():
-        cps = load_checkpoints(session.home, group.kind, group.name)
+        try:
+            cps = _cps(session, group)
+        except CommandFailed as exc:
+            session.say(str(exc))
+            cps = None
         for trail in group.trails:
             if trail.kind != cmd.kind:
                 continue

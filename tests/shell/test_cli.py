@@ -75,11 +75,11 @@ def test_obey_syntax_only_reports_file_line_col(tmp_path: Path) -> None:
 
 
 def test_no_traceback_for_unexpected_failures(home: Home) -> None:
-    (home.dirchk / "BROKEN.grp").write_text("{not json")
+    (home.dirpcs / "MGR.pcm").mkdir()  # a process file that cannot be read at all
     result = runner.invoke(build_app(), ["--home", str(home.root), "run", "INFO ALL"])
     assert result.exit_code == 1
     assert "Traceback" not in result.output
-    assert result.output.startswith("ERROR: JSONDecodeError")
+    assert result.output.startswith("ERROR: IsADirectoryError")
 
 
 def test_shell_modules_do_not_import_pyspark() -> None:
