@@ -24,9 +24,10 @@ from engine.source.database import (
     open_database,
 )
 from engine.source.dictionary import load_dictionary
-from engine.source.errors import SourceError
+from engine.source.errors import DatabaseError, SourceError
 
 if TYPE_CHECKING:
+    from engine.source.redo import RedoRecord
     from engine.source.sql import Result
 
 app = typer.Typer(help="The embedded source database and its redo log.", no_args_is_help=True)
@@ -304,10 +305,10 @@ def import_dump(
     from engine.source.dump_parse import parse_dump
 
     dic = _guard(lambda: load_dictionary(dictionary))
-    records = []
+    records: list[tuple[str, RedoRecord]] = []
     for f in files:
         try:
-            with open(f, encoding="utf-8") as fh:
+            with open(f, encoding="utf-8", errors="replace") as fh:
                 try:
                     result = parse_dump(fh, source=str(f), lenient=lenient)
                 except SourceError as exc:
@@ -316,9 +317,20 @@ def import_dump(
             raise _fail(SourceError(f"cannot read {f}: {exc.strerror}", "GGS-SRC-0107")) from None
         for w in result.warnings:
             typer.echo(f"warning: {w}", err=True)
-        records.extend(result.records)
+        records.extend((str(f), r) for r in result.records)
     with _db(home, name) as db:
-        n = db.append_foreign(records, dic)
+        # Every check that can fail runs before the first byte is written (parse_dump has
+        # checked each record against the redo format): a refused import leaves nothing.
+        for where, r in records:
+            if r.thread > db.state.threads:
+                raise _fail(
+                    DatabaseError(
+                        f"{where}: a record of redo thread {r.thread} (RBA {r.rba.dump()}): "
+                        f"database {name.upper()} has {db.state.threads} thread(s)",
+                        "GGS-SRC-0106",
+                    )
+                )
+        n = db.append_foreign([r for _, r in records], dic)
     typer.echo(f"{n} redo record(s) imported from {len(files)} file(s).")
 
 

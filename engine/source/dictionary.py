@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -224,14 +226,192 @@ class Dictionary:
         return new
 
 
+DICTIONARY_ERROR = "GGS-SRC-0500"
+
+JsonPath = tuple[str | int, ...]
+Problem = tuple[JsonPath, str] | None
+_TABLE_FIELDS: dict[str, str] = {
+    "owner": "name",
+    "name": "name",
+    "obj": "int",
+    "dataobj": "int",
+    "columns": "columns",
+    "key": "names",
+    "unique": "name lists",
+    "indexes": "indexes",
+    "file": "int",
+    "header_block": "int",
+    "foreign": "objects",
+}
+_COLUMN_FIELDS = {
+    "name": "name",
+    "type": "name",
+    "length": "int",
+    "nullable": "bool",
+    "precision": "int or null",
+    "scale": "int or null",
+}
+_INDEX_FIELDS = {
+    "name": "name",
+    "obj": "int",
+    "dataobj": "int",
+    "columns": "names",
+    "unique": "bool",
+    "primary": "bool",
+    "block": "int",
+}
+_REQUIRED = {
+    "table": ("owner", "name", "obj", "columns"),
+    "column": ("name", "type"),
+    "index": ("name", "obj", "columns"),
+}
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    return json.dumps(value)[:40]
+
+
+def _check_object(value: Any, path: JsonPath, what: str, fields: dict[str, str]) -> Problem:
+    if not isinstance(value, dict):
+        return path, f"expected a {what} object, found {_kind(value)}"
+    for name in _REQUIRED[what]:
+        if name not in value:
+            return path, f'{what} has no "{name}"'
+    for name, expected in fields.items():
+        if name in value and (problem := _check_value(value[name], (*path, name), expected)):
+            return problem
+    return None
+
+
+def _is_name(v: Any) -> bool:
+    return isinstance(v, str) and v.strip() != ""
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+_SCALARS: dict[str, Callable[[Any], bool]] = {
+    "name": _is_name,
+    "int": lambda v: _is_int(v) and v >= 0,
+    "int or null": lambda v: v is None or _is_int(v),
+    "bool": lambda v: isinstance(v, bool),
+}
+_LISTS: dict[str, Callable[[Any, JsonPath], Problem]] = {
+    "columns": lambda v, p: _check_object(v, p, "column", _COLUMN_FIELDS),
+    "indexes": lambda v, p: _check_object(v, p, "index", _INDEX_FIELDS),
+    "names": lambda v, p: _check_value(v, p, "name"),
+    "name lists": lambda v, p: _check_value(v, p, "names"),
+    "objects": lambda v, p: None if isinstance(v, dict) else (p, f"found {_kind(v)}"),
+}
+
+
+def _check_value(value: Any, path: JsonPath, expected: str) -> Problem:
+    """The first place where ``value`` is not what ``expected`` names, with why."""
+    if expected in _SCALARS:
+        ok = _SCALARS[expected](value)
+        return None if ok else (path, f"expected {expected}, found {_kind(value)}")
+    if not isinstance(value, list):
+        return path, f"expected a list of {expected}, found {_kind(value)}"
+    for i, item in enumerate(value):
+        if problem := _LISTS[expected](item, (*path, i)):
+            return problem
+    return None
+
+
+def dictionary_problem(doc: Any) -> Problem:
+    """Where the parsed dictionary JSON ``doc`` breaks the documented shape, and why."""
+    if not isinstance(doc, dict) or "tables" not in doc:
+        return (), 'expected an object with a "tables" list'
+    tables = doc["tables"]
+    if not isinstance(tables, list):
+        return ("tables",), f"expected a list of tables, found {_kind(tables)}"
+    for i, table in enumerate(tables):
+        if problem := _check_object(table, ("tables", i), "table", _TABLE_FIELDS):
+            return problem
+        if not table["columns"]:
+            return ("tables", i, "columns"), "a table needs at least one column"
+        for j, column in enumerate(table["columns"]):
+            if column["type"].upper() not in CODECS:
+                return ("tables", i, "columns", j, "type"), f"unsupported type {column['type']}"
+    return None
+
+
+_WS = re.compile(r"[ \t\n\r]*")
+
+
+def json_offset(text: str, path: JsonPath) -> int:
+    """Where the value at ``path`` starts in ``text``, a JSON document that parses."""
+    decoder = json.JSONDecoder()
+
+    def skip(pos: int) -> int:
+        return _WS.match(text, pos).end()  # type: ignore[union-attr]  # always matches
+
+    pos = skip(0)
+    for step in path:
+        pos = skip(pos + 1)  # past "[" or "{"
+        if isinstance(step, int):
+            for _ in range(step):
+                pos = skip(skip(decoder.raw_decode(text, pos)[1]) + 1)  # a value and ","
+            continue
+        while True:
+            key, pos = decoder.raw_decode(text, pos)
+            pos = skip(skip(pos) + 1)  # ":"
+            if key == step:
+                break
+            pos = skip(skip(decoder.raw_decode(text, pos)[1]) + 1)  # the value and ","
+    return pos
+
+
+def _where(path: JsonPath) -> str:
+    out = ""
+    for step in path:
+        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else step)
+    return out or "the document"
+
+
 def load_dictionary(path: Path) -> Dictionary:
-    """Read a dictionary JSON file (a database's ``dictionary.json`` or an import file)."""
+    """Read a dictionary JSON file (a database's ``dictionary.json`` or an import file).
+
+    Every problem is one :class:`SourceError` (code ``GGS-SRC-0500``) naming the file and the
+    line: unreadable, not UTF-8, not JSON, or not the shape in the module docstring.
+    """
+
+    def fail(where: str | None, message: str) -> SourceError:
+        at = f"{path}:{where}" if where else str(path)
+        return SourceError(f"{at}: {message}", DICTIONARY_ERROR)
+
     try:
-        return Dictionary.from_json(json.loads(path.read_text(encoding="utf-8")))
+        data = path.read_bytes()
     except OSError as exc:
-        raise SourceError(f"cannot read dictionary {path}: {exc.strerror}") from exc
+        raise fail(None, f"cannot read: {exc.strerror}") from exc
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise fail(str(line), f"not UTF-8 (byte {data[exc.start]:#04x})") from exc
+    try:
+        doc = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise SourceError(f"{path}:{exc.lineno}:{exc.colno}: bad JSON: {exc.msg}") from exc
+        raise fail(f"{exc.lineno}:{exc.colno}", f"bad JSON: {exc.msg}") from exc
+    except RecursionError as exc:
+        raise fail("1", "bad JSON: nested too deeply") from exc
+    if problem := dictionary_problem(doc):
+        where, message = problem
+        line = text.count("\n", 0, json_offset(text, where)) + 1
+        raise fail(str(line), f"{_where(where)}: {message}")
+    try:
+        return Dictionary.from_json(doc)
+    except SourceError as exc:  # a rule dictionary_problem does not know (yet)
+        raise fail(None, exc.message) from exc
 
 
 def save_dictionary(path: Path, dictionary: Dictionary) -> None:

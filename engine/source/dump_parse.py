@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import json
 import re
+import struct
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final
 
 from engine.source.errors import DumpSyntaxError
-from engine.source.ids import Rba, Uba, Xid, parse_scn
+from engine.source.ids import SCN_MAX, Rba, Uba, Xid, parse_scn
 from engine.source.redo import (
     Body,
     ChangeVector,
@@ -38,6 +39,7 @@ from engine.source.redo import (
     Undo,
     UndoApplied,
 )
+from engine.source.redo_codec import encode_record
 
 MODELED: Final = frozenset(
     {
@@ -69,6 +71,37 @@ def _hex(text: str | None) -> bytes:
 
 def _ints(text: str) -> tuple[int, ...]:
     return tuple(int(t) for t in text.split())
+
+
+def _within(what: str, value: int, limit: int) -> int:
+    """``value`` if the redo format can hold it, else a ``ValueError`` naming the field."""
+    if not 0 <= value <= limit:
+        raise ValueError(f"{what} {value:#x} is out of range (at most {limit:#x})")
+    return value
+
+
+def _scn(text: str) -> int:
+    return _within("SCN", parse_scn(text), SCN_MAX)
+
+
+def _rba(text: str) -> Rba:
+    rba = Rba.parse(text)
+    _within("RBA log sequence", rba.seq, 0xFFFF_FFFF)
+    _within("RBA block", rba.block, 0xFFFF_FFFF)
+    _within("RBA offset", rba.offset, 0xFFFF)
+    return rba
+
+
+_MISSING: Final = re.compile(r"missing \d+ required (?:positional |keyword-only )?arguments?: (.*)")
+
+
+def _incomplete(what: str, exc: TypeError) -> str:
+    """``TypeError`` of a dataclass built without a field → which lines were missing."""
+    m = _MISSING.search(str(exc))
+    if m is None:
+        return f"{what}: {exc}"
+    fields = ", ".join(re.findall(r"'(\w+)'", m.group(1)))
+    return f"{what} is incomplete: it has no {fields}"
 
 
 @dataclass
@@ -139,18 +172,18 @@ def _ktb_kind(cv: _Cv, m: re.Match[str]) -> None:
 
 
 def _itl_line(cv: _Cv, m: re.Match[str]) -> None:
-    cv.ktb.update(itl_flg=m.group(1), itl_lkc=int(m.group(2)), itl_scn=parse_scn(m.group(3)))
+    cv.ktb.update(itl_flg=m.group(1), itl_lkc=int(m.group(2)), itl_scn=_scn(m.group(3)))
 
 
 def _cleanout_head(cv: _Cv, m: re.Match[str]) -> None:
     if cv.op == (4, 1):
-        cv.f["scn"] = parse_scn(m.group(1))
+        cv.f["scn"] = _scn(m.group(1))
     else:
-        cv.ktb["cleanout_scn"] = parse_scn(m.group(1))
+        cv.ktb["cleanout_scn"] = _scn(m.group(1))
 
 
 def _cleanout_entry(cv: _Cv, m: re.Match[str]) -> None:
-    cv.cleanout.append((int(m.group(1)), int(m.group(2)), parse_scn(m.group(3))))
+    cv.cleanout.append((int(m.group(1)), int(m.group(2)), _scn(m.group(3))))
 
 
 def _slot_entry(cv: _Cv, m: re.Match[str]) -> None:
@@ -492,13 +525,24 @@ class DumpReadResult:
 def parse_dump(
     lines: Iterable[str], *, source: str = "<dump>", lenient: bool = False
 ) -> DumpReadResult:
-    """Parse dump text into records; see the module docstring for strictness."""
+    """Parse dump text into records; see the module docstring for strictness.
+
+    Every problem is a :class:`DumpSyntaxError` naming ``source`` and a line number: a line
+    that is not dump syntax; a value the redo format cannot hold (an SCN beyond 48 bits, an
+    RBA field beyond its width), reported at its line; a change vector or record that lacks
+    a line it needs (``ktubl redo:``, ``xid:``, the SCN line), reported at its first line.
+    Records are checked against the binary redo format here, so an importer that writes
+    nothing until parsing succeeded writes nothing for a bad dump.
+    """
     records: list[RedoRecord] = []
     warnings: list[str] = []
     rec: dict[str, Any] | None = None
+    rec_at: tuple[int, str] = (0, "")
     cv: _Cv | None = None
+    cv_at: tuple[int, str] = (0, "")
     cvs: list[ChangeVector] = []
     expect_scn = False
+    line_no, line = 0, ""
 
     def finish_cv() -> None:
         nonlocal cv
@@ -507,60 +551,72 @@ def parse_dump(
         if cv.pending is not None and cv.pending[1] == "hex":
             raise DumpSyntaxError("hex bytes missing", line_no, line, source)
         h = cv.head
-        cvs.append(
-            ChangeVector(
-                h["layer"],
-                h["code"],
-                _build_body(cv),
-                **{k: v for k, v in h.items() if k not in ("layer", "code")},
-            )
-        )
+        what = f"change vector OP:{h['layer']}.{h['code']}"
+        try:
+            body = _build_body(cv)
+        except TypeError as exc:
+            raise DumpSyntaxError(_incomplete(what, exc), *cv_at, source) from exc
+        except (ValueError, KeyError) as exc:
+            raise DumpSyntaxError(f"{what}: {exc}", *cv_at, source) from exc
+        extra = {k: v for k, v in h.items() if k not in ("layer", "code")}
+        cvs.append(ChangeVector(h["layer"], h["code"], body, **extra))
         cv = None
 
     def finish_record() -> None:
         nonlocal rec, cvs
         finish_cv()
         if rec is not None:
-            records.append(RedoRecord(changes=tuple(cvs), **rec))
+            try:
+                record = RedoRecord(changes=tuple(cvs), **rec)
+            except TypeError as exc:
+                raise DumpSyntaxError(_incomplete("redo record", exc), *rec_at, source) from exc
+            try:
+                encode_record(record)
+            except (struct.error, OverflowError, ValueError, TypeError) as exc:
+                raise DumpSyntaxError(
+                    f"redo record does not fit the redo format ({exc})", *rec_at, source
+                ) from exc
+            records.append(record)
         rec, cvs = None, []
 
-    line_no, line = 0, ""
-    for line_no, raw_line in enumerate(lines, 1):
-        line = raw_line.rstrip("\r\n")
+    def take() -> None:
+        nonlocal rec, rec_at, cv, cv_at, expect_scn
         if m := _REC.match(line):
+            if expect_scn:
+                raise ValueError("expected the SCN line of a redo record, found another header")
             finish_record()
             rec = {
-                "thread": int(m.group(1)),
-                "rba": Rba.parse(m.group(2)),
-                "length": int(m.group(3), 16),
-                "vld": int(m.group(4), 16),
+                "thread": _within("thread", int(m.group(1)), 0xFFFF),
+                "rba": _rba(m.group(2)),
+                "length": _within("LEN", int(m.group(3), 16), 0xFFFF_FFFF),
+                "vld": _within("VLD", int(m.group(4), 16), 0xFF),
             }
+            rec_at = (line_no, line)
             expect_scn = True
-            continue
+            return
         if not line.strip():
-            continue
+            return
         if expect_scn:
             if not (m := _SCN.match(line)):
-                raise DumpSyntaxError(
-                    "expected the SCN line of a redo record", line_no, line, source
-                )
+                raise ValueError("expected the SCN line of a redo record")
             assert rec is not None
             ts = datetime.strptime(m.group(3), "%m/%d/%Y %H:%M:%S")
             if m.group(4):
                 ts = ts.replace(microsecond=int(m.group(4)))
-            rec.update(scn=parse_scn(m.group(1)), subscn=int(m.group(2)), timestamp=ts)
+            subscn = _within("SUBSCN", int(m.group(2)), 0xFFFF)
+            rec.update(scn=_scn(m.group(1)), subscn=subscn, timestamp=ts)
             expect_scn = False
-            continue
+            return
         if rec is not None and cv is None and not cvs and (m := _LWN.match(line)):
-            rec["lwn"] = (int(m.group(1)), int(m.group(2)), parse_scn(m.group(3)))
-            continue
+            rec["lwn"] = (int(m.group(1)), int(m.group(2)), _scn(m.group(3)))
+            return
         if rec is not None and (m := _CHANGE.match(line)):
             finish_cv()
             g = m.groupdict()
             head: dict[str, Any] = {
                 "layer": int(g["layer"]),
                 "code": int(g["code"]),
-                "scn": parse_scn(g["scn"]),
+                "scn": _scn(g["scn"]),
                 "seq": int(g["seq"]),
                 "marker": bool(g["marker"]),
             }
@@ -573,28 +629,30 @@ def parse_dump(
                     obj=int(g["obj"]),
                 )
             cv = _Cv(head)
-            continue
+            cv_at = (line_no, line)
+            return
         if cv is not None:
             if cv.op not in MODELED:
                 cv.lines.append(line)
-                continue
-            try:
-                if _continuation(cv, line):
-                    continue
-                if _dispatch(cv, line):
-                    continue
-            except (ValueError, KeyError, TypeError) as exc:
-                raise DumpSyntaxError(str(exc), line_no, line, source) from exc
+                return
+            if _continuation(cv, line) or _dispatch(cv, line):
+                return
         if lenient:
             warnings.append(f"{source}:{line_no}: skipped non-dump text: {line.strip()[:60]}")
-            continue
-        raise DumpSyntaxError("not redo dump syntax", line_no, line, source)
+            return
+        raise ValueError("not redo dump syntax")
+
+    for line_no, raw_line in enumerate(lines, 1):
+        line = raw_line.rstrip("\r\n")
+        try:
+            take()
+        except DumpSyntaxError:
+            raise
+        except (ValueError, KeyError, TypeError, OverflowError) as exc:
+            raise DumpSyntaxError(str(exc), line_no, line, source) from exc
     if expect_scn:
-        raise DumpSyntaxError("record ends before its SCN line", line_no, line, source)
-    try:
-        finish_record()
-    except (ValueError, KeyError, TypeError) as exc:
-        raise DumpSyntaxError(str(exc), line_no, line, source) from exc
+        raise DumpSyntaxError("record ends before its SCN line", *rec_at, source)
+    finish_record()
     return DumpReadResult(records, warnings)
 
 
