@@ -66,7 +66,8 @@ def extract(
         str | None,
         typer.Option(
             "--master",
-            help="Spark master (default: GLOBALS SPARKMASTER, $GGSCI_SPARK_MASTER, local[*]).",
+            help="Spark master (default: $GGSCI_SPARK_MASTER, else SPARKMASTER of the "
+            "parameter file, else of GLOBALS, else local[*]; under spark-submit, its --master).",
         ),
     ] = None,
 ) -> None:
@@ -93,6 +94,17 @@ def extract(
         raise typer.Exit(1)
     model = result.model
     name = (model.group or paramfile.stem).upper()
+    from engine.status import LockHeld, ProcessLock
+    from engine.trust import NotHomeOwner, check_home_owner
+
+    try:  # the home's owner only, and one instance of the group (the lock lives till exit)
+        check_home_owner(h)
+        ProcessLock.acquire(h, "EXTRACT", name)
+    except (NotHomeOwner, LockHeld) as exc:
+        typer.echo(
+            f"ERROR OGG-01454  {exc.strerror}" if isinstance(exc, LockHeld) else exc, err=True
+        )
+        raise typer.Exit(1) from exc
     report = ReportWriter(reportfile or h.dirrpt / f"{name}.rpt")
     report.start(
         CAPTURE_COMPONENT,
@@ -109,16 +121,14 @@ def extract(
             typer.echo(ev.format(datetime.now()), err=True)
 
     from engine.extract.redo_source import MINER_MODULES
-    from engine.spark import SparkSettings, get_session, master_from, warm_workers
+    from engine.spark import SparkConfigError, batch_splits, extract_session, task_failure
 
-    spark = get_session(
-        SparkSettings(
-            master=master or master_from(h.globals_file),
-            app_name=f"ggsci-extract-{name}",
-            log_file=h.dirrpt / f"{name}_spark.log",
-        )
-    )
-    warm_workers(spark, MINER_MODULES)
+    try:
+        spark, summary = extract_session(h, model, name, master, MINER_MODULES)
+    except SparkConfigError as exc:
+        emit(exc.code, Severity.ERROR, exc.text)
+        raise typer.Exit(1) from exc
+    report.line(summary)
     group = GroupStore(h).get(name)
     try:
         run = ExtractRun(
@@ -127,6 +137,7 @@ def extract(
     except ExtractError as exc:
         emit(exc.code, Severity.ERROR, exc.text)
         raise typer.Exit(1) from exc
+    run.capture.max_poll_splits = batch_splits(spark)
     emit("OGG-00993", Severity.INFO, f"EXTRACT {name} started.")
     stop = threading.Event()
     try:
@@ -134,6 +145,12 @@ def extract(
     except KeyboardInterrupt:
         stop.set()
         run.checkpoint()
+    except Exception as exc:
+        line = task_failure(exc)  # a task's own check, in one line rather than a trace
+        if line is None:
+            raise
+        emit("OGG-01668", Severity.ERROR, line)
+        raise typer.Exit(1) from exc
     finally:
         run.close()
     s = run.capture.stats

@@ -60,6 +60,7 @@ from params.handlers_manager import (
     h_port,
     h_purgeoldextracts,
 )
+from params.handlers_spark import h_sparkconf, h_sparkmaster, h_sparkproperties
 from params.text import Statement
 
 HANDLERS: dict[str, Handler] = {
@@ -122,6 +123,9 @@ HANDLERS: dict[str, Handler] = {
     "NOLIST": h_noop,
     "LIST": h_noop,
     "RMTTASK": h_rmttask,
+    "SPARKMASTER": h_sparkmaster,
+    "SPARKCONF": h_sparkconf,
+    "SPARKPROPERTIES": h_sparkproperties,
 }
 
 
@@ -245,5 +249,8 @@ def _finish(b: Builder, is_globals: bool) -> m.ParamFile:
         max_trans_ops=f.get("max_trans_ops"),
         target_db=f.get("target_db"),
         manager=mgr,
+        spark=m.SparkParams(
+            f.get("spark_master"), tuple(f.get("spark_conf", {}).items()), f.get("spark_properties")
+        ),
         unused=tuple(b.unused),
     )

@@ -291,6 +291,15 @@ class Manager:
 
 
 @dataclass(frozen=True)
+class SparkParams:
+    """SPARKMASTER, SPARKCONF and SPARKPROPERTIES (params/handlers_spark.py)."""
+
+    master: str | None = None
+    conf: tuple[tuple[str, str], ...] = ()  # in file order, one per key (the last wins)
+    properties: str | None = None
+
+
+@dataclass(frozen=True)
 class Unused:
     """A real GoldenGate parameter this engine accepts but does not act on."""
 
@@ -331,6 +340,7 @@ class ParamFile:
     max_trans_ops: int | None = None
     target_db: str | None = None
     manager: Manager = field(default_factory=Manager)
+    spark: SparkParams = field(default_factory=SparkParams)
     unused: tuple[Unused, ...] = ()
 
     def captured(self, owner: str, name: str, catalog: str | None = None) -> TableSpec | None:

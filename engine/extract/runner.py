@@ -17,7 +17,7 @@ from engine.groups import SourceType
 from engine.ipc import Reply, Request
 from engine.paramcheck import load_group_params
 from engine.process import GroupContext, GroupRunner, ProcessAbend
-from engine.spark import SparkSettings, get_session, master_from, warm_workers
+from engine.spark import SparkConfigError, batch_splits, extract_session, task_failure
 
 
 class ExtractRunner(GroupRunner):
@@ -36,20 +36,18 @@ class ExtractRunner(GroupRunner):
             self.pump.prepare(ctx)
             return
         model = load_group_params(ctx)
-        spark = get_session(
-            SparkSettings(
-                master=master_from(ctx.home.globals_file),
-                app_name=f"ggsci-extract-{ctx.group.name}",
-                log_file=ctx.home.dirrpt / f"{ctx.group.name}_spark.log",
-            )
-        )
-        warm_workers(spark, MINER_MODULES)
+        try:
+            spark, summary = extract_session(ctx.home, model, ctx.group.name, None, MINER_MODULES)
+        except SparkConfigError as exc:
+            raise ProcessAbend(exc.code, exc.text) from exc
+        ctx.report.line(summary)
         try:
             self.run_ = ExtractRun(
                 ctx.home, model, ctx.group, ctx.event, spark=spark, report_line=ctx.report.line
             )
         except ExtractError as exc:
             raise ProcessAbend(exc.code, exc.text) from exc
+        self.run_.capture.max_poll_splits = batch_splits(spark)
         self._register(ctx)
         ctx.event(
             "OGG-01055",
@@ -106,6 +104,11 @@ class ExtractRunner(GroupRunner):
         assert self.run_ is not None
         try:
             self.run_.run(ctx.stop_requested)
+        except Exception as exc:
+            line = task_failure(exc)  # a task's own check, in one line rather than a trace
+            if line is None:
+                raise
+            raise ProcessAbend("OGG-01668", line) from exc
         finally:
             self.run_.close()
 

@@ -1,0 +1,164 @@
+"""A Spark standalone cluster on this machine: a master and one-core workers, each worker in
+its own mount namespace where the paths given are hidden (a tmpfs over each).
+
+Used by tests/extract/test_cluster.py and benchmarks/extract_scaling.py. Workers run as
+root under ``unshare -m`` (CI is root), with a clean environment: nothing of the driver's
+``PYTHONPATH``, and (in the test) ggsci's source directories hidden, so that the executors
+can only run the code the application ships.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.request
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyspark
+
+SPARK_HOME = Path(pyspark.__file__).parent
+SPARK_CLASS = SPARK_HOME / "bin" / "spark-class"
+SPARK_SUBMIT = SPARK_HOME / "bin" / "spark-submit"
+
+
+class ClusterError(RuntimeError):
+    pass
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def base_env() -> dict[str, str]:
+    """What the master and workers get: a PATH, Java, SPARK_HOME; no PYTHONPATH."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "SPARK_HOME": str(SPARK_HOME),
+        "SPARK_LOCAL_IP": "127.0.0.1",
+        "SPARK_NO_DAEMONIZE": "1",
+        "HOME": "/root",
+        "LANG": "C.UTF-8",
+    }
+    if os.environ.get("JAVA_HOME"):
+        env["JAVA_HOME"] = os.environ["JAVA_HOME"]
+    return env
+
+
+def check_unshare() -> None:
+    """Fail with one clear line where workers cannot get their own mount namespace."""
+    if os.geteuid() != 0:
+        raise ClusterError("the standalone cluster needs root (unshare -m, mount -t tmpfs)")
+    if shutil.which("unshare") is None:
+        raise ClusterError("unshare (util-linux) is not installed")
+    probe = subprocess.run(
+        ["unshare", "-m", "sh", "-c", "mount -t tmpfs none /mnt"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if probe.returncode != 0:
+        raise ClusterError(f"unshare -m with a tmpfs mount fails here: {probe.stderr.strip()}")
+
+
+@dataclass
+class Cluster:
+    """A running master and its workers (stop with :meth:`stop`)."""
+
+    url: str
+    ui: str
+    root: Path
+    procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
+
+    def alive_workers(self) -> int:
+        try:
+            with urllib.request.urlopen(f"{self.ui}/json/", timeout=2) as r:
+                state = json.load(r)
+        except OSError:
+            return -1
+        return sum(1 for w in state.get("workers", []) if w.get("state") == "ALIVE")
+
+    def worker_pids(self) -> list[int]:
+        return [p.pid for p in self.procs[1:]]
+
+    def stop(self) -> None:
+        for p in reversed(self.procs):
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGTERM)
+        for p in self.procs:
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def logs(self) -> str:
+        return "\n".join(
+            f"== {f.name}\n{f.read_text(errors='replace')[-3000:]}"
+            for f in sorted(self.root.glob("*.log"))
+        )
+
+
+def start(
+    workers: int,
+    *,
+    hide: Sequence[Path] = (),
+    worker_memory: str = "1g",
+    timeout: float = 60.0,
+) -> Cluster:
+    """A master on 127.0.0.1 and ``workers`` one-core workers, each under ``unshare -m``
+    with a tmpfs over every path of ``hide``."""
+    check_unshare()
+    root = Path(tempfile.mkdtemp(prefix="ggsci-cluster-"))
+    port, ui_port = free_port(), free_port()
+    cluster = Cluster(f"spark://127.0.0.1:{port}", f"http://127.0.0.1:{ui_port}", root)
+    env = base_env()
+
+    def launch(name: str, argv: list[str]) -> None:
+        log = open(root / f"{name}.log", "wb")  # noqa: SIM115 (the child keeps it)
+        proc = subprocess.Popen(
+            argv, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        log.close()
+        cluster.procs.append(proc)
+
+    try:
+        launch(
+            "master",
+            [str(SPARK_CLASS), "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
+             "--port", str(port), "--webui-port", str(ui_port)],
+        )  # fmt: skip
+        mounts = "".join(f'mount -t tmpfs -o size=4m ggsci-hidden "{p}"; ' for p in hide)
+        for i in range(workers):
+            work = root / f"worker{i}"
+            work.mkdir()
+            launch(
+                f"worker{i}",
+                ["unshare", "-m", "sh", "-c", f'set -e; {mounts}exec "$@"', "sh",
+                 str(SPARK_CLASS), "org.apache.spark.deploy.worker.Worker", cluster.url,
+                 "--host", "127.0.0.1", "--cores", "1", "--memory", worker_memory,
+                 "--webui-port", str(free_port()), "--work-dir", str(work)],
+            )  # fmt: skip
+        deadline = time.monotonic() + timeout
+        while cluster.alive_workers() < workers:
+            dead = [p for p in cluster.procs if p.poll() is not None]
+            if dead or time.monotonic() > deadline:
+                raise ClusterError(
+                    f"the cluster did not start ({cluster.alive_workers()} of {workers} "
+                    f"workers alive)\n{cluster.logs()}"
+                )
+            time.sleep(0.25)
+    except BaseException:
+        cluster.stop()
+        raise
+    return cluster
