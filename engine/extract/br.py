@@ -16,6 +16,11 @@ Restart loads the newest valid checkpoint (the one before it when the newest is 
 restores the persisted transactions and re-reads redo from the restart position: at most
 about two intervals of redo, however old the oldest open transaction. Files are written
 whole to a temporary name and renamed, and carry a SHA-256 of their content.
+
+A persisted object holds data only (:mod:`engine.datafile` frames): a first frame with the
+transaction's state as tagged values, then its rows in batches of :data:`BATCH` in the
+binary layout of :mod:`engine.extract.lcrcodec`. Anything else — a truncated file, a flipped
+byte, a file of the old pickle format — is a :class:`BrError`: normal recovery.
 """
 
 from __future__ import annotations
@@ -24,16 +29,19 @@ import contextlib
 import hashlib
 import json
 import os
-import pickle
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine import datafile as df
 from engine.extract.cache import Txn
 from engine.extract.lcr import Lcr, Position
+from engine.extract.lcrcodec import decode_lcrs, encode_lcrs
 
-MAGIC = b"GGSCI-BR-PO\x02"  # 2: rows carry their trail record (Lcr.record)
+# 3: data-only frames (2 and before were pickles, which are refused: normal recovery)
+MAGIC = b"GGSCI-BR-PO\x03"
+BATCH = 4096  # rows per frame
 CP_NAME = re.compile(r"^CP\.(?P<group>.+)\.(?P<seq>\d{9})$")
 PO_NAME = re.compile(r"^PO\.(?P<group>.+)\.(?P<obj>\d{7})\.(?P<ver>\d{7})$")
 
@@ -118,10 +126,11 @@ def selection_digest(table_statements: list[str]) -> str:
     ).hexdigest()[:16]
 
 
-def _write_atomic(path: Path, data: bytes, sync: bool) -> None:
+def _write_atomic(path: Path, data: bytes | Iterable[bytes], sync: bool) -> None:
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as fh:
-        fh.write(data)
+        for chunk in [data] if isinstance(data, bytes) else data:
+            fh.write(chunk)
         fh.flush()
         if sync:
             os.fsync(fh.fileno())
@@ -251,24 +260,20 @@ class BoundedRecovery:
         self, txn: Txn, rows: list[Lcr], current: dict[int, Position], obj: int, version: int
     ) -> PersistedObject:
         name = f"PO.{self.group}.{obj:07d}.{version:07d}"
-        meta = {
-            "xid": txn.xid,
-            "start": txn.start.to_json(),
-            "start_scn": txn.start_scn,
-            "start_time_us": txn.start_time_us,
-            "user": txn.user,
-            "name": txn.name,
-            "undone": sorted(txn.undone),
-            "through": {str(t): p.to_json() for t, p in current.items()},
-            "last_time_us": txn.last_time_us,
-        }
-        payload = pickle.dumps((meta, rows), protocol=pickle.HIGHEST_PROTOCOL)
-        data = MAGIC + payload
-        digest = hashlib.sha256(data).hexdigest()
-        _write_atomic(self.directory / name, data, self.sync)
+        digest = hashlib.sha256()
+        size = 0
+
+        def chunks() -> Iterable[bytes]:
+            nonlocal size
+            for chunk in _po_frames(txn, rows, current):
+                digest.update(chunk)
+                size += len(chunk)
+                yield chunk
+
+        _write_atomic(self.directory / name, chunks(), self.sync)
         self.stats.objects_written += 1
-        self.stats.bytes_written += len(data)
-        return PersistedObject(txn.xid, name, digest, obj, version, len(rows))
+        self.stats.bytes_written += size
+        return PersistedObject(txn.xid, name, digest.hexdigest(), obj, version, len(rows))
 
     # -- reading ---------------------------------------------------------------------
     def checkpoints(self) -> list[Path]:
@@ -295,27 +300,25 @@ class BoundedRecovery:
         body, _, rest = raw.rstrip(b"\n").rpartition(b"\n")
         if hashlib.sha256(body).hexdigest().encode() != rest.strip():
             raise BrError(f"{path.name}: checksum mismatch")
-        cp = BrCheckpoint.from_json(json.loads(body))
+        try:
+            cp = BrCheckpoint.from_json(json.loads(body))
+        except (ValueError, KeyError, TypeError, AssertionError, RecursionError) as exc:
+            raise BrError(f"{path.name}: invalid checkpoint ({type(exc).__name__})") from exc
         txns: list[tuple[Txn, list[Lcr]]] = []
         for po in cp.objects:
+            if not PO_NAME.match(po.file) or "/" in po.file:
+                raise BrError(f"{path.name}: invalid persisted-object name {po.file!r}")
             file = self.directory / po.file
             try:
                 data = file.read_bytes()
             except OSError as exc:
                 raise BrError(f"{po.file}: {exc.strerror}") from exc
-            if not data.startswith(MAGIC) or hashlib.sha256(data).hexdigest() != po.sha256:
+            if hashlib.sha256(data).hexdigest() != po.sha256:
                 raise BrError(f"{po.file}: checksum mismatch")
-            meta, rows = pickle.loads(data[len(MAGIC) :])
-            txn = Txn(
-                meta["xid"],
-                Position.from_json(meta["start"]),
-                int(meta["start_scn"]),
-                int(meta["start_time_us"]),
-                meta["user"],
-                meta["name"],
-                last_time_us=int(meta["last_time_us"]),
-            )
-            txn.undone = set(meta["undone"])
+            try:
+                txn, rows = _read_po(data)
+            except df.DataError as exc:
+                raise BrError(f"{po.file}: {exc}") from exc
             txns.append((txn, rows))
             self._persisted[txn.xid] = (po, len(rows) + 0, len(txn.undone))
         self.seq = max(self.seq, cp.seq)
@@ -331,3 +334,63 @@ class BoundedRecovery:
             f"Persisted objects: {len(self._persisted)} current, {s.objects_written} written, "
             f"{s.objects_deleted} deleted; {s.bytes_written} bytes",
         ]
+
+
+# -- persisted-object files (data only) ---------------------------------------------------
+
+
+def _po_frames(txn: Txn, rows: list[Lcr], current: dict[int, Position]) -> Iterable[bytes]:
+    """The frames of ``txn``'s file: its state, then its rows in batches."""
+    meta = {
+        "xid": txn.xid,
+        "start": _position(txn.start),
+        "start_scn": txn.start_scn,
+        "start_time_us": txn.start_time_us,
+        "user": txn.user,
+        "name": txn.name,
+        "undone": sorted(txn.undone),
+        "through": {t: _position(p) for t, p in current.items()},
+        "last_time_us": txn.last_time_us,
+        "rows": len(rows),
+    }
+    yield df.seal(MAGIC, df.pack(meta))
+    for i in range(0, len(rows), BATCH):
+        yield df.seal(MAGIC, encode_lcrs(rows[i : i + BATCH]))
+
+
+def _position(p: Position) -> tuple[int, int, int]:
+    return (p.thread, p.sequence, p.offset)
+
+
+def _position_of(value: object, what: str) -> Position:
+    t = df.expect(value, tuple, what)
+    if len(t) != 3 or any(type(x) is not int for x in t):
+        raise df.DataError(f"{what}: not a redo position")
+    return Position(*t)
+
+
+def _read_po(data: bytes) -> tuple[Txn, list[Lcr]]:
+    """A persisted object's transaction and rows; :class:`DataError` if it is not intact."""
+    payloads = df.frames(MAGIC, data)
+    if not payloads:
+        raise df.DataError("empty file")
+    meta = df.record(df.unpack(payloads[0]), "transaction state")
+    undone = df.field_of(meta, "undone", list)
+    if any(type(u) is not str for u in undone):
+        raise df.DataError("undone: expected undo references")
+    txn = Txn(
+        df.field_of(meta, "xid", str),
+        _position_of(meta.get("start"), "start"),
+        df.field_of(meta, "start_scn", int),
+        df.field_of(meta, "start_time_us", int),
+        df.field_of(meta, "user", str),
+        df.field_of(meta, "name", str),
+        last_time_us=df.field_of(meta, "last_time_us", int),
+    )
+    txn.undone = set(undone)
+    rows: list[Lcr] = []
+    for payload in payloads[1:]:
+        rows.extend(decode_lcrs(payload))
+    if len(rows) != df.field_of(meta, "rows", int):
+        raise df.DataError(f"{len(rows)} rows where the file says {meta['rows']}")
+    return txn, rows

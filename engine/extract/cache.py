@@ -5,7 +5,9 @@ captured table (a later change might; seed 000/002). A commit hands back the tra
 rows in the order they were made, minus those undone by a rollback to savepoint; a rollback
 discards it. When the rows held in memory exceed the budget (``CACHEMGR CACHESIZE``), the
 largest transaction's rows are paged out to a file in ``dirtmp/`` and read back at commit,
-so a transaction larger than memory still commits whole.
+so a transaction larger than memory still commits whole. A page-out file is a sequence of
+data-only frames (:mod:`engine.datafile`: length, SHA-256) of row batches in the layout of
+:mod:`engine.extract.lcrcodec`; a damaged one is a :class:`CacheError`, never code run.
 
 Driver-side only. The clock is the redo's: ages are measured against the time of the last
 record read, which is what WARNLONGTRANS and Bounded Recovery use.
@@ -15,14 +17,17 @@ from __future__ import annotations
 
 import contextlib
 import os
-import pickle
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine import datafile as df
 from engine.extract.lcr import Lcr, Position
+from engine.extract.lcrcodec import decode_lcrs, encode_lcrs
 
 DEFAULT_BUDGET = 256 << 20
+SPILL_MAGIC = b"GGSCI-TXN-PAGE\x01"
+SPILL_BATCH = 4096  # rows per frame: the encoding of one page-out is never held whole
 
 
 @dataclass
@@ -173,8 +178,10 @@ class TransactionCache:
             if victim.spill_path is None:
                 victim.spill_path = self.spill_dir / f"txn_{victim.xid.replace('.', '_')}.spill"
                 mode = "wb"  # a file of the same name from before is not this transaction's
+            rows = victim.rows
             with open(victim.spill_path, mode) as fh:
-                pickle.dump(victim.rows, fh, protocol=pickle.HIGHEST_PROTOCOL)
+                for i in range(0, len(rows), SPILL_BATCH):
+                    fh.write(df.seal(SPILL_MAGIC, encode_lcrs(rows[i : i + SPILL_BATCH])))
             victim.spilled += len(victim.rows)
             self.weight -= victim.weight
             victim.weight = 0
@@ -187,9 +194,12 @@ class TransactionCache:
         with open(txn.spill_path, "rb") as fh:
             while True:
                 try:
-                    chunk: list[Lcr] = pickle.load(fh)
-                except EOFError:
-                    return
+                    payload = df.read_frame(fh, SPILL_MAGIC)
+                    if payload is None:
+                        return
+                    chunk = decode_lcrs(payload)
+                except df.DataError as exc:
+                    raise CacheError(f"page-out file {txn.spill_path.name}: {exc}") from exc
                 yield from chunk
 
     def _release(self, txn: Txn) -> None:

@@ -8,18 +8,21 @@ longer has is a candidate, and a candidate found again at the next scan is purge
 re-scan to confirm, purge, as GoldenGate does).
 
 The source's state is read from its SQLite file, read-only; this module does not open the
-database (which another process may hold).
+database (which another process may hold). The saved values are data
+(:mod:`engine.source.statefile`); a damaged or old-format one is a
+:class:`~engine.datafile.DataError`.
 """
 
 from __future__ import annotations
 
-import pickle
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 from engine.extract.cache import Txn
+from engine.source.statefile import decode_sessions, decode_state_fields
 
 
 @dataclass(frozen=True)
@@ -35,12 +38,10 @@ def read_source_state(root: Path) -> SourceState:
         rows = dict(
             conn.execute("SELECT key, value FROM _gg_state WHERE key IN ('state', 'sessions')")
         )
-    state = pickle.loads(rows["state"])
-    sessions = pickle.loads(rows["sessions"])
-    active = frozenset(
-        str(s.txn.xid) for s in sessions.values() if getattr(s, "txn", None) is not None
-    )
-    return SourceState(frozenset(getattr(state, "crashed", ()) or ()), active)
+    crashed = cast(list[int], decode_state_fields(bytes(rows["state"])).get("crashed", []))
+    sessions = decode_sessions(bytes(rows["sessions"]))
+    active = frozenset(str(s.txn.xid) for s in sessions.values() if s.txn is not None)
+    return SourceState(frozenset(crashed), active)
 
 
 @dataclass

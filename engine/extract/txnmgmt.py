@@ -7,12 +7,12 @@ A mixin of :class:`engine.extract.engine.ExtractRun`; its methods run in the cap
 
 from __future__ import annotations
 
-import pickle
 import sqlite3
 import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from engine.datafile import DataError
 from engine.events import Severity
 from engine.extract import longtrans as lt
 from engine.extract.cache import Txn
@@ -58,7 +58,7 @@ class TransactionManagement:
             return
         try:
             source = read_source_state(self.root)
-        except (OSError, sqlite3.Error, pickle.UnpicklingError, KeyError) as exc:
+        except (OSError, sqlite3.Error, DataError, KeyError) as exc:
             self.emit("OGG-01967", Severity.WARNING, f"Orphaned transaction scan failed: {exc}.")
             return
         for txn in self.orphans.scan(now, self.capture.cache.open_transactions(), source):

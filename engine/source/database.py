@@ -18,16 +18,16 @@ from __future__ import annotations
 
 import fcntl
 import json
-import pickle
 import shutil
 import sqlite3
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, BinaryIO, Final
 
+from engine import datafile as df
 from engine.source import redogen as rg
 from engine.source.clock import Clock, SimClock
 from engine.source.dictionary import (
@@ -45,6 +45,13 @@ from engine.source.logs import LogInfo, LogSet, list_logs
 from engine.source.redo import ChangeVector, Cleanout, Ddl, LocatedRecord, RedoRecord
 from engine.source.scheduler import Scheduler, load_jobs
 from engine.source.session import Session
+from engine.source.statefile import (
+    OldFormatError,
+    decode_sessions,
+    decode_state_fields,
+    encode_sessions,
+    encode_state,
+)
 
 DEFAULT_LOG_BYTES: Final = 64 * 1024 * 1024
 FLUSH_INTERVAL: Final = 0.05  # seconds of wall time between redo flushes at commit
@@ -89,13 +96,9 @@ class State:
     dirty: dict[int, list[tuple[int, int, int]]] = field(default_factory=dict)
 
 
-def _upgrade(state: State) -> State:
-    """A state saved by an older version lacks newer fields: give them their defaults."""
-    fresh = State()
-    for f in fields(State):
-        if not hasattr(state, f.name):
-            setattr(state, f.name, getattr(fresh, f.name))
-    return state
+def _load_state(raw: bytes) -> State:
+    """The saved counters; a field an older version did not save takes its default."""
+    return State(**decode_state_fields(raw))  # type: ignore[arg-type]
 
 
 def databases(dirdb: Path) -> list[str]:
@@ -119,8 +122,8 @@ def create_database(
     conn = sqlite3.connect(root / "data.sqlite")
     conn.execute("CREATE TABLE _gg_state (key TEXT PRIMARY KEY, value BLOB)")
     state = State(threads=threads, log_bytes=log_bytes)
-    conn.execute("INSERT INTO _gg_state VALUES ('state', ?)", (pickle.dumps(state),))
-    conn.execute("INSERT INTO _gg_state VALUES ('sessions', ?)", (pickle.dumps({}),))
+    conn.execute("INSERT INTO _gg_state VALUES ('state', ?)", (encode_state(state),))
+    conn.execute("INSERT INTO _gg_state VALUES ('sessions', ?)", (encode_sessions({}),))
     conn.commit()
     conn.close()
     return root
@@ -193,11 +196,20 @@ class Database:
             # they spill to the WAL and every later read of those pages goes back to it
             self.conn.execute(f"PRAGMA cache_size=-{SQLITE_CACHE_KIB}")
             self.dictionary = load_dictionary(root / "dictionary.json")
-            self.state: State = _upgrade(pickle.loads(self._get("state")))
-            saved: dict[str, Session] = pickle.loads(self._get("sessions"))
-        except (sqlite3.Error, pickle.UnpicklingError) as exc:
-            self._lock.__exit__()
-            raise DatabaseError(f"cannot open database {root.name}: {exc}") from exc
+            self.state: State = _load_state(self._get("state"))
+            saved: dict[str, Session] = decode_sessions(self._get("sessions"))
+        except BaseException as exc:
+            self._lock.__exit__()  # whatever went wrong: the database is not left locked
+            if isinstance(exc, OldFormatError):
+                raise DatabaseError(
+                    f"cannot open database {root.name}: {exc}, which is no longer read "
+                    "because loading it could run code; recreate the database (DROP and "
+                    "CREATE, then load its tables again)",
+                    "GGS-SRC-0108",
+                ) from exc
+            if isinstance(exc, sqlite3.Error | df.DataError):
+                raise DatabaseError(f"cannot open database {root.name}: {exc}") from exc
+            raise
         last = datetime.fromisoformat(self.state.last_time) if self.state.last_time else None
         wall = datetime.now(UTC).replace(tzinfo=None)
         start = max(wall + timedelta(microseconds=self.state.ahead_us), last) if last else wall
@@ -247,7 +259,7 @@ class Database:
             ahead = last - datetime.now(UTC).replace(tzinfo=None)
             self.state.ahead_us = max(0, ahead // timedelta(microseconds=1))
         self.conn.execute(
-            "UPDATE _gg_state SET value = ? WHERE key = 'state'", (pickle.dumps(self.state),)
+            "UPDATE _gg_state SET value = ? WHERE key = 'state'", (encode_state(self.state),)
         )
         self.conn.commit()
         if self.dirty_dictionary:
@@ -257,7 +269,8 @@ class Database:
     def close(self) -> None:
         open_sessions = {n: s for n, s in self.sessions.items() if s.txn is not None}
         self.conn.execute(
-            "UPDATE _gg_state SET value = ? WHERE key = 'sessions'", (pickle.dumps(open_sessions),)
+            "UPDATE _gg_state SET value = ? WHERE key = 'sessions'",
+            (encode_sessions(open_sessions),),
         )
         self.checkpoint()
         self.logs.close()

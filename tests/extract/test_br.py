@@ -6,16 +6,22 @@ same). Transactions are named after the seed's figure: T27, T45, T801, T950, T10
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import pickle
 import threading
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from engine.events import Severity
 from engine.extract import br as br_module
+from engine.extract.cache import Txn
 from engine.extract.engine import ExtractRun
+from engine.extract.lcr import Kind, Lcr, Position
 from engine.extract.longtrans import RequestError
 from engine.home import Home
 from engine.source.clock import ManualClock
@@ -211,15 +217,20 @@ def test_seed_000_bounded_recovery(
     assert got[-3:] == ["T27", "T45", "T45"]
 
 
-def test_brreset_and_changed_selection_use_normal_recovery(
-    home: Home, src: Source, spark: SparkSession
-) -> None:
+def persist_t27(home: Home, src: Source, spark: SparkSession) -> None:
+    """T27 opens at 1 minute; the checkpoint of 40 minutes persists it."""
     src.at(1)
     src.change("T27")
     src.at(41)
     src.change("C1")
     src.commit("C1")
     run_once(home, spark, Log())
+
+
+def test_brreset_and_changed_selection_use_normal_recovery(
+    home: Home, src: Source, spark: SparkSession
+) -> None:
+    persist_t27(home, src, spark)
     log = Log()
     run = ExtractRun(
         home, check_text(PRM).model, None, log, spark=spark, durable=False, brreset=True
@@ -241,3 +252,111 @@ def test_brreset_and_changed_selection_use_normal_recovery(
     log = Log()
     ExtractRun(home, check_text(PRM).model, None, log, spark=spark, durable=False).close()
     assert "OGG-01643" in log.codes()
+
+
+class _RunsCommand:
+    """A pickle that runs a shell command when loaded (what a crafted PO file held)."""
+
+    def __init__(self, command: str) -> None:
+        self.command = command
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return (os.system, (self.command,))
+
+
+def _replace_object(bdir: Path, data: bytes, name: str | None = None) -> None:
+    """Put ``data`` in the newest checkpoint's persisted-object file (or name another file),
+    with its SHA-256 in the checkpoint, whose own checksum is recomputed: what someone with
+    write access to the BR directory can do."""
+    cp_path = max(p for p in bdir.iterdir() if p.name.startswith("CP."))
+    body = json.loads(cp_path.read_bytes().rstrip(b"\n").rpartition(b"\n")[0])
+    (po,) = body["objects"]
+    (bdir / po["file"]).write_bytes(data)
+    po["sha256"] = hashlib.sha256(data).hexdigest()
+    po["file"] = name or po["file"]
+    raw = json.dumps(body, sort_keys=True).encode()
+    cp_path.write_bytes(raw + b"\n" + hashlib.sha256(raw).hexdigest().encode() + b"\n")
+
+
+def test_a_crafted_pickle_in_a_po_file_is_never_run(
+    home: Home, src: Source, spark: SparkSession, tmp_path: Path
+) -> None:
+    """The old format's magic, a pickle that runs ``id``, its SHA-256 in the checkpoint."""
+    persist_t27(home, src, spark)
+    marker = tmp_path / "ran"
+    payload = pickle.dumps(({"xid": "x"}, [_RunsCommand(f"id > {marker}")]))
+    _replace_object(home.root / "BR" / "E1", b"GGSCI-BR-PO\x02" + payload)
+    log = Log()
+    restarted = ExtractRun(home, check_text(PRM).model, None, log, spark=spark, durable=False)
+    assert not marker.exists()
+    canceled = [t for c, t in log.items if c == "OGG-01643"]
+    assert canceled and "PO.E1.0000001.0000000" in canceled[0]
+    assert "OGG-10019" in log.codes() and "OGG-01641" not in log.codes()
+    restarted.run(threading.Event(), stop_at_eof=True)  # normal recovery: from T27's start
+    restarted.close()
+    src.commit("T27")
+    run_once(home, spark, Log())
+    assert trail(home) == ["C1", "T27"]
+    assert not marker.exists()
+
+
+def _po_fixture(tmp_path: Path) -> Path:
+    """A BR directory with one checkpoint that persisted one transaction of three rows."""
+    br = br_module.BoundedRecovery(tmp_path / "BR", "E1", 1200)
+    txn = Txn("1.2.3", Position(1, 5, 100), 1000, 0, "SCOTT", "t1", last_time_us=5)
+    txn.undone = {"u1"}
+    rows = [
+        Lcr(Kind.ROW, "1.2.3", Position(1, 5, 100 + i), 150 + i, 1000 + i, ref=f"u{i}",
+            columns=((0, str(i)), (1, None)), record=b"\x00rec")
+        for i in range(3)
+    ]  # fmt: skip
+    br.checkpoint([txn], lambda _t: rows, {1: Position(1, 5, 900)}, 2_000_000_000, 999, ())
+    (po,) = (p for p in (tmp_path / "BR").iterdir() if p.name.startswith("PO."))
+    return po
+
+
+def test_a_persisted_object_reads_back_whole(tmp_path: Path) -> None:
+    po = _po_fixture(tmp_path)
+    assert po.read_bytes().startswith(br_module.MAGIC)
+    restored = br_module.BoundedRecovery(tmp_path / "BR", "E1", 1200).load()
+    ((txn, rows),) = restored.txns
+    assert (txn.xid, txn.user, txn.name, txn.undone, txn.start) == (
+        "1.2.3", "SCOTT", "t1", {"u1"}, Position(1, 5, 100)
+    )  # fmt: skip
+    assert [r.columns for r in rows] == [((0, str(i)), (1, None)) for i in range(3)]
+    assert all(r.record == b"\x00rec" for r in rows)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda d: d[: len(d) // 2],  # truncated
+        lambda d: d[:40] + bytes([d[40] ^ 1]) + d[41:],  # a byte flipped in the state frame
+        lambda d: d[:-40] + bytes([d[-40] ^ 0xFF]) + d[-39:],  # one in the rows
+        lambda d: d + d[-60:],  # trailing garbage
+    ],
+)
+def test_a_damaged_po_file_with_a_matching_sha_is_refused_as_data(
+    tmp_path: Path, damage: Any
+) -> None:
+    po = _po_fixture(tmp_path)
+    _replace_object(tmp_path / "BR", damage(po.read_bytes()))
+    with pytest.raises(br_module.BrError, match=po.name):
+        br_module.BoundedRecovery(tmp_path / "BR", "E1", 1200).load()
+
+
+def test_a_pickle_behind_the_new_magic_is_refused_not_run(tmp_path: Path) -> None:
+    po = _po_fixture(tmp_path)
+    marker = tmp_path / "ran"
+    payload = pickle.dumps(({"xid": "x"}, [_RunsCommand(f"id > {marker}")]))
+    _replace_object(tmp_path / "BR", br_module.MAGIC + payload)
+    with pytest.raises(br_module.BrError, match=f"{po.name}: "):
+        br_module.BoundedRecovery(tmp_path / "BR", "E1", 1200).load()
+    assert not marker.exists()
+
+
+def test_a_checkpoint_naming_a_file_outside_its_directory_is_refused(tmp_path: Path) -> None:
+    po = _po_fixture(tmp_path)
+    _replace_object(tmp_path / "BR", po.read_bytes(), "../../" + po.name)
+    with pytest.raises(br_module.BrError, match="invalid persisted-object name"):
+        br_module.BoundedRecovery(tmp_path / "BR", "E1", 1200).load()

@@ -7,15 +7,16 @@ whole, in commit order, with exactly their surviving rows; rolled-back ones neve
 
 from __future__ import annotations
 
-import pickle
 from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.datafile import seal
 from engine.extract.assemble import to_records
-from engine.extract.cache import TransactionCache
+from engine.extract.cache import SPILL_MAGIC, TransactionCache
 from engine.extract.lcr import Kind, Lcr, Position
+from engine.extract.lcrcodec import encode_lcrs
 from engine.trail.layout import IOType, TransInd
 
 ops = st.lists(
@@ -179,10 +180,12 @@ def test_streamed_commit_matches_the_whole_one(tmp_path: Path) -> None:
 def test_a_page_file_left_by_a_killed_run_is_not_read_back(tmp_path: Path) -> None:
     stale = tmp_path / "txn_7_7_7.spill"
     old = [lcr(Kind.ROW, "7.7.7", 0, io_type=IOType.INSERT, table="A.B", ref="old")]
-    stale.write_bytes(pickle.dumps(old))
+    stale.write_bytes(seal(SPILL_MAGIC, encode_lcrs(old)))
     cache = TransactionCache(tmp_path, budget=2_000)
     assert not stale.exists()  # cleared at start: the cache is rebuilt from redo
-    stale.write_bytes(pickle.dumps(old))  # and a page-out does not append to one either
+    stale.write_bytes(
+        seal(SPILL_MAGIC, encode_lcrs(old))
+    )  # and a page-out does not append to one either
     for i in range(20):
         cache.add(lcr(Kind.ROW, "7.7.7", i, io_type=IOType.INSERT, table="A.B", ref=str(i)))
     assert cache.spills > 0

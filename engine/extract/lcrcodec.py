@@ -1,0 +1,142 @@
+"""Logical change records on disk: a fixed binary layout, data only (no pickle).
+
+Used where Extract keeps rows of open transactions in files — cache page-out files in
+``dirtmp/`` and Bounded Recovery persisted objects. A batch is ``u32 count`` followed by the
+records; one record is::
+
+    head   kind u8, rowid-is-NULL u8, thread, sequence, offset, end, scn, subscn, time_us,
+           io_type (i64 each), the byte lengths of xid, table, rowid, ref, user, txn_name,
+           text, record and the counts of columns and before-columns (u32 each)
+    body   the eight strings / bytes (UTF-8), then each column as
+           index i64, value length i32 (-1: NULL), value bytes
+
+It is one ``struct`` call per record and one per column: the page-out of a huge transaction
+is on the capture's hot path. Every length is checked against what is left of the batch
+before it is used; a bad batch is a :class:`~engine.datafile.DataError`.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Sequence
+from typing import Final
+
+from engine.datafile import DataError
+from engine.extract.lcr import Kind, Lcr, Position
+from engine.trail.model import Columns
+
+_HEAD: Final = struct.Struct("<BB8q10I")
+_COL: Final = struct.Struct("<qi")
+_COUNT: Final = struct.Struct("<I")
+_KINDS: Final = {k.value: k for k in Kind}
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+def encode_lcrs(rows: Sequence[Lcr]) -> bytes:
+    """One batch holding ``rows``."""
+    out: list[bytes] = [_COUNT.pack(len(rows))]
+    append = out.append
+    try:
+        for r in rows:
+            p = r.pos
+            strings = (
+                _utf8(r.xid),
+                _utf8(r.table),
+                _utf8(r.rowid or ""),
+                _utf8(r.ref),
+                _utf8(r.user),
+                _utf8(r.txn_name),
+                _utf8(r.text),
+                r.record,
+            )
+            append(
+                _HEAD.pack(
+                    r.kind, r.rowid is None,
+                    p.thread, p.sequence, p.offset, r.end, r.scn, r.subscn, r.time_us, r.io_type,
+                    *map(len, strings), len(r.columns), len(r.before_columns),
+                )
+            )  # fmt: skip
+            append(b"".join(strings))
+            for cols in (r.columns, r.before_columns):
+                for index, value in cols:
+                    if value is None:
+                        append(_COL.pack(index, -1))
+                    else:
+                        raw = _utf8(value)
+                        append(_COL.pack(index, len(raw)))
+                        append(raw)
+    except struct.error as exc:
+        raise DataError(f"a change record cannot be written: {exc}") from exc
+    return b"".join(out)
+
+
+def decode_lcrs(data: bytes) -> list[Lcr]:
+    """The records of one batch; :class:`DataError` unless ``data`` is exactly a batch."""
+    view = memoryview(data)
+    size = len(data)
+    if size < _COUNT.size:
+        raise DataError("truncated batch")
+    (count,) = _COUNT.unpack_from(view, 0)
+    if count > (size - _COUNT.size) // _HEAD.size:
+        raise DataError(f"batch of {count} records is longer than its {size} bytes")
+    at = _COUNT.size
+    rows: list[Lcr] = []
+    try:
+        for _ in range(count):
+            if at + _HEAD.size > size:
+                raise DataError(f"truncated record at byte {at}")
+            (kind, null_rowid, thread, sequence, offset, end, scn, subscn, time_us, io_type,
+             l_xid, l_table, l_rowid, l_ref, l_user, l_name, l_text, l_record,
+             n_cols, n_before) = _HEAD.unpack_from(view, at)  # fmt: skip
+            at += _HEAD.size
+            body = l_xid + l_table + l_rowid + l_ref + l_user + l_name + l_text + l_record
+            if at + body > size or (n_cols + n_before) * _COL.size > size - at - body:
+                raise DataError(f"record at byte {at} is longer than the batch")
+            k = _KINDS.get(kind)
+            if k is None or null_rowid > 1:
+                raise DataError(f"invalid record header at byte {at}")
+            texts: list[str] = []
+            for n in (l_xid, l_table, l_rowid, l_ref, l_user, l_name, l_text):
+                texts.append(str(view[at : at + n], "utf-8", "surrogatepass"))
+                at += n
+            record = bytes(view[at : at + l_record])
+            at += l_record
+            columns, at = _columns(view, at, n_cols)
+            before, at = _columns(view, at, n_before)
+            rows.append(
+                Lcr(
+                    k, texts[0], Position(thread, sequence, offset), end, scn, subscn, time_us,
+                    io_type, texts[1], None if null_rowid else texts[2], columns, before,
+                    texts[3], texts[4], texts[5], texts[6], record,
+                )
+            )  # fmt: skip
+    except UnicodeDecodeError as exc:
+        raise DataError(f"invalid text in the record at byte {at}") from exc
+    if at != size:
+        raise DataError(f"{size - at} unexpected bytes after the batch")
+    return rows
+
+
+def _columns(view: memoryview, at: int, n: int) -> tuple[Columns, int]:
+    if not n:
+        return (), at
+    size = len(view)
+    cols: list[tuple[int, str | None]] = []
+    for _ in range(n):
+        if at + _COL.size > size:
+            raise DataError(f"truncated column at byte {at}")
+        index, length = _COL.unpack_from(view, at)
+        at += _COL.size
+        if length < 0:
+            if length != -1:
+                raise DataError(f"invalid column length at byte {at}")
+            cols.append((index, None))
+            continue
+        if at + length > size:
+            raise DataError(f"column at byte {at} is longer than the batch")
+        cols.append((index, str(view[at : at + length], "utf-8", "surrogatepass")))
+        at += length
+    return tuple(cols), at
