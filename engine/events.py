@@ -11,11 +11,14 @@ several processes log at once.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
+
+from params.masking import mask_secrets
 
 Clock = Callable[[], datetime]
 
@@ -53,12 +56,35 @@ def ggsci_command(user: str, command: str) -> Event:
     return Event("OGG-00987", Severity.INFO, f"GGSCI command ({user}): {command}.", GGSCI_COMPONENT)
 
 
+_FRAME = re.compile(r"^(?:at |\.\.\. \d+ more|File \")")
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+
+def one_line(text: str) -> str:
+    """``text`` as one ggserr.log line (control characters as ``?``). Of a multi-line message,
+    a Py4J/Java or Python traceback, what says what went wrong is kept: the first line, plus
+    the Java exception line after Py4J's "An error occurred while calling ...", or a Python
+    traceback's last line; then how many lines were left out (the report has them all)."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    if len(lines) <= 1:
+        return _CONTROL.sub("?", text)
+    if lines[0].startswith("Traceback (most recent call last)"):
+        kept = [lines[-1]]
+    else:
+        kept = [lines[0]]
+        if "An error occurred while calling" in lines[0] and not _FRAME.match(lines[1]):
+            kept.append(lines[1].lstrip(": "))
+    summary = " ".join(kept)
+    return _CONTROL.sub("?", f"{summary} [{len(lines) - len(kept)} more line(s)]")
+
+
 def log_event(log: Path, event: Event, clock: Clock = datetime.now) -> str:
-    """Append ``event`` to the log file ``log`` (created if needed); return the line written."""
-    line = event.format(clock())
+    """Append ``event`` to the log file ``log`` (created if needed) as one line (see
+    :func:`one_line`); return the line written."""
+    line = mask_secrets(replace(event, text=one_line(event.text)).format(clock()))
     fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
-        os.write(fd, (line + "\n").encode())
+        os.write(fd, (line + "\n").encode(errors="replace"))
     finally:
         os.close(fd)
     return line

@@ -266,7 +266,10 @@ def _run_locked(
     ctx = GroupContext(
         home, group, clock, report, started=started, start_options=dict(start_options or {})
     )
-    report.start(ctx.component, group.desc, _param_echo(ctx.param_file))
+    try:
+        report.start(ctx.component, group.desc, _param_echo(ctx.param_file))
+    except OSError as exc:  # dirrpt full or unwritable: ggserr.log is all there is
+        return _no_report(home, ctx, pf, exc)
     ctx.event("OGG-00992", Severity.INFO, f"{kind} {group.name} starting.")
     for word, value in ctx.start_options.items():
         ctx.report.line(f"Start option: {word} {value}")
@@ -299,6 +302,21 @@ def _run_locked(
         home, pf.with_state(State.STOPPED, stopped=clock().isoformat(" ", "seconds"))
     )
     return 0
+
+
+def _no_report(home: Home, ctx: GroupContext, pf: ProcessFile, exc: OSError) -> int:
+    """The report cannot be written at start: abend with OGG's message, in ggserr.log only."""
+    path = exc.filename or ctx.report.path
+    for code, text in (
+        ("OGG-01091", f'Unable to open file "{path}" (error {exc.errno}, {exc.strerror}).'),
+        ("OGG-01668", "PROCESS ABENDING."),
+    ):
+        ev = Event(code, Severity.ERROR, text, ctx.component, ctx.param_file.name)
+        log_event(home.ggserr_log, ev, ctx.clock)
+    write_process_file(
+        home, pf.with_state(State.ABENDED, stopped=ctx.clock().isoformat(" ", "seconds"))
+    )
+    return 1
 
 
 def _abend(
