@@ -3,6 +3,10 @@
 On start the previous reports shift (``GROUP.rpt`` → ``GROUP0.rpt`` → … → ``GROUP9.rpt``, the
 oldest dropped), then the new report begins with the banner and the parameter file echoed under
 "Running with the following parameters". Messages are appended in the ggserr.log format.
+
+A report is written with mode 0600 (the home's owner only), and every line of it — the
+parameter echo, events, free lines — goes through :func:`params.masking.mask_secrets`:
+``PASSWORD`` values and the passwords of URLs never reach it.
 """
 
 from __future__ import annotations
@@ -14,9 +18,11 @@ from importlib import metadata
 from pathlib import Path
 
 from engine.events import Clock, Event
+from params.masking import mask_secrets
 
 AGED_REPORTS = 10
 STARS = "*" * 71
+REPORT_MODE = 0o600
 
 
 def age_reports(report: Path) -> None:
@@ -29,6 +35,9 @@ def age_reports(report: Path) -> None:
             newer.replace(older)
     if report.exists():
         report.replace(aged[0])
+    for old in aged:  # reports of older versions were 0644
+        if old.exists():
+            old.chmod(REPORT_MODE)
 
 
 def banner(component: str, started: datetime, pid: int, desc: str | None) -> list[str]:
@@ -80,11 +89,19 @@ class ReportWriter:
         lines = banner(component, self.clock(), os.getpid(), desc)
         lines += param_lines
         lines.append("")
-        self.path.write_text("\n".join(lines) + "\n")
+        self._append("\n".join(lines) + "\n", truncate=True)
 
     def line(self, text: str) -> None:
-        with self.path.open("a") as fh:
-            fh.write(text + "\n")
+        self._append(text + "\n")
+
+    def _append(self, text: str, truncate: bool = False) -> None:
+        flags = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if truncate else os.O_APPEND)
+        fd = os.open(self.path, flags, REPORT_MODE)
+        try:
+            os.fchmod(fd, REPORT_MODE)
+            os.write(fd, mask_secrets(text).encode())
+        finally:
+            os.close(fd)
 
     def event(self, event: Event) -> None:
         self.line(event.format(self.clock()))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
-import re
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -13,16 +12,9 @@ import typer
 
 from params.check import CheckResult, check_file
 from params.errors import render, to_json
+from params.masking import mask_secrets
 
 app = typer.Typer(help="Check and show GoldenGate parameter files.", no_args_is_help=True)
-
-_PASSWORD = re.compile(
-    r"(?i)(\b(?:PASSWORD|ASMPASSWORD|MININGPASSWORD)\s+)(\"[^\"]*\"|'[^']*'|\S+?)(?=[\s,;]|$)"
-)
-
-
-def mask_passwords(text: str) -> str:
-    return _PASSWORD.sub(lambda m: m.group(1) + "********", text)
 
 
 def _summary(result: CheckResult) -> str:
@@ -95,7 +87,7 @@ def show(
     for st in r.statements:
         o = st.origin
         where = f"{Path(o.path).name}:{o.line}"
-        typer.echo(f"{mask_passwords(st.text):<72} -- {where}")
+        typer.echo(f"{mask_secrets(st.text):<72} -- {where}")
     typer.echo("")
     typer.echo("-- model")
     typer.echo(json.dumps(model, indent=2))

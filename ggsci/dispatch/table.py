@@ -9,7 +9,6 @@ traceback to the debug log and shown as one line; it never reaches the user as a
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -19,6 +18,7 @@ from ggsci.commands.parse import is_blank_or_comment, parse_command, render_erro
 from ggsci.dispatch import basic, cptable, creds, files, groups, heartbeat, processes
 from ggsci.session import AlreadyReported, CommandFailed, ExitRequested, Outcome, Session
 from ggsci.textin import clean, too_long
+from params.masking import mask_secrets
 
 log = logging.getLogger("ggsci")
 
@@ -33,12 +33,6 @@ HANDLERS: dict[type[M.Command], Handler] = {
     **heartbeat.HANDLERS,
     **processes.HANDLERS,
 }
-
-_SECRET = re.compile(r"(\bPASSWORD\s+)(\S+?)(?=[\s,]|$)", re.IGNORECASE)
-
-
-def mask_secrets(line: str) -> str:
-    return _SECRET.sub(lambda m: m.group(1) + "***", line)
 
 
 def log_command(session: Session, line: str) -> None:

@@ -1,15 +1,24 @@
 """The interactive shell: small factories for history, key bindings and the prompt session,
-and the read-eval loop. Ctrl-C cancels the line being typed, Ctrl-D on an empty line exits."""
+and the read-eval loop. Ctrl-C cancels the line being typed, Ctrl-D on an empty line exits.
+
+History across sessions is off by default, as in GoldenGate (HISTORY, FC and ! work on the
+current session's commands either way): ``GGSCI_HISTORY=on`` keeps it in the platform's data
+directory, ``GGSCI_HISTORY=/some/file`` in that file. The file is mode 0600 and never holds a
+secret: a line with a password (:func:`params.masking.has_secret`) is recalled within the
+session but not written, and answers to password prompts are not kept at all.
+"""
 
 from __future__ import annotations
 
+import os
 import threading
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TextIO
 
 import platformdirs
 from prompt_toolkit import PromptSession
-from prompt_toolkit.history import FileHistory, History
+from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.key_binding.key_processor import KeyPressEvent
@@ -19,6 +28,9 @@ from engine.home import Home
 from ggsci.session import Session
 from ggsci.shell.completion import GGSCICompleter
 from ggsci.shell.lexer import STYLE, GGSCILexer
+from params.masking import has_secret
+
+HISTORY_ENV = "GGSCI_HISTORY"
 
 
 def history_path() -> Path:
@@ -26,10 +38,44 @@ def history_path() -> Path:
     return Path(platformdirs.user_data_dir("ggsci", appauthor=False)) / "history"
 
 
-def make_history(path: Path | None = None) -> History:
-    target = path or history_path()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    return FileHistory(str(target))
+class PrivateFileHistory(FileHistory):
+    """A history file of mode 0600 that never holds a line with a secret; one left by an
+    older version is cleaned of them when it is opened."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(str(path))
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        os.close(fd)
+        os.chmod(path, 0o600)
+        kept = list(super().load_history_strings())  # newest first
+        if any(has_secret(line) for line in kept):
+            clean = [line for line in reversed(kept) if not has_secret(line)]
+            path.write_text("".join(_entry(line) for line in clean))
+
+    def load_history_strings(self) -> Iterable[str]:
+        return (line for line in super().load_history_strings() if not has_secret(line))
+
+    def store_string(self, string: str) -> None:
+        if not has_secret(string):
+            super().store_string(string)
+
+
+def _entry(line: str) -> str:
+    """One entry in FileHistory's format."""
+    return "\n# (kept)\n" + "".join(f"+{part}\n" for part in line.split("\n"))
+
+
+def make_history(path: Path | None = None, env: Mapping[str, str] = os.environ) -> History:
+    """The prompt's history: in memory only unless ``path`` is given or ``GGSCI_HISTORY`` is
+    ``on`` (the platform's data directory) or a file name."""
+    setting = env.get(HISTORY_ENV, "off").strip()
+    if path is None:
+        if setting.lower() in ("", "off", "no", "0", "false"):
+            return InMemoryHistory()
+        on = setting.lower() in ("on", "yes", "1", "true")
+        path = history_path() if on else Path(setting).expanduser()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return PrivateFileHistory(path)
 
 
 def make_key_bindings() -> KeyBindings:
@@ -87,9 +133,13 @@ def repl(session: Session, prompt: PromptSession[str]) -> int:
         except (EOFError, KeyboardInterrupt):
             return None
 
+    secret_prompt: PromptSession[str] = PromptSession(
+        input=prompt.input, output=prompt.output, history=InMemoryHistory()
+    )  # an answer to a password prompt goes into no history, not even this session's
+
     def ask_secret(text: str) -> str | None:
         try:
-            return prompt.prompt(text, is_password=True)
+            return secret_prompt.prompt(text, is_password=True)
         except (EOFError, KeyboardInterrupt):
             return None
 

@@ -96,6 +96,7 @@ def test_real_terminal_prompt_completion_and_exit(home: Home, tmp_path: Path) ->
         "TERM": "xterm",
         "XDG_STATE_HOME": str(tmp_path / "xdg"),
         "PROMPT_TOOLKIT_NO_CPR": "1",
+        "GGSCI_HISTORY": "on",  # history across sessions is off unless asked for
     }
     proc = subprocess.Popen(
         [sys.executable, "-m", "ggsci", "--home", str(home.root)],
@@ -122,4 +123,4 @@ def test_real_terminal_prompt_completion_and_exit(home: Home, tmp_path: Path) ->
             proc.kill()
             proc.wait()
         os.close(master)
-    assert (tmp_path / "xdg" / "ggsci" / "history").exists()
+    assert (tmp_path / "xdg" / "ggsci" / "history").stat().st_mode & 0o777 == 0o600
