@@ -1,0 +1,205 @@
+"""Extract catch-up scaling: the same backlog captured without Spark (the miner on the
+driver), on ``local[1]``, ``local[2]``, and on a standalone cluster of this machine with one
+and with two one-core workers (tests/extract/standalone.py; needs root for ``unshare``).
+
+Each run is a fresh process (one SparkSession per process), as an Extract is. Per run it
+prints throughput (row changes captured per second of catch-up; the start of Spark and of its
+workers excluded, as in extract_throughput.py) and the total CPU seconds of the catch-up:
+the driver and every process under it (the JVM, local Python workers) plus, on the cluster,
+everything under the workers (executor JVMs and their Python workers), read from /proc. The
+trails of all runs must be equal after their file header (``trails_equal``). The last line is
+``speedup_2v1``: two workers' throughput over one worker's.
+
+    python benchmarks/extract_scaling.py [--transactions N] [--split-mb M] [--backlog DIR]
+                                         [--runs inproc,local1,local2,cluster1,cluster2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE), str(HERE.parent)]
+
+from extract_throughput import _backlog  # noqa: E402
+
+from engine.extract.engine import ExtractRun  # noqa: E402
+from engine.extract.redo_source import MINER_MODULES  # noqa: E402
+from engine.home import Home  # noqa: E402
+from engine.trail.layout import SECTION  # noqa: E402
+from params.check import check_text  # noqa: E402
+
+RUNS = ("inproc", "local1", "local2", "cluster1", "cluster2")
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu(roots: list[int]) -> float:
+    """CPU seconds (user + system, reaped children included) of ``roots`` and every process
+    under them, now."""
+    parent: dict[int, int] = {}
+    cpu: dict[int, float] = {}
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            stat = (d / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        parent[int(d.name)] = int(fields[1])
+        cpu[int(d.name)] = sum(int(x) for x in fields[11:15]) / TICKS
+    inside = set(roots)
+    grew = True
+    while grew:
+        grew = False
+        for pid, ppid in parent.items():
+            if ppid in inside and pid not in inside:
+                inside.add(pid)
+                grew = True
+    return sum(cpu.get(p, 0.0) for p in inside)
+
+
+def child(args: argparse.Namespace) -> None:
+    """One run, in this process: print a JSON line of its figures."""
+    from engine.spark import batch_splits, get_session, settings_for, warm_workers
+
+    workers = [int(p) for p in args.worker_pids.split(",") if p]
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Home(Path(tmp))
+        home.create_subdirs()
+        (home.dirdb / args.source.name).symlink_to(args.source)
+        model = check_text(
+            f"EXTRACT bench\nSOURCEDB {args.source.name}\nEXTTRAIL ./dirdat/bt\nTABLE US03.*;\n"
+        ).model
+        t0 = time.perf_counter()
+        spark = None
+        if args.master != "none":
+            extra = {"spark.cores.max": args.cores} if args.cores else {}
+            settings = settings_for(
+                [],
+                home.root,
+                cli_master=args.master,
+                app_name="ggsci-scaling",
+                log_file=home.dirrpt / "spark.log",
+                ship_dir=home.dirtmp / "ship",
+            )
+            spark = get_session(replace(settings, extra={**settings.extra, **extra}))
+            warm_workers(spark, MINER_MODULES)
+        start_s = time.perf_counter() - t0
+        run = ExtractRun(home, model, None, lambda *_: None, spark=spark, durable=True)
+        run.capture.split_bytes = args.split_mb << 20
+        if spark is not None:
+            run.capture.max_poll_splits = batch_splits(spark)
+        roots = [os.getpid(), *workers]
+        cpu0 = tree_cpu(roots)
+        t1 = time.perf_counter()
+        run.run(threading.Event(), stop_at_eof=True)
+        catchup = time.perf_counter() - t1
+        cpu = tree_cpu(roots) - cpu0
+        run.close()
+        trail = sorted(home.dirdat.glob("bt[0-9]*"))
+        body = b"".join(_body(p) for p in trail)
+        args.trail_out.write_bytes(body)
+        s = run.capture.stats
+        print(
+            json.dumps(
+                {
+                    "trail_records": s.trail_records,
+                    "catchup_s": catchup,
+                    "cpu_s": cpu,
+                    "start_s": start_s,
+                    "batches": int(run.capture.timing["batches"]),
+                }
+            )
+        )
+
+
+def _body(path: Path) -> bytes:
+    """A trail file after its header record."""
+    data = path.read_bytes()
+    return data[SECTION.unpack_from(data)[2] :]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--transactions", type=int, default=3000)
+    ap.add_argument("--split-mb", type=int, default=16)
+    ap.add_argument("--backlog", type=Path, help="keep (and reuse) the source database here")
+    ap.add_argument("--runs", default=",".join(RUNS))
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--master", default="none", help=argparse.SUPPRESS)
+    ap.add_argument("--cores", default="", help=argparse.SUPPRESS)
+    ap.add_argument("--worker-pids", default="", help=argparse.SUPPRESS)
+    ap.add_argument("--source", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--trail-out", type=Path, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        child(args)
+        return
+    from tests.extract import standalone
+
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Home(Path(tmp) / "build")
+        home.create_subdirs()
+        keep = args.backlog or Path(tmp) / "backlog"
+        source = _backlog(home, keep, args.transactions).resolve()
+        redo_mb = sum(p.stat().st_size for p in (source / "redo").rglob("*.log")) / 1e6
+        print(f"transactions={args.transactions} redo_mb={redo_mb:.0f} split_mb={args.split_mb}")
+        print(f"load_before={os.getloadavg()[0]:.2f}")
+        results: dict[str, dict[str, float]] = {}
+        bodies: dict[str, bytes] = {}
+        for name in args.runs.split(","):
+            cluster = None
+            master, cores = (
+                {"inproc": "none", "local1": "local[1]", "local2": "local[2]"}.get(name, ""),
+                "",
+            )
+            if name.startswith("cluster"):
+                n = int(name[len("cluster") :])
+                cluster = standalone.start(n)
+                master, cores = cluster.url, str(n)
+            out = Path(tmp) / f"{name}.trail"
+            try:
+                argv = [sys.executable, __file__, "--child", "--master", master,
+                        "--cores", cores, "--source", str(source), "--trail-out", str(out),
+                        "--split-mb", str(args.split_mb), "--worker-pids",
+                        ",".join(map(str, cluster.worker_pids())) if cluster else ""]  # fmt: skip
+                done = subprocess.run(argv, capture_output=True, text=True, check=False)
+            finally:
+                if cluster is not None:
+                    cluster.stop()
+            if done.returncode != 0:
+                print(f"{name}: failed\n{done.stderr[-3000:]}", file=sys.stderr)
+                raise SystemExit(1)
+            r = json.loads(done.stdout.strip().splitlines()[-1])
+            results[name] = r
+            bodies[name] = out.read_bytes()
+            rate = r["trail_records"] / r["catchup_s"]
+            print(
+                f"{name}: lcr_per_s={rate:.0f} catchup_s={r['catchup_s']:.2f} "
+                f"cpu_s={r['cpu_s']:.2f} start_s={r['start_s']:.1f} batches={r['batches']} "
+                f"load={os.getloadavg()[0]:.2f}",
+                flush=True,
+            )
+        print(f"trails_equal={len(set(bodies.values())) == 1}")
+        if "inproc" in results:
+            base = results["inproc"]["cpu_s"]
+            for name, r in results.items():
+                if name != "inproc":
+                    print(f"cpu_vs_inproc_{name}={r['cpu_s'] / base:.2f}")
+        if {"cluster1", "cluster2"} <= results.keys():
+            one, two = results["cluster1"], results["cluster2"]
+            print(f"speedup_2v1={one['catchup_s'] / two['catchup_s']:.2f}")
+
+
+if __name__ == "__main__":
+    main()
