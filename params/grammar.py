@@ -210,6 +210,9 @@ def _kind(kind: str) -> pp.ParserElement:
 _LOGIN = {"USERIDALIAS": "word", "USERID": "word", "PASSWORD": "password", "DOMAIN": "word",
           "SESSIONCHARSET": "word", "SYSDBA": "flag"}  # fmt: skip
 
+# CHECKSUM | NOCHECKSUM (ours): per-record CRC-32 in the trail, default CHECKSUM.
+_TRAIL_OPTIONS = {"FORMAT": "format", "MEGABYTES": "int", "CHECKSUM": "flag", "NOCHECKSUM": "flag"}
+
 SPECS: dict[str, Spec] = {
     "EXTRACT": Spec(("group",)),
     "REPLICAT": Spec(("group",)),
@@ -217,8 +220,8 @@ SPECS: dict[str, Spec] = {
     "TARGETDB": Spec(("word?",), {**_LOGIN, "LIBFILE": "path", "SET": "word"}),
     "USERID": Spec(("word",), {"PASSWORD": "password", "SYSDBA": "flag"}),
     "USERIDALIAS": Spec(("word",), {"DOMAIN": "word", "SYSDBA": "flag"}),
-    "EXTTRAIL": Spec(("path",), {"FORMAT": "format", "MEGABYTES": "int"}),
-    "RMTTRAIL": Spec(("path",), {"FORMAT": "format", "MEGABYTES": "int"}),
+    "EXTTRAIL": Spec(("path",), _TRAIL_OPTIONS),
+    "RMTTRAIL": Spec(("path",), _TRAIL_OPTIONS),
     "EXTFILE": Spec(
         ("path",),
         {

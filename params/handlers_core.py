@@ -124,7 +124,12 @@ def h_trail(b: Builder, p: Parsed) -> None:
             tok.loc + len(tok.text) - len(prefix),
         )
     mb = as_int(b, arg_of(opt_named(p, "MEGABYTES")), "MEGABYTES", 1, 2000)
-    trail = m.Trail(path, p.keyword.upper == "RMTTRAIL", _format_release(b, p), mb, b.line)
+    checksum = opt_named(p, "NOCHECKSUM") is None
+    if not checksum and opt_named(p, "CHECKSUM") is not None:
+        b.error("value", "CHECKSUM and NOCHECKSUM together: choose one", tok.loc)
+    trail = m.Trail(
+        path, p.keyword.upper == "RMTTRAIL", _format_release(b, p), mb, b.line, checksum
+    )
     if p.keyword.upper == "RMTTRAIL" and "rmthost" not in b.fields and "RMTHOST" not in b.tainted:
         b.error("misplaced", "RMTTRAIL needs an RMTHOST parameter before it")
     b.trails.append(trail)

@@ -145,6 +145,7 @@ class Trail:
     format_release: str | None = None
     megabytes: int | None = None
     line: int = 0
+    checksum: bool = True  # CHECKSUM (default) | NOCHECKSUM: a CRC-32 in each record
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,10 @@
  * - count_records(buf) is engine/trail/writer.count_records: how many records
  *   concatenated bytes hold, each envelope checked; -1 when one is wrong
  *   (writer.count_records then says what).
+ * - seal(buf) is engine/trail/checksum.seal_records: each of concatenated records with a
+ *   CRC-32 token ('C', info 0, length 4) appended to its T area (a T area added when it has
+ *   none), the CRC over every byte before the value. None when an envelope or a section is
+ *   wrong or a record would pass 65535 bytes (checksum.seal_records then says which).
  *
  * The layout (docs/trail_format.md, engine/trail/layout.py) is big-endian: a record is the
  * G section, the H section with the 35-byte row header and the table name, the B (key
@@ -18,6 +22,8 @@
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+
+#include "crc32.h"
 
 #define SECTION 4
 #define ROW_HEADER 35
@@ -173,17 +179,25 @@ done:
     return result;
 }
 
+/* The length of the record at b[pos] (size bytes in all) when its envelope is whole and
+ * right (envelope.record_length), else -1. */
+static Py_ssize_t envelope(const uint8_t *b, Py_ssize_t pos, Py_ssize_t size) {
+    if (size - pos < SECTION || b[pos] != 'G' || b[pos + 1] != 1) return -1;
+    Py_ssize_t len = b[pos + 2] << 8 | b[pos + 3];
+    if (len < MIN_RECORD || size - pos < len) return -1;
+    const uint8_t *z = b + pos + len - SECTION;
+    if (z[0] != 'Z' || z[1] != 1 || (z[2] << 8 | z[3]) != len) return -1;
+    return len;
+}
+
 static PyObject *count_records(PyObject *mod, PyObject *arg) {
     Py_buffer v;
     if (PyObject_GetBuffer(arg, &v, PyBUF_SIMPLE) < 0) return NULL;
     const uint8_t *b = v.buf;
     Py_ssize_t pos = 0, n = 0, size = v.len;
     while (pos < size) {
-        if (size - pos < SECTION || b[pos] != 'G' || b[pos + 1] != 1) goto bad;
-        Py_ssize_t len = b[pos + 2] << 8 | b[pos + 3];
-        if (len < MIN_RECORD || size - pos < len) goto bad;
-        const uint8_t *z = b + pos + len - SECTION;
-        if (z[0] != 'Z' || z[1] != 1 || (z[2] << 8 | z[3]) != len) goto bad;
+        Py_ssize_t len = envelope(b, pos, size);
+        if (len < 0) goto bad;
         pos += len;
         n++;
     }
@@ -194,10 +208,79 @@ bad:
     return PyLong_FromLong(-1);
 }
 
+/* The end of the last inner section of the record at b (length len), and its tag; -1 when
+ * the sections do not tile the record (checksum.seal_record's sections() walk). */
+static Py_ssize_t last_section(const uint8_t *b, Py_ssize_t len, uint8_t *tag) {
+    Py_ssize_t pos = SECTION, end = len - SECTION, start = -1;
+    while (pos < end) {
+        if (end - pos < SECTION || b[pos + 1] != 0) return -1;
+        Py_ssize_t size = b[pos + 2] << 8 | b[pos + 3];
+        if (pos + SECTION + size > end) return -1;
+        *tag = b[pos];
+        start = pos;
+        pos += SECTION + size;
+    }
+    return start;
+}
+
+#define CHECKSUM_GROWTH 8 /* the token entry: 4-byte header and the 4-byte CRC */
+
+static PyObject *seal(PyObject *mod, PyObject *arg) {
+    Py_buffer v;
+    if (PyObject_GetBuffer(arg, &v, PyBUF_SIMPLE) < 0) return NULL;
+    const uint8_t *b = v.buf;
+    Py_ssize_t pos = 0, size = v.len, total = 0;
+    /* First pass: check every envelope and the sections, size the output. */
+    while (pos < size) {
+        Py_ssize_t len = envelope(b, pos, size);
+        if (len < 0) goto bad;
+        uint8_t tag = 0;
+        if (last_section(b + pos, len, &tag) < 0) goto bad;
+        Py_ssize_t grown = len + CHECKSUM_GROWTH + (tag == 'T' ? 0 : SECTION);
+        if (grown > MAX_RECORD) goto bad;
+        total += grown;
+        pos += len;
+    }
+    PyObject *result = PyBytes_FromStringAndSize(NULL, total);
+    if (!result) {
+        PyBuffer_Release(&v);
+        return NULL;
+    }
+    uint8_t *out = (uint8_t *)PyBytes_AS_STRING(result);
+    for (pos = 0; pos < size;) {
+        const uint8_t *r = b + pos;
+        Py_ssize_t len = r[2] << 8 | r[3];
+        uint8_t tag = 0;
+        Py_ssize_t last = last_section(r, len, &tag);
+        Py_ssize_t grown = len + CHECKSUM_GROWTH + (tag == 'T' ? 0 : SECTION);
+        uint8_t *p = section(out, 'G', 1, (unsigned)grown);
+        if (tag == 'T') {
+            Py_ssize_t tsize = r[last + 2] << 8 | r[last + 3];
+            p = put(p, (const char *)r + SECTION, last - SECTION);
+            p = section(p, 'T', 0, (unsigned)(tsize + CHECKSUM_GROWTH));
+            p = put(p, (const char *)r + last + SECTION, tsize);
+        } else {
+            p = put(p, (const char *)r + SECTION, len - 2 * SECTION);
+            p = section(p, 'T', 0, CHECKSUM_GROWTH);
+        }
+        p = section(p, 'C', 0, 4);
+        be32(p, crc32_of(out, (size_t)(p - out)));
+        p = section(p + 4, 'Z', 1, (unsigned)grown);
+        out = p;
+        pos += len;
+    }
+    PyBuffer_Release(&v);
+    return result;
+bad:
+    PyBuffer_Release(&v);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"records", records, METH_VARARGS,
      "records(rows, tokens, sequence, io_time_us, trans_inds, delete_io) -> bytes | None"},
     {"count_records", count_records, METH_O, "count_records(buf) -> int (-1: a bad envelope)"},
+    {"seal", seal, METH_O, "seal(buf) -> bytes | None: each record with its CRC-32 token"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -209,4 +292,7 @@ static struct PyModuleDef module = {
     .m_methods = methods,
 };
 
-PyMODINIT_FUNC PyInit_trailkit(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit_trailkit(void) {
+    crc_init();
+    return PyModule_Create(&module);
+}

@@ -13,6 +13,7 @@ import re
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -31,7 +32,12 @@ from engine.extract.br import BoundedRecovery, BrError, Restored, selection_dige
 from engine.extract.capture import Capture, CaptureState
 from engine.extract.lcr import Position
 from engine.extract.orphans import OrphanScanner
-from engine.extract.start import ExtractError, initial_positions, source_root
+from engine.extract.start import (
+    ExtractError,
+    initial_positions,
+    recapture_lost_trail,
+    source_root,
+)
 from engine.extract.txnmgmt import TransactionManagement
 from engine.groups import DEFAULT_MEGABYTES, GroupDef
 from engine.heartbeat.flow import ExtractRule
@@ -92,6 +98,7 @@ class ExtractRun(TransactionManagement):
             megabytes=self.megabytes,
             header_info={"Producer": "ggsci", "GroupName": self.name, "DbName": self.root.name},
             durable=durable,
+            checksum=trail.checksum,
         )
         rec = self.writer.recovery
         if rec is not None and rec.action != "none":
@@ -116,6 +123,22 @@ class ExtractRun(TransactionManagement):
                     Severity.INFO,
                     "BOUNDED RECOVERY: reset to initial or altered checkpoint.",
                 )
+        if state is not None and not altered and cps is not None:
+            # The trail against the write checkpoint: lost data is captured again, or abend.
+            try:
+                again = recapture_lost_trail(
+                    cps, state.trail, trail.path, self.writer, self.root / "redo",
+                    group.threads if group else 1,
+                )  # fmt: skip
+            except ExtractError:
+                self.writer.close()
+                raise
+            if again is not None:
+                emit("OGG-01741", Severity.WARNING, again.message)
+                positions = dict(again.positions)
+                state = replace(state, current=positions, recovery=dict(positions),
+                                last_commit_scn=again.last_commit_scn)  # fmt: skip
+                altered = True  # not a restart where the last run left off: no BR restore
         self.br = self._open_br(model, home)
         restored = None
         if self.br is not None and state is not None and not altered:

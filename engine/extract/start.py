@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from pathlib import Path
 
-from engine.checkpoints import ReadCheckpoint
+from engine.checkpoints import Checkpoints, ReadCheckpoint
 from engine.extract.lcr import Position
 from engine.home import Home
 from engine.source.logfile import read_records
 from engine.source.logs import list_logs
+from engine.trail.model import TrailPosition
+from engine.trail.writer import TrailWriter
 from params.models import ParamFile
 
 
@@ -98,3 +101,86 @@ def _end_of(redo_dir: Path, thread: int) -> Position:
         return Position(thread, 1, 0)
     last = logs[-1]
     return Position(thread, last.sequence, last.size)
+
+
+# -- the trail against its write checkpoint ---------------------------------------------------
+@dataclass(frozen=True)
+class Recapture:
+    """A trail that lost committed data: where to read the redo again from, and the last
+    commit the trail still holds (transactions committed at or before it are not written
+    again); ``message`` is what the report says."""
+
+    positions: dict[int, Position]
+    last_commit_scn: int
+    message: str
+
+
+def _trail_write(cps: Checkpoints, trail: str) -> TrailPosition | None:
+    for w in cps.writes:
+        if Path(w.trail).as_posix().lstrip("./") == Path(trail).as_posix().lstrip("./"):
+            return TrailPosition(w.position.seqno, w.position.rba)
+    return None
+
+
+def recapture_lost_trail(
+    cps: Checkpoints,
+    written: TrailPosition,
+    trail: str,
+    writer: TrailWriter,
+    redo_dir: Path,
+    threads: int,
+) -> Recapture | None:
+    """Compare the trail's end (after append-mode recovery) with ``written``, the write
+    position the previous run published. None when the trail holds it all. Otherwise the
+    trail lost committed transactions (a file cut short or removed): re-read the redo from
+    the newest checkpoint (the current one or one of its history) whose write position the
+    trail still reaches, skipping what committed at or before the trail's last transaction,
+    so each missing transaction is written again exactly once. ExtractError (OGG-01496,
+    naming the files and positions) when that cannot be done: no such checkpoint is left,
+    or its redo is gone."""
+    rec = writer.recovery
+    if rec is None:
+        return None
+    end = rec.resume
+    if end >= written:
+        return None
+    lost = (
+        f"Trail {trail} ends at {end} (file {writer.trail.file(end.seqno)}) but its write "
+        f"checkpoint is {written} (file {writer.trail.file(written.seqno)})"
+        + (f": {written.rba - end.rba} bytes are missing" if end.seqno == written.seqno else "")
+    )
+    last = rec.last_transaction
+    last_scn = int(last.logcsn) if last and last.logcsn and last.logcsn.isdigit() else 0
+    seqnos = writer.trail.seqnos()
+    for candidate in (cps, *cps.history):
+        at = _trail_write(candidate, trail)
+        reads = tuple(r for r in candidate.reads if r.source == "TRANLOG")
+        if at is None or at > end or not reads:
+            continue
+        if last is None and seqnos and at.seqno < seqnos[0]:
+            break  # what it wrote after `at` was in files purged since: the SCN is unknown
+        again = tuple(ReadCheckpoint.at(r.source, r.recovery) for r in reads)
+        positions = initial_positions(redo_dir, again, threads)
+        for t, p in sorted(positions.items()):
+            logs = list_logs(redo_dir, t)
+            if not logs or p.sequence < logs[0].sequence:
+                oldest = f"Seqno {logs[0].sequence}" if logs else "none"
+                raise ExtractError(
+                    "OGG-01496",
+                    f"{lost}. The redo to capture it again (thread {t} from Seqno "
+                    f"{p.sequence}, RBA {p.offset}) is no longer available (oldest: {oldest}).",
+                )
+        where = ", ".join(
+            f"thread {t} Seqno {p.sequence}, RBA {p.offset}" for t, p in sorted(positions.items())
+        )
+        return Recapture(
+            positions,
+            last_scn,
+            f"{lost}. Capturing again from the checkpoint of {candidate.updated} ({where}): "
+            f"the transactions committed after SCN {last_scn} are written again.",
+        )
+    raise ExtractError(
+        "OGG-01496",
+        f"{lost}. No checkpoint left is from before the missing data, so it cannot be "
+        "captured again: restore the trail file, or reposition with ALTER EXTRACT.",
+    )

@@ -148,7 +148,7 @@ class LogdumpSession:
             _, seqno = TrailName.of_file(path)
         except TrailError:
             seqno = 0
-        cursor = FileCursor(path, seqno)
+        cursor = FileCursor(path, seqno, verify=False)
         self.close()
         self.cursor = cursor
         self.views = Views(self.options)
@@ -214,7 +214,7 @@ class LogdumpSession:
 
     def cmd_count(self, args: list[str]) -> bool:
         cursor = self._need_cursor()
-        with FileCursor(cursor.path, cursor.seqno) as counter:
+        with FileCursor(cursor.path, cursor.seqno, verify=False) as counter:
             lines = count_lines(str(cursor.path), (e for e in counter if self.filter.matches(e)))
         self.out(*lines)
         return True

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.trail.checksum import CrcCheck
 from engine.trail.codec import encode_columns, token_entries
 from engine.trail.fileheader import encode_file_header
 from engine.trail.layout import (
@@ -17,6 +18,7 @@ from engine.trail.layout import (
     HEADER_TOKEN_IDS,
     HEADER_TOKENS,
     IO_TYPE_NAMES,
+    TOKEN_CHECKSUM,
     TOKEN_NAMES,
     HeaderKind,
     IOType,
@@ -143,7 +145,7 @@ class Views:
         label = "Before Image:" if r.before_after == "B" else "After  Image:"
         lines += self._image(label, r, r.columns)
         tokens = token_entries(r)
-        if tokens:
+        if tokens or entry.crc is not None:
             lines += ["", "GGS tokens:"]
             for tid, info, value in tokens:
                 tname = TOKEN_NAMES.get(tid, "")
@@ -152,6 +154,8 @@ class Views:
                     f"  Length {len(value):>4}"
                 )
                 lines += hexdump(value)
+        if entry.crc is not None:
+            lines += checksum_lines(entry.crc)
         lines.append("")
         return lines
 
@@ -236,7 +240,20 @@ def record_json(file: str, entry: TrailEntry, tables: dict[str, TableDef]) -> di
     }
     if record.before_columns:
         out["before_columns"] = _columns_json(record, record.before_columns, tables)
+    if entry.crc is not None:
+        out["checksum"] = "ok" if entry.crc.ok else entry.crc.describe()
     return out
+
+
+def checksum_lines(crc: CrcCheck) -> list[str]:
+    """The checksum token (ours) as Logdump shows tokens, and what checking it found."""
+    if crc.stored is None:
+        return [f"Checksum   : MISSING: {crc.describe()}"]
+    return [
+        f"TokenID x{TOKEN_CHECKSUM[0]:02x} '{TOKEN_CHECKSUM.decode()}' "
+        f"{TOKEN_NAMES[TOKEN_CHECKSUM]:<16} Info x00  Length    4",
+        f"Checksum   : {'ok' if crc.ok else 'MISMATCH'}: {crc.describe()}",
+    ]
 
 
 # -- COUNT -------------------------------------------------------------------------------
@@ -244,8 +261,11 @@ def count_lines(path: str, entries: Iterable[TrailEntry]) -> list[str]:
     """Logdump's COUNT summary over the records of one file."""
     ops: Counter[str] = Counter()
     images: Counter[str] = Counter()
-    records = data_bytes = transactions = 0
+    records = data_bytes = transactions = checked = mismatched = 0
     for entry in entries:
+        if entry.crc is not None:
+            checked += 1
+            mismatched += not entry.crc.ok
         record = entry.record
         if isinstance(record, FileHeader):
             continue
@@ -274,4 +294,6 @@ def count_lines(path: str, entries: Iterable[TrailEntry]) -> list[str]:
             row("    Bytes/Trans .....", data_bytes // transactions),
             row("    Records/Trans ...", tx_records // transactions),
         ]
+    if checked:
+        lines += [row("Checksums verified", checked), row("Checksum mismatches", mismatched)]
     return lines

@@ -13,6 +13,14 @@ Guarantees (the same as Extract's toward its trail):
   transactions are skipped when reading again from the published read checkpoint. The last
   one skipped must be the remote trail's last transaction (LOGCSN and TRANID), which is
   reported, and any disagreement abends (OGG-01496) rather than guessing.
+* A remote trail that ends before the published write checkpoint (a file cut short or
+  removed) lost copied transactions: the pump resumes from the newest checkpoint (the
+  current one or its history) whose write position the remote trail still reaches, so
+  the lost transactions are copied again once (OGG-01741); with no such checkpoint left it
+  abends (OGG-01496) naming the file and the positions.
+* A read checkpoint past the end of its source trail file abends (OGG-01705); a source
+  record that fails its checksum, or cannot be decoded, abends (OGG-01184) naming the file
+  and the RBA.
 """
 
 from __future__ import annotations
@@ -43,9 +51,10 @@ from engine.pump import PumpError
 from engine.pump.txreader import Transaction, TransactionReader
 from engine.trail.codec import encode_record
 from engine.trail.errors import TrailError
+from engine.trail.files import TrailName
 from engine.trail.layout import TransInd
 from engine.trail.model import TableDef, TrailPosition, TrailRecord, micros_to_datetime
-from engine.trail.reader import TrailReader
+from engine.trail.reader import TrailReader, position_problem, read_error_text
 from engine.trail.recovery import complete_transactions
 from engine.trail.writer import TrailWriter
 from params.models import ParamFile
@@ -111,10 +120,6 @@ class Pump:
         )
         self.megabytes = mb or trail.megabytes or DEFAULT_MEGABYTES
         self.checkpoints = load_checkpoints(home, "EXTRACT", self.name)
-        cps = self.checkpoints
-        read = cps.reads[0].current if cps and cps.reads else Position()
-        self.startup = read
-        start = TrailPosition(read.seqno, read.rba)
         target = in_home(home, trail.path)
         try:
             self.writer = TrailWriter.open(
@@ -122,9 +127,26 @@ class Pump:
                 megabytes=self.megabytes,
                 header_info={"Producer": "ggsci", "GroupName": self.name},
                 durable=durable,
+                checksum=trail.checksum,
             )
         except TrailError as exc:
             raise PumpError("OGG-01031", f"Cannot open {trail.path}: {exc}") from exc
+        try:
+            cps = self._resume_from(self.checkpoints)
+            read = cps.reads[0].current if cps and cps.reads else Position()
+            start = TrailPosition(read.seqno, read.rba)
+            source = in_home(home, self.source_path)
+            problem = position_problem(TrailName.parse(source), start)
+            if problem is not None:
+                raise PumpError("OGG-01705", problem)
+            self.skip, self.skip_until = self._already_copied(cps)
+        except TrailError as exc:
+            self.writer.close()
+            raise PumpError("OGG-01184", read_error_text(exc)) from exc
+        except PumpError:
+            self.writer.close()
+            raise
+        self.startup = read
         rec = self.writer.recovery
         if rec is not None and rec.action != "none":
             emit(
@@ -133,7 +155,6 @@ class Pump:
                 f"Recovered trail {trail.path}: {rec.action} {rec.partial_records} record(s) "
                 "of a partly copied transaction.",
             )
-        self.skip, self.skip_until = self._already_copied(cps)
         if self.skip:
             emit(
                 "OGG-01516",
@@ -141,13 +162,51 @@ class Pump:
                 f"{self.skip} transaction(s) after the checkpoint are already in "
                 f"{trail.path}; they are not copied again.",
             )
-        self.reader = TransactionReader(in_home(home, self.source_path), start)
+        self.reader = TransactionReader(source, start)
         self.batch_id = cps.batch_id if cps else 0
         self.copied_transactions = 0
         self.copied_records = 0
         self.last_io_us = 0
         self.last_checkpoint = 0.0
         self.dirty = True
+
+    def _write_of(self, cps: Checkpoints) -> TrailPosition | None:
+        for w in cps.writes:
+            if normalize_trail(w.trail) == normalize_trail(self.trail_path):
+                return TrailPosition(w.position.seqno, w.position.rba)
+        return None
+
+    def _resume_from(self, cps: Checkpoints | None) -> Checkpoints | None:
+        """The checkpoint to resume from: the current one, unless the remote trail ends
+        before its write position; then the newest one of its history that the remote
+        trail reaches (the transactions lost are copied again), or PumpError."""
+        rec = self.writer.recovery
+        written = self._write_of(cps) if cps is not None else None
+        if cps is None or rec is None or written is None or rec.resume >= written:
+            return cps
+        end = rec.resume
+        trail = self.writer.trail
+        lost = (
+            f"{self.trail_kind} {self.trail_path} ends at {end} (file {trail.file(end.seqno)}) "
+            f"but its write checkpoint is {written} (file {trail.file(written.seqno)})"
+            + (f": {written.rba - end.rba} bytes are missing" if end.seqno == written.seqno else "")
+        )
+        for older in cps.history:
+            at = self._write_of(older)
+            if at is not None and at <= end and older.reads:
+                read = older.reads[0].current
+                self.emit(
+                    "OGG-01741",
+                    Severity.WARNING,
+                    f"{lost}. Copying again from the checkpoint of {older.updated} (source "
+                    f"trail {self.source_path} Seqno {read.seqno}, RBA {read.rba}).",
+                )
+                return replace(older, history=cps.history, batch_id=cps.batch_id)
+        raise PumpError(
+            "OGG-01496",
+            f"{lost}. No checkpoint left is from before the missing data, so it cannot be "
+            "copied again: restore the trail file, or reposition with ALTER EXTRACT.",
+        )
 
     def _already_copied(self, cps: Checkpoints | None) -> tuple[int, tuple[str | None, ...]]:
         """How many whole transactions the remote trail holds after the write checkpoint,
@@ -190,9 +249,12 @@ class Pump:
         """Copy the whole transactions available (at most ``limit``); return how many were
         read from the source trail."""
         seen = 0
-        for txn in self.reader.poll(limit):
-            seen += 1
-            self._copy(txn)
+        try:
+            for txn in self.reader.poll(limit):
+                seen += 1
+                self._copy(txn)
+        except TrailError as exc:
+            raise PumpError("OGG-01184", read_error_text(exc)) from exc
         if seen:
             self.dirty = True
         return seen

@@ -12,7 +12,10 @@ record in a savepoint, where the rule can act on the one record.
 Where it starts: the checkpoint table's SEQNO/RBA when the group has a row there (it is
 written with the data, so it is exact), else the file checkpoint (ADD/ALTER REPLICAT
 EXTSEQNO/EXTRBA). Transactions the watermarks say were applied are skipped
-(:meth:`engine.replicat.progress.Progress.applied`).
+(:meth:`engine.replicat.progress.Progress.applied`). A start position past the end of its
+trail file abends (OGG-01705) rather than waiting there forever; a record that fails its
+checksum or cannot be decoded abends (OGG-01184, the file and the RBA) once the whole
+transactions before it are applied.
 """
 
 from __future__ import annotations
@@ -46,7 +49,10 @@ from engine.replicat.progress import CheckpointTable, Progress, group_key
 from engine.targets import TargetError
 from engine.targets.base import Target
 from engine.targets.resolve import open_target, target_spec
+from engine.trail.errors import TrailError
+from engine.trail.files import TrailName
 from engine.trail.model import TrailPosition, TrailRecord, micros_to_datetime
+from engine.trail.reader import position_problem, read_error_text
 from params.models import ParamFile
 
 Emit = Callable[[str, Severity, str], None]
@@ -147,7 +153,12 @@ class ReplicatRun:
             progress = Progress(start, progress.csn if progress else None,
                                 progress.xids if progress else ())  # fmt: skip
         self.progress = progress
-        self.reader = TransactionReader(in_home(home, group.source_path), start)
+        source = in_home(home, group.source_path)
+        problem = position_problem(TrailName.parse(source), start)
+        if problem is not None:
+            target.close()
+            raise ReplicatError("OGG-01705", problem)
+        self.reader = TransactionReader(source, start)
         d = model.discard
         self.discard = DiscardFile(
             in_home(home, d.path) if d else home.dirrpt / f"{group.name}.dsc",
@@ -169,15 +180,22 @@ class ReplicatRun:
         seen = 0
         group: list[Transaction] = []
         ops = 0
-        for txn in self.reader.poll():
-            seen += 1
-            group.append(txn)
-            if any(self.heartbeat.owns(r.table) for r in txn.records):
-                self._read_at[id(txn)] = self.heartbeat_clock()
-            ops += len(txn.records)
-            if ops >= self.model.group_trans_ops:
+        try:
+            for txn in self.reader.poll():
+                seen += 1
+                group.append(txn)
+                if any(self.heartbeat.owns(r.table) for r in txn.records):
+                    self._read_at[id(txn)] = self.heartbeat_clock()
+                ops += len(txn.records)
+                if ops >= self.model.group_trans_ops:
+                    self._apply_group(group)
+                    group, ops = [], 0
+        except TrailError as exc:  # the whole transactions before the bad record, then abend
+            if group:
                 self._apply_group(group)
-                group, ops = [], 0
+            self.dirty = True
+            self.file_checkpoint()
+            raise ReplicatError("OGG-01184", read_error_text(exc)) from exc
         if group:
             self._apply_group(group)
         if seen:

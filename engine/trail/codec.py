@@ -22,6 +22,7 @@ from engine.trail.errors import (
 )
 from engine.trail.fileheader import decode_file_header_section
 from engine.trail.layout import (
+    CHECKSUM_LENGTH,
     COLUMN,
     COLUMN_SIZE,
     FLAG_SECTION,
@@ -49,6 +50,7 @@ from engine.trail.layout import (
     TAG_TOKENS,
     TAG_TRAILER,
     TOKEN,
+    TOKEN_CHECKSUM,
     TOKEN_LOGCSN,
     TOKEN_ORAROWID,
     TOKEN_SIZE,
@@ -396,6 +398,8 @@ def _decode_tokens(buf: Buffer, pos: int, end: int) -> dict[str, object]:
             found["logcsn"] = _text(buf, pos, tlen, "LOGCSN")
         elif tid == TOKEN_TRANID and info == 0 and "tranid" not in found:
             found["tranid"] = _text(buf, pos, tlen, "TRANID")
+        elif tid == TOKEN_CHECKSUM and pos + tlen == end and tlen == CHECKSUM_LENGTH:
+            pass  # the record's checksum (checksum.py): checked by readers, not re-encoded
         else:
             extra.append((bytes(tid), info, bytes(buf[pos : pos + tlen])))
         pos += tlen

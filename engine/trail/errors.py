@@ -5,6 +5,7 @@
     TrailError(Exception)                  root; every error carries a stable ``code``
     ├── IncompleteRecordError(EOFError)     need more data: the buffer ends inside a record
     ├── CorruptRecordError(ValueError)      the bytes cannot be a record (bad tag, length, text)
+    │   └── ChecksumError                   a record's CRC-32 token disagrees with its bytes
     ├── TrailingBytesError(ValueError)      a whole record decoded but bytes are left over
     ├── RecordLimitError(ValueError)        a value or record exceeds a named limit of layout.py
     ├── FileVersionError(ValueError)        a trail file of a newer format than this reader
@@ -44,6 +45,12 @@ class IncompleteRecordError(TrailError, EOFError):
 
 class CorruptRecordError(TrailError, ValueError):
     code = "TRAIL-002"
+
+
+class ChecksumError(CorruptRecordError):
+    """A record of a file whose header promises checksums fails its check (checksum.py)."""
+
+    code = "TRAIL-007"
 
 
 class TrailingBytesError(TrailError, ValueError):

@@ -136,10 +136,15 @@ class TransInd(IntEnum):
 TOKEN_ORAROWID: Final = b"R"
 TOKEN_LOGCSN: Final = b"L"
 TOKEN_TRANID: Final = b"6"
+# (ours, beyond GoldenGate) CRC-32 of the record, the last entry of the T area of every
+# record of a file whose header says Checksum 1; see engine/trail/checksum.py.
+TOKEN_CHECKSUM: Final = b"C"
+CHECKSUM_LENGTH: Final = 4
 TOKEN_NAMES: Final[dict[bytes, str]] = {
     TOKEN_ORAROWID: "ORAROWID",
     TOKEN_LOGCSN: "LOGCSN",
     TOKEN_TRANID: "TRANID",
+    TOKEN_CHECKSUM: "CHECKSUM",
 }
 # ORAROWID value = 18-character rowid, NUL, then the rowid kind byte (1 = heap row): 20 bytes,
 # shown by TrailAnalyzer in seed 002 as "AAASrPAAEAAAAQ2AAK 1".
@@ -180,12 +185,14 @@ HEADER_TOKENS: Final[dict[bytes, tuple[str, HeaderKind]]] = {
     b"L": ("Producer", HeaderKind.TEXT),
     b"M": ("ProducerVersion", HeaderKind.TEXT),
     b"N": ("GroupName", HeaderKind.TEXT),
+    b"O": ("Checksum", HeaderKind.U32),  # 1: every record ends its T area with a CRC-32
 }
 HEADER_TOKEN_IDS: Final[dict[str, bytes]] = {name: tid for tid, (name, _) in HEADER_TOKENS.items()}
 HEADER_U32: Final = struct.Struct(">I")
 HEADER_U64: Final = struct.Struct(">Q")
 HEADER_I64: Final = struct.Struct(">q")
 SIGNATURE: Final = "GGSCI-TRAIL"
+CHECKSUM_CRC32: Final = 1  # the file header's Checksum value when records carry one
 COMPATIBILITY_LEVEL: Final = 1  # the newest trail format this code writes and reads
 FILE_HEADER_NAME: Final = "*FileHeader*"
 

@@ -5,6 +5,11 @@ or the middle of a record still being written, ends the current iteration withou
 error; iterating again later continues from the same position. Only when a later file of
 the trail exists is an incomplete tail an error (the writer never leaves one behind
 before rolling over), reported as CorruptRecordError.
+
+Checksums (checksum.py): when a file's header says its records carry a CRC-32, every
+record is checked before it is decoded. A mismatch (or a missing token) raises
+ChecksumError naming the file and the RBA; with ``verify=False`` (Logdump) the record is
+returned with the result of the check in ``TrailEntry.crc`` instead.
 """
 
 from __future__ import annotations
@@ -16,14 +21,19 @@ from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
 
+from engine.trail.checksum import CrcCheck, check_record
 from engine.trail.codec import decode_any
+from engine.trail.envelope import record_length
 from engine.trail.errors import (
+    ChecksumError,
     CorruptRecordError,
     IncompleteRecordError,
+    TrailError,
     TrailIOError,
 )
+from engine.trail.fileheader import decode_file_header
 from engine.trail.files import TrailName
-from engine.trail.layout import MAX_RECORD_LENGTH, TAG_ENVELOPE, IOType
+from engine.trail.layout import CHECKSUM_CRC32, MAX_RECORD_LENGTH, TAG_ENVELOPE, IOType
 from engine.trail.model import FileHeader, TableDef, TrailPosition, TrailRecord
 
 _CHUNK = 1 << 20
@@ -37,6 +47,7 @@ class TrailEntry:
     rba: int
     length: int
     record: TrailRecord | FileHeader
+    crc: CrcCheck | None = None  # the record's checksum check, when its file has checksums
 
     @property
     def position(self) -> TrailPosition:
@@ -52,11 +63,17 @@ class FileCursor:
 
     ``next()`` returns the record at the current RBA and advances, or None when the
     written bytes end (cleanly, or inside a record: then ``incomplete_tail`` > 0).
+    ``checksums`` is what the file header says (None until a whole header has been read).
     """
 
-    def __init__(self, path: str | os.PathLike[str], seqno: int = 0, rba: int = 0) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], seqno: int = 0, rba: int = 0, *, verify: bool = True
+    ) -> None:
         self.path = Path(path)
         self.seqno = seqno
+        self.verify = verify
+        self.checksums: bool | None = None
+        self.last_crc: CrcCheck | None = None
         try:
             self._file: BinaryIO = open(self.path, "rb")  # noqa: SIM115 (closed in close())
         except OSError as exc:
@@ -76,6 +93,35 @@ class FileCursor:
         self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.close()
+
+    def _read_checksum_flag(self) -> bool:
+        """What the file header says about checksums (read once it is whole)."""
+        if self.checksums is None:
+            self._file.seek(0)
+            head = self._file.read(MAX_RECORD_LENGTH)
+            try:
+                header, _ = decode_file_header(head, 0)
+            except IncompleteRecordError:
+                return False  # the header is being written: no record follows it yet
+            except CorruptRecordError:
+                self.checksums = False  # no ggsci header: nothing to check against
+            else:
+                self.checksums = header.get("Checksum", 0) == CHECKSUM_CRC32
+        return self.checksums
+
+    def _check(self, offset: int) -> CrcCheck | None:
+        """The checksum check of the whole record at ``offset`` of the buffer, raising
+        ChecksumError on a mismatch when verifying."""
+        if not self._read_checksum_flag():
+            return None
+        length = record_length(self._buf, offset)
+        crc = check_record(self._buf, offset, length)
+        if crc is not None and not crc.ok and self.verify:
+            raise ChecksumError(
+                f"Checksum mismatch in trail file {self.path}, RBA {self.rba}: {crc.describe()}",
+                offset=self.rba,
+            )
+        return crc
 
     def size(self) -> int:
         return os.fstat(self._file.fileno()).st_size
@@ -111,16 +157,19 @@ class FileCursor:
                 available = len(self._buf) - (self.rba - self._buf_rba)
                 self.incomplete_tail = max(available, 0)
                 return None
+            offset = self.rba - self._buf_rba
             try:
-                result = decode_any(self._buf, self.rba - self._buf_rba)
+                crc = self._check(offset)
+                result = decode_any(self._buf, offset)
             except IncompleteRecordError as exc:
-                needed = len(self._buf) - (self.rba - self._buf_rba) + exc.needed
+                needed = len(self._buf) - offset + exc.needed
                 continue
+            except ChecksumError:
+                raise
             except CorruptRecordError as exc:
-                raise CorruptRecordError(
-                    f"{self.path.name}: {exc.message}", offset=self.rba
-                ) from exc
+                raise CorruptRecordError(f"{self.path}: {exc.message}", offset=self.rba) from exc
             self.incomplete_tail = 0
+            self.last_crc = crc
             return result
 
     def scan_for_header(self) -> int | None:
@@ -150,7 +199,7 @@ class FileCursor:
         if found is None:
             return None
         record, length = found
-        entry = TrailEntry(self.seqno, self.rba, length, record)
+        entry = TrailEntry(self.seqno, self.rba, length, record, self.last_crc)
         self.rba += length
         return entry
 
@@ -169,9 +218,14 @@ class TrailReader:
     """
 
     def __init__(
-        self, trail: str | os.PathLike[str] | TrailName, start: TrailPosition | None = None
+        self,
+        trail: str | os.PathLike[str] | TrailName,
+        start: TrailPosition | None = None,
+        *,
+        verify: bool = True,
     ) -> None:
         self.trail = trail if isinstance(trail, TrailName) else TrailName.parse(trail)
+        self.verify = verify
         if start is None:
             seqnos = self.trail.seqnos()
             start = TrailPosition(seqnos[0] if seqnos else 0, 0)
@@ -200,7 +254,7 @@ class TrailReader:
         path = self.trail.file(self.position.seqno)
         if not path.exists():
             return None
-        cursor = FileCursor(path, self.position.seqno, 0)
+        cursor = FileCursor(path, self.position.seqno, 0, verify=self.verify)
         # Learn the file header and table definitions that precede the start position
         # (once per file: a reopen after waiting for more data needs no second look).
         while self._learned_seqno != self.position.seqno and cursor.rba < self.position.rba:
@@ -252,7 +306,7 @@ class TrailReader:
                 continue
             if cursor.incomplete_tail:
                 raise CorruptRecordError(
-                    f"{cursor.path.name}: {cursor.incomplete_tail} bytes of an incomplete "
+                    f"{cursor.path}: {cursor.incomplete_tail} bytes of an incomplete "
                     "record before the next trail file",
                     offset=cursor.rba,
                 )
@@ -265,3 +319,34 @@ class TrailReader:
             record = entry.record
             if isinstance(record, TrailRecord) and record.io_type != IOType.METADATA:
                 yield entry, record
+
+
+def position_problem(trail: TrailName, position: TrailPosition) -> str | None:
+    """Why a reader cannot resume at ``position`` of ``trail`` (its read checkpoint), or
+    None. Past the end of its file, or in a file that is gone while later ones exist, a
+    reader would otherwise wait forever without a word: the message says so (OGG-01705)."""
+    path = trail.file(position.seqno)
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        later = [s for s in trail.seqnos() if s > position.seqno]
+        if later:
+            return (
+                f"Input trail file '{path}' of the read checkpoint ({position}) does not "
+                f"exist, but later files do (from Seqno {later[0]})."
+            )
+        return None
+    if position.rba > size:
+        return (
+            f"Input checkpoint position {position.rba} for input trail file '{path}' is "
+            f"greater than the size of the file ({size})."
+        )
+    return None
+
+
+def read_error_text(exc: TrailError) -> str:
+    """One line for a trail that cannot be read on (pump and Replicat abend with it)."""
+    if isinstance(exc, ChecksumError):
+        return exc.message
+    where = f", RBA {exc.offset}" if exc.offset is not None else ""
+    return f"Bad record in trail file {exc.message}{where}."

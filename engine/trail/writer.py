@@ -12,7 +12,11 @@ in commit order. The writer
 * makes bytes durable only in :meth:`sync`, which returns the durable position: publish
   a checkpoint only with a position returned by ``sync``;
 * on open, runs append-mode recovery (recovery.py) and, as GoldenGate does on restart,
-  continues in a new file unless the last one holds no records.
+  continues in a new file unless the last one holds no records;
+* with ``checksum=True`` (the default) says so in each new file's header (``Checksum 1``)
+  and seals every record it writes there with a CRC-32 token (checksum.py). A file keeps
+  the setting it was created with (a reopened file its own): a changed setting takes
+  effect in the next file the writer creates.
 """
 
 from __future__ import annotations
@@ -29,12 +33,13 @@ from types import TracebackType
 from typing import BinaryIO
 
 from engine._native import load as load_native
+from engine.trail.checksum import GROWTH_NEW_AREA, seal_records
 from engine.trail.codec import RecordSummary, encode_record, peek_logcsn, summarize
 from engine.trail.envelope import record_length
 from engine.trail.errors import TrailIOError
 from engine.trail.fileheader import decode_file_header, encode_file_header, new_file_header
 from engine.trail.files import TrailName, fsync_directory
-from engine.trail.layout import IOType, TransInd
+from engine.trail.layout import CHECKSUM_CRC32, IOType, TransInd
 from engine.trail.model import TableDef, TrailPosition
 from engine.trail.recovery import (
     RecoveryMode,
@@ -89,6 +94,16 @@ def count_records(data: bytes) -> int:
     return n
 
 
+def seal(data: bytes) -> bytes:
+    """Concatenated records, each with its checksum token (checksum.py): by the C kernel
+    when it is built; here when it is not, or to say what is wrong."""
+    if _KIT is not None:
+        sealed: bytes | None = _KIT.seal(data)
+        if sealed is not None:
+            return sealed
+    return seal_records(data)
+
+
 def _wall_clock_us() -> int:
     return time.time_ns() // 1000
 
@@ -104,8 +119,11 @@ class TrailWriter:
         header_info: Mapping[str, str | int],
         clock: Callable[[], int],
         durable: bool,
+        checksum: bool = True,
     ) -> None:
         self.trail = trail
+        self.checksum = checksum  # for the files this writer creates
+        self._sealing = checksum  # what the current file's header says
         self.max_bytes = max_bytes
         self._header_info = dict(header_info)
         self._clock = clock
@@ -140,13 +158,15 @@ class TrailWriter:
         header_info: Mapping[str, str | int] | None = None,
         clock: Callable[[], int] = _wall_clock_us,
         durable: bool = True,
+        checksum: bool = True,
     ) -> TrailWriter:
         """Open a trail for appending, creating its first file or recovering its tail.
 
         ``header_info`` adds file-header tokens (Producer, DbName, GroupName, URI, ...);
         without it, :func:`default_header_info` (this host and program) is used.
         ``clock`` gives microseconds since the epoch (CreationTime). ``durable=False``
-        skips fsync (tests and benchmarks only).
+        skips fsync (tests and benchmarks only). ``checksum`` (EXTTRAIL/RMTTRAIL
+        CHECKSUM | NOCHECKSUM) seals the records of each new file with a CRC-32.
         """
         name = trail if isinstance(trail, TrailName) else TrailName.parse(trail)
         limit = max_bytes if max_bytes is not None else megabytes * MEGABYTE
@@ -156,6 +176,7 @@ class TrailWriter:
             header_info=default_header_info() if header_info is None else header_info,
             clock=clock,
             durable=durable,
+            checksum=checksum,
         )
         try:
             name.directory.mkdir(parents=True, exist_ok=True)
@@ -217,6 +238,8 @@ class TrailWriter:
             creation_time_us=self._clock(),
             info=self._header_info,
         )
+        if self.checksum:
+            tokens["Checksum"] = CHECKSUM_CRC32
         header = encode_file_header(tokens)
         try:
             handle = open(path, "xb")  # noqa: SIM115 (owned by the writer until close)
@@ -231,6 +254,7 @@ class TrailWriter:
         self._seqno = seqno
         self._size = len(header)
         self._header_tokens = tokens
+        self._sealing = self.checksum
         self._defs_written = set()
         self._stats_reset()
         self._durable = TrailPosition(seqno, self._size)
@@ -253,6 +277,7 @@ class TrailWriter:
         self._seqno = seqno
         self._size = scan.valid_end
         self._header_tokens = dict(header.tokens)
+        self._sealing = header.get("Checksum", 0) == CHECKSUM_CRC32
         self._defs_written = set(scan.metadata_tables)
         self._records = scan.records
         self._first_csn = scan.first_csn
@@ -307,6 +332,8 @@ class TrailWriter:
             if summary.table not in self._defs_written and summary.table in self._defined:
                 definition = self._definition(summary)
             needed = len(data) + (len(definition) if definition else 0)
+            if self._sealing:
+                needed += 2 * GROWTH_NEW_AREA
             if self._records and self._size + needed > self.max_bytes:
                 self.rollover()
                 if summary.table in self._defined:
@@ -341,14 +368,15 @@ class TrailWriter:
         otherwise. The records' envelopes are checked either way."""
         if self._file is None:
             raise TrailIOError(f"trail {self.trail} is closed")
-        if self._size + len(records) > self.max_bytes or any(
+        data = seal(records) if self._sealing else records
+        if self._size + len(data) > self.max_bytes or any(
             t not in self._defs_written and t in self._defined for t in tables
         ):
             return self.append_many(split_records(records))
-        if count_records(records) != count:
+        if count_records(data) != count:
             raise TrailIOError(f"a transaction of {count} records holds another number")
-        self._pending.append(records)
-        self._size += len(records)
+        self._pending.append(data)
+        self._size += len(data)
         self._records += count
         if self._first_io is None:
             self._first_io = io_time_us
@@ -365,6 +393,8 @@ class TrailWriter:
         return encode_record(self._defined[summary.table].to_record(summary.io_time_us))
 
     def _write(self, data: bytes) -> None:
+        if self._sealing:
+            data = seal(data)
         self._pending.append(data)
         self._size += len(data)
         self._records += 1

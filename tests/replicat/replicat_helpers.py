@@ -10,7 +10,7 @@ from engine.home import Home
 from engine.trail.codec import encode_record
 from engine.trail.layout import IOType, TransInd
 from engine.trail.model import Columns, TableDef, TrailRecord
-from engine.trail.writer import TrailWriter
+from engine.trail.writer import TrailWriter, seal
 from params.check import check_file
 from params.models import ParamFile
 
@@ -59,7 +59,7 @@ def write_trail(
     writer.close()
     if partial:  # as a writer killed in the middle of a transaction leaves its file
         with open(last, "ab") as handle:
-            handle.write(b"".join(encode_record(r) for r in partial))
+            handle.write(seal(b"".join(encode_record(r) for r in partial)))
 
 
 def ins(i: int, name: str = "n", sal: int = 1) -> Op:

@@ -23,6 +23,7 @@ from engine.trail import (
     find_last_complete_transaction,
 )
 from engine.trail.layout import IOType, TransInd
+from engine.trail.writer import seal
 
 
 def _txn(csn: int, rows: int) -> list[bytes]:
@@ -125,8 +126,8 @@ def test_last_transaction_whose_first_record_is_in_an_earlier_file(tmp_path: Pat
 def test_partial_transaction_marked(tmp_path: Path) -> None:
     with _open(tmp_path) as w:
         w.append(*_txn(100, 1))
-    with open(tmp_path / "aa000000000", "ab") as raw:
-        raw.write(b"".join(_txn(101, 3)[:2]))
+    with open(tmp_path / "aa000000000", "ab") as raw:  # as the writer writes them: sealed
+        raw.write(seal(b"".join(_txn(101, 3)[:2])))
     w = _open(tmp_path, recovery=RecoveryMode.MARK)
     assert w.recovery is not None
     assert (w.recovery.action, w.recovery.partial_records) == ("marked", 2)

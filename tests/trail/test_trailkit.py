@@ -1,4 +1,5 @@
-"""The C envelope count (engine/_native/trailkit.c) against ``writer.count_records``."""
+"""The C envelope count and record sealing (engine/_native/trailkit.c) against their
+Python twins ``writer.count_records`` and ``checksum.seal_records``."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from hypothesis import strategies as st
 
 from engine._native import load
 from engine.trail import writer
+from engine.trail.checksum import seal_records
 from engine.trail.codec import row_record
-from engine.trail.errors import TrailError
+from engine.trail.errors import RecordLimitError, TrailError
 
 _KIT = load("trailkit")
 
@@ -42,3 +44,67 @@ def test_the_c_count_is_the_python_count_or_minus_one(
     want = _python_count(bytes(data))
     got = _KIT.count_records(bytes(data))
     assert got == (want if isinstance(want, int) else -1)
+
+
+def _python_seal(data: bytes) -> bytes | type[Exception]:
+    try:
+        return seal_records(data)
+    except TrailError as exc:
+        return type(exc)
+
+
+@pytest.mark.skipif(_KIT is None, reason="the C kernel is disabled (GGSCI_NATIVE=0)")
+@settings(max_examples=300, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(
+            st.integers(0, 300),  # data bytes
+            st.integers(0, 40),  # before-image bytes
+            st.booleans(),  # ORAROWID (a T area)
+            st.integers(0, 60),  # more token bytes
+        ),
+        max_size=5,
+    ),
+    cut=st.integers(0, 3000),
+    flip=st.one_of(st.none(), st.integers(0, 3000)),
+)
+def test_the_c_seal_is_the_python_seal_or_none(
+    rows: list[tuple[int, int, bool, int]], cut: int, flip: int | None
+) -> None:
+    """trailkit.seal and checksum.seal_records give the same bytes for any records, with
+    and without a T area, and both refuse the same damaged input (C: None)."""
+    assert _KIT is not None
+    data = bytearray(
+        b"".join(
+            row_record(
+                5,
+                b"T.X",
+                b"d" * n,
+                b"b" * before,
+                b"A" * 18 if rowid else None,
+                1,
+                2,
+                tokens=b"X\x00" + len(b"t" * extra).to_bytes(2, "big") + b"t" * extra
+                if extra
+                else b"",
+            )
+            for n, before, rowid, extra in rows
+        )
+    )
+    if flip is not None and flip < len(data):
+        data[flip] ^= 0x41
+    if cut < len(data):
+        data = data[:cut]
+    want = _python_seal(bytes(data))
+    got = _KIT.seal(bytes(data))
+    assert got == (want if isinstance(want, bytes) else None)
+
+
+@pytest.mark.skipif(_KIT is None, reason="the C kernel is disabled (GGSCI_NATIVE=0)")
+def test_the_c_seal_refuses_a_record_that_would_pass_the_limit() -> None:
+    assert _KIT is not None
+    big = row_record(5, b"T.X", b"d" * (0xFFFF - 4 * 4 - 35 - 3), b"", None, 1, 2)
+    assert len(big) == 0xFFFF
+    assert _KIT.seal(big) is None
+    with pytest.raises(RecordLimitError, match="with its checksum"):
+        seal_records(big)

@@ -20,6 +20,7 @@ from engine.trail import (
     encode_record,
 )
 from engine.trail.layout import IOType
+from engine.trail.writer import seal
 
 
 def _clock() -> int:
@@ -171,7 +172,7 @@ def test_reader_follows_a_file_being_appended(tmp_path: Path) -> None:
     assert list(reader) == []  # nothing new
     # Half a record on disk: the reader waits for the rest.
     path = w.current_file
-    record = _insert(2)
+    record = seal(_insert(2))  # as the writer writes it into a file with checksums
     with open(path, "ab") as raw:
         raw.write(record[:50])
     assert list(reader) == []
