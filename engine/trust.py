@@ -126,10 +126,11 @@ def read_trusted_json(path: Path, home: Home, what: str = "File") -> Any:
     try:
         return json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
-        raise BadFile(path, home, f"is corrupt ({_reason(exc)})", what) from None
+        raise BadFile(path, home, f"is corrupt ({json_reason(exc)})", what) from None
 
 
-def _reason(exc: Exception) -> str:
+def json_reason(exc: Exception) -> str:
+    """A short reason for a JSON parse failure (message, line, column)."""
     if isinstance(exc, json.JSONDecodeError):
         return f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
     return str(exc) or type(exc).__name__
@@ -140,7 +141,7 @@ def shape_error(path: Path, home: Home, exc: Exception, what: str = "File") -> B
     if isinstance(exc, KeyError):
         reason = f"is corrupt (missing {exc.args[0]!r})"
     elif isinstance(exc, json.JSONDecodeError | UnicodeDecodeError):
-        reason = f"is corrupt ({_reason(exc)})"
+        reason = f"is corrupt ({json_reason(exc)})"
     else:
         reason = f"is corrupt ({type(exc).__name__}: {exc})"
     return BadFile(path, home, reason, what)

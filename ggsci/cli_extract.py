@@ -94,6 +94,17 @@ def extract(
         raise typer.Exit(1)
     model = result.model
     name = (model.group or paramfile.stem).upper()
+    from engine.status import LockHeld, ProcessLock
+    from engine.trust import NotHomeOwner, check_home_owner
+
+    try:  # the home's owner only, and one instance of the group (the lock lives till exit)
+        check_home_owner(h)
+        ProcessLock.acquire(h, "EXTRACT", name)
+    except (NotHomeOwner, LockHeld) as exc:
+        typer.echo(
+            f"ERROR OGG-01454  {exc.strerror}" if isinstance(exc, LockHeld) else exc, err=True
+        )
+        raise typer.Exit(1) from exc
     report = ReportWriter(reportfile or h.dirrpt / f"{name}.rpt")
     report.start(
         CAPTURE_COMPONENT,

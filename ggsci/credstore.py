@@ -4,17 +4,25 @@ Domains group aliases (default ``OracleGoldenGate``, as in GoldenGate). The file
 its mode only (it is not encrypted; there is no wallet). Nothing here ever returns a password
 for display: :meth:`CredentialStore.entries` yields aliases and users only, and
 :meth:`CredentialStore.lookup` is for DBLOGIN.
+
+The store is used only if the home's owner wrote it and nobody else can read or write it, and
+only if every entry has the shape ``{domain: {alias: {"user": str, "password": str}}}``;
+otherwise every command that needs it (ALTER ... ADD too: nothing is written over a store that
+cannot be read) fails with one line naming the file. DELETE CREDENTIALSTORE still removes it.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from engine.home import Home
 from engine.jsonfile import write_json
+from engine.trust import BadFile, display, json_reason, read_trusted
 
 DEFAULT_DOMAIN = "OracleGoldenGate"
 STORE_DIR = "dircrd"
@@ -58,10 +66,33 @@ class CredentialStore:
             raise CredentialStoreError(
                 f"Credential store not found in {self.display_dir}; use ADD CREDENTIALSTORE."
             )
-        data = json.loads(self.path.read_text())
-        if not isinstance(data, dict):
-            raise CredentialStoreError(f"Credential store {self.path} is corrupt.")
-        return data
+        try:
+            raw = read_trusted(self.path, self.home, "Credential store")
+        except FileNotFoundError:
+            raise CredentialStoreError(
+                f"Credential store not found in {self.display_dir}; use ADD CREDENTIALSTORE."
+            ) from None
+        except BadFile as exc:
+            raise CredentialStoreError(str(exc)) from None
+        if self.path.stat().st_mode & (stat.S_IRGRP | stat.S_IROTH):
+            raise self._bad(
+                f"is readable by others (mode {stat.S_IMODE(self.path.stat().st_mode):04o}); "
+                "chmod 600 it"
+            )
+        try:
+            data = json.loads(raw)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise self._bad(f"is corrupt ({json_reason(exc)})") from None
+        problem = _shape_problem(data)
+        if problem is not None:
+            raise self._bad(f"is corrupt ({problem})")
+        return data  # type: ignore[no-any-return]
+
+    def _bad(self, reason: str) -> CredentialStoreError:
+        return CredentialStoreError(
+            f"Credential store {display(self.path, self.home)} {reason}; repair it, or DELETE "
+            "CREDENTIALSTORE and add the aliases again."
+        )
 
     def _save(self, data: dict[str, dict[str, dict[str, str]]]) -> None:
         write_json(self.path, data, mode=0o600)
@@ -118,6 +149,22 @@ class CredentialStore:
         if entry is None:
             raise CredentialStoreError(f"Alias {alias} not found in domain {dom}.")
         return Credential(alias, entry["user"], entry["password"], dom)
+
+
+def _shape_problem(data: Any) -> str | None:
+    """What is wrong with the parsed store, or ``None`` when every entry has its shape."""
+    if not isinstance(data, dict):
+        return f"the top level is a {type(data).__name__}, not domains"
+    for domain, aliases in data.items():
+        if not isinstance(aliases, dict):
+            return f"domain {domain} holds a {type(aliases).__name__}, not aliases"
+        for alias, entry in aliases.items():
+            if not isinstance(entry, dict):
+                return f"alias {alias} in domain {domain} is not an entry"
+            for key in ("user", "password"):
+                if not isinstance(entry.get(key), str):
+                    return f"alias {alias} in domain {domain} has no {key} string"
+    return None
 
 
 def store_path(home: Home) -> Path:

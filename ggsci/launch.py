@@ -14,7 +14,8 @@ from pathlib import Path
 
 import platformdirs
 
-from engine.home import resolve_home
+from engine.home import Home, resolve_home
+from engine.trust import NotHomeOwner, check_home_owner
 
 SHELL_COMMANDS = ("run", "obey")
 
@@ -38,10 +39,23 @@ def setup_debug_log() -> None:
     logger.propagate = False
 
 
+def owned_home(home: str | None) -> Home | None:
+    """The home to act on; ``None`` (after one line on stderr) when we do not own it."""
+    resolved = resolve_home(home)
+    try:
+        check_home_owner(resolved)
+    except NotHomeOwner as exc:
+        sys.stderr.write(f"{exc}\n")
+        return None
+    return resolved
+
+
 def shell(home: str | None) -> int:
     """The interactive shell on a terminal, else commands read from standard input."""
+    resolved = owned_home(home)
+    if resolved is None:
+        return 1
     setup_debug_log()
-    resolved = resolve_home(home)
     if sys.stdin.isatty() and sys.stdout.isatty():
         from ggsci.shell.session import interactive
 
@@ -52,10 +66,13 @@ def shell(home: str | None) -> int:
 
 
 def run(home: str | None, commands: list[str]) -> int:
+    resolved = owned_home(home)
+    if resolved is None:
+        return 1
     from ggsci.runner import run_commands
 
     setup_debug_log()
-    return run_commands(resolve_home(home), commands, sys.stdout, sys.stdin)
+    return run_commands(resolved, commands, sys.stdout, sys.stdin)
 
 
 def obey(home: str | None, path: Path, syntax_only: bool) -> int:
@@ -69,8 +86,11 @@ def obey(home: str | None, path: Path, syntax_only: bool) -> int:
             return 2
         sys.stdout.write("".join(e + "\n" for e in errors))
         return 1 if errors else 0
+    resolved = owned_home(home)
+    if resolved is None:
+        return 1
     setup_debug_log()
-    return run_obey_file(resolve_home(home), path.resolve(), sys.stdout, sys.stdin)
+    return run_obey_file(resolved, path.resolve(), sys.stdout, sys.stdin)
 
 
 def is_shell_invocation(args: list[str]) -> bool:

@@ -58,11 +58,17 @@ class AccessRule:
 
 @dataclass(frozen=True)
 class RuleOption:
-    """An option as parsed: upper-case name, its value (``None`` for ALLOW/DENY), position."""
+    """An option as parsed: upper-case name, its value (``None`` for ALLOW/DENY), the value's
+    position (``loc``) and the name's (``name_loc``, the same when not given)."""
 
     name: str
     value: str | None
     loc: int
+    name_loc: int | None = None
+
+    @property
+    def at(self) -> int:
+        return self.loc if self.name_loc is None else self.name_loc
 
 
 def _programs(value: str) -> frozenset[str] | None:
@@ -100,7 +106,7 @@ def build_access_rule(
     seen: set[str] = set()
     for opt in options:
         if opt.name in seen and opt.name not in ("ALLOW", "DENY"):
-            errors.append((f"ACCESSRULE takes {opt.name} once", opt.loc))
+            errors.append((f"ACCESSRULE takes {opt.name} once", opt.at))
             continue
         seen.add(opt.name)
         if opt.name in LOGIN_OPTIONS:
@@ -110,17 +116,17 @@ def build_access_rule(
                 (
                     f"ACCESSRULE {opt.name} (a login ID) is not supported: this Manager's port "
                     "takes no login, so the rule could never apply",
-                    opt.loc,
+                    opt.at,
                 )
             )
         elif opt.name not in OPTIONS:
             errors.append(
-                (f"unknown ACCESSRULE option {opt.name} (valid: {', '.join(OPTIONS)})", opt.loc)
+                (f"unknown ACCESSRULE option {opt.name} (valid: {', '.join(OPTIONS)})", opt.at)
             )
         elif opt.name in ("ALLOW", "DENY"):
             verdicts.append(opt)
         elif opt.value is None:
-            errors.append((f"{opt.name} needs a value", opt.loc))
+            errors.append((f"{opt.name} needs a value", opt.at))
         elif opt.name == "PROG":
             programs = _programs(opt.value)
             if programs is None:
@@ -144,7 +150,7 @@ def build_access_rule(
             else:
                 errors.append((f"PRI {opt.value} must be a whole number from 1 to 99", opt.loc))
     if len(verdicts) > 1:
-        errors.append(("ACCESSRULE takes one of ALLOW or DENY, not both", verdicts[1].loc))
+        errors.append(("ACCESSRULE takes one of ALLOW or DENY, not both", verdicts[1].at))
     elif not verdicts:
         errors.append(("ACCESSRULE needs ALLOW or DENY", end))
     if "PROG" not in seen and "IPADDR" not in seen and not errors:

@@ -53,6 +53,7 @@ from params.handlers_core import (
     toggle_handler,
 )
 from params.handlers_manager import (
+    h_accessrule,
     h_autorestart,
     h_autostart,
     h_dynamicportlist,
@@ -100,6 +101,7 @@ HANDLERS: dict[str, Handler] = {
     "DYNAMICPORTLIST": h_dynamicportlist,
     "AUTOSTART": h_autostart,
     "AUTORESTART": h_autorestart,
+    "ACCESSRULE": h_accessrule,
     "PURGEOLDEXTRACTS": h_purgeoldextracts,
     "LAGREPORTMINUTES": h_lag("lag_report_minutes", 1),
     "LAGREPORTHOURS": h_lag("lag_report_minutes", 60),

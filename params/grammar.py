@@ -297,6 +297,19 @@ SPECS: dict[str, Spec] = {
         {"RETRIES": "int", "WAITMINUTES": "int", "WAITSECONDS": "int", "RESETMINUTES": "int"},
     ),
     "AUTOSTART": Spec(("word", "word?")),
+    "ACCESSRULE": Spec(
+        (),
+        {
+            "PROG": "word",
+            "IPADDR": "word",
+            "PRI": "int",
+            "ALLOW": "flag",
+            "DENY": "flag",
+            "USER": "word",
+            "PASSWORD": "password",
+            "ENCRYPTKEY": "word",
+        },
+    ),
     "BR": Spec(
         (),
         {

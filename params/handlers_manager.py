@@ -115,7 +115,9 @@ def h_accessrule(b: Builder, p: Parsed) -> None:
     options = []
     for o in p.options:
         arg = arg_of(o)
-        options.append(RuleOption(o.name, arg.text if arg else None, arg.loc if arg else o.loc))
+        options.append(
+            RuleOption(o.name, arg.text if arg else None, arg.loc if arg else o.loc, o.loc)
+        )
     rules = b.manager.get("access_rules", ())
     end = len(b.statement.text) if b.statement else 0
     rule, errors = build_access_rule(options, len(rules), end)

@@ -12,6 +12,8 @@ import fnmatch
 import re
 from dataclasses import dataclass, field
 
+from params.access import AccessRule
+
 
 class FileKind(enum.StrEnum):
     EXTRACT = "extract"
@@ -289,6 +291,7 @@ class Manager:
     lag_report_minutes: int | None = None
     lag_info_seconds: int | None = None
     lag_critical_seconds: int | None = None
+    access_rules: tuple[AccessRule, ...] = ()
 
 
 @dataclass(frozen=True)
