@@ -1,104 +1,50 @@
 """End-to-end soak: workload -> Extract -> pump -> Replicat (real processes under a real
-Manager, SQLite target by default), with SIGKILL of a random group at a random moment in
-every round and a restart; at the end everything drains and every target table is compared
-with its source table row for row.
+Manager with AUTORESTART, SQLite target by default) while the Extract, the pump, the
+Replicat and the Manager are killed with SIGKILL, one at a time, until enough kills have
+landed mid-stream; then everything drains and is checked (engine/soak, docs/replicat.md
+"Soaks"): both trails against the source's committed transactions (every one exactly
+once, whole, in commit order, every column), the apply audit by trigger (every change
+applied exactly once, in commit order) and the tables row for row.
 
-Prints ``name=value`` lines; the last is ``mismatched_rows=N`` (0 is the only good answer).
+Prints ``name=value`` lines; the last holds the key figures:
+``kills_effective=N lost=L dup=D audit_mismatches=A mismatched_rows=M``. Progress (one
+line per kill) goes to stderr. Exits 1 when a check failed.
 
-    python benchmarks/e2e_soak.py [--rounds N] [--transactions T] [--seed S]
-                                  [--target postgresql://...]
+    python benchmarks/e2e_soak.py [--effective-kills N] [--max-kills N] [--minutes M]
+                                  [--tps T] [--tables N] [--seed S]
+                                  [--target tgt.db | postgresql://...]
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import random
-import signal
+import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
-from engine import pipeline_home as ph
 from engine.home import Home
-from engine.source.database import Database
-from engine.source.workload import WorkloadSpec, run_workload
-from engine.status import State, read_process_file
-
-
-def mismatches(home: Home, spec: ph.PipelineSpec) -> int:
-    bad = 0
-    for t in spec.tables:
-        src, tgt = ph.source_rows(home, spec, t), ph.target_rows(home, spec, t)
-        bad += len(set(src) ^ set(tgt)) + abs(len(src) - len(tgt))
-    return bad
-
-
-def running(home: Home, kind: str, name: str) -> int | None:
-    pf = read_process_file(home, kind, name)
-    return pf.pid if pf is not None and pf.state == State.RUNNING else None
-
-
-def wait(predicate: Callable[[], object], seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.25)
-    return False
+from engine.soak.pipeline import SoakSpec, run_soak
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--rounds", type=int, default=6)
-    ap.add_argument("--transactions", type=int, default=400)
+    ap.add_argument("--effective-kills", type=int, default=100)
+    ap.add_argument("--max-kills", type=int, default=400)
+    ap.add_argument("--minutes", type=float, default=40.0, help="for the kills at most")
+    ap.add_argument("--tps", type=float, default=30.0, help="workload transactions a second")
+    ap.add_argument("--tables", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--target", default="tgt.db", help="SQLite file (in the home) or URL")
     args = ap.parse_args()
-    rnd = random.Random(args.seed)
+    spec = SoakSpec(
+        target=args.target, tables=args.tables, effective_kills=args.effective_kills,
+        max_kills=args.max_kills, kill_seconds=args.minutes * 60, seed=args.seed, tps=args.tps,
+    )  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="ggsci-soak-") as tmp:
-        home = Home(Path(tmp) / "home")
-        pipe = ph.PipelineSpec(args.target, ph.workload_tables(3))
-        ph.prepare_home(home, pipe)
-        ph.run_ggsci(home, *ph.target_commands(pipe), *ph.add_and_start_commands(pipe))
-        started = time.monotonic()
-        kills = {name: 0 for _, name in pipe.groups}
-        committed = 0
-        try:
-            for r in range(args.rounds):
-                for kind, name in pipe.groups:
-                    if not wait(lambda k=kind, n=name: running(home, k, n), 90):
-                        raise SystemExit(f"{name} did not start: see {home.dirrpt}")
-                spec = WorkloadSpec(
-                    tables=len(pipe.tables), transactions=args.transactions, rows_per_txn=8,
-                    sessions=6, seed=args.seed * 1000 + r, initial_rows=200,
-                )  # fmt: skip
-                with Database(home.dirdb / "SRC") as db:
-                    committed += run_workload(db, spec).commits
-                kind, name = rnd.choice(pipe.groups)
-                time.sleep(rnd.uniform(0.0, 1.5))
-                pid = running(home, kind, name)
-                if pid is not None:
-                    os.kill(pid, signal.SIGKILL)
-                    kills[name] += 1
-                    time.sleep(0.3)
-                    ph.run_ggsci(home, f"START {kind} {name.lower()}")
-            drained = wait(lambda: mismatches(home, pipe) == 0, 300)
-            bad = mismatches(home, pipe)
-            rows = sum(len(ph.source_rows(home, pipe, t)) for t in pipe.tables)
-        finally:
-            ph.run_ggsci(home, *ph.stop_commands(pipe))
-            wait(lambda: not any(running(home, k, n) for k, n in pipe.groups), 20)
-            ph.run_ggsci(home, "STOP MANAGER !")
-            ph.kill_leftovers(home, pipe)
-        print(f"rounds={args.rounds}")
-        print(f"committed_transactions={committed}")
-        print("kills=" + ",".join(f"{n}:{c}" for n, c in kills.items()))
-        print(f"source_rows={rows}")
-        print(f"drained={drained}")
-        print(f"seconds={time.monotonic() - started:.1f}")
-        print(f"mismatched_rows={bad}")
+        result = run_soak(Home(Path(tmp) / "home"), spec, lambda s: print(s, file=sys.stderr))
+    for line in result.lines():
+        print(line)
+    sys.exit(0 if result.ok else 1)
 
 
 if __name__ == "__main__":

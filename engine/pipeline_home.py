@@ -38,6 +38,7 @@ from engine.status import MANAGER, State, effective_state, read_process_file
 LOCAL_TRAIL = "./dirdat/lt"
 REMOTE_TRAIL = "./dirrmt/rt"
 MGR_PRM = "PORT 0\n"  # the Manager on a free port: several homes run side by side
+AUTORESTART = "AUTORESTART ER *, RETRIES 100000, WAITMINUTES 0, RESETMINUTES 1"
 LOGIN_USER = "gg"  # USERID of the SQLite target's DBLOGIN (SQLite has no users)
 
 Column = tuple[str, str]
@@ -109,7 +110,8 @@ class PipelineSpec:
     ``target``, for ``tables`` (their schemas are the TABLE and MAP wildcards).
 
     ``heartbeat_frequency`` None: no heartbeat tables. ``login_password`` is added to the
-    SQLite target's DBLOGIN USERID (a PostgreSQL URL carries its own).
+    SQLite target's DBLOGIN USERID (a PostgreSQL URL carries its own). ``autorestart``: the
+    Manager restarts every group that abends, at once and without limit (:data:`AUTORESTART`).
     """
 
     target: str
@@ -123,6 +125,7 @@ class PipelineSpec:
     discard_file: str | None = None
     heartbeat_frequency: int | None = None
     login_password: str | None = None
+    autorestart: bool = False
 
     @property
     def dialect(self) -> str:
@@ -185,10 +188,14 @@ def replicat_prm(spec: PipelineSpec) -> str:
     )
 
 
+def mgr_prm(spec: PipelineSpec) -> str:
+    return MGR_PRM + (_text(AUTORESTART) if spec.autorestart else "")
+
+
 def prm_files(spec: PipelineSpec) -> dict[str, str]:
     """File name in ``dirprm/`` -> content, the Manager's and each group's."""
     return {
-        "mgr.prm": MGR_PRM,
+        "mgr.prm": mgr_prm(spec),
         f"{spec.extract.name}.prm": extract_prm(spec),
         f"{spec.pump.name}.prm": pump_prm(spec),
         f"{spec.replicat.name}.prm": replicat_prm(spec),
@@ -276,7 +283,7 @@ def prepare_home(home: Home, spec: PipelineSpec) -> None:
 
 
 @contextlib.contextmanager
-def _target(home: Home, spec: PipelineSpec) -> Iterator[Any]:
+def target_connection(home: Home, spec: PipelineSpec) -> Iterator[Any]:
     """A DB-API connection to the target; each statement commits on its own."""
     if spec.dialect == "postgresql":
         import psycopg
@@ -295,7 +302,7 @@ def create_target(home: Home, spec: PipelineSpec) -> None:
     """The target's tables, empty. On PostgreSQL every schema the pipeline writes (the tables',
     the checkpoint table's and, with heartbeats, the heartbeat tables' owner) is dropped first
     with all it holds: the server is assumed to be a throwaway one."""
-    with _target(home, spec) as conn:
+    with target_connection(home, spec) as conn:
         if spec.dialect == "postgresql":
             (user,) = conn.execute("SELECT current_user").fetchone()
             for schema in _written_schemas(home, spec, user):
@@ -337,7 +344,7 @@ def source_rows(home: Home, spec: PipelineSpec, table: TargetTable) -> list[Row]
 
 def target_rows(home: Home, spec: PipelineSpec, table: TargetTable) -> list[Row]:
     """The table's rows in the target, normalised, in key order."""
-    with _target(home, spec) as conn:
+    with target_connection(home, spec) as conn:
         rows = conn.execute(table.select(table.target(spec.dialect))).fetchall()
     return [tuple(normalise(v) for v in r) for r in rows]
 
