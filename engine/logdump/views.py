@@ -41,15 +41,26 @@ def hexdump(data: bytes) -> list[str]:
     return lines
 
 
+def invalid_time(micros: int) -> str:
+    """How a time field that is no date (a corrupt or foreign trail) is shown: its bits."""
+    return f"invalid time 0x{micros & 0xFFFF_FFFF_FFFF_FFFF:016x}"
+
+
 def logdump_time(micros: int) -> str:
     """``2013/03/31 23:59:58.000.000``, as Logdump prints IO times."""
-    moment = micros_to_datetime(micros)
+    try:
+        moment = micros_to_datetime(micros)
+    except (OverflowError, ValueError):
+        return invalid_time(micros)
     us = moment.microsecond
     return f"{moment:%Y/%m/%d %H:%M:%S}.{us // 1000:03d}.{us % 1000:03d}"
 
 
 def iso_time(micros: int) -> str:
-    return f"{micros_to_datetime(micros):%Y-%m-%d %H:%M:%S.%f}"
+    try:
+        return f"{micros_to_datetime(micros):%Y-%m-%d %H:%M:%S.%f}"
+    except (OverflowError, ValueError):
+        return invalid_time(micros)
 
 
 def _char(value: int) -> str:
