@@ -338,3 +338,52 @@ def test_an_out_of_range_io_time_shows_as_invalid(sandbox: Home) -> None:
     out = io.StringIO()
     dump_files([path], out, as_json=True)
     assert '"io_time": "invalid time 0x7f7f7f7f7f7f7f7f"' in out.getvalue()
+
+
+logdump_words = st.sampled_from(
+    [
+        "OPEN",
+        "NEXT",
+        "N",
+        "POS",
+        "GHDR",
+        "DETAIL",
+        "FILEHEADER",
+        "COUNT",
+        "SFET",
+        "SFH",
+        "FILTER",
+        "NT",
+        "HELP",
+        "INCLUDE",
+        "EXCLUDE",
+        "FILENAME",
+        "RECTYPE",
+        "CLEAR",
+        "SHOW",
+        "ON",
+        "DATA",
+        "0",
+        "-1",
+        "99999999999",
+        "5",
+        "x",
+        "*",
+    ]
+)
+logdump_lines = st.lists(
+    st.one_of(logdump_words.map(str.encode), raw_bytes), min_size=1, max_size=5
+).map(b" ".join)
+
+
+@FUZZ
+@given(lines=st.lists(logdump_lines, max_size=8))
+def test_logdump_session_answers_every_command(
+    sandbox: Home, trail_bytes: bytes, lines: list[bytes]
+) -> None:
+    path = sandbox.root / "dirdat" / "ld000000000"
+    path.write_bytes(trail_bytes)
+    script = f"OPEN {path}\n" + b"\n".join(lines).decode("utf-8", "replace") + "\n"
+    out = io.StringIO()
+    LogdumpSession(io.StringIO(script), out).run()
+    assert "Traceback" not in out.getvalue()
