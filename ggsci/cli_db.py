@@ -113,6 +113,23 @@ def list_(home: HomeOpt = None) -> None:
         typer.echo("No databases.")
 
 
+def _stdin_bytes() -> bytes:
+    buffer = getattr(sys.stdin, "buffer", None)
+    return buffer.read() if buffer is not None else sys.stdin.read().encode()
+
+
+def _sql_text(data: bytes, where: str) -> str:
+    """SQL is UTF-8; a byte that is not is refused with its line (not replaced: it would
+    change the data the statements write)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise _fail(
+            SourceError(f"{where}:{line}: not UTF-8 (byte {data[exc.start]:#04x})", "GGS-SRC-0107")
+        ) from None
+
+
 def _run_sql(db: Database, text: str, session: str | None, user: str, thread: int | None) -> None:
     """Run a script in a named session (its transaction stays open across invocations), or
     in a session of this invocation only, which commits at the end like SQL*Plus's EXIT
@@ -150,7 +167,7 @@ def sql(
     home: HomeOpt = None,
 ) -> None:
     """Run SQL statements in one session (``;``-separated)."""
-    text = statement if statement is not None else sys.stdin.read()
+    text = statement if statement is not None else _sql_text(_stdin_bytes(), "standard input")
     with _db(home, name, clock_rate=clock_rate) as db:
         _run_sql(db, text, session, user, thread)
 
@@ -169,9 +186,10 @@ def run(
 ) -> None:
     """Run a SQL script file."""
     try:
-        text = script.read_text(encoding="utf-8")
+        data = script.read_bytes()
     except OSError as exc:
         raise _fail(SourceError(f"cannot read {script}: {exc.strerror}", "GGS-SRC-0107")) from None
+    text = _sql_text(data, str(script))
     with _db(home, name, clock_rate=clock_rate) as db:
         _run_sql(db, text, session, user, thread)
 

@@ -201,3 +201,19 @@ def test_import_dump_refuses_a_bad_dictionary_in_one_line(tmp_path: Path, src: P
 
 def test_the_seed_dictionary_still_loads() -> None:
     assert list(load_dictionary(DICTIONARY).tables) == ["US03.STUDENT"]
+
+
+def test_sql_that_is_not_utf8_is_refused_at_its_line(tmp_path: Path, src: Path) -> None:
+    """Not replaced: a replaced byte would change the data the statement writes."""
+    script = tmp_path / "latin1.sql"
+    script.write_bytes(b"select 1 from dual;\nselect '\xe9' from dual;\n")
+    result = runner.invoke(app, ["run", "SRC", str(script), "--home", str(tmp_path)])
+    assert (result.exit_code, result.output) == (
+        1,
+        f"GGS-SRC-0107: {script}:2: not UTF-8 (byte 0xe9)\n",
+    )
+    result = runner.invoke(app, ["sql", "SRC", "--home", str(tmp_path)], input=script.read_bytes())
+    assert (result.exit_code, result.output) == (
+        1,
+        "GGS-SRC-0107: standard input:2: not UTF-8 (byte 0xe9)\n",
+    )
