@@ -16,6 +16,7 @@ catch-up. ``--backlog DIR`` keeps the source database in DIR and reuses it when 
 (same ``--transactions``), so that repeated runs skip building it.
 
     python benchmarks/extract_throughput.py [--transactions N] [--split-mb M] [--backlog DIR]
+        [--nochecksum]
 """
 
 from __future__ import annotations
@@ -46,6 +47,9 @@ def main() -> None:
     ap.add_argument("--split-mb", type=int, default=16)
     ap.add_argument("--profile", action="store_true", help="profile the driver and print the top")
     ap.add_argument("--backlog", type=Path, help="keep (and reuse) the source database here")
+    ap.add_argument(
+        "--nochecksum", action="store_true", help="EXTTRAIL ..., NOCHECKSUM (no record CRC-32)"
+    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         home = Home(Path(tmp))
@@ -60,7 +64,8 @@ def main() -> None:
         warm_workers(spark, MINER_MODULES)  # as the Extract does at its start
         jvm_s = time.perf_counter() - t1
         model = check_text(
-            f"EXTRACT bench\nSOURCEDB {root.name}\nEXTTRAIL ./dirdat/bt\nTABLE US03.*;\n"
+            f"EXTRACT bench\nSOURCEDB {root.name}\nEXTTRAIL ./dirdat/bt"
+            f"{', NOCHECKSUM' if args.nochecksum else ''}\nTABLE US03.*;\n"
         ).model
         run = ExtractRun(home, model, None, lambda *_: None, spark=spark, durable=True)
         run.capture.split_bytes = args.split_mb << 20
@@ -82,6 +87,7 @@ def main() -> None:
         print("workload=8-column STUDENT, 100 row changes/txn, 50/30/20% ins/upd/del txns")
         print(f"master={args.master}")
         print(f"split_mb={args.split_mb}")
+        print(f"checksum={'off' if args.nochecksum else 'on'}")
         print(f"transactions={s.transactions}")
         print(f"redo_records={s.records_read}")
         print(f"redo_mb={redo_bytes / 1e6:.1f}")

@@ -125,28 +125,33 @@ def main() -> None:
     t_decode = time.perf_counter() - t0
     assert decoded == n
 
-    with tempfile.TemporaryDirectory() as tmp:
-        trail = Path(tmp) / "aa"
-        t0 = time.perf_counter()
-        with TrailWriter.open(trail, durable=False, megabytes=100) as writer:
-            writer.define_table(TableDef("US03.STUDENT", COLUMNS))
-            for start in range(0, n, 1000):
-                writer.append_many(encoded[start : start + 1000])
-            writer.sync()
-        t_write = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        with TrailReader(trail) as reader:
-            read = sum(1 for _ in reader.records())
-        t_read = time.perf_counter() - t0
-        assert read == n, read
+    # The writer and the reader with per-record checksums (the default) and without.
+    t_write: dict[bool, float] = {}
+    t_read: dict[bool, float] = {}
+    for checksum in (False, True):
+        with tempfile.TemporaryDirectory() as tmp:
+            trail = Path(tmp) / "aa"
+            t0 = time.perf_counter()
+            with TrailWriter.open(trail, durable=False, megabytes=100, checksum=checksum) as writer:
+                writer.define_table(TableDef("US03.STUDENT", COLUMNS))
+                for start in range(0, n, 1000):
+                    writer.append_many(encoded[start : start + 1000])
+                writer.sync()
+            t_write[checksum] = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            with TrailReader(trail) as reader:
+                read = sum(1 for _ in reader.records())
+            t_read[checksum] = time.perf_counter() - t0
+            assert read == n, read
 
     print(f"records={n}")
     print(f"avg_record_bytes={len(blob) / n:.1f}")
     print(f"encode_records_per_s={n / t_encode:.0f}")
     print(f"encode_row_records_per_s={n / t_encode_row:.0f}")
     print(f"decode_records_per_s={n / t_decode:.0f}")
-    print(f"writer_append_records_per_s={n / t_write:.0f}")
-    print(f"reader_records_per_s={n / t_read:.0f}")
+    for checksum, tag in ((False, "_nochecksum"), (True, "")):
+        print(f"writer_append_records_per_s{tag}={n / t_write[checksum]:.0f}")
+        print(f"reader_records_per_s{tag}={n / t_read[checksum]:.0f}")
     print(f"codec_roundtrip_records_per_s={n / (t_encode + t_decode):.0f}")
 
 

@@ -136,10 +136,15 @@ class Pump:
             read = cps.reads[0].current if cps and cps.reads else Position()
             start = TrailPosition(read.seqno, read.rba)
             source = in_home(home, self.source_path)
+            self.copied_csn: int | None = None
+            self.skip = 0
+            self.skip_until: tuple[str | None, ...] = ()
             problem = position_problem(TrailName.parse(source), start)
             if problem is not None:
-                raise PumpError("OGG-01705", problem)
-            self.skip, self.skip_until = self._already_copied(cps)
+                start = self._past_the_end(TrailName.parse(source), start, problem)
+                read = Position(seqno=start.seqno, rba=start.rba)
+            else:
+                self.skip, self.skip_until = self._already_copied(cps)
         except TrailError as exc:
             self.writer.close()
             raise PumpError("OGG-01184", read_error_text(exc)) from exc
@@ -169,6 +174,27 @@ class Pump:
         self.last_io_us = 0
         self.last_checkpoint = 0.0
         self.dirty = True
+
+    def _past_the_end(self, source: TrailName, start: TrailPosition, problem: str) -> TrailPosition:
+        """The read checkpoint is past the end of its source file, which is there (cut
+        short since), and a later file exists: the source Extract captured the lost data
+        again into it. Go on from that file, skipping what committed at or before the last
+        transaction the remote trail holds (source LOGCSNs grow with commit order), so what
+        was copied already is not copied twice. Otherwise abend (OGG-01705)."""
+        last = self.writer.recovery.last_transaction if self.writer.recovery else None
+        csn = last.logcsn if last is not None else None
+        later = [s for s in source.seqnos() if s > start.seqno]
+        if not source.file(start.seqno).exists() or not later or not (csn and csn.isdigit()):
+            raise PumpError("OGG-01705", problem)
+        self.copied_csn = int(csn)
+        self.emit(
+            "OGG-01741",
+            Severity.WARNING,
+            f"{problem} Going on from Seqno {later[0]}, RBA 0 of {self.source_path}: "
+            f"transactions committed at or before LOGCSN {csn} (the last one in "
+            f"{self.trail_path}) are not copied again.",
+        )
+        return TrailPosition(later[0], 0)
 
     def _write_of(self, cps: Checkpoints) -> TrailPosition | None:
         for w in cps.writes:
@@ -266,6 +292,11 @@ class Pump:
         self.last_io_us = txn.io_time_us or self.last_io_us
         if not out:
             return
+        if self.copied_csn is not None:
+            csn = txn.csn
+            if csn is not None and csn <= self.copied_csn:
+                return  # copied before its source file was cut and written again
+            self.copied_csn = None
         if self.skip:
             self.skip -= 1
             if self.skip == 0 and self.skip_until and (txn.logcsn, txn.tranid) != self.skip_until:

@@ -51,7 +51,11 @@ GROWTH_NEW_AREA: Final = SECTION_SIZE + GROWTH
 # Bytes at the end of a sealed record that the CRC does not cover: the value and Z.
 _UNCOVERED: Final = CHECKSUM_LENGTH + SECTION_SIZE
 _VALUE = struct.Struct(">I")
+_MIN_SEALED: Final = 3 * SECTION_SIZE + GROWTH
+_FILE_HEADER: Final = TAG_FILE_HEADER[0]
 _pack_section = SECTION.pack
+_unpack_value = _VALUE.unpack_from
+_crc32 = zlib.crc32
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,14 +124,13 @@ def seal_records(data: Buffer) -> bytes:
 def check_record(buf: Buffer, offset: int, length: int) -> CrcCheck | None:
     """Check the record at ``offset`` whose envelope (``length``) was validated; None for
     a file header record, which carries no checksum."""
-    if buf[offset + SECTION_SIZE : offset + SECTION_SIZE + 1] == TAG_FILE_HEADER:
+    if buf[offset + SECTION_SIZE] == _FILE_HEADER:
         return None
-    end = offset + length
-    covered_end = end - _UNCOVERED
-    if length < 3 * SECTION_SIZE + GROWTH:
-        return CrcCheck(None, zlib.crc32(buf[offset : end - SECTION_SIZE]))
-    computed = zlib.crc32(buf[offset:covered_end])
+    covered_end = offset + length - _UNCOVERED
+    if length < _MIN_SEALED:
+        return CrcCheck(None, _crc32(buf[offset : offset + length - SECTION_SIZE]))
+    computed = _crc32(buf[offset:covered_end])
     if buf[covered_end - TOKEN_SIZE : covered_end] != CHECKSUM_ENTRY:
         return CrcCheck(None, computed)
-    stored: int = _VALUE.unpack_from(buf, covered_end)[0]
+    stored: int = _unpack_value(buf, covered_end)[0]
     return CrcCheck(stored, computed)

@@ -14,6 +14,7 @@ returned with the result of the check in ``TrailEntry.crc`` instead.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -109,12 +110,10 @@ class FileCursor:
                 self.checksums = header.get("Checksum", 0) == CHECKSUM_CRC32
         return self.checksums
 
-    def _check(self, offset: int) -> CrcCheck | None:
-        """The checksum check of the whole record at ``offset`` of the buffer, raising
-        ChecksumError on a mismatch when verifying."""
-        if not self._read_checksum_flag():
-            return None
-        length = record_length(self._buf, offset)
+    def _check(self, offset: int, length: int) -> CrcCheck | None:
+        """The checksum check of the whole record at ``offset`` of the buffer (None for
+        a file header, or a file without checksums), raising ChecksumError on a mismatch
+        when verifying."""
         crc = check_record(self._buf, offset, length)
         if crc is not None and not crc.ok and self.verify:
             raise ChecksumError(
@@ -158,18 +157,24 @@ class FileCursor:
                 self.incomplete_tail = max(available, 0)
                 return None
             offset = self.rba - self._buf_rba
+            checked = self.checksums if self.checksums is not None else self._read_checksum_flag()
+            length = 0
             try:
-                crc = self._check(offset)
                 result = decode_any(self._buf, offset)
             except IncompleteRecordError as exc:
                 needed = len(self._buf) - offset + exc.needed
                 continue
-            except ChecksumError:
-                raise
             except CorruptRecordError as exc:
+                if checked:  # a changed byte that breaks decoding: say what the CRC says
+                    with contextlib.suppress(TrailError):
+                        length = record_length(self._buf, offset)
+                    if length:
+                        self._check(offset, length)
                 raise CorruptRecordError(f"{self.path}: {exc.message}", offset=self.rba) from exc
+            # Checked after decoding (the cheaper order; the same verdict): a record that
+            # decodes can still have changed values.
+            self.last_crc = self._check(offset, result[1]) if checked else None
             self.incomplete_tail = 0
-            self.last_crc = crc
             return result
 
     def scan_for_header(self) -> int | None:

@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -21,10 +23,18 @@ import pytest
 from engine.checkpoints import load_checkpoints
 from engine.extract.engine import ExtractRun
 from engine.extract.start import ExtractError
+from engine.groups import GroupKind, SourceType
 from engine.home import Home
+from engine.pump import PumpError
+from engine.pump.pump import Pump
+from engine.replicat import ReplicatError
+from engine.replicat.engine import ReplicatRun
 from engine.source.database import Database, create_database
 from engine.source.sql import execute
+from engine.trail.codec import encode_record
+from engine.trail.fileheader import decode_file_header
 from engine.trail.reader import TrailReader
+from engine.trail.writer import TrailWriter
 from params.check import check_text
 
 if TYPE_CHECKING:
@@ -155,3 +165,247 @@ def test_extract_abends_when_no_checkpoint_precedes_the_lost_data(
     assert f"write checkpoint is Seqno 0, RBA {written.rba}" in text
     assert "cannot be captured again" in text
     assert "\n" not in text
+
+
+# -- pump and Replicat --------------------------------------------------------------------
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "replicat"))
+from replicat_helpers import EMP, add_group, ins, model, txn_records, upd  # noqa: E402
+
+PUMP_PRM = "EXTRACT pmp\nRMTHOST localhost, MGRPORT 7809\nRMTTRAIL ./dirrmt/bb{opt}\nPASSTHRU\n"
+REP_PRM = "REPLICAT rep\nTARGETDB ./tgt.db\nASSUMETARGETDEFS\nMAP hr.emp, TARGET hr.emp;\n"
+
+
+def source_trail(home: Home, txns: list[list[Any]], *, checksum: bool = True) -> None:
+    """Append whole transactions to the local trail dirdat/aa."""
+    writer = TrailWriter.open(
+        home.root / "dirdat" / "aa", durable=False, roll_on_restart=False, checksum=checksum
+    )
+    writer.define_table(EMP)
+    for records in txns:
+        writer.append_many(encode_record(r) for r in records)
+    writer.close()
+
+
+def pump(home: Home, opt: str = "") -> tuple[Pump, list[tuple[str, str]]]:
+    group = add_group(home, GroupKind.EXTRACT, "PMP", SourceType.EXTTRAILSOURCE, "./dirdat/aa")
+    seen: list[tuple[str, str]] = []
+    run = Pump(
+        home,
+        model(home, "pmp", PUMP_PRM.format(opt=opt)),
+        group,
+        lambda code, _sev, text: seen.append((code, text)),
+        durable=False,
+    )
+    return run, seen
+
+
+def pump_all(home: Home) -> list[tuple[str, str]]:
+    run, seen = pump(home)
+    try:
+        run.run(lambda: False, stop_at_eof=True)
+    finally:
+        run.close()
+    return seen
+
+
+def batch(first: int, count: int) -> list[list[Any]]:
+    return [txn_records(100 + i, [ins(i), upd(i, i)]) for i in range(first, first + count)]
+
+
+def test_pump_copies_a_cut_remote_trail_again_exactly_once(home: Home) -> None:
+    source_trail(home, batch(0, 3))
+    pump_all(home)
+    source_trail(home, batch(3, 5))
+    pump_all(home)  # restart: rolls over, remote file 1
+    remote = home.root / "dirrmt" / "bb"
+    uncut = trail_transactions(remote)
+    assert len(uncut) == 8
+    file1 = home.root / "dirrmt" / "bb000000001"
+    ends = record_ends(file1)
+    lost = file1.stat().st_size - ends[-4]
+    cut(file1, lost)  # the last 3 copied transactions are gone
+    seen = pump_all(home)
+    warning = [t for c, t in seen if c == "OGG-01741"]
+    assert len(warning) == 1 and f"{lost} bytes are missing" in warning[0]
+    assert trail_transactions(remote) == uncut
+    pump_all(home)
+    assert trail_transactions(remote) == uncut
+
+
+def test_pump_abends_when_no_checkpoint_precedes_the_lost_data(home: Home) -> None:
+    source_trail(home, batch(0, 6))
+    run, _ = pump(home)
+    run.poll()
+    run.checkpoint()
+    run.close()
+    file0 = home.root / "dirrmt" / "bb000000000"
+    ends = record_ends(file0)
+    cut(file0, file0.stat().st_size - ends[-4])
+    with pytest.raises(PumpError) as caught:
+        pump(home)
+    assert caught.value.code == "OGG-01496"
+    assert f"ends at Seqno 0, RBA {ends[-4]}" in caught.value.text
+    assert "bb000000000" in caught.value.text and "cannot be copied again" in caught.value.text
+
+
+def test_pump_abends_when_its_read_checkpoint_is_past_the_end_of_its_source_file(
+    home: Home,
+) -> None:
+    source_trail(home, batch(0, 4))
+    pump_all(home)
+    local = home.root / "dirdat" / "aa000000000"
+    size = local.stat().st_size
+    cut(local, size - record_ends(local)[1])
+    with pytest.raises(PumpError) as caught:
+        pump(home)
+    assert caught.value.code == "OGG-01705"
+    assert f"Input checkpoint position {size}" in caught.value.text
+    assert f"'{local}' is greater than the size of the file" in caught.value.text
+
+
+def test_pump_goes_on_after_its_source_was_cut_and_captured_again(home: Home) -> None:
+    """The source Extract lost its last 3 transactions, captured them again into a new
+    file and went on: the pump, which had copied them already, copies only what is new."""
+    source_trail(home, batch(0, 5))
+    pump_all(home)
+    local = home.root / "dirdat" / "aa000000000"
+    cut(local, local.stat().st_size - record_ends(local)[1])
+    writer = TrailWriter.open(home.root / "dirdat" / "aa", durable=False)  # rolls: file 1
+    writer.define_table(EMP)
+    for records in batch(2, 4):  # 3 captured again, 1 new
+        writer.append_many(encode_record(r) for r in records)
+    writer.close()
+    seen = pump_all(home)
+    assert any(c == "OGG-01741" and "not copied again" in t for c, t in seen)
+    got = [t[0] for t in trail_transactions(home.root / "dirrmt" / "bb")]
+    assert got == ["100", "101", "102", "103", "104", "105"]
+
+
+def flip_value(path: Path, value: bytes) -> int:
+    """Change one byte of ``value`` in the file (the record still decodes); its RBA."""
+    data = bytearray(path.read_bytes())
+    at = data.index(value)
+    data[at] ^= 0x01
+    path.write_bytes(bytes(data))
+    rba = 0
+    for entry in TrailReader(path.parent / path.name[:2], verify=False):
+        if entry.rba <= at < entry.rba + entry.length:
+            rba = entry.rba
+    return rba
+
+
+def test_pump_abends_on_a_changed_byte_naming_file_and_rba(home: Home) -> None:
+    source_trail(home, [txn_records(100, [ins(1, "alice")]), txn_records(101, [ins(2, "bobby")])])
+    rba = flip_value(home.root / "dirdat" / "aa000000000", b"bobby")
+    run, _ = pump(home)
+    with pytest.raises(PumpError) as caught:
+        run.run(lambda: False, stop_at_eof=True)
+    run.close()
+    assert caught.value.code == "OGG-01184"
+    text = caught.value.text
+    assert f"{home.root / 'dirdat' / 'aa000000000'}, RBA {rba}" in text
+    assert "Checksum mismatch" in text and "\n" not in text
+    # The transaction before the bad record was copied; nothing after it.
+    assert [t[0] for t in trail_transactions(home.root / "dirrmt" / "bb")] == ["100"]
+
+
+def test_without_checksums_the_changed_byte_is_copied_as_it_is(home: Home) -> None:
+    source_trail(home, [txn_records(100, [ins(1, "bobby")])], checksum=False)
+    flip_value(home.root / "dirdat" / "aa000000000", b"bobby")
+    pump_all(home)
+    [(_, _, [(_, columns)])] = trail_transactions(home.root / "dirrmt" / "bb")
+    assert dict(columns)[1] == "cobby1"  # the old behaviour: nothing can tell
+
+
+def test_pump_output_follows_its_rmttrail_option(home: Home) -> None:
+    source_trail(home, batch(0, 1))
+    run, _ = pump(home, ", NOCHECKSUM")
+    run.run(lambda: False, stop_at_eof=True)
+    run.close()
+    entries = list(TrailReader(home.root / "dirrmt" / "bb"))
+    assert all(e.crc is None for e in entries)
+    assert (
+        decode_file_header((home.root / "dirrmt" / "bb000000000").read_bytes())[0].get("Checksum")
+        is None
+    )
+
+
+@pytest.fixture
+def target(home: Home) -> Path:
+    db = home.root / "tgt.db"
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TABLE emp (id NUMERIC PRIMARY KEY, name TEXT, sal NUMERIC)")
+    conn.close()
+    return db
+
+
+def replicat(home: Home) -> ReplicatRun:
+    group = add_group(home, GroupKind.REPLICAT, "REP", SourceType.EXTTRAIL, "./dirdat/aa")
+    return ReplicatRun(home, model(home, "rep", REP_PRM), group, lambda *_: None)
+
+
+def names(db: Path) -> list[str]:
+    conn = sqlite3.connect(db)
+    try:
+        return [r[0] for r in conn.execute("SELECT name FROM emp ORDER BY id")]
+    finally:
+        conn.close()
+
+
+def test_replicat_abends_on_a_changed_byte_after_applying_what_precedes(
+    home: Home, target: Path
+) -> None:
+    source_trail(home, [txn_records(100, [ins(1, "alice")]), txn_records(101, [ins(2, "bobby")])])
+    rba = flip_value(home.root / "dirdat" / "aa000000000", b"bobby")
+    run = replicat(home)
+    with pytest.raises(ReplicatError) as caught:
+        run.run(lambda: False, stop_at_eof=True)
+    run.close()
+    assert caught.value.code == "OGG-01184"
+    assert f"aa000000000, RBA {rba}: CRC-32 mismatch" in caught.value.text
+    assert names(target) == ["alice1"]  # never the changed "cobby2"
+    cps = load_checkpoints(home, "REPLICAT", "REP")
+    assert cps is not None and 0 < cps.reads[0].current.rba < rba + 1
+
+
+def test_replicat_without_checksums_applies_the_changed_value(home: Home, target: Path) -> None:
+    source_trail(home, [txn_records(100, [ins(2, "bobby")])], checksum=False)
+    flip_value(home.root / "dirdat" / "aa000000000", b"bobby")
+    run = replicat(home)
+    run.run(lambda: False, stop_at_eof=True)
+    run.close()
+    assert names(target) == ["cobby2"]
+
+
+def test_replicat_abends_when_its_trail_is_shorter_than_its_read_checkpoint(
+    home: Home, target: Path
+) -> None:
+    source_trail(home, batch(0, 4))
+    run = replicat(home)
+    run.run(lambda: False, stop_at_eof=True)
+    run.close()
+    local = home.root / "dirdat" / "aa000000000"
+    size = local.stat().st_size
+    cut(local, size - record_ends(local)[1])
+    with pytest.raises(ReplicatError) as caught:
+        replicat(home)
+    assert caught.value.code == "OGG-01705"
+    assert caught.value.text == (
+        f"Input checkpoint position {size} for input trail file '{local}' is greater than "
+        f"the size of the file ({record_ends(local)[1]})."
+    )
+
+
+def test_the_checksum_option_of_exttrail_and_rmttrail() -> None:
+    def trails(line: str) -> tuple[list[bool], list[str]]:
+        result = check_text(f"EXTRACT e1\nSOURCEDB src\n{line}\nTABLE hr.emp;\n")
+        model = result.model
+        return [t.checksum for t in model.trails] if model else [], [
+            d.message for d in result.errors
+        ]
+
+    assert trails("EXTTRAIL ./dirdat/aa") == ([True], [])
+    assert trails("EXTTRAIL ./dirdat/aa, CHECKSUM") == ([True], [])
+    assert trails("EXTTRAIL ./dirdat/aa, MEGABYTES 5, NOCHECKSUM") == ([False], [])
+    _, errors = trails("EXTTRAIL ./dirdat/aa, CHECKSUM, NOCHECKSUM")
+    assert errors == ["CHECKSUM and NOCHECKSUM together: choose one"]
