@@ -105,10 +105,8 @@ def read_process_file(home: Home, kind: str, name: str) -> ProcessFile | None:
     path = process_file_path(home, kind, name)
     try:
         return ProcessFile.from_json(read_json(path))
-    except FileNotFoundError:
-        return None
-    except (ValueError, KeyError):
-        return None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None  # missing, unreadable or corrupt: no process file (the lock still tells)
 
 
 def write_process_file(home: Home, pf: ProcessFile) -> None:

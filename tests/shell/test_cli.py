@@ -6,10 +6,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from engine.home import Home
 from ggsci.cli import build_app
+from ggsci.commands import models as M
+from ggsci.dispatch import table
 
 runner = CliRunner()
 
@@ -74,12 +77,15 @@ def test_obey_syntax_only_reports_file_line_col(tmp_path: Path) -> None:
     assert runner.invoke(build_app(), ["obey", "--syntax-only", str(good)]).exit_code == 0
 
 
-def test_no_traceback_for_unexpected_failures(home: Home) -> None:
-    (home.dirpcs / "MGR.pcm").mkdir()  # a process file that cannot be read at all
+def test_no_traceback_for_unexpected_failures(home: Home, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(session: object, command: object) -> None:
+        raise KeyError("surprise")  # a failure no handler foresaw
+
+    monkeypatch.setitem(table.HANDLERS, M.InfoAll, broken)
     result = runner.invoke(build_app(), ["--home", str(home.root), "run", "INFO ALL"])
     assert result.exit_code == 1
     assert "Traceback" not in result.output
-    assert result.output.startswith("ERROR: IsADirectoryError")
+    assert result.output.startswith("ERROR: KeyError: 'surprise'")
 
 
 def test_shell_modules_do_not_import_pyspark() -> None:

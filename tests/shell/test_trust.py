@@ -258,3 +258,38 @@ def test_processes_as_another_user_are_refused(root_home: Home) -> None:
     assert done.stderr.count("belongs to user root, not to nobody") == 2
     assert not root_home.ggserr_log.exists()
     assert list(root_home.dirpcs.iterdir()) == []
+
+
+@pytest.mark.parametrize("damage", ["directory", "list", "garbage"])
+def test_an_unreadable_process_file_is_no_process_file(
+    shell: Shell, home: Home, damage: str
+) -> None:
+    add_groups(shell)
+    path = home.dirpcs / "EXT1.pce"
+    if damage == "directory":
+        path.mkdir()
+    else:
+        path.write_text("[]" if damage == "list" else "\x00\xff")
+    out = shell.run("INFO ALL")
+    assert "EXTRACT     STOPPED     EXT1" in out and "ERROR" not in out and shell.ok
+
+
+def test_ggsci_extract_paramfile_holds_the_group_lock(home: Home) -> None:
+    from typer.testing import CliRunner
+
+    from engine.status import ProcessLock
+    from ggsci.cli import build_app
+
+    prm = home.dirprm / "ext1.prm"
+    prm.write_text("EXTRACT ext1\nEXTTRAIL ./dirdat/lt\nTABLE hr.*;\n")
+    lock = ProcessLock.acquire(home, "EXTRACT", "EXT1")  # as a running EXT1 holds it
+    try:
+        result = CliRunner().invoke(
+            build_app(), ["extract", "--home", str(home.root), "paramfile", str(prm)]
+        )
+    finally:
+        lock.release()
+    assert result.exit_code == 1
+    assert "ERROR OGG-01454  Unable to lock file" in result.output
+    assert f"Lock currently held by process id (PID) {os.getpid()}." in result.output
+    assert not (home.dirrpt / "EXT1.rpt").exists()  # stopped before anything was written
