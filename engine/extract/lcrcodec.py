@@ -29,6 +29,7 @@ _HEAD: Final = struct.Struct("<BB8q10I")
 _COL: Final = struct.Struct("<qi")
 _COUNT: Final = struct.Struct("<I")
 _KINDS: Final = {k.value: k for k in Kind}
+_SEEN_MAX: Final = 1024  # distinct strings a batch's decoder keeps to share
 
 
 def _utf8(text: str) -> bytes:
@@ -75,37 +76,43 @@ def encode_lcrs(rows: Sequence[Lcr]) -> bytes:
 
 def decode_lcrs(data: bytes) -> list[Lcr]:
     """The records of one batch; :class:`DataError` unless ``data`` is exactly a batch."""
-    view = memoryview(data)
     size = len(data)
     if size < _COUNT.size:
         raise DataError("truncated batch")
-    (count,) = _COUNT.unpack_from(view, 0)
+    (count,) = _COUNT.unpack_from(data, 0)
     if count > (size - _COUNT.size) // _HEAD.size:
         raise DataError(f"batch of {count} records is longer than its {size} bytes")
     at = _COUNT.size
     rows: list[Lcr] = []
+    unpack_head = _HEAD.unpack_from
+    # the same xid, table, user ... row after row: decoded once, one string object (memory)
+    seen: dict[bytes, str] = {b"": ""}
     try:
         for _ in range(count):
             if at + _HEAD.size > size:
                 raise DataError(f"truncated record at byte {at}")
             (kind, null_rowid, thread, sequence, offset, end, scn, subscn, time_us, io_type,
-             l_xid, l_table, l_rowid, l_ref, l_user, l_name, l_text, l_record,
-             n_cols, n_before) = _HEAD.unpack_from(view, at)  # fmt: skip
+             *lengths, l_record, n_cols, n_before) = unpack_head(data, at)  # fmt: skip
             at += _HEAD.size
-            body = l_xid + l_table + l_rowid + l_ref + l_user + l_name + l_text + l_record
-            if at + body > size or (n_cols + n_before) * _COL.size > size - at - body:
+            if at + sum(lengths) + l_record > size or (n_cols + n_before) * _COL.size > size - at:
                 raise DataError(f"record at byte {at} is longer than the batch")
             k = _KINDS.get(kind)
             if k is None or null_rowid > 1:
                 raise DataError(f"invalid record header at byte {at}")
             texts: list[str] = []
-            for n in (l_xid, l_table, l_rowid, l_ref, l_user, l_name, l_text):
-                texts.append(str(view[at : at + n], "utf-8", "surrogatepass"))
+            for n in lengths:
+                raw = data[at : at + n]
                 at += n
-            record = bytes(view[at : at + l_record])
+                text = seen.get(raw)
+                if text is None:
+                    text = raw.decode("utf-8", "surrogatepass")
+                    if len(seen) < _SEEN_MAX:
+                        seen[raw] = text
+                texts.append(text)
+            record = data[at : at + l_record]
             at += l_record
-            columns, at = _columns(view, at, n_cols)
-            before, at = _columns(view, at, n_before)
+            columns, at = _columns(data, at, n_cols) if n_cols else ((), at)
+            before, at = _columns(data, at, n_before) if n_before else ((), at)
             rows.append(
                 Lcr(
                     k, texts[0], Position(thread, sequence, offset), end, scn, subscn, time_us,
@@ -120,9 +127,7 @@ def decode_lcrs(data: bytes) -> list[Lcr]:
     return rows
 
 
-def _columns(view: memoryview, at: int, n: int) -> tuple[Columns, int]:
-    if not n:
-        return (), at
+def _columns(view: bytes, at: int, n: int) -> tuple[Columns, int]:
     size = len(view)
     cols: list[tuple[int, str | None]] = []
     for _ in range(n):
@@ -137,6 +142,6 @@ def _columns(view: memoryview, at: int, n: int) -> tuple[Columns, int]:
             continue
         if at + length > size:
             raise DataError(f"column at byte {at} is longer than the batch")
-        cols.append((index, str(view[at : at + length], "utf-8", "surrogatepass")))
+        cols.append((index, view[at : at + length].decode("utf-8", "surrogatepass")))
         at += length
     return tuple(cols), at
