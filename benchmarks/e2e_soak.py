@@ -13,6 +13,7 @@ line per kill) goes to stderr. Exits 1 when a check failed.
     python benchmarks/e2e_soak.py [--effective-kills N] [--max-kills N] [--minutes M]
                                   [--tps T] [--tables N] [--seed S]
                                   [--target tgt.db | postgresql://...]
+                                  [--weights EXT1=0.5,PMP1=2,REP1=3,MANAGER=1] [--arm-seconds S]
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import tempfile
 from pathlib import Path
 
 from engine.home import Home
-from engine.soak.pipeline import SoakSpec, run_soak
+from engine.soak.pipeline import KINDS, SoakSpec, run_soak
 
 
 def main() -> None:
@@ -35,10 +36,25 @@ def main() -> None:
     ap.add_argument("--tables", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--target", default="tgt.db", help="SQLite file (in the home) or URL")
+    ap.add_argument(
+        "--weights",
+        default=",".join(f"{p}={w:g}" for p, w in SoakSpec().weights),
+        help="how often each process is drawn for a kill",
+    )
+    ap.add_argument("--arm-seconds", type=float, default=SoakSpec().arm_seconds)
     args = ap.parse_args()
+    pairs = (x.partition("=") for x in args.weights.split(","))
+    try:
+        weights = tuple((p.upper(), float(w)) for p, _, w in pairs)
+    except ValueError:
+        ap.error(f"--weights: expected NAME=number,..., not {args.weights!r}")
+    unknown = sorted({p for p, _ in weights} - set(KINDS))
+    if unknown:
+        ap.error(f"--weights: no process {', '.join(unknown)} (one of {', '.join(KINDS)})")
     spec = SoakSpec(
         target=args.target, tables=args.tables, effective_kills=args.effective_kills,
         max_kills=args.max_kills, kill_seconds=args.minutes * 60, seed=args.seed, tps=args.tps,
+        weights=weights, arm_seconds=args.arm_seconds,
     )  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="ggsci-soak-") as tmp:
         result = run_soak(Home(Path(tmp) / "home"), spec, lambda s: print(s, file=sys.stderr))

@@ -56,16 +56,16 @@ class SoakSpec:
     kill_seconds: float = 1800.0
     schedule: tuple[str, ...] = ()
     weights: tuple[tuple[str, float], ...] = (
-        (EXTRACT, 1.0),
+        (EXTRACT, 0.5),  # a JVM start each: the rarest
         (PUMP, 2.0),
-        (REPLICAT, 2.0),
+        (REPLICAT, 3.0),
         (MANAGER, 1.0),
     )
     seed: int = 1
     tps: float = 30.0
     rows_per_txn: int = 6
     initial_rows: int = 100
-    arm_seconds: float = 60.0
+    arm_seconds: float = 30.0
     drain_seconds: float = 300.0
 
     def pipeline(self) -> ph.PipelineSpec:

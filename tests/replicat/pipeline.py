@@ -12,6 +12,9 @@ from pathlib import Path
 
 from engine import pipeline_home as ph
 from engine.home import Home
+from engine.soak.audit import check_audit, table_mismatches
+from engine.soak.expected import read_source
+from engine.soak.trailcheck import check_trail
 from engine.source.database import Database
 from engine.source.workload import WorkloadSpec, run_workload
 from engine.status import State, read_process_file
@@ -100,6 +103,22 @@ def shutdown(home: Home, spec: ph.PipelineSpec) -> None:
         )
     ggsci(home, "STOP MANAGER !")
     ph.kill_leftovers(home, spec)
+
+
+def exactly_once(home: Home, spec: ph.PipelineSpec, *, trails: bool = True) -> list[str]:
+    """The soak's checks (engine/soak) once the target equals the source: the apply audit
+    (installed with :func:`engine.soak.audit.install_audit` before the start) and, unless
+    ``trails`` is False (heartbeat records are in the trails too), both trails against the
+    source's committed transactions. The ``name=value`` lines of what failed."""
+    source = read_source(home.dirdb / "SRC", spec.schemas)
+    verdicts = [("audit", check_audit(home, spec, source))]
+    bad = [line for n, v in verdicts if v.mismatches for line in v.lines(n)]
+    if trails:
+        for name, trail in (("local", ph.LOCAL_TRAIL), ("remote", ph.REMOTE_TRAIL)):
+            verdict = check_trail(home.root / trail, source)
+            bad += [] if verdict.ok else verdict.lines(name)
+    rows = table_mismatches(home, spec)
+    return bad + ([f"mismatched_rows={rows}"] if rows else [])
 
 
 def report(home: Home, name: str) -> str:

@@ -11,6 +11,7 @@ import psycopg
 import pytest
 from pipeline import (
     add_and_start,
+    exactly_once,
     ggsci,
     in_sync,
     kill9,
@@ -30,6 +31,7 @@ from engine.events import Severity
 from engine.groups import GroupKind, GroupStore, SourceType
 from engine.home import Home
 from engine.replicat.engine import ReplicatRun
+from engine.soak.audit import install_audit
 from engine.trail.layout import IOType
 
 pytestmark = pytest.mark.postgres
@@ -53,7 +55,7 @@ def test_postgres_pipeline_survives_kill9_of_replicat(tmp_path: Path, pg_url: st
     # the heartbeat tables in the source
     out = ggsci(home, *ph.target_commands(spec))
     assert out.count("OGG-14000") == 2, out
-
+    install_audit(home, spec)
     try:
         out = add_and_start(home, spec)
         assert "REPLICAT REP1 starting" in out, out
@@ -68,6 +70,7 @@ def test_postgres_pipeline_survives_kill9_of_replicat(tmp_path: Path, pg_url: st
             wait_until(lambda: in_sync(home, spec), "PostgreSQL to equal the source")
         except AssertionError:
             raise AssertionError(report(home, "REP1")) from None
+        assert exactly_once(home, spec, trails=False) == []  # heartbeats are in the trails
         ((group, csn, low),) = pg(pg_url, "SELECT group_name, log_csn, log_cmplt_csn FROM gg.chkpt")
         assert group == "REP1" and csn == low
         paths = "SELECT DISTINCT incoming_path FROM postgres.gg_lag_history"

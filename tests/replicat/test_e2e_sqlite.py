@@ -1,6 +1,8 @@
 """End to end on SQLite: workload -> Extract -> pump -> Replicat as real processes; the
 Extract, the pump and the Replicat are each killed with SIGKILL mid-stream and restarted; after draining, every
-target table equals its source table row for row."""
+target table equals its source table row for row, both trails hold every committed source
+transaction exactly once, whole and in commit order, and the apply audit by trigger shows
+every change applied exactly once (engine/soak)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import pytest
 from pipeline import (
     TABLES,
     add_and_start,
+    exactly_once,
     ggsci,
     in_sync,
     kill9,
@@ -24,6 +27,7 @@ from pipeline import (
 )
 
 from engine import pipeline_home as ph
+from engine.soak.audit import install_audit
 
 pytestmark = pytest.mark.e2e
 
@@ -33,6 +37,7 @@ def test_sqlite_pipeline_survives_kill9_of_extract_pump_and_replicat(tmp_path: P
     home = new_home(tmp_path, spec)
     out = ggsci(home, *ph.target_commands(spec))
     assert "Successfully created checkpoint table gg.chkpt." in out, out
+    install_audit(home, spec)
     try:
         out = add_and_start(home, spec)
         assert "REPLICAT REP1 starting" in out and "EXTRACT PMP1 starting" in out, out
@@ -56,6 +61,7 @@ def test_sqlite_pipeline_survives_kill9_of_extract_pump_and_replicat(tmp_path: P
             raise AssertionError(
                 report(home, "REP1") + report(home, "PMP1") + report(home, "EXT1")
             ) from None
+        assert exactly_once(home, spec) == []
         info = ggsci(home, "INFO ALL", "SEND REPLICAT rep1, STATUS")
         assert "REPLICAT    RUNNING     REP1" in info, info
         assert "EXTRACT     RUNNING     PMP1" in info, info
