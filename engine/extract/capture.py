@@ -24,11 +24,12 @@ rewrites or drops each committed one before it is encoded.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import heapq
 import itertools
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -39,6 +40,7 @@ from engine.extract.assemble import op_name, stream_encoded
 from engine.extract.cache import TransactionCache, Txn
 from engine.extract.decode import Decoder, Selection
 from engine.extract.lcr import Kind, Lcr, Position
+from engine.extract.merge import NONE, Batch, plan_batch
 from engine.extract.miner import Closed, Event, MinePlan, mine_plan
 from engine.extract.redo_source import (
     DEFAULT_SPLIT_BYTES,
@@ -46,7 +48,6 @@ from engine.extract.redo_source import (
     SplitResult,
     continues,
     decode_splits,
-    plan,
     positions_after,
     thread_positions_after,
 )
@@ -123,14 +124,18 @@ APPEND_CHUNK = 10_000
 AHEAD_MAX_ITEMS = 50_000
 
 
+#: A thread holding more items than this (read, above the watermark) is not read further.
+HOLD_MAX_ITEMS = 50_000
+
+
 @dataclass(frozen=True)
 class _Ahead:
     """A batch being mined ahead: planned from ``after`` with the dictionary of ``mtime``."""
 
     after: dict[int, Position]
     mtime: float
-    splits: list[Split]
-    batch: Future[list[SplitResult]]
+    batch: Batch
+    mined: Future[list[SplitResult]]
 
 
 Item = Lcr | Closed
@@ -151,6 +156,18 @@ def _order_key(item: Item) -> tuple[int, int, int, int, int]:
     if isinstance(item, Closed):
         return (item.scn, item.subscn, item.thread, item.sequence, item.offset)
     return item.order_key
+
+
+def _upto(items: Iterable[Item], low: int, held: deque[Item]) -> Iterator[Item]:
+    """The items of one thread (in log order, so in SCN order) at or below the watermark
+    ``low``; the first above it and all that follow go to ``held``."""
+    it = iter(items)
+    for item in it:
+        if item.scn > low:
+            held.append(item)
+            held.extend(it)
+            return
+        yield item
 
 
 def selection_for(
@@ -191,6 +208,7 @@ class Capture:
         self.heartbeat = heartbeat
         self.source_root = source_root
         self.redo_dir = source_root / "redo"
+        # where the logs are read (online, archive destinations) and checked whole
         self.writer = writer
         self.spark = spark
         self.split_bytes = split_bytes
@@ -210,6 +228,10 @@ class Capture:
         self.br_due: Callable[[int], bool] | None = None
         self.br_take: Callable[[dict[int, Position], int], None] | None = None
         self.through: dict[str, dict[int, Position]] = {}
+        # the thread merge: per thread, the SCN it is known complete to, and the items read
+        # above the watermark, applied by a later batch (docs/extract.md)
+        self.complete: dict[int, int] = {}
+        self.held: dict[int, deque[Item]] = {}
         self._dictionary_mtime = 0.0
         self.decoder = self._decoder()
         tl = model.tranlog
@@ -277,33 +299,53 @@ class Capture:
 
     # -- the loop -------------------------------------------------------------------
     def poll(self) -> int:
-        """Process all redo available now; return how many LCRs were consumed."""
+        """Process the redo available now; return how many LCRs were consumed. With several
+        redo threads, only up to the low watermark (:mod:`engine.extract.merge`): what is
+        read above it is held for a later batch."""
         self._refresh_dictionary()
         began = time.perf_counter()
         taken = self._take_ahead()
         if taken is None:
-            splits = plan(self.redo_dir, self.positions, self.split_bytes, self.max_poll_splits)
-            if not splits:
+            batch = self._plan(self.positions)
+            if not batch.splits and not any(self.held.values()):
                 return 0
-            batch = self._submit(splits)
+            mined = self._submit(batch)
         else:
-            splits, batch = taken
+            batch, mined = taken
+        splits = batch.splits
         self._ahead_after(splits)
-        results = batch.result()
+        results = mined.result()
         self._fine_heavy = sum(len(r.items) for r in results) > AHEAD_MAX_ITEMS
         if self._br_inside(results):  # a BR checkpoint must see this batch change by change
             results = decode_splits(self.mine_plan(compact=False), splits, self.spark)
-        mined = time.perf_counter()
-        self.timing["mine_s"] += mined - began
+        done_mining = time.perf_counter()
+        self.timing["mine_s"] += done_mining - began
         self.timing["batches"] += 1
         self.stats.records_read += sum(r.records for r in results)
-        by_thread: dict[int, list[Iterator[Item]]] = {}
+        low = self._low(batch, results)
+        base = self.applied_positions()
+        held, self.held = self.held, {}
+        by_thread: dict[int, list[Iterable[Item]]] = {t: [q] for t, q in sorted(held.items()) if q}
         for r in results:
             queue: deque[Event | Closed] = deque(r.items)
             r.items.clear()  # the queue holds them now, and lets each go once consumed
             by_thread.setdefault(r.split.thread, []).append(_draining(queue, r.sequence))
-        streams = [itertools.chain.from_iterable(s) for s in by_thread.values()]
+        streams: list[Iterable[Item]] = []
+        for t, parts in by_thread.items():
+            stream: Iterable[Item] = itertools.chain.from_iterable(parts)
+            if low is not None:
+                stream = _upto(stream, low, self.held.setdefault(t, deque()))
+            streams.append(stream)
+        if not streams:
+            return 0
         merged = streams[0] if len(streams) == 1 else heapq.merge(*streams, key=_order_key)
+        n = self._apply(merged, base)
+        self.timing["apply_s"] += time.perf_counter() - done_mining
+        self.positions = thread_positions_after(results, self.positions, self.redo_dir)
+        self.stats.lcrs += n
+        return n
+
+    def _apply(self, merged: Iterable[Item], base: dict[int, Position]) -> int:
         n = 0
         pending: list[bytes] = []
         consumed: dict[int, Position] = {}
@@ -321,23 +363,63 @@ class Capture:
                     pending.clear()
                 self.writer.sync()
                 assert self.br_take is not None
-                self.br_take({**self.positions, **consumed}, lcr.time_us)
+                self.br_take({**base, **consumed}, lcr.time_us)
             prev = lcr.pos
             n += 1
             self._consume(lcr, pending)
             consumed[lcr.pos.thread] = Position(lcr.pos.thread, lcr.pos.sequence, lcr.end)
         if pending:
             self.writer.append_many(pending)
-        self.timing["apply_s"] += time.perf_counter() - mined
-        self.positions = thread_positions_after(results, self.positions, self.redo_dir)
-        self.stats.lcrs += n
         return n
 
+    # -- the thread merge ---------------------------------------------------------------
+    def _plan(self, positions: dict[int, Position]) -> Batch:
+        ahead = frozenset(t for t, q in self.held.items() if len(q) > HOLD_MAX_ITEMS)
+        return plan_batch(
+            self.redo_dir, positions, self.split_bytes, self.max_poll_splits, hold=ahead
+        )
+
+    def _low(self, batch: Batch, results: list[SplitResult]) -> int | None:
+        """The watermark for applying ``batch`` (None: no thread to wait for). What the
+        batch read makes known is kept: the thread of a record read has nothing more below
+        that record's SCN."""
+        horizon = batch.horizon
+        if horizon is None:
+            return None
+        complete = self.complete
+        for t, k in horizon.known.items():
+            complete[t] = max(complete.get(t, NONE), k)
+        for r in results:
+            if r.items:
+                last = r.items[-1]
+                scn = last.scn if isinstance(last, Closed) else int(last[5])
+                t = r.split.thread
+                complete[t] = max(complete.get(t, NONE), scn - 1)
+        return horizon.low(complete)
+
+    def applied_positions(self) -> dict[int, Position]:
+        """Per thread, the position before which everything read has been applied: the
+        read position, or the first item held above the watermark."""
+        out = dict(self.positions)
+        for t, q in self.held.items():
+            if q:
+                first = q[0]
+                out[t] = (
+                    first.pos
+                    if isinstance(first, Lcr)
+                    else Position(first.thread, first.sequence, first.offset)
+                )
+        return out
+
     # -- mining ahead -----------------------------------------------------------------
-    def _submit(self, splits: list[Split]) -> Future[list[SplitResult]]:
-        """Mine ``splits``: in the background with Spark (so that the next batch can be
-        queued behind it), here without."""
+    def _submit(self, batch: Batch) -> Future[list[SplitResult]]:
+        """Mine ``batch``: in the background with Spark (so that the next batch can be
+        queued behind it), here without. A transaction that ends above what the batch can
+        apply is not closed in the tasks (the driver may hold its end)."""
         plan_ = self.mine_plan()
+        if batch.horizon is not None:
+            plan_ = dataclasses.replace(plan_, horizon=batch.horizon.low(self.complete))
+        splits = batch.splits
         if self.spark is None:
             done: Future[list[SplitResult]] = Future()
             done.set_result(decode_splits(plan_, splits, None))
@@ -351,23 +433,23 @@ class Capture:
         driver between two batches (not when the last batch came change by change: its
         events are held in memory until consumed, and one such batch at a time is enough)."""
         self._ahead = None
-        if self.spark is None or not self.mine_ahead or self._fine_heavy:
+        if self.spark is None or not self.mine_ahead or self._fine_heavy or not splits:
             return
         after = positions_after(splits, self.positions)
-        following = plan(self.redo_dir, after, self.split_bytes, self.max_poll_splits)
-        if following:
+        following = self._plan(after)
+        if following.splits:
             self._ahead = _Ahead(after, self._dictionary_mtime, following, self._submit(following))
 
-    def _take_ahead(self) -> tuple[list[Split], Future[list[SplitResult]]] | None:
+    def _take_ahead(self) -> tuple[Batch, Future[list[SplitResult]]] | None:
         """The batch mined ahead, if it follows what was read and the dictionary is the
         one it was planned with; otherwise it is waited for and dropped."""
         ahead, self._ahead = self._ahead, None
         if ahead is None:
             return None
         if ahead.mtime == self._dictionary_mtime and continues(ahead.after, self.positions):
-            return ahead.splits, ahead.batch
+            return ahead.batch, ahead.mined
         with contextlib.suppress(Exception):
-            ahead.batch.result()
+            ahead.mined.result()
         return None
 
     def close(self) -> None:
@@ -375,7 +457,7 @@ class Capture:
         ahead, self._ahead = self._ahead, None
         if ahead is not None:
             with contextlib.suppress(Exception):
-                ahead.batch.result()
+                ahead.mined.result()
         if self._pool is not None:
             self._pool.shutdown(wait=True)
             self._pool = None
@@ -522,13 +604,14 @@ class Capture:
     def durable_state(self) -> CaptureState:
         """Make the trail durable, then describe the state a checkpoint may publish."""
         trail = self.writer.sync()
-        recovery = dict(self.positions)
+        current = self.applied_positions()  # never past an item held above the watermark
+        recovery = dict(current)
         for txn in self.cache.open_transactions():
             t = txn.start.thread
             if txn.start < recovery.get(t, txn.start) or t not in recovery:
                 recovery[t] = txn.start
         return CaptureState(
-            dict(self.positions),
+            current,
             recovery,
             self.last_commit_scn,
             trail,

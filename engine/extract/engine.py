@@ -228,7 +228,7 @@ class ExtractRun(TransactionManagement):
                 if self.br_requested and self.br is not None:
                     self.br_requested = None
                     self.writer.sync()
-                    self._br_checkpoint(dict(self.capture.positions), self.capture.last_time_us)
+                    self._br_checkpoint(self.capture.applied_positions(), self.capture.last_time_us)
             self._report_count()
             now = time.monotonic()
             if n or now - self.last_checkpoint >= interval:

@@ -118,6 +118,9 @@ class MinePlan:
     tables: dict[int, TableInfo]  # by object number and data object number
     compact: bool = True
     fine_xids: frozenset[str] = frozenset()  # never closed in a task (BR-restored ones)
+    # only a transaction that ends at or below this SCN is closed in a task (None: any); one
+    # ending above may be held for a later batch by the driver's thread merge (capture.py)
+    horizon: int | None = None
 
 
 def mine_plan(
@@ -797,6 +800,8 @@ def _closing(events: list[Event], plan: MinePlan) -> set[str]:
         elif xid not in begun or xid in ended:
             blocked.add(xid)  # a change before its begin, or after its end
         elif k in (_COMMIT_K, _ROLLBACK):
+            if plan.horizon is not None and e[5] > plan.horizon:
+                blocked.add(xid)
             ended.add(xid)
         elif k == _ROW and not e[17]:
             blocked.add(xid)  # a row the driver must see (hooked table, record too large)

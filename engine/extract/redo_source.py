@@ -63,36 +63,48 @@ def plan(
     """Splits to read from ``positions`` (thread → next record) to the end of the logs.
 
     ``max_splits`` bounds one batch (so that checkpoints follow a long catch-up closely);
-    it applies to a single redo thread only, since threads must be merged by SCN over the
-    same stretch of time."""
+    it applies to a single redo thread only: several threads are planned together, to a
+    common SCN, by :func:`engine.extract.merge.plan_batch`."""
+    by_thread = logs_by_thread(list_logs(redo_dir))
     out: list[Split] = []
-    by_thread: dict[int, list[LogInfo]] = {}
-    for info in list_logs(redo_dir):
-        by_thread.setdefault(info.thread, []).append(info)
     for thread, logs in sorted(by_thread.items()):
-        pos = positions.get(thread)
-        for info in logs:
-            if pos is not None and info.sequence < pos.sequence:
-                continue
-            start = pos.offset if pos is not None and info.sequence == pos.sequence else 0
-            size = info.size
-            if start >= size and not info.archived:
-                continue
-            cut = start
-            while True:
-                end: int | None = cut + split_bytes
-                last = end is None or end >= size
-                if last:
-                    end = None if info.archived else size
-                out.append(
-                    Split(thread, info.sequence, str(info.path), cut, end, info.archived, last)
-                )
-                if last:
-                    break
-                assert end is not None
-                cut = end
+        out.extend(thread_splits(thread, logs, positions.get(thread), split_bytes))
     if max_splits is not None and len(by_thread) == 1 and len(out) > max_splits:
         out = out[:max_splits]
+    return out
+
+
+def logs_by_thread(infos: Iterable[LogInfo]) -> dict[int, list[LogInfo]]:
+    by_thread: dict[int, list[LogInfo]] = {}
+    for info in infos:
+        by_thread.setdefault(info.thread, []).append(info)
+    return by_thread
+
+
+def thread_splits(
+    thread: int, logs: Sequence[LogInfo], pos: Position | None, split_bytes: int
+) -> list[Split]:
+    """The splits of one thread's ``logs`` (in sequence order) from ``pos`` on: a current
+    log up to its size now, an archived one to its end."""
+    out: list[Split] = []
+    for info in logs:
+        if pos is not None and info.sequence < pos.sequence:
+            continue
+        start = pos.offset if pos is not None and info.sequence == pos.sequence else 0
+        size = info.size
+        if start >= size and not info.archived:
+            continue
+        cut = start
+        while True:
+            end: int | None = cut + split_bytes
+            last = end is None or end >= size
+            if last:
+                end = None if info.archived else size
+            out.append(Split(thread, info.sequence, str(info.path), cut, end, info.archived, last))
+            if last:
+                break
+            assert end is not None
+            cut = end
     return out
 
 

@@ -214,7 +214,14 @@ class Database:
         wall = datetime.now(UTC).replace(tzinfo=None)
         start = max(wall + timedelta(microseconds=self.state.ahead_us), last) if last else wall
         self.clock: Clock = clock or SimClock(start, clock_rate)
-        self.logs = LogSet(root / "redo", self.state.log_bytes, self._micros, fsync=fsync)
+        self.logs = LogSet(
+            root / "redo",
+            self.state.log_bytes,
+            self._micros,
+            fsync=fsync,
+            progress=lambda: self.state.scn,  # every flush marks each open thread's progress
+            threads=lambda: self.state.threads,
+        )
         self.locks: dict[tuple[int, int], str] = {}
         self.table_locks: dict[int, str] = {}
         self.key_locks: dict[tuple[int, str, tuple[bytes | None, ...]], str] = {}
@@ -603,10 +610,7 @@ class Database:
         if not 1 <= thread <= self.state.threads:
             raise DatabaseError(f"thread {thread} does not exist", "GGS-SRC-0106")
         orphans = []
-        w = self.logs.writers.pop(thread, None)
-        if w is not None:
-            w.flush()
-            w.fh.close()
+        self.logs.close_thread(thread)  # a reader merging threads stops waiting on it
         for name, s in list(self.sessions.items()):
             if s.thread != thread:
                 continue

@@ -124,6 +124,71 @@ def rba_at(sequence: int, offset: int) -> Rba:
     return Rba(sequence, offset // BLOCK, offset % BLOCK)
 
 
+#: Where the progress mark lies in block 0 (after the file header, which is zero-padded).
+PROGRESS_AT: Final = 256
+_PROGRESS: Final = struct.Struct("<4sQQB")
+_PROGRESS_MAGIC: Final = b"GGPM"
+_PROGRESS_CLOSED: Final = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """A current log's progress mark: every record of the thread with an SCN at or below
+    ``scn`` lies before file offset ``offset`` of this log (or in an earlier log), and a
+    record written later has a higher SCN. The database rewrites it whenever it flushes
+    redo (for every open thread, idle ones too), so that a reader merging threads knows
+    how far an idle thread has got. ``closed``: the thread is closed (its instance
+    crashed); it writes nothing until it is opened again, which clears the flag first."""
+
+    scn: int
+    offset: int
+    closed: bool = False
+
+    def pack(self) -> bytes:
+        flags = _PROGRESS_CLOSED if self.closed else 0
+        body = _PROGRESS.pack(_PROGRESS_MAGIC, self.scn, self.offset, flags)
+        return body + _U32.pack(zlib.crc32(body))
+
+    @classmethod
+    def unpack(cls, block0: bytes) -> Progress | None:
+        """The mark in a file's first block; None when there is none (a log written before
+        marks existed, an archived log) or it is being rewritten (its checksum fails)."""
+        end = PROGRESS_AT + _PROGRESS.size
+        if len(block0) < end + 4 or block0[PROGRESS_AT : PROGRESS_AT + 4] != _PROGRESS_MAGIC:
+            return None
+        if zlib.crc32(block0[PROGRESS_AT:end]) != _U32.unpack_from(block0, end)[0]:
+            return None
+        _, scn, offset, flags = _PROGRESS.unpack_from(block0, PROGRESS_AT)
+        return cls(scn, offset, bool(flags & _PROGRESS_CLOSED))
+
+
+def read_head(path: Path | str) -> tuple[FileHeader, Progress | None]:
+    """A log's header and progress mark, in one read of its first block."""
+    with open(path, "rb") as fh:
+        block0 = fh.read(BLOCK)
+    return FileHeader.unpack(block0, path), Progress.unpack(block0)
+
+
+def write_progress(path: Path | str, mark: Progress, *, fsync: bool = False) -> None:
+    """Rewrite the progress mark of a log that no writer of this process has open."""
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.pwrite(fd, mark.pack(), PROGRESS_AT)
+        if fsync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def first_scn_at(path: Path | str, offset: int) -> int | None:
+    """SCN of the first whole record that starts at or after file offset ``offset`` (None:
+    there is none yet). Records of a thread come in SCN order, so every record before that
+    one has an SCN at or below it, and every record after it one at or above it."""
+    for _start, _end, payload in read_frames(path, offset, None):
+        return peek(payload)[1]
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class FileHeader:
     thread: int
@@ -433,10 +498,12 @@ class LogWriter:
         *,
         fsync: bool = False,
         buffer_limit: int = 1 << 20,
+        marks: bool = False,
     ) -> None:
         self.path = path
         self.fsync = fsync
         self.buffer_limit = buffer_limit
+        self._mark_fd: int | None = None
         if path.exists():
             self.header = read_header(path)
             end, scn, self.records = scan_end(path)
@@ -457,6 +524,10 @@ class LogWriter:
         self._queued_at = self.logical  # logical position of the first queued byte
         # thread, vld 1, flags 0 (no LWN) and sequence: how every native record head starts
         self.rec_ids = _REC_IDS.pack(self.header.thread, 1, 0, self.header.sequence)
+        if marks:  # the thread is open: a mark that says so, before any record is added
+            _, mark = read_head(path)
+            if mark is None or mark.closed:
+                self.mark(mark.scn if mark else 0, offset=mark.offset if mark else BLOCK)
 
     @staticmethod
     def _truncate_point(logical: int) -> int:
@@ -533,10 +604,24 @@ class LogWriter:
             if self.fsync:
                 os.fsync(self.fh.fileno())
 
+    def mark(self, scn: int, *, closed: bool = False, offset: int | None = None) -> None:
+        """Rewrite the progress mark (:class:`Progress`) after a flush: every record of this
+        thread with an SCN at or below ``scn`` is in the file, before its end (``offset``)."""
+        if self._mark_fd is None:
+            self._mark_fd = os.open(self.path, os.O_WRONLY)
+        at = self.size if offset is None else offset
+        os.pwrite(self._mark_fd, Progress(scn, at, closed).pack(), PROGRESS_AT)
+        if self.fsync:
+            os.fsync(self._mark_fd)
+
     def close(self, *, archive: bool = False, next_scn: int = 0) -> None:
-        """Flush and close; ``archive`` marks the file archived with its next SCN."""
+        """Flush and close; ``archive`` marks the file archived with its next SCN (the
+        header is rewritten whole: an archived log has no progress mark)."""
         self.flush()
         self.fh.close()
+        if self._mark_fd is not None:
+            os.close(self._mark_fd)
+            self._mark_fd = None
         if archive:
             hdr = self.header
             self.header = FileHeader(

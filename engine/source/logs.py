@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.source.errors import RedoFormatError
-from engine.source.logfile import LogWriter, read_header
+from engine.source.logfile import LogWriter, Progress, read_head, read_header, write_progress
 
 _NAME = re.compile(r"^(\d{9})\.log$")
 
@@ -100,7 +100,13 @@ def plan_splits(logs: list[LogInfo], split_bytes: int) -> list[Split]:
 
 
 class LogSet:
-    """The current log writer of each thread, with switch-by-size and switch-on-request."""
+    """The current log writer of each thread, with switch-by-size and switch-on-request.
+
+    Given ``progress`` (the database's current SCN) and ``threads`` (how many it has), every
+    :meth:`flush` also rewrites the progress mark of each open thread's current log
+    (:class:`~engine.source.logfile.Progress`), the idle ones' too, and :meth:`close_thread`
+    marks a thread closed: what a reader merging threads by SCN waits on (docs/extract.md,
+    "Merging redo threads")."""
 
     def __init__(
         self,
@@ -109,21 +115,31 @@ class LogSet:
         micros: Callable[[], int],
         *,
         fsync: bool = False,
+        progress: Callable[[], int] | None = None,
+        threads: Callable[[], int] | None = None,
     ) -> None:
         self.redo_dir = redo_dir
         self.max_bytes = max_bytes
         self.micros = micros
         self.fsync = fsync
+        self.progress = progress
+        self.threads = threads
         self.writers: dict[int, LogWriter] = {}
+        self.closed: set[int] = set()
+        # threads with no writer here: the current log and where its records end (None: no log)
+        self._idle: dict[int, tuple[Path, int] | None] = {}
 
     def writer(self, thread: int, scn: int) -> LogWriter:
         w = self.writers.get(thread)
         if w is not None:
             return w
+        marks = self.progress is not None
         logs = list_logs(self.redo_dir, thread)
         if logs and not logs[-1].archived:
             last = logs[-1]
-            w = LogWriter(last.path, thread, last.sequence, last.first_scn, 0, fsync=self.fsync)
+            w = LogWriter(
+                last.path, thread, last.sequence, last.first_scn, 0, fsync=self.fsync, marks=marks
+            )
         else:
             seq = logs[-1].sequence + 1 if logs else 1
             w = LogWriter(
@@ -133,13 +149,17 @@ class LogSet:
                 scn,
                 self.micros(),
                 fsync=self.fsync,
+                marks=marks,
             )
         self.writers[thread] = w
+        self.closed.discard(thread)
+        self._idle.pop(thread, None)
         return w
 
     def switch(self, thread: int, next_scn: int, *, to_sequence: int | None = None) -> LogWriter:
         """Archive the current log of ``thread`` and start the next sequence (or
         ``to_sequence`` when higher: imports keep Oracle's sequence numbers)."""
+        was_closed = thread in self.closed
         w = self.writer(thread, next_scn)
         seq = w.sequence + 1
         if to_sequence is not None and to_sequence > seq:
@@ -156,8 +176,11 @@ class LogSet:
             next_scn,
             self.micros(),
             fsync=self.fsync,
+            marks=self.progress is not None,
         )
         self.writers[thread] = nw
+        if was_closed:
+            self.close_thread(thread)
         return nw
 
     def after_append(self, thread: int, next_scn: int) -> None:
@@ -168,9 +191,58 @@ class LogSet:
     def flush(self) -> None:
         for w in self.writers.values():
             w.flush()
+        if self.progress is not None:
+            self._mark(self.progress())
+
+    def _mark(self, scn: int) -> None:
+        """Every record with an SCN at or below ``scn`` has been handed to the OS: say so in
+        the current log of every open thread."""
+        for w in self.writers.values():
+            w.mark(scn)
+        for t in range(1, (self.threads() if self.threads else 0) + 1):
+            if t in self.writers or t in self.closed:
+                continue
+            if t not in self._idle:
+                self._idle[t] = self._adopt(t, scn)
+            idle = self._idle[t]
+            if idle is not None:
+                write_progress(idle[0], Progress(scn, idle[1]), fsync=self.fsync)
+
+    def _adopt(self, thread: int, scn: int) -> tuple[Path, int] | None:
+        """An open thread this process has not written: its current log, when its last mark
+        covers the whole file (the common case: nothing to scan); otherwise the log is opened
+        for writing (its torn tail, if any, cut) and marked as a written one."""
+        logs = list_logs(self.redo_dir, thread)
+        if not logs:
+            return None  # never written: not a thread a reader waits on yet
+        last = logs[-1]
+        if not last.archived:
+            _, mark = read_head(last.path)
+            if mark is not None and mark.closed:
+                self.closed.add(thread)
+                return None
+            if mark is not None and mark.offset == last.size:
+                return last.path, mark.offset
+        self.writer(thread, scn + 1).mark(scn)
+        return None
+
+    def close_thread(self, thread: int) -> None:
+        """The instance of ``thread`` is gone: its redo flushed, the thread marked closed
+        (a reader stops waiting on it) until a record is written to it again."""
+        w = self.writers.get(thread)
+        if w is None and self.progress is not None and list_logs(self.redo_dir, thread):
+            w = self.writer(thread, self.progress() + 1)
+        if w is None:
+            return
+        del self.writers[thread]
+        w.flush()
+        if self.progress is not None:
+            w.mark(self.progress(), closed=True)
+            self.closed.add(thread)
+            self._idle.pop(thread, None)
+        w.close()
 
     def close(self) -> None:
         for w in self.writers.values():
-            w.flush()
-            w.fh.close()
+            w.close()
         self.writers.clear()
