@@ -207,12 +207,20 @@ def cluster_conf(s: SparkSettings, ours: dict[str, str]) -> dict[str, str]:
     conf["spark.executorEnv.PYTHONPATH"] = UNPACKED
     # Executors run out of the driver's file system: they log where their worker says.
     conf["spark.executor.extraJavaOptions"] = "-Xss32m"
-    user = dict(s.extra)
-    for key, sep in (("spark.archives", ","), ("spark.executorEnv.PYTHONPATH", ":")):
-        if key in user:  # the user's come after ours (ggsci's packages first)
-            conf[key] = conf[key] + sep + user.pop(key)
-    conf.update(user)
-    return conf
+    return joined(conf, s.extra)
+
+
+#: Settings that are lists: the user's entries are added after ggsci's, not instead of them.
+_LISTS: Final = {"spark.archives": ",", "spark.executorEnv.PYTHONPATH": ":"}
+
+
+def joined(ours: dict[str, str], theirs: Mapping[str, str]) -> dict[str, str]:
+    """``ours`` updated with ``theirs``; for a list setting both, ggsci's entries first."""
+    out = {**ours, **theirs}
+    for key, sep in _LISTS.items():
+        if key in ours and key in theirs and ours[key] != theirs[key]:
+            out[key] = ours[key] + sep + theirs[key]
+    return out
 
 
 def session_conf(s: SparkSettings, master: str) -> dict[str, str]:
@@ -267,7 +275,9 @@ def get_session(settings: SparkSettings | None = None) -> SparkSession:
             master = launched.get("spark.master", DEFAULT_MASTER)
         for k, v in jvm_env(master).items():
             os.environ.setdefault(k, v)
-        conf = {k: v for k, v in session_conf(s, master).items() if k not in launched}
+        # spark-submit's settings stand (its list settings keep ggsci's entries first)
+        conf = joined(session_conf(s, master), launched)
+        conf = {k: v for k, v in conf.items() if launched.get(k) != v}
         builder = SparkSession.builder
         if s.master is not None:
             builder = builder.master(s.master)

@@ -19,6 +19,7 @@ from engine.spark import (
     SparkConfigError,
     SparkSettings,
     batch_splits,
+    joined,
     jvm_env,
     read_properties,
     resolve_master,
@@ -168,6 +169,10 @@ def test_cluster_session_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     for k in set(CLUSTER_DEFAULTS) - {"spark.dynamicAllocation.executorIdleTimeout"}:
         assert conf[k] == CLUSTER_DEFAULTS[k]
     assert "ggsci.spark.log" not in conf["spark.executor.extraJavaOptions"]  # driver's path
+    # under spark-submit, its settings stand; its list settings keep ggsci's entries first
+    launched = {"spark.archives": "env.tgz#env", "spark.cores.max": "3"}
+    assert joined(conf, launched)["spark.archives"] == f"{conf['spark.archives']},env.tgz#env"
+    assert joined(conf, launched)["spark.cores.max"] == "3"
     monkeypatch.setenv("GGSCI_NATIVE", "0")  # the Python paths, here and in the tasks
     assert session_conf(s, "yarn")["spark.executorEnv.GGSCI_NATIVE"] == "0"
 
