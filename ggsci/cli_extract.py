@@ -78,6 +78,7 @@ def extract(
     from engine.groups import GroupStore
     from engine.home import resolve_home
     from engine.report import ReportWriter
+    from engine.source.catalog import RedoGapError
     from params.check import check_file
     from params.errors import render
 
@@ -145,6 +146,9 @@ def extract(
     except KeyboardInterrupt:
         stop.set()
         run.checkpoint()
+    except RedoGapError as exc:  # redo missing, cut short or unreadable: one line, named
+        emit(exc.code, Severity.ERROR, exc.message)
+        raise typer.Exit(1) from exc
     except Exception as exc:
         line = task_failure(exc)  # a task's own check, in one line rather than a trace
         if line is None:

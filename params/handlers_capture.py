@@ -143,6 +143,16 @@ def h_tranlogoptions(b: Builder, p: Parsed) -> None:
         elif o.name == "ALTARCHIVELOGDEST":
             path = [x for x in o.args if isinstance(x, Tok)][-1]
             t["alt_archive_log_dests"] = (*t.get("alt_archive_log_dests", ()), unquote(path.text))
+        elif o.name == "PATHMAP" and a is not None:
+            pairs = _path_map(a.text)
+            if pairs is None:
+                b.error(
+                    "syntax",
+                    "PATHMAP needs ('driver path', 'task path' [, ...]) in pairs",
+                    o.loc,
+                )
+            else:
+                t["path_map"] = (*t.get("path_map", ()), *pairs)
         elif o.name == "BUFSIZE":
             v = as_int(b, a, "BUFSIZE (bytes)", *BUFSIZE_RANGE)
             if v is not None:
@@ -157,3 +167,15 @@ def h_tranlogoptions(b: Builder, p: Parsed) -> None:
             )
     if not p.options:
         b.error("syntax", "TRANLOGOPTIONS needs an option", len(p.keyword.text))
+
+
+def _path_map(text: str) -> tuple[tuple[str, str], ...] | None:
+    """``('/driver/a', '/task/a', ...)``: where the Extract sees a shared mount, then where
+    its Spark tasks see it (pairs); None when the list is not pairs of paths."""
+    inner = text.strip()
+    if not (inner.startswith("(") and inner.endswith(")")):
+        return None
+    items = [unquote(x.strip()) for x in inner[1:-1].split(",")]
+    if not items or len(items) % 2 or not all(items):
+        return None
+    return tuple((items[i], items[i + 1]) for i in range(0, len(items), 2))

@@ -212,6 +212,7 @@ class TranlogOptions:
     include_tags: tuple[str, ...] = ()
     archived_log_only: bool = False
     alt_archive_log_dests: tuple[str, ...] = ()
+    path_map: tuple[tuple[str, str], ...] = ()  # PATHMAP: (driver prefix, Spark task prefix)
     bufsize: int = 1_024_000
     other: tuple[tuple[str, str], ...] = ()
 

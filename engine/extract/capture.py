@@ -52,6 +52,7 @@ from engine.extract.redo_source import (
     thread_positions_after,
 )
 from engine.heartbeat.flow import ExtractRule
+from engine.source.catalog import RedoCatalog
 from engine.source.dictionary import Dictionary, load_dictionary
 from engine.trail.model import TableDef as TrailTableDef
 from engine.trail.model import TrailPosition, micros_to_datetime
@@ -209,6 +210,7 @@ class Capture:
         self.source_root = source_root
         self.redo_dir = source_root / "redo"
         # where the logs are read (online, archive destinations) and checked whole
+        self.catalog = RedoCatalog.for_extract(source_root, model.tranlog)
         self.writer = writer
         self.spark = spark
         self.split_bytes = split_bytes
@@ -376,7 +378,12 @@ class Capture:
     def _plan(self, positions: dict[int, Position]) -> Batch:
         ahead = frozenset(t for t, q in self.held.items() if len(q) > HOLD_MAX_ITEMS)
         return plan_batch(
-            self.redo_dir, positions, self.split_bytes, self.max_poll_splits, hold=ahead
+            self.redo_dir,
+            positions,
+            self.split_bytes,
+            self.max_poll_splits,
+            hold=ahead,
+            listing=lambda: self.catalog.for_reading(positions),
         )
 
     def _low(self, batch: Batch, results: list[SplitResult]) -> int | None:

@@ -24,6 +24,7 @@ it). Redo without any mark (written before marks existed) is merged as it was be
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -118,13 +119,15 @@ def plan_batch(
     max_splits: int | None,
     *,
     hold: frozenset[int] = frozenset(),
+    listing: Callable[[], list[LogInfo]] | None = None,
 ) -> Batch:
     """The next batch from ``positions``: every thread's splits to the end of its logs, at
     most ``max_splits`` of a thread, cut to the SCN where the first thread cut stops (so
     that a thread does not run far ahead of another only to be held); threads in ``hold``
-    (ahead already) are not read."""
+    (ahead already) are not read. ``listing`` lists the logs (after the marks are read),
+    from where the Extract reads them (:class:`~engine.source.catalog.RedoCatalog`)."""
     dirs, marks = _marks(redo_dir)
-    by_thread = logs_by_thread(list_logs(redo_dir))
+    by_thread = logs_by_thread(list_logs(redo_dir) if listing is None else listing())
     appeared = _new_threads(redo_dir, dirs)
     per: dict[int, list[Split]] = {
         t: [] if t in hold else thread_splits(t, logs, positions.get(t), split_bytes)

@@ -19,7 +19,10 @@ from typing import TYPE_CHECKING, Any, Final
 
 from engine.extract.lcr import Position
 from engine.extract.miner import Closed, Event, MinePlan, Miner
+from engine.source.catalog import RedoGapError
+from engine.source.errors import RedoFormatError
 from engine.source.logs import LogInfo, list_logs
+from engine.storage import StorageError
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -41,6 +44,8 @@ class Split:
     end: int | None
     archived: bool
     last_of_log: bool
+    local: bool = False  # an online log the driver reads (tasks may not see it: catalog.py)
+    task_path: str = ""  # where a Spark task opens the log (TRANLOGOPTIONS PATHMAP), if not path
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +57,7 @@ class SplitResult:
     sequence: int
     first_time_us: int  # redo time of the first change (0: none)
     max_time_us: int
+    error: str = ""  # the redo could not be read (a gap, corruption): one line, for the driver
 
 
 def plan(
@@ -100,7 +106,10 @@ def thread_splits(
             last = end is None or end >= size
             if last:
                 end = None if info.archived else size
-            out.append(Split(thread, info.sequence, str(info.path), cut, end, info.archived, last))
+            out.append(
+                Split(thread, info.sequence, info.location or str(info.path), cut, end,
+                      info.archived, last, info.local, info.task_location)
+            )  # fmt: skip
             if last:
                 break
             assert end is not None
@@ -108,9 +117,14 @@ def thread_splits(
     return out
 
 
-def decode_split(miner: Miner, split: Split) -> SplitResult:
-    """Runs in a Spark task (or on the driver): mine one split."""
-    m = miner.mine(split.path, split.start, split.end)
+def decode_split(miner: Miner, split: Split, *, in_task: bool = False) -> SplitResult:
+    """Runs in a Spark task (or on the driver): mine one split. Redo that cannot be read
+    comes back as ``error`` (the driver abends with it: :func:`decode_splits`)."""
+    path = (split.task_path or split.path) if in_task else split.path
+    try:
+        m = miner.mine(path, split.start, split.end)
+    except (RedoFormatError, StorageError) as exc:
+        return SplitResult(split, [], None, 0, split.sequence, 0, 0, str(exc))
     return SplitResult(
         split, m.items, m.resume, m.records, m.sequence, m.first_time_us, m.max_time_us
     )
@@ -120,7 +134,7 @@ def _task(plan_bc: Any, splits: Iterable[Split]) -> Iterator[bytes]:
     """A Spark task: each split's result, pickled and compressed (:func:`_packed`)."""
     miner = Miner(plan_bc.value)
     for s in splits:
-        yield _packed(decode_split(miner, s))
+        yield _packed(decode_split(miner, s, in_task=True))
 
 
 def _packed(result: SplitResult) -> bytes:
@@ -146,19 +160,37 @@ def _unpacked(data: bytes) -> SplitResult:
 def decode_splits(
     plan: MinePlan, splits: Sequence[Split], spark: SparkSession | None
 ) -> list[SplitResult]:
-    """Mine every split; in order of ``splits``. With Spark, one task per split."""
+    """Mine every split; in order of ``splits``. With Spark, one task per split, but for
+    the splits of online logs the driver reads itself (``Split.local``). Redo that cannot
+    be read raises :class:`~engine.source.catalog.RedoGapError` naming where."""
     if not splits:
         return []
-    if spark is None:
+    remote = [s for s in splits if not s.local] if spark is not None else []
+    done: list[SplitResult] = []
+    if remote:
+        assert spark is not None
+        sc = spark.sparkContext
+        bc = sc.broadcast(plan)
+        try:
+            rdd = sc.parallelize(remote, len(remote))
+            done = [_unpacked(r) for r in rdd.mapPartitions(lambda it: _task(bc, it)).collect()]
+        finally:
+            bc.unpersist()
+    if len(done) < len(splits):
         miner = Miner(plan)
-        return [decode_split(miner, s) for s in splits]
-    sc = spark.sparkContext
-    bc = sc.broadcast(plan)
-    try:
-        rdd = sc.parallelize(list(splits), len(splits))
-        return [_unpacked(r) for r in rdd.mapPartitions(lambda it: _task(bc, it)).collect()]
-    finally:
-        bc.unpersist()
+        mined = iter(done)
+        done = [
+            next(mined) if spark is not None and not s.local else decode_split(miner, s)
+            for s in splits
+        ]
+    for r in done:
+        if r.error:
+            s = r.split
+            raise RedoGapError(
+                f"Redo thread {s.thread} sequence {s.sequence}, RBA {s.start} to "
+                f"{'its end' if s.end is None else s.end}: {r.error}"
+            )
+    return done
 
 
 def positions_after(splits: Sequence[Split], positions: dict[int, Position]) -> dict[int, Position]:

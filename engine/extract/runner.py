@@ -17,6 +17,7 @@ from engine.groups import SourceType
 from engine.ipc import Reply, Request
 from engine.paramcheck import load_group_params
 from engine.process import GroupContext, GroupRunner, ProcessAbend
+from engine.source.catalog import RedoGapError
 from engine.spark import SparkConfigError, batch_splits, extract_session, task_failure
 
 
@@ -104,6 +105,8 @@ class ExtractRunner(GroupRunner):
         assert self.run_ is not None
         try:
             self.run_.run(ctx.stop_requested)
+        except RedoGapError as exc:  # redo missing, cut short or unreadable: named, no trace
+            raise ProcessAbend(exc.code, exc.message) from exc
         except Exception as exc:
             line = task_failure(exc)  # a task's own check, in one line rather than a trace
             if line is None:

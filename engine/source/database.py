@@ -29,6 +29,7 @@ from typing import Any, BinaryIO, Final
 
 from engine import datafile as df
 from engine.source import redogen as rg
+from engine.source.archiver import Archiver
 from engine.source.clock import Clock, SimClock
 from engine.source.dictionary import (
     ColumnDef,
@@ -222,6 +223,9 @@ class Database:
             progress=lambda: self.state.scn,  # every flush marks each open thread's progress
             threads=lambda: self.state.threads,
         )
+        # ARCn: each log a switch archives is copied to the archive destination, if one is set
+        self.archiver = Archiver.for_database(root, fsync=fsync)
+        self.logs.on_archived = self.archiver
         self.locks: dict[tuple[int, int], str] = {}
         self.table_locks: dict[int, str] = {}
         self.key_locks: dict[tuple[int, str, tuple[bytes | None, ...]], str] = {}

@@ -29,7 +29,7 @@ import os
 import struct
 import zlib
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO, Final
 
@@ -48,6 +48,13 @@ MAX_RECORD: Final = 256 * 1024 * 1024
 _BHEAD: Final = struct.Struct("<HHII")
 _FRAME: Final = struct.Struct("<II")
 _FHEAD: Final = struct.Struct("<8sHHIIQQBq")
+#: The header's extension (at :data:`_FEXT_AT`, after the header's CRC; absent in older
+#: files): magic, the sequence of the thread's previous log (0xFFFFFFFF: none), how many
+#: bytes of the file the writer has written (its recorded end), CRC of those.
+_FEXT: Final = struct.Struct("<4sIQ")
+_FEXT_AT: Final = 64
+_FEXT_MAGIC: Final = b"GGX1"
+_NO_SEQUENCE: Final = 0xFFFFFFFF
 _U32: Final = struct.Struct("<I")
 _REC_HEAD: Final = LAYOUT["REC_HEAD"]
 _REC_IDS: Final = struct.Struct("<HBBI")  # REC_HEAD's first four fields
@@ -197,10 +204,21 @@ class FileHeader:
     next_scn: int  # 0 while current
     status: int
     created_us: int
+    #: The sequence of the thread's log before this one (a switch may skip numbers: an
+    #: import keeps Oracle's); -1 unknown (a file older than the header extension).
+    prev_sequence: int = -1
+    #: Bytes of the file written by its writer (flushed: a lower bound of what must be
+    #: there; the whole file once archived); 0 unknown.
+    end: int = 0
 
     @property
     def archived(self) -> bool:
         return self.status == STATUS_ARCHIVED
+
+    def extension(self) -> bytes:
+        prev = _NO_SEQUENCE if self.prev_sequence < 0 else self.prev_sequence
+        body = _FEXT.pack(_FEXT_MAGIC, prev, self.end)
+        return body + _U32.pack(zlib.crc32(body))
 
     def pack(self) -> bytes:
         body = _FHEAD.pack(
@@ -215,7 +233,7 @@ class FileHeader:
             self.created_us,
         )
         body += struct.pack("<I", zlib.crc32(body))
-        return body.ljust(BLOCK, b"\0")
+        return (body.ljust(_FEXT_AT, b"\0") + self.extension()).ljust(BLOCK, b"\0")
 
     @classmethod
     def unpack(cls, data: bytes, path: Path | str = "") -> FileHeader:
@@ -228,7 +246,14 @@ class FileHeader:
         _, _version, thread, seq, bsize, first, nxt, status, created = fields
         if bsize != BLOCK:
             raise RedoCorruptError(f"{path}: block size {bsize} unsupported")
-        return cls(thread, seq, first, nxt, status, created)
+        prev, end = -1, 0
+        ext = _FEXT_AT + _FEXT.size
+        if len(data) >= ext + 4 and data[_FEXT_AT : _FEXT_AT + 4] == _FEXT_MAGIC:
+            if zlib.crc32(data[_FEXT_AT:ext]) != _U32.unpack_from(data, ext)[0]:
+                raise RedoCorruptError(f"{path}: bad header extension")
+            _, p, end = _FEXT.unpack_from(data, _FEXT_AT)
+            prev = -1 if p == _NO_SEQUENCE else p
+        return cls(thread, seq, first, nxt, status, created, prev, end)
 
 
 def read_header(path: Path | str) -> FileHeader:
@@ -499,20 +524,29 @@ class LogWriter:
         fsync: bool = False,
         buffer_limit: int = 1 << 20,
         marks: bool = False,
+        prev_sequence: int = -1,
     ) -> None:
         self.path = path
         self.fsync = fsync
         self.buffer_limit = buffer_limit
         self._mark_fd: int | None = None
+        #: Bytes the header says were written past where the good records now end: redo lost
+        #: after it was flushed (the file cut short); 0 normally (a torn tail of a crash lies
+        #: past the recorded end, which is updated only after the bytes are written).
+        self.lost = 0
         if path.exists():
             self.header = read_header(path)
             end, scn, self.records = scan_end(path)
             self.logical = end
             self.last_scn = scn
+            good = self._truncate_point(end)
+            self.lost = max(0, self.header.end - good)
             with open(path, "r+b") as fh:
-                fh.truncate(self._truncate_point(end))
+                fh.truncate(good)
         else:
-            self.header = FileHeader(thread, sequence, first_scn, 0, STATUS_CURRENT, created_us)
+            self.header = FileHeader(
+                thread, sequence, first_scn, 0, STATUS_CURRENT, created_us, prev_sequence, BLOCK
+            )
             path.parent.mkdir(parents=True, exist_ok=True)
             with open(path, "wb") as fh:
                 fh.write(self.header.pack())
@@ -520,6 +554,8 @@ class LogWriter:
             self.last_scn = None
             self.records = 0
         self.fh: BinaryIO = open(path, "ab")  # noqa: SIM115 - lives as long as the writer
+        # The header's recorded end is rewritten in place (an O_APPEND descriptor cannot).
+        self._head_fd: int | None = None
         self._queued: list[bytes] = []  # whole frames (in parts), not yet cut into blocks
         self._queued_at = self.logical  # logical position of the first queued byte
         # thread, vld 1, flags 0 (no LWN) and sequence: how every native record head starts
@@ -603,6 +639,19 @@ class LogWriter:
             self.fh.flush()
             if self.fsync:
                 os.fsync(self.fh.fileno())
+            self._record_end()
+
+    def _record_end(self) -> None:
+        """The header's recorded end := the bytes written (after they are: a crash between
+        leaves it lower, never higher; with ``fsync`` the next flush makes it durable).
+        Never lowered: after redo was lost (:attr:`lost`) it keeps saying so."""
+        end = self.size
+        if self.lost or end <= self.header.end:
+            return
+        self.header = replace(self.header, end=end)
+        if self._head_fd is None:
+            self._head_fd = os.open(self.path, os.O_WRONLY)
+        os.pwrite(self._head_fd, self.header.extension(), _FEXT_AT)
 
     def mark(self, scn: int, *, closed: bool = False, offset: int | None = None) -> None:
         """Rewrite the progress mark (:class:`Progress`) after a flush: every record of this
@@ -619,14 +668,16 @@ class LogWriter:
         header is rewritten whole: an archived log has no progress mark)."""
         self.flush()
         self.fh.close()
+        if self._head_fd is not None:
+            os.close(self._head_fd)
+            self._head_fd = None
         if self._mark_fd is not None:
             os.close(self._mark_fd)
             self._mark_fd = None
-        if archive:
+        if archive:  # its recorded end becomes its size (unless redo was lost from it)
             hdr = self.header
-            self.header = FileHeader(
-                hdr.thread, hdr.sequence, hdr.first_scn, next_scn, STATUS_ARCHIVED, hdr.created_us
-            )
+            end = hdr.end if self.lost else self.size
+            self.header = replace(hdr, next_scn=next_scn, status=STATUS_ARCHIVED, end=end)
             with open(self.path, "r+b") as fh:
                 fh.write(self.header.pack())
                 fh.flush()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from engine.source.errors import RedoFormatError
@@ -30,6 +30,11 @@ class LogInfo:
     next_scn: int  # 0 while current
     archived: bool
     size: int
+    end: int = 0  # bytes its writer recorded as written (0: unknown); archived: its size
+    prev_sequence: int = -1  # the thread's log before it (-1: unknown, take sequence - 1)
+    local: bool = False  # an online log read by the Extract's driver (RedoCatalog)
+    location: str = ""  # where it is read when not at ``path`` (an archived copy's URI)
+    task_location: str = ""  # where a Spark task reads it, if elsewhere (PATHMAP)
 
 
 def thread_dir(redo_dir: Path, thread: int) -> Path:
@@ -67,6 +72,8 @@ def list_logs(redo_dir: Path, thread: int | None = None) -> list[LogInfo]:
                     h.next_scn,
                     h.archived,
                     path.stat().st_size,
+                    h.end,
+                    h.prev_sequence,
                 )
             )
     out.sort(key=lambda i: (i.thread, i.sequence))
@@ -125,6 +132,8 @@ class LogSet:
         self.progress = progress
         self.threads = threads
         self.writers: dict[int, LogWriter] = {}
+        #: Called with the thread after each log switch (the database's archiver).
+        self.on_archived: Callable[[int], object] | None = None
         self.closed: set[int] = set()
         # threads with no writer here: the current log and where its records end (None: no log)
         self._idle: dict[int, tuple[Path, int] | None] = {}
@@ -135,12 +144,19 @@ class LogSet:
             return w
         marks = self.progress is not None
         logs = list_logs(self.redo_dir, thread)
+        w = None
         if logs and not logs[-1].archived:
             last = logs[-1]
             w = LogWriter(
                 last.path, thread, last.sequence, last.first_scn, 0, fsync=self.fsync, marks=marks
             )
-        else:
+            if w.lost:  # redo was cut from it: archived as it is, its recorded end tells
+                w.close(archive=True, next_scn=max(scn, (w.last_scn or last.first_scn) + 1))
+                self._archived(thread)
+                logs[-1] = replace(last, archived=True)
+                scn = max(scn, w.header.next_scn)
+                w = None
+        if w is None:
             seq = logs[-1].sequence + 1 if logs else 1
             w = LogWriter(
                 log_path(self.redo_dir, thread, seq),
@@ -150,6 +166,7 @@ class LogSet:
                 self.micros(),
                 fsync=self.fsync,
                 marks=marks,
+                prev_sequence=logs[-1].sequence if logs else -1,
             )
         self.writers[thread] = w
         self.closed.discard(thread)
@@ -164,11 +181,14 @@ class LogSet:
         seq = w.sequence + 1
         if to_sequence is not None and to_sequence > seq:
             seq = to_sequence
+        prev = w.sequence
         if w.records == 0 and to_sequence is not None:
             w.close()
             w.path.unlink()  # an empty log nobody can have read: an import renumbers it
+            prev = w.header.prev_sequence
         else:
             w.close(archive=True, next_scn=next_scn)
+            self._archived(thread)
         nw = LogWriter(
             log_path(self.redo_dir, thread, seq),
             thread,
@@ -177,11 +197,18 @@ class LogSet:
             self.micros(),
             fsync=self.fsync,
             marks=self.progress is not None,
+            prev_sequence=prev,
         )
         self.writers[thread] = nw
         if was_closed:
             self.close_thread(thread)
         return nw
+
+    def _archived(self, thread: int) -> None:
+        """A log of ``thread`` was just archived: copy it out (:attr:`on_archived`, the
+        database's archiver, :mod:`engine.source.archiver`)."""
+        if self.on_archived is not None:
+            self.on_archived(thread)
 
     def after_append(self, thread: int, next_scn: int) -> None:
         w = self.writers[thread]

@@ -15,14 +15,14 @@ output on any split points, torn tails included.
 
 from __future__ import annotations
 
-import os
 import struct
 import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO, Final
+from typing import Final
 
+from engine import storage
 from engine._native import load as load_native
 from engine.source.errors import RedoCorruptError
 from engine.source.logfile import (
@@ -52,10 +52,10 @@ _MAX_LOAD: Final = 64 << 20
 class Window:
     """The logical record stream of one log from ``base`` on, loaded in large pieces."""
 
-    def __init__(self, fh: BinaryIO, header: FileHeader, path: Path | str, size: int) -> None:
-        self.fh = fh
+    def __init__(self, src: storage.Input, header: FileHeader, path: Path | str, size: int) -> None:
+        self.src = src
         self.header = header
-        self.path = path
+        self.path = storage.describe(path)  # as messages show it
         self.size = size
         self.buf = b""
         self.base = 0  # logical position of buf[0]
@@ -66,15 +66,17 @@ class Window:
         """The ``first`` field of block ``blk`` (None past EOF); verifies the header."""
         if blk * BLOCK + BLOCK_HEAD > self.size:
             return None
-        self.fh.seek(blk * BLOCK)
-        return self._check(self.fh.read(BLOCK_HEAD), 0, blk)
+        return self._check(self.src.read_at(blk * BLOCK, BLOCK_HEAD), 0, blk)
 
     def _check(self, data: bytes, at: int, blk: int) -> int:
         magic, first, number, seq, crc = _BHEAD.unpack_from(data, at)
-        if magic != BLOCK_MAGIC or number != blk or zlib.crc32(data[at : at + 12]) != crc:
-            raise RedoCorruptError(f"{self.path}: bad block header at block {blk}")
+        where = f"{self.path}: block {blk} (RBA {blk * BLOCK})"
+        if magic != BLOCK_MAGIC or zlib.crc32(data[at : at + 12]) != crc:
+            raise RedoCorruptError(f"{where}: bad block header")
+        if number != blk:  # a whole block's worth of redo gone (or doubled) before it
+            raise RedoCorruptError(f"{where} holds block {number}: the block numbers jump")
         if seq != self.header.sequence:
-            raise RedoCorruptError(f"{self.path}: block {blk} belongs to sequence {seq}")
+            raise RedoCorruptError(f"{where} belongs to sequence {seq}")
         return int(first)
 
     def load(self, start: int, upto: int) -> None:
@@ -103,8 +105,9 @@ class Window:
         logical position ``upto`` (or the end of the file), headers verified."""
         blk = self.next_block
         last = min(upto // PAYLOAD + 1, self.size // BLOCK)  # inclusive; may be partial
-        self.fh.seek(blk * BLOCK)
-        data = self.fh.read(max(0, min((last - blk + 1) * BLOCK, self.size - blk * BLOCK)))
+        data = self.src.read_at(
+            blk * BLOCK, max(0, min((last - blk + 1) * BLOCK, self.size - blk * BLOCK))
+        )
         check = self._check
         whole = (len(data) + BLOCK - BLOCK_HEAD) // BLOCK  # blocks with a header
         if _NATIVE is not None:
@@ -218,11 +221,10 @@ class Scan:
     def _window(self) -> Iterator[tuple[Window, int, int | None] | None]:
         """The loaded window, the first frame's logical position and the logical end
         (None: the end of the log); None when the range holds no frame."""
-        size = os.path.getsize(self.path)
-        with open(self.path, "rb") as fh:
-            header = FileHeader.unpack(fh.read(BLOCK), self.path)
+        with storage.open_input(self.path) as src:
+            header = FileHeader.unpack(src.read_at(0, BLOCK), storage.describe(self.path))
             self.sequence = header.sequence
-            win = Window(fh, header, self.path, size)
+            win = Window(src, header, self.path, src.size)
             begin = _first_boundary(win, self.start)
             end = None if self.end is None else logical_floor(self.end)
             if begin is None or (end is not None and begin >= end):

@@ -30,6 +30,7 @@ filesystem of the URI, made once per process and reused (a Spark task opens many
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from dataclasses import dataclass
@@ -38,7 +39,7 @@ from typing import Any, Final, Protocol
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 #: The error code of every storage failure (engine/source/errors.py's GGS-SRC family).
-CODE: Final = "GGS-SRC-0500"
+CODE: Final = "GGS-SRC-0600"
 _LOCAL_SCHEMES: Final = ("", "file")
 #: Schemes whose first URI part is a bucket (part of the path inside the filesystem).
 _BUCKETED: Final = ("s3", "gs", "gcs")
@@ -299,7 +300,8 @@ def put_file(source: Path, location: str | Path, *, fsync: bool = True) -> None:
                     os.fsync(dst.fileno())
             os.replace(tmp, target)
         except OSError as exc:
-            tmp.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
             raise _fail(location, exc, f"copy {source} to") from None
         return
     fs, path = _arrow(str(location))

@@ -49,7 +49,7 @@ def test_missing_file_is_one_line(base: str) -> None:
     with pytest.raises(StorageError) as err:
         storage.read_range(storage.join(base, "nope.log"), 0, 1)
     assert err.value.missing
-    assert str(err.value).startswith("GGS-SRC-0500: ") and "\n" not in str(err.value)
+    assert str(err.value).startswith("GGS-SRC-0600: ") and "\n" not in str(err.value)
 
 
 def test_local_copy_is_atomic(tmp_path: Path) -> None:
@@ -84,3 +84,123 @@ def test_path_map() -> None:
     assert m.for_task("/mnt/driver/arch/t1/000000001.log") == "/mnt/exec/arch/t1/000000001.log"
     assert m.for_task("/mnt/driver/archive/x") == "/mnt/driver/archive/x"  # not a prefix dir
     assert m.for_task("s3://b/x") == "s3://b/x"
+
+
+# -- the archiver and the catalog over it ------------------------------------------------------
+def _db(tmp_path: Path, dest: str | None) -> Path:
+    from engine.source.archiver import set_archive_dest
+    from engine.source.database import Database, create_database
+    from engine.source.sql import execute
+
+    root = create_database(tmp_path, "ARC")
+    if dest is not None:
+        set_archive_dest(root, dest)
+    with Database(root) as db:
+        s = db.session("s")
+        execute(db, s, "CREATE TABLE hr.t (id NUMBER PRIMARY KEY, pad VARCHAR2(900))")
+        for i in range(35):
+            execute(db, s, f"INSERT INTO hr.t VALUES ({i}, '{'p' * 900}')")
+            execute(db, s, "COMMIT")
+            if i % 10 == 9:
+                db.switch_log(1)
+    return root
+
+
+def test_archiver_copies_each_switched_log(tmp_path: Path) -> None:
+    dest = str(tmp_path / "arch")
+    root = _db(tmp_path, dest)
+    copies = storage.list_files(dest, ".log")
+    assert [e.location for e in copies] == [f"{dest}/t1/{s:09d}.log" for s in (1, 2, 3)]
+    for e in copies:
+        local = root / "redo" / "t1" / Path(e.location).name
+        assert Path(e.location).read_bytes() == local.read_bytes()
+        assert local.with_suffix(".arc").exists()
+
+
+def test_archiver_retries_after_a_failure(tmp_path: Path) -> None:
+    from engine.source.archiver import Archiver
+
+    blocker = tmp_path / "blocked"
+    blocker.write_text("a file where the destination's directory should be")
+    root = _db(tmp_path, str(blocker / "arch"))
+    archiver = Archiver.for_database(root)
+    assert archiver is not None
+    assert [p.name for p, _t, _s in archiver.pending()] == [f"{s:09d}.log" for s in (1, 2, 3)]
+    archiver.dest = str(tmp_path / "arch")  # the destination fixed: the next pass copies all
+    assert len(archiver()) == 3 and archiver.pending() == []
+
+
+def test_catalog_reads_archives_and_online_logs(tmp_path: Path) -> None:
+    from engine.source.catalog import RedoCatalog
+
+    dest = str(tmp_path / "arch")
+    root = _db(tmp_path, dest)
+    both = RedoCatalog(root / "redo", (dest,)).logs()
+    assert [(i.sequence, i.archived, i.local, i.location) for i in both] == [
+        (1, True, False, f"{dest}/t1/000000001.log"),
+        (2, True, False, f"{dest}/t1/000000002.log"),
+        (3, True, False, f"{dest}/t1/000000003.log"),
+        (4, False, True, ""),  # the current log: the driver reads it
+    ]
+    only = RedoCatalog(None, (dest,), PathMap(((dest, "/task/arch"),))).logs()
+    assert [i.sequence for i in only] == [1, 2, 3]
+    assert only[0].task_location == "/task/arch/t1/000000001.log"
+    plain = RedoCatalog(root / "redo").logs()  # no archive destination: as before
+    assert [(i.sequence, i.local, i.location) for i in plain] == [
+        (s, False, "") for s in (1, 2, 3, 4)
+    ]
+
+
+class _Pos:
+    def __init__(self, sequence: int, offset: int) -> None:
+        self.sequence, self.offset = sequence, offset
+
+
+def test_continuity_breaks_are_named(tmp_path: Path) -> None:
+    from engine.source.catalog import RedoCatalog, RedoGapError
+
+    root = _db(tmp_path, None)
+    catalog = RedoCatalog(root / "redo")
+    logs = catalog.for_reading({})
+    assert [(i.sequence, i.prev_sequence) for i in logs] == [(1, -1), (2, 1), (3, 2), (4, 3)]
+    assert all(i.end == i.size for i in logs)
+    with pytest.raises(RedoGapError, match=r"RBA 99999999, is past the end of the log"):
+        catalog.for_reading({1: _Pos(2, 99_999_999)})
+    t1 = root / "redo" / "t1"
+    data = (t1 / "000000003.log").read_bytes()
+    (t1 / "000000003.log").write_bytes(data[:-700])
+    with pytest.raises(RedoGapError, match=r"sequence 3: the archived log ends at RBA \d+, 700 b"):
+        catalog.for_reading({})
+    catalog.for_reading({1: _Pos(4, 0)})  # only what the reader still needs is checked
+    (t1 / "000000003.log").unlink()
+    with pytest.raises(RedoGapError, match="log sequence 3 missing between sequence 2"):
+        catalog.for_reading({1: _Pos(1, 600)})
+    with pytest.raises(RedoGapError) as err:
+        catalog.for_reading({1: _Pos(3, 0)})
+    assert err.value.code == "OGG-00446"
+    assert str(err.value) == (
+        "OGG-00446: Redo thread 1: log sequence 3 (read position RBA 0) is missing; the next "
+        "log found is sequence 4"
+    )
+
+
+def test_log_cut_short_while_down_is_archived_as_lost(tmp_path: Path) -> None:
+    """The database opens a current log cut below what it recorded as written: it archives
+    it as it is (its recorded end kept) and goes on in the next sequence; a reader is told."""
+    from engine.source.catalog import RedoCatalog, RedoGapError
+    from engine.source.database import Database
+    from engine.source.sql import execute
+
+    root = _db(tmp_path, None)
+    current = root / "redo" / "t1" / "000000004.log"
+    size = current.stat().st_size
+    with open(current, "r+b") as fh:
+        fh.truncate(size - 3000)
+    with Database(root) as db:
+        execute(db, db.session("s"), "DELETE FROM hr.t WHERE id = 34")
+        execute(db, db.session("s"), "COMMIT")
+    logs = RedoCatalog(root / "redo").logs()
+    assert [(i.sequence, i.archived, i.end) for i in logs][-2:-1] == [(4, True, size)]
+    assert (logs[-1].sequence, logs[-1].archived, logs[-1].prev_sequence) == (5, False, 4)
+    with pytest.raises(RedoGapError, match=rf"sequence 4: the archived log ends .* RBA {size} its"):
+        RedoCatalog(root / "redo").for_reading({})
