@@ -25,6 +25,7 @@ from engine.source.database import (
 )
 from engine.source.dictionary import load_dictionary
 from engine.source.errors import DatabaseError, SourceError
+from engine.trust import NotHomeOwner, check_home_owner
 
 if TYPE_CHECKING:
     from engine.source.redo import RedoRecord
@@ -37,7 +38,13 @@ T = TypeVar("T")
 
 
 def _dirdb(home: str | None) -> Path:
-    return resolve_home(home).dirdb
+    """The home's ``dirdb/``; one line and exit status 1 when the home is another user's."""
+    resolved = resolve_home(home)
+    try:
+        check_home_owner(resolved)
+    except NotHomeOwner as exc:
+        raise _fail(exc) from None
+    return resolved.dirdb
 
 
 def _fail(exc: Exception) -> typer.Exit:

@@ -293,3 +293,21 @@ def test_ggsci_extract_paramfile_holds_the_group_lock(home: Home) -> None:
     assert "ERROR OGG-01454  Unable to lock file" in result.output
     assert f"Lock currently held by process id (PID) {os.getpid()}." in result.output
     assert not (home.dirrpt / "EXT1.rpt").exists()  # stopped before anything was written
+
+
+def test_ggsci_db_refuses_a_home_of_another_user(
+    root_home: Home, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    import engine.trust
+    from ggsci.cli import build_app
+
+    monkeypatch.setattr(engine.trust.os, "geteuid", lambda: NOBODY)  # as nobody would run it
+    result = CliRunner().invoke(build_app(), ["db", "create", "src", "--home", str(root_home.root)])
+    assert result.exit_code == 1
+    assert result.output == (
+        f"ERROR: Home {root_home.root} belongs to user root, not to nobody; "
+        "only the home's owner may act on it.\n"
+    )
+    assert list(root_home.dirdb.iterdir()) == []
