@@ -199,4 +199,4 @@ def load_manager_params(path: Path) -> ManagerParams:
     """mgr.prm's settings; defaults when the file does not exist."""
     if not path.exists():
         return ManagerParams()
-    return parse_manager_params(path.read_text())
+    return parse_manager_params(path.read_text(errors="replace"))  # any bytes, as params/

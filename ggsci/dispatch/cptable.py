@@ -18,7 +18,7 @@ GLOBALS_CHECKPOINTTABLE = re.compile(r"^\s*CHECKPOINTTABLE\s+(\S+)", re.IGNORECA
 def default_table(session: Session) -> str | None:
     """``CHECKPOINTTABLE`` of GLOBALS, if set."""
     try:
-        text = session.home.globals_file.read_text()
+        text = session.home.globals_file.read_text(errors="replace")
     except OSError:
         return None
     m = GLOBALS_CHECKPOINTTABLE.search(text)

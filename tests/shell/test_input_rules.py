@@ -16,7 +16,9 @@ from prompt_toolkit.output import DummyOutput
 from typer.testing import CliRunner
 
 from engine.home import Home
+from engine.mgrparams import load_manager_params
 from ggsci.cli import build_app
+from ggsci.dispatch.cptable import default_table
 from ggsci.runner import run_commands, syntax_errors
 from ggsci.shell.session import interactive
 from ggsci.textin import MAX_COMMAND_LENGTH, clean, too_long
@@ -139,3 +141,10 @@ def test_params_check_reads_any_bytes(tmp_path: Path) -> None:
     result = CliRunner().invoke(build_app(), ["params", "check", str(prm)])
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_globals_and_mgr_prm_read_latin1_bytes(shell: Shell, home: Home) -> None:
+    home.globals_file.write_bytes(b"-- caf\xe9\nCHECKPOINTTABLE gg.chkpt\n")
+    assert default_table(shell.session) == "gg.chkpt"
+    (home.dirprm / "mgr.prm").write_bytes(b"-- caf\xe9\nPORT 7809\n")
+    assert load_manager_params(home.dirprm / "mgr.prm").port == 7809
