@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import re
 import signal
 import threading
 import time
@@ -43,6 +44,9 @@ from engine.status import MANAGER, State, effective_state, pid_alive, read_proce
 EXTRACT, PUMP, REPLICAT = "EXT1", "PMP1", "REP1"
 KINDS = {EXTRACT: "EXTRACT", PUMP: "EXTRACT", REPLICAT: "REPLICAT", MANAGER: MANAGER}
 LIVE = (State.STARTING, State.RUNNING)
+_EVENT = re.compile(
+    r"(?P<severity>[A-Z]+)\s+(?P<code>OGG-\d+)\s+.*?, (?P<group>\w+)\.prm:\s+(?P<text>.*)$"
+)
 
 
 @dataclass(frozen=True)
@@ -156,6 +160,31 @@ def running(home: Home, process: str) -> bool:
     return pf is not None and effective_state(pf) == State.RUNNING
 
 
+def died_unsaid(home: Home, process: str, pid: int) -> bool:
+    """Whether the process ``pid`` is gone without having said so in its process file (it
+    was killed); one that abended on its own has written ABENDED there."""
+    pf = read_process_file(home, KINDS[process], process)
+    said = pf is not None and pf.pid == pid and pf.state == State.ABENDED
+    return not pid_alive(pid) and not said
+
+
+def abends(home: Home) -> dict[str, list[str]]:
+    """The groups' abends in ggserr.log (OGG-01668), each with the error logged before it."""
+    out: dict[str, list[str]] = {}
+    last: dict[str, str] = {}
+    path = home.ggserr_log
+    for line in path.read_text(errors="replace").splitlines() if path.exists() else ():
+        match = _EVENT.search(line)
+        if match is None or match["severity"] != "ERROR":
+            continue
+        group = match["group"].upper()
+        if match["code"] == "OGG-01668":
+            out.setdefault(group, []).append(last.get(group, "?"))
+        else:
+            last[group] = f"{match['code']} {match['text'].strip()}"
+    return out
+
+
 def wait_for(predicate: Callable[[], object], seconds: float, step: float = 0.1) -> bool:
     deadline = time.monotonic() + seconds
     while True:
@@ -171,6 +200,7 @@ class SoakResult:
     kills: KillLog
     restarts: Counter[str]
     manager_group_losses: int
+    abends: dict[str, list[str]]
     source: Source
     trails: dict[str, TrailVerdict]
     audit: AuditVerdict
@@ -193,6 +223,7 @@ class SoakResult:
             and not self.audit.mismatches
             and not self.mismatched_rows
             and not self.manager_group_losses
+            and not self.abends
             and self.drained
         )
 
@@ -203,6 +234,8 @@ class SoakResult:
             *self.kills.lines(),
             "restarts=" + ",".join(f"{k}:{v}" for k, v in sorted(self.restarts.items())),
             f"manager_group_losses={self.manager_group_losses}",
+            f"abends={sum(len(v) for v in self.abends.values())}",
+            *(f"abend_{g.lower()}={'; '.join(v)}" for g, v in sorted(self.abends.items())),
             f"drained={self.drained}",
         ]
         for name, verdict in self.trails.items():
@@ -281,16 +314,21 @@ class Soak:
             ph.run_ggsci(home, "START MANAGER")
             wait_for(lambda: running(home, MANAGER), 60)
             self.restarts["MANAGER"] += 1
-            lost = [p for p, g in groups.items() if g is not None and not pid_alive(g)]
+            lost = [p for p, g in groups.items() if g is not None and died_unsaid(home, p, g)]
             self.manager_group_losses += len(lost)
             if lost:
-                self.log(f"groups gone after the Manager's kill: {lost}")
-            return
-        if wait_for(lambda: live_pid(home, process) not in (None, pid), 10):
+                self.log(f"groups gone with the Manager: {lost}")
+        elif wait_for(lambda: live_pid(home, process) not in (None, pid), 10):
             self.restarts["auto"] += 1
-            return
-        ph.run_ggsci(home, f"START {KINDS[process]} {process.lower()}")
-        self.restarts["start"] += 1
+        else:
+            ph.run_ggsci(home, f"START {KINDS[process]} {process.lower()}")
+            self.restarts["start"] += 1
+        for group in (EXTRACT, PUMP, REPLICAT):  # abended on its own, and not restarted
+            pf = read_process_file(home, KINDS[group], group)
+            if pf is not None and pf.state == State.ABENDED and not pf.killed:
+                self.log(f"{group} abended: {'; '.join(abends(home).get(group, []))}")
+                ph.run_ggsci(home, f"START {KINDS[group]} {group.lower()}")
+                self.restarts["after_abend"] += 1
 
     def kills(self, probes: Probes) -> None:
         spec, log = self.spec, self.killlog
@@ -350,7 +388,8 @@ class Soak:
             "trail_remote": check_trail(root / ph.REMOTE_TRAIL, source),
         }
         return SoakResult(
-            self.killlog, self.restarts, self.manager_group_losses, source, trails,
+            self.killlog, self.restarts, self.manager_group_losses, abends(self.home), source,
+            trails,
             check_audit(self.home, self.pipe, source), count_table_mismatches(self.home, self.pipe),
             drained, time.monotonic() - self.started,
         )  # fmt: skip

@@ -20,7 +20,15 @@ from engine.home import Home
 from engine.soak.audit import AUDIT, check_audit, table_mismatches
 from engine.soak.expected import Change
 from engine.soak.kills import Kill, KillLog
-from engine.soak.pipeline import MANAGER, PUMP, REPLICAT, SoakResult, SoakSpec, run_soak
+from engine.soak.pipeline import (
+    MANAGER,
+    PUMP,
+    REPLICAT,
+    SoakResult,
+    SoakSpec,
+    abends,
+    run_soak,
+)
 from engine.soak.trailcheck import check_trail
 from engine.trail.codec import encode_record
 from engine.trail.model import TrailRecord
@@ -56,6 +64,7 @@ def test_soak_with_kills_of_pump_replicat_and_manager_is_exactly_once(soaked: So
     assert result.kills.requested == 5, report
     assert result.kills.effective >= 1, report
     assert result.restarts["MANAGER"] == 1 and result.manager_group_losses == 0, report
+    assert result.abends == {}, report
     assert result.lost == result.dup == result.audit.mismatches == 0, report
     assert all(v.transactions == len(result.source.txns) for v in result.trails.values())
     assert result.audit.applied == result.source.changes > 0
@@ -240,3 +249,18 @@ def test_a_kill_counts_only_when_the_process_had_written_and_had_work_left() -> 
         "kills_effective=2",
         "kills_by_process=EXT1:1/4,REP1:1/1",
     ]
+
+
+def test_abends_are_read_from_ggserr_log_with_their_error(tmp_path: Path) -> None:
+    home = Home(tmp_path)
+    home.ggserr_log.write_text(
+        "2026-11-24 17:04:03  ERROR   OGG-01184  Oracle GoldenGate Delivery for Oracle, "
+        "rep1.prm:  Checksum mismatch in trail file rt000000004, RBA 253\n"
+        "2026-11-24 17:04:03  ERROR   OGG-01668  Oracle GoldenGate Delivery for Oracle, "
+        "rep1.prm:  PROCESS ABENDING.\n"
+        "2026-11-24 17:04:04  INFO    OGG-00983  Oracle GoldenGate Manager for Oracle, "
+        "mgr.prm:  Manager started (port 39141).\n"
+    )
+    assert abends(home) == {
+        "REP1": ["OGG-01184 Checksum mismatch in trail file rt000000004, RBA 253"]
+    }
