@@ -14,6 +14,7 @@ from engine.home import Home
 from engine.source.logfile import read_records
 from engine.source.logs import list_logs
 from engine.trail.model import TrailPosition
+from engine.trail.reader import reaches, write_gap
 from engine.trail.writer import TrailWriter
 from params.models import ParamFile
 
@@ -139,26 +140,18 @@ def recapture_lost_trail(
     naming the files and positions) when that cannot be done: no such checkpoint is left,
     or its redo is gone."""
     rec = writer.recovery
-    if rec is None:
+    lost = write_gap(writer.trail, written, f"Trail {trail}")
+    if rec is None or lost is None:
         return None
-    end = rec.resume
-    if end >= written:
-        return None
-    lost = (
-        f"Trail {trail} ends at {end} (file {writer.trail.file(end.seqno)}) but its write "
-        f"checkpoint is {written} (file {writer.trail.file(written.seqno)})"
-        + (f": {written.rba - end.rba} bytes are missing" if end.seqno == written.seqno else "")
-    )
     last = rec.last_transaction
     last_scn = int(last.logcsn) if last and last.logcsn and last.logcsn.isdigit() else 0
-    seqnos = writer.trail.seqnos()
     for candidate in (cps, *cps.history):
         at = _trail_write(candidate, trail)
         reads = tuple(r for r in candidate.reads if r.source == "TRANLOG")
-        if at is None or at > end or not reads:
+        if at is None or not reaches(writer.trail, at) or not reads:
             continue
-        if last is None and seqnos and at.seqno < seqnos[0]:
-            break  # what it wrote after `at` was in files purged since: the SCN is unknown
+        if last is None and writer.trail.seqnos()[:1] != [0]:
+            break  # no transaction left, early files purged: what they held is unknown
         again = tuple(ReadCheckpoint.at(r.source, r.recovery) for r in reads)
         positions = initial_positions(redo_dir, again, threads)
         for t, p in sorted(positions.items()):

@@ -54,7 +54,13 @@ from engine.trail.errors import TrailError
 from engine.trail.files import TrailName
 from engine.trail.layout import TransInd
 from engine.trail.model import TableDef, TrailPosition, TrailRecord, micros_to_datetime
-from engine.trail.reader import TrailReader, position_problem, read_error_text
+from engine.trail.reader import (
+    TrailReader,
+    position_problem,
+    reaches,
+    read_error_text,
+    write_gap,
+)
 from engine.trail.recovery import complete_transactions
 from engine.trail.writer import TrailWriter
 from params.models import ParamFile
@@ -206,20 +212,16 @@ class Pump:
         """The checkpoint to resume from: the current one, unless the remote trail ends
         before its write position; then the newest one of its history that the remote
         trail reaches (the transactions lost are copied again), or PumpError."""
-        rec = self.writer.recovery
         written = self._write_of(cps) if cps is not None else None
-        if cps is None or rec is None or written is None or rec.resume >= written:
+        if cps is None or written is None:
             return cps
-        end = rec.resume
         trail = self.writer.trail
-        lost = (
-            f"{self.trail_kind} {self.trail_path} ends at {end} (file {trail.file(end.seqno)}) "
-            f"but its write checkpoint is {written} (file {trail.file(written.seqno)})"
-            + (f": {written.rba - end.rba} bytes are missing" if end.seqno == written.seqno else "")
-        )
+        lost = write_gap(trail, written, f"{self.trail_kind} {self.trail_path}")
+        if lost is None:
+            return cps
         for older in cps.history:
             at = self._write_of(older)
-            if at is not None and at <= end and older.reads:
+            if at is not None and reaches(trail, at) and older.reads:
                 read = older.reads[0].current
                 self.emit(
                     "OGG-01741",

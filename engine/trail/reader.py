@@ -349,6 +349,33 @@ def position_problem(trail: TrailName, position: TrailPosition) -> str | None:
     return None
 
 
+def reaches(trail: TrailName, position: TrailPosition) -> bool:
+    """Whether the file of ``position`` is there and holds at least its RBA in bytes."""
+    try:
+        return trail.file(position.seqno).stat().st_size >= position.rba
+    except FileNotFoundError:
+        return False
+
+
+def write_gap(trail: TrailName, written: TrailPosition, name: str) -> str | None:
+    """None when ``trail`` still holds everything up to ``written`` (a writer's published
+    write checkpoint); else what is missing, naming the file and the positions. Compared
+    file by file, so a file the writer created since (it rolls over at each start) does
+    not hide a shorter one before it."""
+    path = trail.file(written.seqno)
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return f"{name} has no file {path}, where its write checkpoint is ({written})"
+    if size >= written.rba:
+        return None
+    end = TrailPosition(written.seqno, size)
+    return (
+        f"{name} ends at {end} (file {path}) but its write checkpoint is {written}: "
+        f"{written.rba - size} bytes are missing"
+    )
+
+
 def read_error_text(exc: TrailError) -> str:
     """One line for a trail that cannot be read on (pump and Replicat abend with it)."""
     if isinstance(exc, ChecksumError):

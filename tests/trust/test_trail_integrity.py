@@ -118,7 +118,7 @@ def record_ends(path: Path) -> list[int]:
 
 # -- Extract: a local trail cut short behind its write checkpoint ------------------------
 def test_extract_captures_a_cut_trail_again_exactly_once(
-    home: Home, source: Callable[[], Database], spark: SparkSession
+    home: Home, source: Callable[[], Database], spark: SparkSession, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     sql(source, "CREATE TABLE hr.emp (id NUMBER PRIMARY KEY, name VARCHAR2(20), sal NUMBER)")
     transactions(source, 0, 3)
@@ -134,6 +134,16 @@ def test_extract_captures_a_cut_trail_again_exactly_once(
     lost = file1.stat().st_size - ends[-4]
     cut(file1, lost)
     assert len(trail_transactions(trail)) == 5
+    # With the redo gone it cannot be captured again: abend, naming what is missing.
+    with monkeypatch.context() as m:
+        m.setattr("engine.extract.start.list_logs", lambda *_a: [])
+        with pytest.raises(ExtractError) as caught:
+            extract(home, spark)
+    assert caught.value.code == "OGG-01496"
+    assert f"{lost} bytes are missing" in caught.value.text
+    assert "is no longer available (oldest: none)" in caught.value.text
+    # That start rolled the trail over to an empty file 2: the gap in file 1 still shows.
+    assert (home.root / "dirdat" / "aa000000002").exists()
 
     _, events = extract(home, spark)
     warning = [t for c, t in events if c == "OGG-01741"]
@@ -224,6 +234,7 @@ def test_pump_copies_a_cut_remote_trail_again_exactly_once(home: Home) -> None:
     ends = record_ends(file1)
     lost = file1.stat().st_size - ends[-4]
     cut(file1, lost)  # the last 3 copied transactions are gone
+    TrailWriter.open(remote, durable=False).close()  # a failed start rolled over: file 2
     seen = pump_all(home)
     warning = [t for c, t in seen if c == "OGG-01741"]
     assert len(warning) == 1 and f"{lost} bytes are missing" in warning[0]
