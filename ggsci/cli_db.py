@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 from engine.home import resolve_home
+from engine.source.archiver import Archiver, archive_dest, set_archive_dest
 from engine.source.database import (
     Database,
     create_database,
@@ -96,11 +97,73 @@ def create(
     name: str,
     threads: Annotated[int, typer.Option(help="Redo threads (RAC instances).")] = 1,
     log_size: Annotated[int, typer.Option(help="Log switch size in MB.")] = 64,
+    archive_dest: Annotated[
+        str | None,
+        typer.Option(help="Copy each archived log here (a path, file://, s3://, hdfs://)."),
+    ] = None,
     home: HomeOpt = None,
 ) -> None:
     """Create an embedded database."""
     root = _guard(lambda: create_database(_dirdb(home), name, threads, log_size * 1024 * 1024))
+    if archive_dest:
+        _guard(lambda: set_archive_dest(root, _checked_dest(archive_dest)))
     typer.echo(f"Database {root.name} created ({threads} redo thread(s)).")
+
+
+def _checked_dest(dest: str) -> str:
+    """An archive destination as stored: a relative path made absolute; one that cannot be
+    used (an unknown scheme, hdfs:// without libhdfs) refused in one line."""
+    from engine import storage
+
+    if storage.is_local(dest) and not dest.startswith("file:"):
+        return str(Path(dest).resolve())
+    try:
+        storage.exists(storage.join(dest, "t1"))
+    except storage.StorageError as exc:
+        raise SourceError(exc.message, exc.code) from None
+    return dest
+
+
+@app.command("archive-dest")
+def archive_dest_cmd(
+    name: str,
+    dest: Annotated[
+        str | None, typer.Argument(help="The new destination; absent: show the current one.")
+    ] = None,
+    none: Annotated[bool, typer.Option("--none", help="Stop archiving.")] = False,
+    home: HomeOpt = None,
+) -> None:
+    """Show or set where archived logs are copied (Oracle's LOG_ARCHIVE_DEST)."""
+    with _db(home, name) as db:
+        if dest is None and not none:
+            typer.echo(f"LOG_ARCHIVE_DEST: {_shown(archive_dest(db.root))}")
+            return
+        new = None if none else _checked_dest(str(dest))
+        set_archive_dest(db.root, new)
+    typer.echo(f"System altered. LOG_ARCHIVE_DEST: {_shown(new)}")
+
+
+@app.command("archive")
+def archive(name: str, home: HomeOpt = None) -> None:
+    """Copy every archived log not copied yet to the archive destination now."""
+    with _db(home, name) as db:
+        archiver = Archiver.for_database(db.root)
+        if archiver is None:
+            raise _fail(
+                SourceError(f"database {db.root.name} has no archive destination", "GGS-SRC-0109")
+            )
+        done = archiver()
+    for e in archiver.errors:
+        typer.echo(e, err=True)
+    typer.echo(f"{len(done)} log(s) archived.")
+    if archiver.errors:
+        raise typer.Exit(1)
+
+
+def _shown(dest: str | None) -> str:
+    from engine.storage import describe
+
+    return describe(dest) if dest else "(none)"
 
 
 @app.command("drop")

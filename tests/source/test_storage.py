@@ -204,3 +204,27 @@ def test_log_cut_short_while_down_is_archived_as_lost(tmp_path: Path) -> None:
     assert (logs[-1].sequence, logs[-1].archived, logs[-1].prev_sequence) == (5, False, 4)
     with pytest.raises(RedoGapError, match=rf"sequence 4: the archived log ends .* RBA {size} its"):
         RedoCatalog(root / "redo").for_reading({})
+
+
+def test_db_cli_archive_dest(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from ggsci.cli_db import app
+
+    def db(*args: str) -> tuple[int, str]:
+        r = CliRunner().invoke(app, [*args, "--home", str(tmp_path / "home")])
+        return r.exit_code, r.output
+
+    dest = tmp_path / "arch"
+    assert db("create", "src", "--archive-dest", str(dest))[0] == 0
+    assert db("archive-dest", "SRC") == (0, f"LOG_ARCHIVE_DEST: {dest}\n")
+    assert db("sql", "SRC", "CREATE TABLE t (id NUMBER PRIMARY KEY)")[0] == 0
+    assert db("switch-log", "SRC")[0] == 0
+    assert [Path(e.location).name for e in storage.list_files(str(dest))] == ["000000001.log"]
+    assert db("archive", "SRC") == (0, "0 log(s) archived.\n")  # nothing left to copy
+    code, out = db("archive-dest", "SRC", "hdfs://namenode:8020/arch")
+    assert code == 1 and out.startswith("GGS-SRC-0600: hdfs://namenode:8020/arch/t1: hdfs:// needs")
+    assert out.count("\n") == 1
+    assert db("archive-dest", "SRC", "--none") == (0, "System altered. LOG_ARCHIVE_DEST: (none)\n")
+    code, out = db("archive", "SRC")
+    assert code == 1 and out == "GGS-SRC-0109: database SRC has no archive destination\n"
