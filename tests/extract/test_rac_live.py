@@ -14,45 +14,31 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from engine.extract import capture as capture_module
 from engine.extract import merge
 from engine.extract.capture import Capture
-from engine.extract.start import initial_positions
+from engine.extract.livecheck import KINDS, capture_for, one_run, trail_content
 from engine.home import Home
 from engine.source import database as database_module
 from engine.source.clock import ManualClock
 from engine.source.database import Database, create_database
 from engine.source.sql import execute
 from engine.source.workload import WorkloadSpec, WorkloadStats, run_workload
-from engine.trail.reader import TrailReader
-from engine.trail.writer import TrailWriter
-from params.check import check_text
 
-PRM = "EXTRACT r1\nSOURCEDB {db}\nEXTTRAIL ./dirdat/{trail}\nTABLE wl.*;\n"
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
 SPEC = WorkloadSpec(tables=2, rows_per_txn=3, transactions=240, sessions=6, seed=7,
                     initial_rows=20, rollback_ratio=0.1)  # fmt: skip
 
 
-def _capture(home: Home, root: Path, trail: str) -> tuple[Capture, TrailWriter]:
-    model = check_text(PRM.format(db=root.name, trail=trail)).model
-    writer = TrailWriter.open(home.root / "dirdat" / trail, durable=False, megabytes=100)
-    start = initial_positions(root / "redo", (), 2)
-    return Capture(model, root, writer, home.dirtmp / trail, start=start), writer
-
-
 def _content(home: Home, trail: str) -> bytes:
     """The trail's row records, as written (the file header, with its times, left out)."""
-    out = bytearray()
-    files: dict[int, bytes] = {}
-    for entry, _ in TrailReader(str(home.root / "dirdat" / trail)).records():
-        if entry.seqno not in files:
-            files[entry.seqno] = (home.root / "dirdat" / f"{trail}{entry.seqno:09d}").read_bytes()
-        out += files[entry.seqno][entry.rba : entry.rba + entry.length]
-    return bytes(out)
+    return trail_content(home, trail)[1]
 
 
 def _drain(cap: Capture) -> None:
@@ -80,6 +66,7 @@ def _run(
     pin: Callable[[int], int] | None = None,
     log_bytes: int = 64 << 20,
     spec: WorkloadSpec = SPEC,
+    spark: SparkSession | None = None,
 ) -> Run:
     """The workload on a two-thread database; after each transaction ``step(k, db)``
     flushes what it chooses, then the live capture polls. ``pin``: the thread of each
@@ -98,7 +85,9 @@ def _run(
         db.session("WL_SETUP", username="WL", thread=pin(0))
         for i in range(spec.sessions):
             db.session(f"WL_S{i:02d}", username="WL", thread=pin(i))
-    cap, writer = _capture(home, root, "lv")
+    cap, writer = capture_for(home, root, "lv", spark)
+    if spark is not None:  # small batches: a poll reads several, each mined ahead
+        cap.split_bytes, cap.max_poll_splits = 2048, 1
     run = Run(b"", b"", cap, 0)
     k = itertools.count()
 
@@ -113,9 +102,10 @@ def _run(
     run_workload(db, spec, progress=progress, wall=itertools.count().__next__, sleep=lambda s: 0)
     db.close()  # the last flush: every thread's progress marked
     _drain(cap)
+    cap.close()
     writer.close()
     run.live = _content(home, "lv")
-    again, writer = _capture(home, root, "cu")
+    again, writer = capture_for(home, root, "cu")
     _drain(again)
     writer.close()
     run.catchup = _content(home, "cu")
@@ -147,6 +137,26 @@ def test_both_threads_busy_live_equals_catchup(tmp_path: Path) -> None:
     assert run.live and run.live == run.catchup and not run.left
     assert run.capture.stats.skipped_recovered == 0
     assert run.held_after_full_flush and not any(run.held_after_full_flush)
+
+
+def test_mined_ahead_on_spark_live_equals_catchup(
+    tmp_path: Path, spark: SparkSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With Spark the next batch is planned and mined before this one is applied: its
+    watermark is the one known then, and what it holds is applied later all the same."""
+    taken: list[bool] = []
+    real = Capture._take_ahead
+
+    def counted(self: Capture) -> Any:
+        got = real(self)
+        taken.append(got is not None)
+        return got
+
+    monkeypatch.setattr(Capture, "_take_ahead", counted)
+    run = _run(tmp_path, _ahead, spec=replace(SPEC, transactions=24), spark=spark)
+    assert run.live and run.live == run.catchup and not run.left
+    assert any(taken)
+    assert run.capture.stats.skipped_recovered == 0
 
 
 def test_without_the_watermark_commits_are_lost(
@@ -194,7 +204,7 @@ def test_crashed_thread_does_not_hold_the_merge(tmp_path: Path) -> None:
     execute(db, b, "INSERT INTO wl.t VALUES (0)")
     execute(db, b, "COMMIT")
     execute(db, b, "INSERT INTO wl.t VALUES (-1)")  # open when the instance dies
-    cap, writer = _capture(home, root, "lv")
+    cap, writer = capture_for(home, root, "lv")
     _drain(cap)
     rows = cap.stats.trail_records
     assert rows == 1
@@ -208,7 +218,7 @@ def test_crashed_thread_does_not_hold_the_merge(tmp_path: Path) -> None:
     db.close()
     _drain(cap)
     writer.close()
-    again, writer = _capture(home, root, "cu")
+    again, writer = capture_for(home, root, "cu")
     _drain(again)
     writer.close()
     assert _content(home, "lv") == _content(home, "cu")
@@ -223,7 +233,7 @@ def test_crashed_thread_opened_again_is_waited_for(tmp_path: Path) -> None:
         b = db.session("B", username="WL", thread=2)
         execute(db, b, "CREATE TABLE wl.t (id NUMBER PRIMARY KEY)")
         db.crash_instance(2)
-        cap, writer = _capture(home, root, "lv")
+        cap, writer = capture_for(home, root, "lv")
         _drain(cap)
         a = db.session("A", username="WL", thread=1)
         c = db.session("C", username="WL", thread=2)
@@ -256,11 +266,11 @@ def test_multi_thread_backlog_is_read_in_bounded_batches(
         for i in range(6):
             db.session(f"WL_S{i:02d}", username="WL", thread=2 if i == 0 else 1)
         run_workload(db, replace(SPEC, transactions=400), wall=itertools.count().__next__)
-    whole, writer = _capture(home, root, "wh")
+    whole, writer = capture_for(home, root, "wh")
     whole.max_poll_splits = None
     _drain(whole)
     writer.close()
-    cap, writer = _capture(home, root, "bd")
+    cap, writer = capture_for(home, root, "bd")
     cap.split_bytes = 4096
     cap.max_poll_splits = 2
     planned: list[dict[int, int]] = []
@@ -282,3 +292,13 @@ def test_multi_thread_backlog_is_read_in_bounded_batches(
     assert _content(home, "bd") == _content(home, "wh") != b""
     assert len(planned) > 10 and all(n <= 2 for per in planned for n in per.values())
     assert max(held) < 150, (held, planned)  # about a split's worth at most
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_live_soak_in_processes(tmp_path: Path, kind: str) -> None:
+    """The soak of ``benchmarks/rac_soak.py``, short: the workload in another process with
+    the database's own flushing, the capture polling it as it writes."""
+    spec = WorkloadSpec(tables=2, rows_per_txn=4, transactions=600, tps=400, sessions=6)
+    r = one_run(tmp_path, kind, spec, poll_s=0.01)
+    assert r["transactions"] and r["polls"] > 10
+    assert (r["lost"], r["dup"], r["same_bytes"], r["skipped_recovered"]) == (0, 0, True, 0), r
