@@ -34,6 +34,8 @@ def setup_debug_log() -> None:
         handler = logging.NullHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logger = logging.getLogger("ggsci")
+    for old in logger.handlers:  # a second set-up in one process (tests) closes the first's file
+        old.close()
     logger.handlers[:] = [handler]
     logger.setLevel(logging.DEBUG)
     logger.propagate = False

@@ -5,11 +5,13 @@ commands, files with stray Latin-1 bytes, over-long commands. The fuzz tests are
 from __future__ import annotations
 
 import io
+import logging
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
@@ -17,6 +19,7 @@ from typer.testing import CliRunner
 
 from engine.home import Home
 from engine.mgrparams import load_manager_params
+from ggsci import launch
 from ggsci.cli import build_app
 from ggsci.dispatch.cptable import default_table
 from ggsci.runner import run_commands, syntax_errors
@@ -148,3 +151,19 @@ def test_globals_and_mgr_prm_read_latin1_bytes(shell: Shell, home: Home) -> None
     assert default_table(shell.session) == "gg.chkpt"
     (home.dirprm / "mgr.prm").write_bytes(b"-- caf\xe9\nPORT 7809\n")
     assert load_manager_params(home.dirprm / "mgr.prm").port == 7809
+
+
+def test_a_second_debug_log_set_up_closes_the_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each front-end sets the debug log up; in one process (CliRunner tests) the earlier
+    handler's file was left open (a ResourceWarning, an error under the test settings)."""
+    monkeypatch.setattr(launch, "debug_log_path", lambda: tmp_path / "debug.log")
+    logger = logging.getLogger("ggsci")
+    launch.setup_debug_log()
+    logger.error("written")
+    first = logger.handlers[0]
+    assert isinstance(first, logging.FileHandler) and first.stream is not None
+    launch.setup_debug_log()
+    assert first.stream is None and logger.handlers[0] is not first
+    logger.handlers[0].close()
