@@ -210,3 +210,27 @@ def test_block_number_jump_abends(home: Home, spark: SparkSession) -> None:
         _extract(home, spark, "aa")
     assert "Redo thread 1 sequence 2, RBA 0 to its end:" in err.value.message
     assert "block 4 (RBA 2048) holds block 10: the block numbers jump" in err.value.message
+
+
+def test_group_process_abends_with_the_gap_line() -> None:
+    """The group process turns the gap into its abend code and line (no traceback)."""
+    from types import SimpleNamespace
+
+    from engine.extract.runner import ExtractRunner
+    from engine.process import ProcessAbend
+
+    class Run:
+        def run(self, _stop: object) -> None:
+            raise RedoGapError("Redo thread 1: log sequence 2 missing between ...")
+
+        def close(self) -> None:
+            pass
+
+    runner = ExtractRunner()
+    runner.run_ = Run()  # type: ignore[assignment]
+    with pytest.raises(ProcessAbend) as err:
+        runner.run(SimpleNamespace(stop_requested=threading.Event()))  # type: ignore[arg-type]
+    assert (err.value.code, err.value.text) == (
+        "OGG-00446",
+        "Redo thread 1: log sequence 2 missing between ...",
+    )
