@@ -53,7 +53,7 @@ from engine.trail.codec import encode_record
 from engine.trail.errors import TrailError
 from engine.trail.files import TrailName
 from engine.trail.layout import TransInd
-from engine.trail.model import TableDef, TrailPosition, TrailRecord, micros_to_datetime
+from engine.trail.model import TableDef, TrailPosition, TrailRecord, valid_datetime
 from engine.trail.reader import (
     TrailReader,
     position_problem,
@@ -341,7 +341,7 @@ class Pump:
         durable = self.writer.sync()
         self.batch_id += 1
         now = self.clock()
-        stamp = micros_to_datetime(self.last_io_us) if self.last_io_us else None
+        stamp = valid_datetime(self.last_io_us) if self.last_io_us else None
         pos = self.reader.position
         current = Position(
             seqno=pos.seqno,

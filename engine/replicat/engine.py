@@ -51,7 +51,7 @@ from engine.targets.base import Target
 from engine.targets.resolve import open_target, target_spec
 from engine.trail.errors import TrailError
 from engine.trail.files import TrailName
-from engine.trail.model import TrailPosition, TrailRecord, micros_to_datetime
+from engine.trail.model import TrailPosition, TrailRecord, valid_datetime
 from engine.trail.reader import position_problem, read_error_text
 from params.models import ParamFile
 
@@ -228,8 +228,9 @@ class ReplicatRun:
                 for record in txn.records:
                     self._apply_record(txn, record, savepoints)
                 applied += 1
-                stamp = micros_to_datetime(txn.io_time_us).isoformat(" ")
-                progress = progress.after(txn, stamp)
+                moment = valid_datetime(txn.io_time_us)
+                stamp = moment.isoformat(" ") if moment else progress.audit_ts
+                progress = progress.after(txn, stamp or "")
             if self.cptable is not None:
                 self.cptable.save(progress, self.clock())
             self.target.commit()
@@ -324,7 +325,7 @@ class ReplicatRun:
             self.last_file_checkpoint = time.monotonic()
             return
         self.batch_id += 1
-        stamp = micros_to_datetime(self.last_io_us) if self.last_io_us else None
+        stamp = valid_datetime(self.last_io_us) if self.last_io_us else None
         pos = self.progress.position
         current = Position(
             seqno=pos.seqno,

@@ -27,6 +27,15 @@ def micros_to_datetime(micros: int) -> datetime:
     return _EPOCH + timedelta(microseconds=micros)
 
 
+def valid_datetime(micros: int) -> datetime | None:
+    """:func:`micros_to_datetime`, or None for a time no datetime can hold (a damaged
+    trail written without checksums): readers go on rather than crash."""
+    try:
+        return micros_to_datetime(micros)
+    except (OverflowError, ValueError):
+        return None
+
+
 def datetime_to_micros(moment: datetime) -> int:
     """Naive datetimes are taken as they are; aware ones are converted to UTC first."""
     if moment.tzinfo is not None:

@@ -11,20 +11,27 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import sqlite3
 import sys
+import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.checkpoints import load_checkpoints
 from engine.extract.engine import ExtractRun
 from engine.extract.start import ExtractError
 from engine.groups import GroupKind, SourceType
 from engine.home import Home
+from engine.logdump.dump import dump_files
+from engine.logdump.session import LogdumpSession
 from engine.pump import PumpError
 from engine.pump.pump import Pump
 from engine.replicat import ReplicatError
@@ -32,6 +39,7 @@ from engine.replicat.engine import ReplicatRun
 from engine.source.database import Database, create_database
 from engine.source.sql import execute
 from engine.trail.codec import encode_record
+from engine.trail.errors import TrailError
 from engine.trail.fileheader import decode_file_header
 from engine.trail.reader import TrailReader
 from engine.trail.writer import TrailWriter
@@ -420,3 +428,47 @@ def test_the_checksum_option_of_exttrail_and_rmttrail() -> None:
     assert trails("EXTTRAIL ./dirdat/aa, MEGABYTES 5, NOCHECKSUM") == ([False], [])
     _, errors = trails("EXTTRAIL ./dirdat/aa, CHECKSUM, NOCHECKSUM")
     assert errors == ["CHECKSUM and NOCHECKSUM together: choose one"]
+
+
+def _fresh_home(base: Path) -> Home:
+    h = Home(base / "home")
+    h.create_subdirs()
+    conn = sqlite3.connect(h.root / "tgt.db")
+    conn.execute("CREATE TABLE emp (id NUMERIC PRIMARY KEY, name TEXT, sal NUMERIC)")
+    conn.close()
+    return h
+
+
+@settings(max_examples=25, deadline=None)
+@given(where=st.integers(0, 10**6), xor=st.integers(1, 255), checksum=st.booleans())
+def test_pump_replicat_and_logdump_never_crash_on_a_changed_byte(
+    where: int, xor: int, checksum: bool
+) -> None:
+    """One byte changed anywhere in the source trail: the pump and Replicat either go on
+    (with checksums, only if the byte was not in a record's checked bytes) or abend with
+    one OGG message; Logdump's dump and COUNT report, never raise."""
+    with tempfile.TemporaryDirectory() as tmp:
+        home = _fresh_home(Path(tmp))
+        source_trail(home, batch(0, 3), checksum=checksum)
+        path = home.root / "dirdat" / "aa000000000"
+        data = bytearray(path.read_bytes())
+        at = where % len(data)
+        data[at] ^= xor
+        path.write_bytes(bytes(data))
+        try:
+            pump_all(home)
+        except PumpError as exc:
+            assert exc.code in ("OGG-01184", "OGG-01031") and "\n" not in exc.text
+        try:
+            run = replicat(home)
+            try:
+                run.run(lambda: False, stop_at_eof=True)
+            finally:
+                run.close()
+        except ReplicatError as exc:
+            assert exc.code.startswith("OGG-") and "\n" not in exc.text
+        out = io.StringIO()
+        LogdumpSession(io.StringIO(f"OPEN {path}\nCOUNT\nNEXT 20\nEXIT\n"), out).run()
+        assert "Traceback" not in out.getvalue()
+        with contextlib.suppress(TrailError):
+            dump_files([path], io.StringIO())
