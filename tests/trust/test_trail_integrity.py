@@ -117,6 +117,13 @@ def cut(path: Path, nbytes: int) -> None:
         handle.truncate(size - nbytes)
 
 
+def cut_transactions(path: Path, n: int) -> int:
+    """Cut the last ``n`` transactions off a trail file; the bytes removed."""
+    lost = path.stat().st_size - record_ends(path)[-n - 1]
+    cut(path, lost)
+    return lost
+
+
 def record_ends(path: Path) -> list[int]:
     """The RBAs where the transactions of a trail file end."""
     seqno = int(path.name[2:])
@@ -137,10 +144,7 @@ def test_extract_captures_a_cut_trail_again_exactly_once(
     uncut = trail_transactions(trail)
     assert len(uncut) == 8
     # The last 3 committed transactions of file 1 are lost (whole records cut away).
-    file1 = home.root / "dirdat" / "aa000000001"
-    ends = record_ends(file1)
-    lost = file1.stat().st_size - ends[-4]
-    cut(file1, lost)
+    lost = cut_transactions(home.root / "dirdat" / "aa000000001", 3)
     assert len(trail_transactions(trail)) == 5
     # With the redo gone it cannot be captured again: abend, naming what is missing.
     with monkeypatch.context() as m:
@@ -170,16 +174,16 @@ def test_extract_abends_when_no_checkpoint_precedes_the_lost_data(
     transactions(source, 0, 6)
     extract(home, spark)  # one run, one poll: no checkpoint before the end of the data
     file0 = home.root / "dirdat" / "aa000000000"
-    ends = record_ends(file0)
     cps = load_checkpoints(home, "EXTRACT", "E1")
     assert cps is not None
     written = cps.writes[0].position
-    cut(file0, file0.stat().st_size - ends[-4])
+    cut_transactions(file0, 3)
+    end = file0.stat().st_size
     with pytest.raises(ExtractError) as caught:
         extract(home, spark)
     assert caught.value.code == "OGG-01496"
     text = caught.value.text
-    assert f"ends at Seqno 0, RBA {ends[-4]}" in text and "aa000000000" in text
+    assert f"ends at Seqno 0, RBA {end}" in text and "aa000000000" in text
     assert f"write checkpoint is Seqno 0, RBA {written.rba}" in text
     assert "cannot be captured again" in text
     assert "\n" not in text
@@ -238,10 +242,7 @@ def test_pump_copies_a_cut_remote_trail_again_exactly_once(home: Home) -> None:
     remote = home.root / "dirrmt" / "bb"
     uncut = trail_transactions(remote)
     assert len(uncut) == 8
-    file1 = home.root / "dirrmt" / "bb000000001"
-    ends = record_ends(file1)
-    lost = file1.stat().st_size - ends[-4]
-    cut(file1, lost)  # the last 3 copied transactions are gone
+    lost = cut_transactions(home.root / "dirrmt" / "bb000000001", 3)
     TrailWriter.open(remote, durable=False).close()  # a failed start rolled over: file 2
     seen = pump_all(home)
     warning = [t for c, t in seen if c == "OGG-01741"]
@@ -258,12 +259,11 @@ def test_pump_abends_when_no_checkpoint_precedes_the_lost_data(home: Home) -> No
     run.checkpoint()
     run.close()
     file0 = home.root / "dirrmt" / "bb000000000"
-    ends = record_ends(file0)
-    cut(file0, file0.stat().st_size - ends[-4])
+    cut_transactions(file0, 3)
     with pytest.raises(PumpError) as caught:
         pump(home)
     assert caught.value.code == "OGG-01496"
-    assert f"ends at Seqno 0, RBA {ends[-4]}" in caught.value.text
+    assert f"ends at Seqno 0, RBA {file0.stat().st_size}" in caught.value.text
     assert "bb000000000" in caught.value.text and "cannot be copied again" in caught.value.text
 
 
