@@ -12,11 +12,13 @@ Public API (what Extract, pumps, Replicat and Logdump use)::
     TrailReader("dirdat/aa", start=TrailPosition(seqno, rba))  iterate TrailEntry
     recover_trail / find_last_complete_transaction / complete_transactions
 
-Errors (errors.py): TrailError > IncompleteRecordError, CorruptRecordError,
-TrailingBytesError, RecordLimitError, FileVersionError, TrailIOError. Nothing here
-imports pyspark.
+Errors (errors.py): TrailError > IncompleteRecordError, CorruptRecordError (>
+ChecksumError), TrailingBytesError, RecordLimitError, FileVersionError, TrailIOError.
+Record checksums (checksum.py): ``TrailWriter.open(..., checksum=True)`` seals records
+with a CRC-32 token; readers check it (``TrailEntry.crc``). Nothing here imports pyspark.
 """
 
+from engine.trail.checksum import CrcCheck
 from engine.trail.codec import (
     DecodedRecord,
     RecordStream,
@@ -27,6 +29,7 @@ from engine.trail.codec import (
     encode_row,
 )
 from engine.trail.errors import (
+    ChecksumError,
     CorruptRecordError,
     FileVersionError,
     IncompleteRecordError,
@@ -52,8 +55,10 @@ from engine.trail.writer import TrailWriter
 
 __all__ = [
     "IO_TYPE_NAMES",
+    "ChecksumError",
     "CompletedTransaction",
     "CorruptRecordError",
+    "CrcCheck",
     "DecodedRecord",
     "FileCursor",
     "FileHeader",
