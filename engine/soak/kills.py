@@ -39,6 +39,7 @@ class Kill:
 @dataclass
 class KillLog:
     kills: list[Kill] = field(default_factory=list)
+    skipped: int = 0  # kills not sent: the process was not mid-stream in time
 
     def last_output(self, process: str) -> int:
         return next((k.output for k in reversed(self.kills) if k.process == process), 0)
@@ -63,4 +64,5 @@ class KillLog:
             f"kills_requested={self.requested}",
             f"kills_effective={self.effective}",
             f"kills_by_process={per}",
+            f"kills_skipped={self.skipped}",
         ]

@@ -5,10 +5,12 @@ on the target (:mod:`engine.soak.audit`). The workload runs in a thread at ``tps
 transactions a second (inserts, updates, deletes, rollbacks, several sessions) while the
 soak kills the Extract, the pump, the Replicat or the Manager with SIGKILL, one at a time:
 it waits until the chosen process is running, has produced something since its previous
-kill and has work left (:mod:`engine.soak.kills`), then kills it and tells whether the kill
-was effective. A killed group is restarted by the Manager's AUTORESTART (or by START when
-that did not happen within seconds); a killed Manager is started again and the groups it
-started must still be running (``manager_group_losses`` counts those that are not).
+kill and has work left (:mod:`engine.soak.kills`), then kills it at once and tells whether
+the kill was effective (when the process does not get there within ``arm_seconds``, no
+signal is sent and another is drawn: ``kills_skipped``). A killed group is restarted by the
+Manager's AUTORESTART (or by START when that did not happen within seconds); a killed
+Manager is started again and the groups it started must still be running
+(``manager_group_losses`` counts those that are not).
 
 Kills stop at ``effective_kills`` effective ones, ``max_kills`` requested ones or after
 ``kill_seconds``; then the workload stops, the pipeline drains and is stopped, and every
@@ -69,7 +71,7 @@ class SoakSpec:
     tps: float = 30.0
     rows_per_txn: int = 6
     initial_rows: int = 100
-    arm_seconds: float = 30.0
+    arm_seconds: float = 10.0
     drain_seconds: float = 300.0
 
     def pipeline(self) -> ph.PipelineSpec:
@@ -283,17 +285,20 @@ class Soak:
         names = [p for p, _ in self.spec.weights]
         return self.rnd.choices(names, [w for _, w in self.spec.weights])[0]
 
-    def kill_one(self, probes: Probes, process: str) -> Kill:
+    def kill_one(self, probes: Probes, process: str) -> Kill | None:
+        """SIGKILL to ``process`` once it is mid-stream; None (no signal) when it did not get
+        there within ``arm_seconds``."""
         home = self.home
         before = self.killlog.last_output(process)
-        wait_for(lambda: running(home, process), 120)
 
         def armed() -> bool:
-            return probes.output(process) > before and probes.input(process) > probes.output(
-                process
-            )
+            if not running(home, process):
+                return False
+            output = probes.output(process)
+            return output > before and probes.input(process) > output
 
-        wait_for(armed, self.spec.arm_seconds, 0.05)  # then at once: a backlog is short-lived
+        if not wait_for(armed, self.spec.arm_seconds, 0.05):  # at once: backlogs are brief
+            return None
         groups = {p: live_pid(home, p) for p in (EXTRACT, PUMP, REPLICAT)}
         pid = live_pid(home, process)
         given = probes.input(process)
@@ -341,6 +346,9 @@ class Soak:
             if probes.workload.error is not None:
                 break
             kill = self.kill_one(probes, self.choose(log.requested))
+            if kill is None:
+                log.skipped += 1
+                continue
             self.log(
                 f"kill {log.requested} {kill.process} t={kill.seconds:.0f}s "
                 f"output {kill.output_before}->{kill.output} backlog {kill.backlog} "

@@ -15,7 +15,8 @@ carries, canonical values):
 * ``torn``: transactions that are not whole: boundaries broken, or records that differ
   from their source transaction's changes (a change missing, added, moved or altered);
 * ``out_of_order``: transactions written after one that committed later;
-* ``unknown``: trail transactions with no source transaction of their id and SCN.
+* ``unknown``: trail transactions with no source transaction of their id and SCN;
+* ``unreadable``: why the trail could not be read to its end (what follows is lost).
 
 :class:`TrailTally` counts a trail's whole transactions and changes incrementally while
 it is written (for telling effective kills): it rereads from the end of the last whole
@@ -31,6 +32,7 @@ from dataclasses import dataclass, field
 
 from engine.soak.expected import Change, Image, Source, canon
 from engine.source.dictionary import TableDef
+from engine.trail.errors import TrailError
 from engine.trail.files import TrailName
 from engine.trail.layout import IOType
 from engine.trail.model import TrailPosition, TrailRecord
@@ -59,6 +61,7 @@ class Grouping:
     txns: list[TrailTxn] = field(default_factory=list)
     torn: int = 0
     abandoned: int = 0
+    error: str = ""  # why reading stopped before the end of the trail
 
 
 def group(records: Iterable[TrailRecord]) -> Grouping:
@@ -87,9 +90,18 @@ def group(records: Iterable[TrailRecord]) -> Grouping:
 
 
 def read_trail(trail: str | os.PathLike[str]) -> Grouping:
-    """Every record of the trail ``trail`` (``dirdat/lt``), grouped."""
+    """Every record of the trail ``trail`` (``dirdat/lt``), grouped; a record that cannot be
+    read (corrupt, failing its checksum) ends the reading, with ``error`` saying why."""
+    records: list[TrailRecord] = []
+    error = ""
     with TrailReader(trail) as reader:
-        return group(r for _, r in reader.records())
+        try:
+            records.extend(r for _, r in reader.records())
+        except TrailError as exc:
+            error = f"{type(exc).__name__}: {exc}"
+    grouping = group(records)
+    grouping.error = error
+    return grouping
 
 
 def change_of(record: TrailRecord, tables: Mapping[str, TableDef]) -> tuple[str, str, Image]:
@@ -124,11 +136,12 @@ class TrailVerdict:
     out_of_order: int = 0
     unknown: int = 0
     abandoned: int = 0
+    unreadable: str = ""
 
     @property
     def ok(self) -> bool:
         bad = (self.lost, self.dup, self.txns_lost, self.txns_dup, self.torn)
-        return not any(bad) and not self.out_of_order and not self.unknown
+        return not any(bad) and not self.out_of_order and not self.unknown and not self.unreadable
 
     def lines(self, prefix: str) -> list[str]:
         """``prefix_name=value`` lines, every field."""
@@ -177,6 +190,7 @@ def compare(grouping: Grouping, source: Source) -> TrailVerdict:
         out_of_order=out_of_order,
         unknown=len(unknown),
         abandoned=grouping.abandoned,
+        unreadable=grouping.error,
     )
 
 
@@ -215,6 +229,8 @@ class TrailTally:
                 if record.ends_transaction:
                     txns, changes, pending = txns + 1, changes + pending, 0
                     self.position = entry.end
+        except TrailError:
+            pass  # no progress beyond it: the checks at the end say what is wrong
         finally:
             self.reader.close()
             assert self.position is not None

@@ -42,6 +42,7 @@ SPEC = SoakSpec(
     effective_kills=5,
     max_kills=5,
     arm_seconds=15.0,
+    kill_seconds=150.0,
     drain_seconds=90.0,
     initial_rows=40,
 )
@@ -248,6 +249,7 @@ def test_a_kill_counts_only_when_the_process_had_written_and_had_work_left() -> 
         "kills_requested=5",
         "kills_effective=2",
         "kills_by_process=EXT1:1/4,REP1:1/1",
+        "kills_skipped=0",
     ]
 
 
@@ -264,3 +266,15 @@ def test_abends_are_read_from_ggserr_log_with_their_error(tmp_path: Path) -> Non
     assert abends(home) == {
         "REP1": ["OGG-01184 Checksum mismatch in trail file rt000000004, RBA 253"]
     }
+
+
+@pytest.mark.e2e
+def test_a_damaged_trail_file_fails_the_check(soaked: Soaked, tmp_path: Path) -> None:
+    home, _, result = soaked
+    trail = copy_trail(home, tmp_path, lambda rs: rs)
+    (path,) = sorted(tmp_path.glob("cp*"))
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # a byte in the middle of some record
+    path.write_bytes(bytes(data))
+    verdict = check_trail(trail, result.source)
+    assert not verdict.ok and (verdict.unreadable or verdict.lost), verdict
