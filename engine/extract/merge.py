@@ -31,8 +31,9 @@ from pathlib import Path
 from engine.extract.lcr import Position
 from engine.extract.redo_source import Split, logs_by_thread, positions_after, thread_splits
 from engine.source.errors import RedoFormatError
-from engine.source.logfile import Progress, first_scn_at, read_head
+from engine.source.logfile import Progress, read_head
 from engine.source.logs import LogInfo, list_logs
+from engine.source.redo_scan import first_scn_at  # any storage (an archived copy on s3://)
 
 NONE = -1  # nothing known of a thread
 

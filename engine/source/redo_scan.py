@@ -43,6 +43,8 @@ _NATIVE: Final = load_native("redomine")
 _BHEAD: Final = struct.Struct("<HHIII")  # magic, first, block, sequence, crc32
 _FRAME: Final = struct.Struct("<II")  # payload length, crc32
 FRAME_SIZE: Final = _FRAME.size
+_SCN: Final = struct.Struct("<Q")
+_SCN_AT: Final = 18  # offset of the SCN in a record payload (redo_codec REC_HEAD)
 #: Blocks read at once past the end of the range, to finish its last records.
 _MORE_BLOCKS: Final = 256
 #: At most this much of the stream is loaded at once (a range may be a whole log).
@@ -268,6 +270,21 @@ class Scan:
                 resume = frame[1]
                 pos = logical_of(frame[1])
         return count, resume
+
+
+def first_scn_at(path: Path | str, offset: int) -> int | None:
+    """SCN of the first whole record that starts at or after file offset ``offset`` of log
+    ``path`` (any storage location; None: none yet). Reads a block or so past it."""
+    with storage.open_input(path) as src:
+        header = FileHeader.unpack(src.read_at(0, BLOCK), storage.describe(path))
+        win = Window(src, header, path, src.size)
+        begin = _first_boundary(win, offset)
+        if begin is None:
+            return None
+        win.load(begin, begin + PAYLOAD)
+        for _offset, _end, buf, lo, _length in frames(win, begin, None):
+            return int(_SCN.unpack_from(buf, lo + _SCN_AT)[0])
+    return None
 
 
 def scan_frames(path: Path | str, start: int = 0, end: int | None = None) -> Scan:

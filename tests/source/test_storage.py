@@ -228,3 +228,20 @@ def test_db_cli_archive_dest(tmp_path: Path) -> None:
     assert db("archive-dest", "SRC", "--none") == (0, "System altered. LOG_ARCHIVE_DEST: (none)\n")
     code, out = db("archive", "SRC")
     assert code == 1 and out == "GGS-SRC-0109: database SRC has no archive destination\n"
+
+
+def test_first_scn_at_reads_any_storage(tmp_path: Path, s3_server: str) -> None:
+    """The RAC merge's look at the SCN where a batch stops works on an archived copy in S3
+    as on the local log, for every record boundary and between them."""
+    from engine.source import logfile, redo_scan
+
+    dest = storage.join(s3_server, "first-scn")
+    root = _db(tmp_path, dest)
+    local = root / "redo" / "t1" / "000000002.log"
+    remote = storage.join(dest, "t1", "000000002.log")
+    offsets = [o for o, _e, _p in logfile.read_frames(local)]
+    for at in [0, *offsets[:3], offsets[1] + 7, offsets[-1], offsets[-1] + 1]:
+        want = logfile.first_scn_at(local, at)
+        assert redo_scan.first_scn_at(local, at) == want
+        assert redo_scan.first_scn_at(remote, at) == want
+    assert logfile.first_scn_at(local, offsets[-1] + 1) is None
