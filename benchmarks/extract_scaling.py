@@ -83,7 +83,12 @@ def child(args: argparse.Namespace) -> None:
         t0 = time.perf_counter()
         spark = None
         if args.master != "none":
-            extra = {"spark.cores.max": args.cores} if args.cores else {}
+            # the share, held from the start: throughput with every executor up
+            extra = (
+                {"spark.cores.max": args.cores, "spark.dynamicAllocation.minExecutors": args.cores}
+                if args.cores
+                else {}
+            )
             settings = settings_for(
                 [],
                 home.root,
@@ -93,6 +98,8 @@ def child(args: argparse.Namespace) -> None:
                 ship_dir=home.dirtmp / "ship",
             )
             spark = get_session(replace(settings, extra={**settings.extra, **extra}))
+            if args.cores:
+                _wait_executors(spark, int(args.cores))
             warm_workers(spark, MINER_MODULES)
         start_s = time.perf_counter() - t0
         run = ExtractRun(home, model, None, lambda *_: None, spark=spark, durable=True)
@@ -121,6 +128,15 @@ def child(args: argparse.Namespace) -> None:
                 }
             )
         )
+
+
+def _wait_executors(spark: object, n: int, timeout: float = 120.0) -> None:
+    sc = spark.sparkContext  # type: ignore[attr-defined]
+    deadline = time.monotonic() + timeout
+    while sc._jsc.sc().getExecutorMemoryStatus().size() - 1 < n:  # the driver is one
+        if time.monotonic() > deadline:
+            raise SystemExit(f"fewer than {n} executors after {timeout:.0f} s")
+        time.sleep(0.2)
 
 
 def _body(path: Path) -> bytes:

@@ -1,0 +1,186 @@
+"""The Extract on a real Spark cluster, on one machine: a standalone master and two one-core
+workers, each worker in its own mount namespace where the driver's home, this test session's
+temporary directory and ggsci's source directories are hidden (tmpfs over each). The
+executors reach the redo only through the shared store (the database's archive destination)
+and ggsci only through the archive the application ships. The Extract is launched by
+``spark-submit --master``; its trail must equal a ``local`` run's byte for byte after the
+file header. docs/cluster.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from engine.extract.engine import ExtractRun
+from engine.home import Home
+from engine.ship import PACKAGES, UNPACKED, package_dir
+from engine.source.archiver import set_archive_dest
+from engine.source.bulk import BulkSession
+from engine.source.database import Database, create_database
+from engine.source.dictionary import ColumnDef
+from engine.trail.layout import SECTION
+from params.check import check_text
+from tests.extract import standalone
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+pytestmark = [pytest.mark.spark, pytest.mark.e2e]
+
+COLUMNS = [
+    ColumnDef("K", "NUMBER", nullable=False),
+    ColumnDef("NAME", "VARCHAR2", 30),
+    ColumnDef("FEE", "NUMBER"),
+]
+DDL = "CREATE TABLE us03.t (k NUMBER PRIMARY KEY, name VARCHAR2(30), fee NUMBER)"
+TXNS, ROWS, SESSIONS = 120, 100, 4
+
+
+@pytest.fixture(scope="session")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[standalone.Cluster]:
+    """Master and two one-core workers that see neither the test's files nor ggsci's code."""
+    hidden = [tmp_path_factory.getbasetemp(), *(package_dir(p) for p in PACKAGES)]
+    try:
+        c = standalone.start(2, hide=hidden)
+    except standalone.ClusterError as exc:
+        pytest.fail(f"cannot start the standalone cluster: {exc}")
+    yield c
+    c.stop()
+
+
+@pytest.fixture
+def store() -> Iterator[Path]:
+    """The shared store: a directory every worker sees (outside the hidden ones)."""
+    path = Path(tempfile.mkdtemp(prefix="ggsci-store-"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def backlog(home: Home, store: Path) -> Path:
+    """TXNS transactions of ROWS row changes, SESSIONS open at once (their changes
+    interleave), in 1 MB logs archived to ``store``; the last log switched out too."""
+    root = create_database(home.dirdb, "src", log_bytes=1 << 20)
+    set_archive_dest(root, str(store))
+    with Database(root) as db:
+        setup = db.session("SETUP", username="US03")
+        table = db.create_table(setup, "US03", "T", COLUMNS, DDL, key=("K",))
+        setup.commit(db)
+        sessions = [BulkSession(db, db.session(f"S{i}", username="US03")) for i in range(SESSIONS)]
+        for first in range(0, TXNS, SESSIONS):
+            for r in range(ROWS):
+                for g, s in enumerate(sessions):
+                    k = (first + g) * ROWS + r
+                    if first < TXNS // 2:
+                        s.insert(table, (k, f"name {k}", k % 97))
+                    else:  # update the rows of the first half
+                        s.update(table, k - TXNS // 2 * ROWS, (2,), (k,))
+            for s in sessions:
+                s.commit()
+        db.checkpoint()
+        db.switch_log()
+    return root
+
+
+def trail_body(home: Home, prefix: str) -> bytes:
+    """A trail's records after each file's header record."""
+    out = b""
+    for path in sorted(home.dirdat.glob(f"{prefix}[0-9]*")):
+        data = path.read_bytes()
+        out += data[SECTION.unpack_from(data)[2] :]
+    return out
+
+
+def test_extract_on_a_two_worker_cluster_equals_local_and_idles_free(
+    cluster: standalone.Cluster, spark: SparkSession, store: Path, tmp_path: Path
+) -> None:
+    """Launched by spark-submit with its --master, live (one driver start for the whole
+    test, to keep it short): the trail equals the local one once caught up, and once idle
+    the Extract holds no executor (dynamic allocation: another application can have the
+    cores)."""
+    home = Home(tmp_path / "home")
+    home.create_subdirs()
+    backlog(home, store)
+    archived = sorted(p.name for p in store.rglob("*.log"))
+    assert len(archived) >= 5, archived  # several logs, so several tasks on both workers
+
+    # the reference: local[2] in this process, the same split size
+    ref = check_text("EXTRACT ref\nSOURCEDB src\nEXTTRAIL ./dirdat/ra\nTABLE US03.*;\n").model
+    run = ExtractRun(home, ref, None, lambda *_: None, spark=spark, durable=True)
+    run.capture.split_bytes = 1 << 20
+    run.run(threading.Event(), stop_at_eof=True)
+    run.close()
+    assert run.capture.stats.trail_records == TXNS * ROWS
+    expected = trail_body(home, "ra")
+
+    (home.dirprm / "clu.prm").write_text(
+        "EXTRACT clu\nSOURCEDB src\nEXTTRAIL ./dirdat/ca\nTABLE US03.*;\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GGSCI_", "PYSPARK_"))}
+    env |= {"PYSPARK_PYTHON": sys.executable, "GGSCI_EXTRACT_SPLIT_MB": "1"}
+    log = tmp_path / "spark-submit.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [str(standalone.SPARK_SUBMIT), "--master", cluster.url, "--name", "ggsci-CLU",
+             "--conf", "spark.cores.max=2",
+             "--conf", "spark.dynamicAllocation.executorIdleTimeout=2s",
+             str(package_dir("ggsci") / "__main__.py"),
+             "extract", "paramfile", "dirprm/clu.prm", "--home", str(home.root)],
+            cwd=home.root, env=env, stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+    try:
+        granted: list[int] = []
+        caught_up = False
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and proc.poll() is None:
+            app = _app(cluster, "ggsci-CLU")
+            if app is not None:
+                granted.append(int(str(app["cores"])))
+            caught_up = caught_up or trail_body(home, "ca") == expected
+            if caught_up and granted and max(granted) > 0 and granted[-1] == 0:
+                break
+            time.sleep(0.5)
+        report = home.dirrpt / "CLU.rpt"
+        why = f"{log.read_text(errors='replace')[-4000:]}\n{cluster.logs()}"
+        assert proc.poll() is None, f"the Extract stopped\n{why}"
+        assert caught_up, f"the cluster's trail differs from the local one\n{why}"
+        assert granted and max(granted) > 0, f"never had an executor: {granted}\n{why}"
+        assert granted[-1] == 0, f"still holds {granted[-1]} core(s) while idle"
+    finally:
+        os.killpg(proc.pid, signal.SIGINT)
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+    # the executors ran the shipped code, on both workers
+    line = next(ln for ln in report.read_text().splitlines() if ln.startswith("Spark master"))
+    assert line.startswith(f"Spark master {cluster.url}, 2 task slot(s), 8 split(s) a batch")
+    origins = line.split("the tasks run ggsci from ", 1)[1].split("; ")
+    assert origins and all(re.search(f"/{UNPACKED}/engine on ", o) for o in origins), origins
+    for w in ("worker0", "worker1"):
+        assert list((cluster.root / w).glob("app-*/*/stderr")), f"{w} ran no executor"
+    assert trail_body(home, "ca") == expected != b""
+
+
+def _app(cluster: standalone.Cluster, name: str) -> dict[str, object] | None:
+    with urllib.request.urlopen(f"{cluster.ui}/json/", timeout=5) as r:
+        state = json.load(r)
+    apps = [a for a in state.get("activeapps", []) if a.get("name") == name]
+    return apps[0] if apps else None
