@@ -138,8 +138,12 @@ def recapture_lost_trail(
     trail still reaches, skipping what committed at or before the trail's last transaction,
     so each missing transaction is written again exactly once. ExtractError (OGG-01496,
     naming the files and positions) when that cannot be done: no such checkpoint is left,
-    or its redo is gone."""
+    or its redo is gone. Only when ``written`` is this trail's: its write checkpoint is at
+    or after it (ALTER ... ETROLLOVER moves it to the next file)."""
     rec = writer.recovery
+    published = _trail_write(cps, trail)
+    if published is None or published < written:
+        return None  # the state is of another trail (ADD EXTTRAIL of a new one since)
     lost = write_gap(writer.trail, written, f"Trail {trail}")
     if rec is None or lost is None:
         return None

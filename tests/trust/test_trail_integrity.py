@@ -25,7 +25,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.checkpoints import load_checkpoints
+from engine.checkpoints import Position as CpPosition
+from engine.checkpoints import WriteCheckpoint, load_checkpoints, save_checkpoints
 from engine.extract.engine import ExtractRun
 from engine.extract.start import ExtractError
 from engine.groups import GroupKind, SourceType
@@ -187,6 +188,24 @@ def test_extract_abends_when_no_checkpoint_precedes_the_lost_data(
     assert f"write checkpoint is Seqno 0, RBA {written.rba}" in text
     assert "cannot be captured again" in text
     assert "\n" not in text
+
+
+def test_extract_moved_to_a_new_trail_is_not_taken_for_a_cut_one(
+    home: Home, source: Callable[[], Database], spark: SparkSession
+) -> None:
+    """ADD EXTTRAIL of a new trail and EXTTRAIL changed to it: the old trail's position in
+    the capture state is no write checkpoint of the new one."""
+    sql(source, "CREATE TABLE hr.emp (id NUMBER PRIMARY KEY, name VARCHAR2(20), sal NUMBER)")
+    transactions(source, 0, 3)
+    extract(home, spark)
+    cps = load_checkpoints(home, "EXTRACT", "E1")
+    assert cps is not None
+    new = WriteCheckpoint("./dirdat/bb", "EXTTRAIL", CpPosition(seqno=0), 500)
+    save_checkpoints(home, cps.with_write(new))  # what ADD EXTTRAIL ./dirdat/bb does
+    transactions(source, 3, 2)
+    _, events = extract(home, spark, PRM.replace("./dirdat/aa", "./dirdat/bb"))
+    assert not [c for c, _ in events if c in ("OGG-01741", "OGG-01496")]
+    assert len(trail_transactions(home.root / "dirdat" / "bb")) == 2
 
 
 # -- pump and Replicat --------------------------------------------------------------------
