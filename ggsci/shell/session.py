@@ -71,6 +71,9 @@ def make_history(path: Path | None = None, env: Mapping[str, str] = os.environ) 
     setting = env.get(HISTORY_ENV, "off").strip()
     if path is None:
         if setting.lower() in ("", "off", "no", "0", "false"):
+            old = history_path()
+            if old.is_file():  # kept by an older version: cleaned of secrets, made 0600
+                PrivateFileHistory(old)
             return InMemoryHistory()
         on = setting.lower() in ("on", "yes", "1", "true")
         path = history_path() if on else Path(setting).expanduser()

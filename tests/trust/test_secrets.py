@@ -98,9 +98,17 @@ def test_every_ggsci_command_is_logged_with_its_secrets_masked(tmp_path: Path) -
     assert f"PASSWORD {MASK}" in log and f"gg:{MASK}@127.0.0.1" in log
 
 
-def test_history_across_sessions_is_off_by_default() -> None:
+def test_history_across_sessions_is_off_by_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     assert isinstance(make_history(env={}), InMemoryHistory)
+    old = tmp_path / "ggsci" / "history"  # where an older version kept every line
+    old.parent.mkdir()
+    FileHistory(str(old)).store_string("DBLOGIN USERID gg, PASSWORD s3cret")
+    old.chmod(0o644)
     assert isinstance(make_history(env={"GGSCI_HISTORY": "off"}), InMemoryHistory)
+    assert "s3cret" not in old.read_text() and old.stat().st_mode & 0o777 == 0o600
 
 
 def test_a_history_file_is_private_and_holds_no_secret(tmp_path: Path) -> None:
