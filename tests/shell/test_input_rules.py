@@ -7,6 +7,8 @@ from __future__ import annotations
 import io
 import logging
 import os
+import pty
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -27,6 +29,7 @@ from ggsci.shell.session import interactive
 from ggsci.textin import MAX_COMMAND_LENGTH, clean, too_long
 
 from .conftest import Shell
+from .test_repl import _read_until, _Screen
 
 ROOT = Path(__file__).resolve().parents[2]
 LATIN1_PARAMS = b"EXTRACT e1\n-- caf\xe9 au lait\nEXTTRAIL ./dirdat/aa\nTABLE hr.*;\n"
@@ -167,3 +170,43 @@ def test_a_second_debug_log_set_up_closes_the_first(
     launch.setup_debug_log()
     assert first.stream is None and logger.handlers[0] is not first
     logger.handlers[0].close()
+
+
+def test_real_terminal_survives_bytes_that_are_not_utf8(home: Home, tmp_path: Path) -> None:
+    """The shell on a pseudo-terminal (where it used to die): one error, then the next command."""
+    master, slave = pty.openpty()
+    env = {
+        **os.environ,
+        "XDG_DATA_HOME": str(tmp_path / "xdg"),
+        "XDG_STATE_HOME": str(tmp_path / "xdg"),
+        "TERM": "xterm",
+        "PROMPT_TOOLKIT_NO_CPR": "1",
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ggsci", "--home", str(home.root)],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        cwd=ROOT,
+        close_fds=True,
+    )
+    os.close(slave)
+    try:
+        host = socket.gethostname()
+        screen = _Screen()
+        _read_until(master, f"GGSCI ({host}) 1>".encode(), screen)
+        os.write(master, b"INFO \xff\xfe\x00\r")
+        _read_until(master, b"ERROR: Expected", screen)
+        _read_until(master, f"GGSCI ({host}) 2>".encode(), screen)
+        os.write(master, b"INFO ALL\r")
+        _read_until(master, b"MANAGER", screen)
+        _read_until(master, f"GGSCI ({host}) 3>".encode(), screen)
+        os.write(master, b"EXIT\r")
+        assert proc.wait(timeout=60) == 1  # a command failed
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+    assert b"Traceback" not in screen.data
