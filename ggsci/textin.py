@@ -21,9 +21,9 @@ import sys
 from pathlib import Path
 
 MAX_COMMAND_LENGTH = 4096
-"""Characters in one command line. GGSCI documents no limit of its own; 4096 is the POSIX
-``LINE_MAX`` floor for a terminal line, far above the longest real command (an ADD/ALTER with
-every option is a few hundred characters)."""
+"""Characters in one command line. GGSCI documents no limit of its own; 4096 is what a Linux
+terminal accepts as one line in canonical mode (``N_TTY_BUF_SIZE``), far above the longest real
+command (an ADD/ALTER with every option is a few hundred characters)."""
 
 REPLACEMENT = "\ufffd"
 _UNREADABLE = re.compile(r"[\ud800-\udfff\x00-\x08\x0a-\x1f\x7f-\x9f]")
