@@ -225,3 +225,33 @@ def test_missing_kernel_fails_loudly_when_required(monkeypatch: pytest.MonkeyPat
     assert _native.load("redomine") is None and not _native.available()
     monkeypatch.setenv("GGSCI_NATIVE", "1")
     assert _native.load("nosuchkernel") is None  # optional: the Python path
+
+
+# -- a bad setting stops the Extract before Spark starts, in one line ----------------------
+def test_bad_globals_or_properties_stop_ggsci_extract_in_one_line(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from engine.home import Home
+    from ggsci.cli import build_app
+
+    home = Home(tmp_path / "home")
+    home.create_subdirs()
+    (home.dirprm / "e1.prm").write_text(
+        "EXTRACT e1\nEXTTRAIL ./dirdat/e1\nSPARKPROPERTIES dirprm/spark.properties\nTABLE A.*;\n"
+    )
+    home.globals_file.write_text("SPARKMASTER spark:/node1\n")
+    argv = ["extract", "paramfile", str(home.dirprm / "e1.prm"), "--home", str(home.root)]
+    out = CliRunner().invoke(build_app(), argv)
+    assert out.exit_code == 1
+    errors = [ln for ln in out.output.splitlines() if "ERROR" in ln]
+    assert len(errors) == 1 and "OGG-10144" in errors[0], out.output
+    assert "GLOBALS has 1 error(s), the first: " in errors[0] and "spark:/node1" in errors[0]
+    home.globals_file.write_text("SPARKMASTER local[1]\n")
+    (home.dirprm / "spark.properties").write_text("spark.cores.max 2\nspark.master yarn\n")
+    # another group: the first run's process lock lasts as long as this (test) process
+    e2 = (home.dirprm / "e1.prm").read_text().replace("e1", "e2")
+    (home.dirprm / "e2.prm").write_text(e2)
+    argv[2] = str(home.dirprm / "e2.prm")
+    out = CliRunner().invoke(build_app(), argv)
+    assert out.exit_code == 1 and "use SPARKMASTER" in out.output, out.output
+    assert "Traceback" not in out.output
