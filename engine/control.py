@@ -66,6 +66,8 @@ def start_manager(home: Home, timeout: float = START_TIMEOUT) -> ManagerInfo:
     """Start the Manager daemon and wait until it listens; raises ControlError otherwise."""
     if manager_info(home) is not None:
         raise ControlError("Manager is already running.")
+    if not wait_for(lambda: lock_holder(home, MANAGER, MANAGER) is None, timeout):
+        raise ControlError("Manager is still stopping; try again.")  # wrote its state, ending
     before = read_process_file(home, MANAGER, MANAGER)
     home.dirpcs.mkdir(parents=True, exist_ok=True)
     out = home.sub("dirout")

@@ -140,7 +140,7 @@ class Manager:
             return Reply.error(f"ERROR: {kind} {name} does not exist.")
         with self.lock:
             pf, state = process_state(self.home, kind, name)
-            if state in (State.STARTING, State.RUNNING):
+            if state in (State.STARTING, State.RUNNING) or not self._lock_released(kind, name):
                 return Reply.error(f"ERROR: {kind} {name} is already running.")
             self.home.sub("dirout").mkdir(exist_ok=True)
             with (self.home.sub("dirout") / f"{name}.out").open("ab") as out:
@@ -171,6 +171,16 @@ class Manager:
         self.event("OGG-00975", Severity.INFO, f"{kind} {name} starting.")
         return Reply((f"{kind} {name} starting",))
 
+    def _lock_released(self, kind: str, name: str) -> bool:
+        """Whether the group's lock is free, waiting a little for a process that has written
+        its last state (STOPPED, ABENDED) and is ending."""
+        deadline = _monotonic() + KILL_WAIT_SECONDS
+        while lock_holder(self.home, kind, name) is not None:
+            if _monotonic() >= deadline:
+                return False
+            self.stop_event.wait(0.01)
+        return True
+
     def _kill_request(self, request: Request) -> Reply:
         target = self._group_of(request)
         if isinstance(target, Reply):
@@ -189,9 +199,7 @@ class Manager:
             child = self.children.pop((kind, name), None)
             if child is not None:
                 child.wait()
-            deadline = _monotonic() + KILL_WAIT_SECONDS
-            while lock_holder(self.home, kind, name) is not None and _monotonic() < deadline:
-                self.stop_event.wait(0.01)  # the kernel drops the lock as the process ends
+            self._lock_released(kind, name)  # the kernel drops the lock as the process ends
             if pf is None or pf.pid != pid:
                 pf = ProcessFile(kind, name, pid, State.RUNNING, "")
             write_process_file(

@@ -126,6 +126,7 @@ def remove_process_file(home: Home, kind: str, name: str) -> None:
 
 #: ``struct flock`` (Linux): l_type, l_whence, l_start, l_len, l_pid, with native alignment.
 _FLOCK = "hhqqi"
+_PID_WIDTH = 10
 
 
 def lock_path(home: Home, kind: str, name: str) -> Path:
@@ -186,8 +187,9 @@ class ProcessLock:
             if exc.errno in (errno.EAGAIN, errno.EACCES):
                 raise LockHeld(path, _holder_pid(path)) from None
             raise
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        # One fixed-width write: a reader never sees an empty or half-written pid.
+        os.pwrite(fd, f"{os.getpid():>{_PID_WIDTH}}\n".encode(), 0)
+        os.ftruncate(fd, _PID_WIDTH + 1)
         return cls(path, fd)
 
     def release(self) -> None:
@@ -252,11 +254,17 @@ def effective_state(pf: ProcessFile | None) -> State:
 
 def process_state(home: Home, kind: str, name: str) -> tuple[ProcessFile | None, State]:
     """The process file (if readable) and the state to show, the lock first: a held lock is a
-    live process (RUNNING, or the file's STARTING), whatever the process file says."""
+    live process, RUNNING whatever the process file says, unless the file is the holder's own
+    (same pid: its STARTING, or the state it is exiting with, STOPPED or ABENDED, as a process
+    writes its last state before the kernel drops its lock) or a STARTING of a live process
+    (one the Manager has just started, which may not have written its pid yet)."""
     pf = read_process_file(home, kind, name)
-    if lock_holder(home, kind, name) is not None:
-        if pf is not None and pf.state == State.STARTING and pid_alive(pf.pid, pf.ticks):
-            return pf, State.STARTING
+    holder = lock_holder(home, kind, name)
+    if holder is not None:
+        if pf is not None and (
+            pf.pid == holder or (pf.state == State.STARTING and pid_alive(pf.pid, pf.ticks))
+        ):
+            return pf, pf.state
         return pf, State.RUNNING
     return pf, effective_state(pf)
 

@@ -73,6 +73,12 @@ def live() -> Iterator[Shell]:
         shutil.rmtree(home.root.parent)
 
 
+def _dead_pid() -> int:
+    child = subprocess.Popen(["true"])
+    child.wait()
+    return child.pid
+
+
 def start_ext1(shell: Shell) -> int:
     home = shell.session.home
     if manager_info(home) is None:
@@ -96,8 +102,10 @@ def test_no_second_instance_whatever_happens_to_the_process_file(live: Shell, da
         pcs.unlink()
     elif damage == "corrupt":
         pcs.write_text("{garbage")
-    else:  # a process file that says the process died
-        pcs.write_text(pcs.read_text().replace('"RUNNING"', '"ABENDED"'))
+    else:  # a second instance wrote its file over the first one's, then died
+        data = json.loads(pcs.read_text())
+        data.update(state="ABENDED", pid=_dead_pid())
+        pcs.write_text(json.dumps(data))
     assert live.run("STATUS EXTRACT ext1") == "EXTRACT EXT1: RUNNING\n"
     assert "EXTRACT     RUNNING     EXT1" in live.run("INFO ALL")
     out = live.run("START EXTRACT ext1")
