@@ -40,6 +40,13 @@ from engine.trail.model import FileHeader, TableDef, TrailPosition, TrailRecord
 _CHUNK = 1 << 20
 
 
+def checksum_error(path: Path, rba: int, crc: CrcCheck) -> ChecksumError:
+    """The error (and the one line pump and Replicat abend with) for a failed check."""
+    return ChecksumError(
+        f"Checksum mismatch in trail file {path}, RBA {rba}: {crc.describe()}", offset=rba
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class TrailEntry:
     """A record read from a trail with where it is: next record at ``rba + length``."""
@@ -116,10 +123,7 @@ class FileCursor:
         when verifying."""
         crc = check_record(self._buf, offset, length)
         if crc is not None and not crc.ok and self.verify:
-            raise ChecksumError(
-                f"Checksum mismatch in trail file {self.path}, RBA {self.rba}: {crc.describe()}",
-                offset=self.rba,
-            )
+            raise checksum_error(self.path, self.rba, crc)
         return crc
 
     def size(self) -> int:
@@ -259,14 +263,24 @@ class TrailReader:
         path = self.trail.file(self.position.seqno)
         if not path.exists():
             return None
-        cursor = FileCursor(path, self.position.seqno, 0, verify=self.verify)
         # Learn the file header and table definitions that precede the start position
-        # (once per file: a reopen after waiting for more data needs no second look).
+        # (once per file: a reopen after waiting for more data needs no second look). A
+        # damaged row record there is not this reader's (it starts after it: ALTER past
+        # a bad record works); a damaged table definition is, as it names the columns.
+        cursor = FileCursor(path, self.position.seqno, 0, verify=False)
         while self._learned_seqno != self.position.seqno and cursor.rba < self.position.rba:
             entry = cursor.next()
             if entry is None:
                 break
+            record = entry.record
+            bad = entry.crc is not None and not entry.crc.ok
+            if bad and self.verify and isinstance(record, TrailRecord):
+                if record.io_type == IOType.METADATA and entry.crc is not None:
+                    cursor.close()
+                    raise checksum_error(path, entry.rba, entry.crc)
+                continue
             self._learn(entry)
+        cursor.verify = self.verify
         cursor.seek(self.position.rba)
         self._learned_seqno = self.position.seqno
         self._cursor = cursor

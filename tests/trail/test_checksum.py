@@ -19,7 +19,7 @@ from engine.trail.codec import row_record
 from engine.trail.errors import ChecksumError
 from engine.trail.fileheader import decode_file_header
 from engine.trail.layout import TransInd
-from engine.trail.model import TrailRecord
+from engine.trail.model import TrailPosition, TrailRecord
 
 RECORDS = [e.record for records in EXAMPLES.values() for e in records]
 SIZES = [e.length for records in EXAMPLES.values() for e in records]
@@ -150,3 +150,20 @@ def test_logdump_shows_the_check_and_the_mismatch(tmp_path: Path) -> None:
     assert "\nChecksums verified           16\nChecksum mismatches           1\n" in (
         session.getvalue()
     )
+
+
+def test_a_reader_started_after_a_bad_row_record_goes_on(tmp_path: Path) -> None:
+    """ALTER ... EXTRBA past a damaged record: the reader's look at the file's start (for
+    table definitions) passes over it; a damaged table definition there is an error."""
+    path = _write(tmp_path, checksum=True)
+    metadata, first, second = _entries(path)[:3]
+    data = bytearray(path.read_bytes())
+    data[data.index(b"Sherwood", first[0])] ^= 0x01
+    path.write_bytes(bytes(data))
+    after = TrailPosition(0, second[0])
+    rows = [r for _, r in TrailReader(tmp_path / "aa", start=after).records()]
+    assert len(rows) == 14 and rows[0] == RECORDS[1]
+    data[data.index(b"FIRST_NAME", metadata[0])] ^= 0x01  # the Metadata record's column name
+    path.write_bytes(bytes(data))
+    with pytest.raises(ChecksumError, match=f"RBA {metadata[0]}: CRC-32 mismatch"):
+        list(TrailReader(tmp_path / "aa", start=after))
