@@ -33,7 +33,7 @@ from urllib.parse import urlsplit
 from engine import storage
 from engine.source.archiver import archive_dest
 from engine.source.errors import RedoFormatError
-from engine.source.logfile import BLOCK, FileHeader
+from engine.source.logfile import BLOCK, FileHeader, logical_floor
 from engine.source.logs import LogInfo, list_logs
 from engine.storage import PathMap
 
@@ -181,7 +181,9 @@ def _prev(info: LogInfo) -> int:
 
 def _check_position(t: int, pos: _Position, first: LogInfo) -> None:
     if first.sequence == pos.sequence:
-        if pos.offset > first.size:
+        # a record that ends its block's payload resumes in the next block, 16 bytes past a
+        # file that ends at that block boundary: compare stream positions, not offsets
+        if logical_floor(pos.offset) > logical_floor(first.size):
             raise RedoGapError(
                 f"Redo thread {t} sequence {first.sequence}: the read position, RBA "
                 f"{pos.offset}, is past the end of the log ({first.size} bytes): redo was "
