@@ -1,0 +1,275 @@
+"""The expression language: parse (params.expr) and evaluate (engine.expr)."""
+
+from __future__ import annotations
+
+import pickle
+from datetime import datetime
+from decimal import Decimal
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.expr import SimpleEnv, Status, evaluate, holds, to_text
+from params.expr import (
+    Binary,
+    Call,
+    Col,
+    ExprIssue,
+    Header,
+    Lit,
+    Word,
+    columns_of,
+    parse_assignments,
+    parse_expression,
+    parse_filter,
+    parse_where,
+    unknown_column,
+)
+
+ENV = SimpleEnv(
+    after={"A": "10", "B": "x y", "N": None, "D": "2024-01-02 03:04:05", "S": "  pad  "},
+    before={"A": "7"},
+    info={
+        ("GGHEADERINFO", "OPTYPE"): "INSERT",
+        ("GGHEADERINFO", "COMMITTIMESTAMP"): "2024-01-02 03:04:05.000000",
+        ("TRANSACTION", "CSN"): "12345",
+        ("GGENVIRONMENT", "HOSTNAME"): "syshq",
+    },
+    tokens={"TKN-HOST": "syshq"},
+    key=("A",),
+    stats={("", "INSERT"): 3, ("HR.T", "DELETE"): 2},
+    clock=datetime(2026, 11, 24, 17, 30, 0),
+)
+
+
+def ev(text: str) -> object:
+    e = parse_expression(text)
+    assert not isinstance(e, ExprIssue), e
+    return evaluate(e, ENV)
+
+
+# ------------------------------------------------------------------------------- parse
+
+
+def test_parse_builds_a_positioned_model() -> None:
+    e = parse_expression("v > 5 AND @STRUP (name) = 'X'", base=100)
+    assert e == Binary(
+        "AND",
+        Binary(">", Col("V", "", 100), Lit(5, 104), 100),
+        Binary("=", Call("STRUP", (Col("NAME", "", 118),), 110), Lit("X", 126), 110),
+        100,
+    )
+
+
+def test_parse_names_images_headers_and_quoted_columns() -> None:
+    assert parse_expression("BEFORE.x") == Col("X", "BEFORE", 0)
+    assert parse_expression('"MixedCase"') == Col("MixedCase", "", 0)
+    assert parse_expression("GGS_COMMIT_SCN") == Header("GGS_COMMIT_SCN", 0)
+    assert parse_expression("NULL") == Lit(None, 0)
+    assert parse_expression("'it''s'") == Lit("it's", 0)
+    assert parse_expression("@COLTEST (c, NULL, MISSING)") == Call(
+        "COLTEST", (Col("C", "", 10), Word("NULL", 13), Word("MISSING", 19)), 0
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "pos"),
+    [
+        ("@STRUPP (a)", "unknown function @STRUPP; did you mean STRUP?", 0),
+        ("a = @STRUP (a, b)", "@STRUP takes 1 argument(s), not 2", 4),
+        ("@IF (a, b)", "@IF takes 3 argument(s), not 2", 0),
+        ("@COLTEST (a, EMPTY)", "@COLTEST expects one of INVALID, MISSING, NULL, PRESENT here", 13),
+        ("GGS_OPTYPE", "unknown header element GGS_OPTYPE; did you mean GGS_OP_TYPE?", 0),
+        ("@GETENV ('GGHEADERINF', 'OPTYPE')", "unknown @GETENV information type", 9),
+        ("@GETENV ('GGHEADERINFO', 'OPTYP')", "unknown @GETENV ('GGHEADERINFO') key 'OPTYP'", 25),
+        ("@GETENV (x, 'OPTYPE')", "@GETENV takes quoted strings", 0),
+        ("a >", "expression ends early", 3),
+        ("a > > 5", "unexpected '>", 4),
+        ("", "empty expression", 0),
+    ],
+)
+def test_parse_errors_are_data_with_positions(text: str, message: str, pos: int) -> None:
+    issue = parse_expression(text, base=7)
+    assert isinstance(issue, ExprIssue)
+    assert issue.message.startswith(message), issue
+    assert issue.pos == 7 + pos
+
+
+def test_where_filter_and_assignments() -> None:
+    assert parse_where("(v > 5)", base=10) == Binary(">", Col("V", "", 11), Lit(5, 15), 11)
+    f = parse_filter("(ON UPDATE, ON DELETE, IGNORE INSERT, RAISEERROR 9999, v > 5)")
+    assert not isinstance(f, ExprIssue)
+    assert f.on == {"UPDATE", "DELETE"} and f.ignore == {"INSERT"} and f.raise_error == 9999
+    assert f.applies_to("UPDATE") and not f.applies_to("INSERT")
+    bad = parse_filter("(ON MERGE, v > 5)", base=3)
+    assert isinstance(bad, ExprIssue) and bad.pos == 4 and "not 'MERGE'" in bad.message
+    toks = parse_assignments(
+        "(TKN-HOST = @GETENV ('GGENVIRONMENT', 'HOSTNAME'), tkn_op = GGS_OP_TYPE)", upper=False
+    )
+    assert not isinstance(toks, ExprIssue)
+    assert [(t.name, t.pos) for t in toks] == [("TKN-HOST", 1), ("tkn_op", 51)]
+    cm = parse_assignments("(USEDEFAULTS, full = @STRCAT (first, ' ', last))")
+    assert not isinstance(cm, ExprIssue)
+    assert cm[0].name == "USEDEFAULTS" and cm[0].expr is None and cm[1].name == "FULL"
+
+
+def test_columns_of_lists_every_column_and_finds_unknown_ones() -> None:
+    e = parse_expression("@IF (a > 1, @STRCAT (b, c), d)")
+    assert not isinstance(e, ExprIssue)
+    assert [c.name for c in columns_of(e)] == ["A", "B", "C", "D"]
+    bad = unknown_column(e, frozenset({"A", "B", "D"}))
+    assert bad == Col("C", "", 24)
+
+
+def test_model_pickles() -> None:
+    e = parse_expression("@CASE (a, 1, 'one', 'other') = 'one' AND GGS_OP_TYPE = 'INSERT'")
+    assert pickle.loads(pickle.dumps(e)) == e
+
+
+# ---------------------------------------------------------------------------- evaluate
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("A + 5", 15),
+        ("A / 4", Decimal("2.5")),
+        ("-A * 2", -20),
+        ("BEFORE.A < A", True),
+        ("A > 5 AND B = 'x y'", True),
+        ("A > 50 OR B <> 'x y'", False),
+        ("NOT A > 50", True),
+        ("N = @NULL", True),
+        ("N = @PRESENT", False),
+        ("ZZ = @ABSENT", True),
+        ("A <> @ABSENT", True),
+        ("N = 5", None),
+        ("N + 1", None),
+        ("B + 1", Status.INVALID),
+        ("ZZ", Status.MISSING),
+        ("A / 0", Status.INVALID),
+        ("@STRCAT (B, '-', A)", "x y-10"),
+        ("@STREXT (B, 1, 1)", "x"),
+        ("@STRSUB (B, ' ', '_', 'x', 'X')", "X_y"),
+        ("@STRUP (B)", "X Y"),
+        ("@STRTRIM (S)", "pad"),
+        ("@STRLEN (B)", 3),
+        ("@STRFIND (B, 'y')", 3),
+        ("@STRFIND (B, 'q')", 0),
+        ("@STRNUM (A, RIGHTZERO, 5)", "00010"),
+        ("@STRNUM (A, RIGHT, 4)", "  10"),
+        ("@NUMSTR ('12.50') + 1", Decimal("13.50")),
+        ("@COMPUTE (A * 3)", 30),
+        ("@IF (A > 5, 'big', 'small')", "big"),
+        ("@CASE (A, 1, 'one', 10, 'ten', 'other')", "ten"),
+        ("@CASE (A, 1, 'one')", Status.MISSING),
+        ("@EVAL (A < 5, 'lt', A > 5, 'gt')", "gt"),
+        ("@VALONEOF (B, 'a', 'x y')", True),
+        ("@COLTEST (N, NULL, MISSING)", True),
+        ("@COLTEST (A, NULL, MISSING)", False),
+        ("@COLTEST (@NUMSTR (B), INVALID)", True),
+        ("@COLSTAT (NULL)", None),
+        ("@COLSTAT (MISSING)", Status.MISSING),
+        ("@TOKEN ('TKN-HOST')", "syshq"),
+        ("@GETENV ('GGENVIRONMENT', 'HOSTNAME')", "syshq"),
+        ("@GETENV ('STATS', 'INSERT')", 3),
+        ("@GETENV ('STATS', 'TABLE', 'hr.t', 'DELETE')", 2),
+        ("GGS_OP_TYPE", "INSERT"),
+        ("GGS_COMMIT_SCN", "12345"),
+        ("@DATE ('YYYY/MM/DD', 'YYYY-MM-DD HH:MI:SS', D)", "2024/01/02"),
+        ("@DATE ('JTS', 'YYYY-MM-DD HH:MI:SS', '1970-01-01 00:00:00')", 210866803200000000),
+        ("@DATE ('YYYY-MM-DD', 'JTS', 210866803200000000)", "1970-01-01"),
+        ("@DATEDIFF ('DD', '2024-01-01', D)", 1),
+        ("@DATEDIFF ('SS', '2024-01-02 03:04:00', D)", 5),
+        ("@DATENOW ()", "2026-11-24 17:30:00"),
+        ("@BINARY (B)", "x y"),
+        ("@STREQ (B, 'x y')", True),
+        ("@STRCMP ('a', 'b')", -1),
+    ],
+)
+def test_evaluate(text: str, want: object) -> None:
+    got = ev(text)
+    assert got == want and type(got) is type(want), (text, got)
+
+
+def test_range_splits_rows_between_ranges_by_key() -> None:
+    ranges = parse_expression("@RANGE (1, 3)"), parse_expression("@RANGE (2, 3)")
+    ranges += (parse_expression("@RANGE (3, 3)"),)
+    for k in range(50):
+        env = SimpleEnv(after={"ID": str(k)}, key=("ID",))
+        hits = [holds(r, env) for r in ranges]  # type: ignore[arg-type]
+        assert hits.count(True) == 1
+    spread = {
+        [holds(r, SimpleEnv(after={"ID": str(k)}, key=("ID",))) for r in ranges].index(True)  # type: ignore[arg-type]
+        for k in range(50)
+    }
+    assert spread == {0, 1, 2}
+
+
+def test_holds_is_false_when_unknown() -> None:
+    e = parse_expression("N > 1")
+    assert not isinstance(e, ExprIssue)
+    assert not holds(e, ENV)
+    assert to_text(True) == "1" and to_text(Decimal("2.50")) == "2.5" and to_text(None) is None
+
+
+# ---------------------------------------------------------------- property: Python's own
+
+_ints = st.integers(min_value=-(10**12), max_value=10**12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_ints, _ints, _ints, st.sampled_from(["+", "-", "*"]), st.sampled_from(["+", "-", "*"]))
+def test_arithmetic_agrees_with_python(a: int, b: int, c: int, op1: str, op2: str) -> None:
+    text = f"{a} {op1} B {op2} C"
+    env = SimpleEnv(after={"B": str(b), "C": str(c)})
+    e = parse_expression(text)
+    assert not isinstance(e, ExprIssue)
+    assert evaluate(e, env) == eval(f"{a} {op1} ({b}) {op2} ({c})")
+
+
+@settings(max_examples=200, deadline=None)
+@given(_ints, _ints.filter(lambda x: x != 0))
+def test_division_agrees_with_python(a: int, b: int) -> None:
+    got = evaluate(parse_expression("A / B"), SimpleEnv(after={"A": str(a), "B": str(b)}))  # type: ignore[arg-type]
+    assert isinstance(got, int | Decimal)
+    assert abs(Fraction(got) - Fraction(a, b)) <= Fraction(abs(a), abs(b)) / 10**30 + Fraction(
+        1, 10**30
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(_ints, _ints, st.sampled_from(["=", "<>", "<", ">", "<=", ">="]))
+def test_comparison_agrees_with_python(a: int, b: int, op: str) -> None:
+    env = SimpleEnv(after={"A": str(a), "B": str(b)})
+    got = evaluate(parse_expression(f"A {op} B"), env)  # type: ignore[arg-type]
+    assert got == eval(f"{a} {'!=' if op == '<>' else '==' if op == '=' else op} {b}")
+
+
+_text = st.text(
+    alphabet=st.characters(min_codepoint=32, max_codepoint=0x2FF, exclude_characters="'"),
+    max_size=12,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_text, _text, st.integers(min_value=1, max_value=15), st.integers(min_value=0, max_value=15))
+def test_string_functions_agree_with_python(s: str, t: str, i: int, j: int) -> None:
+    env = SimpleEnv(after={"S": s, "T": t})
+
+    def run(text: str) -> object:
+        e = parse_expression(text)
+        assert not isinstance(e, ExprIssue), (text, e)
+        return evaluate(e, env)
+
+    assert run("@STRCAT (S, T, S)") == s + t + s
+    assert run("@STRUP (S)") == s.upper()
+    assert run("@STRLEN (T)") == len(t)
+    assert run("@STRTRIM (S)") == s.strip(" ")
+    assert run(f"@STREXT (S, {i}, {j})") == s[i - 1 : j]
+    assert run("@STRFIND (S, T)") == s.find(t) + 1
+    assert run("@STREQ (S, T)") == (s == t)
+    if t:
+        assert run("@STRSUB (S, T, 'z')") == s.replace(t, "z")
