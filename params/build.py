@@ -17,10 +17,11 @@ from params.builder import (
     MAY_PRECEDE_GROUP,
     Builder,
     Handler,
+    as_int,
 )
-from params.catalog import did_you_mean, known_parameters
+from params.catalog import IGNORED_OPTIONS, data_specs, did_you_mean, known_parameters
 from params.errors import Diagnostic, Severity
-from params.grammar import GrammarError, parse_statement
+from params.grammar import GrammarError, Parsed, parse_statement
 from params.handlers_capture import (
     h_br,
     h_brreset,
@@ -37,7 +38,6 @@ from params.handlers_core import (
     h_group,
     h_int_field,
     h_noop,
-    h_reperror,
     h_report,
     h_reportcount,
     h_rmthost,
@@ -60,6 +60,12 @@ from params.handlers_manager import (
     h_lag,
     h_port,
     h_purgeoldextracts,
+)
+from params.handlers_map import (
+    collisions_toggle,
+    h_insertallrecords,
+    h_reperror,
+    op_toggle,
 )
 from params.handlers_spark import h_sparkconf, h_sparkmaster, h_sparkproperties
 from params.text import Statement
@@ -90,8 +96,15 @@ HANDLERS: dict[str, Handler] = {
     "UPDATERECORDFORMAT": h_updaterecordformat,
     "DDL": h_ddl,
     "ASSUMETARGETDEFS": flag_handler("assume_target_defs"),
-    "HANDLECOLLISIONS": flag_handler("handle_collisions"),
-    "NOHANDLECOLLISIONS": flag_handler("handle_collisions", False),
+    "HANDLECOLLISIONS": collisions_toggle(True),
+    "NOHANDLECOLLISIONS": collisions_toggle(False),
+    "INSERTALLRECORDS": h_insertallrecords,
+    "IGNOREINSERTS": op_toggle("INSERTS", True),
+    "GETINSERTS": op_toggle("INSERTS", False),
+    "IGNOREUPDATES": op_toggle("UPDATES", True),
+    "GETUPDATES": op_toggle("UPDATES", False),
+    "IGNOREDELETES": op_toggle("DELETES", True),
+    "GETDELETES": op_toggle("DELETES", False),
     "PASSTHRU": flag_handler("passthru"),
     "NOPASSTHRU": flag_handler("passthru", False),
     "REPERROR": h_reperror,
@@ -167,6 +180,12 @@ def build(
             )
             continue
         if handler is None:
+            if kw in data_specs():  # its form is known: check it before saying not used
+                try:
+                    _check_ranges(b, kw, parse_statement(kw, st.text))
+                except GrammarError as exc:
+                    if not st.tainted:
+                        b.error("syntax", exc.message, exc.loc)
             b.warn("not-used", f"{kw} is a GoldenGate parameter not used by this engine")
             b.unused.append(m.Unused(kw, st.text, b.line))
             if kw not in MAY_PRECEDE_GROUP:
@@ -183,11 +202,21 @@ def build(
             continue
         mark = len(b.diagnostics)
         handler(b, parsed)
+        for o in parsed.options:
+            if o.name in IGNORED_OPTIONS.get(kw, ()):
+                b.warn("not-used", f"{kw} option {o.name} is not used by this engine", o.loc)
         if st.tainted:
             del b.diagnostics[mark:]
         if kw not in MAY_PRECEDE_GROUP:
             b.count += 1
     return _finish(b, is_globals), b.diagnostics
+
+
+def _check_ranges(b: Builder, kw: str, parsed: Parsed) -> None:
+    ranges = data_specs()[kw].ranges
+    for o in parsed.options:
+        if o.name in ranges and o.args:
+            as_int(b, o.args[0], f"{kw} {o.name}", *ranges[o.name])
 
 
 def _first_word(st: Statement) -> str:

@@ -1,13 +1,21 @@
 """The parameter catalogue, as data: known GoldenGate parameter and option names.
 
 The lists live in ``params/data/*.txt`` so that adding a real GoldenGate name is a data
-change, not a code change. Which names the engine *acts on* is not listed here: it is the
-set of names with a handler in :mod:`params.build`.
+change, not a code change. Which parameters the engine *acts on* is the set of names with a
+handler in :mod:`params.build`; which of their options it ignores is :data:`IGNORED_OPTIONS`;
+which MAP options it acts on is :data:`MAP_ACTS` (held equal to the Replicat's own registry,
+``engine.replicat.mapping.MAP_OPTION_READERS``, by ``tests/params/test_acts_or_warns.py``).
+
+A parameter the engine does not act on may carry its options in ``parameters.txt``
+(``NAME | OPTION OPTION:kind OPTION:int:lo:hi``): its statement is then parsed, so an
+option it does not have is an error with a position, and a number out of the reference's
+range too; the whole statement still gets the "not used" warning.
 """
 
 from __future__ import annotations
 
 import difflib
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
@@ -23,6 +31,41 @@ def _lines(name: str) -> list[str]:
 def known_parameters() -> frozenset[str]:
     """Every real GoldenGate parameter name we recognise (upper case)."""
     return frozenset(ln.split()[0].upper() for ln in _lines("parameters.txt"))
+
+
+@dataclass(frozen=True)
+class DataSpec:
+    """The form of a parameter the engine does not act on, from ``parameters.txt``:
+    positional argument kinds (``@kind``, ``@kind?`` optional), options and their kinds
+    (``flag`` for none), and the whole-number ranges of options (``OPTION:int:lo:hi``,
+    ``hi`` may be empty)."""
+
+    positional: tuple[str, ...]
+    options: dict[str, str]
+    ranges: dict[str, tuple[int, int | None]]
+
+
+@cache
+def data_specs() -> dict[str, DataSpec]:
+    """Parameters listed with a form (a ``|`` on their line) in ``parameters.txt``."""
+    out: dict[str, DataSpec] = {}
+    for ln in _lines("parameters.txt"):
+        if "|" not in ln:
+            continue
+        head, _, tail = ln.partition("|")
+        words = head.split()
+        pos = tuple(w[1:] for w in words[1:] if w.startswith("@"))
+        opts: dict[str, str] = {}
+        ranges: dict[str, tuple[int, int | None]] = {}
+        for item in tail.split():
+            name, _, form = item.partition(":")
+            kind, _, rng = form.partition(":")
+            opts[name.upper()] = kind or "flag"
+            if rng:
+                lo, _, hi = rng.partition(":")
+                ranges[name.upper()] = (int(lo), int(hi) if hi else None)
+        out[words[0].upper()] = DataSpec(pos, opts, ranges)
+    return out
 
 
 @cache
@@ -78,6 +121,68 @@ TABLE_OPTIONS: dict[str, str] = {
     "EXCEPTIONSONLY": "flag",
     "ALLOWDUPTARGETMAP": "flag",
 }
+
+
+#: Options of MAP / MAPEXCLUDE (Replicat) and the form of their argument: the union of the
+#: MAP options of GoldenGate's references 11.2 to 23ai (Linux, UNIX, Windows).
+MAP_OPTIONS: dict[str, str] = {
+    "TARGET": "name",
+    "COLMAP": "parens",
+    "KEYCOLS": "parens",
+    "WHERE": "parens",
+    "FILTER": "parens",
+    "INSERTALLRECORDS": "flag",
+    "HANDLECOLLISIONS": "flag",
+    "NOHANDLECOLLISIONS": "flag",
+    "REPERROR": "parens",
+    "COMPARECOLS": "parens",
+    "COORDINATED": "flag",
+    "EVENTACTIONS": "parens",
+    "EXCEPTIONSONLY": "flag",
+    "EXITPARAM": "word",
+    "INSERTAPPEND": "flag",
+    "NOINSERTAPPEND": "flag",
+    "MAPALLCOLUMNS": "flag",
+    "NOMAPALLCOLUMNS": "flag",
+    "MAPEXCEPTION": "parens",
+    "MAPINVISIBLECOLUMNS": "flag",
+    "NOMAPINVISIBLECOLUMNS": "flag",
+    "RESOLVECONFLICT": "parens",
+    "SQLEXEC": "parens",
+    "THREAD": "parens",
+    "THREADRANGE": "parens",
+    "TRIMSPACES": "flag",
+    "NOTRIMSPACES": "flag",
+    "TRIMVARSPACES": "flag",
+    "NOTRIMVARSPACES": "flag",
+    "DEF": "word",
+    "TARGETDEF": "word",
+    "CHARSET": "word",
+    "COLCHARSET": "parens",
+    "PARTITIONOBJID": "parens",
+}
+
+#: The MAP options the Replicat acts on (the rest of MAP_OPTIONS get a "not used" warning).
+MAP_ACTS = frozenset({"TARGET", "COLMAP", "KEYCOLS", "WHERE", "FILTER", "INSERTALLRECORDS",
+                      "HANDLECOLLISIONS", "NOHANDLECOLLISIONS", "REPERROR"})  # fmt: skip
+
+#: REPERROR responses of the references, and those the Replicat carries out (the others
+#: are accepted with a warning that ABEND is used instead).
+REPERROR_RESPONSES = frozenset({"ABEND", "DISCARD", "EXCEPTION", "IGNORE", "RETRYOP",
+                                "TRANSABORT", "TRANSDISCARD", "TRANSEXCEPTION"})  # fmt: skip
+REPERROR_ACTS = frozenset({"ABEND", "DISCARD", "IGNORE"})
+
+#: Options of parameters the engine acts on that it accepts but does not act on: each
+#: gets a "not used" warning at its position (tests/params/test_acts_or_warns.py holds
+#: every other option of a handled parameter to a model field the engine reads).
+IGNORED_OPTIONS: dict[str, frozenset[str]] = {
+    "TARGETDB": frozenset({"SET", "SESSIONCHARSET"}),
+    "SOURCEDB": frozenset({"SESSIONCHARSET"}),
+    "RMTHOST": frozenset({"KEYNAME", "COMPRESSTHRESHOLD", "TCPBUFSIZE", "TCPFLUSHBYTES",
+                          "IPV4", "IPV6", "STREAMING", "NOSTREAMING", "PARAMS"}),
+    "CACHEMGR": frozenset({"CACHEBUFFERSIZE", "CACHEPAGEOUTSIZE"}),
+    "DISCARDFILE": frozenset({"MAXBYTES"}),
+}  # fmt: skip
 
 
 def suggest(word: str, candidates: frozenset[str] | set[str] | list[str]) -> str | None:

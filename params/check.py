@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from params.build import all_parameters, build
-from params.catalog import TABLE_OPTIONS
+from params.catalog import MAP_OPTIONS, TABLE_OPTIONS
 from params.errors import Diagnostic, Origin, ParamFileError, Severity
 from params.models import FileKind, ParamFile
 from params.preprocess import Reader, preprocess, read_text
@@ -75,7 +75,7 @@ def check_text(
         reader=reader,
         search_dirs=search_dirs,
         parameters=all_parameters(),
-        table_options=frozenset(TABLE_OPTIONS),
+        table_options=frozenset(TABLE_OPTIONS) | frozenset(MAP_OPTIONS),
     )
     model, diags = build(path, statements, is_globals=is_globals)
     ordered = sorted(

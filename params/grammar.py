@@ -21,7 +21,7 @@ from typing import Any
 
 import pyparsing as pp
 
-from params.catalog import TABLE_OPTIONS, did_you_mean, tranlog_options
+from params.catalog import MAP_OPTIONS, TABLE_OPTIONS, data_specs, did_you_mean, tranlog_options
 
 
 @dataclass(frozen=True)
@@ -441,7 +441,8 @@ def _regular(name: str, spec: Spec) -> pp.ParserElement:
 
 
 def _table(name: str) -> pp.ParserElement:
-    opts = pp.Group(pp.ZeroOrMore(OPT_COMMA + _options(TABLE_OPTIONS)))("options")
+    table_opts = MAP_OPTIONS if name in ("MAP", "MAPEXCLUDE") else TABLE_OPTIONS
+    opts = pp.Group(pp.ZeroOrMore(OPT_COMMA + _options(table_opts)))("options")
     return (
         _keyword(name)("keyword")
         - pp.Group(OBJECT_NAME)("positional")
@@ -526,6 +527,9 @@ def production(name: str) -> pp.ParserElement:
         expr: pp.ParserElement = SPECIAL[name]()
     elif name in SPECS:
         expr = _regular(name, SPECS[name])
+    elif name in data_specs():  # a parameter not used, its form from parameters.txt
+        d = data_specs()[name]
+        expr = _regular(name, Spec(d.positional, d.options))
     else:
         expr = _raw(name)
     expr.streamline()
@@ -535,8 +539,12 @@ def production(name: str) -> pp.ParserElement:
 
 
 def option_names(name: str) -> frozenset[str]:
-    if name in ("TABLE", "TABLEEXCLUDE", "MAP", "MAPEXCLUDE", "SEQUENCE", "SEQUENCEEXCLUDE"):
+    if name in ("MAP", "MAPEXCLUDE"):
+        return frozenset(MAP_OPTIONS)
+    if name in ("TABLE", "TABLEEXCLUDE", "SEQUENCE", "SEQUENCEEXCLUDE"):
         return frozenset(TABLE_OPTIONS)
+    if name in data_specs():
+        return frozenset(data_specs()[name].options)
     if name == "TRANLOGOPTIONS":
         return frozenset(tranlog_options())
     spec = SPECS.get(name)

@@ -22,6 +22,7 @@ from params.builder import (
 )
 from params.catalog import did_you_mean
 from params.grammar import Parsed, Tok
+from params.handlers_map import map_behaviour
 
 # ------------------------------------------------------------------------- handlers
 
@@ -304,38 +305,6 @@ def h_ddl(b: Builder, p: Parsed) -> None:
     b.fields["ddl"] = m.Ddl(tuple(clauses), text)
 
 
-_REPERROR_RESPONSES = frozenset({"ABEND", "DISCARD", "EXCEPTION", "IGNORE", "RETRYOP", "TRANSABORT",
-                                 "RESET", "TRANSDISCARD", "TRANSEXCEPTION"})  # fmt: skip
-
-
-def h_reperror(b: Builder, p: Parsed) -> None:
-    raw = p.positional[0] if p.positional else Tok("", len(p.keyword.text))
-    mt = re.fullmatch(r"\(\s*([^,\s)]+)\s*(?:,\s*([A-Za-z]+)(.*))?\)\s*;?", raw.text, re.DOTALL)
-    if not mt:
-        if raw.text.upper() in ("RESET",):
-            return
-        b.error(
-            "syntax", "REPERROR takes (error, response), e.g. REPERROR (DEFAULT, ABEND)", raw.loc
-        )
-        return
-    err, resp, rest = mt.group(1), (mt.group(2) or ""), (mt.group(3) or "")
-    if not re.fullmatch(r"-?\d+|(?i:DEFAULT2?)", err):
-        b.error(
-            "syntax",
-            f"REPERROR error must be a number, DEFAULT or DEFAULT2, not {err!r}",
-            raw.loc + 1,
-        )
-        return
-    if resp and resp.upper() not in _REPERROR_RESPONSES:
-        b.error(
-            "syntax",
-            f"unknown REPERROR response {resp!r}{did_you_mean(resp, _REPERROR_RESPONSES)}",
-            raw.loc + mt.start(2),
-        )
-        return
-    b.reperrors.append(m.RepError(err.upper(), resp.upper(), rest.strip(" ,")))
-
-
 def h_int_field(field_name: str, what: str, lo: int, hi: int | None = None) -> Handler:
     def h(b: Builder, p: Parsed) -> None:
         v = as_int(b, p.positional[0], what, lo, hi)
@@ -398,18 +367,19 @@ def h_table(b: Builder, p: Parsed) -> None:
             b.error("duplicate", f"{name} given twice in one {kw} statement")
     if any(o.name == "COLS" for o in opts) and any(o.name == "COLSEXCEPT" for o in opts):
         b.error("conflict", f"{kw} takes COLS or COLSEXCEPT, not both")
-    b.tables.append(
-        m.TableSpec(
-            kw,
-            src,
-            target,
-            tuple(opts),
-            b.get_truncates,
-            b.get_update_befores,
-            b.current_trail,
-            b.line,
-        )
+    spec = m.TableSpec(
+        kw,
+        src,
+        target,
+        tuple(opts),
+        b.get_truncates,
+        b.get_update_befores,
+        b.current_trail,
+        b.line,
     )
+    if kw in ("MAP", "MAPEXCLUDE"):
+        spec = map_behaviour(b, p, spec)
+    b.tables.append(spec)
 
 
 def h_noop(b: Builder, p: Parsed) -> None:

@@ -93,6 +93,14 @@ class TableSpec:
     get_update_befores: bool = False
     trail: str | None = None
     line: int = 0
+    # Replicat MAP behaviour, resolved where the MAP stands (the toggles before it, then
+    # its own options): operations it skips (IGNOREINSERTS/UPDATES/DELETES), every
+    # operation as an insert (INSERTALLRECORDS), HANDLECOLLISIONS, and the REPERROR rules
+    # in force for it (its own first, then those of the file before it).
+    ignore_ops: tuple[str, ...] = ()  # INSERT, UPDATE, DELETE (sorted)
+    insert_all_records: bool = False
+    handle_collisions: bool = False
+    reperrors: tuple[RepError, ...] = ()
 
     @property
     def exclude(self) -> bool:
@@ -243,6 +251,8 @@ class RepError:
     error: str  # a number, DEFAULT or DEFAULT2
     response: str  # ABEND, DISCARD, EXCEPTION, IGNORE, RETRYOP, TRANSABORT, ...
     text: str = ""
+    max_retries: int | None = None  # RETRYOP / TRANSABORT MAXRETRIES
+    delay_secs: float = 0.0  # DELAYSECS / DELAYCSECS
 
 
 @dataclass(frozen=True)
