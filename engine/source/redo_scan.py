@@ -47,6 +47,8 @@ _SCN: Final = struct.Struct("<Q")
 _SCN_AT: Final = 18  # offset of the SCN in a record payload (redo_codec REC_HEAD)
 #: Blocks read at once past the end of the range, to finish its last records.
 _MORE_BLOCKS: Final = 256
+#: Blocks read at once to find a range's first record boundary from their headers.
+_HEAD_BLOCKS: Final = 64
 #: At most this much of the stream is loaded at once (a range may be a whole log).
 _MAX_LOAD: Final = 64 << 20
 
@@ -63,12 +65,18 @@ class Window:
         self.base = 0  # logical position of buf[0]
         self.next_block = 1
         self.eof = logical_floor(size)
+        self._heads: tuple[int, bytes] = (0, b"")  # blocks read for their headers
 
     def block_first(self, blk: int) -> int | None:
         """The ``first`` field of block ``blk`` (None past EOF); verifies the header."""
         if blk * BLOCK + BLOCK_HEAD > self.size:
             return None
-        return self._check(self.src.read_at(blk * BLOCK, BLOCK_HEAD), 0, blk)
+        at, data = self._heads
+        if not (at <= blk and (blk - at) * BLOCK + BLOCK_HEAD <= len(data)):
+            # the blocks from here on in one read: a record may cover many (one GET on S3)
+            at, data = blk, self.src.read_at(blk * BLOCK, _HEAD_BLOCKS * BLOCK)
+            self._heads = at, data
+        return self._check(data, (blk - at) * BLOCK, blk)
 
     def _check(self, data: bytes, at: int, blk: int) -> int:
         magic, first, number, seq, crc = _BHEAD.unpack_from(data, at)
