@@ -95,6 +95,13 @@ HELP: dict[tuple[str, ...], tuple[str, str]] = {
         "LAG {EXTRACT | REPLICAT | ER} group [, GLOBAL] [, HISTORY]\n"
         "  (GLOBAL and HISTORY read GG_LAG / GG_LAG_HISTORY of the DBLOGIN database)",
     ),
+    ("STATS", "EXTRACT"): (
+        "Operation counts per table kept by running groups.",
+        "STATS {EXTRACT | REPLICAT | ER} group [, TOTAL] [, DAILY] [, HOURLY] [, LATEST]\n"
+        "  [, TABLE schema.table | TOTALSONLY schema.table] [, REPORTRATE {HR | MIN | SEC}]\n"
+        "  [, RESET] [, REPORTFETCH | NOREPORTFETCH] [, REPORTDETAIL | NOREPORTDETAIL]\n"
+        "  (no statistic named: all four; RESET restarts LATEST after the screen)",
+    ),
     ("SEND", "EXTRACT"): (
         "Send a request to running groups.",
         "SEND {EXTRACT | REPLICAT | ER} group, request\n"
@@ -131,6 +138,10 @@ HELP: dict[tuple[str, ...], tuple[str, str]] = {
 }
 
 
+GROUP_ALIASES = ("REPLICAT", "REP", "ER", "EXT")
+"""HELP's group entries are filed under EXTRACT; these name the same forms."""
+
+
 def help_lines(topic: tuple[str, ...]) -> list[str] | None:
     """All summaries for ``()``, else the entries whose key starts with ``topic``."""
     if not topic:
@@ -140,6 +151,9 @@ def help_lines(topic: tuple[str, ...]) -> list[str] | None:
         lines += ["", "HELP command [object] shows the syntax."]
         return lines
     keys = [k for k in HELP if k[: len(topic)] == topic]
+    if not keys and len(topic) > 1 and topic[1] in GROUP_ALIASES:  # HELP LAG REPLICAT
+        topic = (topic[0], "EXTRACT", *topic[2:])
+        keys = [k for k in HELP if k[: len(topic)] == topic]
     if not keys:
         return None
     out: list[str] = []

@@ -28,7 +28,7 @@ import dataclasses
 import heapq
 import itertools
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -219,6 +219,8 @@ class Capture:
         )
         self.stats = Stats()
         self.on_commit = on_commit
+        # STATS: called with (table, io-type name, count) of each transaction written
+        self.on_counts: Callable[[list[tuple[str, str, int]]], None] | None = None
         self.max_poll_splits: int | None = 8
         self.compact = True  # transactions seen whole in a split are assembled there
         self.mine_ahead = True  # with Spark: the next batch is queued before this one is applied
@@ -506,6 +508,8 @@ class Capture:
             by_op = self.stats.by_op
             for name, k in c.by_op:
                 by_op[name] = by_op.get(name, 0) + k
+            if self.on_counts is not None:
+                self.on_counts(list(c.table_ops))
         self.stats.trail_records += c.count
         if self.on_commit is not None:
             self.on_commit(c.xid, c.scn, c.count)
@@ -561,14 +565,20 @@ class Capture:
                 rows = self.heartbeat.rows(rows, self._columns_of)
             n = 0
             by_op = self.stats.by_op
+            tables: list[str] = []
+            rows = _noting_tables(rows, tables)
+            per_table: Counter[tuple[str, str]] = Counter()
             for data, io_type in stream_encoded(lcr.xid, lcr.scn, lcr.time_us, rows):
                 out.append(data)
                 name = op_name(io_type)
                 by_op[name] = by_op.get(name, 0) + 1
+                per_table[(tables[n], name)] += 1
                 n += 1
                 if len(out) >= APPEND_CHUNK:  # a huge transaction goes out as it is read back
                     self.writer.append_many(out)
                     out.clear()
+            if self.on_counts is not None:
+                self.on_counts([(t, op, k) for (t, op), k in per_table.items()])
             self.stats.trail_records += n
             if self.on_commit is not None:
                 self.on_commit(lcr.xid, lcr.scn, n)
@@ -630,3 +640,10 @@ class Capture:
     @property
     def last_time(self) -> datetime | None:
         return micros_to_datetime(self.last_time_us) if self.last_time_us else None
+
+
+def _noting_tables(rows: Iterable[Lcr], tables: list[str]) -> Iterator[Lcr]:
+    """``rows``, appending each row's table to ``tables`` as it passes (STATS counts)."""
+    for row in rows:
+        tables.append(row.table)
+        yield row

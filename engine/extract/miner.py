@@ -170,6 +170,7 @@ class Closed:
     lcrs: int  # the logical changes it stands for
     max_time_us: int
     max_scn: int
+    table_ops: tuple[tuple[str, str, int], ...] = ()  # (table, io-type name, count): STATS
 
 
 @dataclass(slots=True)
@@ -829,10 +830,12 @@ def _closed(events: list[Event], end: Event, sequence: int) -> Closed:
     by_op = Counter(r[8] for r in rows)
     tables = dict.fromkeys(r[9] for r in rows)
     ops = tuple((IO_TYPE_NAMES.get(k, f"IOType{k}"), v) for k, v in by_op.items())
+    per_table = Counter((r[9], r[8]) for r in rows)
+    table_ops = tuple((t, IO_TYPE_NAMES.get(k, f"IOType{k}"), v) for (t, k), v in per_table.items())
     return Closed(
         xid, thread, sequence, offset, stop, scn, subscn, time_us, rollback, sessions,
         _records(rows, scn, xid, sequence, time_us), n, ops, tuple(tables), len(events) + 1,
-        max_time, max_scn,
+        max_time, max_scn, table_ops,
     )  # fmt: skip
 
 

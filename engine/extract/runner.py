@@ -19,6 +19,7 @@ from engine.paramcheck import load_group_params
 from engine.process import GroupContext, GroupRunner, ProcessAbend
 from engine.source.catalog import RedoGapError
 from engine.spark import SparkConfigError, batch_splits, extract_session, task_failure
+from engine.stats import handler as stats_handler
 
 
 class ExtractRunner(GroupRunner):
@@ -87,6 +88,7 @@ class ExtractRunner(GroupRunner):
             "FORCETRANS", guarded(lambda r: run.transaction_action("FORCETRANS", r.args))
         )
         ctx.handlers.add("BR", guarded(lambda r: run.br_request(r.args)))
+        ctx.handlers.add("STATS", stats_handler(run.stats_book))
         ctx.handlers.add("TRANLOGOPTIONS", guarded(lambda r: run.tranlog_request(r.args)))
 
         def stop(_: Request) -> Reply:

@@ -26,6 +26,7 @@ Guarantees (the same as Extract's toward its trail):
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
@@ -49,6 +50,7 @@ from engine.heartbeat.settings import utc_now
 from engine.home import Home
 from engine.pump import PumpError
 from engine.pump.txreader import Transaction, TransactionReader
+from engine.stats import StatsBook, counted
 from engine.trail.codec import encode_record
 from engine.trail.errors import TrailError
 from engine.trail.files import TrailName
@@ -116,6 +118,7 @@ class Pump:
         trail = model.trails[0]
         self.trail_path = trail.path
         self.trail_kind = "RMTTRAIL" if trail.remote else "EXTTRAIL"
+        self.stats_book = StatsBook(clock, output=trail.path)
         mb = next(
             (
                 t.megabytes
@@ -316,6 +319,7 @@ class Pump:
         self.writer.append_many(encode_record(r) for r in out)
         self.copied_transactions += 1
         self.copied_records += len(out)
+        self.stats_book.add(counted(Counter((r.table, r.op_name) for r in out)))
 
     def run(
         self, stop: Callable[[], bool], *, stop_at_eof: bool = False, idle: float = 0.2

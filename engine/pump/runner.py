@@ -13,6 +13,7 @@ from engine.paramcheck import load_group_params
 from engine.process import GroupContext, GroupRunner, ProcessAbend
 from engine.pump import PumpError
 from engine.pump.pump import Pump
+from engine.stats import handler as stats_handler
 
 
 class PumpRunner(GroupRunner):
@@ -36,6 +37,7 @@ class PumpRunner(GroupRunner):
             return Reply.error("ERROR: ROLLOVER of a data pump's trail is done at its next start.")
 
         ctx.handlers.add("ROLLOVER", rollover)
+        ctx.handlers.add("STATS", stats_handler(pump.stats_book))
 
     def run(self, ctx: GroupContext) -> None:
         assert self.pump is not None

@@ -46,6 +46,7 @@ from engine.replicat.apply import Applier
 from engine.replicat.discard import DiscardFile
 from engine.replicat.mapping import Mapper
 from engine.replicat.progress import CheckpointTable, Progress, group_key
+from engine.stats import StatsBook, op_of
 from engine.targets import TargetError
 from engine.targets.base import Target
 from engine.targets.resolve import open_target, target_spec
@@ -112,6 +113,9 @@ class ReplicatRun:
             except TargetError as exc:
                 raise ReplicatError("OGG-00664", exc.message) from exc
         self.target = target
+        self.stats_book = StatsBook(clock)
+        self.stats_book.verb = "Replicating"
+        self._stat_rows: list[tuple[str, str, str, int]] = []  # this target transaction's
         self.mapper = Mapper(model, target)
         self.applier = Applier(target, model.handle_collisions)
         self.heartbeat = HeartbeatApplier(
@@ -218,6 +222,7 @@ class ReplicatRun:
         applied = skipped = 0
         counted = (dict(self.applier.counts), self.applier.collisions, self.ignored)
         self._discards = []
+        self._stat_rows = []
         self.target.begin()
         try:
             for txn in txns:
@@ -245,6 +250,8 @@ class ReplicatRun:
                 start, target,
             )  # fmt: skip
         self._discards = []
+        self.stats_book.add(self._stat_rows)  # committed work only
+        self._stat_rows = []
         self.progress = progress
         self.transactions += applied
         self.skipped += skipped
@@ -269,6 +276,9 @@ class ReplicatRun:
             self.target.savepoint("gg_rec")
         try:
             self.applier.apply(m, record)
+            op = op_of(record.op_name)
+            if op is not None:
+                self._stat_rows.append((record.table, m.target.name, op, 1))
         except ApplyError as exc:
             if savepoints:
                 self.target.rollback_to("gg_rec")
@@ -287,6 +297,7 @@ class ReplicatRun:
         response = self.response(number)
         if response == "DISCARD":  # written once the target transaction has committed
             self._discards.append((record, number, text, txn.start, target))
+            self._stat_rows.append((record.table, target, "DISCARD", 1))
             return
         if response == "IGNORE":
             self.ignored += 1

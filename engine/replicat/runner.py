@@ -11,6 +11,7 @@ from engine.paramcheck import load_group_params
 from engine.process import GroupContext, GroupRunner, ProcessAbend
 from engine.replicat import ReplicatError
 from engine.replicat.engine import ReplicatRun
+from engine.stats import handler as stats_handler
 from engine.targets import TargetError
 
 
@@ -26,6 +27,7 @@ class ReplicatRunner(GroupRunner):
             raise ProcessAbend(exc.code, exc.text) from exc
         except TargetError as exc:
             raise ProcessAbend("OGG-00664", exc.message) from exc
+        ctx.handlers.add("STATS", stats_handler(self.run_.stats_book))
         ctx.event(
             "OGG-06505",
             Severity.INFO,

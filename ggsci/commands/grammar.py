@@ -368,6 +368,42 @@ def _lag(kind: str | None, pattern: str, opts: list[Any]) -> M.Command:
 
 LAG_OPTIONS = pp.ZeroOrMore(COMMA + (option("GLOBAL") | option("HISTORY")))
 
+STATS_OPTION = pp.MatchFirst(
+    [option(name, WORD) for name in ("TABLE", "TOTALSONLY")]
+    + [option("REPORTRATE", one_of(*K.STATS_RATES))]
+    + [option(name) for name in (*K.STATS_WINDOWS, *K.STATS_FLAGS)]
+).set_name(" | ".join(K.STATS_OPTIONS))
+STATS_OPTIONS = pp.ZeroOrMore(COMMA + STATS_OPTION)
+
+
+def _stats(kind: str | None, pattern: str, opts: list[Any]) -> M.Command:
+    windows: list[str] = []
+    values: dict[str, Any] = {}
+    for opt in opts:
+        if opt.name in K.STATS_WINDOWS:
+            windows.append(opt.name)
+        elif opt.name in values:
+            raise M.CommandError(f"{opt.name} is given twice.", opt.column)
+        values[opt.name] = opt.value
+    if "TABLE" in values and "TOTALSONLY" in values:
+        raise M.CommandError("use either TABLE or TOTALSONLY, not both.", opts[-1].column)
+    if {"REPORTFETCH", "NOREPORTFETCH"} <= values.keys():
+        raise M.CommandError("REPORTFETCH and NOREPORTFETCH exclude each other.", opts[-1].column)
+    if {"REPORTDETAIL", "NOREPORTDETAIL"} <= values.keys():
+        raise M.CommandError("REPORTDETAIL and NOREPORTDETAIL exclude each other.", opts[-1].column)
+    return M.StatsGroup(
+        kind,
+        pattern,
+        tuple(dict.fromkeys(windows)),
+        reset="RESET" in values,
+        table=values["TABLE"].upper() if "TABLE" in values else None,
+        totals_only=values["TOTALSONLY"].upper() if "TOTALSONLY" in values else None,
+        rate=values.get("REPORTRATE"),
+        fetch="REPORTFETCH" in values,
+        detail="NOREPORTDETAIL" not in values,
+    )
+
+
 # --- verbs --------------------------------------------------------------------------------
 
 
@@ -530,6 +566,12 @@ LAG = _verb(
     "EXTRACT | REPLICAT | ER | group name",
 )
 
+STATS = _verb(
+    "STATS",
+    _targeted(STATS_OPTIONS, _stats),
+    "EXTRACT | REPLICAT | ER | group name",
+)
+
 SEND_REQUEST = (COMMA + REST).set_name("request")
 SEND = _verb(
     "SEND",
@@ -608,6 +650,5 @@ OTHERS = [
     _simple("QUIT", pp.Empty(), _t(M.Exit())),
 ]
 
-COMMAND = pp.MatchFirst(
-    [ADD, ALTER, DELETE, INFO, STATUS, START, STOP, KILL, LAG, SEND, VIEW, EDIT, CREATE, *OTHERS]
-).set_name("command")
+VERB_COMMANDS = [ADD, ALTER, DELETE, INFO, STATUS, START, STOP, KILL, LAG, STATS, SEND, VIEW]
+COMMAND = pp.MatchFirst([*VERB_COMMANDS, EDIT, CREATE, *OTHERS]).set_name("command")

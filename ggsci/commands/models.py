@@ -373,3 +373,18 @@ class NotOffered(Command):
     command: str
     reason: str
     failure: bool = False
+
+
+@dataclass(frozen=True)
+class StatsGroup(Command):
+    """STATS EXTRACT | REPLICAT | ER group, with its statistics and options."""
+
+    kind: str | None
+    pattern: str
+    windows: tuple[str, ...] = ()
+    reset: bool = False
+    table: str | None = None
+    totals_only: str | None = None
+    rate: str | None = None
+    fetch: bool = False
+    detail: bool = True

@@ -18,6 +18,7 @@ from engine.control import (
 )
 from engine.groups import GroupDef
 from engine.ipc import Reply
+from engine.stats import StatsRequest
 from ggsci.commands import models as M
 from ggsci.dispatch.groups import resolve
 from ggsci.session import AlreadyReported, CommandFailed, Session
@@ -145,6 +146,22 @@ def lag_group(session: Session, cmd: M.LagGroup) -> None:
     _each(session, groups, lag)
 
 
+def stats_group(session: Session, cmd: M.StatsGroup) -> None:
+    """STATS: the process counts; a group that is not running answers so, as GGSCI does."""
+    groups = resolve(session, cmd.kind, cmd.pattern)
+    request = StatsRequest(
+        cmd.windows, cmd.reset, cmd.table, cmd.totals_only, cmd.rate, cmd.fetch, cmd.detail
+    )
+
+    def stats(group: GroupDef) -> None:
+        if group_process(session.home, group.kind, group.name) is None:
+            raise ControlError(f"{group.kind} {group.name} not currently running.")
+        session.say("", f"Sending STATS request to {group.kind} {group.name} ...", "")
+        _show(session, group_request(session.home, group.kind, group.name, request.words()))
+
+    _each(session, groups, stats)
+
+
 def send_group(session: Session, cmd: M.SendGroup) -> None:
     groups = resolve(session, cmd.kind, cmd.pattern)
     word = cmd.request.replace(",", " ").split()[0]
@@ -190,4 +207,5 @@ HANDLERS: dict[type[M.Command], Any] = {
     M.KillGroup: kill_group,
     M.LagGroup: lag_group,
     M.SendGroup: send_group,
+    M.StatsGroup: stats_group,
 }
