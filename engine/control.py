@@ -127,10 +127,22 @@ def group_request(home: Home, kind: str, name: str, text: str, timeout: float = 
     """Send ``text`` to a running group; ControlError when it is not running."""
     if group_process(home, kind, name) is None:
         raise ControlError(f"{kind} {name} not currently running.")
-    try:
-        return send_request(socket_path(home, kind, name), text, timeout)
-    except IpcError as exc:
-        raise ControlError(f"{kind} {name} not currently running ({exc}).") from exc
+    deadline = time.monotonic() + START_TIMEOUT
+    while True:
+        try:
+            return send_request(socket_path(home, kind, name), text, timeout)
+        except IpcError as exc:
+            pf = group_process(home, kind, name)
+            if pf is None:
+                raise ControlError(f"{kind} {name} not currently running.") from exc
+            # A process just started opens its socket in its first second: wait for it.
+            if pf.state != State.STARTING or time.monotonic() >= deadline:
+                why = exc.__cause__.strerror if isinstance(exc.__cause__, OSError) else None
+                raise ControlError(
+                    f"{kind} {name} is {pf.state.value.lower()} but does not answer"
+                    f"{f' ({why})' if why else ''}; see VIEW REPORT {name}."
+                ) from exc
+            time.sleep(POLL)
 
 
 def wait_for_state(home: Home, kind: str, name: str, states: set[State], timeout: float) -> State:

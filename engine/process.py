@@ -1,10 +1,13 @@
 """A group process: ``python -m engine.process EXTRACT EXT1 --home DIR``.
 
-The Manager starts one OS process per group with this entry point. The process chdirs to the
-home, writes its process file (STARTING), ages and opens its report, asks the runner registered
-for its kind to prepare, listens for SEND requests on ``dirpcs/<GROUP>.pce.sock`` (RUNNING), then
-hands the main thread to the runner until a STOP request or SIGTERM. A clean return is STOPPED
-(OGG-00991); an exception is ABENDED (OGG-01668) with its message in the report and ggserr.log.
+The Manager starts one OS process per group with this entry point. The process takes its
+lock, chdirs to the home, writes its process file (STARTING), ages and opens its report and
+listens for SEND requests on ``dirpcs/<GROUP>.pce.sock`` (RUNNING), all before it imports its
+engine (let alone pyspark or a JVM): a started process answers from its first second. Then the
+runner registered for its kind prepares (``SEND ... STATUS`` answers ``starting: <what it
+waits for>`` meanwhile, and STOP stops it cleanly) and gets the main thread until a STOP request
+or SIGTERM. A clean return is STOPPED (OGG-00991); an exception is ABENDED (OGG-01668) with its
+message in the report and ggserr.log.
 
 Plug-in points for the engines (Extract, pump, Replicat):
 
@@ -12,7 +15,10 @@ Plug-in points for the engines (Extract, pump, Replicat):
   imported only inside the group process, so it may import pyspark.
 - :meth:`GroupRunner.prepare` registers SEND request handlers in ``ctx.handlers`` (a
   :class:`engine.ipc.HandlerTable`): SHOWTRANS, SKIPTRANS, BR, ... The defaults registered here
-  (STOP, FORCESTOP, STATUS, REPORT, GETLAG) may be replaced the same way.
+  (STOP, FORCESTOP, STATUS, REPORT, GETLAG) may be replaced the same way. A slow step of
+  ``prepare`` (starting Spark) goes through :meth:`GroupContext.wait_for`, which runs it in a
+  background thread and gives up on it when STOP comes first; ``run`` is called even then (its
+  loop ends at once) so that whatever ``prepare`` opened is closed.
 """
 
 from __future__ import annotations
@@ -25,10 +31,11 @@ import signal
 import sys
 import threading
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import TypeVar
 
 from engine.checkpoints import Checkpoints, load_checkpoints
 from engine.events import (
@@ -89,6 +96,37 @@ class GroupContext:
     started: datetime = field(default_factory=datetime.now)
     start_options: dict[str, int] = field(default_factory=dict)
     """START's positioning options for this run: ``{"ATCSN": n}`` or ``{"AFTERCSN": n}``."""
+    starting: str | None = "loading the engine"
+    """What the process waits for while it starts (``SEND ... STATUS`` says it), None once up."""
+    runner: GroupRunner | None = None
+
+    def wait_for(self, what: str, work: Callable[[], T]) -> T | None:
+        """Do ``work`` (a slow start-up step: a Spark session) in a background thread while
+        ``SEND ... STATUS`` answers ``starting: <what>``; its result, or None when STOP (or
+        SIGTERM) came first: the thread is abandoned (it is a daemon; a JVM it launched ends
+        with the process, whose end closes the JVM's standard input). Its exception is raised
+        here."""
+        self.starting = what
+        box: list[T] = []
+        failed: list[BaseException] = []
+        done = threading.Event()
+
+        def body() -> None:
+            try:
+                box.append(work())
+            except BaseException as exc:  # handed to the main thread
+                failed.append(exc)
+            finally:
+                done.set()
+
+        threading.Thread(target=body, name=f"start-up: {what}", daemon=True).start()
+        while not done.wait(STARTUP_POLL):
+            if self.stop_requested.is_set():
+                self.report.line(f"Stopped while starting ({what}).")
+                return None
+        if failed:
+            raise failed[0]
+        return box[0]
 
     @property
     def component(self) -> str:
@@ -106,6 +144,10 @@ class GroupContext:
 
     def checkpoints(self) -> Checkpoints | None:
         return load_checkpoints(self.home, self.group.kind, self.group.name)
+
+
+STARTUP_POLL = 0.05
+T = TypeVar("T")
 
 
 class GroupRunner(abc.ABC):
@@ -143,8 +185,36 @@ def load_runner(kind: str) -> GroupRunner:
     return runner
 
 
-def default_handlers(ctx: GroupContext, runner: GroupRunner) -> HandlerTable:
-    table = HandlerTable()
+class StartingTable(HandlerTable):
+    """The process's SEND handlers: while it starts, a request its engine will answer once
+    up gets one line saying so (not a list of valid requests)."""
+
+    def __init__(self, ctx: GroupContext) -> None:
+        super().__init__()
+        self.ctx = ctx
+
+    def dispatch(self, request: Request) -> Reply:
+        waiting = self.ctx.starting
+        if waiting is not None and request.command not in self.names():
+            g = self.ctx.group
+            return Reply.error(
+                f"ERROR: {g.kind} {g.name} is starting ({waiting}); "
+                f"{request.command or 'the request'} is answered once it is up."
+            )
+        return super().dispatch(request)
+
+
+def starting_lines(ctx: GroupContext) -> list[str]:
+    return [
+        f"{ctx.group.kind} {ctx.group.name}: RUNNING",
+        f"  Current status: starting: {ctx.starting}",
+    ]
+
+
+def default_handlers(ctx: GroupContext, runner: GroupRunner | None = None) -> HandlerTable:
+    table = StartingTable(ctx)
+    if runner is not None:
+        ctx.runner = runner
 
     def stop(_: Request) -> Reply:
         ctx.stop_requested.set()
@@ -156,7 +226,9 @@ def default_handlers(ctx: GroupContext, runner: GroupRunner) -> HandlerTable:
         return Reply(("Request processed.",))
 
     def status(_: Request) -> Reply:
-        return Reply(tuple(runner.status_lines(ctx)))
+        if ctx.starting is not None or ctx.runner is None:
+            return Reply(tuple(starting_lines(ctx)))
+        return Reply(tuple(ctx.runner.status_lines(ctx)))
 
     def report(_: Request) -> Reply:
         ctx.report.line(
@@ -277,9 +349,8 @@ def _run_locked(
     signal.signal(signal.SIGTERM, lambda *_: ctx.stop_requested.set())
     server: IpcServer | None = None
     try:
-        runner = load_runner(kind)
-        ctx.handlers = default_handlers(ctx, runner)
-        runner.prepare(ctx)
+        # Answer first (STATUS, STOP, GETLAG), then load the engine and let it prepare.
+        ctx.handlers = default_handlers(ctx)
         server = IpcServer(
             sock,
             ctx.handlers,
@@ -289,7 +360,11 @@ def _run_locked(
         ).start()
         write_process_file(home, pf.with_state(State.RUNNING))
         ctx.event("OGG-00993", Severity.INFO, f"{kind} {group.name} started.")
-        runner.run(ctx)
+        ctx.runner = load_runner(kind)
+        ctx.starting = "parameter file"
+        ctx.runner.prepare(ctx)
+        ctx.starting = None
+        ctx.runner.run(ctx)
     except ProcessAbend as exc:
         return _abend(home, ctx, pf, server, exc.code, exc.text)
     except Exception as exc:

@@ -1,7 +1,8 @@
 """The Extract group process's runner (registered in :data:`engine.process.RUNNERS`).
 
-``prepare`` checks the parameter file (abend with every diagnostic), opens the run (source,
-trail recovery, checkpoint), starts the process's SparkSession; ``run`` polls until STOP.
+``prepare`` checks the parameter file (abend with every diagnostic), starts the process's
+SparkSession in a background thread (the process already answers SEND; STOP meanwhile stops it),
+opens the run (source, trail recovery, checkpoint); ``run`` polls until STOP.
 """
 
 from __future__ import annotations
@@ -38,11 +39,18 @@ class ExtractRunner(GroupRunner):
             self.pump.prepare(ctx)
             return
         model = load_group_params(ctx)
-        try:
-            spark, summary = extract_session(ctx.home, model, ctx.group.name, None, MINER_MODULES)
+        try:  # SEND STATUS: "starting: Spark session"; STOP meanwhile stops at once
+            started = ctx.wait_for(
+                "Spark session",
+                lambda: extract_session(ctx.home, model, ctx.group.name, None, MINER_MODULES),
+            )
         except SparkConfigError as exc:
             raise ProcessAbend(exc.code, exc.text) from exc
+        if started is None:
+            return  # stopped while Spark started: run() returns at once
+        spark, summary = started
         ctx.report.line(summary)
+        ctx.starting = "recovery"
         try:
             self.run_ = ExtractRun(
                 ctx.home, model, ctx.group, ctx.event, spark=spark, report_line=ctx.report.line
@@ -104,7 +112,8 @@ class ExtractRunner(GroupRunner):
         if self.pump is not None:
             self.pump.run(ctx)
             return
-        assert self.run_ is not None
+        if self.run_ is None:
+            return  # stopped while starting
         try:
             self.run_.run(ctx.stop_requested)
         except RedoGapError as exc:  # redo missing, cut short or unreadable: named, no trace

@@ -109,6 +109,8 @@ def test_group_runs_answers_send_and_stops_gracefully(live: Shell) -> None:
     assert live.run("LAG EXTRACT *") == (
         "\nSending GETLAG request to EXTRACT EXT1 ...\nNo records yet processed.\n"
     )
+    # RUNNING comes before the engine is loaded (issue 15): wait until it is up.
+    assert wait_for(lambda: "starting:" not in live.run("send ext1, status"), TIMEOUT)
     out = live.run("SEND EXTRACT ext1, FROBNICATE")
     assert "FROBNICATE is not a valid request" in out and not live.ok
     assert live.run("STOP EXTRACT ext1") == (

@@ -1,0 +1,100 @@
+"""Issue 15, fast start: a started Extract answers its socket from its first second (before its
+Spark session is up), says what it waits for, and a STOP during start-up stops it cleanly.
+
+A real Manager and the real Extract engine (Spark) in a temporary home; the Spark start takes
+seconds, so the process is reliably caught starting.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine.control import wait_for_state
+from engine.home import Home
+from engine.source.database import Database, create_database
+from engine.source.sql import execute
+from engine.status import MANAGER, State, read_process_file
+
+pytestmark = pytest.mark.e2e
+TIMEOUT = 120.0
+
+
+def ggsci(home: Home, *commands: str) -> str:
+    env = {**os.environ, "GGHOME": str(home.root)}
+    env.pop("GGSCI_RUNNER_EXTRACT", None)
+    out = subprocess.run(
+        [sys.executable, "-m", "ggsci", "run", *commands],
+        env=env,
+        cwd=home.root,
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=False,
+    )
+    return out.stdout + out.stderr
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Iterator[Home]:
+    home = Home(tmp_path / "home")
+    home.create_subdirs()
+    root = create_database(home.dirdb, "src")
+    with Database(root) as db:
+        execute(db, db.session("ddl"), "CREATE TABLE hr.emp (id NUMBER PRIMARY KEY, n NUMBER)")
+    (home.dirprm / "mgr.prm").write_text("PORT 0\n")
+    (home.dirprm / "ext1.prm").write_text(
+        "EXTRACT ext1\nSOURCEDB src\nEXTTRAIL ./dirdat/lt\nTABLE hr.emp;\n"
+    )
+    out = ggsci(
+        home,
+        "START MANAGER",
+        "ADD EXTRACT ext1, TRANLOG, EXTSEQNO 1, EXTRBA 0",
+        "ADD EXTTRAIL ./dirdat/lt, EXTRACT ext1",
+    )
+    assert "EXTRACT added." in out, out
+    try:
+        yield home
+    finally:
+        ggsci(home, "STOP MANAGER !")
+        for kind, name in (("EXTRACT", "EXT1"), (MANAGER, MANAGER)):
+            pf = read_process_file(home, kind, name)
+            if pf is not None and pf.state in (State.STARTING, State.RUNNING):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pf.pid, signal.SIGKILL)
+
+
+def test_started_extract_answers_while_spark_starts_and_stops_cleanly(home: Home) -> None:
+    # START, then at once SEND STATUS in the same ggsci: the process answers (the request
+    # waits for its socket while it is STARTING), saying what it waits for.
+    out = ggsci(home, "START EXTRACT ext1", "SEND EXTRACT ext1, STATUS")
+    assert "EXTRACT EXT1 starting" in out, out
+    assert "Sending STATUS request to EXTRACT EXT1 ..." in out, out
+    assert "EXTRACT EXT1: RUNNING" in out and "Current status: starting: " in out, out
+    assert ".sock" not in out and "dirpcs" not in out, out  # no internal file named
+    assert wait_for_state(home, "EXTRACT", "EXT1", {State.RUNNING}, 10) == State.RUNNING
+    # The engine's own requests are not answered yet: one line says why.
+    shown = ggsci(home, "SEND EXTRACT ext1, SHOWTRANS")
+    assert "EXTRACT EXT1 is starting (" in shown and "valid:" not in shown, shown
+    lag = ggsci(home, "LAG EXTRACT ext1")
+    assert "Sending GETLAG request to EXTRACT EXT1 ..." in lag, lag
+    assert "not currently running" not in lag, lag
+    # STOP during start-up: stopped within seconds, not after the Spark start.
+    began = time.monotonic()
+    stopped = ggsci(home, "STOP EXTRACT ext1")
+    assert "Request processed." in stopped, stopped
+    assert wait_for_state(home, "EXTRACT", "EXT1", {State.STOPPED, State.ABENDED}, 15) == (
+        State.STOPPED
+    )
+    assert time.monotonic() - began < 15
+    report = (home.dirrpt / "EXT1.rpt").read_text()
+    assert "Stopped while starting (Spark session)." in report, report
+    assert "OGG-00991" in report and "ABENDING" not in report, report
