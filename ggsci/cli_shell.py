@@ -5,11 +5,13 @@
 - ``ggsci obey FILE`` runs an obey file; ``--syntax-only`` only parses it.
 - ``ggsci run "INFO ALL" ["START MGR" ...]`` runs commands given as arguments.
 
-All exit non-zero when a command failed.
+``run`` and ``obey`` exit non-zero when a command failed; the shell exits 0 after EXIT or
+end of input as GGSCI does (``--count-failures``: the number of failed commands).
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -32,11 +34,25 @@ def _home(ctx: typer.Context, explicit: str | None) -> str | None:
     return explicit or (ctx.obj or {}).get("home")
 
 
-def main_callback(ctx: typer.Context, home: HomeOption = None) -> None:
+def main_callback(
+    ctx: typer.Context,
+    home: HomeOption = None,
+    count_failures: Annotated[
+        bool,
+        typer.Option(
+            "--count-failures",
+            help="Exit with the number of commands that failed (at most 255) instead of 0.",
+        ),
+    ] = False,
+) -> None:
     """GGSCI: with no command, the interactive shell (or commands from standard input)."""
     ctx.obj = {"home": home}
     if ctx.invoked_subcommand is None:
-        raise typer.Exit(launch.shell(home))
+        raise typer.Exit(launch.shell(home, count_failures))
+    if home and ctx.invoked_subcommand not in ("obey", "run"):
+        # ggsci --home H db|params|extract|logdump ...: every sub-command resolves its home
+        # through resolve_home (its own --home, then $GGHOME), so the global option is theirs
+        os.environ["GGHOME"] = home
 
 
 def obey(

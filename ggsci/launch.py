@@ -52,8 +52,10 @@ def owned_home(home: str | None) -> Home | None:
     return resolved
 
 
-def shell(home: str | None) -> int:
-    """The interactive shell on a terminal, else commands read from standard input."""
+def shell(home: str | None, count_failures: bool = False) -> int:
+    """The interactive shell on a terminal, else commands read from standard input. Exits 0
+    after EXIT or end of input as GGSCI does; ``count_failures``: non-zero when a command
+    failed (from standard input: how many, at most 255)."""
     resolved = owned_home(home)
     if resolved is None:
         return 1
@@ -61,10 +63,12 @@ def shell(home: str | None) -> int:
     if sys.stdin.isatty() and sys.stdout.isatty():
         from ggsci.shell.session import interactive
 
-        return interactive(resolved, sys.stdout)
+        status = interactive(resolved, sys.stdout)
+        return status if count_failures else 0
     from ggsci.runner import run_stream
 
-    return run_stream(resolved, sys.stdin, sys.stdout)
+    status = run_stream(resolved, sys.stdin, sys.stdout, count=True)
+    return status if count_failures else 0
 
 
 def run(home: str | None, commands: list[str]) -> int:
@@ -83,9 +87,9 @@ def obey(home: str | None, path: Path, syntax_only: bool) -> int:
     if syntax_only:
         try:
             errors = syntax_errors(path)
-        except OSError as exc:
-            sys.stderr.write(f"{path}: cannot read: {exc.strerror}\n")
-            return 2
+        except OSError as exc:  # as OBEY of a missing file: one ERROR line, status 1
+            sys.stdout.write(f"ERROR: Cannot open obey file {path} ({exc.strerror}).\n")
+            return 1
         sys.stdout.write("".join(e + "\n" for e in errors))
         return 1 if errors else 0
     resolved = owned_home(home)

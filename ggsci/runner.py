@@ -1,7 +1,9 @@
 """Running GGSCI commands without a terminal: from standard input, an obey file, or arguments.
 
 Each front-end builds a :class:`~ggsci.session.Session` on the streams it was given and feeds it
-lines; the exit status is 0 when every command succeeded and 1 otherwise. ``--syntax-only``
+lines; ``run`` and ``obey`` exit 0 when every command succeeded and 1 otherwise. The shell on
+standard input exits 0 after EXIT or end of input, as GGSCI does; ``--count-failures`` makes
+its status the number of commands that failed (at most 255), for scripts. ``--syntax-only``
 parses an obey file without executing it and reports each error as ``file:line:col: message``.
 Input is read by the rules of :mod:`ggsci.textin` (undecodable bytes as U+FFFD, a length limit).
 """
@@ -38,8 +40,9 @@ def stream_session(home: Home, lines: Iterator[str], out: TextIO) -> Session:
 
 
 def run_lines(session: Session, lines: Iterator[str], echo: bool = True) -> int:
-    """Execute every line; echo ``prompt + command`` like GGSCI does for scripts."""
-    failed = False
+    """Execute every line; echo ``prompt + command`` like GGSCI does for scripts. Returns
+    how many commands failed."""
+    failed = 0
     for raw in lines:
         line = raw.rstrip("\n")
         if is_blank_or_comment(line):
@@ -48,26 +51,28 @@ def run_lines(session: Session, lines: Iterator[str], echo: bool = True) -> int:
             session.say(f"{session.prompt()}{shown(clean(line.strip()))}")
         outcome = execute(session, line)
         session.say("")
-        failed |= not outcome.ok
+        failed += not outcome.ok
         if outcome.exit:
             break
-    return 1 if failed else 0
+    return failed
 
 
-def run_stream(home: Home, stream: Iterable[str], out: TextIO) -> int:
+def run_stream(home: Home, stream: Iterable[str], out: TextIO, count: bool = False) -> int:
+    """The commands of ``stream``: 1 if any failed (``count``: how many, at most 255)."""
     lines = iter(stream)
-    return run_lines(stream_session(home, lines, out), lines)
+    failed = run_lines(stream_session(home, lines, out), lines)
+    return min(failed, 255) if count else min(failed, 1)
 
 
 def run_commands(home: Home, commands: list[str], out: TextIO, stdin: Iterable[str]) -> int:
     """Run the commands given as arguments; questions read standard input."""
     session = stream_session(home, iter(stdin), out)
-    return run_lines(session, iter(commands), echo=False)
+    return min(run_lines(session, iter(commands), echo=False), 1)
 
 
 def run_obey_file(home: Home, path: Path, out: TextIO, stdin: Iterable[str]) -> int:
     session = stream_session(home, iter(stdin), out)
-    return run_lines(session, iter([f'OBEY "{path}"']), echo=False)
+    return min(run_lines(session, iter([f'OBEY "{path}"']), echo=False), 1)
 
 
 def syntax_errors(path: Path) -> list[str]:

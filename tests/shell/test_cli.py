@@ -25,11 +25,14 @@ def test_stdin_script_runs_and_echoes_prompts(home: Home) -> None:
     assert result.output.count("Program     Status") == 1  # nothing after EXIT
 
 
-def test_failed_command_makes_exit_status_nonzero(home: Home) -> None:
+def test_failed_command_counts_in_the_exit_status_with_count_failures(home: Home) -> None:
+    script = "INFO EXTRACT x\nINFO ALL\nINFO REPLICAT y\n"
+    plain = runner.invoke(build_app(), ["--home", str(home.root)], input=script)
+    assert plain.exit_code == 0  # GGSCI exits 0 at end of input whatever failed
     result = runner.invoke(
-        build_app(), ["--home", str(home.root)], input="INFO EXTRACT x\nINFO ALL\n"
+        build_app(), ["--home", str(home.root), "--count-failures"], input=script
     )
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "ERROR: EXTRACT X does not exist." in result.output
     assert "MANAGER     STOPPED" in result.output  # the session went on
 
