@@ -180,8 +180,10 @@ def abends(home: Home) -> dict[str, list[str]]:
         if match is None or match["severity"] != "ERROR":
             continue
         group = match["group"].upper()
-        if match["code"] == "OGG-01668":
-            out.setdefault(group, []).append(last.get(group, "?"))
+        if match["code"] == "OGG-01668":  # its own text, unless it is the usual words
+            text = match["text"].strip()
+            said = last.pop(group, "?") if text == "PROCESS ABENDING." else text
+            out.setdefault(group, []).append(said)
         else:
             last[group] = f"{match['code']} {match['text'].strip()}"
     return out
@@ -237,7 +239,10 @@ class SoakResult:
             "restarts=" + ",".join(f"{k}:{v}" for k, v in sorted(self.restarts.items())),
             f"manager_group_losses={self.manager_group_losses}",
             f"abends={sum(len(v) for v in self.abends.values())}",
-            *(f"abend_{g.lower()}={'; '.join(v)}" for g, v in sorted(self.abends.items())),
+            *(
+                f"abend_{g.lower()}=" + "; ".join(f"{n} x {why}" for why, n in Counter(v).items())
+                for g, v in sorted(self.abends.items())
+            ),
             f"drained={self.drained}",
         ]
         for name, verdict in self.trails.items():

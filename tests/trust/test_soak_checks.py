@@ -262,9 +262,14 @@ def test_abends_are_read_from_ggserr_log_with_their_error(tmp_path: Path) -> Non
         "rep1.prm:  PROCESS ABENDING.\n"
         "2026-11-24 17:04:04  INFO    OGG-00983  Oracle GoldenGate Manager for Oracle, "
         "mgr.prm:  Manager started (port 39141).\n"
+        "2026-11-24 17:31:54  ERROR   OGG-01668  Oracle GoldenGate Delivery for Oracle, "
+        "rep1.prm:  TypeError: bad call\n"
     )
     assert abends(home) == {
-        "REP1": ["OGG-01184 Checksum mismatch in trail file rt000000004, RBA 253"]
+        "REP1": [
+            "OGG-01184 Checksum mismatch in trail file rt000000004, RBA 253",
+            "TypeError: bad call",
+        ]
     }
 
 
