@@ -23,6 +23,7 @@ from params.builder import (
 from params.catalog import did_you_mean
 from params.grammar import Parsed, Tok
 from params.handlers_map import map_behaviour
+from params.handlers_table import table_behaviour
 
 # ------------------------------------------------------------------------- handlers
 
@@ -379,6 +380,8 @@ def h_table(b: Builder, p: Parsed) -> None:
     )
     if kw in ("MAP", "MAPEXCLUDE"):
         spec = map_behaviour(b, p, spec)
+    elif kw == "TABLE":
+        spec = table_behaviour(b, p, spec)
     b.tables.append(spec)
 
 

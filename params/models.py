@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from params.access import AccessRule
+from params.expr import Assignment, Expr, Filter
 
 
 class FileKind(enum.StrEnum):
@@ -101,6 +102,10 @@ class TableSpec:
     insert_all_records: bool = False
     handle_collisions: bool = False
     reperrors: tuple[RepError, ...] = ()
+    # WHERE, FILTER and TOKENS parsed (params.expr; params.handlers_table.row_options)
+    where: Expr | None = None
+    filter: Filter | None = None
+    tokens: tuple[Assignment, ...] = ()
 
     @property
     def exclude(self) -> bool:

@@ -89,6 +89,7 @@ def _record(
         rowid=r.rowid,
         logcsn=str(commit_scn) if first else None,
         tranid=xid if first else None,
+        extra_tokens=r.tokens,
     )
 
 

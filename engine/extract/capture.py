@@ -36,6 +36,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from engine.expr.rowrule import Process
 from engine.extract.assemble import op_name, stream_encoded
 from engine.extract.cache import TransactionCache, Txn
 from engine.extract.decode import Decoder, Selection
@@ -51,6 +52,8 @@ from engine.extract.redo_source import (
     positions_after,
     thread_positions_after,
 )
+from engine.extract.start import ExtractError
+from engine.extract.tablerules import TableRules, resolve
 from engine.heartbeat.flow import ExtractRule
 from engine.source.catalog import RedoCatalog
 from engine.source.dictionary import Dictionary, load_dictionary
@@ -269,6 +272,14 @@ class Capture:
         dictionary = load_dictionary(path)
         also = self.heartbeat.owns if self.heartbeat is not None else None
         selection = selection_for(self.model, dictionary, also)
+        rules = resolve(
+            self.model,
+            ((t.owner, t.name, t.qualified, tuple(c.name for c in t.columns), t.key_columns)
+             for t in dictionary.tables.values() if selection.captured(t)),
+        )  # fmt: skip
+        if not isinstance(rules, dict):
+            raise ExtractError("OGG-00366", rules.text)
+        self.rules = TableRules(rules, Process(self.model.group or ""), datetime.now)
         for t in dictionary.tables.values():
             if selection.captured(t):
                 self.writer.define_table(
@@ -288,6 +299,7 @@ class Capture:
         hooked = frozenset(
             t.qualified for t in d.dictionary.tables.values() if owns and owns(t.owner, t.name)
         )
+        hooked |= self.rules.tables  # TABLE row options: applied at commit (tablerules.py)
         return mine_plan(
             d.dictionary,
             d.selection,
@@ -563,6 +575,7 @@ class Capture:
             self.stats.transactions += 1
             if self.heartbeat is not None:  # seed 001's OUTGOING_EXTRACT rule
                 rows = self.heartbeat.rows(rows, self._columns_of)
+            rows = self.rules.rows(rows, lcr.xid, lcr.scn, lcr.time_us)
             n = 0
             by_op = self.stats.by_op
             tables: list[str] = []
@@ -609,6 +622,7 @@ class Capture:
         if done is None:
             return []
         _, rows = done
+        rows = list(self.rules.rows(rows, xid, self.last_scn, self.last_time_us))
         out: list[bytes] = []
         if rows:
             for data, _ in stream_encoded(xid, self.last_scn, self.last_time_us, rows):

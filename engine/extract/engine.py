@@ -170,16 +170,20 @@ class ExtractRun(TransactionManagement):
         start = initial_positions(
             self.root / "redo", cps.reads if cps else (), group.threads if group else 1
         )
-        self.capture = Capture(
-            model,
-            self.root,
-            self.writer,
-            home.dirtmp / self.name,
-            start=start,
-            spark=spark,
-            state=state,
-            heartbeat=ExtractRule(for_capture(home.globals_file), self.name, heartbeat_clock),
-        )
+        try:
+            self.capture = Capture(
+                model,
+                self.root,
+                self.writer,
+                home.dirtmp / self.name,
+                start=start,
+                spark=spark,
+                state=state,
+                heartbeat=ExtractRule(for_capture(home.globals_file), self.name, heartbeat_clock),
+            )
+        except ExtractError:  # e.g. OGG-00366, a TABLE option naming an unknown column
+            self.writer.close()
+            raise
         self.stats_book = StatsBook(clock, output=self.trail_path)
         self.capture.on_counts = lambda rows: self.stats_book.add(counted(rows))
         split_mb = os.environ.get("GGSCI_EXTRACT_SPLIT_MB")

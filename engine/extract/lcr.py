@@ -69,6 +69,8 @@ class Lcr:
     txn_name: str = ""
     text: str = ""
     record: bytes = b""
+    # user token entries (TABLE ... TOKENS), set at commit by engine.extract.tablerules
+    tokens: tuple[tuple[bytes, int, bytes], ...] = ()
 
     @property
     def order_key(self) -> tuple[int, int, int, int, int]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.trail.checksum import CrcCheck
-from engine.trail.codec import encode_columns, token_entries
+from engine.trail.codec import encode_columns, token_entries, user_tokens
 from engine.trail.fileheader import encode_file_header
 from engine.trail.layout import (
     FILE_HEADER_NAME,
@@ -20,6 +20,7 @@ from engine.trail.layout import (
     IO_TYPE_NAMES,
     TOKEN_CHECKSUM,
     TOKEN_NAMES,
+    TOKEN_USER,
     HeaderKind,
     IOType,
 )
@@ -155,7 +156,12 @@ class Views:
             lines += self._image("Before Image:", r, r.before_columns)
         label = "Before Image:" if r.before_after == "B" else "After  Image:"
         lines += self._image(label, r, r.columns)
-        tokens = token_entries(r)
+        users = user_tokens(r)
+        if users:
+            size = sum(len(v) for t, _, v in r.extra_tokens if t == TOKEN_USER)
+            lines += ["", f"User tokens:   {size} bytes"]
+            lines += [f"{name:<20}: {'NULL' if v is None else v}" for name, v in users]
+        tokens = [t for t in token_entries(r) if t[0] != TOKEN_USER]
         if tokens or entry.crc is not None:
             lines += ["", "GGS tokens:"]
             for tid, info, value in tokens:
@@ -249,6 +255,8 @@ def record_json(file: str, entry: TrailEntry, tables: dict[str, TableDef]) -> di
         "columns": _columns_json(record, record.columns, tables),
         "tokens": {"ORAROWID": record.rowid, "LOGCSN": record.logcsn, "TRANID": record.tranid},
     }
+    if record.extra_tokens and (users := user_tokens(record)):
+        out["user_tokens"] = dict(users)
     if record.before_columns:
         out["before_columns"] = _columns_json(record, record.before_columns, tables)
     if entry.crc is not None:

@@ -55,6 +55,7 @@ from engine.trail.layout import (
     TOKEN_ORAROWID,
     TOKEN_SIZE,
     TOKEN_TRANID,
+    TOKEN_USER,
     IOType,
     TransInd,
 )
@@ -116,6 +117,23 @@ def _token_list(
 def token_entries(record: TrailRecord) -> list[tuple[bytes, int, bytes]]:
     """The token area of a record as (id, info, value) in the order they are written."""
     return _token_list(record.rowid, record.logcsn, record.tranid, record.extra_tokens)
+
+
+def user_token(name: str, value: str | None) -> tuple[bytes, int, bytes]:
+    """The token entry of a TOKENS (...) user token (layout.TOKEN_USER)."""
+    raw = name.encode("utf-8") + b"\x00" + (value or "").encode("utf-8")
+    return (TOKEN_USER, 1 if value is None else 0, raw)
+
+
+def user_tokens(record: TrailRecord) -> list[tuple[str, str | None]]:
+    """The user tokens of a record, by name, in the order written."""
+    out: list[tuple[str, str | None]] = []
+    for tid, info, raw in record.extra_tokens:
+        if tid == TOKEN_USER and b"\x00" in raw:
+            name, _, value = raw.partition(b"\x00")
+            text = value.decode("utf-8", "replace")
+            out.append((name.decode("utf-8", "replace"), None if info == 1 else text))
+    return out
 
 
 def encode_record(record: TrailRecord) -> bytes:

@@ -140,7 +140,11 @@ TOKEN_TRANID: Final = b"6"
 # record of a file whose header says Checksum 1; see engine/trail/checksum.py.
 TOKEN_CHECKSUM: Final = b"C"
 CHECKSUM_LENGTH: Final = 4
+# (ours: GoldenGate keeps user tokens in an area of their own) a TOKENS (...) user token:
+# value = name, NUL, value in UTF-8; Info x01 for a NULL value. Logdump shows it TKN-style.
+TOKEN_USER: Final = b"U"
 TOKEN_NAMES: Final[dict[bytes, str]] = {
+    TOKEN_USER: "USERTOKEN",
     TOKEN_ORAROWID: "ORAROWID",
     TOKEN_LOGCSN: "LOGCSN",
     TOKEN_TRANID: "TRANID",

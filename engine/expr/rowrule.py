@@ -1,0 +1,252 @@
+"""A TABLE statement's row options applied to one row: COLS / COLSEXCEPT, WHERE, FILTER
+and TOKENS (Extract and pump; docs/params.md, "TABLE options").
+
+:func:`rule_for` resolves a statement against the table's columns once (an unknown column
+is an :class:`UnknownColumn`, reported as OGG-00366 at start); :meth:`RowRule.select`
+says whether a row passes WHERE and FILTER and :meth:`RowRule.project` drops the columns
+COLS/COLSEXCEPT leave out (the key always stays, as GoldenGate keeps it);
+:meth:`RowRule.tokens` evaluates TOKENS into user token entries for the record's token
+area (:func:`engine.trail.codec.user_token`). Pure and picklable.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from engine.expr.evaluate import evaluate, holds
+from engine.expr.functions import format_date
+from engine.expr.values import Status, Value, to_text
+from engine.trail.codec import user_token
+from engine.trail.layout import IOType, TransInd
+from engine.trail.model import Columns, micros_to_datetime
+from params.expr import Assignment, Expr, Filter, columns_of
+from params.models import TableSpec
+
+#: @GETENV ('GGHEADERINFO', 'OPTYPE') of each record type, as GoldenGate names them.
+OP_TYPES: dict[int, str] = {
+    IOType.INSERT: "INSERT", IOType.DELETE: "DELETE", IOType.UPDATE: "UPDATE",
+    IOType.FIELDCOMP: "SQL COMPUPDATE", IOType.KEYFIELDCOMP: "PK UPDATE",
+    IOType.PURGEDATA: "TRUNCATE",
+}  # fmt: skip
+#: The operation FILTER ON/IGNORE names.
+LOGICAL_OPS: dict[int, str] = {
+    IOType.INSERT: "INSERT", IOType.DELETE: "DELETE", IOType.UPDATE: "UPDATE",
+    IOType.FIELDCOMP: "UPDATE", IOType.KEYFIELDCOMP: "UPDATE",
+}  # fmt: skip
+_TRANS_IND = {TransInd.BEGIN: "BEGIN", TransInd.MIDDLE: "MIDDLE", TransInd.END: "END",
+              TransInd.WHOLE: "WHOLE"}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class UnknownColumn:
+    """A column a TABLE option names that the table does not have (OGG-00366)."""
+
+    table: str
+    option: str
+    column: str
+
+    @property
+    def text(self) -> str:
+        return f"Invalid column specified in {self.option} of TABLE {self.table}: {self.column}."
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What a row's header and transaction say, for @GETENV and GGS_* elements."""
+
+    table: str = ""
+    io_type: int = 0
+    commit_time_us: int = 0
+    csn: str = ""
+    xid: str = ""
+    rowid: str | None = None
+    log_seqno: int = 0
+    log_rba: int = 0
+    trans_ind: int = TransInd.WHOLE
+
+
+@dataclass(frozen=True)
+class Process:
+    """@GETENV ('GGENVIRONMENT', ...) of the running process."""
+
+    group: str = ""
+    kind: str = "EXTRACT"
+    host: str = field(default_factory=socket.gethostname)
+    user: str = field(default_factory=lambda: os.environ.get("USER", ""))
+    pid: int = field(default_factory=os.getpid)
+    home: str = ""
+
+
+@dataclass(frozen=True)
+class RowRule:
+    """One table's row options, resolved against its columns."""
+
+    table: str
+    names: tuple[str, ...]
+    key: tuple[int, ...]
+    keep: frozenset[int] | None = None  # None: every column
+    where: Expr | None = None
+    filter: Filter | None = None
+    tokens: tuple[Assignment, ...] = ()
+    index: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def selects(self) -> bool:
+        return self.where is not None or self.filter is not None
+
+    def env(
+        self,
+        columns: Columns,
+        before: Columns,
+        facts: Facts,
+        process: Process,
+        stats: Mapping[tuple[str, str], int],
+        now: datetime,
+        tokens: Mapping[str, Value] | None = None,
+    ) -> RowEnv:
+        return RowEnv(self, dict(columns), dict(before), facts, process, stats, now, tokens)
+
+    def select(self, env: RowEnv) -> bool:
+        if self.where is not None and not holds(self.where, env):
+            return False
+        f = self.filter
+        if f is not None and f.applies_to(LOGICAL_OPS.get(env.facts.io_type, "")):
+            return holds(f.condition, env)
+        return True
+
+    def project(self, columns: Columns) -> Columns:
+        keep = self.keep
+        if keep is None:
+            return columns
+        return tuple(c for c in columns if c[0] in keep)
+
+    def user_tokens(self, env: RowEnv) -> tuple[tuple[bytes, int, bytes], ...]:
+        out = []
+        for a in self.tokens:
+            value = to_text(evaluate(a.expr, env)) if a.expr is not None else None
+            out.append(user_token(a.name, None if isinstance(value, Status) else value))
+        return tuple(out)
+
+
+class RowEnv:
+    """The :class:`engine.expr.Env` of one row under a :class:`RowRule`."""
+
+    __slots__ = ("after", "before", "facts", "process", "rule", "stats", "tokens", "when")
+
+    def __init__(
+        self,
+        rule: RowRule,
+        after: dict[int, str | None],
+        before: dict[int, str | None],
+        facts: Facts,
+        process: Process,
+        stats: Mapping[tuple[str, str], int],
+        when: datetime,
+        tokens: Mapping[str, Value] | None = None,
+    ) -> None:
+        self.rule, self.after, self.before, self.facts = rule, after, before, facts
+        self.process, self.stats, self.when, self.tokens = process, stats, when, tokens
+
+    def column(self, name: str, image: str) -> Value:
+        i = self.rule.index.get(name)
+        if i is None:
+            return Status.MISSING
+        source = self.before if image == "BEFORE" and self.before else self.after
+        return source.get(i, Status.MISSING)
+
+    def getenv(self, info: str, key: str, table: str | None) -> Value:
+        f = self.facts
+        if info == "STATS":
+            return self.stats.get((table or "", key), 0)
+        if info == "GGENVIRONMENT":
+            p = self.process
+            env: dict[str, Value] = {"GROUPNAME": p.group, "GROUPTYPE": p.kind, "HOSTNAME": p.host,
+                    "OSUSERNAME": p.user, "PROCESSID": p.pid, "GGHOME": p.home,
+                    "DOMAINNAME": "", "GROUPDESCRIPTION": ""}  # fmt: skip
+            return env.get(key, Status.MISSING)
+        when = _stamp(f.commit_time_us)
+        owner = f.table.partition(".")[0]
+        values: dict[str, Value]
+        if info == "GGHEADERINFO":
+            values = {"COMMITTIMESTAMP": when, "IOTIME": when, "OPTYPE": OP_TYPES.get(f.io_type),
+                      "TABLENAME": f.table, "OBJECTNAME": f.table, "SCHEMANAME": owner,
+                      "LOGRBA": f.log_seqno, "LOGPOSITION": f.log_rba, "LOGCSN": f.csn,
+                      "TRANSACTIONINDICATOR": _TRANS_IND.get(TransInd(f.trans_ind)),
+                      "BEFOREAFTERINDICATOR":
+                          "BEFORE" if f.io_type == IOType.DELETE else "AFTER",
+                      "RECORDLENGTH": _length(self.after)}  # fmt: skip
+        elif info == "TRANSACTION":
+            values = {"XID": f.xid, "CSN": f.csn, "TIMESTAMP": when, "RSN": f.csn}
+        else:  # RECORD
+            values = {"ROWID": f.rowid, "TIMESTAMP": when, "RSN": f.csn}
+        return values.get(key, Status.MISSING)
+
+    def token(self, name: str) -> Value:
+        if self.tokens is None:
+            return Status.MISSING
+        return self.tokens.get(name, Status.MISSING)
+
+    def key_values(self) -> tuple[Value, ...]:
+        return tuple(self.after.get(i, self.before.get(i, Status.MISSING)) for i in self.rule.key)
+
+    def now(self) -> datetime:
+        return self.when
+
+
+def _length(columns: dict[int, str | None]) -> int:
+    return sum(len(v or "") + 4 for v in columns.values())
+
+
+def _stamp(micros: int) -> Value:
+    return format_date(micros_to_datetime(micros), "YYYY-MM-DD HH:MI:SS.FFFFFF")
+
+
+def rule_for(
+    spec: TableSpec, table: str, names: tuple[str, ...], key: tuple[str, ...]
+) -> RowRule | UnknownColumn | None:
+    """The row rule of ``spec`` for one table (None when it has no row options)."""
+    index: dict[str, int] = {}
+    for i, n in enumerate(names):
+        index.setdefault(n, i)
+        index.setdefault(n.upper(), i)
+
+    def find(option: str, cols: tuple[str, ...]) -> list[int] | UnknownColumn:
+        out = []
+        for c in cols:
+            name = c[1:-1] if c.startswith('"') else c.upper()
+            if name not in index:
+                return UnknownColumn(table, option, c)
+            out.append(index[name])
+        return out
+
+    keycols = spec.keycols
+    key_idx: list[int] | UnknownColumn = find("KEYCOLS", keycols) if keycols else []
+    if isinstance(key_idx, UnknownColumn):
+        return key_idx
+    if not keycols:
+        key_idx = [index[k.upper()] for k in key if k.upper() in index]
+    keep: frozenset[int] | None = None
+    for option, cols in (("COLS", spec.cols), ("COLSEXCEPT", spec.cols_except)):
+        if cols is None:
+            continue
+        found = find(option, cols)
+        if isinstance(found, UnknownColumn):
+            return found
+        if option == "COLS":
+            keep = frozenset(found) | frozenset(key_idx)
+        else:
+            keep = frozenset(range(len(names))) - (frozenset(found) - frozenset(key_idx))
+    where, filt, tokens = spec.where, spec.filter, spec.tokens
+    exprs = [("WHERE", where), ("FILTER", filt.condition if filt else None)]
+    exprs += [("TOKENS", a.expr) for a in tokens]
+    for option, e in exprs:
+        for col in columns_of(e):
+            if col.name not in index:
+                return UnknownColumn(table, option, col.name)
+    if keep is None and where is None and filt is None and not tokens:
+        return None
+    return RowRule(table, names, tuple(key_idx), keep, where, filt, tokens, index)
