@@ -321,8 +321,7 @@ class Soak:
     def restart(self, process: str, pid: int | None, groups: dict[str, int | None]) -> None:
         home = self.home
         if process == MANAGER:
-            ph.run_ggsci(home, "START MANAGER")
-            wait_for(lambda: running(home, MANAGER), 60)
+            self.start_manager()
             self.restarts["MANAGER"] += 1
             lost = [p for p, g in groups.items() if g is not None and died_unsaid(home, p, g)]
             self.manager_group_losses += len(lost)
@@ -331,14 +330,30 @@ class Soak:
         elif wait_for(lambda: live_pid(home, process) not in (None, pid), 10):
             self.restarts["auto"] += 1
         else:
-            ph.run_ggsci(home, f"START {KINDS[process]} {process.lower()}")
+            self.start_group(process)
             self.restarts["start"] += 1
         for group in (EXTRACT, PUMP, REPLICAT):  # abended on its own, and not restarted
             pf = read_process_file(home, KINDS[group], group)
             if pf is not None and pf.state == State.ABENDED and not pf.killed:
                 self.log(f"{group} abended: {'; '.join(abends(home).get(group, []))}")
-                ph.run_ggsci(home, f"START {KINDS[group]} {group.lower()}")
+                self.start_group(group)
                 self.restarts["after_abend"] += 1
+
+    def start_manager(self) -> None:
+        """START MANAGER until it runs (a few tries: each is a GGSCI process)."""
+        for _ in range(3):
+            out = ph.run_ggsci(self.home, "START MANAGER")
+            if wait_for(lambda: running(self.home, MANAGER), 30):
+                return
+            self.log(f"START MANAGER did not start it: {out.strip()[-300:]}")
+        raise RuntimeError(f"the Manager does not start again: see {self.home.ggserr_log}")
+
+    def start_group(self, group: str) -> None:
+        if not running(self.home, MANAGER):
+            self.start_manager()
+        out = ph.run_ggsci(self.home, f"START {KINDS[group]} {group.lower()}")
+        if not wait_for(lambda: live_pid(self.home, group) is not None, 30):
+            self.log(f"START {group} did not start it: {out.strip()[-300:]}")
 
     def kills(self, probes: Probes) -> None:
         spec, log = self.spec, self.killlog
