@@ -72,6 +72,8 @@ class Session:
     obey_depth: int = 0
     login: Login | None = None
     editor: Callable[[list[str]], int] = run_editor
+    editor_name: str | None = None
+    """SET EDITOR: the editor of EDIT PARAMS for this session (else $VISUAL, $EDITOR, vi)."""
     execute: Callable[[str], Outcome] | None = None
 
     def say(self, *lines: str) -> None:

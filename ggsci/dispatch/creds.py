@@ -69,6 +69,16 @@ def url_user(target: str) -> str | None:
     return parts.username or (named[0] if named else None)
 
 
+def _decrypted(session: Session, text: str, key: str) -> str:
+    """PASSWORD x, ENCRYPTKEY k: the password ENCRYPT PASSWORD turned into ``x``."""
+    from ggsci.encrypt import EncryptError, decrypt_password, key_material
+
+    try:
+        return decrypt_password(text, key_material(session.home, key), key)
+    except EncryptError as exc:
+        raise LoginError(str(exc)) from exc
+
+
 def dblogin(session: Session, cmd: M.DbLogin) -> None:
     try:
         if cmd.alias is not None:
@@ -80,6 +90,8 @@ def dblogin(session: Session, cmd: M.DbLogin) -> None:
             if user == "/":
                 user = session.user
             password = cmd.password
+            if password is not None and cmd.encryptkey is not None:
+                password = _decrypted(session, password, cmd.encryptkey)
             if password is None and user != session.user:
                 password = session.read_secret("Password: ")
         else:

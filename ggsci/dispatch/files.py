@@ -66,8 +66,11 @@ def view_ggsevt(session: Session, _: M.ViewGgsevt) -> None:
     _show(session, session.home.ggserr_log, "Event log")
 
 
-def editor_command() -> list[str]:
-    return shlex.split(os.environ.get("VISUAL") or os.environ.get("EDITOR") or DEFAULT_EDITOR)
+def editor_command(chosen: str | None = None) -> list[str]:
+    """SET EDITOR's choice, else $VISUAL, $EDITOR, the default."""
+    return shlex.split(
+        chosen or os.environ.get("VISUAL") or os.environ.get("EDITOR") or DEFAULT_EDITOR
+    )
 
 
 def validate(session: Session, path: Path) -> None:
@@ -82,7 +85,7 @@ def validate(session: Session, path: Path) -> None:
 def edit_params(session: Session, cmd: M.EditParams) -> None:
     path = param_path(session, cmd.target)
     path.parent.mkdir(parents=True, exist_ok=True)
-    argv = [*editor_command(), str(path)]
+    argv = [*editor_command(session.editor_name), str(path)]
     try:
         status = session.editor(argv)
     except OSError as exc:

@@ -431,6 +431,11 @@ def alter_trail(session: Session, cmd: M.AlterTrail) -> None:
 def delete_trail(session: Session, cmd: M.DeleteTrail) -> None:
     owner = _trail_owner(session, cmd.kind, cmd.path, cmd.extract)
     trail = _trail_def(owner, cmd.path)
+    if _running(session, owner):  # its process writes the trail: GGSCI refuses too
+        raise CommandFailed(
+            f"ERROR: {cmd.kind} {trail.path} is written by EXTRACT {owner.name}, which is "
+            "running; stop it before you delete the trail."
+        )
     store(session).save(owner.without_trail(trail.path))
     cps = _cps(session, owner)
     if cps is not None:

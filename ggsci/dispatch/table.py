@@ -15,7 +15,7 @@ from typing import Any
 from engine.events import ggsci_command, log_event
 from ggsci.commands import models as M
 from ggsci.commands.parse import is_blank_or_comment, parse_command, render_error
-from ggsci.dispatch import basic, cptable, creds, files, groups, heartbeat, processes
+from ggsci.dispatch import basic, cptable, creds, files, groups, heartbeat, operator, processes
 from ggsci.session import AlreadyReported, CommandFailed, ExitRequested, Outcome, Session
 from ggsci.textin import clean, too_long
 from params.masking import mask_secrets
@@ -31,6 +31,7 @@ HANDLERS: dict[type[M.Command], Handler] = {
     **files.HANDLERS,
     **groups.HANDLERS,
     **heartbeat.HANDLERS,
+    **operator.HANDLERS,
     **processes.HANDLERS,
 }
 

@@ -53,3 +53,122 @@ def test_help_lists_the_group_forms_of_lag_send_stop(shell: Shell) -> None:
                 verb,
                 kind,
             )
+
+
+def _encrypted(out: str) -> str:
+    return next(ln for ln in out.splitlines() if ln.startswith("Encrypted password:")).split()[-1]
+
+
+def test_encrypt_password_round_trips_through_dblogin(shell: Shell, home: Home) -> None:
+    import sqlite3
+
+    sqlite3.connect(home.root / "tgt.db").close()
+    out = shell.run("ENCRYPT PASSWORD s3cret, AES256, ENCRYPTKEY DEFAULT")
+    assert out.startswith("Using AES256 encryption with DEFAULT key.\n") and shell.ok
+    assert out.endswith("Algorithm used:  AES256\n")
+    enc = _encrypted(out)
+    assert "s3cret" not in enc and enc.startswith("AAD")
+    assert "s3cret" not in home.ggserr_log.read_text()  # the command is logged masked
+    assert shell.run(f"DBLOGIN USERID gg@tgt.db, PASSWORD {enc}, AES256, ENCRYPTKEY DEFAULT") == (
+        "Successfully logged into database.\n"
+    )
+    assert shell.session.login is not None and shell.session.login.password == "s3cret"
+    # a changed character, or another key, is refused (GCM authenticates), never garbage
+    broken = enc[:-2] + ("A" if enc[-2] != "A" else "B") + enc[-1]
+    out = shell.run(f"DBLOGIN USERID gg@tgt.db, PASSWORD {broken}, ENCRYPTKEY DEFAULT")
+    assert out == (
+        "ERROR: Unable to log in: The password is not one ENCRYPT PASSWORD made with key DEFAULT.\n"
+    )
+
+
+def test_encrypt_with_a_key_from_enckeys(shell: Shell, home: Home) -> None:
+    import sqlite3
+
+    sqlite3.connect(home.root / "tgt.db").close()
+    assert shell.run("ENCRYPT PASSWORD pw, ENCRYPTKEY superkey") == (
+        "ERROR: No ENCKEYS file in the home: key superkey cannot be found.\n"
+    )
+    (home.root / "ENCKEYS").write_text(
+        "-- name  value\nsuperkey 0x420E61BE7002D63560929CCA17A4E1FB\n"
+        "otherkey 0x027742185BBF232D7C664A5E1A76B040\n"
+    )
+    (home.root / "ENCKEYS").chmod(0o600)
+    out = shell.run("ENCRYPT PASSWORD pw, ENCRYPTKEY superkey")
+    assert out.startswith("Using AES128 encryption with key superkey.") and shell.ok
+    enc = _encrypted(out)
+    assert shell.run(f"DBLOGIN USERID u@tgt.db, PASSWORD {enc}, ENCRYPTKEY superkey").startswith(
+        "Successfully"
+    )
+    assert "not one ENCRYPT PASSWORD made with key otherkey" in shell.run(
+        f"DBLOGIN USERID u@tgt.db, PASSWORD {enc}, ENCRYPTKEY otherkey"
+    )
+    assert "Key nokey is not in the ENCKEYS file." in shell.run(
+        "ENCRYPT PASSWORD x, ENCRYPTKEY nokey"
+    )
+    (home.root / "ENCKEYS").chmod(0o666)
+    assert "it is not used" in shell.run("ENCRYPT PASSWORD x, ENCRYPTKEY superkey")
+    assert "BLOWFISH is not offered" in shell.run("ENCRYPT PASSWORD x, BLOWFISH")
+
+
+def test_set_editor_show_and_versions(shell: Shell, home: Home) -> None:
+    assert shell.run("SET EDITOR nano") == "" and shell.ok
+    shell.run("EDIT PARAMS e1")
+    assert shell.edits[-1] == ["nano", str(home.dirprm / "e1.prm")]
+    show = shell.run("SHOW")
+    assert "Editor:  nano" in show and f"Current directory: {home.root}" in show
+    assert f"Parameters (.prm)              {home.dirprm}" in show
+    versions = shell.run("VERSIONS")
+    assert versions.startswith("ggsci ") and "Operating System:" in versions
+    assert "Node: testhost" in versions and "Database:" not in versions
+
+
+def test_info_param_and_getparaminfo(shell: Shell, home: Home) -> None:
+    out = shell.run("INFO PARAM table")
+    assert out.startswith("Parameter:  TABLE\nStatus:     acted on by ggsci's processes")
+    assert "did you mean TABLE" in shell.run("INFO PARAM tabel") and not shell.ok
+    assert shell.run("GETPARAMINFO FILE params.txt").startswith("Parameter information of ")
+    assert "Parameter:  USERID" in (home.root / "params.txt").read_text()
+
+
+def test_cleanup_keeps_save_runs_of_history(shell: Shell, home: Home) -> None:
+    from dataclasses import replace
+
+    from engine.checkpoints import checkpoint_path, load_checkpoints
+    from engine.jsonfile import write_json
+
+    shell.run("ADD EXTRACT e1, TRANLOG, BEGIN NOW")
+    cps = load_checkpoints(home, "EXTRACT", "E1")
+    assert cps is not None
+    write_json(checkpoint_path(home, "EXTRACT", "E1"), replace(cps, history=(cps,) * 3).to_json())
+    assert shell.run("CLEANUP EXTRACT e1, SAVE 1") == "Deleted EXTRACT E1 run history.\n"
+    after = load_checkpoints(home, "EXTRACT", "E1")
+    assert after is not None and len(after.history) == 1 and after.reads == cps.reads
+    shell.run("CLEANUP EXTRACT e1")
+    after = load_checkpoints(home, "EXTRACT", "E1")
+    assert after is not None and after.history == ()
+
+
+def test_not_offered_lines(shell: Shell) -> None:
+    assert shell.run("INFO MARKERS").startswith("INFO MARKER: DDL markers come from")
+    assert shell.ok
+    out = shell.run("CONNECT https://host:9011 deployment d AS oggadmin PASSWORD x")
+    assert out.startswith("ERROR: CONNECT: this is the classic GGSCI interface")
+    assert out.count("\n") == 1
+
+
+def test_delete_exttrail_of_a_running_extract_is_refused(shell: Shell, home: Home) -> None:
+    from engine.status import ProcessLock
+
+    shell.run("ADD EXTRACT e1, TRANLOG, BEGIN NOW")
+    shell.run("ADD EXTTRAIL ./dirdat/lt, EXTRACT e1")
+    lock = ProcessLock.acquire(home, "EXTRACT", "E1")  # as the running E1 holds it
+    try:
+        out = shell.run("DELETE EXTTRAIL ./dirdat/lt")
+    finally:
+        lock.release()
+    assert out == (
+        "ERROR: EXTTRAIL ./dirdat/lt is written by EXTRACT E1, which is running; stop it "
+        "before you delete the trail.\n"
+    )
+    assert "./dirdat/lt" in shell.run("INFO EXTTRAIL *")  # still there
+    assert shell.run("DELETE EXTTRAIL ./dirdat/lt").startswith("Deleting exttrail ./dirdat/lt")
