@@ -374,8 +374,10 @@ class ExtractRun(TransactionManagement):
             raise lt.RequestError("ERROR: BR needs BRCHECKPOINT, BRINTERVAL, BRSTATS or BRSTATUS.")
         with self.lock:
             now = self.capture.last_time_us
-            if words[0] in ("BRSTATS", "BRSTATUS"):
+            if words[0] == "BRSTATS" and len(words) == 1:
                 return self.br.status_lines()
+            if words[0] == "BRSTATUS":
+                return self.br.status_lines() + self._br_timeline(args[1:])
             if words[0] == "BRINTERVAL" and len(words) == 2:
                 secs = _interval_seconds(words[1])
                 self.br.set_interval(secs, now)
@@ -401,6 +403,34 @@ class ExtractRun(TransactionManagement):
                     self.br.next_due_us = datetime_to_micros(when)
                     return [f"A Bounded Recovery checkpoint will be taken at {when} (redo time)."]
         raise lt.RequestError(f"ERROR: invalid BR request: {' '.join(args)}")
+
+    def _br_timeline(self, rest: tuple[str, ...]) -> list[str]:
+        """BRSTATUS's picture (engine.pictures.br), and its SVG for ``FILE name.svg``."""
+        from engine.pictures import br as pic
+
+        assert self.br is not None
+        if rest and (len(rest) != 2 or rest[0].upper() != "FILE" or
+                     not rest[1].lower().endswith(".svg")):  # fmt: skip
+            raise lt.RequestError("ERROR: BRSTATUS takes FILE <name>.svg, or nothing.")
+        if not self.capture.last_time_us:
+            return ["", "No redo read yet: no Bounded Recovery timeline to draw."]
+        tl = pic.timeline_of(
+            self.br.directory,
+            self.name,
+            self.br.interval_s,
+            self.br.next_due_us,
+            self.capture.cache.open_transactions(),
+            self.capture.last_time_us,
+        )
+        lines = ["", *pic.text_lines(tl)]
+        if rest:
+            path = Path(rest[1]) if Path(rest[1]).is_absolute() else self.home.root / rest[1]
+            try:
+                pic.to_svg(tl).write(path)
+            except OSError as exc:
+                raise lt.RequestError(f"ERROR: cannot write {rest[1]}: {exc.strerror}.") from exc
+            lines.append(f"Picture written to {rest[1]}.")
+        return lines
 
     def _report_count(self) -> None:
         """REPORTCOUNT: ``N records processed as of <time> (rate r,delta d)``."""

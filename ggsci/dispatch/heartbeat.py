@@ -1,4 +1,5 @@
-"""ADD / ALTER / INFO / DELETE HEARTBEATTABLE, DELETE HEARTBEATENTRY and LAG ... GLOBAL, in the
+"""ADD / ALTER / INFO / DELETE HEARTBEATTABLE, DELETE HEARTBEATENTRY and LAG ... GLOBAL [,
+HISTORY [, FILE name.svg]] (charts: engine.pictures.lag, imported when drawn), in the
 database of the current DBLOGIN: the embedded source (its tables through its sessions and DDL,
 so they are in its redo; its scheduler gets the two jobs), an SQLite file or a PostgreSQL
 database (the Manager runs their jobs). Replies are GGSCI's timestamped OGG-140xx lines.
@@ -333,10 +334,28 @@ def delete_entry(session: Session, cmd: M.DeleteHeartbeatEntry) -> None:
     _run(session, "DELETE HEARTBEATENTRY", True, body)
 
 
+def _charts(session: Session, store: SqlStore, cmd: M.LagGroup) -> None:
+    """HISTORY's charts per path and stage (sparklines); ``FILE x.svg``: the same as SVG."""
+    from engine.pictures import lag as pic  # drawn on request only, never at start-up
+
+    histories = pic.read_samples(store, cmd.pattern)
+    session.say(*pic.chart_lines(histories))
+    if cmd.file is None:
+        return
+    path = Path(cmd.file)
+    try:
+        pic.to_svg(histories).write(path if path.is_absolute() else session.home.root / path)
+    except OSError as exc:
+        raise CommandFailed(f"ERROR: cannot write {cmd.file}: {exc.strerror}.") from exc
+    session.say(f"Lag chart written to {cmd.file}.")
+
+
 def lag_global(session: Session, cmd: M.LagGroup) -> None:
     """LAG [kind] group, GLOBAL [, HISTORY]: from GG_LAG / GG_LAG_HISTORY of the DBLOGIN
     database (the group need not be defined here: a path may come from another home)."""
     _login(session)
+    if cmd.file is not None and not cmd.file.lower().endswith(".svg"):
+        raise CommandFailed(f"ERROR: FILE {cmd.file}: the chart is written as SVG (name.svg).")
 
     def body(store: SqlStore) -> None:
         if not store.exists(LAG_VIEW):
@@ -351,6 +370,7 @@ def lag_global(session: Session, cmd: M.LagGroup) -> None:
         session.say(*lag_lines(rows))
         if cmd.history:
             session.say(*history_lines(read_history(store, cmd.pattern)))
+            _charts(session, store, cmd)
 
     _run(session, "LAG", False, body)
 

@@ -360,3 +360,37 @@ def test_a_checkpoint_naming_a_file_outside_its_directory_is_refused(tmp_path: P
     _replace_object(tmp_path / "BR", po.read_bytes(), "../../" + po.name)
     with pytest.raises(br_module.BrError, match="invalid persisted-object name"):
         br_module.BoundedRecovery(tmp_path / "BR", "E1", 1200).load()
+
+
+def test_brstatus_draws_the_timeline_of_the_live_state(
+    home: Home, src: Source, spark: SparkSession
+) -> None:
+    """SEND EXTRACT e1, BR BRSTATUS [FILE x.svg] (issue 15): the seed's state at checkpoint n
+    drawn from the run itself: five bars, T27 persisted at CP 1, T45 at CP 2, the restart at
+    T801."""
+    for minute, name in ((1, "T27"), (6, "T45"), (25, "T801"), (30, "T950"), (35, "T1024")):
+        src.at(minute)
+        src.change(name)
+    src.at(41)
+    src.change("C2")  # redo time crosses 40 min: BR checkpoint n
+    src.commit("C2")
+    run = run_once(home, spark, Log())
+    opened = sorted(run.capture.cache.open_transactions(), key=lambda t: t.start)
+    xid = dict(zip(["T27", "T45", "T801", "T950", "T1024"], [t.xid for t in opened], strict=True))
+    lines = run.br_request(("BRSTATUS", "FILE", "dirrpt/br.svg"))
+    assert lines[0].startswith("BR directory: ")
+    at = lines.index("Bounded Recovery timeline of EXTRACT E1 (redo time, interval 0H20M):")
+    rows = {ln[2:17].strip(): ln for ln in lines[at + 2 :]}
+    assert rows["CP 000000002"].endswith(f"00:41:00; persisted {xid['T27']}, {xid['T45']}")
+    assert rows[xid["T27"]].endswith("since 00:01:00; persisted at CP 1")  # at 25 min
+    assert rows[xid["T45"]].endswith("since 00:06:00; persisted at CP 2")
+    assert rows[xid["T801"]].endswith("since 00:25:00; not persisted")
+    assert rows["restart"].index("▲") == rows[xid["T801"]].index("█")
+    assert (
+        f"start of {xid['T801']}, the oldest transaction CP 2 did not persist" in (rows["restart"])
+    )
+    assert lines[-1] == "Picture written to dirrpt/br.svg."
+    svg = (home.root / "dirrpt" / "br.svg").read_text()
+    assert svg.count('class="txn persisted"') == 2 and svg.count('class="txn"') == 3
+    with pytest.raises(RequestError, match=r"BRSTATUS takes FILE <name>\.svg"):
+        run.br_request(("BRSTATUS", "FILE", "x.png"))

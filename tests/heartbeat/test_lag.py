@@ -116,12 +116,13 @@ def test_lag_global_screen(home: Home, shell: Shell) -> None:
         .endswith("EXT3 ==> PMP1 ==> PMP2 ==> REP3")
     )
     history = shell.run("LAG ext1, GLOBAL, HISTORY").splitlines()
-    assert history[3:] == [
+    assert history[3:7] == [
         "",
         "Lag History for EXT1 ==> PMP1 ==> REP1",
         "DATE         MIN       AVG       MAX       COUNT",
         "2026-01-01   2.50s     2.50s     2.50s     1",
     ]
+    assert history[8].startswith("Lag Chart for EXT1 ==> PMP1 ==> REP1 (1 heartbeat, ")  # charts
     assert (
         shell.run("LAG nothing, GLOBAL") == "No heartbeat lag information for [NOTHING] in TGT.\n"
     )

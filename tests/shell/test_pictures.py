@@ -1,0 +1,199 @@
+"""Issue 15, pictures: the Bounded Recovery timeline and the lag history charts, drawn from a
+known state and checked by their content (bars, marks, labels and where they are), not only
+that a file exists."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from engine.extract.br import BoundedRecovery
+from engine.extract.cache import Txn
+from engine.extract.lcr import Lcr, Position
+from engine.home import Home
+from engine.pictures import br as brpic
+from engine.pictures import lag as lagpic
+from engine.trail.model import datetime_to_micros
+
+from .conftest import Shell
+
+HOUR = 3600 * 1_000_000
+T0 = datetime_to_micros(datetime(2026, 3, 14, 0, 0, 0))
+NS = {"s": "http://www.w3.org/2000/svg"}
+
+
+def txn(xid: str, hour: float, offset: int) -> Txn:
+    return Txn(xid, Position(1, 7, offset), 1000 + offset, T0 + int(hour * HOUR), row_count=1)
+
+
+def seed_state(directory: Path) -> tuple[BoundedRecovery, list[Txn]]:
+    """Seed 000's figure: interval 4 hours; at BR checkpoint n (08:00) five open transactions,
+    T(27) and T(45) open for longer than the interval (persisted), T(801) the oldest one not
+    persisted: the restart position."""
+    br = BoundedRecovery(directory, "EXT1", 4 * 3600)
+    open_txns = [
+        txn("T27", 0.5, 100),
+        txn("T45", 1.5, 200),
+        txn("T801", 5.0, 300),
+        txn("T950", 6.0, 400),
+        txn("T1024", 7.5, 500),
+    ]
+
+    def rows_of(_: Txn) -> list[Lcr]:
+        return []
+
+    current = {1: Position(1, 9, 4096)}
+    br.checkpoint(open_txns[:2], rows_of, current, T0 + 4 * HOUR, 0, ())  # n-1: nothing old
+    br.checkpoint(open_txns, rows_of, current, T0 + 8 * HOUR, 0, ())  # n
+    return br, open_txns
+
+
+def test_br_timeline_of_seed_figure(tmp_path: Path) -> None:
+    br, open_txns = seed_state(tmp_path / "br" / "EXT1")
+    tl = brpic.timeline_of(
+        br.directory, "EXT1", br.interval_s, br.next_due_us, open_txns, T0 + 9 * HOUR
+    )
+    assert [c.seq for c in tl.checkpoints] == [1, 2]
+    assert tl.checkpoints[1].persisted == ("T27", "T45")
+    assert {t.xid: t.persisted_by for t in tl.transactions} == {
+        "T27": 2, "T45": 2, "T801": None, "T950": None, "T1024": None,
+    }  # fmt: skip
+    assert tl.restart is not None and tl.restart.time_us == T0 + 5 * HOUR
+    assert tl.restart.where == "thread 1 SeqNo 7, RBA 300"
+    assert "T801" in tl.restart.reason and "CP 2" in tl.restart.reason
+
+    text = brpic.text_lines(tl, width=25)  # 25 cells over 00:30 .. 12:00 (next due)
+    rows = {line[2:17].strip(): line for line in text[2:]}
+    assert rows["CP 000000002"].endswith("08:00:00; persisted T27, T45")
+    assert rows["T801"].endswith("since 05:00:00; not persisted")
+    assert rows["T27"].endswith("persisted at CP 2")
+    # the restart mark is under the start of T801's bar; the bars end at now
+    assert rows["restart"].index("▲") == rows["T801"].index("█")
+    assert rows["T27"].index("█") < rows["T45"].index("█") < rows["T801"].index("█")
+    assert rows["T27"].rindex("█") == rows["now"].index("│") == rows["T1024"].rindex("█")
+    assert rows["CP 000000001"].index("┃") < rows["CP 000000002"].index("┃")
+    assert "next CP due" in rows and rows["next CP due"].endswith("12:00:00")
+
+    svg = ET.fromstring(brpic.to_svg(tl).to_bytes())
+    bars = svg.findall("s:rect[@class='txn']", NS) + svg.findall(
+        "s:rect[@class='txn persisted']", NS
+    )
+    assert len(bars) == 5
+    persisted = [b.get("data-xid") for b in svg.findall("s:rect[@class='txn persisted']", NS)]
+    assert persisted == ["T27", "T45"]
+    x = {b.get("data-xid"): float(b.get("x", "0")) for b in bars}
+    assert x["T27"] < x["T45"] < x["T801"] < x["T950"] < x["T1024"]
+    ends = {round(float(b.get("x", "0")) + float(b.get("width", "0"))) for b in bars}
+    assert len(ends) == 1  # every bar runs to now
+    cps = svg.findall("s:line[@class='checkpoint']", NS)
+    assert [c.get("data-seq") for c in cps] == ["1", "2"]
+    assert float(cps[0].get("x1", "0")) < float(cps[1].get("x1", "0"))
+    (restart,) = svg.findall("s:path[@class='restart']", NS)
+    assert restart.get("d", "").startswith(f"M {x['T801']:.1f} ")
+    labels = [t.text for t in svg.findall("s:text[@class='txn-label']", NS)]
+    assert labels == ["T27", "T45", "T801", "T950", "T1024"]
+    (note,) = svg.findall("s:text[@class='restart-label']", NS)
+    assert note.text is not None and note.text.startswith("Restart: thread 1 SeqNo 7, RBA 300")
+
+
+def test_br_timeline_without_checkpoint_is_normal_recovery(tmp_path: Path) -> None:
+    open_txns = [txn("T5", 1.0, 50), txn("T6", 2.0, 60)]
+    tl = brpic.timeline_of(tmp_path / "none", "EXT1", 4 * 3600, None, open_txns, T0 + 3 * HOUR)
+    assert tl.checkpoints == () and tl.restart is not None
+    assert tl.restart.time_us == T0 + HOUR and "normal recovery" in tl.restart.reason
+    assert any("none yet" in line for line in brpic.text_lines(tl))
+
+
+def samples(path: str, lags: list[float]) -> lagpic.PathHistory:
+    start = datetime(2026, 3, 14, 9, 0, 0)
+    return lagpic.PathHistory(
+        path,
+        tuple(
+            lagpic.Sample(start + timedelta(seconds=i), (v, v / 2, None, v / 4, v / 4))
+            for i, v in enumerate(lags)
+        ),
+    )
+
+
+def test_sparkline_scales_columns_to_the_largest() -> None:
+    h = samples("E ==> R", [0.0, 1.0, 2.0, 4.0, 8.0, 4.0, 0.5, 0.0])
+    lo, hi = h.samples[0].received, h.samples[-1].received
+    # 8 samples over 7 seconds in 8 columns: one per column, 8.0 is the top (█)
+    assert lagpic.sparkline(h.series(0), lo, hi, 8) == "▁▂▃▅█▅▁▁"
+    # two samples per column (0-1, 2-4, 8-4, 0.5-0): the larger is shown
+    assert lagpic.sparkline(h.series(0), lo, hi, 4) == "▂▅█▁"
+    lines = lagpic.chart_lines([h], width=8)
+    assert lines[1].startswith("Lag Chart for E ==> R (8 heartbeats, 2026-03-14 09:00:00 to")
+    assert lines[2] == "  total          ▁▂▃▅█▅▁▁  max 8.00s, last 0.00s"
+    assert lines[4] == "  pump           (not measured)"
+
+
+def test_lag_svg_has_a_series_per_stage_with_every_heartbeat() -> None:
+    histories = [samples("E1 ==> R1", [1.0, 3.0, 2.0]), samples("E2 ==> R2", [5.0, 1.0])]
+    svg = ET.fromstring(lagpic.to_svg(histories).to_bytes())
+    series = svg.findall("s:polyline[@class='series']", NS)
+    # pump is not measured on these paths: 4 series each
+    assert [(s.get("data-path"), s.get("data-stage")) for s in series][:4] == [
+        ("E1 ==> R1", "total"), ("E1 ==> R1", "extract"), ("E1 ==> R1", "replicat read"),
+        ("E1 ==> R1", "replicat apply"),
+    ]  # fmt: skip
+    assert len(series) == 8
+    pts = [tuple(map(float, p.split(","))) for p in series[0].get("points", "").split()]
+    assert len(pts) == 3
+    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+    assert xs == sorted(xs) and xs[0] == lagpic.LEFT and xs[-1] == lagpic.LEFT + lagpic.PLOT_W
+    assert min(ys) == ys[1]  # 3.0 s, the largest, is highest (smallest y)
+    panel = float(svg.findall("s:rect[@class='panel']", NS)[0].get("y", "0"))
+    assert ys[1] == panel and abs(ys[0] - (panel + lagpic.PANEL_H * (1 - 1 / 3))) < 0.1
+
+
+COLS = (
+    "LOCAL_DATABASE, REMOTE_DATABASE, INCOMING_EXTRACT, INCOMING_ROUTING_PATH, INCOMING_REPLICAT, "
+    "INCOMING_HEARTBEAT_TS, INCOMING_EXTRACT_TS, INCOMING_ROUTING_TS, INCOMING_REPLICAT_TS, "
+    "HEARTBEAT_RECEIVED_TS"
+)
+
+
+def test_lag_global_history_charts_and_file(home: Home, shell: Shell) -> None:
+    sqlite3.connect(home.root / "tgt.db").close()
+    shell.run("DBLOGIN USERID gg@./tgt.db")
+    shell.run("ADD HEARTBEATTABLE")
+    conn = sqlite3.connect(home.root / "tgt.db")
+    rows = []
+    for i, lag in enumerate([1.0, 2.0, 4.0, 2.0]):
+        hb = datetime(2026, 3, 14, 9, 0, 0) + timedelta(seconds=10 * i)
+        stamps = [hb + timedelta(seconds=lag * f) for f in (0, 0.25, 0.5, 0.75, 1.0)]
+        rows.append(("TGT", "SRC", "EXT1", "PMP1", "REP1", *(f"{t}" for t in stamps)))
+    conn.execute(f"INSERT INTO gg_heartbeat ({COLS}) VALUES ({', '.join('?' * 10)})", rows[-1])
+    conn.executemany(
+        f"INSERT INTO gg_heartbeat_history ({COLS}) VALUES ({', '.join('?' * 10)})", rows
+    )
+    conn.commit()
+    out = shell.run("LAG ext1, GLOBAL, HISTORY, FILE ./dirrpt/lag.svg").splitlines()
+    at = out.index("Lag History for EXT1 ==> PMP1 ==> REP1")
+    assert out[at + 2].startswith("2026-03-14   1.00s     2.25s     4.00s     4")
+    chart = out.index(next(ln for ln in out if ln.startswith("Lag Chart for EXT1")))
+    total, extract, pump, read, apply = out[chart + 1 : chart + 6]
+    assert total.startswith("  total          ") and total.endswith("max 4.00s, last 2.00s")
+    for stage in (extract, pump, read, apply):  # a quarter of the lag each
+        assert stage.endswith("max 1.00s, last 0.50s"), stage
+    assert out[-1] == "Lag chart written to ./dirrpt/lag.svg."
+    svg = ET.parse(home.root / "dirrpt" / "lag.svg").getroot()
+    series = svg.findall("s:polyline[@class='series']", NS)
+    assert [s.get("data-stage") for s in series] == [name for name, _ in lagpic.STAGES]
+    assert all(len(s.get("points", "").split()) == 4 for s in series)
+    bad = shell.run("LAG ext1, GLOBAL, HISTORY, FILE lag.png")
+    assert bad == "ERROR: FILE lag.png: the chart is written as SVG (name.svg).\n", bad
+
+
+def test_pictures_are_not_imported_by_the_shell() -> None:
+    code = (
+        "import sys, ggsci.launch, ggsci.dispatch.table, ggsci.dispatch.heartbeat\n"
+        "print(sorted(m for m in sys.modules if m.startswith('engine.pictures')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
