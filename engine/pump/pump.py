@@ -49,6 +49,7 @@ from engine.heartbeat.names import for_capture
 from engine.heartbeat.settings import utc_now
 from engine.home import Home
 from engine.pump import PumpError
+from engine.pump.rowoptions import PumpRowOptions, RowOptionError
 from engine.pump.txreader import Transaction, TransactionReader
 from engine.stats import StatsBook, counted
 from engine.trail.codec import encode_record
@@ -114,6 +115,7 @@ class Pump:
         self.hook: RecordHook = hook or RoutingRule(
             for_capture(home.globals_file), group.name, utc_now
         )
+        self.row_options = PumpRowOptions(model, group.name, clock)  # its own TABLE options
         self.source_path = group.source_path
         trail = model.trails[0]
         self.trail_path = trail.path
@@ -294,6 +296,10 @@ class Pump:
         hook = self.hook
         out = [r for r in txn.records if self.selected(r) or hook.owns(r.table)]
         out = [h for r in out if (h := hook(r, self.reader.tables.get(r.table))) is not None]
+        try:
+            out = self.row_options.apply(txn, out, self.reader.tables)
+        except RowOptionError as exc:
+            raise PumpError("OGG-00366", exc.text) from exc
         self.last_io_us = txn.io_time_us or self.last_io_us
         if not out:
             return
