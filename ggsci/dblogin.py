@@ -70,9 +70,18 @@ def resolve_database(home: Home, spec: str | None) -> Database:
     )
 
 
-def check_login(db: Database, user: str, password: str | None) -> None:
-    """Connect once to prove the login works; raises LoginError with the database's reason."""
-    if db.kind == "sqlite":
+def check_login(db: Database, user: str, password: str | None, os_auth: bool = False) -> None:
+    """Connect once to prove the login works; raises LoginError with the database's reason.
+
+    An embedded database checks the user and password against its users (ORA-01017 when
+    they do not match); ``os_auth`` (SOURCEDB alone, or USERID /) logs in as the operating
+    system user who owns the home, as Oracle's operating-system authentication does."""
+    if db.kind == "embedded":
+        from engine.source import users
+
+        if not os_auth and not users.check_login(Path(db.target), user, password):
+            raise LoginError(users.INVALID_LOGIN)
+    elif db.kind == "sqlite":
         try:
             with sqlite3.connect(f"file:{db.target}?mode=ro", uri=True) as conn:
                 conn.execute("select count(*) from sqlite_master").fetchone()

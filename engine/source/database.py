@@ -29,6 +29,7 @@ from typing import Any, BinaryIO, Final
 
 from engine import datafile as df
 from engine.source import redogen as rg
+from engine.source import users
 from engine.source.archiver import Archiver
 from engine.source.clock import Clock, SimClock
 from engine.source.dictionary import (
@@ -125,6 +126,7 @@ def create_database(
     state = State(threads=threads, log_bytes=log_bytes)
     conn.execute("INSERT INTO _gg_state VALUES ('state', ?)", (encode_state(state),))
     conn.execute("INSERT INTO _gg_state VALUES ('sessions', ?)", (encode_sessions({}),))
+    conn.execute("INSERT INTO _gg_state VALUES ('users', ?)", (users.initial_users(),))
     conn.commit()
     conn.close()
     return root

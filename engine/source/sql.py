@@ -28,7 +28,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, SqlglotError
 
-from engine.source import dml
+from engine.source import dml, users
 from engine.source.database import Database
 from engine.source.dictionary import ColumnDef, TableDef
 from engine.source.errors import SqlError, UnknownObjectError
@@ -488,6 +488,15 @@ _SPECIAL: Final[
     (
         re.compile(r"^ALTER\s+TABLE\s+([\w.$#]+)\s+(?:ENABLE|DISABLE)\s+CONSTRAINT\s+\w+$", re.I),
         _constraint_state,
+    ),
+    # the database's users (engine/source/users.py): who may DBLOGIN with USERID
+    (
+        re.compile(r'^(CREATE|ALTER)\s+USER\s+(\S+)\s+IDENTIFIED\s+BY\s+"?([^"\s]+)"?$', re.I),
+        lambda db, s, m: Result(users.change(db.root, m[1].upper(), m[2], m[3])),
+    ),
+    (
+        re.compile(r"^(DROP)\s+USER\s+(\S+)(?:\s+CASCADE)?$", re.I),
+        lambda db, s, m: Result(users.change(db.root, "DROP", m[2])),
     ),
 ]
 

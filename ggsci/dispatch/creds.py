@@ -80,6 +80,7 @@ def _decrypted(session: Session, text: str, key: str) -> str:
 
 
 def dblogin(session: Session, cmd: M.DbLogin) -> None:
+    os_auth = cmd.alias is None and (cmd.userid is None or split_user(cmd.userid)[0] == "/")
     try:
         if cmd.alias is not None:
             cred = _store(session).lookup(cmd.alias, cmd.domain)
@@ -99,7 +100,7 @@ def dblogin(session: Session, cmd: M.DbLogin) -> None:
         db = resolve_database(session.home, cmd.sourcedb or db_spec)
         if cmd.alias is None and cmd.userid is None and db.kind == "postgresql":
             user = url_user(db.target) or user  # SOURCEDB alone: the URL's own user, if any
-        check_login(db, user, password)
+        check_login(db, user, password, os_auth)
     except (CredentialStoreError, LoginError) as exc:
         raise CommandFailed(f"ERROR: Unable to log in: {exc}") from exc
     session.login = Login(user, db.name, db.kind, db.target, password)

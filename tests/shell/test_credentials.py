@@ -46,13 +46,25 @@ def test_password_is_asked_for_when_not_given(home: Home) -> None:
 
 
 def test_dblogin_embedded_database_and_prompt(shell: Shell, home: Home) -> None:
-    (home.dirdb / "src1").mkdir()
+    from engine.source.database import create_database, open_database
+    from engine.source.sql import execute
+
+    create_database(home.dirdb, "src1")
+    with open_database(home.dirdb, "src1") as db:  # users are changed by SQL
+        assert execute(db, db.session("s"), "CREATE USER gg IDENTIFIED BY pw").feedback == (
+            "User created."
+        )
     shell.run("ADD CREDENTIALSTORE")
     shell.run("ALTER CREDENTIALSTORE ADD USER gg@src1 PASSWORD pw ALIAS gg1")
     assert shell.run("DBLOGIN USERIDALIAS gg1") == "Successfully logged into database.\n"
-    assert shell.session.prompt() == "GGSCI (testhost as gg@src1) 4> "
-    assert shell.run("DBLOGIN USERID other, PASSWORD x") == "Successfully logged into database.\n"
-    assert shell.session.prompt().startswith("GGSCI (testhost as other@src1)")
+    assert shell.session.prompt() == "GGSCI (testhost as gg@SRC1) 4> "
+    assert shell.run("DBLOGIN USERID ggadmin, PASSWORD ggadmin") == (
+        "Successfully logged into database.\n"
+    )  # the user every embedded database is created with
+    assert shell.session.prompt().startswith("GGSCI (testhost as ggadmin@SRC1)")
+    assert shell.run("DBLOGIN USERID other, PASSWORD x") == (
+        "ERROR: Unable to log in: ORA-01017: invalid username/password; logon denied\n"
+    )
 
 
 def test_dblogin_sqlite_file_and_errors(shell: Shell, home: Home) -> None:

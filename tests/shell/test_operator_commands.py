@@ -172,3 +172,29 @@ def test_delete_exttrail_of_a_running_extract_is_refused(shell: Shell, home: Hom
     )
     assert "./dirdat/lt" in shell.run("INFO EXTTRAIL *")  # still there
     assert shell.run("DELETE EXTTRAIL ./dirdat/lt").startswith("Deleting exttrail ./dirdat/lt")
+
+
+def test_embedded_database_users_and_ora_01017(shell: Shell, home: Home) -> None:
+    from engine.source.database import create_database, open_database
+    from engine.source.errors import SqlError
+    from engine.source.sql import execute
+
+    create_database(home.dirdb, "src")
+    denied = "ERROR: Unable to log in: ORA-01017: invalid username/password; logon denied\n"
+    assert shell.run("DBLOGIN USERID ggadmin@src, PASSWORD wrong") == denied
+    assert shell.run("DBLOGIN USERID nobody@src, PASSWORD ggadmin") == denied
+    assert shell.run("DBLOGIN USERID ggadmin@src, PASSWORD ggadmin").startswith("Successfully")
+    with open_database(home.dirdb, "src") as db:
+        s = db.session("dba")
+        assert execute(db, s, "ALTER USER ggadmin IDENTIFIED BY n3w").feedback == "User altered."
+        with pytest.raises(SqlError, match="conflicts with another user"):
+            execute(db, s, "CREATE USER GGADMIN IDENTIFIED BY x")
+        assert execute(db, s, "CREATE USER rep IDENTIFIED BY r").feedback == "User created."
+        assert execute(db, s, "DROP USER rep").feedback == "User dropped."
+        with pytest.raises(SqlError, match="does not exist"):
+            execute(db, s, "DROP USER rep")
+    assert shell.run("DBLOGIN USERID ggadmin@src, PASSWORD ggadmin") == denied
+    assert shell.run("DBLOGIN USERID ggadmin@src, PASSWORD n3w").startswith("Successfully")
+    assert shell.run("DBLOGIN USERID rep@src, PASSWORD r") == denied
+    # SOURCEDB alone is the operating-system login of the home's owner, as before
+    assert shell.run("DBLOGIN SOURCEDB src").startswith("Successfully")
