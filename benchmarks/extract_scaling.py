@@ -26,6 +26,7 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]
@@ -42,11 +43,12 @@ RUNS = ("inproc", "local1", "local2", "cluster1", "cluster2")
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def tree_cpu(roots: list[int]) -> float:
+def tree_cpu(roots: list[int]) -> dict[str, float]:
     """CPU seconds (user + system, reaped children included) of ``roots`` and every process
-    under them, now."""
+    under them, now, by ``<root's index>/<command>`` (0: the driver; java, python...)."""
     parent: dict[int, int] = {}
     cpu: dict[int, float] = {}
+    comm: dict[int, str] = {}
     for d in Path("/proc").iterdir():
         if not d.name.isdigit():
             continue
@@ -54,18 +56,28 @@ def tree_cpu(roots: list[int]) -> float:
             stat = (d / "stat").read_text()
         except OSError:
             continue
+        pid = int(d.name)
         fields = stat[stat.rindex(")") + 2 :].split()
-        parent[int(d.name)] = int(fields[1])
-        cpu[int(d.name)] = sum(int(x) for x in fields[11:15]) / TICKS
-    inside = set(roots)
+        parent[pid] = int(fields[1])
+        cpu[pid] = sum(int(x) for x in fields[11:15]) / TICKS
+        comm[pid] = stat[stat.index("(") + 1 : stat.rindex(")")].split(".")[0].rstrip("0123456789")
+    owner = {r: i for i, r in enumerate(roots)}
     grew = True
     while grew:
         grew = False
         for pid, ppid in parent.items():
-            if ppid in inside and pid not in inside:
-                inside.add(pid)
+            if ppid in owner and pid not in owner:
+                owner[pid] = owner[ppid]
                 grew = True
-    return sum(cpu.get(p, 0.0) for p in inside)
+    out: dict[str, float] = {}
+    for pid, i in owner.items():
+        key = f"{'driver' if i == 0 else 'workers'}/{comm.get(pid, '?')}"
+        out[key] = out.get(key, 0.0) + cpu.get(pid, 0.0)
+    return out
+
+
+def _minus(after: dict[str, float], before: dict[str, float]) -> dict[str, float]:
+    return {k: round(v - before.get(k, 0.0), 2) for k, v in sorted(after.items())}
 
 
 def child(args: argparse.Namespace) -> None:
@@ -111,7 +123,7 @@ def child(args: argparse.Namespace) -> None:
         t1 = time.perf_counter()
         run.run(threading.Event(), stop_at_eof=True)
         catchup = time.perf_counter() - t1
-        cpu = tree_cpu(roots) - cpu0
+        cpu = _minus(tree_cpu(roots), cpu0)
         run.close()
         trail = sorted(home.dirdat.glob("bt[0-9]*"))
         body = b"".join(_body(p) for p in trail)
@@ -122,7 +134,8 @@ def child(args: argparse.Namespace) -> None:
                 {
                     "trail_records": s.trail_records,
                     "catchup_s": catchup,
-                    "cpu_s": cpu,
+                    "cpu_s": sum(cpu.values()),
+                    "cpu_by": {k: v for k, v in cpu.items() if abs(v) >= 0.01},
                     "start_s": start_s,
                     "batches": int(run.capture.timing["batches"]),
                 }
@@ -171,7 +184,7 @@ def main() -> None:
         redo_mb = sum(p.stat().st_size for p in (source / "redo").rglob("*.log")) / 1e6
         print(f"transactions={args.transactions} redo_mb={redo_mb:.0f} split_mb={args.split_mb}")
         print(f"load_before={os.getloadavg()[0]:.2f}")
-        results: dict[str, dict[str, float]] = {}
+        results: dict[str, dict[str, Any]] = {}
         bodies: dict[str, bytes] = {}
         for name in args.runs.split(","):
             cluster = None
@@ -203,7 +216,7 @@ def main() -> None:
             print(
                 f"{name}: lcr_per_s={rate:.0f} catchup_s={r['catchup_s']:.2f} "
                 f"cpu_s={r['cpu_s']:.2f} start_s={r['start_s']:.1f} batches={r['batches']} "
-                f"load={os.getloadavg()[0]:.2f}",
+                f"load={os.getloadavg()[0]:.2f} cpu_by={json.dumps(r['cpu_by'])}",
                 flush=True,
             )
         print(f"trails_equal={len(set(bodies.values())) == 1}")

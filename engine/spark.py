@@ -54,6 +54,11 @@ CLUSTER_DEFAULTS: Final[Mapping[str, str]] = {
     "spark.dynamicAllocation.minExecutors": "0",
     "spark.dynamicAllocation.executorIdleTimeout": "60s",
 }
+#: The JVMs' flags: a deep stack (deep Python pickles, no StackOverflowError at a stop), and
+#: little JIT and GC work, since our JVMs only schedule tasks and relay their bytes: C1 only
+#: and the serial collector cut the driver JVM's CPU in a catch-up from 1.9 s to 0.7 s
+#: (benchmarks/extract_scaling.py, local[1], 2,000 transactions; docs/cluster.md).
+JVM_FLAGS: Final = "-Xss32m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 _lock = threading.Lock()
 _session: list[Any] = []
 
@@ -206,7 +211,7 @@ def cluster_conf(s: SparkSettings, ours: dict[str, str]) -> dict[str, str]:
     conf["spark.archives"] = f"{archive}#{UNPACKED}"
     conf["spark.executorEnv.PYTHONPATH"] = UNPACKED
     # Executors run out of the driver's file system: they log where their worker says.
-    conf["spark.executor.extraJavaOptions"] = "-Xss32m"
+    conf["spark.executor.extraJavaOptions"] = JVM_FLAGS
     return joined(conf, s.extra)
 
 
@@ -227,7 +232,7 @@ def session_conf(s: SparkSettings, master: str) -> dict[str, str]:
     """Every setting the session is built with (for ``master``)."""
     java_opts = (
         f"-Dlog4j2.configurationFile=file:{_log_config()} "
-        f"-Dggsci.spark.log={s.log_file.resolve()} -Xss32m"
+        f"-Dggsci.spark.log={s.log_file.resolve()} {JVM_FLAGS}"
     )
     ours = {
         "spark.app.name": s.app_name,

@@ -16,6 +16,7 @@ from engine.ship import UNPACKED, build_archive
 from engine.spark import (
     CLUSTER_DEFAULTS,
     DEFAULT_MASTER,
+    JVM_FLAGS,
     SparkConfigError,
     SparkSettings,
     batch_splits,
@@ -168,7 +169,7 @@ def test_cluster_session_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert conf["spark.dynamicAllocation.executorIdleTimeout"] == "15s"
     for k in set(CLUSTER_DEFAULTS) - {"spark.dynamicAllocation.executorIdleTimeout"}:
         assert conf[k] == CLUSTER_DEFAULTS[k]
-    assert "ggsci.spark.log" not in conf["spark.executor.extraJavaOptions"]  # driver's path
+    assert conf["spark.executor.extraJavaOptions"] == JVM_FLAGS  # not the driver's log path
     # under spark-submit, its settings stand; its list settings keep ggsci's entries first
     launched = {"spark.archives": "env.tgz#env", "spark.cores.max": "3"}
     assert joined(conf, launched)["spark.archives"] == f"{conf['spark.archives']},env.tgz#env"
