@@ -277,7 +277,9 @@ def test_abends_are_read_from_ggserr_log_with_their_error(tmp_path: Path) -> Non
 def test_a_damaged_trail_file_fails_the_check(soaked: Soaked, tmp_path: Path) -> None:
     home, _, result = soaked
     trail = copy_trail(home, tmp_path, lambda rs: rs)
-    (path,) = sorted(tmp_path.glob("cp*"))
+    path = max(
+        (p for p in tmp_path.glob("cp*") if p.name[2:].isdigit()), key=lambda p: p.stat().st_size
+    )
     data = bytearray(path.read_bytes())
     data[len(data) // 2] ^= 0xFF  # a byte in the middle of some record
     path.write_bytes(bytes(data))
