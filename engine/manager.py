@@ -21,7 +21,7 @@ import sys
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from engine.access import AccessPolicy
@@ -217,13 +217,32 @@ class Manager:
         return Reply(("Request processed.", "Manager stopped."))
 
     def _childstatus(self, _: Request) -> Reply:
-        lines = ["Child Process Status:", "", f"{'Group':<12}{'Process':<10}{'Status':<10}Started"]
+        """GoldenGate's table: one row per group process, its AUTORESTART retries."""
+        rows: list[str] = []
         groups, bad = GroupStore(self.home).scan()
         for group in groups:
             pf, state = process_state(self.home, group.kind, group.name)
             if pf is None:
                 continue
-            lines.append(f"{group.name:<12}{pf.pid:<10}{state.value:<10}{pf.started}")
+            info = self.restarts.get((group.kind, group.name))
+            retries = len(info.times) if info else 0
+            last = "None"
+            if info and info.times:  # restart times are monotonic seconds
+                ago = timedelta(seconds=_monotonic() - info.times[-1])
+                last = f"{self.clock() - ago:%Y/%m/%d %H:%M:%S}"
+            started = pf.started.replace("-", "/")[:19]
+            rows.append(
+                f"{len(rows):>5} {group.name:<10} {pf.pid:>10} {retries:>5} {last:<19} "
+                f"{started}  {state.value}"
+            )
+        lines = [
+            f"Child Process Status - {len(rows)} Entries",
+            "",
+            f"{'ID':>5} {'Group':<10} {'Process':>10} {'Retry':>5} {'Retry Time':<19} "
+            f"{'Start Time':<20} Status",
+            f"{'-' * 5} {'-' * 10} {'-' * 10} {'-' * 5} {'-' * 19} {'-' * 20} {'-' * 8}",
+            *rows,
+        ]
         lines.extend(f"ERROR: {b}" for b in bad)
         return Reply(tuple(lines))
 

@@ -67,6 +67,7 @@ def run_stream(home: Home, stream: Iterable[str], out: TextIO, count: bool = Fal
 def run_commands(home: Home, commands: list[str], out: TextIO, stdin: Iterable[str]) -> int:
     """Run the commands given as arguments; questions read standard input."""
     session = stream_session(home, iter(stdin), out)
+    session.single_blank = True
     return min(run_lines(session, iter(commands), echo=False), 1)
 
 

@@ -75,9 +75,16 @@ class Session:
     editor_name: str | None = None
     """SET EDITOR: the editor of EDIT PARAMS for this session (else $VISUAL, $EDITOR, vi)."""
     execute: Callable[[str], Outcome] | None = None
+    single_blank: bool = False
+    """``ggsci run``: never two blank lines in a row (a screen's last blank line and the one
+    between commands)."""
+    _blank: bool = field(default=True, repr=False)
 
     def say(self, *lines: str) -> None:
         for line in lines:
+            if self.single_blank and not line and self._blank:
+                continue
+            self._blank = not line
             self.out.write(line + "\n")
         self.out.flush()
 

@@ -29,6 +29,7 @@ from engine.checkpoints import (
 from engine.events import Severity
 from engine.extract import longtrans as lt
 from engine.extract.br import BoundedRecovery, BrError, Restored, selection_digest
+from engine.extract.cache import Txn
 from engine.extract.capture import Capture, CaptureState
 from engine.extract.lcr import Position
 from engine.extract.orphans import OrphanScanner
@@ -465,11 +466,16 @@ class ExtractRun(TransactionManagement):
         self.batch_id += 1
         ts = self.capture.last_time
         stamp = ts.isoformat(" ") if ts else None
+        oldest: dict[int, Txn] = {}  # per thread, the open transaction recovery starts at
+        for txn in self.capture.cache.open_transactions():
+            t = txn.start.thread
+            if t not in oldest or txn.start < oldest[t].start:
+                oldest[t] = txn
         reads = tuple(
             ReadCheckpoint(
                 "TRANLOG",
                 _cp(self.startup.get(t, p), None, None),
-                _cp(state.recovery.get(t, p), None, None),
+                _recovery_cp(state.recovery.get(t, p), p, oldest.get(t), state.last_scn, stamp),
                 _cp(p, state.last_scn or None, stamp),
             )
             for t, p in sorted(state.current.items())
@@ -546,6 +552,18 @@ def _interval_seconds(text: str, minimum: int = 20 * 60) -> int:
 
 def _cp(p: Position, scn: int | None, stamp: str | None) -> CpPosition:
     return CpPosition(seqno=p.sequence, rba=p.offset, scn=scn, timestamp=stamp, thread=p.thread)
+
+
+def _recovery_cp(
+    rec: Position, current: Position, txn: Txn | None, last_scn: int, stamp: str | None
+) -> CpPosition:
+    """The recovery checkpoint with its SCN and timestamp (SHOWCH): those of the oldest open
+    transaction it starts at, or of the last record read when nothing is open."""
+    if txn is not None and txn.start == rec:
+        return _cp(rec, txn.start_scn, micros_to_datetime(txn.start_time_us).isoformat(" "))
+    if rec == current:
+        return _cp(rec, last_scn or None, stamp)
+    return _cp(rec, None, None)
 
 
 def _same_trail(a: str, b: str) -> bool:

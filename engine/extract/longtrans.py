@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.extract.cache import Txn
+from engine.extract.lcr import Position
 from engine.trail.model import micros_to_datetime
 
 DASHES = "-" * 60
@@ -50,6 +51,21 @@ def warning_text(txn: Txn, group: str) -> str:
         f"Redo Thread {txn.start.thread}, SCN {scn_text(txn.start_scn)}, "
         f"Redo Seq #{txn.start.sequence}, Redo RBA {txn.start.offset}, Status Running."
     )
+
+
+def oldest_log_header(txns: list[Txn], positions: dict[int, Position]) -> list[str]:
+    """SHOWTRANS's first lines: where a restart would read from, per redo thread (the start of
+    its oldest open transaction, else the current read position)."""
+    oldest = dict(positions)
+    for txn in txns:
+        t = txn.start.thread
+        if t not in oldest or txn.start < oldest[t]:
+            oldest[t] = txn.start
+    lines = ["Oldest redo log file necessary to restart Extract is:", ""]
+    for t, pos in sorted(oldest.items()):
+        thread = f"Redo Thread {t}, " if len(oldest) > 1 else ""
+        lines.append(f"{thread}Redo Log Sequence Number {pos.sequence}, RBA {pos.offset}")
+    return [*lines, ""]
 
 
 def block(txn: Txn, group: str) -> list[str]:

@@ -100,6 +100,7 @@ class TransactionManagement:
         req = lt.parse_showtrans(args)
         with self.lock:
             txns = self.capture.cache.open_transactions()
+            header = lt.oldest_log_header(txns, self.capture.positions)
             if req.xid is not None:
                 txns = [t for t in txns if t.xid == req.xid]
             if req.thread is not None:
@@ -109,11 +110,12 @@ class TransactionManagement:
             if req.count is not None:
                 txns = txns[: req.count]
             if not txns:
-                return ["No transactions found."]
+                return [*header, "No transactions found."]
             if req.tabular:
                 lines = [lt.TABULAR_HEADER, *(lt.tabular_line(t, self.name) for t in txns)]
             else:
                 lines = [ln for t in txns for ln in lt.block(t, self.name)]
+            lines = [*header, *lines]
             if req.file is None:
                 return lines
             if req.detail:

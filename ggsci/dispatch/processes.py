@@ -63,6 +63,9 @@ def manager(session: Session, cmd: M.ManagerCommand) -> None:
 
 def send_manager(session: Session, cmd: M.SendManager) -> None:
     text = cmd.request or "CHILDSTATUS"
+    if manager_info(session.home) is None:
+        raise CommandFailed("ERROR: Manager not currently running.")
+    session.say("", f"Sending {text.split()[0].upper()} request to MANAGER ...", "")
     try:
         reply = manager_request(session.home, text)
     except ControlError as exc:

@@ -95,13 +95,26 @@ def test_warning_showtrans_skip_and_force(home: Home, db: Any, spark: SparkSessi
         f"Redo Seq #{t1.start.sequence}, Redo RBA {t1.start.offset}, Status Running."
     )
 
+    run.checkpoint()  # SHOWCH's recovery checkpoint: the oldest open transaction's SCN and time
+    recovery = run.checkpoints.reads[0].recovery
+    assert (recovery.seqno, recovery.rba) == (t1.start.sequence, t1.start.offset)
+    assert recovery.scn == t1.start_scn and str(recovery.timestamp).startswith(
+        "2026-01-01 08:00:00"
+    )
     shown = run.showtrans(())
+    assert shown[:4] == [  # where a restart reads from: the oldest open transaction's start
+        "Oldest redo log file necessary to restart Extract is:",
+        "",
+        f"Redo Log Sequence Number {t1.start.sequence}, RBA {t1.start.offset}",
+        "",
+    ]
+    shown = shown[4:]
     assert shown[0] == "-" * 60 and shown[1] == f"XID:                  {t1.xid}"
     assert "Start Time:           2026-01-01:08:00:00" in shown
     assert len([ln for ln in shown if ln.startswith("XID:")]) == 2
-    assert run.showtrans(("COUNT", "1"))[1:2] == [f"XID:                  {t1.xid}"]
-    assert run.showtrans(("DURATION", "75", "MIN")) == shown[:10]
-    assert run.showtrans(("TABULAR",))[0].startswith("XID ")
+    assert run.showtrans(("COUNT", "1"))[5:6] == [f"XID:                  {t1.xid}"]
+    assert run.showtrans(("DURATION", "75", "MIN"))[4:] == shown[:10]
+    assert run.showtrans(("TABULAR",))[4].startswith("XID ")
     assert run.showtrans(("FILE", "dirrpt/trans.txt", "DETAIL")) == [
         "Transaction information written to file dirrpt/trans.txt."
     ]
@@ -123,7 +136,7 @@ def test_warning_showtrans_skip_and_force(home: Home, db: Any, spark: SparkSessi
         "forced to trail file."
     )
     assert run.stop_refusal() is None
-    assert run.showtrans(()) == ["No transactions found."]
+    assert run.showtrans(())[-1] == "No transactions found."
     assert rows(home) == [("Insert", "4"), ("Insert", "5"), ("Insert", "2"), ("Insert", "3")]
 
     # Their later redo is ignored, also after a restart that re-reads from the recovery point.

@@ -198,3 +198,11 @@ def test_embedded_database_users_and_ora_01017(shell: Shell, home: Home) -> None
     assert shell.run("DBLOGIN USERID rep@src, PASSWORD r") == denied
     # SOURCEDB alone is the operating-system login of the home's owner, as before
     assert shell.run("DBLOGIN SOURCEDB src").startswith("Successfully")
+
+
+def test_run_never_prints_two_blank_lines_in_a_row(home: Home) -> None:
+    commands = ["INFO ALL", "ADD EXTRACT e1, TRANLOG, BEGIN NOW", "INFO EXTRACT e1", "INFO ALL"]
+    result = runner.invoke(build_app(), ["--home", str(home.root), "run", *commands])
+    assert result.exit_code == 0, result.output
+    assert "\n\n\n" not in result.output and not result.output.startswith("\n")
+    assert "MANAGER     STOPPED\n\nEXTRACT added.\n\nEXTRACT    E1" in result.output
