@@ -222,7 +222,7 @@ def to_svg(tl: BrTimeline) -> Canvas:
     rows = len(tl.transactions) or 1
     top = 60
     bottom = top + rows * ROW + 10
-    height = bottom + 40 + 18 * len(tl.checkpoints) + 40
+    height = bottom + 40 + 18 * len(tl.checkpoints) + 60
     width = SVG_LEFT + SVG_PLOT + 200
 
     def x(us: int) -> float:
@@ -263,7 +263,7 @@ def to_svg(tl: BrTimeline) -> Canvas:
         c.text("checkpoint-label", cx, top - 18, f"CP {cp.seq}", anchor="middle")
     c.line("now", x(tl.now_us), top - 14, x(tl.now_us), bottom, stroke="black",
            stroke_dasharray="2,2")  # fmt: skip
-    c.text("now-label", x(tl.now_us), bottom + 30, "now", anchor="middle")
+    c.text("now-label", x(tl.now_us), bottom + 28, "now", anchor="middle")
     if tl.next_due_us is not None:
         nx = x(tl.next_due_us)
         c.line("next", nx, top - 14, nx, bottom, stroke="#c0392b", stroke_dasharray="6,4")
@@ -273,9 +273,12 @@ def to_svg(tl: BrTimeline) -> Canvas:
         rx = x(tl.restart.time_us)
         c.add("path", "restart", d=f"M {rx:.1f} {bottom:.1f} l -7 14 l 14 0 z", fill="#27ae60",
               data_time_us=tl.restart.time_us)  # fmt: skip
+        c.text("restart-mark", rx, bottom + 28, "restart", anchor="middle")
         c.text("restart-label", 10, y, f"Restart: {tl.restart.where}: {tl.restart.reason}")
     else:
         c.text("restart-label", 10, y, "Restart: at the current read position (nothing open)")
+    c.text("legend", 10, height - 12, "Bars: open transactions from their start to now; "
+           "blue: persisted at a BR checkpoint, grey: not persisted.")  # fmt: skip
     for i, cp in enumerate(tl.checkpoints):
         kept = ", ".join(cp.persisted) or "nothing"
         c.text("checkpoint-note", 10, y + 18 * (i + 1),
