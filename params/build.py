@@ -19,7 +19,13 @@ from params.builder import (
     Handler,
     as_int,
 )
-from params.catalog import IGNORED_OPTIONS, data_specs, did_you_mean, known_parameters
+from params.catalog import (
+    IGNORED_OPTIONS,
+    IGNORED_PARAMETERS,
+    data_specs,
+    did_you_mean,
+    known_parameters,
+)
 from params.errors import Diagnostic, Severity
 from params.grammar import GrammarError, Parsed, parse_statement
 from params.handlers_capture import (
@@ -66,6 +72,7 @@ from params.handlers_map import (
     h_insertallrecords,
     h_reperror,
     op_toggle,
+    warn_reperror_after_maps,
 )
 from params.handlers_spark import h_sparkconf, h_sparkmaster, h_sparkproperties
 from params.text import Statement
@@ -135,8 +142,6 @@ HANDLERS: dict[str, Handler] = {
     "SEQUENCE": h_table,
     "SEQUENCEEXCLUDE": h_table,
     "MACROCHAR": h_noop,
-    "NOLIST": h_noop,
-    "LIST": h_noop,
     "RMTTASK": h_rmttask,
     "SPARKMASTER": h_sparkmaster,
     "SPARKCONF": h_sparkconf,
@@ -205,10 +210,13 @@ def build(
         for o in parsed.options:
             if o.name in IGNORED_OPTIONS.get(kw, ()):
                 b.warn("not-used", f"{kw} option {o.name} is not used by this engine", o.loc)
+        if kw in IGNORED_PARAMETERS:
+            b.warn("not-used", f"{kw} is not used by this engine: {IGNORED_PARAMETERS[kw]}")
         if st.tainted:
             del b.diagnostics[mark:]
         if kw not in MAY_PRECEDE_GROUP:
             b.count += 1
+    warn_reperror_after_maps(b)
     return _finish(b, is_globals), b.diagnostics
 
 

@@ -170,18 +170,49 @@ MAP_ACTS = frozenset({"TARGET", "COLMAP", "KEYCOLS", "WHERE", "FILTER", "INSERTA
 #: are accepted with a warning that ABEND is used instead).
 REPERROR_RESPONSES = frozenset({"ABEND", "DISCARD", "EXCEPTION", "IGNORE", "RETRYOP",
                                 "TRANSABORT", "TRANSDISCARD", "TRANSEXCEPTION"})  # fmt: skip
-REPERROR_ACTS = frozenset({"ABEND", "DISCARD", "IGNORE"})
+REPERROR_ACTS = frozenset({"ABEND", "DISCARD", "IGNORE", "RETRYOP"})
 
 #: Options of parameters the engine acts on that it accepts but does not act on: each
 #: gets a "not used" warning at its position (tests/params/test_acts_or_warns.py holds
 #: every other option of a handled parameter to a model field the engine reads).
 IGNORED_OPTIONS: dict[str, frozenset[str]] = {
-    "TARGETDB": frozenset({"SET", "SESSIONCHARSET"}),
-    "SOURCEDB": frozenset({"SESSIONCHARSET"}),
     "RMTHOST": frozenset({"KEYNAME", "COMPRESSTHRESHOLD", "TCPBUFSIZE", "TCPFLUSHBYTES",
                           "IPV4", "IPV6", "STREAMING", "NOSTREAMING", "PARAMS"}),
-    "CACHEMGR": frozenset({"CACHEBUFFERSIZE", "CACHEPAGEOUTSIZE"}),
+    "CACHEMGR": frozenset({"CACHEBUFFERSIZE", "CACHEPAGEOUTSIZE", "CACHEDIRECTORY"}),
     "DISCARDFILE": frozenset({"MAXBYTES"}),
+    "AUTORESTART": frozenset({"WAITSECONDS"}),
+    "PURGEOLDEXTRACTS": frozenset({"FREQUENCYMINUTES", "FREQUENCYHOURS"}),
+    "EXTTRAIL": frozenset({"FORMAT"}),
+    "RMTTRAIL": frozenset({"FORMAT"}),
+    "USERID": frozenset({"PASSWORD", "SYSDBA"}),
+    "USERIDALIAS": frozenset({"SYSDBA"}),
+    "SOURCEDB": frozenset({"SESSIONCHARSET", "PASSWORD", "SYSDBA"}),
+    "TARGETDB": frozenset({"SET", "SESSIONCHARSET", "PASSWORD", "SYSDBA"}),
+    "WARNLONGTRANS": frozenset({"NOUSETHREADS", "USELASTREADTIME", "SKIPEMPTYTRANS"}),
+    "TRANLOGOPTIONS": frozenset({"BUFSIZE", "EXCLUDETAG", "INCLUDETAG", "EXCLUDEUSERID"}),
+}  # fmt: skip
+
+#: Parameters the checker validates (their form, ranges, place) that the engine does not
+#: act on: each gets a "not used" warning after its checks. Found by
+#: tests/params/test_acts_or_warns.py (nothing in the engine reads what they set).
+IGNORED_PARAMETERS: dict[str, str] = {
+    **dict.fromkeys(
+        ("DYNAMICPORTLIST", "LAGREPORTMINUTES", "LAGREPORTHOURS", "LAGINFOSECONDS",
+         "LAGINFOMINUTES", "LAGINFOHOURS", "LAGCRITICALSECONDS", "LAGCRITICALMINUTES",
+         "LAGCRITICALHOURS"),
+        "the Manager does not act on it",
+    ),
+    "MAXTRANSOPS": "a source transaction is applied in one target transaction",
+    "PASSTHRU": "the pump applies its TABLE options with it or without it",
+    "NOPASSTHRU": "the pump applies its TABLE options with it or without it",
+    "LOGALLSUPCOLS": "the Extract writes the columns the redo holds",
+    "UPDATERECORDFORMAT": "the Extract writes the images the redo holds",
+    "EXTFILE": "the Extract writes trails only (EXTTRAIL, RMTTRAIL)",
+    "REPORT": "no report is written on a schedule",
+    "RMTHOST": "the pump writes its RMTTRAIL on this machine (no Collector is reached)",
+    "GETUPDATEBEFORES": "the Extract writes the update images the redo holds",
+    "IGNOREUPDATEBEFORES": "the Extract writes the update images the redo holds",
+    "RMTFILE": "the Extract writes trails only (EXTTRAIL, RMTTRAIL)",
 }  # fmt: skip
 
 

@@ -382,6 +382,9 @@ def h_table(b: Builder, p: Parsed) -> None:
         spec = map_behaviour(b, p, spec)
     elif kw == "TABLE":
         spec = table_behaviour(b, p, spec)
+    else:  # SEQUENCE, SEQUENCEEXCLUDE, TABLEEXCLUDE: their options are not acted on
+        for o in p.options:
+            b.warn("not-used", f"{kw} option {o.name} is not used by this engine", o.loc)
     b.tables.append(spec)
 
 

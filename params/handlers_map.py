@@ -16,14 +16,16 @@ from dataclasses import replace
 from typing import Any
 
 from params import models as m
-from params.builder import Builder, Handler
+from params.builder import Builder, Handler, arg_of
 from params.catalog import (
     MAP_ACTS,
     REPERROR_ACTS,
     REPERROR_RESPONSES,
     did_you_mean,
 )
+from params.expr import ExprIssue, parse_assignments
 from params.grammar import Parsed, Tok
+from params.handlers_table import row_options
 
 _OPS = {"INSERTS": "INSERT", "UPDATES": "UPDATE", "DELETES": "DELETE"}
 _RETRY_OPTIONS = ("MAXRETRIES", "DELAYSECS", "DELAYCSECS")
@@ -40,12 +42,7 @@ def op_toggle(op: str, ignore: bool) -> Handler:
     """IGNOREINSERTS / GETINSERTS (and UPDATES, DELETES) for the MAPs that follow."""
 
     def h(b: Builder, p: Parsed) -> None:
-        if b.fields.get("kind") == m.FileKind.EXTRACT:
-            b.warn(
-                "not-used",
-                f"{p.keyword.upper} in an Extract is not used by this engine (the Replicat "
-                "acts on it, for the MAP statements after it)",
-            )
+        if _in_extract(b, p):
             return
         st = _state(b)
         ops = set(st["ignore"])
@@ -55,12 +52,23 @@ def op_toggle(op: str, ignore: bool) -> Handler:
     return h
 
 
+def _in_extract(b: Builder, p: Parsed) -> bool:
+    """A Replicat parameter in an Extract: a warning that it is not used there."""
+    if b.fields.get("kind") != m.FileKind.EXTRACT:
+        return False
+    b.warn("not-used", f"{p.keyword.upper} is a Replicat parameter: not used in an Extract")
+    return True
+
+
 def h_insertallrecords(b: Builder, p: Parsed) -> None:
-    _state(b)["insert_all"] = True
+    if not _in_extract(b, p):
+        _state(b)["insert_all"] = True
 
 
 def collisions_toggle(value: bool) -> Handler:
     def h(b: Builder, p: Parsed) -> None:
+        if _in_extract(b, p):
+            return
         _state(b)["collisions"] = value
         b.fields["handle_collisions"] = value
 
@@ -133,6 +141,8 @@ def parse_reperror(b: Builder, raw: Tok, where: str) -> m.RepError | None:
 
 
 def h_reperror(b: Builder, p: Parsed) -> None:
+    if _in_extract(b, p):
+        return
     raw = p.positional[0] if p.positional else Tok("", len(p.keyword.text))
     if raw.text.rstrip(";").strip().upper() == "RESET":
         b.reperrors.clear()  # the rules above RESET no longer apply to the MAPs below it
@@ -140,14 +150,46 @@ def h_reperror(b: Builder, p: Parsed) -> None:
     rule = parse_reperror(b, raw, "REPERROR")
     if rule is not None:
         b.reperrors.append(rule)
+        assert b.statement is not None
+        b.fields.setdefault("reperror_at", []).append((b.statement, len(b.tables)))
+
+
+def warn_reperror_after_maps(b: Builder) -> None:
+    """A REPERROR at the root applies to the MAP statements after it: one after the last
+    MAP acts on nothing, which gets a warning that says so."""
+    if b.fields.get("kind") != m.FileKind.REPLICAT:
+        return
+    for statement, tables in b.fields.get("reperror_at", []):
+        if not any(t.statement == "MAP" for t in b.tables[tables:]):
+            b.statement = statement
+            b.warn(
+                "not-used",
+                "this REPERROR comes after every MAP statement: it applies to the MAP "
+                "statements after it, so it is not used (move it above the MAPs)",
+            )
 
 
 # ------------------------------------------------------------------------ one MAP
 
 
+def _check_colmap(b: Builder, a: Tok) -> None:
+    items = parse_assignments(a.text, a.loc)
+    if isinstance(items, ExprIssue):
+        b.error("syntax", f"COLMAP: {items.message}", items.pos)
+        return
+    for item in items:
+        if item.expr is None and item.name != "USEDEFAULTS":
+            b.error("syntax", f"COLMAP: {item.name} needs = and a value", item.pos)
+
+
 def map_behaviour(b: Builder, p: Parsed, spec: m.TableSpec) -> m.TableSpec:
     """The MAP's toggles and REPERROR rules as they stand, its own options applied; a
     "not used" warning at each MAP option the Replicat does not act on."""
+    if spec.exclude:
+        for o in p.options:
+            b.warn("not-used", f"MAPEXCLUDE takes no options: {o.name} is not used", o.loc)
+        return spec
+    spec = row_options(b, p, spec)  # WHERE and FILTER, parsed with their positions
     st = _state(b)
     collisions: bool = st["collisions"]
     insert_all: bool = st["insert_all"]
@@ -161,6 +203,8 @@ def map_behaviour(b: Builder, p: Parsed, spec: m.TableSpec) -> m.TableSpec:
             collisions = False
         elif o.name == "INSERTALLRECORDS":
             insert_all = True
+        elif o.name == "COLMAP" and (a := arg_of(o)) is not None:
+            _check_colmap(b, a)
         elif o.name == "REPERROR" and o.args and isinstance(o.args[0], Tok):
             rule = parse_reperror(b, o.args[0], "MAP REPERROR")
             if rule is not None:

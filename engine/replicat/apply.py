@@ -1,4 +1,5 @@
-"""One trail record as SQL on the target, with HANDLECOLLISIONS.
+"""One trail record as SQL on the target, with HANDLECOLLISIONS (of its MAP) and
+INSERTALLRECORDS (every operation an insert: a history table).
 
 Statements never rely on the database raising for the expected conflicts, so a grouped
 target transaction is not aborted by one (PostgreSQL aborts a transaction on any error):
@@ -9,7 +10,13 @@ target transaction is not aborted by one (PostgreSQL aborts a transaction on any
   which HANDLECOLLISIONS turns into an insert of the columns the record carries.
 * GGSKeyFieldComp (key update): the WHERE takes the before image of the key.
 * Delete: ``DELETE ... WHERE key``; a missing row is 1403, ignored with HANDLECOLLISIONS.
-* GGSPurgedata (TRUNCATE): ``DELETE FROM`` the table.
+* GGSPurgedata (TRUNCATE): ``DELETE FROM`` the table (not for an INSERTALLRECORDS MAP,
+  whose table keeps the history).
+* INSERTALLRECORDS: the record's columns (after image; a delete's before image) as an
+  insert, with the COLMAP literals and expressions (the operation type, commit time...).
+
+COLMAP literals and expressions are set on inserts and updates (an expression whose column
+the record does not carry is left out).
 
 Other failures (NOT NULL, a value the column refuses) come from the database as
 :class:`engine.targets.TargetSqlError`; the caller retries such a group record by record in
@@ -21,6 +28,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from engine.expr.evaluate import Env, evaluate
+from engine.expr.values import Status, to_text
 from engine.replicat import ApplyError
 from engine.replicat.mapping import TableMap
 from engine.targets import NO_DATA_FOUND, UNIQUE_CONSTRAINT
@@ -32,9 +41,9 @@ Row = dict[str, tuple[ColumnInfo, str | None]]
 
 
 class Applier:
-    def __init__(self, target: Target, handle_collisions: bool) -> None:
+    def __init__(self, target: Target) -> None:
         self.target = target
-        self.handle_collisions = handle_collisions
+        self._env: Env | None = None
         self._sql: dict[tuple[str, str, tuple[str, ...], tuple[str, ...]], str] = {}
         self.collisions = 0
         self.counts = {"inserts": 0, "updates": 0, "deletes": 0, "truncates": 0}
@@ -47,11 +56,36 @@ class Applier:
             IOType.PURGEDATA: self._truncate,
         }
 
-    def apply(self, m: TableMap, record: TrailRecord) -> None:
+    def apply(self, m: TableMap, record: TrailRecord, env: Env | None = None) -> None:
+        """Apply ``record`` by ``m``; ``env`` answers its COLMAP expressions."""
         op = self._ops.get(record.io_type)
         if op is None:
             raise ApplyError(0, f"Unsupported operation {record.op_name} on {record.table}.")
+        self._env = env
+        if m.insert_all:
+            if record.io_type != IOType.PURGEDATA:
+                self._insert(m, record)
+            return
         op(m, record)
+
+    def _full_row(self, m: TableMap, columns: Any) -> Row:
+        """The mapped columns, then the COLMAP literals and expressions."""
+        row = m.row(columns)
+        for col, value in m.literals:
+            row[col.name] = (col, value)
+        if m.computed:
+            env = self._env
+            assert env is not None, "a MAP with COLMAP expressions needs a record env"
+            for col, expr in m.computed:
+                v = to_text(evaluate(expr, env))
+                if v is Status.MISSING:
+                    continue
+                if isinstance(v, Status):
+                    raise ApplyError(
+                        0, f"COLMAP: the value of {m.target.name}.{col.name} is not valid."
+                    )
+                row[col.name] = (col, v)
+        return row
 
     # -- SQL text -----------------------------------------------------------------------
     def _statement(
@@ -93,17 +127,17 @@ class Applier:
 
     # -- operations ---------------------------------------------------------------------
     def _insert_row(self, m: TableMap, row: Row) -> int:
-        for col, value in m.literals:
-            row.setdefault(col.name, (col, value))
         cols = tuple(row)
         return self.target.execute(self._statement("insert", m, cols, ()), self._params(row, cols))
 
     def _insert(self, m: TableMap, record: TrailRecord) -> None:
-        row = m.row(record.columns)
+        self._insert_mapped(m, record, self._full_row(m, record.columns))
+
+    def _insert_mapped(self, m: TableMap, record: TrailRecord, row: Row) -> None:
         if self._insert_row(m, row):
             self.counts["inserts"] += 1
             return
-        if not self.handle_collisions:
+        if not m.handle_collisions:
             raise ApplyError(UNIQUE_CONSTRAINT, f"Duplicate key inserting into {m.target.name}.")
         self.collisions += 1
         keys = self._key(m, row, record)
@@ -113,12 +147,12 @@ class Applier:
         self.counts["inserts"] += 1
 
     def _update(self, m: TableMap, record: TrailRecord) -> None:
-        row = m.row(record.columns)
+        row = self._full_row(m, record.columns)
         keys = self._key(m, row, record)
         self._update_where(m, record, row, keys, self._params(row, keys))
 
     def _key_update(self, m: TableMap, record: TrailRecord) -> None:
-        row = m.row(record.columns)
+        row = self._full_row(m, record.columns)
         before = m.row(record.before_columns)
         keys = self._key(m, before, record)
         self._update_where(m, record, row, keys, self._params(before, keys))
@@ -131,7 +165,7 @@ class Applier:
         if self.target.execute(sql, self._params(row, sets) + where):
             self.counts["updates"] += 1
             return
-        if not self.handle_collisions:
+        if not m.handle_collisions:
             raise ApplyError(
                 NO_DATA_FOUND, f"No data found updating {m.target.name} ({record.op_name}).", sql
             )
@@ -146,7 +180,7 @@ class Applier:
         if self.target.execute(sql, self._params(row, keys)):
             self.counts["deletes"] += 1
             return
-        if not self.handle_collisions:
+        if not m.handle_collisions:
             raise ApplyError(NO_DATA_FOUND, f"No data found deleting from {m.target.name}.", sql)
         self.collisions += 1
 

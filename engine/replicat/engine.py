@@ -2,9 +2,14 @@
 groups of about GROUPTRANSOPS operations per target transaction, record progress in the
 checkpoint table in that same transaction, then publish the file checkpoint (INFO, LAG).
 
-Errors while applying a record go through REPERROR: the rule for the error's number, else
-``DEFAULT``, else ABEND. ABEND rolls back the group and abends (OGG-01004 with the database's
-message); DISCARD writes the record to the discard file and goes on; IGNORE goes on. A
+Before a record is applied its MAP decides whether it is: IGNOREINSERTS / IGNOREUPDATES /
+IGNOREDELETES skip operations, WHERE and FILTER test the record (a FILTER with RAISEERROR n
+treats a record that fails it as error n). Errors while applying a record go through the
+REPERROR rules in force for its MAP (its own, then the file's before it): the rule for the
+error's number, else ``DEFAULT``, else ABEND. ABEND rolls back the group and abends
+(OGG-01004 with the database's message); DISCARD writes the record to the discard file and
+goes on; IGNORE goes on; RETRYOP applies the record again, up to MAXRETRIES times (default
+1) DELAYSECS apart, then abends. A
 failure the database raises (rather than one detected from a row count) aborts the group on
 PostgreSQL, so the group is rolled back and applied again one transaction at a time, each
 record in a savepoint, where the rule can act on the one record.
@@ -34,6 +39,8 @@ from engine.checkpoints import (
     save_checkpoints,
 )
 from engine.events import Severity
+from engine.expr.evaluate import holds
+from engine.expr.rowrule import LOGICAL_OPS, Facts, Process, RowEnv, RowRule
 from engine.groups import GroupDef
 from engine.heartbeat.apply import HeartbeatApplier
 from engine.heartbeat.names import for_capture
@@ -44,7 +51,7 @@ from engine.pump.txreader import Transaction, TransactionReader
 from engine.replicat import ApplyError, ReplicatError
 from engine.replicat.apply import Applier
 from engine.replicat.discard import DiscardFile
-from engine.replicat.mapping import Mapper
+from engine.replicat.mapping import Mapper, TableMap
 from engine.replicat.progress import CheckpointTable, Progress, group_key
 from engine.stats import StatsBook, op_of
 from engine.targets import TargetError
@@ -54,11 +61,13 @@ from engine.trail.errors import TrailError
 from engine.trail.files import TrailName
 from engine.trail.model import TrailPosition, TrailRecord, valid_datetime
 from engine.trail.reader import position_problem, read_error_text
-from params.models import ParamFile
+from params.models import ParamFile, RepError
 
 Emit = Callable[[str, Severity, str], None]
 _GLOBALS_CPT = re.compile(r"^\s*CHECKPOINTTABLE\s+(\S+)", re.IGNORECASE | re.MULTILINE)
-SUPPORTED_RESPONSES = frozenset({"ABEND", "DISCARD", "IGNORE"})
+#: The REPERROR responses the Replicat carries out (params.catalog.REPERROR_ACTS must be
+#: the same set: tests/params/test_acts_or_warns.py); others are run as ABEND.
+SUPPORTED_RESPONSES = frozenset({"ABEND", "DISCARD", "IGNORE", "RETRYOP"})
 
 
 def checkpoint_table_name(home: Home, group: GroupDef) -> str | None:
@@ -92,7 +101,8 @@ class ReplicatRun:
         self.name = group.name
         self.emit = emit
         self.clock = clock
-        for rule in model.reperrors:
+        rules = dict.fromkeys([*model.reperrors, *(r for t in model.tables for r in t.reperrors)])
+        for rule in rules:
             if rule.response.upper() not in SUPPORTED_RESPONSES:
                 emit(
                     "OGG-01706",
@@ -114,10 +124,13 @@ class ReplicatRun:
                 raise ReplicatError("OGG-00664", exc.message) from exc
         self.target = target
         self.stats_book = StatsBook(clock)
+        self.at_eof = False  # the last poll found nothing (LAG: 'At EOF')
         self.stats_book.verb = "Replicating"
         self._stat_rows: list[tuple[str, str, str, int]] = []  # this target transaction's
         self.mapper = Mapper(model, target)
-        self.applier = Applier(target, model.handle_collisions)
+        self.applier = Applier(target)
+        self.process = Process(group.name, "REPLICAT", home=str(home.root))
+        self.sleep: Callable[[float], None] = time.sleep
         self.heartbeat = HeartbeatApplier(
             target, for_capture(home.globals_file), group.name, heartbeat_clock, emit
         )
@@ -174,6 +187,7 @@ class ReplicatRun:
         self.transactions = 0
         self.skipped = 0
         self.ignored = 0
+        self.filtered = 0  # records WHERE, FILTER or IGNORE<op>S left out
         self.last_io_us = 0
         self.last_file_checkpoint = 0.0
         self.dirty = True
@@ -220,7 +234,8 @@ class ReplicatRun:
     def _apply(self, txns: list[Transaction], *, savepoints: bool) -> None:
         progress = self.progress
         applied = skipped = 0
-        counted = (dict(self.applier.counts), self.applier.collisions, self.ignored)
+        counted = (dict(self.applier.counts), self.applier.collisions, self.ignored,
+                   self.filtered)  # fmt: skip
         self._discards = []
         self._stat_rows = []
         self.target.begin()
@@ -241,7 +256,7 @@ class ReplicatRun:
             self.target.commit()
         except BaseException:
             self.target.rollback()
-            counts, self.applier.collisions, self.ignored = counted
+            counts, self.applier.collisions, self.ignored, self.filtered = counted
             self.applier.counts.update(counts)  # statistics count committed work only
             raise
         for record, number, text, start, target in self._discards:
@@ -272,29 +287,101 @@ class ReplicatRun:
         m = self.mapper.map_for(record.table, definition)
         if m is None:
             return
-        if savepoints:
-            self.target.savepoint("gg_rec")
-        try:
-            self.applier.apply(m, record)
-            op = op_of(record.op_name)
-            if op is not None:
-                self._stat_rows.append((record.table, m.target.name, op, 1))
-        except ApplyError as exc:
+        kind = LOGICAL_OPS.get(record.io_type)
+        if kind in m.ignore_ops:
+            self.filtered += 1
+            return
+        env = self._env(txn, record, m.rule) if m.rule is not None else None
+        if env is not None and not self._selected(txn, record, m, env, kind):
+            return
+        attempt = 0
+        while True:
             if savepoints:
+                self.target.savepoint("gg_rec")
+            failure: tuple[int, str] | None = None
+            try:
+                self.applier.apply(m, record, env)
+                op = op_of(record.op_name)
+                if op is not None:
+                    self._stat_rows.append((record.table, m.target.name, op, 1))
+            except ApplyError as exc:
+                if savepoints:
+                    self.target.rollback_to("gg_rec")
+                failure = (exc.number, exc.text)
+            except TargetError as exc:
+                if not savepoints:
+                    raise _Retry from exc
                 self.target.rollback_to("gg_rec")
-            self._reperror(txn, record, exc.number, exc.text, m.target.name)
-        except TargetError as exc:
-            if not savepoints:
-                raise _Retry from exc
-            self.target.rollback_to("gg_rec")
-            self._reperror(txn, record, exc.number, exc.message, m.target.name)
-        if savepoints:
-            self.target.release("gg_rec")
+                failure = (exc.number, exc.message)
+            if savepoints:
+                self.target.release("gg_rec")
+            if failure is None:
+                return
+            rule = self.rule(failure[0], m.reperrors)
+            if rule is not None and rule.response == "RETRYOP":
+                attempt += 1
+                if attempt <= (rule.max_retries if rule.max_retries is not None else 1):
+                    self.sleep(rule.delay_secs)
+                    continue
+                failure = (failure[0], f"{failure[1]} (after {attempt - 1} RETRYOP retries)")
+            self._reperror(txn, record, failure[0], failure[1], m.target.name, m.reperrors)
+            return
+
+    def _env(self, txn: Transaction, record: TrailRecord, rule: RowRule) -> RowEnv:
+        """What COLMAP expressions, WHERE and FILTER may ask about ``record``; the trail
+        position (@GETENV ('RECORD', 'FILESEQNO' / 'FILERBA')) is its transaction's start."""
+        c = self.applier.counts
+        dml = c["inserts"] + c["updates"] + c["deletes"]
+        stats = {("", "INSERT"): c["inserts"], ("", "UPDATE"): c["updates"],
+                 ("", "DELETE"): c["deletes"], ("", "TRUNCATE"): c["truncates"],
+                 ("", "DISCARD"): self.discard.discarded, ("", "DML"): dml,
+                 ("", "TOTAL"): dml + c["truncates"]}  # fmt: skip
+        facts = Facts(
+            record.table,
+            record.io_type,
+            record.io_time_us,
+            txn.logcsn or "",
+            txn.tranid or "",
+            record.rowid,
+            txn.start.seqno,
+            txn.start.rba,
+            record.trans_ind,
+        )
+        return rule.env(
+            record.columns, record.before_columns, facts, self.process, stats, self.clock()
+        )
+
+    def _selected(
+        self, txn: Transaction, record: TrailRecord, m: TableMap, env: RowEnv, kind: str | None
+    ) -> bool:
+        """WHERE and FILTER of the record's MAP (operations other than row changes pass)."""
+        if kind is None:
+            return True
+        rule = m.rule
+        assert rule is not None
+        if rule.where is not None and not holds(rule.where, env):
+            self.filtered += 1
+            return False
+        f = rule.filter
+        if f is not None and f.applies_to(kind) and not holds(f.condition, env):
+            if f.raise_error is not None:
+                text = f"FILTER RAISEERROR {f.raise_error}: the record fails the filter."
+                self._reperror(txn, record, f.raise_error, text, m.target.name, m.reperrors)
+            else:
+                self.filtered += 1
+            return False
+        return True
 
     def _reperror(
-        self, txn: Transaction, record: TrailRecord, number: int, text: str, target: str
+        self,
+        txn: Transaction,
+        record: TrailRecord,
+        number: int,
+        text: str,
+        target: str,
+        rules: tuple[RepError, ...] = (),
     ) -> None:
-        response = self.response(number)
+        response = self.response(number, rules)
         if response == "DISCARD":  # written once the target transaction has committed
             self._discards.append((record, number, text, txn.start, target))
             self._stat_rows.append((record.table, target, "DISCARD", 1))
@@ -309,9 +396,17 @@ class ReplicatRun:
             f"{txn.start.seqno}, RBA {txn.start.rba}.",
         )
 
-    def response(self, number: int) -> str:
-        rules = {r.error.upper(): r.response.upper() for r in self.model.reperrors}
-        response = rules.get(str(number)) or rules.get("DEFAULT") or "ABEND"
+    def rule(self, number: int, rules: tuple[RepError, ...] = ()) -> RepError | None:
+        """The REPERROR rule for error ``number`` among a MAP's ``rules`` (its own first,
+        then the file's before it): the first naming it, else the first DEFAULT."""
+        found = next((r for r in rules if r.error == str(number)), None)
+        return found or next((r for r in rules if r.error == "DEFAULT"), None)
+
+    def response(self, number: int, rules: tuple[RepError, ...] = ()) -> str:
+        rule = self.rule(number, rules)
+        response = rule.response.upper() if rule else "ABEND"
+        if response == "RETRYOP":  # the retries are spent: the error stands
+            return "ABEND"
         return response if response in SUPPORTED_RESPONSES else "ABEND"
 
     # -- running ------------------------------------------------------------------------
@@ -321,6 +416,7 @@ class ReplicatRun:
         interval = max(1, self.model.checkpoint_secs)
         while not stop():
             n = self.poll()
+            self.at_eof = n == 0
             if n or time.monotonic() - self.last_file_checkpoint >= interval:
                 self.file_checkpoint()
             if n == 0:
@@ -374,7 +470,7 @@ class ReplicatRun:
             f"{c['updates']} updates, {c['deletes']} deletes, {c['truncates']} truncates); "
             f"skipped as already applied {self.skipped}; collisions handled "
             f"{self.applier.collisions}; discarded {self.discard.discarded}; "
-            f"ignored {self.ignored}",
+            f"ignored {self.ignored}; filtered {self.filtered}",
         ]
 
 

@@ -1,107 +1,186 @@
-"""MAP source, TARGET target [, KEYCOLS (...)] [, COLMAP (...)]: from a trail table to a
-target table and from trail columns to target columns.
+"""MAP source, TARGET target [, option ...]: from a trail table to a target table, from
+trail columns to target columns, and which records are applied and how.
 
 * Source names match with ``*``/``?`` wildcards (MAPEXCLUDE first); a target part that is
   ``*`` takes the source's part (``MAP hr.*, TARGET hr2.*``).
-* Columns map by name (case-insensitive): ASSUMETARGETDEFS says the target has the source's
-  structure; without COLMAP the same holds (USEDEFAULTS). COLMAP items are ``USEDEFAULTS``,
-  ``target = source_column``, ``target = 'literal'`` and ``target = number``; column
-  functions (``@...``) are refused with OGG-00919 (not implemented).
+* COLMAP (:mod:`params.expr`): ``USEDEFAULTS`` maps columns by name (case-insensitive),
+  as does a MAP without COLMAP; ``target = source_column``, ``target = 'literal'`` /
+  number / NULL, and ``target = expression`` (``@functions``, arithmetic, ``GGS_*`` header
+  elements, evaluated by :mod:`engine.expr` in a :class:`~engine.replicat.recordenv.RecordEnv`).
+  An expression that needs a column the record does not carry (a compressed update) leaves
+  its target column out of that statement.
+* WHERE (a condition on the record) and FILTER (``ON``/``IGNORE`` operations,
+  ``RAISEERROR n``) choose the records applied; IGNOREINSERTS / IGNOREUPDATES /
+  IGNOREDELETES skip operations; INSERTALLRECORDS makes every operation an insert.
 * The key is KEYCOLS, else the target's primary key, else every target column.
+* HANDLECOLLISIONS and the REPERROR rules are those in force for the MAP (see
+  :mod:`params.handlers_map`).
 * Trail column names come from the trail's Metadata records (index -> name).
+
+:data:`MAP_OPTION_READERS` is the registry of the MAP options the Replicat acts on: each
+reads its option (and the toggles resolved for the MAP) into the MAP's :class:`MapRules`.
+``params.catalog.MAP_ACTS`` must name the same options (tests/params/test_acts_or_warns.py):
+the checker warns "not used" for every other MAP option.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
+from engine.expr.rowrule import RowRule
 from engine.replicat import MappingError
 from engine.targets.base import ColumnInfo, TableInfo, Target
 from engine.trail.model import Columns, TableDef
-from params.models import ParamFile, TableSpec
-
-_ITEM = re.compile(r"^\s*([A-Za-z_$#][\w$#]*|\"[^\"]+\")\s*=\s*(.+?)\s*$", re.DOTALL)
-_NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
-_IDENT = re.compile(r"^[A-Za-z_$#][\w$#]*$|^\"[^\"]+\"$")
+from params.expr import Col, Expr, ExprIssue, Filter, Lit, columns_of, parse_assignments
+from params.models import ParamFile, RepError, TableSpec
 
 
 @dataclass(frozen=True, slots=True)
 class ColMap:
-    """Parsed COLMAP: explicit ``target -> source column`` and ``target -> literal``."""
+    """Parsed COLMAP: target <- source column, target <- constant text (None: NULL), and
+    target <- expression."""
 
     use_defaults: bool
     columns: tuple[tuple[str, str], ...] = ()
-    literals: tuple[tuple[str, str], ...] = ()
+    literals: tuple[tuple[str, str | None], ...] = ()
+    computed: tuple[tuple[str, Expr], ...] = ()
+
+    @property
+    def targets(self) -> frozenset[str]:
+        named = [t for t, _ in self.columns] + [t for t, _ in self.literals]
+        return frozenset(t.upper() for t in named + [t for t, _ in self.computed])
 
 
-def split_items(text: str) -> list[str]:
-    """Split ``(a, b = 'x, y', c)`` at top-level commas (quotes and parentheses kept)."""
-    inner = text.strip()
-    if inner.startswith("(") and inner.endswith(")"):
-        inner = inner[1:-1]
-    items, depth, quote, cur = [], 0, "", ""
-    for ch in inner:
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            items.append(cur.strip())
-            cur = ""
-            continue
-        cur += ch
-    if cur.strip():
-        items.append(cur.strip())
-    return items
+def _issue(option: str, text: str, issue: ExprIssue) -> MappingError:
+    return MappingError(
+        "OGG-00919", f"Error in {option} clause at offset {issue.pos}: {issue.message} ({text})."
+    )
 
 
 def parse_colmap(text: str | None) -> ColMap:
     if text is None:
         return ColMap(True)
+    items = parse_assignments(text)
+    if isinstance(items, ExprIssue):
+        raise _issue("COLMAP", text, items)
     defaults = False
     cols: list[tuple[str, str]] = []
-    lits: list[tuple[str, str]] = []
-    for item in split_items(text):
-        if item.upper() == "USEDEFAULTS":
+    lits: list[tuple[str, str | None]] = []
+    computed: list[tuple[str, Expr]] = []
+    for a in items:
+        if a.expr is None:
+            if a.name != "USEDEFAULTS":
+                raise MappingError(
+                    "OGG-00919", f"Error in COLMAP clause: {a.name} needs '= value'."
+                )
             defaults = True
-            continue
-        m = _ITEM.match(item)
-        if m is None:
-            raise MappingError("OGG-00919", f"Error in COLMAP clause: cannot read {item!r}.")
-        target, expr = m.group(1).strip('"'), m.group(2)
-        if expr.startswith("'") and expr.endswith("'") and len(expr) >= 2:
-            lits.append((target, expr[1:-1].replace("''", "'")))
-        elif _NUMBER.match(expr):
-            lits.append((target, expr))
-        elif _IDENT.match(expr):
-            cols.append((target, expr.strip('"')))
+        elif isinstance(a.expr, Col) and not a.expr.image:
+            cols.append((a.name, a.expr.name))
+        elif isinstance(a.expr, Lit):
+            v = a.expr.value
+            lits.append((a.name, None if v is None else str(v)))
         else:
-            raise MappingError(
-                "OGG-00919",
-                f"Error in COLMAP clause: {target} = {expr}: only column names, quoted "
-                "literals and numbers are supported (column functions are not).",
-            )
-    return ColMap(defaults, tuple(cols), tuple(lits))
+            computed.append((a.name, a.expr))
+    return ColMap(defaults, tuple(cols), tuple(lits), tuple(computed))
+
+
+@dataclass
+class MapRules:
+    """One MAP statement's options as the Replicat uses them (source-independent)."""
+
+    spec: TableSpec
+    target_owner: str | None = None
+    target_name: str | None = None
+    colmap: ColMap = field(default_factory=lambda: ColMap(True))
+    keycols: tuple[str, ...] | None = None
+    where: Expr | None = None
+    filter: Filter | None = None
+    insert_all: bool = False
+    handle_collisions: bool = False
+    reperrors: tuple[RepError, ...] = ()
+    ignore_ops: frozenset[str] = frozenset()
+
+
+def _option(spec: TableSpec, name: str) -> str | None:
+    opt = spec.option(name)
+    return opt.value if opt else None
+
+
+def _read_target(spec: TableSpec, r: MapRules) -> None:
+    if spec.target is not None:
+        r.target_owner, r.target_name = spec.target.owner, spec.target.name
+
+
+def _read_colmap(spec: TableSpec, r: MapRules) -> None:
+    r.colmap = parse_colmap(_option(spec, "COLMAP"))
+
+
+def _read_keycols(spec: TableSpec, r: MapRules) -> None:
+    r.keycols = spec.keycols
+
+
+def _read_where(spec: TableSpec, r: MapRules) -> None:
+    r.where = spec.where  # parsed by params.handlers_table.row_options
+
+
+def _read_filter(spec: TableSpec, r: MapRules) -> None:
+    r.filter = spec.filter
+
+
+def _read_insert_all(spec: TableSpec, r: MapRules) -> None:
+    r.insert_all = spec.insert_all_records
+
+
+def _read_collisions(spec: TableSpec, r: MapRules) -> None:
+    r.handle_collisions = spec.handle_collisions
+
+
+def _read_reperror(spec: TableSpec, r: MapRules) -> None:
+    r.reperrors = spec.reperrors
+
+
+#: The MAP options the Replicat acts on, and what reads each (see the module's doc).
+MAP_OPTION_READERS: dict[str, Callable[[TableSpec, MapRules], None]] = {
+    "TARGET": _read_target,
+    "COLMAP": _read_colmap,
+    "KEYCOLS": _read_keycols,
+    "WHERE": _read_where,
+    "FILTER": _read_filter,
+    "INSERTALLRECORDS": _read_insert_all,
+    "HANDLECOLLISIONS": _read_collisions,
+    "NOHANDLECOLLISIONS": _read_collisions,
+    "REPERROR": _read_reperror,
+}
+
+
+def map_rules(spec: TableSpec) -> MapRules:
+    r = MapRules(spec, ignore_ops=frozenset(spec.ignore_ops))
+    for reader in dict.fromkeys(MAP_OPTION_READERS.values()):
+        reader(spec, r)
+    return r
 
 
 @dataclass(frozen=True, slots=True)
 class TableMap:
     """How one trail table is applied to one target table.
 
-    ``by_index`` maps a trail column index to the target column it feeds; ``literals`` are
-    constant target values (applied on inserts); ``key`` names the target key columns.
+    ``by_index`` maps a trail column index to the target column it feeds; ``literals`` and
+    ``computed`` are target columns set from constants and expressions; ``key`` names the
+    target key columns; ``names`` are the trail table's column names (for expressions).
     """
 
     source: str
     target: TableInfo
     by_index: dict[int, ColumnInfo]
-    literals: tuple[tuple[ColumnInfo, str], ...]
+    literals: tuple[tuple[ColumnInfo, str | None], ...]
     key: tuple[ColumnInfo, ...]
+    computed: tuple[tuple[ColumnInfo, Expr], ...] = ()
+    rule: RowRule | None = None  # the source row's names for expressions, WHERE, FILTER
+    insert_all: bool = False
+    handle_collisions: bool = False
+    reperrors: tuple[RepError, ...] = ()
+    ignore_ops: frozenset[str] = frozenset()
 
     def row(self, columns: Columns) -> dict[str, tuple[ColumnInfo, str | None]]:
         """Target column name -> (column, trail text) for the columns a record carries."""
@@ -125,8 +204,8 @@ class Mapper:
         self.target = target
         self._maps: dict[str, TableMap | None] = {}
         self.specs = tuple(t for t in model.tables if t.statement in ("MAP", "MAPEXCLUDE"))
-        for spec in self.specs:  # COLMAP syntax errors are found before anything is applied
-            parse_colmap(_option(spec, "COLMAP"))
+        # COLMAP / WHERE / FILTER are read before anything is applied
+        self.rules = {id(s): map_rules(s) for s in self.specs if not s.exclude}
 
     def spec_for(self, table: str) -> TableSpec | None:
         owner, _, name = table.rpartition(".")
@@ -146,14 +225,22 @@ class Mapper:
         """A new Metadata record for ``table`` (its columns changed): map it again."""
         self._maps.pop(table, None)
 
+    def _column(self, info: TableInfo, name: str) -> ColumnInfo:
+        col = info.column(name)
+        if col is None:
+            raise MappingError(
+                "OGG-00919", f"Error in COLMAP clause: {info.name} has no column {name}."
+            )
+        return col
+
     def _resolve(self, table: str, definition: TableDef | None) -> TableMap | None:
         spec = self.spec_for(table)
         if spec is None:
             return None
+        rules = self.rules[id(spec)]
         owner, _, name = table.rpartition(".")
-        tgt = spec.target
-        t_owner = _target_part(tgt.owner, owner) if tgt else owner
-        t_name = _target_part(tgt.name, name) if tgt else name
+        t_owner = _target_part(rules.target_owner, owner) if rules.target_owner else owner
+        t_name = _target_part(rules.target_name, name) if rules.target_name else name
         info = self.target.table(t_owner or None, t_name)
         if info is None:
             raise MappingError(
@@ -166,39 +253,47 @@ class Mapper:
                 f"Error mapping from {table} to {info.name}: the trail has no column "
                 "definition (Metadata record) for the source table.",
             )
-        colmap = parse_colmap(_option(spec, "COLMAP"))
-        explicit = {t.lower(): s.lower() for t, s in colmap.columns}
+        colmap = rules.colmap
+        explicit = colmap.targets
+        source_names = {n.upper() for n in definition.column_names}
         by_source: dict[str, ColumnInfo] = {}
         if colmap.use_defaults:
             for index_name in definition.column_names:
                 col = info.column(index_name)
-                if col is not None and col.name.lower() not in explicit:
-                    by_source[index_name.lower()] = col
+                if col is not None and col.name.upper() not in explicit:
+                    by_source[index_name.upper()] = col
         for t, s in colmap.columns:
-            col = info.column(t)
-            if col is None:
-                raise MappingError(
-                    "OGG-00919", f"Error in COLMAP clause: {info.name} has no column {t}."
-                )
-            if s.lower() not in {n.lower() for n in definition.column_names}:
+            col = self._column(info, t)
+            if s.upper() not in source_names:
                 raise MappingError(
                     "OGG-00919", f"Error in COLMAP clause: {table} has no column {s}."
                 )
-            by_source[s.lower()] = col
+            by_source[s.upper()] = col
         by_index = {
-            i: by_source[n.lower()]
+            i: by_source[n.upper()]
             for i, n in enumerate(definition.column_names)
-            if n.lower() in by_source
+            if n.upper() in by_source
         }
-        literals = []
-        for t, value in colmap.literals:
-            col = info.column(t)
-            if col is None:
-                raise MappingError(
-                    "OGG-00919", f"Error in COLMAP clause: {info.name} has no column {t}."
-                )
-            literals.append((col, value))
-        key_names = spec.keycols or info.key or tuple(c.name for c in info.columns)
+        literals = tuple((self._column(info, t), v) for t, v in colmap.literals)
+        computed = tuple((self._column(info, t), e) for t, e in colmap.computed)
+        condition = rules.filter.condition if rules.filter else None
+        exprs = [("WHERE", rules.where), ("FILTER", condition)]
+        exprs += [("COLMAP", e) for _, e in colmap.computed]
+        for option, e in exprs:
+            for c in columns_of(e):
+                if c.name not in source_names and c.name not in definition.column_names:
+                    raise MappingError(
+                        "OGG-00919", f"Error in {option} clause: {table} has no column {c.name}."
+                    )
+        rule = None
+        if colmap.computed or rules.where is not None or rules.filter is not None:
+            index: dict[str, int] = {}
+            for i, n in enumerate(definition.column_names):
+                index.setdefault(n, i)
+                index.setdefault(n.upper(), i)
+            rule = RowRule(table, tuple(definition.column_names), (), None, rules.where,
+                           rules.filter, (), index)  # fmt: skip
+        key_names = rules.keycols or info.key or tuple(c.name for c in info.columns)
         key = []
         for k in key_names:
             col = info.column(k)
@@ -208,9 +303,16 @@ class Mapper:
                     f"Error mapping from {table}: KEYCOLS column {k} not in {info.name}.",
                 )
             key.append(col)
-        return TableMap(table, info, by_index, tuple(literals), tuple(key))
-
-
-def _option(spec: TableSpec, name: str) -> str | None:
-    opt = spec.option(name)
-    return opt.value if opt else None
+        return TableMap(
+            table,
+            info,
+            by_index,
+            literals,
+            tuple(key),
+            computed,
+            rule,
+            rules.insert_all,
+            rules.handle_collisions,
+            rules.reperrors,
+            rules.ignore_ops,
+        )

@@ -15,7 +15,7 @@ from engine.groups import GroupKind, SourceType
 from engine.home import Home
 from engine.replicat import MappingError, ReplicatError
 from engine.replicat.engine import ReplicatRun
-from engine.replicat.mapping import parse_colmap, split_items
+from engine.replicat.mapping import parse_colmap
 from engine.replicat.progress import Progress
 from engine.targets.base import temporal_text
 from engine.trail.layout import IOType
@@ -73,16 +73,12 @@ def trail(home: Home) -> Path:
 
 
 def test_colmap_parsing() -> None:
-    assert split_items("(USEDEFAULTS, a = 'x, y', b = f(1, 2))") == [
-        "USEDEFAULTS",
-        "a = 'x, y'",
-        "b = f(1, 2)",
-    ]
-    cm = parse_colmap("(USEDEFAULTS, ename = name, src = 'it''s', n = 5)")
-    assert cm.use_defaults and cm.columns == (("ename", "name"),)
-    assert cm.literals == (("src", "it's"), ("n", "5"))
+    cm = parse_colmap("(USEDEFAULTS, ename = name, src = 'it''s', n = 5, z = NULL)")
+    assert cm.use_defaults and cm.columns == (("ENAME", "NAME"),)
+    assert cm.literals == (("SRC", "it's"), ("N", "5"), ("Z", None))
+    assert [t for t, _ in parse_colmap("(a = @STRCAT(b, c))").computed] == ["A"]
     with pytest.raises(MappingError) as err:
-        parse_colmap("(a = @STRCAT(b, c))")
+        parse_colmap("(a = @NOSUCH(b))")
     assert err.value.code == "OGG-00919"
 
 
