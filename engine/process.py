@@ -164,6 +164,10 @@ class GroupRunner(abc.ABC):
         """What ``SEND ... STATUS`` answers; engines report their read/write positions."""
         return [f"{ctx.group.kind} {ctx.group.name}: RUNNING"]
 
+    def at_eof(self, ctx: GroupContext) -> bool:
+        """Whether the last read found nothing more to process (LAG's 'At EOF' line)."""
+        return False
+
 
 RUNNER_ENV = "GGSCI_RUNNER_{kind}"
 """``GGSCI_RUNNER_EXTRACT=module:Class`` in the environment of the Manager (inherited by the
@@ -238,9 +242,11 @@ def default_handlers(ctx: GroupContext, runner: GroupRunner | None = None) -> Ha
 
     def getlag(_: Request) -> Reply:
         cps = ctx.checkpoints()
+        at_eof = runner is not None and runner.at_eof(ctx)
+        eof = ("At EOF, no more records to process.",) if at_eof else ()
         if cps is None or cps.lag_seconds is None:
-            return Reply(("No records yet processed.",))
-        return Reply((f"Last record lag: {round(cps.lag_seconds)} seconds.",))
+            return Reply(("No records yet processed.", *eof))
+        return Reply((f"Last record lag: {round(cps.lag_seconds)} seconds.", *eof))
 
     table.add("STOP", stop)
     table.add("FORCESTOP", forcestop)

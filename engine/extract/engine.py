@@ -186,6 +186,7 @@ class ExtractRun(TransactionManagement):
             self.writer.close()
             raise
         self.stats_book = StatsBook(clock, output=self.trail_path)
+        self.at_eof = False  # the last poll found nothing (LAG: 'At EOF')
         self.capture.on_counts = lambda rows: self.stats_book.add(counted(rows))
         split_mb = os.environ.get("GGSCI_EXTRACT_SPLIT_MB")
         if split_mb and split_mb.isdigit():  # tuning and benchmarks: smaller batches
@@ -231,6 +232,7 @@ class ExtractRun(TransactionManagement):
                 self.rollover_done.set()
             with self.lock:
                 n = self.capture.poll()
+                self.at_eof = n == 0
                 self._warn_long_transactions()
                 self._purge_orphans()
                 if self.br_requested and self.br is not None:

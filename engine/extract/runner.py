@@ -126,6 +126,11 @@ class ExtractRunner(GroupRunner):
         finally:
             self.run_.close()
 
+    def at_eof(self, ctx: GroupContext) -> bool:
+        if self.pump is not None:
+            return self.pump.at_eof(ctx)
+        return self.run_ is not None and self.run_.at_eof
+
     def status_lines(self, ctx: GroupContext) -> list[str]:
         if self.pump is not None:
             return self.pump.status_lines(ctx)

@@ -121,6 +121,7 @@ class Pump:
         self.trail_path = trail.path
         self.trail_kind = "RMTTRAIL" if trail.remote else "EXTTRAIL"
         self.stats_book = StatsBook(clock, output=trail.path)
+        self.at_eof = False  # the last poll found nothing (LAG: 'At EOF')
         mb = next(
             (
                 t.megabytes
@@ -333,6 +334,7 @@ class Pump:
         interval = max(1, self.model.checkpoint_secs)
         while not stop():
             n = self.poll()
+            self.at_eof = n == 0
             if n or time.monotonic() - self.last_checkpoint >= interval:
                 self.checkpoint()
             if n == 0:

@@ -48,5 +48,8 @@ class PumpRunner(GroupRunner):
         finally:
             self.pump.close()
 
+    def at_eof(self, ctx: GroupContext) -> bool:
+        return self.pump is not None and self.pump.at_eof
+
     def status_lines(self, ctx: GroupContext) -> list[str]:
         return self.pump.status_lines() if self.pump else super().status_lines(ctx)

@@ -46,5 +46,8 @@ class ReplicatRunner(GroupRunner):
         finally:
             self.run_.close()
 
+    def at_eof(self, ctx: GroupContext) -> bool:
+        return self.run_ is not None and self.run_.at_eof
+
     def status_lines(self, ctx: GroupContext) -> list[str]:
         return self.run_.status_lines() if self.run_ else super().status_lines(ctx)

@@ -47,6 +47,7 @@ def test_replicat_counts_applied_and_discarded_operations(home: Home) -> None:
     r = ReplicatRun(home, model(home, "rep", prm), group, lambda *a: None)
     r.run(lambda: False, stop_at_eof=True)
     r.close()
+    assert r.at_eof  # LAG: 'At EOF, no more records to process.'
     screen = r.stats_book.screen(StatsRequest(("TOTAL",)))
     assert any(line.startswith("Replicating from HR.EMP to ") for line in screen), screen
     assert figures(screen) == {
@@ -69,6 +70,7 @@ def test_pump_counts_what_it_copies(home: Home) -> None:
     pump = Pump(home, model(home, "pmp", prm), group, lambda *a: None, durable=False)
     pump.run(lambda: False, stop_at_eof=True)
     pump.close()
+    assert pump.at_eof
     screen = pump.stats_book.screen(StatsRequest(("TOTAL",)))
     assert "Output to ./dirrmt/bb:" in screen
     assert "Extracting from HR.EMP to HR.EMP:" in screen
@@ -77,4 +79,33 @@ def test_pump_counts_what_it_copies(home: Home) -> None:
         "2.00",
         "1.00",
         "3.00",
+    )
+
+
+def test_getlag_says_at_eof_when_the_process_found_nothing_more(home: Home) -> None:
+    from datetime import datetime
+
+    from engine.ipc import Request
+    from engine.process import GroupContext, GroupRunner, default_handlers
+    from engine.report import ReportWriter
+
+    class Idle(GroupRunner):
+        eof = False
+
+        def run(self, ctx: GroupContext) -> None:
+            pass
+
+        def at_eof(self, ctx: GroupContext) -> bool:
+            return self.eof
+
+    group = add_group(home, GroupKind.REPLICAT, "REP", SourceType.EXTTRAIL, "./dirrmt/bb")
+    now = datetime(2026, 3, 14, 9, 0, 0)
+    ctx = GroupContext(home, group, lambda: now, ReportWriter(home.dirrpt / "REP.rpt", lambda: now))
+    runner = Idle()
+    getlag = default_handlers(ctx, runner)
+    assert getlag.dispatch(Request.parse("GETLAG")).lines == ("No records yet processed.",)
+    runner.eof = True
+    assert getlag.dispatch(Request.parse("GETLAG")).lines == (
+        "No records yet processed.",
+        "At EOF, no more records to process.",
     )
