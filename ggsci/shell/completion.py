@@ -28,6 +28,7 @@ class Need:
 
     GROUP = "group"
     PATH = "path"
+    GROUP_OR_PATH = "group or path"
     NONE = "none"
 
 
@@ -117,7 +118,8 @@ def suggest(text: str) -> Suggestion:
     if verb in ("VIEW", "EDIT"):
         if obj == "GGSEVT" or len(words) > 2:
             return Suggestion(prefix)
-        return Suggestion(prefix, need=Need.PATH if obj == "PARAMS" else Need.GROUP)
+        # VIEW / EDIT PARAMS: a group's name or a file's
+        return Suggestion(prefix, need=Need.GROUP_OR_PATH if obj == "PARAMS" else Need.GROUP)
     if obj == "MANAGER":
         if verb == "SEND" and len(words) == 2:
             return Suggestion(prefix, K.SEND_MANAGER_REQUESTS)
@@ -187,9 +189,9 @@ def candidates(
     """Every completion of ``s.prefix``: keywords first, then group names or paths."""
     up = s.prefix.upper()
     out = [match_case(k, s.prefix) for k in s.keywords if k.startswith(up)]
-    if s.need == Need.GROUP:
+    if s.need in (Need.GROUP, Need.GROUP_OR_PATH):
         out += [g for g in groups(s.group_kind) if g.startswith(up)]
-    elif s.need == Need.PATH:
+    if s.need in (Need.PATH, Need.GROUP_OR_PATH):
         out += list(paths(s.prefix))
     return out
 

@@ -206,3 +206,23 @@ def test_run_never_prints_two_blank_lines_in_a_row(home: Home) -> None:
     assert result.exit_code == 0, result.output
     assert "\n\n\n" not in result.output and not result.output.startswith("\n")
     assert "MANAGER     STOPPED\n\nEXTRACT added.\n\nEXTRACT    E1" in result.output
+
+
+def test_view_params_completes_group_names_and_files(shell: Shell, home: Home) -> None:
+    from prompt_toolkit.completion import CompleteEvent
+    from prompt_toolkit.document import Document
+
+    from ggsci.shell.completion import GGSCICompleter
+
+    shell.run("ADD REPLICAT rep1, EXTTRAIL ./dirdat/lt")
+    (home.dirprm / "rep1.prm").write_text("REPLICAT rep1\n")
+    completer = GGSCICompleter(home)
+
+    def complete(text: str) -> list[str]:
+        doc = Document(text, len(text))
+        return [c.text for c in completer.get_completions(doc, CompleteEvent())]
+
+    assert complete("VIEW PARAMS re") == ["REP1"]
+    assert complete("EDIT PARAMS R") == ["REP1"]
+    assert complete("VIEW PARAMS dirprm/r") == ["dirprm/rep1.prm"]
+    assert "STATS" in complete("STA")
