@@ -43,6 +43,24 @@ def ggsci(home: Home, *commands: str) -> str:
     return out.stdout + out.stderr
 
 
+def children(pid: int) -> list[int]:
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid:
+                out.append(int(stat.parent.name))
+    return out
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
 @pytest.fixture
 def home(tmp_path: Path) -> Iterator[Home]:
     home = Home(tmp_path / "home")
@@ -87,7 +105,11 @@ def test_started_extract_answers_while_spark_starts_and_stops_cleanly(home: Home
     lag = ggsci(home, "LAG EXTRACT ext1")
     assert "Sending GETLAG request to EXTRACT EXT1 ..." in lag, lag
     assert "not currently running" not in lag, lag
-    # STOP during start-up: stopped within seconds, not after the Spark start.
+    # STOP during start-up: stopped within seconds, not after the Spark start, and the JVM
+    # being launched (if it is yet) ends with the process.
+    pf = read_process_file(home, "EXTRACT", "EXT1")
+    assert pf is not None
+    jvms = children(pf.pid)
     began = time.monotonic()
     stopped = ggsci(home, "STOP EXTRACT ext1")
     assert "Request processed." in stopped, stopped
@@ -95,6 +117,10 @@ def test_started_extract_answers_while_spark_starts_and_stops_cleanly(home: Home
         State.STOPPED
     )
     assert time.monotonic() - began < 15
+    deadline = time.monotonic() + 30
+    while any(alive(p) for p in jvms) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(alive(p) for p in jvms), jvms
     report = (home.dirrpt / "EXT1.rpt").read_text()
     assert "Stopped while starting (Spark session)." in report, report
     assert "OGG-00991" in report and "ABENDING" not in report, report
