@@ -226,3 +226,20 @@ def test_view_params_completes_group_names_and_files(shell: Shell, home: Home) -
     assert complete("EDIT PARAMS R") == ["REP1"]
     assert complete("VIEW PARAMS dirprm/r") == ["dirprm/rep1.prm"]
     assert "STATS" in complete("STA")
+
+
+def test_screens_are_goldengates(shell: Shell, home: Home) -> None:
+    from .conftest import check_golden
+
+    shell.run("SET EDITOR vi")
+    text = "".join(
+        f"GGSCI> {line}\n{shell.run(line)}"
+        for line in (
+            "SHOW",
+            "INFO PARAM TABLE",
+            "INFO PARAM BATCHSQL",
+            "HELP STATS",
+            "HELP ENCRYPT",
+        )
+    )
+    check_golden("operator_screens.txt", text, home)
