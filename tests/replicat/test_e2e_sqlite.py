@@ -65,6 +65,18 @@ def test_sqlite_pipeline_survives_kill9_of_extract_pump_and_replicat(tmp_path: P
         info = ggsci(home, "INFO ALL", "SEND REPLICAT rep1, STATUS")
         assert "REPLICAT    RUNNING     REP1" in info, info
         assert "EXTRACT     RUNNING     PMP1" in info, info
+        # STATS over each process's socket: its counts per table since it started
+        stats = ggsci(
+            home, "STATS REPLICAT rep1, TOTAL", "STATS EXTRACT pmp1", "STATS EXTRACT ext1"
+        )
+        assert "Sending STATS request to REPLICAT REP1 ..." in stats, stats
+        assert stats.count("Start of Statistics at") == 3, stats
+        assert "Replicating from " in stats and "Extracting from " in stats, stats
+        totals = [ln.split()[-1] for ln in stats.splitlines() if "Total operations" in ln]
+        assert totals and any(float(t) > 0 for t in totals), stats
+        children = ggsci(home, "SEND MANAGER CHILDSTATUS")
+        assert "Sending CHILDSTATUS request to MANAGER ..." in children, children
+        assert "Child Process Status - 3 Entries" in children, children
         conn = sqlite3.connect(home.root / "tgt.db")
         (cp,) = conn.execute("SELECT group_name, log_csn, log_cmplt_csn FROM chkpt").fetchall()
         conn.close()
