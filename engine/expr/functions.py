@@ -12,6 +12,7 @@ import re
 import zlib
 from datetime import datetime, timedelta
 from decimal import Decimal
+from functools import lru_cache
 
 from engine.expr.evaluate import FUNCTIONS, Env, evaluate
 from engine.expr.values import Status, Value, as_number, compare, text, truth
@@ -225,6 +226,12 @@ def parse_date(value: str, desc: str) -> datetime:
     )  # fmt: skip
 
 
+@lru_cache(maxsize=64)
+def _desc_tokens(desc: str) -> tuple[tuple[str, str], ...]:
+    """A date descriptor cut into (upper-case token, text) pairs."""
+    return tuple((m.group(0).upper(), m.group(0)) for m in _DESC.finditer(desc))
+
+
 def format_date(moment: datetime, desc: str) -> Value:
     d = desc.upper()
     delta = moment - _EPOCH
@@ -234,8 +241,7 @@ def format_date(moment: datetime, desc: str) -> Value:
     if d == "JUL":
         return (micros + JTS_EPOCH) // 86_400_000_000
     out = []
-    for m in _DESC.finditer(desc):
-        tok = m.group(0).upper()
+    for tok, raw in _desc_tokens(desc):
         if tok == "YYYY":
             out.append(f"{moment.year:04d}")
         elif tok == "YY":
@@ -245,7 +251,7 @@ def format_date(moment: datetime, desc: str) -> Value:
         elif tok.startswith("F"):
             out.append(f"{moment.microsecond:06d}"[: len(tok)].ljust(len(tok), "0"))
         else:
-            out.append(m.group(0))
+            out.append(raw)
     return "".join(out)
 
 

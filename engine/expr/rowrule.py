@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import os
 import socket
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 
 from engine.expr.evaluate import evaluate, holds
 from engine.expr.functions import format_date
@@ -135,7 +136,7 @@ class RowRule:
 class RowEnv:
     """The :class:`engine.expr.Env` of one row under a :class:`RowRule`."""
 
-    __slots__ = ("after", "before", "facts", "process", "rule", "stats", "tokens", "when")
+    __slots__ = ("after", "before", "facts", "ind", "process", "rule", "stats", "tokens", "when")
 
     def __init__(
         self,
@@ -150,6 +151,7 @@ class RowEnv:
     ) -> None:
         self.rule, self.after, self.before, self.facts = rule, after, before, facts
         self.process, self.stats, self.when, self.tokens = process, stats, when, tokens
+        self.ind = int(facts.trans_ind)  # set again once the record's place is known
 
     def column(self, name: str, image: str) -> Value:
         i = self.rule.index.get(name)
@@ -159,31 +161,10 @@ class RowEnv:
         return source.get(i, Status.MISSING)
 
     def getenv(self, info: str, key: str, table: str | None) -> Value:
-        f = self.facts
         if info == "STATS":
             return self.stats.get((table or "", key), 0)
-        if info == "GGENVIRONMENT":
-            p = self.process
-            env: dict[str, Value] = {"GROUPNAME": p.group, "GROUPTYPE": p.kind, "HOSTNAME": p.host,
-                    "OSUSERNAME": p.user, "PROCESSID": p.pid, "GGHOME": p.home,
-                    "DOMAINNAME": "", "GROUPDESCRIPTION": ""}  # fmt: skip
-            return env.get(key, Status.MISSING)
-        when = _stamp(f.commit_time_us)
-        owner = f.table.partition(".")[0]
-        values: dict[str, Value]
-        if info == "GGHEADERINFO":
-            values = {"COMMITTIMESTAMP": when, "IOTIME": when, "OPTYPE": OP_TYPES.get(f.io_type),
-                      "TABLENAME": f.table, "OBJECTNAME": f.table, "SCHEMANAME": owner,
-                      "LOGRBA": f.log_seqno, "LOGPOSITION": f.log_rba, "LOGCSN": f.csn,
-                      "TRANSACTIONINDICATOR": _TRANS_IND.get(TransInd(f.trans_ind)),
-                      "BEFOREAFTERINDICATOR":
-                          "BEFORE" if f.io_type == IOType.DELETE else "AFTER",
-                      "RECORDLENGTH": _length(self.after)}  # fmt: skip
-        elif info == "TRANSACTION":
-            values = {"XID": f.xid, "CSN": f.csn, "TIMESTAMP": when, "RSN": f.csn}
-        else:  # RECORD
-            values = {"ROWID": f.rowid, "TIMESTAMP": when, "RSN": f.csn}
-        return values.get(key, Status.MISSING)
+        get = _GETENV.get((info, key))
+        return Status.MISSING if get is None else get(self)
 
     def token(self, name: str) -> Value:
         if self.tokens is None:
@@ -201,8 +182,63 @@ def _length(columns: dict[int, str | None]) -> int:
     return sum(len(v or "") + 4 for v in columns.values())
 
 
+@lru_cache(maxsize=256)
 def _stamp(micros: int) -> Value:
     return format_date(micros_to_datetime(micros), "YYYY-MM-DD HH:MI:SS.FFFFFF")
+
+
+def _when(e: RowEnv) -> Value:
+    return _stamp(e.facts.commit_time_us)
+
+
+#: @GETENV (information type, key) -> its value for a row (STATS apart).
+_GETENV: dict[tuple[str, str], Callable[[RowEnv], Value]] = {
+    ("GGENVIRONMENT", "GROUPNAME"): lambda e: e.process.group,
+    ("GGENVIRONMENT", "GROUPTYPE"): lambda e: e.process.kind,
+    ("GGENVIRONMENT", "HOSTNAME"): lambda e: e.process.host,
+    ("GGENVIRONMENT", "OSUSERNAME"): lambda e: e.process.user,
+    ("GGENVIRONMENT", "PROCESSID"): lambda e: e.process.pid,
+    ("GGENVIRONMENT", "GGHOME"): lambda e: e.process.home,
+    ("GGENVIRONMENT", "DOMAINNAME"): lambda e: "",
+    ("GGENVIRONMENT", "GROUPDESCRIPTION"): lambda e: "",
+    ("GGHEADERINFO", "COMMITTIMESTAMP"): _when,
+    ("GGHEADERINFO", "IOTIME"): _when,
+    ("GGHEADERINFO", "OPTYPE"): lambda e: OP_TYPES.get(e.facts.io_type),
+    ("GGHEADERINFO", "TABLENAME"): lambda e: e.facts.table,
+    ("GGHEADERINFO", "OBJECTNAME"): lambda e: e.facts.table,
+    ("GGHEADERINFO", "SCHEMANAME"): lambda e: e.facts.table.partition(".")[0],
+    ("GGHEADERINFO", "LOGRBA"): lambda e: e.facts.log_seqno,
+    ("GGHEADERINFO", "LOGPOSITION"): lambda e: e.facts.log_rba,
+    ("GGHEADERINFO", "LOGCSN"): lambda e: e.facts.csn,
+    ("GGHEADERINFO", "TRANSACTIONINDICATOR"): lambda e: _TRANS_IND.get(TransInd(e.ind)),
+    ("GGHEADERINFO", "BEFOREAFTERINDICATOR"):
+        lambda e: "BEFORE" if e.facts.io_type == IOType.DELETE else "AFTER",
+    ("GGHEADERINFO", "RECORDLENGTH"): lambda e: _length(e.after),
+    ("TRANSACTION", "XID"): lambda e: e.facts.xid,
+    ("TRANSACTION", "CSN"): lambda e: e.facts.csn,
+    ("TRANSACTION", "RSN"): lambda e: e.facts.csn,
+    ("TRANSACTION", "TIMESTAMP"): _when,
+    ("RECORD", "ROWID"): lambda e: e.facts.rowid,
+    ("RECORD", "TIMESTAMP"): _when,
+    ("RECORD", "RSN"): lambda e: e.facts.csn,
+}  # fmt: skip
+
+
+def key_columns(
+    spec: TableSpec, table: str, names: tuple[str, ...]
+) -> tuple[int, ...] | UnknownColumn:
+    """The indices of the KEYCOLS columns (empty: no KEYCOLS)."""
+    out = []
+    upper = [n.upper() for n in names]
+    for c in spec.keycols or ():
+        name = c[1:-1] if c.startswith('"') else c.upper()
+        if name in names:
+            out.append(names.index(name))
+        elif not c.startswith('"') and name in upper:
+            out.append(upper.index(name))
+        else:
+            return UnknownColumn(table, "KEYCOLS", c)
+    return tuple(out)
 
 
 def rule_for(
@@ -223,12 +259,10 @@ def rule_for(
             out.append(index[name])
         return out
 
-    keycols = spec.keycols
-    key_idx: list[int] | UnknownColumn = find("KEYCOLS", keycols) if keycols else []
-    if isinstance(key_idx, UnknownColumn):
-        return key_idx
-    if not keycols:
-        key_idx = [index[k.upper()] for k in key if k.upper() in index]
+    given = key_columns(spec, table, names)
+    if isinstance(given, UnknownColumn):
+        return given
+    key_idx = list(given) or [index[k.upper()] for k in key if k.upper() in index]
     keep: frozenset[int] | None = None
     for option, cols in (("COLS", spec.cols), ("COLSEXCEPT", spec.cols_except)):
         if cols is None:

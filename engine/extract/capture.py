@@ -36,7 +36,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.expr.rowrule import Process
+from engine.expr.rowrule import Process, UnknownColumn
 from engine.extract.assemble import op_name, stream_encoded
 from engine.extract.cache import TransactionCache, Txn
 from engine.extract.decode import Decoder, Selection
@@ -277,9 +277,10 @@ class Capture:
             ((t.owner, t.name, t.qualified, tuple(c.name for c in t.columns), t.key_columns)
              for t in dictionary.tables.values() if selection.captured(t)),
         )  # fmt: skip
-        if not isinstance(rules, dict):
+        if isinstance(rules, UnknownColumn):
             raise ExtractError("OGG-00366", rules.text)
-        self.rules = TableRules(rules, Process(self.model.group or ""), datetime.now)
+        self.rules = TableRules(rules[0], Process(self.model.group or ""), datetime.now)
+        self.keycols = rules[1]  # KEYCOLS: the miner's key of those tables
         for t in dictionary.tables.values():
             if selection.captured(t):
                 self.writer.define_table(
@@ -304,6 +305,7 @@ class Capture:
             d.dictionary,
             d.selection,
             hooked=hooked,
+            keys=self.keycols,
             compact=self.compact if compact is None else compact,
             fine_xids=frozenset(self.through),
         )

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import struct
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -128,9 +128,11 @@ def mine_plan(
     selection: Selection,
     *,
     hooked: frozenset[str] = frozenset(),
+    keys: Mapping[str, tuple[int, ...]] | None = None,
     compact: bool = True,
     fine_xids: frozenset[str] = frozenset(),
 ) -> MinePlan:
+    """``keys``: the key of tables whose TABLE gives KEYCOLS (column indices)."""
     tables: dict[int, TableInfo] = {}
     for t in dictionary.tables.values():
         ident = (t.owner.upper(), t.name.upper())
@@ -139,7 +141,7 @@ def mine_plan(
             t.qualified.encode("utf-8"),
             t.dataobj,
             tuple(c.type for c in t.columns),
-            tuple(t.column_index(k) for k in t.key_columns),
+            (keys or {}).get(t.qualified) or tuple(t.column_index(k) for k in t.key_columns),
             selection.captured(t),
             ident in selection.truncates,
             t.qualified in hooked,

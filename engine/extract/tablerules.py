@@ -14,10 +14,19 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 
-from engine.expr.rowrule import LOGICAL_OPS, Facts, Process, RowEnv, RowRule, UnknownColumn
+from engine.expr.rowrule import (
+    LOGICAL_OPS,
+    Facts,
+    Process,
+    RowEnv,
+    RowRule,
+    UnknownColumn,
+    key_columns,
+)
 from engine.expr.rowrule import rule_for as _rule_for
 from engine.extract.lcr import Lcr
 from engine.trail.layout import TransInd
+from engine.trail.model import Columns
 from params.models import ParamFile
 
 Clock = Callable[[], datetime]
@@ -25,20 +34,27 @@ Clock = Callable[[], datetime]
 
 def resolve(
     model: ParamFile, tables: Iterable[tuple[str, str, str, tuple[str, ...], tuple[str, ...]]]
-) -> dict[str, RowRule] | UnknownColumn:
-    """The row rule of each captured table that has row options, by qualified name.
-    ``tables`` gives (owner, name, qualified name, column names, key column names)."""
+) -> tuple[dict[str, RowRule], dict[str, tuple[int, ...]]] | UnknownColumn:
+    """The row rule of each captured table that has row options, and the KEYCOLS key of
+    each table that gives one (column indices), by qualified name. ``tables`` gives
+    (owner, name, qualified name, column names, key column names)."""
     out: dict[str, RowRule] = {}
+    keys: dict[str, tuple[int, ...]] = {}
     for owner, name, qualified, columns, key in tables:
         spec = model.captured(owner, name)
         if spec is None:
             continue
+        keycols = key_columns(spec, qualified, columns)
+        if isinstance(keycols, UnknownColumn):
+            return keycols
+        if keycols:
+            keys[qualified] = keycols
         rule = _rule_for(spec, qualified, columns, key)
         if isinstance(rule, UnknownColumn):
             return rule
         if rule is not None:
             out[qualified] = rule
-    return out
+    return out, keys
 
 
 class TableRules:
@@ -74,36 +90,37 @@ class TableRules:
 
     def _selected(
         self, rows: Iterable[Lcr], xid: str, csn: str, time_us: int
-    ) -> Iterator[tuple[Lcr, RowEnv | None]]:
+    ) -> Iterator[tuple[Lcr, Columns | None, RowEnv | None]]:
+        """(row, its projected columns or None when unchanged, its env when it has
+        tokens) of each row that passes."""
         rules = self.rules
         now = self.clock()
         stats = self.stats
         for lcr in rows:
             rule = rules.get(lcr.table)
-            if rule is None:
-                yield lcr, None
-                continue
-            if lcr.record:  # a template (it should not be: hooked); written as it is
-                yield lcr, None
+            if rule is None or lcr.record:  # (a template should not come: hooked)
+                yield lcr, None, None
                 continue
             facts = Facts(lcr.table, lcr.io_type, time_us, csn, xid, lcr.rowid,
                           lcr.pos.sequence, lcr.pos.offset)  # fmt: skip
             env = rule.env(lcr.columns, lcr.before_columns, facts, self.process, stats, now)
-            if not rule.select(env):
+            if rule.selects and not rule.select(env):
                 self.filtered += 1
                 continue
             op = LOGICAL_OPS.get(lcr.io_type, "")
-            for t in (lcr.table.upper(), ""):
-                stats[(t, op)] += 1
-                stats[(t, "DML")] += 1
-                stats[(t, "TOTAL")] += 1
-            if rule.keep is not None:
-                lcr = dataclasses.replace(lcr, columns=rule.project(lcr.columns))
-            yield lcr, (env if rule.tokens else None)
+            table = lcr.table.upper()
+            for key in ((table, op), ("", op), (table, "DML"), ("", "DML"), ("", "TOTAL")):
+                stats[key] += 1
+            cols = rule.project(lcr.columns) if rule.keep is not None else None
+            yield lcr, cols, (env if rule.tokens else None)
 
-    def _tokens(self, item: tuple[Lcr, RowEnv | None], ind: int) -> Lcr:
-        lcr, env = item
+    def _tokens(self, item: tuple[Lcr, Columns | None, RowEnv | None], ind: int) -> Lcr:
+        lcr, cols, env = item
         if env is None:
-            return lcr
-        env.facts = dataclasses.replace(env.facts, trans_ind=ind)
-        return dataclasses.replace(lcr, tokens=env.rule.user_tokens(env))
+            return lcr if cols is None else dataclasses.replace(lcr, columns=cols)
+        env.ind = ind
+        return dataclasses.replace(
+            lcr,
+            columns=lcr.columns if cols is None else cols,
+            tokens=env.rule.user_tokens(env),
+        )

@@ -93,7 +93,7 @@ class PumpRowOptions:
         n = len(kept)
         for i, (rec, rl, ev) in enumerate(kept):
             if rl is not None and ev is not None and rl.tokens:
-                ev.facts = replace(ev.facts, trans_ind=TransInd.of(i, n))
+                ev.ind = int(TransInd.of(i, n))
                 names = {a.name.encode("utf-8") for a in rl.tokens}
                 old = tuple(
                     t for t in rec.extra_tokens

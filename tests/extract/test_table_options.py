@@ -42,6 +42,7 @@ TABLE hr.emp, COLSEXCEPT (secret), WHERE (id > 1 AND secret <> @NULL),
           TKN-NAME = @STRUP (@STRCAT (name, '/', @STRNUM (id, RIGHTZERO, 3))));
 TABLE hr.flt, FILTER (ON UPDATE, sal > 100);
 TABLE hr.few, COLS (name);
+TABLE hr.kc, KEYCOLS (code);
 TABLE hr.*;
 """
 DDL = [
@@ -50,6 +51,7 @@ DDL = [
     ("s1", "CREATE TABLE hr.few (id NUMBER PRIMARY KEY, name VARCHAR2(20), sal NUMBER)"),
     ("s1", "CREATE TABLE hr.other (id NUMBER PRIMARY KEY, note VARCHAR2(20))"),
     ("s1", "CREATE TABLE hr.skipme (id NUMBER PRIMARY KEY)"),
+    ("s1", "CREATE TABLE hr.kc (id NUMBER PRIMARY KEY, code VARCHAR2(5), v NUMBER)"),
 ]
 WORK = [
     ("s1", "INSERT INTO hr.emp VALUES (1, 'ann', 'pw1')"),  # WHERE id > 1: out
@@ -66,6 +68,9 @@ WORK = [
     ("s2", "UPDATE hr.emp SET secret = 'new' WHERE id = 2"),  # key + secret: secret goes
     ("s2", "DELETE FROM hr.emp WHERE id = 1"),  # the delete carries no SECRET: unknown, out
     ("s2", "COMMIT"),
+    ("s3", "INSERT INTO hr.kc VALUES (1, 'k1', 5)"),
+    ("s3", "DELETE FROM hr.kc WHERE id = 1"),  # KEYCOLS (code): the delete carries CODE
+    ("s3", "COMMIT"),
 ]
 
 
@@ -87,6 +92,7 @@ NAMES = {
     "HR.FLT": ("ID", "SAL"),
     "HR.FEW": ("ID", "NAME", "SAL"),
     "HR.OTHER": ("ID", "NOTE"),
+    "HR.KC": ("ID", "CODE", "V"),
 }
 
 
@@ -125,6 +131,8 @@ def test_table_row_options_shape_the_trail(home: Home, source: Any, spark: Spark
     assert not any(r.table == "HR.SKIPME" for r in data)
     flt = [(r.op_name, r.columns) for r in data if r.table == "HR.FLT"]
     assert flt == [("Insert", ((0, "1"), (1, "50"))), ("FieldComp", ((0, "1"), (1, "500")))]
+    kc = [(r.op_name, r.columns) for r in data if r.table == "HR.KC"]
+    assert kc == [("Insert", ((0, "1"), (1, "k1"), (2, "5"))), ("Delete", ((1, "k1"),))]
     few = [r.columns for r in data if r.table == "HR.FEW"]
     assert few == [((0, "7"), (1, "dee"))]
     tokens = dict(user_tokens(emp[0]))
@@ -139,6 +147,7 @@ def test_table_row_options_shape_the_trail(home: Home, source: Any, spark: Spark
     session = LogdumpSession(io.StringIO(), out)
     for line in (f"open {trail_file}", "next", "next", "next"):  # header, TDR, the insert
         session.execute(line)
+    session.close()
     shown = out.getvalue()
     assert "User tokens:" in shown
     assert "TKN-OP              : INSERT" in shown

@@ -1,0 +1,90 @@
+"""Mapping cost: Extract catch-up with TABLE row options against the same run without them.
+
+The backlog is benchmarks/extract_throughput.py's (8-column STUDENT, transactions of 100
+row changes, 50/30/20% insert/update/delete transactions). The Extract captures it twice on
+one Spark session (local[*]), each time into a new trail:
+
+- ``plain``: ``TABLE US03.*;``
+- ``options``: ``TABLE US03.STUDENT, COLSEXCEPT (gender), WHERE (student_key > 0),
+  TOKENS (TKN-HOST = @GETENV (...), TKN-OP = GGS_OP_TYPE, TKN-COMMIT = @GETENV (...));``
+  (every row passes WHERE, so both trails hold the same rows)
+
+Prints ``name=value`` lines; ``extract_ratio`` is the options run's throughput over the
+plain run's (the same redo, so the ratio of their catch-up times, plain / options; goal
+>= 0.7). The order is plain, options, plain again: ``plain_s`` is the better of the two.
+
+    python benchmarks/mapping.py [--transactions N] [--backlog DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE), str(HERE.parent)]
+
+from extract_throughput import _backlog  # noqa: E402
+
+from engine.extract.engine import ExtractRun  # noqa: E402
+from engine.extract.redo_source import MINER_MODULES  # noqa: E402
+from engine.home import Home  # noqa: E402
+from engine.spark import SparkSettings, get_session, warm_workers  # noqa: E402
+from params.check import check_text  # noqa: E402
+
+OPTIONS = (
+    "TABLE US03.STUDENT, COLSEXCEPT (gender), WHERE (student_key > 0), "
+    "TOKENS (TKN-HOST = @GETENV ('GGENVIRONMENT', 'HOSTNAME'), TKN-OP = GGS_OP_TYPE, "
+    "TKN-COMMIT = @GETENV ('GGHEADERINFO', 'COMMITTIMESTAMP'));"
+)
+
+
+def _run(home: Home, spark: object, db: str, trail: str, table: str) -> tuple[float, int]:
+    """One catch-up from the start of the redo, as group ``B<trail>`` (its own checkpoint)."""
+    prm = f"EXTRACT b{trail}\nSOURCEDB {db}\nEXTTRAIL ./dirdat/{trail}\n{table}\n"
+    result = check_text(prm)
+    assert not [d for d in result.diagnostics if d.is_error], result.diagnostics
+    run = ExtractRun(home, result.model, None, lambda *_: None, spark=spark, durable=True)  # type: ignore[arg-type]
+    run.capture.split_bytes = 16 << 20
+    t = time.perf_counter()
+    run.run(threading.Event(), stop_at_eof=True)
+    elapsed = time.perf_counter() - t
+    run.close()
+    return elapsed, run.capture.stats.trail_records
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--transactions", type=int, default=1000)
+    ap.add_argument("--backlog", type=Path, help="keep (and reuse) the source database here")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Home(Path(tmp))
+        home.create_subdirs()
+        root = _backlog(home, args.backlog, args.transactions)
+        spark = get_session(SparkSettings(master="local[*]", log_file=home.dirrpt / "spark.log"))
+        spark.range(1).count()
+        warm_workers(spark, MINER_MODULES)
+        plain1, n_plain = _run(home, spark, root.name, "p1", "TABLE US03.*;")
+        options, n_opts = _run(home, spark, root.name, "o1", OPTIONS)
+        plain2, _ = _run(home, spark, root.name, "p2", "TABLE US03.*;")
+        plain = min(plain1, plain2)
+        print("workload=8-column STUDENT, 100 row changes/txn, 50/30/20% ins/upd/del txns")
+        print(f"options={OPTIONS}")
+        print(f"load={os.getloadavg()[0]:.2f}")
+        print(f"trail_records_plain={n_plain}")
+        print(f"trail_records_options={n_opts}")
+        print(f"plain_s={plain:.2f} (runs {plain1:.2f}, {plain2:.2f})")
+        print(f"options_s={options:.2f}")
+        print(f"plain_rows_per_s={n_plain / plain:.0f}")
+        print(f"options_rows_per_s={n_opts / options:.0f}")
+        print(f"extract_ratio={plain / options:.2f}")
+
+
+if __name__ == "__main__":
+    main()
