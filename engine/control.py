@@ -102,8 +102,11 @@ def manager_request(home: Home, text: str, timeout: float = 30.0) -> Reply:
         raise ControlError("Manager not currently running.")
     try:
         return send_request(socket_path(home, MANAGER, MANAGER), text, timeout)
-    except IpcError as exc:
-        raise ControlError(f"Manager does not answer: {exc}") from exc
+    except IpcError as exc:  # the reason, never the socket's file name
+        why = exc.__cause__.strerror if isinstance(exc.__cause__, OSError) else None
+        raise ControlError(
+            f"Manager does not answer{f' ({why})' if why else ''}; see VIEW GGSEVT."
+        ) from exc
 
 
 def stop_manager(home: Home, timeout: float = START_TIMEOUT) -> Reply:

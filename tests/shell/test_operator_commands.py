@@ -243,3 +243,26 @@ def test_screens_are_goldengates(shell: Shell, home: Home) -> None:
         )
     )
     check_golden("operator_screens.txt", text, home)
+
+
+def test_a_manager_that_does_not_answer_is_named_without_its_socket_file(
+    shell: Shell, home: Home, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import engine.control as control
+    from engine.ipc import IpcError
+    from engine.status import MANAGER, socket_path
+
+    def refused(path: Path, text: str, timeout: float) -> None:
+        try:
+            raise ConnectionRefusedError(111, "Connection refused")
+        except OSError as exc:
+            raise IpcError(f"no process answers on {path.name}: {exc.strerror}") from exc
+
+    monkeypatch.setattr(control, "manager_info", lambda h: object())
+    monkeypatch.setattr(control, "send_request", refused)
+    monkeypatch.setattr("ggsci.dispatch.processes.manager_info", lambda h: object())
+    out = shell.run("SEND MANAGER CHILDSTATUS")
+    assert out.endswith(
+        "ERROR: Manager does not answer (Connection refused); see VIEW GGSEVT.\n"
+    ), out
+    assert ".sock" not in out and socket_path(home, MANAGER, MANAGER).name not in out
