@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from datetime import datetime
 
@@ -129,6 +129,7 @@ class ReplicatRun:
         self._stat_rows: list[tuple[str, str, str, int]] = []  # this target transaction's
         self.mapper = Mapper(model, target)
         self.applier = Applier(target)
+        self._stats = _Stats(self)
         self.process = Process(group.name, "REPLICAT", home=str(home.root))
         self.sleep: Callable[[float], None] = time.sleep
         self.heartbeat = HeartbeatApplier(
@@ -330,12 +331,6 @@ class ReplicatRun:
     def _env(self, txn: Transaction, record: TrailRecord, rule: RowRule) -> RowEnv:
         """What COLMAP expressions, WHERE and FILTER may ask about ``record``; the trail
         position (@GETENV ('RECORD', 'FILESEQNO' / 'FILERBA')) is its transaction's start."""
-        c = self.applier.counts
-        dml = c["inserts"] + c["updates"] + c["deletes"]
-        stats = {("", "INSERT"): c["inserts"], ("", "UPDATE"): c["updates"],
-                 ("", "DELETE"): c["deletes"], ("", "TRUNCATE"): c["truncates"],
-                 ("", "DISCARD"): self.discard.discarded, ("", "DML"): dml,
-                 ("", "TOTAL"): dml + c["truncates"]}  # fmt: skip
         facts = Facts(
             record.table,
             record.io_type,
@@ -348,7 +343,7 @@ class ReplicatRun:
             record.trans_ind,
         )
         return rule.env(
-            record.columns, record.before_columns, facts, self.process, stats, self.clock()
+            record.columns, record.before_columns, facts, self.process, self._stats, self.clock()
         )
 
     def _selected(
@@ -472,6 +467,31 @@ class ReplicatRun:
             f"{self.applier.collisions}; discarded {self.discard.discarded}; "
             f"ignored {self.ignored}; filtered {self.filtered}",
         ]
+
+
+class _Stats(Mapping[tuple[str, str], int]):
+    """@GETENV ('STATS', op) so far, read when an expression asks (not built per record)."""
+
+    _KEYS = ("INSERT", "UPDATE", "DELETE", "TRUNCATE", "DISCARD", "DML", "TOTAL")
+
+    def __init__(self, run: ReplicatRun) -> None:
+        self.run = run
+
+    def __getitem__(self, key: tuple[str, str]) -> int:
+        c = self.run.applier.counts
+        dml = c["inserts"] + c["updates"] + c["deletes"]
+        values = {"INSERT": c["inserts"], "UPDATE": c["updates"], "DELETE": c["deletes"],
+                  "TRUNCATE": c["truncates"], "DISCARD": self.run.discard.discarded,
+                  "DML": dml, "TOTAL": dml + c["truncates"]}  # fmt: skip
+        if key[0] or key[1] not in values:
+            raise KeyError(key)
+        return values[key[1]]
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        return iter(("", k) for k in self._KEYS)
+
+    def __len__(self) -> int:
+        return len(self._KEYS)
 
 
 class _Retry(Exception):
