@@ -176,6 +176,7 @@ def help_lines(topic: tuple[str, ...]) -> list[str] | None:
         lines += ["", "HELP command [object] shows the syntax."]
         return lines
     keys = [k for k in HELP if k[: len(topic)] == topic]
+    asked = topic
     if not keys and len(topic) > 1 and topic[1] in GROUP_ALIASES:  # HELP LAG REPLICAT
         topic = (topic[0], "EXTRACT", *topic[2:])
         keys = [k for k in HELP if k[: len(topic)] == topic]
@@ -184,5 +185,6 @@ def help_lines(topic: tuple[str, ...]) -> list[str] | None:
     out: list[str] = []
     for key in keys:
         summary, syntax = HELP[key]
-        out += [f"{' '.join(key)}: {summary}", "", *("  " + s for s in syntax.splitlines()), ""]
+        title = " ".join(asked if key == topic else key)  # the heading says what was asked
+        out += [f"{title}: {summary}", "", *("  " + s for s in syntax.splitlines()), ""]
     return out[:-1]

@@ -49,7 +49,9 @@ def test_obey_syntax_only_on_a_missing_file_is_one_line_and_status_1(tmp_path: P
 def test_help_lists_the_group_forms_of_lag_send_stop(shell: Shell) -> None:
     for verb in ("LAG", "SEND", "STOP"):
         for kind in ("REPLICAT", "ER"):
-            assert f"{verb} {{EXTRACT | REPLICAT | ER}}" in shell.run(f"HELP {verb} {kind}"), (
+            out = shell.run(f"HELP {verb} {kind}")
+            assert out.startswith(f"{verb} {kind}: ")
+            assert f"{verb} {{EXTRACT | REPLICAT | ER}}" in out, (
                 verb,
                 kind,
             )
