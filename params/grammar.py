@@ -181,11 +181,10 @@ _KINDS: dict[str, pp.ParserElement] = {
     # CACHEDIRECTORY path [size]
     "path_size": PATH + pp.Opt(SIZE),
     # PASSWORD pw [algorithm ENCRYPTKEY {key | DEFAULT}]
+    # (11.2 files put commas between them: PASSWORD pw, BLOWFISH, ENCRYPTKEY DEFAULT)
     "password": WORD
-    + pp.Opt(
-        pp.Regex(r"(?i)(AES128|AES192|AES256|BLOWFISH)\b").set_parse_action(_tok)
-        + pp.Opt(pp.Suppress(pp.CaselessKeyword("ENCRYPTKEY")) + WORD)
-    ),
+    + pp.Opt(OPT_COMMA + pp.Regex(r"(?i)(AES128|AES192|AES256|BLOWFISH)\b").set_parse_action(_tok))
+    + pp.Opt(OPT_COMMA + pp.Suppress(pp.CaselessKeyword("ENCRYPTKEY")) + WORD),
     # ENCRYPT algorithm
     "cipher": _named(
         pp.Regex(r"(?i)(AES128|AES192|AES256|BLOWFISH|NONE)\b").set_parse_action(_tok),

@@ -89,6 +89,9 @@ def parse_reperror(b: Builder, raw: Tok, where: str) -> m.RepError | None:
             b.error("syntax", f"{where}: unclosed '('", base)
             return None
         inner, off = text[1:-1], 1
+    if (bad := re.search(r"[()]", inner)) is not None:
+        b.error("syntax", f"{where} takes one (error, response) rule", base + off + bad.start())
+        return None
     words = [(mt.group(0), base + off + mt.start()) for mt in re.finditer(r"[^\s,]+", inner)]
     if not words:
         b.error("syntax", f"{where} takes (error, response), e.g. (DEFAULT, ABEND)", base)

@@ -237,6 +237,14 @@ def test_legacy_forms_of_real_files() -> None:
     )
     r = check_text(text, "t.prm")
     assert r.ok, [d.message for d in r.errors]
+    for login in (
+        "USERID ggs, PASSWORD AACAAAAAAAAAAADAVHTDKHHCSCPIKAFB, ENCRYPTKEY DEFAULT",
+        "USERID ggs, PASSWORD AACAAAAAAAAAAADAVHTDKHHCSCPIKAFB, BLOWFISH, ENCRYPTKEY mykey",
+        "USERID ggs, PASSWORD x AES128 ENCRYPTKEY DEFAULT",
+        "TRANLOGOPTIONS ASMUSER sys@ASM, ASMPASSWORD xxx, ENCRYPTKEY DEFAULT",
+    ):
+        got = check_text(f"EXTRACT e1\n{login}\n", "t.prm")
+        assert got.ok, (login, [d.message for d in got.errors])
     (spec,) = r.model.tables
     assert [(x.error, x.response) for x in spec.reperrors] == [
         ("1", "DISCARD"),
