@@ -4,6 +4,7 @@ request words, the grammar, and GGSCI's answer for a group that is not running."
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -121,3 +122,14 @@ def test_stopped_group_is_not_currently_running(home: Home) -> None:
     assert "STATS {EXTRACT | REPLICAT | ER} group" in shell.run("HELP STATS")
     assert "LAG {EXTRACT | REPLICAT | ER} group" in shell.run("HELP LAG REPLICAT")
     assert "ADD REPLICAT group" in shell.run("HELP ADD REPLICAT")
+
+
+def test_obey_files_with_stats_parse(tmp_path: Path) -> None:
+    from ggsci.runner import syntax_errors
+
+    script = tmp_path / "daily.oby"
+    script.write_text(
+        "STATS EXTRACT ext1, TOTAL, DAILY\nSTATS REPLICAT rep*, TABLE hr.emp, REPORTRATE SEC\n"
+        "STATS ER *, LATEST, RESET\n"
+    )
+    assert syntax_errors(script) == []
