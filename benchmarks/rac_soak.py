@@ -7,9 +7,12 @@ written, then a catch-up of the same redo; the trails compared transaction by tr
 (``lost``, ``dup``) and byte for byte. Kinds of run, in turn: ``busy`` (both threads),
 ``idle`` (thread 2 writes nothing), ``switch`` (both threads switch logs many times).
 ``--no-watermark`` applies every item as soon as it is read, as the capture did before
-the fix, to show what the soak catches.
+the fix, to show what the soak catches. ``--ggsci``: the issue's setup in real processes
+instead, ``ggsci extract`` on Spark while ``ggsci db workload`` writes (a JVM start each
+Extract: minutes per run).
 
     python benchmarks/rac_soak.py [--runs N] [--transactions N] [--tps R] [--no-watermark]
+                                  [--ggsci]
 
 The last line is ``lost_total=`` (0 is the pass).
 """
@@ -17,13 +20,54 @@ The last line is ``lost_total=`` (0 is the pass).
 from __future__ import annotations
 
 import argparse
+import signal
+import subprocess
+import sys
 import tempfile
+import time
 from dataclasses import replace
 from pathlib import Path
 
 from engine.extract.capture import Capture
-from engine.extract.livecheck import KINDS, one_run
+from engine.extract.livecheck import KINDS, compare, one_run
+from engine.home import Home
 from engine.source.workload import WorkloadSpec
+
+
+def ggsci_run(tmp: Path, seed: int, transactions: int, tps: float) -> dict[str, object]:
+    """The issue's own setup, all real processes: ``ggsci extract`` (on Spark) running
+    while ``ggsci db workload`` writes to a ``db create --threads 2`` database, stopped
+    (SIGINT) once the workload is done and read, then a ``--stop-at-eof`` catch-up."""
+    ggsci = str(Path(sys.executable).parent / "ggsci")
+    home = ["--home", str(tmp)]
+
+    def run(*words: str) -> None:
+        subprocess.run([ggsci, *words, *home], check=True, capture_output=True, cwd=tmp)
+
+    run("db", "create", "RAC", "--threads", "2")
+    (tmp / "dirprm").mkdir(exist_ok=True)
+    for group, trail in (("r1", "lv"), ("r2", "cu")):
+        (tmp / "dirprm" / f"{group}.prm").write_text(
+            f"EXTRACT {group}\nSOURCEDB RAC\nEXTTRAIL ./dirdat/{trail}\nTABLE wl.*;\n"
+        )
+    run("db", "workload", "RAC", "--transactions", "1")  # the tables
+    live = subprocess.Popen(
+        [ggsci, "extract", "paramfile", "dirprm/r1.prm", *home],
+        cwd=tmp,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    while not list((tmp / "dirdat").glob("lv0*")):  # the Extract has started (JVM and all)
+        time.sleep(1)
+    began = time.perf_counter()
+    run("db", "workload", "RAC", "--transactions", str(transactions), "--tps", str(tps),
+        "--sessions", "8", "--rows-per-txn", "5", "--seed", str(seed))  # fmt: skip
+    time.sleep(20)  # let the live Extract read the end
+    live.send_signal(signal.SIGINT)
+    live.wait()
+    seconds = time.perf_counter() - began
+    run("extract", "paramfile", "dirprm/r2.prm", "--stop-at-eof")
+    return {"kind": "ggsci", "seconds": round(seconds, 1), **compare(Home(tmp), "lv", "cu")}
 
 
 def main() -> None:
@@ -33,6 +77,9 @@ def main() -> None:
     ap.add_argument("--tps", type=float, default=0.0, help="0: as fast as the source goes")
     ap.add_argument("--poll-ms", type=float, default=20.0)
     ap.add_argument("--no-watermark", action="store_true", help="the capture before the fix")
+    ap.add_argument(
+        "--ggsci", action="store_true", help="real processes: ggsci extract + ggsci db workload"
+    )
     args = ap.parse_args()
     if args.no_watermark:
         Capture._low = lambda self, batch, results: None  # type: ignore[method-assign]
@@ -43,7 +90,10 @@ def main() -> None:
     for i in range(args.runs):
         kind = KINDS[i % len(KINDS)]
         with tempfile.TemporaryDirectory() as tmp:
-            r = one_run(Path(tmp), kind, replace(spec, seed=i + 1), args.poll_ms / 1000)
+            if args.ggsci:
+                r = ggsci_run(Path(tmp), i + 1, args.transactions, args.tps or 300)
+            else:
+                r = one_run(Path(tmp), kind, replace(spec, seed=i + 1), args.poll_ms / 1000)
         print(" ".join(f"{k}={v}" for k, v in r.items()), flush=True)
         lost_total += int(str(r["lost"]))
         dup_total += int(str(r["dup"]))

@@ -109,19 +109,24 @@ def one_run(tmp: Path, kind: str, spec: WorkloadSpec, poll_s: float) -> dict[str
     while again.poll():
         pass
     writer.close()
-    got, got_raw = trail_content(home, "lv")
-    want, want_raw = trail_content(home, "cu")
-    in_live, in_catchup = Counter(got), Counter(want)
-    lost = sum((in_catchup - in_live).values())
-    dup = sum((in_live - in_catchup).values())
     return {
         "kind": kind,
-        "transactions": len(want),
         "polls": polls,
         "seconds": round(seconds, 1),
         "max_held": max_held,
         "skipped_recovered": live.stats.skipped_recovered,
+        **compare(home, "lv", "cu"),
+    }
+
+
+def compare(home: Home, live: str, catchup: str) -> dict[str, object]:
+    """The live trail against the catch-up: transactions, lost, dup, same_bytes."""
+    got, got_raw = trail_content(home, live)
+    want, want_raw = trail_content(home, catchup)
+    in_live, in_catchup = Counter(got), Counter(want)
+    return {
+        "transactions": len(want),
+        "lost": sum((in_catchup - in_live).values()),
+        "dup": sum((in_live - in_catchup).values()),
         "same_bytes": got_raw == want_raw,
-        "lost": lost,
-        "dup": dup,
     }
