@@ -72,6 +72,11 @@ NOT_OFFERED: dict[str, tuple[str, bool]] = {
         "logs every column of every table already, so nothing is needed.",
         False,
     ),
+    "MARKER": (
+        "DDL markers come from GoldenGate's DDL trigger inside an Oracle database, which "
+        "ggsci does not have; the embedded source logs DDL in its redo.",
+        False,
+    ),
     "REGISTER": (
         "registration is for integrated capture/apply inside an Oracle database, "
         "which ggsci does not offer; use classic TRANLOG capture.",
@@ -288,8 +293,10 @@ DBLOGIN_OPTION = pp.MatchFirst(
         option("SYSDBA"),
         option("SQLID", VALUE),
         option("SESSIONCHARSET", VALUE),
+        option("ENCRYPTKEY", VALUE),
+        *(option(name) for name in K.ENCRYPT_ALGORITHMS),
     ]
-).set_name("USERIDALIAS | USERID | PASSWORD | DOMAIN | SOURCEDB")
+).set_name("USERIDALIAS | USERID | PASSWORD | DOMAIN | SOURCEDB | ENCRYPTKEY")
 
 
 def _dblogin(s: str, loc: int, t: pp.ParseResults) -> M.Command:
@@ -302,6 +309,8 @@ def _dblogin(s: str, loc: int, t: pp.ParseResults) -> M.Command:
             raise M.CommandError("use either USERIDALIAS or USERID, not both.", opt.column)
         if opt.name == "PASSWORD" and "USERID" not in values:
             raise M.CommandError("PASSWORD goes with USERID.", opt.column)
+        if opt.name == "ENCRYPTKEY" and "PASSWORD" not in values:
+            raise M.CommandError("ENCRYPTKEY goes with PASSWORD.", opt.column)
     if not ({"USERID", "USERIDALIAS", "SOURCEDB"} & values.keys()):
         raise M.CommandError("DBLOGIN needs USERIDALIAS, USERID or SOURCEDB.", len(s.rstrip()))
     return M.DbLogin(
@@ -310,7 +319,35 @@ def _dblogin(s: str, loc: int, t: pp.ParseResults) -> M.Command:
         values.get("USERIDALIAS"),
         values.get("DOMAIN"),
         values.get("SOURCEDB"),
+        values.get("ENCRYPTKEY"),
     )
+
+
+ENCRYPT_OPTIONS = pp.ZeroOrMore(
+    COMMA + (option("ENCRYPTKEY", VALUE) | pp.MatchFirst([option(a) for a in K.ENCRYPT_ALGORITHMS]))
+)
+CONNECT_REASON = (
+    "this is the classic GGSCI interface, which acts on its home directly; CONNECT belongs "
+    "to the Admin Client of the Microservices Architecture. Nothing done."
+)
+
+
+def _encrypt(s: str, loc: int, t: pp.ParseResults) -> M.Command:
+    algorithm: str | None = None
+    key = "DEFAULT"
+    for opt in t[3:]:
+        if opt.name == "ENCRYPTKEY":
+            key = opt.value
+        elif algorithm is not None:
+            raise M.CommandError("give one algorithm.", opt.column)
+        elif opt.name == "BLOWFISH":
+            raise M.CommandError(
+                "BLOWFISH is not offered (a 64-bit block cipher); use AES128, AES192 or AES256.",
+                opt.column,
+            )
+        else:
+            algorithm = opt.name
+    return M.EncryptPassword(t[2], algorithm, key)
 
 
 # --- heartbeat tables ----------------------------------------------------------------------
@@ -513,6 +550,8 @@ INFO = _verb(
             not_offered("INFO", "TRANDATA"),
             not_offered("INFO", "SCHEMATRANDATA"),
             not_offered("INFO", "MASTERKEY"),
+            not_offered("INFO", "MARKER"),
+            (kw("PARAM") - (WORD + END)).set_parse_action(lambda t: M.ParamInfo(t[1].upper())),
             _targeted(pp.ZeroOrMore(COMMA + INFO_OPTION), _info_group),
         ]
     ),
@@ -637,6 +676,28 @@ OTHERS = [
     (kw("DBLOGIN") + pp.ZeroOrMore(COMMA + DBLOGIN_OPTION) + END)
     .set_parse_action(_dblogin)
     .set_name("DBLOGIN"),
+    (kw("ENCRYPT") - kw("PASSWORD") - (VALUE + ENCRYPT_OPTIONS + END))
+    .set_parse_action(_encrypt)
+    .set_name("ENCRYPT"),
+    (kw("SET") - kw("EDITOR") - (PATH + END))
+    .set_parse_action(lambda t: M.SetEditor(t[2]))
+    .set_name("SET"),
+    _simple("VERSIONS", pp.Empty(), _t(M.Versions())),
+    _simple("SHOW", pp.Empty(), _t(M.Show())),
+    _verb(
+        "CLEANUP",
+        GROUP_KIND - (GROUP + pp.Opt(COMMA + pp.Suppress(kw("SAVE")) - INT, default=0) + END),
+        "EXTRACT | REPLICAT | ER",
+    ).set_parse_action(lambda t: M.Cleanup(_kind(t[1]), t[2], t[3])),
+    _simple(
+        "GETPARAMINFO",
+        pp.Opt(~kw("FILE") + WORD, default=None)
+        + pp.Opt(pp.Suppress(kw("FILE")) - PATH, default=None),
+        lambda t: M.ParamInfo(t[1].upper() if t[1] else None, t[2]),
+    ),
+    (kw("CONNECT") + pp.Opt(REST))
+    .set_parse_action(lambda t: M.NotOffered("CONNECT", CONNECT_REASON, True))
+    .set_name("CONNECT"),
     _simple("OBEY", PATH, lambda t: M.Obey(t[1])),
     _simple("SHELL", REST, lambda t: M.Shell(t[1])),
     _simple("HELP", pp.Opt(WORD) + pp.Opt(WORD), lambda t: M.Help(tuple(w.upper() for w in t[1:]))),

@@ -44,6 +44,8 @@ ABBREVIATIONS: dict[str, tuple[str, ...]] = {
     "RMTTRAIL": (),
     "HISTORY": ("HIST",),
     "ALLPROCESSES": (),
+    "MARKER": ("MARKERS",),
+    "VERSIONS": ("VERSION",),
 }
 
 GROUP_OBJECTS = ("EXTRACT", "REPLICAT", "ER")
@@ -91,6 +93,8 @@ VERB_OBJECTS: dict[str, tuple[str, ...]] = {
         "TRANDATA",
         "SCHEMATRANDATA",
         "MASTERKEY",
+        "PARAM",
+        "MARKER",
     ),
     "STATUS": ("EXTRACT", "REPLICAT", "ER", "MANAGER"),
     "START": ("EXTRACT", "REPLICAT", "ER", "MANAGER"),
@@ -108,6 +112,13 @@ VERB_OBJECTS: dict[str, tuple[str, ...]] = {
     "REGISTER": ("EXTRACT", "REPLICAT"),
     "UNREGISTER": ("EXTRACT", "REPLICAT"),
     "DBLOGIN": (),
+    "ENCRYPT": ("PASSWORD",),
+    "SET": ("EDITOR",),
+    "VERSIONS": (),
+    "SHOW": (),
+    "CLEANUP": ("EXTRACT", "REPLICAT", "ER"),
+    "GETPARAMINFO": (),
+    "CONNECT": (),
     "OBEY": (),
     "SHELL": (),
     "HELP": (),
@@ -266,6 +277,7 @@ HEARTBEAT_ALTER_OPTIONS = (
     "NOTARGETONLY",
 )
 INFO_ALL_OPTIONS = ("TASKS", "ALLPROCESSES")
+ENCRYPT_ALGORITHMS = ("AES128", "AES192", "AES256", "BLOWFISH")
 DBLOGIN_OPTIONS = (
     "USERIDALIAS",
     "USERID",

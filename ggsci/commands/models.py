@@ -180,6 +180,8 @@ class DbLogin(Command):
     alias: str | None = None
     domain: str | None = None
     sourcedb: str | None = None
+    encryptkey: str | None = None
+    """PASSWORD is the output of ENCRYPT PASSWORD made with this key (DEFAULT or ENCKEYS)."""
 
 
 @dataclass(frozen=True)
@@ -389,3 +391,44 @@ class StatsGroup(Command):
     rate: str | None = None
     fetch: bool = False
     detail: bool = True
+
+
+@dataclass(frozen=True)
+class EncryptPassword(Command):
+    """ENCRYPT PASSWORD p [, AES128 | AES192 | AES256] [, ENCRYPTKEY {DEFAULT | name}]."""
+
+    password: str
+    algorithm: str | None = None
+    key: str = "DEFAULT"
+
+
+@dataclass(frozen=True)
+class SetEditor(Command):
+    editor: str
+
+
+@dataclass(frozen=True)
+class Versions(Command):
+    pass
+
+
+@dataclass(frozen=True)
+class Show(Command):
+    pass
+
+
+@dataclass(frozen=True)
+class Cleanup(Command):
+    """CLEANUP EXTRACT | REPLICAT | ER group [, SAVE n]: drop run history from checkpoints."""
+
+    kind: str | None
+    pattern: str
+    save: int = 0
+
+
+@dataclass(frozen=True)
+class ParamInfo(Command):
+    """INFO PARAM name / GETPARAMINFO [name] [FILE f]: what ggsci knows of parameters."""
+
+    name: str | None = None
+    file: str | None = None
