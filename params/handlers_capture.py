@@ -29,14 +29,6 @@ def h_br(b: Builder, p: Parsed) -> None:
         return
     b.br_statement = b.statement
     br = m.BoundedRecovery(explicit=True)
-    for o in p.options:
-        if o.name == "BRRESET":
-            b.error(
-                "startup-option",
-                "BRRESET is a start-up option: give it on the command line "
-                "(ggsci extract paramfile FILE BRRESET), not in the parameter file",
-                o.loc,
-            )
     if (t := arg_of(opt_named(p, "BRDIR"))) is not None:
         d = unquote(t.text)
         hit = re.search("temp|tmp", d, re.IGNORECASE)
@@ -71,6 +63,9 @@ def h_br(b: Builder, p: Parsed) -> None:
         keep_stale_files=opt_named(p, "BRKEEPSTALEFILES") is not None,
         off=opt_named(p, "BROFF") is not None,
         off_on_failure=opt_named(p, "BROFFONFAILURE") is not None,
+        # seed 000 lists BRRESET among BR's options: normal recovery for this start, as on
+        # the command line (the standalone BRRESET statement is not a parameter)
+        reset=opt_named(p, "BRRESET") is not None,
     )
     b.fields["br"] = br
 
@@ -79,7 +74,7 @@ def h_brreset(b: Builder, p: Parsed) -> None:
     b.error(
         "startup-option",
         "BRRESET is a start-up option: give it on the command line "
-        "(ggsci extract paramfile FILE BRRESET), not in the parameter file",
+        "(ggsci extract paramfile FILE BRRESET) or as an option of BR (BR BRRESET)",
     )
 
 

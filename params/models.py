@@ -196,6 +196,7 @@ class BoundedRecovery:
     off_on_failure: bool = False
     fs_option: str = "MS_SYNC"
     explicit: bool = False
+    reset: bool = False  # BR BRRESET: normal recovery for this start (seed 000)
 
     @property
     def rounded(self) -> bool:

@@ -1,18 +1,25 @@
 """Bounded Recovery (seed 000, GG_REFERENCE §2.1–2.2, §7).
 
-Every BR interval of redo time, a BR checkpoint:
+Every BR interval of Extract processing time (the injected clock, seed 000: the interval
+"is a multiple of the regular Extract checkpoint interval", CHECKPOINTSECS, and recovery is
+bounded in "hours worth of Extract processing time"), a BR checkpoint — also on an idle
+source, and never more than one per interval during a catch-up:
 
-1. every transaction open longer than one interval is persisted to its own file
+1. every transaction open across at least one interval (already open at the previous BR
+   checkpoint's position) is persisted to its own file
    ``PO.<GROUP>.<object 7 digits>.<version 7 digits>`` (state, undone changes and all its
    cached rows, through the current read position), re-persisted only if it changed since;
 2. the checkpoint file ``CP.<GROUP>.<9 digits>`` records the restart position: the start
    of the oldest non-persisted transaction per thread, or the current position when there
    is none, and the list of object files with their checksums;
-3. superseded files are deleted once the new checkpoint is complete (kept with
-   BRKEEPSTALEFILES). With BRFSOPTION MS_SYNC every file is flushed before the checkpoint
-   is published; MS_ASYNC leaves flushing to the system.
+3. the previous checkpoint and the files only it named are deleted once the new checkpoint
+   is complete: only current files are kept (seed 000: "Extract cannot recover from old
+   Bounded Recovery checkpoint files"); BRKEEPSTALEFILES keeps them, for support only.
+   With BRFSOPTION MS_SYNC every file is flushed before the checkpoint is published;
+   MS_ASYNC leaves flushing to the system.
 
-Restart loads the newest valid checkpoint (the one before it when the newest is damaged),
+Restart loads the newest checkpoint (a damaged one means normal recovery; a checkpoint
+that failed while being written was never published, so the newest is the last valid one),
 restores the persisted transactions and re-reads redo from the restart position: at most
 about two intervals of redo, however old the oldest open transaction. Files are written
 whole to a temporary name and renamed, and carry a SHA-256 of their content.
@@ -70,6 +77,7 @@ class BrCheckpoint:
     selection: str
     last_commit_scn: int
     ignored: tuple[str, ...] = ()
+    taken_us: int = 0  # Extract processing time (the BR clock) when it was taken
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -81,6 +89,7 @@ class BrCheckpoint:
             "selection": self.selection,
             "last_commit_scn": self.last_commit_scn,
             "ignored": list(self.ignored),
+            "taken_us": self.taken_us,
         }
 
     @classmethod
@@ -98,6 +107,7 @@ class BrCheckpoint:
             str(d["selection"]),
             int(str(d["last_commit_scn"])),
             tuple(str(x) for x in d.get("ignored", []) or []),  # type: ignore[attr-defined]
+            int(str(d.get("taken_us", 0))),
         )
 
 
@@ -159,6 +169,9 @@ class BoundedRecovery:
     _next_obj: int = 1
     _persisted: dict[str, tuple[PersistedObject, int, int]] = field(default_factory=dict)
     _files: set[str] = field(default_factory=set)
+    # the previous checkpoint's read positions: a transaction that started before them has
+    # been open across at least one interval (None: no checkpoint yet, nothing is old enough)
+    _previous: dict[int, Position] | None = None
 
     def __post_init__(self) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -167,21 +180,34 @@ class BoundedRecovery:
         objs = [m for p in self.directory.iterdir() if (m := PO_NAME.match(p.name))]
         self._next_obj = max((int(m["obj"]) for m in objs), default=0) + 1
 
-    # -- when ------------------------------------------------------------------------
-    def due(self, redo_now_us: int) -> bool:
-        """True when redo time has crossed the next interval boundary."""
-        if not redo_now_us:
-            return False
-        step = self.interval_s * 1_000_000
+    # -- when (Extract processing time) -------------------------------------------------
+    def due(self, now_us: int) -> bool:
+        """True when the Extract's clock has reached the next BR checkpoint. The first call
+        schedules it one interval after the last checkpoint in the directory (a restart keeps
+        the rhythm), or one interval from now."""
         if self.next_due_us is None:
-            self.next_due_us = (redo_now_us // step + 1) * step
-            return False
-        return redo_now_us >= self.next_due_us
+            last = self._last_taken_us()
+            step = self.interval_s * 1_000_000
+            self.next_due_us = last + step if last else now_us + step
+        return now_us >= self.next_due_us
 
-    def set_interval(self, seconds: int, redo_now_us: int) -> None:
+    def _last_taken_us(self) -> int:
+        for path in self.checkpoints()[:1]:
+            with contextlib.suppress(OSError, ValueError, KeyError, TypeError, AssertionError):
+                body = path.read_bytes().rstrip(b"\n").rpartition(b"\n")[0]
+                return int(json.loads(body).get("taken_us", 0))
+        return 0
+
+    def set_interval(self, seconds: int, now_us: int) -> None:
         self.interval_s = seconds
-        self.next_due_us = None
-        self.due(redo_now_us)
+        self.next_due_us = now_us + seconds * 1_000_000
+
+    def next_due_on_redo_axis(self, now_us: int, redo_now_us: int) -> int | None:
+        """The next checkpoint placed on the redo-time axis (for pictures): as far after the
+        last redo read as it is after the Extract's clock now."""
+        if self.next_due_us is None:
+            return None
+        return redo_now_us + (self.next_due_us - now_us)
 
     # -- writing ---------------------------------------------------------------------
     def checkpoint(
@@ -192,15 +218,18 @@ class BoundedRecovery:
         redo_now_us: int,
         last_commit_scn: int,
         ignored: tuple[str, ...],
+        now_us: int = 0,
     ) -> tuple[BrCheckpoint, Path]:
-        """Persist what must be, publish checkpoint n+1, delete what it supersedes."""
-        limit = redo_now_us - self.interval_s * 1_000_000
+        """Persist what must be, publish checkpoint n+1, delete what it supersedes.
+        ``redo_now_us`` is the redo time of ``current``; ``now_us`` the Extract's clock."""
+        previous = self._previous
         objects: list[PersistedObject] = []
         restart = dict(current)
         superseded: list[str] = []
         keep: dict[str, tuple[PersistedObject, int, int]] = {}
         for txn in open_txns:
-            if txn.start_time_us <= limit:
+            before = previous.get(txn.start.thread) if previous is not None else None
+            if txn.xid in self._persisted or (before is not None and txn.start < before):
                 prev = self._persisted.get(txn.xid)
                 marker = (txn.row_count, len(txn.undone))
                 if prev is not None and (prev[1], prev[2]) == marker:
@@ -224,7 +253,7 @@ class BoundedRecovery:
         self.seq += 1
         cp = BrCheckpoint(
             self.seq, redo_now_us, restart, dict(current), tuple(objects), self.selection,
-            last_commit_scn, ignored,
+            last_commit_scn, ignored, now_us,
         )  # fmt: skip
         path = self.directory / f"CP.{self.group}.{self.seq:09d}"
         body = json.dumps(cp.to_json(), sort_keys=True).encode()
@@ -232,6 +261,7 @@ class BoundedRecovery:
         _write_atomic(path, data, self.sync)
         self.stats.bytes_written += len(data)
         self._persisted = keep
+        self._previous = dict(current)
         self.stats.checkpoints += 1
         self.stats.last_checkpoint = path.name
         if not self.keep_stale:
@@ -245,10 +275,9 @@ class BoundedRecovery:
                     self.stats.objects_deleted += 1
             for old in self.directory.iterdir():
                 m = CP_NAME.match(old.name)
-                if m and int(m["seq"]) < self.seq - 1:  # keep n-1: recovery falls back to it
+                if m and int(m["seq"]) < self.seq:  # only the current checkpoint is kept
                     old.unlink(missing_ok=True)
-        step = self.interval_s * 1_000_000
-        self.next_due_us = (redo_now_us // step + 1) * step
+        self.next_due_us = now_us + self.interval_s * 1_000_000
         return cp, path
 
     def _take_obj(self) -> int:
@@ -283,14 +312,12 @@ class BoundedRecovery:
         return [p for _, p in sorted(found, reverse=True)]
 
     def load(self) -> Restored:
-        """The newest checkpoint whose files are all intact (the one before it otherwise)."""
-        errors: list[str] = []
-        for path in self.checkpoints()[:2]:
-            try:
-                return self._load(path)
-            except BrError as exc:
-                errors.append(str(exc))
-        raise BrError("; ".join(errors) or "no BR checkpoint file")
+        """The newest checkpoint, with all its files intact; :class:`BrError` otherwise
+        (older checkpoints, kept only with BRKEEPSTALEFILES, are never used)."""
+        newest = self.checkpoints()[:1]
+        if not newest:
+            raise BrError("no BR checkpoint file")
+        return self._load(newest[0])
 
     def _load(self, path: Path) -> Restored:
         try:
@@ -322,6 +349,7 @@ class BoundedRecovery:
             txns.append((txn, rows))
             self._persisted[txn.xid] = (po, len(rows) + 0, len(txn.undone))
         self.seq = max(self.seq, cp.seq)
+        self._previous = dict(cp.current)
         return Restored(cp, txns, path)
 
     def status_lines(self) -> list[str]:

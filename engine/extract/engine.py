@@ -144,7 +144,7 @@ class ExtractRun(TransactionManagement):
         self.br = self._open_br(model, home)
         restored = None
         if self.br is not None and state is not None and not altered:
-            restored = self._br_restore(state, brreset)
+            restored = self._br_restore(state, brreset or model.br.reset)
             if restored is not None:
                 cp = restored.checkpoint
                 state = CaptureState(
@@ -194,7 +194,7 @@ class ExtractRun(TransactionManagement):
         if restored is not None:
             self.capture.restore(restored.txns, restored.checkpoint.current)
         if self.br is not None:
-            self.capture.br_due = self.br.due
+            self.capture.br_due = self._br_due
             self.capture.br_take = self._br_checkpoint
         self.orphans = OrphanScanner(
             model.tranlog.trans_cleanup_frequency, model.tranlog.purge_orphaned
@@ -235,10 +235,12 @@ class ExtractRun(TransactionManagement):
                 self.at_eof = n == 0
                 self._warn_long_transactions()
                 self._purge_orphans()
-                if self.br_requested and self.br is not None:
+                if self.br is not None and (self.br_requested or self._br_due(0)):
+                    # BRCHECKPOINT IMMEDIATE, or due on the Extract's clock (an idle source too)
                     self.br_requested = None
                     self.writer.sync()
-                    self._br_checkpoint(self.capture.applied_positions(), self.capture.last_time_us)
+                    redo = self.capture.last_time_us or self._now_us()
+                    self._br_checkpoint(self.capture.applied_positions(), redo)
             self._report_count()
             now = time.monotonic()
             if n or now - self.last_checkpoint >= interval:
@@ -250,6 +252,14 @@ class ExtractRun(TransactionManagement):
         self.checkpoint()
 
     # -- Bounded Recovery -------------------------------------------------------------
+    def _now_us(self) -> int:
+        """The Extract's processing clock (injected): what BR checkpoints are due on."""
+        return datetime_to_micros(self.clock())
+
+    def _br_due(self, _redo_us: int) -> bool:
+        """Capture's per-record question, answered on the processing clock, not redo time."""
+        return self.br is not None and self.br.due(self._now_us())
+
     def _open_br(self, model: ParamFile, home: Home) -> BoundedRecovery | None:
         b = model.br
         if b.off:
@@ -328,6 +338,7 @@ class ExtractRun(TransactionManagement):
                 now_us,
                 c.last_commit_scn,
                 tuple(sorted(c.ignored)),
+                now_us=self._now_us(),
             )
         except OSError as exc:
             self.emit(
@@ -376,7 +387,7 @@ class ExtractRun(TransactionManagement):
         if not words:
             raise lt.RequestError("ERROR: BR needs BRCHECKPOINT, BRINTERVAL, BRSTATS or BRSTATUS.")
         with self.lock:
-            now = self.capture.last_time_us
+            now = self._now_us()
             if words[0] == "BRSTATS" and len(words) == 1:
                 return self.br.status_lines()
             if words[0] == "BRSTATUS":
@@ -392,9 +403,7 @@ class ExtractRun(TransactionManagement):
                 if words[1] == "IN" and len(words) == 3:
                     secs = _interval_seconds(words[2], minimum=60)
                     self.br.next_due_us = now + secs * 1_000_000
-                    return [
-                        f"A Bounded Recovery checkpoint will be taken in {words[2]} of redo time."
-                    ]
+                    return [f"A Bounded Recovery checkpoint will be taken in {words[2]}."]
                 if words[1] == "AT" and len(words) >= 3:
                     try:
                         when = datetime.fromisoformat(" ".join(args[2:]))
@@ -404,7 +413,7 @@ class ExtractRun(TransactionManagement):
                             f"not {' '.join(args[2:])!r}."
                         ) from None
                     self.br.next_due_us = datetime_to_micros(when)
-                    return [f"A Bounded Recovery checkpoint will be taken at {when} (redo time)."]
+                    return [f"A Bounded Recovery checkpoint will be taken at {when}."]
         raise lt.RequestError(f"ERROR: invalid BR request: {' '.join(args)}")
 
     def _br_timeline(self, rest: tuple[str, ...]) -> list[str]:
@@ -421,7 +430,7 @@ class ExtractRun(TransactionManagement):
             self.br.directory,
             self.name,
             self.br.interval_s,
-            self.br.next_due_us,
+            self.br.next_due_on_redo_axis(self._now_us(), self.capture.last_time_us),
             self.capture.cache.open_transactions(),
             self.capture.last_time_us,
         )

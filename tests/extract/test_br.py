@@ -92,6 +92,30 @@ def run_once(home: Home, spark: SparkSession, log: Log, **kw: Any) -> ExtractRun
     return run
 
 
+class Running:
+    """An Extract that keeps up with the source: it reads to the end of the redo at each
+    moment the test gives, on the same manual clock as the source (its processing clock)."""
+
+    def __init__(self, home: Home, src: Source, spark: SparkSession, log: Log) -> None:
+        self.src = src
+        self.run = ExtractRun(
+            home, check_text(PRM).model, None, log, spark=spark, durable=False,
+            clock=src.clock.now,
+        )  # fmt: skip
+        self.run.run(threading.Event(), stop_at_eof=True)
+
+    def at(self, minute: float, *changes: str, commit: tuple[str, ...] = ()) -> None:
+        self.src.at(minute)
+        for t in changes:
+            self.src.change(t)
+        for t in commit:
+            self.src.commit(t)
+        self.run.run(threading.Event(), stop_at_eof=True)
+
+    def close(self) -> None:
+        self.run.close()
+
+
 def trail(home: Home) -> list[str]:
     return [
         dict(r.columns)[1] or "" for _, r in TrailReader(str(home.root / "dirdat" / "aa")).records()
@@ -113,32 +137,24 @@ def src(source: Any) -> Any:
 def test_seed_000_bounded_recovery(
     home: Home, src: Source, spark: SparkSession, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Before checkpoint n (at 40 minutes): T27 and T45 open for more than one interval,
-    # T801, T950, T1024 younger; other transactions commit.
-    src.at(1)
-    src.change("T27")
-    src.at(6)
-    src.change("T45")
-    src.at(10)
-    src.change("C1")
-    src.commit("C1")
-    src.at(25)
-    src.change("T801")
-    src.at(30)
-    src.change("T950")
-    src.at(35)
-    src.change("T1024")
-    src.at(41)
-    src.change("C2")  # redo time crosses 40 min: BR checkpoint n
-    src.commit("C2")
+    # Extract runs from minute 0; BR checkpoints fall due every 20 minutes of its clock.
     log = Log()
-    run = run_once(home, spark, log)
+    ext = Running(home, src, spark, log)
+    ext.at(1, "T27")
+    ext.at(6, "T45")
+    ext.at(10, "C1", commit=("C1",))
+    ext.at(20)  # checkpoint n-1: nothing has been open across an interval yet
+    assert [f for f in br_files(home) if f.startswith("PO.")] == []
+    ext.at(25, "T801")
+    ext.at(30, "T950")
+    ext.at(35, "T1024")
+    ext.at(40)  # checkpoint n: T27 and T45 were open at n-1: persisted; T801 the restart
     n_files = br_files(home)
     cps = [f for f in n_files if f.startswith("CP.")]
     pos = [f for f in n_files if f.startswith("PO.")]
-    assert len(cps) == 2 and len(pos) == 2  # checkpoints at 20 (nothing old yet) and 40 minutes
+    assert cps == ["CP.E1.000000002"] and len(pos) == 2  # only the current checkpoint is kept
     assert "OGG-01738" in log.codes() and "OGG-01631" in log.codes()
-    starts = {t.xid: t.start for t in run.capture.cache.open_transactions()}
+    starts = {t.xid: t.start for t in ext.run.capture.cache.open_transactions()}
     xid = {
         name: x
         for name, x in zip(
@@ -147,14 +163,11 @@ def test_seed_000_bounded_recovery(
             strict=True,
         )
     }
+    ext.at(41, "C2", commit=("C2",))
 
     # During interval n → n+1, T45 is dirtied; Extract fails while writing checkpoint n+1
     # (at 60 minutes): the new T45 file is written, the checkpoint never published.
-    src.at(45)
-    src.change("T45")
-    src.at(61)
-    src.change("C3")
-    src.commit("C3")
+    ext.at(45, "T45")
     real_write = br_module._write_atomic
 
     def failing(path: Any, data: bytes, sync: bool) -> None:
@@ -163,15 +176,18 @@ def test_seed_000_bounded_recovery(
         real_write(path, data, sync)
 
     monkeypatch.setattr(br_module, "_write_atomic", failing)
-    log = Log()
-    run_once(home, spark, log)
+    ext.at(60, "C3", commit=("C3",))
     monkeypatch.setattr(br_module, "_write_atomic", real_write)
+    ext.close()  # the Extract stops (abends) within interval n → n+1
     assert "OGG-01574" in log.codes()
     assert set(pos) <= set(br_files(home))  # checkpoint n's files are all still there
 
     # Recovery uses checkpoint n: T27 and T45 from their files, reading again from T801.
+    src.at(61)
     log = Log()
-    restarted = ExtractRun(home, check_text(PRM).model, None, log, spark=spark, durable=False)
+    restarted = ExtractRun(
+        home, check_text(PRM).model, None, log, spark=spark, durable=False, clock=src.clock.now
+    )
     assert "OGG-01641" in log.codes() and "OGG-01644" in log.codes()
     assert restarted.capture.positions[1] == starts[xid["T801"]]
     assert {t.xid for t in restarted.capture.cache.open_transactions()} == {xid["T27"], xid["T45"]}
@@ -182,24 +198,29 @@ def test_seed_000_bounded_recovery(
     cps = json.loads((home.dirchk / "E1.cpe").read_text())
     assert set(cps["extra"]["br"]["1"]) == {"begin", "end"}  # SHOWCH's BR recovery checkpoints
     assert {t.xid for t in restarted.capture.cache.open_transactions()} == set(xid.values())
-    # Checkpoint n+1, taken again on the way: T45, dirtied, re-persisted; its old file gone.
+    # Checkpoint n+1 was due at 60 (one interval after n): taken at once when the restart
+    # reads its first record; checkpoint n deleted after it completed.
     after = br_files(home)
-    assert [f for f in pos if f in after] == [min(pos)]  # T27's file unchanged
-    assert any(f.endswith(".0000001") for f in after)  # T45's new version
+    assert [f for f in after if f.startswith("CP.")] == ["CP.E1.000000003"]
+    assert set(pos) <= set(after)  # T27 and T45 not changed since their files were written
 
     # Much later: T801, T950, T1024 commit; T208412 opens; checkpoint; power failure.
-    src.at(70)
-    for t in ("T801", "T950", "T1024"):
-        src.commit(t)
-    src.at(85)  # younger than one interval at the checkpoint of 100 minutes
-    src.change("T208412")
-    src.at(101)
-    src.change("C4")
-    src.commit("C4")
-    run = run_once(home, spark, Log())
+    ext = Running(home, src, spark, Log())
+    ext.at(70, commit=("T801", "T950", "T1024"))
+    ext.at(85, "T208412")  # not open at checkpoint n+1: not persisted at the next one
+    # Checkpoint n+2 (due at 81, taken at 85): T45, dirtied at 45, re-persisted to a new file;
+    # its old file deleted after the checkpoint completed, T27's unchanged.
+    after = br_files(home)
+    assert [f for f in after if f.startswith("CP.")] == ["CP.E1.000000004"]
+    assert [f for f in pos if f in after] == [min(pos)]
+    assert any(f.endswith(".0000001") for f in after)  # T45's new version
+    ext.at(101, "C4", commit=("C4",))
     t208412 = next(
-        t for t in run.capture.cache.open_transactions() if t.xid not in (xid["T27"], xid["T45"])
+        t
+        for t in ext.run.capture.cache.open_transactions()
+        if t.xid not in (xid["T27"], xid["T45"])
     )
+    ext.close()
     log = Log()
     restarted = ExtractRun(home, check_text(PRM).model, None, log, spark=spark, durable=False)
     assert restarted.capture.positions[1] == t208412.start  # resumes at T208412's start
@@ -217,20 +238,56 @@ def test_seed_000_bounded_recovery(
     assert got[-3:] == ["T27", "T45", "T45"]
 
 
+def test_br_checkpoints_are_due_on_the_extract_clock_not_redo_time(
+    home: Home, src: Source, spark: SparkSession
+) -> None:
+    """Seed 000: the interval is a multiple of the Extract checkpoint interval and recovery
+    is bounded in Extract processing time. An idle source still checkpoints; a catch-up over
+    hours of redo writes one checkpoint, not one per interval of redo."""
+    ext = Running(home, src, spark, Log())
+    ext.at(19)  # no redo at all
+    assert br_files(home) == []
+    ext.at(20)  # idle source, one interval of the Extract's clock: a checkpoint
+    assert br_files(home) == ["CP.E1.000000001"]
+    ext.close()
+    # The source runs for 2 hours of redo while Extract is stopped ...
+    for minute in range(21, 141, 10):
+        src.at(minute)
+        src.change(f"C{minute}")
+        src.commit(f"C{minute}")
+    log = Log()
+    run = ExtractRun(
+        home, check_text(PRM).model, None, log, spark=spark, durable=False, clock=src.clock.now
+    )
+    run.run(threading.Event(), stop_at_eof=True)
+    run.close()
+    # ... then catches up in one go: one checkpoint (due since 40), not six.
+    assert log.codes().count("OGG-01738") == 1
+    assert br_files(home) == ["CP.E1.000000002"]
+
+
 def persist_t27(home: Home, src: Source, spark: SparkSession) -> None:
     """T27 opens at 1 minute; the checkpoint of 40 minutes persists it."""
-    src.at(1)
-    src.change("T27")
-    src.at(41)
-    src.change("C1")
-    src.commit("C1")
-    run_once(home, spark, Log())
+    ext = Running(home, src, spark, Log())
+    ext.at(1, "T27")
+    ext.at(20)
+    ext.at(41, "C1", commit=("C1",))
+    ext.close()
 
 
 def test_brreset_and_changed_selection_use_normal_recovery(
     home: Home, src: Source, spark: SparkSession
 ) -> None:
     persist_t27(home, src, spark)
+    # BR BRRESET in the parameter file (seed 000: an option of BR) does what the command
+    # line's BRRESET does: normal recovery for this start, BR on again for the run.
+    log = Log()
+    in_file = check_text(PRM.replace("BRDIR ./BR", "BRDIR ./BR, BRRESET")).model
+    ExtractRun(home, in_file, None, log, spark=spark, durable=False).close()
+    assert "OGG-10019" in log.codes() and "OGG-01641" not in log.codes()
+    log = Log()
+    ExtractRun(home, check_text(PRM).model, None, log, spark=spark, durable=False).close()
+    assert "OGG-01641" in log.codes()  # without it, the same start is a bounded recovery
     log = Log()
     run = ExtractRun(
         home, check_text(PRM).model, None, log, spark=spark, durable=False, brreset=True
@@ -310,6 +367,7 @@ def _po_fixture(tmp_path: Path) -> Path:
             columns=((0, str(i)), (1, None)), record=b"\x00rec")
         for i in range(3)
     ]  # fmt: skip
+    br.checkpoint([txn], lambda _t: [], {1: Position(1, 5, 150)}, 1_000_000_000, 999, ())
     br.checkpoint([txn], lambda _t: rows, {1: Position(1, 5, 900)}, 2_000_000_000, 999, ())
     (po,) = (p for p in (tmp_path / "BR").iterdir() if p.name.startswith("PO."))
     return po
@@ -366,23 +424,24 @@ def test_brstatus_draws_the_timeline_of_the_live_state(
     home: Home, src: Source, spark: SparkSession
 ) -> None:
     """SEND EXTRACT e1, BR BRSTATUS [FILE x.svg] (issue 15): the seed's state at checkpoint n
-    drawn from the run itself: five bars, T27 persisted at CP 1, T45 at CP 2, the restart at
+    drawn from the run itself: five bars, T27 and T45 persisted at CP 2, the restart at
     T801."""
+    ext = Running(home, src, spark, Log())
     for minute, name in ((1, "T27"), (6, "T45"), (25, "T801"), (30, "T950"), (35, "T1024")):
-        src.at(minute)
-        src.change(name)
-    src.at(41)
-    src.change("C2")  # redo time crosses 40 min: BR checkpoint n
-    src.commit("C2")
-    run = run_once(home, spark, Log())
+        ext.at(minute, name)
+        if minute == 6:
+            ext.at(20)  # checkpoint n-1
+    ext.at(40)  # checkpoint n, at the position read by then (T1024's change, 00:35 redo)
+    ext.at(41, "C2", commit=("C2",))
+    run = ext.run
     opened = sorted(run.capture.cache.open_transactions(), key=lambda t: t.start)
     xid = dict(zip(["T27", "T45", "T801", "T950", "T1024"], [t.xid for t in opened], strict=True))
     lines = run.br_request(("BRSTATUS", "FILE", "dirrpt/br.svg"))
     assert lines[0].startswith("BR directory: ")
     at = lines.index("Bounded Recovery timeline of EXTRACT E1 (redo time, interval 0H20M):")
     rows = {ln[2:17].strip(): ln for ln in lines[at + 2 :]}
-    assert rows["CP 000000002"].endswith(f"00:41:00; persisted {xid['T27']}, {xid['T45']}")
-    assert rows[xid["T27"]].endswith("since 00:01:00; persisted at CP 1")  # at 25 min
+    assert rows["CP 000000002"].endswith(f"00:35:00; persisted {xid['T27']}, {xid['T45']}")
+    assert rows[xid["T27"]].endswith("since 00:01:00; persisted at CP 2")
     assert rows[xid["T45"]].endswith("since 00:06:00; persisted at CP 2")
     assert rows[xid["T801"]].endswith("since 00:25:00; not persisted")
     assert rows["restart"].index("▲") == rows[xid["T801"]].index("█")
@@ -394,3 +453,4 @@ def test_brstatus_draws_the_timeline_of_the_live_state(
     assert svg.count('class="txn persisted"') == 2 and svg.count('class="txn"') == 3
     with pytest.raises(RequestError, match=r"BRSTATUS takes FILE <name>\.svg"):
         run.br_request(("BRSTATUS", "FILE", "x.png"))
+    ext.close()

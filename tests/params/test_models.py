@@ -100,10 +100,13 @@ def test_brinterval_rounded_to_checkpointsecs_and_the_model_says_so() -> None:
     assert note.severity.value == "note" and "1204" in note.message and note.origin.line == 5
 
 
-def test_brreset_is_refused_in_a_file() -> None:
-    for text in (EXT + "BR BRRESET\n", EXT + "BRRESET\n"):
-        [msg] = errors(text)
-        assert "start-up option" in msg and "command line" in msg
+def test_brreset_is_an_option_of_br_not_a_parameter() -> None:
+    """Seed 000 lists BRRESET among BR's options; alone it is not a parameter."""
+    assert ok(EXT + "BR BRRESET\n").br.reset is True
+    assert ok(EXT + "BR BRDIR ./BR, BRRESET\n").br.reset is True
+    assert ok(EXT + "BR BRDIR ./BR\n").br.reset is False
+    [msg] = errors(EXT + "BRRESET\n")
+    assert "start-up option" in msg and "command line" in msg
 
 
 # ---------------------------------------------------------------- WARNLONGTRANS

@@ -34,7 +34,7 @@ def seed_state(directory: Path) -> tuple[BoundedRecovery, list[Txn]]:
     """Seed 000's figure: interval 4 hours; at BR checkpoint n (08:00) five open transactions,
     T(27) and T(45) open for longer than the interval (persisted), T(801) the oldest one not
     persisted: the restart position."""
-    br = BoundedRecovery(directory, "EXT1", 4 * 3600)
+    br = BoundedRecovery(directory, "EXT1", 4 * 3600, keep_stale=True)  # draw n-1 too
     open_txns = [
         txn("T27", 0.5, 100),
         txn("T45", 1.5, 200),
@@ -47,8 +47,9 @@ def seed_state(directory: Path) -> tuple[BoundedRecovery, list[Txn]]:
         return []
 
     current = {1: Position(1, 9, 4096)}
-    br.checkpoint(open_txns[:2], rows_of, current, T0 + 4 * HOUR, 0, ())  # n-1: nothing old
-    br.checkpoint(open_txns, rows_of, current, T0 + 8 * HOUR, 0, ())  # n
+    at_n_1 = {1: Position(1, 7, 250)}  # read by 04:00: after T45's start, before T801's
+    br.checkpoint(open_txns[:2], rows_of, at_n_1, T0 + 4 * HOUR, 0, (), now_us=T0 + 4 * HOUR)
+    br.checkpoint(open_txns, rows_of, current, T0 + 8 * HOUR, 0, (), now_us=T0 + 8 * HOUR)
     return br, open_txns
 
 
