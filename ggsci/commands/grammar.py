@@ -72,6 +72,27 @@ NOT_OFFERED: dict[str, tuple[str, bool]] = {
         "logs every column of every table already, so nothing is needed.",
         False,
     ),
+    "TRACETABLE": (
+        "trace tables mark Replicat's own transactions in an Oracle database for bidirectional "
+        "replication; ggsci does not offer it (exclude the Replicat's user with TRANLOGOPTIONS "
+        "EXCLUDEUSER instead). Nothing done.",
+        False,
+    ),
+    "SEQUENCE": (
+        "FLUSH SEQUENCE updates Oracle sequence caches through GoldenGate's database procedures; "
+        "the embedded source has no sequences. Nothing done.",
+        False,
+    ),
+    "DUMPDDL": (
+        "DUMPDDL reads the history table of GoldenGate's DDL trigger inside an Oracle database, "
+        "which ggsci does not have. Nothing done.",
+        False,
+    ),
+    "MININGDBLOGIN": (
+        "a downstream mining database is part of integrated capture inside Oracle, which ggsci "
+        "does not offer; use classic TRANLOG capture.",
+        True,
+    ),
     "MARKER": (
         "DDL markers come from GoldenGate's DDL trigger inside an Oracle database, which "
         "ggsci does not have; the embedded source logs DDL in its redo.",
@@ -475,6 +496,7 @@ ADD = _verb(
             not_offered("ADD", "TRANDATA"),
             not_offered("ADD", "SCHEMATRANDATA"),
             not_offered("ADD", "MASTERKEY"),
+            not_offered("ADD", "TRACETABLE"),
         ]
     ),
     "EXTRACT | REPLICAT | EXTTRAIL | RMTTRAIL | CHECKPOINTTABLE | HEARTBEATTABLE | CREDENTIALSTORE",
@@ -521,6 +543,7 @@ DELETE = _verb(
             not_offered("DELETE", "TRANDATA"),
             not_offered("DELETE", "SCHEMATRANDATA"),
             not_offered("DELETE", "MASTERKEY"),
+            not_offered("DELETE", "TRACETABLE"),
         ]
     ),
     "EXTRACT | REPLICAT | ER | EXTTRAIL | RMTTRAIL | CHECKPOINTTABLE | HEARTBEATTABLE"
@@ -551,6 +574,7 @@ INFO = _verb(
             not_offered("INFO", "SCHEMATRANDATA"),
             not_offered("INFO", "MASTERKEY"),
             not_offered("INFO", "MARKER"),
+            not_offered("INFO", "TRACETABLE"),
             (kw("PARAM") - (WORD + END)).set_parse_action(lambda t: M.ParamInfo(t[1].upper())),
             _targeted(pp.ZeroOrMore(COMMA + INFO_OPTION), _info_group),
         ]
@@ -695,6 +719,13 @@ OTHERS = [
         + pp.Opt(pp.Suppress(kw("FILE")) - PATH, default=None),
         lambda t: M.ParamInfo(t[1].upper() if t[1] else None, t[2]),
     ),
+    _verb("FLUSH", not_offered("FLUSH", "SEQUENCE"), "SEQUENCE"),
+    (kw("DUMPDDL") + pp.Opt(REST))
+    .set_parse_action(lambda t: M.NotOffered("DUMPDDL", *NOT_OFFERED["DUMPDDL"]))
+    .set_name("DUMPDDL"),
+    (kw("MININGDBLOGIN") + pp.Opt(REST))
+    .set_parse_action(lambda t: M.NotOffered("MININGDBLOGIN", *NOT_OFFERED["MININGDBLOGIN"]))
+    .set_name("MININGDBLOGIN"),
     (kw("CONNECT") + pp.Opt(REST))
     .set_parse_action(lambda t: M.NotOffered("CONNECT", CONNECT_REASON, True))
     .set_name("CONNECT"),

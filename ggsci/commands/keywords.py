@@ -63,6 +63,7 @@ VERB_OBJECTS: dict[str, tuple[str, ...]] = {
         "TRANDATA",
         "SCHEMATRANDATA",
         "MASTERKEY",
+        "TRACETABLE",
     ),
     "ALTER": ("EXTRACT", "REPLICAT", "EXTTRAIL", "RMTTRAIL", "HEARTBEATTABLE", "CREDENTIALSTORE"),
     "DELETE": (
@@ -78,6 +79,7 @@ VERB_OBJECTS: dict[str, tuple[str, ...]] = {
         "TRANDATA",
         "SCHEMATRANDATA",
         "MASTERKEY",
+        "TRACETABLE",
     ),
     "INFO": (
         "ALL",
@@ -93,6 +95,7 @@ VERB_OBJECTS: dict[str, tuple[str, ...]] = {
         "TRANDATA",
         "SCHEMATRANDATA",
         "MASTERKEY",
+        "TRACETABLE",
         "PARAM",
         "MARKER",
     ),
@@ -119,6 +122,9 @@ VERB_OBJECTS: dict[str, tuple[str, ...]] = {
     "CLEANUP": ("EXTRACT", "REPLICAT", "ER"),
     "GETPARAMINFO": (),
     "CONNECT": (),
+    "FLUSH": ("SEQUENCE",),
+    "DUMPDDL": (),
+    "MININGDBLOGIN": (),
     "OBEY": (),
     "SHELL": (),
     "HELP": (),

@@ -268,3 +268,20 @@ def test_a_manager_that_does_not_answer_is_named_without_its_socket_file(
         "ERROR: Manager does not answer (Connection refused); see VIEW GGSEVT.\n"
     ), out
     assert ".sock" not in out and socket_path(home, MANAGER, MANAGER).name not in out
+
+
+@pytest.mark.parametrize(
+    ("line", "start", "ok"),
+    [
+        ("ADD TRACETABLE ggs.trace", "ADD TRACETABLE: trace tables", True),
+        ("INFO TRACETABLE", "INFO TRACETABLE: trace tables", True),
+        ("FLUSH SEQUENCE hr.*", "FLUSH SEQUENCE: FLUSH SEQUENCE updates", True),
+        ("DUMPDDL SHOW 5", "DUMPDDL: DUMPDDL reads", True),
+        ("MININGDBLOGIN USERIDALIAS x", "ERROR: MININGDBLOGIN: a downstream mining", False),
+    ],
+)
+def test_oracle_only_commands_answer_one_line(
+    shell: Shell, line: str, start: str, ok: bool
+) -> None:
+    out = shell.run(line)
+    assert out.startswith(start) and out.count("\n") == 1 and shell.ok is ok
