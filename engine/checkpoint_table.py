@@ -10,6 +10,7 @@ created if needed). Connections are DB-API connections opened by the caller.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 COLUMNS = (
@@ -59,9 +60,16 @@ class TableName:
         return f"{self.owner}.{self.table}" if self.owner else self.table
 
 
-def ddl(name: TableName, dialect: str) -> list[str]:
+def ddl(name: TableName, dialect: str, created: datetime | None = None) -> list[str]:
+    """The two tables. CREATE_TS is "the date and time when the checkpoint table was
+    created" (seed 004): the creation time is the column's default, so every group's row
+    carries it whenever the row itself is first written."""
+    stamp = (created or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M:%S.%f")
+
     def table(cols: tuple[tuple[str, str], ...], key: tuple[str, ...], suffix: str) -> str:
-        body = ", ".join(f"{c} {t}" for c, t in cols)
+        body = ", ".join(
+            f"{c} {t} DEFAULT '{stamp}'" if c == "create_ts" else f"{c} {t}" for c, t in cols
+        )
         return (
             f"CREATE TABLE {name.qualified(dialect, suffix)} "
             f"({body}, PRIMARY KEY ({', '.join(key)}))"
@@ -90,9 +98,9 @@ def exists(conn: Any, name: TableName, dialect: str) -> bool:
     return bool(row and row[0])
 
 
-def create(conn: Any, name: TableName, dialect: str) -> None:
+def create(conn: Any, name: TableName, dialect: str, created: datetime | None = None) -> None:
     cur = conn.cursor()
-    for stmt in ddl(name, dialect):
+    for stmt in ddl(name, dialect, created):
         cur.execute(stmt)
     conn.commit()
 

@@ -10,6 +10,8 @@ were applied. Columns, as seed 004 defines them:
 * LOG_CMPLT_XIDS: the transaction ids applied at that CSN (several transactions may share a
   CSN), comma-separated; what does not fit the column's 2,000 characters overflows into
   ``_lox`` rows (LOG_CMPLT_XIDS_SEQ 1, 2, ...) keyed by the same LOG_CMPLT_CSN;
+* CREATE_TS: when the checkpoint table was created (the column default set by
+  :func:`engine.checkpoint_table.ddl`), LAST_UPDATE_TS: when the row was last written;
 * AUDIT_TS: the source commit time of the last applied transaction; LOG_BSN: its LOGCSN
   (where Extract would have to go back to for this Replicat).
 
@@ -161,8 +163,7 @@ class CheckpointTable:
         else:
             row = {
                 "group_name": self.group,
-                "group_key": self.key,
-                "create_ts": stamp,
+                "group_key": self.key,  # CREATE_TS: the table's creation time (its default)
                 "current_dir": self.current_dir,
                 "log_xid": None,
                 "version": VERSION,
