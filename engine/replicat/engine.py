@@ -285,9 +285,12 @@ class ReplicatRun:
                 read_at=self._read_at.get(id(txn)),
             )
             return
-        m = self.mapper.map_for(record.table, definition)
-        if m is None:
-            return
+        for m in self.mapper.maps_for(record.table, definition):
+            self._apply_mapped(txn, record, m, savepoints)
+
+    def _apply_mapped(
+        self, txn: Transaction, record: TrailRecord, m: TableMap, savepoints: bool
+    ) -> None:
         kind = LOGICAL_OPS.get(record.io_type)
         if kind in m.ignore_ops:
             self.filtered += 1

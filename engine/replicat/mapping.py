@@ -2,7 +2,9 @@
 trail columns to target columns, and which records are applied and how.
 
 * Source names match with ``*``/``?`` wildcards (MAPEXCLUDE first); a target part that is
-  ``*`` takes the source's part (``MAP hr.*, TARGET hr2.*``).
+  ``*`` takes the source's part (``MAP hr.*, TARGET hr2.*``). Every MAP that matches a
+  source table applies, in file order (``MAP hr.emp, TARGET hr.emp;`` and ``MAP hr.emp,
+  TARGET hr.emp_hist, INSERTALLRECORDS, ...;`` keep a table and its history).
 * COLMAP (:mod:`params.expr`): ``USEDEFAULTS`` maps columns by name (case-insensitive),
   as does a MAP without COLMAP; ``target = source_column``, ``target = 'literal'`` /
   number / NULL, and ``target = expression`` (``@functions``, arithmetic, ``GGS_*`` header
@@ -197,28 +199,29 @@ def _target_part(pattern: str, source: str) -> str:
 
 
 class Mapper:
-    """Resolves and caches the :class:`TableMap` of each trail table (None = not mapped)."""
+    """Resolves and caches the :class:`TableMap` s of each trail table (none: not mapped)."""
 
     def __init__(self, model: ParamFile, target: Target) -> None:
         self.model = model
         self.target = target
-        self._maps: dict[str, TableMap | None] = {}
+        self._maps: dict[str, tuple[TableMap, ...]] = {}
         self.specs = tuple(t for t in model.tables if t.statement in ("MAP", "MAPEXCLUDE"))
         # COLMAP / WHERE / FILTER are read before anything is applied
         self.rules = {id(s): map_rules(s) for s in self.specs if not s.exclude}
 
-    def spec_for(self, table: str) -> TableSpec | None:
+    def specs_for(self, table: str) -> tuple[TableSpec, ...]:
+        """The MAP statements that apply to ``table``, in file order (MAPEXCLUDE first)."""
         owner, _, name = table.rpartition(".")
         for spec in self.specs:
             if spec.exclude and spec.source.matches(owner, name):
-                return None
-        return next(
-            (s for s in self.specs if not s.exclude and s.source.matches(owner, name)), None
-        )
+                return ()
+        return tuple(s for s in self.specs if not s.exclude and s.source.matches(owner, name))
 
-    def map_for(self, table: str, definition: TableDef | None) -> TableMap | None:
+    def maps_for(self, table: str, definition: TableDef | None) -> tuple[TableMap, ...]:
         if table not in self._maps:
-            self._maps[table] = self._resolve(table, definition)
+            self._maps[table] = tuple(
+                self._resolve(table, spec, definition) for spec in self.specs_for(table)
+            )
         return self._maps[table]
 
     def forget(self, table: str) -> None:
@@ -233,10 +236,7 @@ class Mapper:
             )
         return col
 
-    def _resolve(self, table: str, definition: TableDef | None) -> TableMap | None:
-        spec = self.spec_for(table)
-        if spec is None:
-            return None
+    def _resolve(self, table: str, spec: TableSpec, definition: TableDef | None) -> TableMap:
         rules = self.rules[id(spec)]
         owner, _, name = table.rpartition(".")
         t_owner = _target_part(rules.target_owner, owner) if rules.target_owner else owner

@@ -220,6 +220,23 @@ def test_insertallrecords_as_a_map_option(db: Db) -> None:
     ]
 
 
+def test_a_table_and_its_history_from_two_maps_of_one_source(db: Db) -> None:
+    apply(
+        db,
+        "MAP hr.emp, TARGET hr.emp;\n"
+        "MAP hr.emp, TARGET hr.hist, INSERTALLRECORDS, COLMAP (USEDEFAULTS, op = GGS_OP_TYPE);\n",
+        [ins(1), ins(2)],
+        [upd(1, 4), dele(2)],
+    )
+    assert db.rows() == [(1, "n1", 4)]
+    assert [(h[0], h[2], h[3]) for h in db.rows("hist", "id, op")] == [
+        (1, 1, "INSERT"),
+        (1, 4, "SQL COMPUPDATE"),
+        (2, None, "DELETE"),
+        (2, 1, "INSERT"),
+    ]
+
+
 def test_without_insertallrecords_the_same_map_updates(db: Db) -> None:
     db.sql("INSERT INTO hr.hist (id, sal) VALUES (1, 0)")
     apply(db, "MAP hr.emp, TARGET hr.hist, KEYCOLS (id), COLMAP (USEDEFAULTS, op = GGS_OP_TYPE);\n",
