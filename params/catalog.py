@@ -170,7 +170,7 @@ MAP_ACTS = frozenset({"TARGET", "COLMAP", "KEYCOLS", "WHERE", "FILTER", "INSERTA
 #: are accepted with a warning that ABEND is used instead).
 REPERROR_RESPONSES = frozenset({"ABEND", "DISCARD", "EXCEPTION", "IGNORE", "RETRYOP",
                                 "TRANSABORT", "TRANSDISCARD", "TRANSEXCEPTION"})  # fmt: skip
-REPERROR_ACTS = frozenset({"ABEND", "DISCARD", "IGNORE", "RETRYOP"})
+REPERROR_ACTS = frozenset({"ABEND", "DISCARD", "IGNORE", "RETRYOP", "TRANSDISCARD"})
 
 #: Options of parameters the engine acts on that it accepts but does not act on: each
 #: gets a "not used" warning at its position (tests/params/test_acts_or_warns.py holds

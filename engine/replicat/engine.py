@@ -9,7 +9,9 @@ REPERROR rules in force for its MAP (its own, then the file's before it): the ru
 error's number, else ``DEFAULT``, else ABEND. ABEND rolls back the group and abends
 (OGG-01004 with the database's message); DISCARD writes the record to the discard file and
 goes on; IGNORE goes on; RETRYOP applies the record again, up to MAXRETRIES times (default
-1) DELAYSECS apart, then abends. A
+1) DELAYSECS apart, then abends; TRANSDISCARD rolls back the record's whole source
+transaction and writes all its records to the discard file (the transactions grouped with
+it are applied again one by one). A
 failure the database raises (rather than one detected from a row count) aborts the group on
 PostgreSQL, so the group is rolled back and applied again one transaction at a time, each
 record in a savepoint, where the rule can act on the one record.
@@ -67,7 +69,7 @@ Emit = Callable[[str, Severity, str], None]
 _GLOBALS_CPT = re.compile(r"^\s*CHECKPOINTTABLE\s+(\S+)", re.IGNORECASE | re.MULTILINE)
 #: The REPERROR responses the Replicat carries out (params.catalog.REPERROR_ACTS must be
 #: the same set: tests/params/test_acts_or_warns.py); others are run as ABEND.
-SUPPORTED_RESPONSES = frozenset({"ABEND", "DISCARD", "IGNORE", "RETRYOP"})
+SUPPORTED_RESPONSES = frozenset({"ABEND", "DISCARD", "IGNORE", "RETRYOP", "TRANSDISCARD"})
 
 
 def checkpoint_table_name(home: Home, group: GroupDef) -> str | None:
@@ -224,10 +226,13 @@ class ReplicatRun:
     def _apply_group(self, txns: list[Transaction]) -> None:
         try:
             self._apply(txns, savepoints=False)
-        except _Retry:
+        except (_Retry, _TransDiscard):
             self.target.rollback()
             for txn in txns:  # one transaction per target transaction, record by record
-                self._apply([txn], savepoints=True)
+                try:
+                    self._apply([txn], savepoints=True)
+                except _TransDiscard as exc:
+                    self._discard_transaction(txn, exc)
         finally:
             for txn in txns:
                 self._read_at.pop(id(txn), None)
@@ -249,9 +254,7 @@ class ReplicatRun:
                 for record in txn.records:
                     self._apply_record(txn, record, savepoints)
                 applied += 1
-                moment = valid_datetime(txn.io_time_us)
-                stamp = moment.isoformat(" ") if moment else progress.audit_ts
-                progress = progress.after(txn, stamp or "")
+                progress = _after(progress, txn)
             if self.cptable is not None:
                 self.cptable.save(progress, self.clock())
             self.target.commit()
@@ -273,6 +276,26 @@ class ReplicatRun:
         self.skipped += skipped
         if txns:
             self.last_io_us = txns[-1].io_time_us or self.last_io_us
+
+    def _discard_transaction(self, txn: Transaction, exc: _TransDiscard) -> None:
+        """REPERROR TRANSDISCARD: the transaction's records to the discard file, its end
+        to the checkpoint table (in one target transaction), nothing of it applied."""
+        progress = _after(self.progress, txn)
+        self.target.begin()
+        try:
+            if self.cptable is not None:
+                self.cptable.save(progress, self.clock())
+            self.target.commit()
+        except BaseException:
+            self.target.rollback()
+            raise
+        for record in txn.records:
+            self.discard.write(
+                self.clock(), record, self.reader.tables.get(record.table), exc.number,
+                exc.text, txn.start, exc.target,
+            )  # fmt: skip
+        self.progress = progress
+        self.last_io_us = txn.io_time_us or self.last_io_us
 
     def _apply_record(self, txn: Transaction, record: TrailRecord, savepoints: bool) -> None:
         definition = self.reader.tables.get(record.table)
@@ -387,6 +410,8 @@ class ReplicatRun:
         if response == "IGNORE":
             self.ignored += 1
             return
+        if response == "TRANSDISCARD":
+            raise _TransDiscard(number, text, target)
         raise ReplicatError(
             "OGG-01004",
             f"Aborted grouped transaction on '{target}', Database error {number} ({text}). "
@@ -495,6 +520,20 @@ class _Stats(Mapping[tuple[str, str], int]):
 
     def __len__(self) -> int:
         return len(self._KEYS)
+
+
+def _after(progress: Progress, txn: Transaction) -> Progress:
+    moment = valid_datetime(txn.io_time_us)
+    stamp = moment.isoformat(" ") if moment else progress.audit_ts
+    return progress.after(txn, stamp or "")
+
+
+class _TransDiscard(Exception):
+    """REPERROR TRANSDISCARD for a record: its whole transaction goes to the discard file."""
+
+    def __init__(self, number: int, text: str, target: str) -> None:
+        super().__init__(text)
+        self.number, self.text, self.target = number, text, target
 
 
 class _Retry(Exception):

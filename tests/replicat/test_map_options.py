@@ -309,6 +309,23 @@ def test_a_global_reperror_applies_only_to_the_maps_after_it(db: Db) -> None:
     assert "1403" in err.value.text
 
 
+def test_reperror_transdiscard_discards_the_whole_source_transaction(db: Db) -> None:
+    r = apply(
+        db,
+        "MAP hr.emp, TARGET hr.emp, REPERROR (1403, TRANSDISCARD);\n",
+        [ins(1)],
+        [ins(2), upd(9, 1), ins(3)],
+        [ins(4)],
+    )
+    assert db.rows() == [(1, "n1", 1), (4, "n4", 1)]
+    assert r.discard.discarded == 3
+    text = (db.home.dirrpt / "REP.dsc").read_text()
+    assert text.count("1403") >= 3, text
+    r2, _ = replicat(db, "MAP hr.emp, TARGET hr.emp;\n")  # restarts after the discarded one
+    assert r2.progress.position == r.progress.position
+    r2.close()
+
+
 def test_reperror_retryop_retries_then_abends(db: Db) -> None:
     r, _ = replicat(
         db,
