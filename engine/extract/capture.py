@@ -300,12 +300,13 @@ class Capture:
         hooked = frozenset(
             t.qualified for t in d.dictionary.tables.values() if owns and owns(t.owner, t.name)
         )
-        hooked |= self.rules.tables  # TABLE row options: applied at commit (tablerules.py)
         return mine_plan(
             d.dictionary,
             d.selection,
             hooked=hooked,
             keys=self.keycols,
+            rules=self.rules.rules,
+            process=self.rules.process,
             compact=self.compact if compact is None else compact,
             fine_xids=frozenset(self.through),
         )

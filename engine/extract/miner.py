@@ -33,9 +33,11 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from engine._native import load as load_native
+from engine.expr.rowrule import Process, RowRule
 from engine.extract.assemble import trans_ind
 from engine.extract.decode import Selection
 from engine.extract.lcr import Kind
+from engine.extract.tablerules import rows_in_task, with_columns
 from engine.extract.values import NUMBER_TYPES, Convert, converter, entry_converter
 from engine.source.codecs import CODECS, decode_text
 from engine.source.dictionary import Dictionary
@@ -121,6 +123,10 @@ class MinePlan:
     # only a transaction that ends at or below this SCN is closed in a task (None: any); one
     # ending above may be held for a later batch by the driver's thread merge (capture.py)
     horizon: int | None = None
+    # TABLE row options by table (engine.extract.tablerules): applied where a transaction
+    # is closed in the task; in the others their rows reach the driver with columns
+    rules: Mapping[str, RowRule] = field(default_factory=dict)
+    process: Process | None = None
 
 
 def mine_plan(
@@ -129,6 +135,8 @@ def mine_plan(
     *,
     hooked: frozenset[str] = frozenset(),
     keys: Mapping[str, tuple[int, ...]] | None = None,
+    rules: Mapping[str, RowRule] | None = None,
+    process: Process | None = None,
     compact: bool = True,
     fine_xids: frozenset[str] = frozenset(),
 ) -> MinePlan:
@@ -148,7 +156,7 @@ def mine_plan(
         )
         tables[t.obj] = info
         tables[t.dataobj] = info
-    return MinePlan(tables, compact, fine_xids)
+    return MinePlan(tables, compact, fine_xids, rules=dict(rules or {}), process=process)
 
 
 @dataclass(frozen=True, slots=True)
@@ -776,14 +784,15 @@ def close(events: Iterable[Event], plan: MinePlan, sequence: int) -> list[Event 
             if e[0] == _COMMIT_K or e[0] == _ROLLBACK:
                 mine = held.pop(xid)
                 try:
-                    out.append(_closed(mine, e, sequence))
+                    out.append(_closed(mine, e, sequence, plan))
                 except RecordLimitError:  # the driver finishes them, and says what is wrong
                     out.extend(_templated(m, sequence) for m in mine)
                     out.append(e)
             else:
                 held[xid].append(e)
         elif e[0] == _ROW and e[17]:
-            out.append(_templated(e, sequence))
+            # a row of a table with TABLE row options goes to the driver with its columns
+            out.append(with_columns(e) if e[9] in plan.rules else _templated(e, sequence))
         else:
             out.append(e)
     return out
@@ -818,9 +827,15 @@ def _templated(e: Event | Closed, sequence: int) -> Event | Closed:
     return (*e[:17], row_record(e[8], name, data, before, rowid, sequence, e[3]))
 
 
-def _closed(events: list[Event], end: Event, sequence: int) -> Closed:
+def _closed(events: list[Event], end: Event, sequence: int, plan: MinePlan) -> Closed:
     undone = {e[13] for e in events if e[0] == _UNDO_K and e[13]}
     rows = [e for e in events if e[0] == _ROW and e[13] not in undone]
+    tokens: list[bytes] | None = None
+    if plan.rules and end[0] != _ROLLBACK and any(r[9] in plan.rules for r in rows):
+        assert plan.process is not None
+        done = rows_in_task(rows, plan.rules, plan.process, end[1], end[5], end[7], sequence)
+        rows = [r for r, _ in done]
+        tokens = [t for _, t in done]
     sessions = tuple(dict.fromkeys((e[14], e[15]) for e in events if e[0] == _SESSION_K))
     kind, xid, thread, offset, stop, scn, subscn, time_us = end[:8]
     max_time = max([time_us, *(e[7] for e in events)])
@@ -836,19 +851,27 @@ def _closed(events: list[Event], end: Event, sequence: int) -> Closed:
     table_ops = tuple((t, IO_TYPE_NAMES.get(k, f"IOType{k}"), v) for (t, k), v in per_table.items())
     return Closed(
         xid, thread, sequence, offset, stop, scn, subscn, time_us, rollback, sessions,
-        _records(rows, scn, xid, sequence, time_us), n, ops, tuple(tables), len(events) + 1,
+        _records(rows, scn, xid, sequence, time_us, tokens), n, ops, tuple(tables),
+        len(events) + 1,
         max_time, max_scn, table_ops,
     )  # fmt: skip
 
 
-def _records(rows: list[Event], scn: int, xid: str, sequence: int, time_us: int) -> bytes:
+def _records(
+    rows: list[Event],
+    scn: int,
+    xid: str,
+    sequence: int,
+    time_us: int,
+    user: list[bytes] | None = None,
+) -> bytes:
     """The trail records of a transaction's rows (their parts made by :meth:`Miner._emit`),
     finished and concatenated: in C (:mod:`engine._native.trailkit`) when it is built and
     no record passes a limit; here otherwise, where ``row_record`` says which."""
     if not rows:
         return b""
     tokens = commit_tokens(str(scn), xid)
-    if _KIT is not None:
+    if _KIT is not None and not (user and any(user)):
         done = _KIT.records(rows, tokens, sequence, time_us, _INDS, _DELETE)
         if done is not None:
             return bytes(done)
@@ -858,6 +881,6 @@ def _records(rows: list[Event], scn: int, xid: str, sequence: int, time_us: int)
         name, data, before, rowid = r[17]
         records.append(
             row_record(r[8], name, data, before, rowid, sequence, r[3], trans_ind(i, n), time_us,
-                       tokens if i == 0 else b"")
+                       (tokens if i == 0 else b"") + (user[i] if user else b""))
         )  # fmt: skip
     return b"".join(records)

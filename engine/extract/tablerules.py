@@ -1,18 +1,22 @@
-"""The Extract's TABLE row options at commit, on the driver (docs/params.md, "TABLE
-options"): rows failing WHERE / FILTER are dropped, COLS / COLSEXCEPT columns removed,
-and TOKENS evaluated into user tokens, before the transaction is encoded.
+"""The Extract's TABLE row options (docs/params.md, "TABLE options"): rows failing WHERE /
+FILTER are dropped, COLS / COLSEXCEPT columns removed, and TOKENS evaluated into user
+tokens, once the commit is known.
 
-Tables with row options are *hooked* in the miner (their rows reach the driver with their
-columns, like the heartbeat tables); other tables keep the fast path. The rules are
-resolved once against the dictionary: an unknown column stops the start with OGG-00366.
+Where: a transaction the miner sees whole in its Spark task is finished there
+(:func:`rows_in_task`, called by ``miner._closed``: the record parts the C walk made are
+read back to columns, the rules applied, the records built again with their tokens). The
+rows of the other transactions reach the driver with their columns (:func:`with_columns`)
+and :class:`TableRules` applies the same rules at commit. The rules are resolved once
+against the dictionary: an unknown column stops the start with OGG-00366.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime
+from typing import Any
 
 from engine.expr.rowrule import (
     LOGICAL_OPS,
@@ -25,6 +29,7 @@ from engine.expr.rowrule import (
 )
 from engine.expr.rowrule import rule_for as _rule_for
 from engine.extract.lcr import Lcr
+from engine.trail.codec import decode_column_entries, encode_columns, pack_tokens
 from engine.trail.layout import TransInd
 from engine.trail.model import Columns
 from params.models import ParamFile
@@ -124,3 +129,62 @@ class TableRules:
             columns=lcr.columns if cols is None else cols,
             tokens=env.rule.user_tokens(env),
         )
+
+
+def rows_in_task(
+    rows: list[tuple[Any, ...]],
+    rules: Mapping[str, RowRule],
+    process: Process,
+    xid: str,
+    scn: int,
+    time_us: int,
+    sequence: int,
+) -> list[tuple[tuple[Any, ...], bytes]]:
+    """The row events of a transaction the miner closes in its task, with the rules of
+    their tables applied there (the commit is known: the same result as :class:`TableRules`
+    on the driver): each kept row with its record parts (``EVENT_FIELDS``' ``record``)
+    and its user token bytes. @GETENV ('STATS', ...) counts this transaction only here."""
+    csn = str(scn)
+    now = datetime.now()
+    stats: Counter[tuple[str, str]] = Counter()
+    kept: list[tuple[tuple[Any, ...], RowEnv | None]] = []
+    for e in rows:
+        rule = rules.get(e[9])
+        if rule is None:
+            kept.append((e, None))
+            continue
+        columns, before = e[11], e[12]
+        if e[17]:  # the record's parts (the usual case): their column entries
+            columns = decode_column_entries(e[17][1])
+            before = decode_column_entries(e[17][2])
+        facts = Facts(e[9], e[8], time_us, csn, xid, e[10], sequence, e[3])
+        env = rule.env(columns, before, facts, process, stats, now)
+        if rule.selects and not rule.select(env):
+            continue
+        op = LOGICAL_OPS.get(e[8], "")
+        for key in ((e[9].upper(), op), ("", op), ("", "DML"), ("", "TOTAL")):
+            stats[key] += 1
+        if rule.keep is None and e[17]:
+            parts = e[17]
+        else:
+            cols = rule.project(columns) if rule.keep is not None else columns
+            rowid = e[10].encode("ascii") if e[10] else None
+            parts = (e[9].encode("utf-8"), encode_columns(cols), encode_columns(before), rowid)
+        kept.append(((*e[:11], (), (), *e[13:17], parts), env if rule.tokens else None))
+    out = []
+    n = len(kept)
+    for i, (row, row_env) in enumerate(kept):
+        tokens = b""
+        if row_env is not None:
+            row_env.ind = int(TransInd.of(i, n))
+            tokens = pack_tokens(row_env.rule.user_tokens(row_env))
+        out.append((row, tokens))
+    return out
+
+
+def with_columns(e: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A row event with record parts made into one with columns (the driver's rules need
+    them): for a transaction of a table with row options that is not closed in a task."""
+    parts = e[17]
+    return (*e[:11], decode_column_entries(parts[1]), decode_column_entries(parts[2]),
+            *e[13:17], b"")  # fmt: skip

@@ -9,7 +9,7 @@ any chunking (one at a time included) and yields records as they complete.
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Final
 
@@ -123,6 +123,16 @@ def user_token(name: str, value: str | None) -> tuple[bytes, int, bytes]:
     """The token entry of a TOKENS (...) user token (layout.TOKEN_USER)."""
     raw = name.encode("utf-8") + b"\x00" + (value or "").encode("utf-8")
     return (TOKEN_USER, 1 if value is None else 0, raw)
+
+
+def pack_tokens(entries: Iterable[tuple[bytes, int, bytes]]) -> bytes:
+    """Token entries as the bytes of a token area (after the ones a record has)."""
+    return b"".join(_pack_token(tid, info, len(value)) + value for tid, info, value in entries)
+
+
+def decode_column_entries(data: bytes) -> Columns:
+    """The columns of a data (or before-image) area's entries (:func:`encode_columns`)."""
+    return _decode_columns(data, 0, len(data)) if data else ()
 
 
 def user_tokens(record: TrailRecord) -> list[tuple[str, str | None]]:
