@@ -45,8 +45,10 @@ from engine.heartbeat.flow import ExtractRule
 from engine.heartbeat.names import for_capture
 from engine.heartbeat.settings import utc_now
 from engine.home import Home
+from engine.source.catalog import RedoCatalog, RedoGapError
 from engine.stats import StatsBook, counted
 from engine.trail.model import datetime_to_micros, micros_to_datetime
+from engine.trail.recovery import RecoveryMode
 from engine.trail.writer import TrailWriter
 from params.models import ParamFile
 
@@ -101,6 +103,7 @@ class ExtractRun(TransactionManagement):
             header_info={"Producer": "ggsci", "GroupName": self.name, "DbName": self.root.name},
             durable=durable,
             checksum=trail.checksum,
+            recovery=RecoveryMode.of_option(model.recovery_options),
         )
         rec = self.writer.recovery
         if rec is not None and rec.action != "none":
@@ -168,10 +171,14 @@ class ExtractRun(TransactionManagement):
             )
             while self.writer.position.seqno < wanted:  # ALTER EXTRACT ..., ETROLLOVER
                 self.writer.rollover()
-        start = initial_positions(
-            self.root / "redo", cps.reads if cps else (), group.threads if group else 1
-        )
         try:
+            catalog = RedoCatalog.for_extract(self.root, model.tranlog)
+            start = initial_positions(
+                self.root / "redo",
+                cps.reads if cps else (),
+                group.threads if group else 1,
+                catalog.logs,
+            )
             self.capture = Capture(
                 model,
                 self.root,
@@ -185,6 +192,9 @@ class ExtractRun(TransactionManagement):
         except ExtractError:  # e.g. OGG-00366, a TABLE option naming an unknown column
             self.writer.close()
             raise
+        except RedoGapError as exc:  # ARCHIVEDLOGONLY without a destination, archives unreadable
+            self.writer.close()
+            raise ExtractError(exc.code, exc.message) from exc
         self.stats_book = StatsBook(clock, output=self.trail_path)
         self.at_eof = False  # the last poll found nothing (LAG: 'At EOF')
         self.capture.on_counts = lambda rows: self.stats_book.add(counted(rows))
@@ -193,6 +203,8 @@ class ExtractRun(TransactionManagement):
             self.capture.split_bytes = int(split_mb) << 20
         if restored is not None:
             self.capture.restore(restored.txns, restored.checkpoint.current)
+        if self.capture.heartbeat is not None:  # LOGBSN on heartbeat records (seed 001)
+            self.capture.heartbeat.restart = self._oldest_open
         if self.br is not None:
             self.capture.br_due = self._br_due
             self.capture.br_take = self._br_checkpoint
@@ -250,6 +262,15 @@ class ExtractRun(TransactionManagement):
             if n == 0 and not self.rollover_requested.is_set():
                 stop.wait(idle_wait)
         self.checkpoint()
+
+    def _oldest_open(self) -> tuple[int, int] | None:
+        """Extract's restart position (LOGBSN): begin SCN and time of the oldest open
+        transaction, None when none is open."""
+        txns = self.capture.cache.open_transactions()
+        if not txns:
+            return None
+        oldest = min(txns, key=lambda t: t.start_scn)
+        return (oldest.start_scn, oldest.start_time_us)
 
     # -- Bounded Recovery -------------------------------------------------------------
     def _now_us(self) -> int:

@@ -12,7 +12,7 @@ from engine.checkpoints import Checkpoints, ReadCheckpoint
 from engine.extract.lcr import Position
 from engine.home import Home
 from engine.source.logfile import read_records
-from engine.source.logs import list_logs
+from engine.source.logs import LogInfo, list_logs
 from engine.trail.model import TrailPosition
 from engine.trail.reader import reaches, write_gap
 from engine.trail.writer import TrailWriter
@@ -61,12 +61,17 @@ def _first_position(
 
 
 def initial_positions(
-    redo_dir: Path, reads: tuple[ReadCheckpoint, ...], threads: int
+    redo_dir: Path,
+    reads: tuple[ReadCheckpoint, ...],
+    threads: int,
+    listing: Callable[[], list[LogInfo]] | None = None,
 ) -> dict[int, Position]:
     """Where a new Extract starts, per thread: EXTSEQNO/EXTRBA, else the first record at or
-    after SCN / BEGIN time, else (no group definition) the start of the logs."""
+    after SCN / BEGIN time, else (no group definition) the start of the logs. ``listing``:
+    the logs where the Extract reads them (:class:`~engine.source.catalog.RedoCatalog`:
+    archived copies too); the SCN and time searches read the online logs only."""
     out: dict[int, Position] = {}
-    logs = list_logs(redo_dir)
+    logs = list_logs(redo_dir) if listing is None else listing()
     by_thread = {i.thread for i in logs} | set(range(1, threads + 1))
     cur = {r.current.thread: r.current for r in reads}
     for t in sorted(by_thread):
@@ -78,11 +83,11 @@ def initial_positions(
             out[t] = Position(t, p.seqno, p.rba)
         elif p.scn is not None:
             found = _first_position(redo_dir, t, partial(_scn_at_least, p.scn))
-            out[t] = found or _end_of(redo_dir, t)
+            out[t] = found or _end_of(logs, t)
         elif p.timestamp:
             when = datetime.fromisoformat(p.timestamp)
             found = _first_position(redo_dir, t, partial(_time_at_least, when))
-            out[t] = found or _end_of(redo_dir, t)
+            out[t] = found or _end_of(logs, t)
         else:
             out[t] = Position(t, first_seq, 0)
     return out
@@ -96,11 +101,11 @@ def _time_at_least(when: datetime, _scn: int, ts: datetime) -> bool:
     return ts >= when
 
 
-def _end_of(redo_dir: Path, thread: int) -> Position:
-    logs = list_logs(redo_dir, thread)
-    if not logs:
+def _end_of(logs: list[LogInfo], thread: int) -> Position:
+    mine = [i for i in logs if i.thread == thread]
+    if not mine:
         return Position(thread, 1, 0)
-    last = logs[-1]
+    last = mine[-1]
     return Position(thread, last.sequence, last.size)
 
 

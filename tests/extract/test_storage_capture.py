@@ -234,3 +234,28 @@ def test_group_process_abends_with_the_gap_line() -> None:
         "OGG-00446",
         "Redo thread 1: log sequence 2 missing between ...",
     )
+
+
+def test_archived_only_starts_at_the_oldest_archive(
+    home: Home, spark: SparkSession, tmp_path: Path
+) -> None:
+    """A new Extract reading archives only starts at the oldest one there (here sequence 1
+    was purged from the destination), not at a sequence 1 it cannot find."""
+    dest = tmp_path / "arch"
+    root = _source(home, str(dest))
+    with Database(root) as db:
+        db.switch_log(1)
+    (dest / "t1" / "000000001.log").unlink()
+    (root / "redo").rename(root / "redo.hidden")
+    _extract(home, spark, "aa", "TRANLOGOPTIONS ARCHIVEDLOGONLY\n")
+    assert _ids(home, "aa") == [str(i) for i in range(13, 49)]
+
+
+def test_archived_only_without_a_destination_is_one_line(home: Home) -> None:
+    from engine.extract.start import ExtractError
+
+    create_database(home.dirdb, "src", threads=1)
+    with pytest.raises(ExtractError) as err:
+        _extract(home, None, "aa", "TRANLOGOPTIONS ARCHIVEDLOGONLY\n")
+    assert err.value.code == "OGG-00446"
+    assert err.value.text.startswith("TRANLOGOPTIONS ARCHIVEDLOGONLY needs an archive destination")
