@@ -197,6 +197,10 @@ _KINDS: dict[str, pp.ParserElement] = {
     "choice_format": _named(
         pp.Regex(r"(?i)(FULL|COMPACT)\b").set_parse_action(_tok), "FULL or COMPACT"
     ),
+    "choice_recovery": _named(
+        pp.Regex(r"(?i)(APPENDMODE|OVERWRITEMODE)\b").set_parse_action(_tok),
+        "APPENDMODE or OVERWRITEMODE",
+    ),
 }
 
 
@@ -276,6 +280,7 @@ SPECS: dict[str, Spec] = {
         ("path",), {"APPEND": "flag", "PURGE": "flag", "MEGABYTES": "int", "MAXBYTES": "int"}
     ),
     "UPDATERECORDFORMAT": Spec(("choice_format?",)),
+    "RECOVERYOPTIONS": Spec(("choice_recovery",)),
     "GROUPTRANSOPS": Spec(("int",)),
     "MAXTRANSOPS": Spec(("int",)),
     "PORT": Spec(("int",)),

@@ -256,6 +256,10 @@ def h_updaterecordformat(b: Builder, p: Parsed) -> None:
     b.fields["update_record_format"] = p.positional[0].upper if p.positional else "FULL"
 
 
+def h_recoveryoptions(b: Builder, p: Parsed) -> None:
+    b.fields["recovery_options"] = p.positional[0].upper
+
+
 _DDL_ITEMS = frozenset({"MAPPED", "UNMAPPED", "OTHER", "ALL", "OPTYPE", "OBJTYPE", "OBJNAME",
                         "INSTR", "INSTRCOMMENTS", "INSTRWORDS", "STAYMETADATA", "EVENTACTIONS",
                         "SOURCECATALOG", "ALLCATALOG"})  # fmt: skip

@@ -352,6 +352,7 @@ class ParamFile:
     discard: Discard | None = None
     log_all_sup_cols: bool = False
     update_record_format: str | None = None
+    recovery_options: str = "APPENDMODE"  # RECOVERYOPTIONS: APPENDMODE | OVERWRITEMODE
     ddl: Ddl | None = None
     assume_target_defs: bool = False
     handle_collisions: bool = False

@@ -277,10 +277,14 @@ def checksum_lines(crc: CrcCheck) -> list[str]:
 
 # -- COUNT -------------------------------------------------------------------------------
 def count_lines(path: str, entries: Iterable[TrailEntry]) -> list[str]:
-    """Logdump's COUNT summary over the records of one file."""
+    """Logdump's COUNT summary over the records of one file. The records of a partial
+    transaction that a RestartAbend marker closes (append-mode recovery) are counted as
+    records but belong to no transaction: the averages leave them out, and a line says
+    how many there were."""
     ops: Counter[str] = Counter()
     images: Counter[str] = Counter()
     records = data_bytes = transactions = checked = mismatched = 0
+    open_records = open_bytes = partial = partial_bytes = 0
     for entry in entries:
         if entry.crc is not None:
             checked += 1
@@ -289,12 +293,20 @@ def count_lines(path: str, entries: Iterable[TrailEntry]) -> list[str]:
         if isinstance(record, FileHeader):
             continue
         records += 1
-        data_bytes += len(encode_columns(record.columns))
+        size = len(encode_columns(record.columns))
+        data_bytes += size
         ops[IO_TYPE_NAMES.get(record.io_type, f"IOType{record.io_type}")] += 1
+        if record.io_type == IOType.RESTART_ABEND:
+            partial += open_records
+            partial_bytes += open_bytes
+            open_records = open_bytes = 0
         if record.is_transactional:
             images["Before Images" if record.before_after == "B" else "After Images"] += 1
+            open_records += 1
+            open_bytes += size
             if record.ends_transaction:
                 transactions += 1
+                open_records = open_bytes = 0
 
     def row(label: str, value: int) -> str:
         return f"{label}{value:>{max(31 - len(label), 1)}}"
@@ -306,11 +318,13 @@ def count_lines(path: str, entries: Iterable[TrailEntry]) -> list[str]:
     ]
     lines += [row(name, n) for name, n in sorted(ops.items())]
     lines += [row(name, n) for name, n in sorted(images.items())]
+    if partial:
+        lines.append(row("Partial Trans Records", partial))
     if transactions:
-        tx_records = sum(n for name, n in images.items())
+        tx_records = sum(n for name, n in images.items()) - partial
         lines += [
             f"Average of {transactions} Transactions",
-            row("    Bytes/Trans .....", data_bytes // transactions),
+            row("    Bytes/Trans .....", (data_bytes - partial_bytes) // transactions),
             row("    Records/Trans ...", tx_records // transactions),
         ]
     if checked:

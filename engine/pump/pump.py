@@ -8,7 +8,8 @@ Guarantees (the same as Extract's toward its trail):
 * A checkpoint (read position = end of the last source transaction copied; write position)
   is published only with a position returned by ``TrailWriter.sync()``.
 * Restart after a crash (kill -9) duplicates nothing: the remote trail is opened with
-  TRUNCATE recovery (a partly copied transaction is cut away), then the whole transactions the
+  append-mode recovery (a partly copied transaction is closed by a RestartAbend marker; cut
+  away with RECOVERYOPTIONS OVERWRITEMODE), then the whole transactions the
   remote trail holds after the published write checkpoint are counted; that many copied
   transactions are skipped when reading again from the published read checkpoint. The last
   one skipped must be the remote trail's last transaction (LOGCSN and TRANID), which is
@@ -64,7 +65,7 @@ from engine.trail.reader import (
     read_error_text,
     write_gap,
 )
-from engine.trail.recovery import complete_transactions
+from engine.trail.recovery import RecoveryMode, complete_transactions
 from engine.trail.writer import TrailWriter
 from params.models import ParamFile
 
@@ -140,6 +141,7 @@ class Pump:
                 header_info={"Producer": "ggsci", "GroupName": self.name},
                 durable=durable,
                 checksum=trail.checksum,
+                recovery=RecoveryMode.of_option(model.recovery_options),
             )
         except TrailError as exc:
             raise PumpError("OGG-01031", f"Cannot open {trail.path}: {exc}") from exc

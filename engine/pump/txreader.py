@@ -1,12 +1,15 @@
 """Whole transactions from a trail that its writer may still be appending to, or recovering.
 
 A reader of a live trail (a pump, Replicat) must act only on whole transactions: the writer's
-append-mode recovery (TRUNCATE) may cut away the records of a partly written transaction that
-a reader has already seen, and write the re-captured transaction again (in the next file). So
+recovery may cut away the records of a partly written transaction that a reader has already
+seen (RECOVERYOPTIONS OVERWRITEMODE), and write the re-captured transaction again. So
 :class:`TransactionReader` hands out a transaction only when its last record (TransInd 2 or 3)
 has been read, and after each poll that ended inside a transaction it moves back to the end of
 the last whole transaction, to read that transaction again from the trail as it then is.
-A RestartAbend marker (MARK recovery) drops the open transaction.
+A RestartAbend marker (APPEND recovery, the default) drops the open transaction: its
+records stay in the trail and the writer writes the transaction again, whole, after the
+marker. A transaction that begins while another is open with no marker between raises
+CorruptRecordError (the pump and Replicat abend with one line).
 
 Positions: :attr:`TransactionReader.position` is always the end of the last whole transaction
 handed out (or the start position): the read checkpoint of a pump or Replicat.
@@ -22,6 +25,7 @@ from engine.trail.files import TrailName
 from engine.trail.layout import IOType
 from engine.trail.model import FileHeader, TableDef, TrailPosition, TrailRecord
 from engine.trail.reader import TrailReader
+from engine.trail.recovery import unended_transaction
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +96,8 @@ class TransactionReader:
                     open_records = []
                     continue
                 if record.begins_transaction:
-                    open_records = []
+                    if open_records:
+                        raise unended_transaction(start, entry.position)
                     start = entry.position
                 open_records.append(record)
                 if record.ends_transaction:

@@ -6,7 +6,7 @@ Public API (what Extract, pumps, Replicat and Logdump use)::
     encode_row(io_type, table, columns, **fields)    the same without a TrailRecord
     decode_record(buf, offset) -> (TrailRecord, length)
     RecordStream().feed(bytes); iter(...)            incremental decoding
-    TrailWriter.open("dirdat/aa", megabytes=..., recovery=RecoveryMode.TRUNCATE)
+    TrailWriter.open("dirdat/aa", megabytes=..., recovery=RecoveryMode.APPEND)
         .define_table(TableDef) .append(*bytes) .sync() -> durable TrailPosition
         .rollover() .close() .recovery -> RecoveryResult
     TrailReader("dirdat/aa", start=TrailPosition(seqno, rba))  iterate TrailEntry

@@ -5,15 +5,21 @@ After a stop or a crash the writer's last file may end with
 * a torn record: bytes of a record whose write did not complete. They can never be read
   and are always cut off;
 * a partly written transaction: records of a transaction whose last record (TransInd 2
-  or 3) never reached the trail. Two ways to handle it (``RecoveryMode``):
+  or 3) never reached the trail. Two ways to handle it (``RecoveryMode``, the parameter
+  RECOVERYOPTIONS APPENDMODE | OVERWRITEMODE):
 
-  - TRUNCATE: cut the trail back to the end of the last complete transaction (files
-    after the one holding it are removed). The trail then holds exactly the complete
-    transactions, and Extract re-captures the cut one in full.
-  - MARK: keep the partial records (history is retained, as GoldenGate's append mode
-    does) and append a RestartAbend marker record (IOType 211). Readers that assemble
-    transactions drop an open transaction when they meet the marker; see
-    :func:`complete_transactions`.
+  - APPEND (the default, seed 003's append mode): keep the partial records (history is
+    retained) and append a RestartAbend marker record (IOType 211) right after them; the
+    transaction is then written again, whole, after the marker. The torn bytes of a
+    record (if any) cannot be kept: a reader cannot step over unknown bytes, so they are
+    cut and the marker takes their place after the last whole record. Readers that
+    assemble transactions drop the open transaction when they meet the marker; a new
+    transaction that begins while one is open with no marker between is a broken trail
+    (:func:`unended_transaction`); see :func:`complete_transactions`.
+  - OVERWRITE (RECOVERYOPTIONS OVERWRITEMODE, GoldenGate before 10.0): cut the trail back
+    to the end of the last complete transaction (files after the one holding it are
+    removed). The trail then holds exactly the complete transactions, and Extract
+    re-captures the cut one in full.
 
 Either way :func:`recover_trail` reports the last complete transaction (its LOGCSN and
 TRANID, taken from its first record): Extract ends its recovery when it meets that
@@ -41,8 +47,23 @@ RESTART_ABEND_NAME = "*RestartAbend*"
 
 
 class RecoveryMode(Enum):
-    TRUNCATE = "truncate"
-    MARK = "mark"
+    APPEND = "append"
+    OVERWRITE = "overwrite"
+
+    @classmethod
+    def of_option(cls, option: str | None) -> RecoveryMode:
+        """The mode RECOVERYOPTIONS names (APPENDMODE / OVERWRITEMODE); APPEND without it."""
+        return cls.OVERWRITE if (option or "").upper() == "OVERWRITEMODE" else cls.APPEND
+
+
+def unended_transaction(begun: TrailPosition, at: TrailPosition) -> CorruptRecordError:
+    """A transaction begins at ``at`` while the one begun at ``begun`` has no end and no
+    RestartAbend marker closes it: records of unknown fate, which no reader may apply."""
+    return CorruptRecordError(
+        f"Seqno {at.seqno}: a transaction begins at RBA {at.rba} while the one begun at "
+        f"{begun} has no end and no recovery marker follows it",
+        offset=at.rba,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +195,7 @@ class RecoveryResult:
     last_transaction: CompletedTransaction | None
     torn_bytes: int
     partial_records: int
-    action: str  # "none", "truncated" or "marked"
+    action: str  # "none", "truncated" (OVERWRITE) or "marked" (APPEND)
     resume: TrailPosition
 
 
@@ -229,7 +250,7 @@ def restart_marker(io_time_us: int = 0) -> TrailRecord:
 def recover_trail(trail: TrailName, mode: RecoveryMode) -> RecoveryResult:
     """Cut torn bytes and handle a partly written transaction; see the module doc.
 
-    In MARK mode the caller (the writer) appends the RestartAbend marker when
+    In APPEND mode the caller (the writer) appends the RestartAbend marker when
     ``action == "marked"``; this function only repairs the files.
     """
     seqnos = trail.seqnos()
@@ -243,9 +264,9 @@ def recover_trail(trail: TrailName, mode: RecoveryMode) -> RecoveryResult:
     last, partial, scans = find_last_complete_transaction(trail)
     if partial == 0:
         return RecoveryResult(last, torn, 0, "none", TrailPosition(newest, tail.valid_end))
-    if mode is RecoveryMode.MARK:
+    if mode is RecoveryMode.APPEND:
         return RecoveryResult(last, torn, partial, "marked", TrailPosition(newest, tail.valid_end))
-    # TRUNCATE: back to the end of the last complete transaction, or to the first file's
+    # OVERWRITE: back to the end of the last complete transaction, or to the first file's
     # header when no transaction ever completed.
     if last is not None:
         cut = last.end
@@ -273,7 +294,9 @@ def complete_transactions(
     records: Iterable[tuple[TrailPosition, TrailRecord]],
 ) -> Iterator[list[tuple[TrailPosition, TrailRecord]]]:
     """Group row records into whole transactions, dropping the partial transaction that
-    a RestartAbend marker closes (MARK mode) and skipping Metadata records."""
+    a RestartAbend marker closes (APPEND mode) and skipping Metadata records. A
+    transaction that begins while another is open and unmarked raises
+    CorruptRecordError (:func:`unended_transaction`)."""
     open_txn: list[tuple[TrailPosition, TrailRecord]] = []
     for position, record in records:
         if record.io_type == IOType.METADATA or record.table == FILE_HEADER_NAME:
@@ -281,8 +304,8 @@ def complete_transactions(
         if record.io_type == IOType.RESTART_ABEND:
             open_txn = []
             continue
-        if record.begins_transaction:
-            open_txn = []
+        if record.begins_transaction and open_txn:
+            raise unended_transaction(open_txn[0][0], position)
         open_txn.append((position, record))
         if record.ends_transaction:
             yield open_txn

@@ -152,7 +152,7 @@ class TrailWriter:
         *,
         megabytes: int = 500,
         max_bytes: int | None = None,
-        recovery: RecoveryMode = RecoveryMode.TRUNCATE,
+        recovery: RecoveryMode = RecoveryMode.APPEND,
         roll_on_restart: bool = True,
         start_seqno: int = 0,
         header_info: Mapping[str, str | int] | None = None,
@@ -167,6 +167,8 @@ class TrailWriter:
         ``clock`` gives microseconds since the epoch (CreationTime). ``durable=False``
         skips fsync (tests and benchmarks only). ``checksum`` (EXTTRAIL/RMTTRAIL
         CHECKSUM | NOCHECKSUM) seals the records of each new file with a CRC-32.
+        ``recovery`` (RECOVERYOPTIONS): APPEND keeps a partly written transaction and
+        writes a RestartAbend marker after it; OVERWRITE cuts it (recovery.py).
         """
         name = trail if isinstance(trail, TrailName) else TrailName.parse(trail)
         limit = max_bytes if max_bytes is not None else megabytes * MEGABYTE

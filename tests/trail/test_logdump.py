@@ -276,3 +276,44 @@ def test_scan_for_header_gets_past_corruption(seed_trail: Path) -> None:
     assert "Error: TRAIL-002" in text
     assert "Record header found at RBA 653 (224 bytes skipped)" in text
     assert "FieldComp            Len    24 RBA 653" in text
+
+
+def test_recovery_marker_shown_and_partial_transaction_not_counted(tmp_path: Path) -> None:
+    """A crash inside a transaction, then an append-mode restart: Logdump shows the
+    RestartAbend marker after the partial records, and COUNT leaves those records out of
+    the transactions (they are counted, and named, as a partial transaction)."""
+    from engine.trail.layout import IOType, TransInd
+    from engine.trail.model import TrailRecord
+    from engine.trail.writer import seal
+
+    def txn(csn: int, rows: int) -> list[bytes]:
+        return [
+            encode_record(
+                TrailRecord(
+                    io_type=IOType.INSERT,
+                    table="US03.STUDENT",
+                    columns=((0, f"{csn}-{i}"),),
+                    trans_ind=TransInd.of(i, rows),
+                    logcsn=str(csn) if i == 0 else None,
+                )
+            )
+            for i in range(rows)
+        ]
+
+    with TrailWriter.open(tmp_path / "aa", durable=False) as w:
+        w.append(*txn(100, 2))
+    with open(tmp_path / "aa000000000", "ab") as raw:
+        raw.write(seal(b"".join(txn(101, 3)[:2])))
+    with TrailWriter.open(tmp_path / "aa", durable=False) as w:
+        w.append(*txn(101, 3))
+    out = io.StringIO()
+    script = f"OPEN {tmp_path / 'aa000000000'}\nCOUNT\nPOS 0\nNEXT 6\n"
+    LogdumpSession(io.StringIO(script), out).run()
+    text = out.getvalue()
+    assert "LogTrail" in text and "has 5 records" in text
+    lines = [" ".join(line.split()) for line in text.splitlines()]
+    assert "Partial Trans Records 2" in lines
+    assert "Average of 1 Transactions" in lines
+    assert "Records/Trans ... 2" in lines  # not (2 + 2) / 1
+    assert "Name: *RestartAbend*" in lines
+    assert any("RestartAbend Len" in line for line in lines)

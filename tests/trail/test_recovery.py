@@ -22,6 +22,7 @@ from engine.trail import (
     encode_record,
     find_last_complete_transaction,
 )
+from engine.trail.envelope import record_length
 from engine.trail.layout import IOType, TransInd
 from engine.trail.writer import seal
 
@@ -84,7 +85,7 @@ def test_partial_transaction_truncated(tmp_path: Path) -> None:
         end = w.append(*_txn(100, 2))
     with open(tmp_path / "aa000000000", "ab") as raw:
         raw.write(b"".join(_txn(101, 3)[:2]))
-    w = _open(tmp_path, recovery=RecoveryMode.TRUNCATE)
+    w = _open(tmp_path, recovery=RecoveryMode.OVERWRITE)
     assert w.recovery is not None
     assert (w.recovery.action, w.recovery.partial_records) == ("truncated", 2)
     assert w.recovery.resume == end
@@ -102,7 +103,7 @@ def test_partial_transaction_spanning_files_truncated(tmp_path: Path) -> None:
     w.rollover()
     w.append(partial[2])
     w.close()
-    w = _open(tmp_path, recovery=RecoveryMode.TRUNCATE, roll_on_restart=False)
+    w = _open(tmp_path, recovery=RecoveryMode.OVERWRITE, roll_on_restart=False)
     assert w.recovery is not None
     assert w.recovery.partial_records == 3
     assert w.recovery.resume == end
@@ -128,7 +129,7 @@ def test_partial_transaction_marked(tmp_path: Path) -> None:
         w.append(*_txn(100, 1))
     with open(tmp_path / "aa000000000", "ab") as raw:  # as the writer writes them: sealed
         raw.write(seal(b"".join(_txn(101, 3)[:2])))
-    w = _open(tmp_path, recovery=RecoveryMode.MARK)
+    w = _open(tmp_path, recovery=RecoveryMode.APPEND)
     assert w.recovery is not None
     assert (w.recovery.action, w.recovery.partial_records) == ("marked", 2)
     w.append(*_txn(101, 3))
@@ -147,12 +148,105 @@ def test_no_complete_transaction_at_all(tmp_path: Path) -> None:
         header_end = w.position
     with open(tmp_path / "aa000000000", "ab") as raw:
         raw.write(_txn(100, 2)[0])
-    w = _open(tmp_path, roll_on_restart=False)
+    w = _open(tmp_path, roll_on_restart=False, recovery=RecoveryMode.OVERWRITE)
     assert w.recovery is not None
     assert w.recovery.last_transaction is None
     assert w.recovery.resume == header_end
     w.close()
     assert _all_rows(tmp_path) == []
+
+
+def _crash_mid_transaction(root: Path) -> bytes:
+    """A trail whose writer died inside transaction 101: its first two records are
+    written, the third is torn. Returns the file's bytes after the crash."""
+    with _open(root) as w:
+        w.append(*_txn(100, 1))
+    whole = _txn(101, 3)
+    with open(root / "aa000000000", "ab") as raw:  # as the writer writes them: sealed
+        raw.write(seal(b"".join(whole[:2])) + seal(whole[2])[:40])
+    return (root / "aa000000000").read_bytes()
+
+
+def test_append_mode_is_the_default_and_keeps_the_partial_transaction(tmp_path: Path) -> None:
+    crashed = _crash_mid_transaction(tmp_path)
+    w = _open(tmp_path)  # no recovery argument: append mode
+    assert w.recovery is not None
+    assert (w.recovery.action, w.recovery.partial_records, w.recovery.torn_bytes) == (
+        "marked",
+        2,
+        40,
+    )
+    assert w.position.seqno == 1  # the re-captured transaction goes to a new file
+    w.append(*_txn(101, 3))
+    w.close()
+    # The records stay byte for byte (the torn 40 bytes are replaced by the marker; the
+    # file header is completed at close).
+    kept = (tmp_path / "aa000000000").read_bytes()
+    head = record_length(crashed, 0)
+    assert kept[record_length(kept, 0) :].startswith(crashed[head:-40])
+    with TrailReader(tmp_path / "aa") as reader:
+        seen = [
+            (e.seqno, r.op_name, r.columns[0][1] if r.columns else "") for e, r in reader.records()
+        ]
+    assert seen == [
+        (0, "Insert", "100-0"),
+        (0, "Insert", "101-0"),
+        (0, "Insert", "101-1"),
+        (0, "RestartAbend", ""),
+        (1, "Insert", "101-0"),
+        (1, "Insert", "101-1"),
+        (1, "Insert", "101-2"),
+    ]
+    assert _committed(tmp_path) == ["100", "101"]
+
+
+def test_transaction_reader_hands_out_the_rewritten_transaction_once(tmp_path: Path) -> None:
+    from engine.pump.txreader import TransactionReader
+
+    _crash_mid_transaction(tmp_path)
+    reader = TransactionReader(tmp_path / "aa")
+    # Before the restart the reader sees transaction 100 only (101 has no end yet).
+    assert [t.logcsn for t in reader.poll()] == ["100"]
+    with _open(tmp_path) as w:
+        w.append(*_txn(101, 3))
+    got = list(reader.poll())
+    reader.close()
+    assert [t.logcsn for t in got] == ["101"]
+    assert [r.columns[0][1] for r in got[0].records] == ["101-0", "101-1", "101-2"]
+
+
+def test_a_transaction_begun_inside_an_unmarked_one_is_refused(tmp_path: Path) -> None:
+    """Without the marker the partial records have no known fate: readers refuse the
+    trail rather than apply them (or the transaction twice)."""
+    from engine.pump.txreader import TransactionReader
+
+    _crash_mid_transaction(tmp_path)
+    with _open(tmp_path) as w:
+        w.append(*_txn(101, 3))
+    path = tmp_path / "aa000000000"
+    with TrailReader(tmp_path / "aa") as reader:
+        marker = next(e for e, r in reader.records() if r.io_type == IOType.RESTART_ABEND)
+    data = path.read_bytes()
+    path.write_bytes(data[: marker.rba] + data[marker.rba + marker.length :])
+    with pytest.raises(CorruptRecordError, match="no recovery marker"):
+        _committed(tmp_path)
+    reader = TransactionReader(tmp_path / "aa")
+    with pytest.raises(CorruptRecordError, match="no recovery marker"):
+        list(reader.poll())
+    reader.close()
+
+
+def test_overwrite_mode_truncates_and_writes_no_marker(tmp_path: Path) -> None:
+    crashed = _crash_mid_transaction(tmp_path)
+    w = _open(tmp_path, recovery=RecoveryMode.OVERWRITE)
+    assert w.recovery is not None and w.recovery.action == "truncated"
+    w.append(*_txn(101, 3))
+    w.close()
+    assert len((tmp_path / "aa000000000").read_bytes()) < len(crashed)
+    with TrailReader(tmp_path / "aa") as reader:
+        ops = [r.op_name for _, r in reader.records()]
+    assert "RestartAbend" not in ops
+    assert _all_rows(tmp_path) == ["100-0", "101-0", "101-1", "101-2"]
 
 
 def test_zero_filled_tail_is_torn(tmp_path: Path) -> None:
@@ -210,7 +304,7 @@ def test_crash_anywhere_then_restart_gives_each_transaction_once(
         raw.truncate(byte_pick % (size + 1))
     # The restart: recover, then Extract re-captures every transaction committed after
     # the last complete one in the trail.
-    mode = RecoveryMode.MARK if mark else RecoveryMode.TRUNCATE
+    mode = RecoveryMode.APPEND if mark else RecoveryMode.OVERWRITE
     with _open(root, max_bytes=400, recovery=mode) as w:
         assert w.recovery is not None
         last = w.recovery.last_transaction
@@ -268,7 +362,7 @@ def test_kill_9_during_appends_then_restart(tmp_path: Path, delay: float, mode: 
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
     proc.stdout.close()
-    recovery = RecoveryMode.MARK if mode == "mark" else RecoveryMode.TRUNCATE
+    recovery = RecoveryMode.APPEND if mode == "mark" else RecoveryMode.OVERWRITE
     with _open(tmp_path, max_bytes=20_000, recovery=recovery) as w:
         assert w.recovery is not None
         last = w.recovery.last_transaction
