@@ -96,8 +96,8 @@ def test_partial_transaction_is_copied_once_complete(home: Home) -> None:
     write_trail(trail, [txn_records(100, [ins(1)])], partial=txn_records(101, [ins(2), ins(3)])[:1])
     pump, _ = make_pump(home)
     assert pump.poll() == 1
-    # The source's writer restarts: TRUNCATE recovery cuts the partial transaction, which is
-    # then written whole in a new file.
+    # The source's writer restarts: append-mode recovery keeps the partial transaction and
+    # writes a RestartAbend marker after it; the transaction is then written whole.
     write_trail(trail, [txn_records(101, [ins(2), ins(3)]), txn_records(102, [ins(4)])])
     assert pump.poll() == 2
     pump.checkpoint()
