@@ -167,12 +167,17 @@ def _token(c: Call, env: Env) -> Value:
     return env.token(name) if isinstance(name, str) else Status.INVALID
 
 
-def _getenv(c: Call, env: Env) -> Value:
+@lru_cache(maxsize=1024)
+def _getenv_words(c: Call) -> tuple[str, str, str | None]:
+    """(information type, key, table) of a @GETENV call (its arguments are literals)."""
     words = [str(a.value).upper() for a in c.args if isinstance(a, Lit)]
-    if words[0] == "STATS" and len(c.args) == 4:
-        table = c.args[2].value if isinstance(c.args[2], Lit) else None
-        return env.getenv("STATS", words[3], str(table).upper())
-    return env.getenv(words[0], words[-1], None)
+    if words[0] == "STATS" and len(words) == 4:
+        return "STATS", words[3], words[2]
+    return words[0], words[-1], None
+
+
+def _getenv(c: Call, env: Env) -> Value:
+    return env.getenv(*_getenv_words(c))
 
 
 def _range(c: Call, env: Env) -> Value:

@@ -16,7 +16,7 @@ import socket
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from engine.expr.evaluate import evaluate, holds
 from engine.expr.functions import format_date
@@ -24,7 +24,7 @@ from engine.expr.values import Status, Value, to_text
 from engine.trail.codec import user_token
 from engine.trail.layout import IOType, TransInd
 from engine.trail.model import Columns, micros_to_datetime
-from params.expr import Assignment, Expr, Filter, columns_of
+from params.expr import Assignment, Binary, Call, Expr, Filter, Lit, Unary, columns_of
 from params.models import TableSpec
 
 #: @GETENV ('GGHEADERINFO', 'OPTYPE') of each record type, as GoldenGate names them.
@@ -98,6 +98,13 @@ class RowRule:
     @property
     def selects(self) -> bool:
         return self.where is not None or self.filter is not None
+
+    @cached_property
+    def counts(self) -> bool:
+        """Whether an expression reads @GETENV ('STATS', ...) (rows must be counted)."""
+        exprs = [self.where, self.filter.condition if self.filter else None]
+        exprs += [a.expr for a in self.tokens]
+        return any(_reads_stats(e) for e in exprs if e is not None)
 
     def env(
         self,
@@ -176,6 +183,19 @@ class RowEnv:
 
     def now(self) -> datetime:
         return self.when
+
+
+def _reads_stats(e: Expr) -> bool:
+    if isinstance(e, Call):
+        first = e.args[0] if e.args else None
+        if e.name == "GETENV" and isinstance(first, Lit) and str(first.value).upper() == "STATS":
+            return True
+        return any(_reads_stats(a) for a in e.args)
+    if isinstance(e, Unary):
+        return _reads_stats(e.operand)
+    if isinstance(e, Binary):
+        return _reads_stats(e.left) or _reads_stats(e.right)
+    return False
 
 
 def _length(columns: dict[int, str | None]) -> int:

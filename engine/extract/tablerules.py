@@ -161,9 +161,10 @@ def rows_in_task(
         env = rule.env(columns, before, facts, process, stats, now)
         if rule.selects and not rule.select(env):
             continue
-        op = LOGICAL_OPS.get(e[8], "")
-        for key in ((e[9].upper(), op), ("", op), ("", "DML"), ("", "TOTAL")):
-            stats[key] += 1
+        if rule.counts:  # @GETENV ('STATS', ...) is used
+            op = LOGICAL_OPS.get(e[8], "")
+            for key in ((e[9].upper(), op), ("", op), ("", "DML"), ("", "TOTAL")):
+                stats[key] += 1
         if rule.keep is None and e[17]:
             parts = e[17]
         else:
