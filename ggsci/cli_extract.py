@@ -83,7 +83,11 @@ def extract(
     from params.errors import render
 
     paramfile, reportfile, brreset = _parse(words)
-    h = resolve_home(home or (Path.cwd() if (Path.cwd() / "dirprm").is_dir() else None))
+    h = resolve_home(home)  # --home, then $GGHOME, then the current directory
+    # Relative names are the home's, as when GoldenGate's extract runs in its directory.
+    paramfile = paramfile if paramfile.is_absolute() else h.root / paramfile
+    if reportfile is not None and not reportfile.is_absolute():
+        reportfile = h.root / reportfile
     result = check_file(paramfile, cwd=h.root)
     for d in result.diagnostics:
         typer.echo(render(d), err=True)

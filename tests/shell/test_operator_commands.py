@@ -37,6 +37,24 @@ def test_global_home_reaches_every_subcommand(
     assert "SRC" in listed.output
 
 
+def test_global_home_wins_over_a_current_directory_with_dirprm(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``ggsci --home H extract ...`` reads H's files even where the current directory is a
+    home too (--home, then $GGHOME, then the current directory)."""
+    home = Home(tmp_path / "h")
+    home.create_subdirs()
+    (home.dirprm / "e1.prm").write_text("EXTRACT e1\nBR BRINTERVAL 10M\n")
+    here = Home(tmp_path / "cwd")
+    here.create_subdirs()
+    monkeypatch.chdir(here.root)
+    result = runner.invoke(
+        build_app(), ["--home", str(home.root), "extract", "paramfile", "dirprm/e1.prm"]
+    )
+    assert result.exit_code != 0
+    assert "BRINTERVAL must be from 20M to 96H" in result.output, result.output
+
+
 def test_obey_syntax_only_on_a_missing_file_is_one_line_and_status_1(tmp_path: Path) -> None:
     missing = tmp_path / "nope.oby"
     checked = runner.invoke(build_app(), ["obey", "--syntax-only", str(missing)])
