@@ -116,8 +116,8 @@ class Filter:
     when a record fails the condition (a Replicat treats it as a database error)."""
 
     condition: Expr
-    on: frozenset[str] = frozenset()
-    ignore: frozenset[str] = frozenset()
+    on: tuple[str, ...] = ()  # sorted (tuples: the model is shown as JSON by params show)
+    ignore: tuple[str, ...] = ()
     raise_error: int | None = None
 
     def applies_to(self, op: str) -> bool:
@@ -430,7 +430,7 @@ def parse_filter(text: str, base: int = 0) -> Filter | ExprIssue:
     cond = parse_expression(inner[pos:], base + off + pos)
     if isinstance(cond, ExprIssue):
         return cond
-    return Filter(cond, frozenset(on), frozenset(ignore), raise_error)
+    return Filter(cond, tuple(sorted(on)), tuple(sorted(ignore)), raise_error)
 
 
 def _shift(e: Expr, base: int) -> Expr:

@@ -101,7 +101,7 @@ def test_where_filter_and_assignments() -> None:
     assert parse_where("(v > 5)", base=10) == Binary(">", Col("V", "", 11), Lit(5, 15), 11)
     f = parse_filter("(ON UPDATE, ON DELETE, IGNORE INSERT, RAISEERROR 9999, v > 5)")
     assert not isinstance(f, ExprIssue)
-    assert f.on == {"UPDATE", "DELETE"} and f.ignore == {"INSERT"} and f.raise_error == 9999
+    assert f.on == ("DELETE", "UPDATE") and f.ignore == ("INSERT",) and f.raise_error == 9999
     assert f.applies_to("UPDATE") and not f.applies_to("INSERT")
     bad = parse_filter("(ON MERGE, v > 5)", base=3)
     assert isinstance(bad, ExprIssue) and bad.pos == 4 and "not 'MERGE'" in bad.message

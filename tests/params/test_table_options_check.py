@@ -3,6 +3,12 @@ mistakes positioned, and the options the Extract does not act on warned."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from ggsci.cli import build_app
 from params.check import check_text
 from params.expr import Binary, Col, Lit
 
@@ -46,3 +52,13 @@ def test_options_not_acted_on_are_warned_at_the_option() -> None:
         ("warning", 3, 13, "TABLE option EVENTACTIONS is not used by this engine"),
         ("warning", 3, 39, "TABLE option SQLEXEC is not used by this engine"),
     ]
+
+
+def test_params_show_json_holds_the_parsed_expressions(tmp_path: Path) -> None:
+    f = tmp_path / "e1.prm"
+    f.write_text(HEAD + "TABLE hr.t, FILTER (ON INSERT, v > 5), TOKENS (TKN-A = GGS_OP_TYPE);\n")
+    res = CliRunner().invoke(build_app(), ["params", "show", "--json", str(f)])
+    assert res.exit_code == 0, res.output
+    [table] = json.loads(res.output)["tables"]
+    assert table["filter"]["on"] == ["INSERT"]
+    assert table["tokens"][0]["name"] == "TKN-A"
