@@ -10,7 +10,8 @@ checkpoint and are applied exactly once, like the data.
 Where GoldenGate's documents are silent: INCOMING_REPLICAT_TS is when Replicat read the
 transaction from its trail, HEARTBEAT_RECEIVED_TS when it wrote the row (so their difference is
 the time spent grouping and applying); the CSN columns take the transaction's LOGCSN (the
-source commit SCN) and Replicat's low watermark. Deletes of heartbeat rows are not applied. A
+source commit SCN) and Replicat's low watermark; the RESTART_CSN / _TS columns the Extract's
+restart position (LOGBSN) from the record's tokens. Deletes of heartbeat rows are not applied. A
 target without heartbeat tables ignores heartbeat records (one warning).
 """
 
@@ -25,6 +26,7 @@ from engine.heartbeat.flow import (
     Row,
     incoming_row,
     replicat_accepts,
+    restart_of,
     to_row,
     trail_time,
 )
@@ -124,8 +126,11 @@ class HeartbeatApplier:
         mapped["HEARTBEAT_RECEIVED_TS"] = now
         hb, history = tables
         c, h = HEARTBEAT_CSN, HISTORY_CSN
-        self._upsert(hb, {**mapped, c.heartbeat_csn: logcsn, c.low_watermark: low_watermark})
-        self._insert(history, {**mapped, h.heartbeat_csn: logcsn, h.low_watermark: low_watermark})
+        bsn, bsn_ts = restart_of(record)  # Extract's LOGBSN, carried as tokens
+        self._upsert(hb, {**mapped, c.heartbeat_csn: logcsn, c.low_watermark: low_watermark,
+                          c.restart_csn: bsn, c.restart_ts: bsn_ts})  # fmt: skip
+        self._insert(history, {**mapped, h.heartbeat_csn: logcsn, h.low_watermark: low_watermark,
+                               h.restart_csn: bsn, h.restart_ts: bsn_ts})  # fmt: skip
         self.applied += 1
 
     def _bound(self, table: TableInfo, row: Row) -> tuple[list[str], list[object]]:

@@ -11,6 +11,14 @@ The rules work on a record's columns by name (``dict`` of column -> trail text, 
 * Replicat, OUTGOING_REPLICAT: its group name or NULL -> the record is applied with the
   automatic column mapping (:func:`incoming_row`); another name -> discarded.
 
+Extract also carries its restart position (LOGBSN: the begin SCN of the oldest open
+transaction, and that transaction's redo time) on each heartbeat record, as the user tokens
+:data:`RESTART_CSN` and :data:`RESTART_TS`; Replicat fills the RESTART_CSN / _TS columns of
+GG_HEARTBEAT and GG_HEARTBEAT_HISTORY from them (seed 001) and its checkpoint table's LOG_BSN
+(seed 004: "choose a LOGBSN from a heartbeat record").
+
+When both databases have the same name the OUTGOING_% columns stay NULL (seed 001's note).
+
 Timestamps are UTC, microseconds, from the process's injected clock, written in the trail's
 spelling ``YYYY-MM-DD:HH:MI:SS.fffffffff``. :class:`ExtractRule` and :class:`RoutingRule` adapt
 the rules to Extract's LCRs and the pump's trail records.
@@ -24,13 +32,19 @@ from datetime import datetime
 
 from engine.extract.lcr import Lcr
 from engine.heartbeat.names import HeartbeatNames, Role
+from engine.trail.codec import user_token, user_tokens
 from engine.trail.layout import IOType
-from engine.trail.model import Columns, TableDef, TrailRecord
+from engine.trail.model import Columns, TableDef, TrailRecord, micros_to_datetime
 
 Row = dict[str, str | None]
 Clock = Callable[[], datetime]
 STAMPED = frozenset({IOType.INSERT, IOType.UPDATE, IOType.FIELDCOMP, IOType.KEYFIELDCOMP})
 """Operations the rules apply to; a delete of a heartbeat row passes through unchanged."""
+RESTART_CSN = "GGS_RESTART_CSN"
+RESTART_TS = "GGS_RESTART_TS"
+"""The user tokens of Extract's restart position on a heartbeat record."""
+Restart = Callable[[], tuple[int, int] | None]
+"""(begin SCN, redo time in microseconds) of the oldest open transaction, None if none."""
 
 
 def trail_time(moment: datetime) -> str:
@@ -82,7 +96,10 @@ def incoming_row(row: Row, group: str, now: str, local_database: str) -> Row:
     (the seed lists OUTGOING_HEARTBEAT_TS twice and no other outgoing timestamp).
     """
     routing = [h for h in hops(row.get("OUTGOING_ROUTING_PATH")) if h != "*"]
-    return {
+    local = row.get("REMOTE_DATABASE") or local_database
+    remote = row.get("LOCAL_DATABASE")
+    same = bool(remote) and (remote or "").strip().upper() == (local or "").strip().upper()
+    out = {
         "REMOTE_DATABASE": row.get("LOCAL_DATABASE"),
         "INCOMING_EXTRACT": row.get("OUTGOING_EXTRACT"),
         "INCOMING_ROUTING_PATH": ",".join(routing) or None,
@@ -101,6 +118,15 @@ def incoming_row(row: Row, group: str, now: str, local_database: str) -> Row:
         "OUTGOING_REPLICAT_TS": row.get("INCOMING_REPLICAT_TS"),
         "HEARTBEAT_TIMESTAMP": row.get("HEARTBEAT_TIMESTAMP"),
     }
+    if same:  # seed 001: no OUTGOING_% data when both databases have the same name
+        out.update({k: None for k in out if k.startswith("OUTGOING_")})
+    return out
+
+
+def restart_of(record: TrailRecord) -> tuple[str | None, str | None]:
+    """The restart CSN and time a heartbeat record carries (None, None if it has none)."""
+    tokens = dict(user_tokens(record))
+    return tokens.get(RESTART_CSN), tokens.get(RESTART_TS)
 
 
 def to_row(columns: Columns, names: tuple[str, ...]) -> Row:
@@ -133,7 +159,14 @@ class _Rule:
 
 class ExtractRule(_Rule):
     """Extract's side: which tables are captured without a TABLE line, and the rule applied
-    to each committed heartbeat row (``columns_of`` gives a table's column names)."""
+    to each committed heartbeat row (``columns_of`` gives a table's column names). ``restart``
+    (set by the Extract) gives its restart position, carried on the record as tokens."""
+
+    def __init__(
+        self, names: HeartbeatNames, group: str, clock: Clock, restart: Restart | None = None
+    ) -> None:
+        super().__init__(names, group, clock)
+        self.restart: Restart = restart or (lambda: None)
 
     def owns(self, owner: str, name: str) -> bool:
         return self.role(f"{owner}.{name}") is not None
@@ -151,7 +184,19 @@ class ExtractRule(_Rule):
                 continue
             out = extract_rule(to_row(lcr.columns, names), self.group, trail_time(self.clock()))
             if out is not None:
-                yield replace(lcr, columns=to_columns(out, names))
+                yield replace(
+                    lcr, columns=to_columns(out, names), tokens=lcr.tokens + self._restart(lcr)
+                )
+
+    def _restart(self, lcr: Lcr) -> tuple[tuple[bytes, int, bytes], ...]:
+        """LOGBSN: the oldest open transaction's begin, or this transaction's own change
+        when none older is open."""
+        point = self.restart()
+        if point is None or point[0] > lcr.scn:
+            point = (lcr.scn, lcr.time_us)
+        scn, time_us = point
+        when = trail_time(micros_to_datetime(time_us))
+        return (user_token(RESTART_CSN, str(scn)), user_token(RESTART_TS, when))
 
 
 class RoutingRule(_Rule):

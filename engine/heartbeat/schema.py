@@ -236,6 +236,8 @@ def lag_view(d: Dialect, names: HeartbeatNames) -> str:
     c = HEARTBEAT_CSN
     cols = [
         *_lag_columns(d, f"{d.now} AS CURRENT_LOCAL_TS"),
+        # seed 001: "REMOTE_DATABASE DB_UNIQUE_NAME"; no unique name here: DB_NAME's value
+        "REMOTE_DATABASE AS DB_UNIQUE_NAME",
         f"{c.low_watermark} AS LOCAL_REPLICAT_LWM_CSN",
         f"{c.restart_csn} AS REMOTE_EXTRACT_RESTART_CSN",
         f"{c.restart_ts} AS REMOTE_EXTRACT_RESTART_CSN_TIME",
@@ -270,6 +272,7 @@ def lag_history_view(d: Dialect, names: HeartbeatNames) -> str:
         f"{c.low_watermark} AS LOCAL_REPLICAT_LWM_CSN",
         f"{c.restart_csn} AS REMOTE_EXTRACT_RESTART_CSN",
         f"{c.restart_ts} AS REMOTE_EXTRACT_RESTART_CSN_TIME",
+        f"{d.seconds(d.now, c.restart_ts)} AS REMOTE_DB_OLDEST_OPEN_TXN_AGE",
     ]
     return (
         f"CREATE VIEW {d.table(names, LAG_HISTORY_VIEW)} AS SELECT {', '.join(cols)} "

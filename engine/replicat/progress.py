@@ -12,8 +12,13 @@ were applied. Columns, as seed 004 defines them:
   ``_lox`` rows (LOG_CMPLT_XIDS_SEQ 1, 2, ...) keyed by the same LOG_CMPLT_CSN;
 * CREATE_TS: when the checkpoint table was created (the column default set by
   :func:`engine.checkpoint_table.ddl`), LAST_UPDATE_TS: when the row was last written;
-* AUDIT_TS: the source commit time of the last applied transaction; LOG_BSN: its LOGCSN
-  (where Extract would have to go back to for this Replicat).
+* AUDIT_TS: the source commit time of the last applied transaction;
+* LOG_BSN: where Extract could be repositioned to for this Replicat (seed 004): the begin SCN
+  of the oldest transaction open in the source when Extract processed the last heartbeat
+  record applied (its restart position, carried on the record as tokens; seed 001: "choose
+  a LOGBSN from a heartbeat record"). Until a heartbeat has been applied, the LOGCSN of the
+  last applied transaction (an Extract repositioned there could miss the earlier changes of
+  a transaction that was open then: heartbeat tables make LOG_BSN exact).
 
 :meth:`Progress.applied` is the filter: a transaction with a CSN below the low watermark,
 or at it with its id in LOG_CMPLT_XIDS, was applied already (Extract's recovery may send a
@@ -28,6 +33,7 @@ from datetime import datetime
 from typing import Any
 
 from engine import checkpoint_table as ct
+from engine.heartbeat.flow import restart_of
 from engine.pump.txreader import Transaction
 from engine.replicat import ReplicatError
 from engine.targets import TargetError
@@ -44,6 +50,7 @@ class Progress:
     csn: int | None = None
     xids: tuple[str, ...] = ()
     audit_ts: str | None = None
+    bsn: int | None = None  # Extract's restart CSN from the last heartbeat record applied
 
     def applied(self, txn: Transaction) -> bool:
         csn = txn.csn
@@ -54,10 +61,18 @@ class Progress:
     def after(self, txn: Transaction, audit_ts: str) -> Progress:
         csn = txn.csn
         tranid = txn.tranid or ""
+        bsn = _restart_csn(txn)
+        bsn = self.bsn if bsn is None else bsn
         if csn is None:
-            return Progress(txn.end, self.csn, self.xids, audit_ts)
+            return Progress(txn.end, self.csn, self.xids, audit_ts, bsn)
         xids = (*self.xids, tranid) if csn == self.csn else (tranid,)
-        return Progress(txn.end, csn, xids, audit_ts)
+        return Progress(txn.end, csn, xids, audit_ts, bsn)
+
+
+def _restart_csn(txn: Transaction) -> int | None:
+    """The newest restart CSN a heartbeat record of ``txn`` carries."""
+    found = [c for r in txn.records if r.extra_tokens for c in [restart_of(r)[0]] if c]
+    return int(found[-1]) if found and found[-1].isdigit() else None
 
 
 def group_key(home_root: str, group: str) -> int:
@@ -112,14 +127,14 @@ class CheckpointTable:
     def load(self) -> Progress | None:
         ph = self.target.placeholder
         rows = self.target.query(
-            f"SELECT seqno, rba, log_cmplt_csn, log_cmplt_xids, audit_ts FROM {self.main} "
+            f"SELECT seqno, rba, log_cmplt_csn, log_cmplt_xids, audit_ts, log_bsn FROM {self.main} "
             f"WHERE group_name = {ph} AND group_key = {ph}",
             (self.group, self.key),
         )
         if not rows:
             self.target.rollback()
             return None
-        seqno, rba, csn, xids, audit = rows[0]
+        seqno, rba, csn, xids, audit, bsn = rows[0]
         parts = [str(xids or "")]
         if csn is not None:
             extra = self.target.query(
@@ -136,6 +151,7 @@ class CheckpointTable:
             int(csn) if csn not in (None, "") else None,
             ids,
             audit,
+            int(bsn) if bsn and str(bsn).isdigit() and bsn != csn else None,  # csn: no heartbeat
         )
 
     def save(self, progress: Progress, now: datetime) -> None:
@@ -149,7 +165,7 @@ class CheckpointTable:
             "rba": progress.position.rba,
             "audit_ts": progress.audit_ts,
             "last_update_ts": stamp,
-            "log_bsn": csn,
+            "log_bsn": str(progress.bsn) if progress.bsn is not None else csn,
             "log_csn": csn,
             "log_cmplt_csn": csn,
             "log_cmplt_xids": chunks[0],

@@ -159,3 +159,46 @@ def test_routing_rule_on_trail_records() -> None:
         to_columns({**SEED, "OUTGOING_ROUTING_PATH": "PMP7"}, NAMES),
     )
     assert rule(elsewhere, definition) is None
+
+
+# -- Extract's restart position (LOGBSN) and the same-name rule -------------------------------
+def _restart_tokens(lcr: Lcr) -> dict[str, str]:
+    return {
+        raw.partition(b"\x00")[0].decode(): raw.partition(b"\x00")[2].decode()
+        for _, _, raw in lcr.tokens
+    }
+
+
+@pytest.mark.parametrize(
+    ("oldest", "csn", "ts"),
+    [
+        ((42, 1_000_000), "42", "1970-01-01:00:00:01.000000000"),  # an older open transaction
+        (None, "100", "1970-01-01:00:00:00.000000000"),  # none open: its own change
+    ],
+)
+def test_extract_carries_its_restart_position_on_heartbeat_records(
+    oldest: tuple[int, int] | None, csn: str, ts: str
+) -> None:
+    """Seed 001: SOURCE_EXTRACT_RESTART_CSN is 'the current LOGBSN when Extract processes
+    this particular heartbeat record': the begin SCN of the oldest open transaction."""
+    rule = ExtractRule(HeartbeatNames(None), "ext1", lambda: datetime(2026, 3, 14), lambda: oldest)
+    lcr = _lcr("GG.GG_HEARTBEAT_SEED", IOType.FIELDCOMP, {**SEED, "OUTGOING_EXTRACT": None})
+    assert lcr.scn == 100
+    (out,) = rule.rows([lcr], lambda t: NAMES)
+    assert _restart_tokens(out) == {"GGS_RESTART_CSN": csn, "GGS_RESTART_TS": ts}
+    (other,) = rule.rows([_lcr("WL.WL_T01", IOType.INSERT, {"LOCAL_DATABASE": "x"})],
+                         lambda t: NAMES)  # fmt: skip
+    assert other.tokens == ()  # only heartbeat records carry it
+
+
+def test_no_outgoing_columns_when_both_databases_have_the_same_name() -> None:
+    """Seed 001's note: the OUTGOING_% columns are not populated when the source and remote
+    databases have the same name."""
+    row = {**SEED, "OUTGOING_EXTRACT": "E1", "INCOMING_EXTRACT": "E9", "INCOMING_REPLICAT": "R9",
+           "INCOMING_HEARTBEAT_TS": "t"}  # fmt: skip
+    same = incoming_row(row, "REP1", NOW, "src")  # SEED's LOCAL_DATABASE is SRC
+    outgoing = {k: v for k, v in same.items() if k.startswith("OUTGOING_")}
+    assert len(outgoing) == 7 and set(outgoing.values()) == {None}
+    assert same["INCOMING_EXTRACT"] == "E1"
+    other = incoming_row(row, "REP1", NOW, "TGT")
+    assert (other["OUTGOING_EXTRACT"], other["OUTGOING_REPLICAT"]) == ("E9", "R9")

@@ -128,9 +128,27 @@ def test_heartbeat_flows_extract_pump_replicat(
         "HEARTBEAT_RECEIVED_TS": "2030-01-02 03:04:09.623456",  # applied (4th reading)
         "INCOMING_REPLICAT_LW_CSN": None,
         "INCOMING_EXTRACT_HEARTBEAT_CSN": recs[1].logcsn,
-        "INCOMING_EXTRACT_RESTART_CSN": None,
-        "INCOMING_EXTRACT_RESTART_TS": None,
+        # Extract's LOGBSN (seed 001): no other transaction open, so the begin of the
+        # heartbeat update itself, at its redo time
+        "INCOMING_EXTRACT_RESTART_CSN": hb["INCOMING_EXTRACT_RESTART_CSN"],
+        "INCOMING_EXTRACT_RESTART_TS": "2030-01-02 03:04:05.123456",
     }
+    restart = hb["INCOMING_EXTRACT_RESTART_CSN"]
+    assert restart is not None and int(restart) <= int(recs[1].logcsn or 0)
+    (h,) = conn.execute(
+        "SELECT SOURCE_EXTRACT_RESTART_CSN, SOURCE_EXTRACT_RESTART_CSN_TS FROM "
+        "gg_heartbeat_history WHERE SOURCE_EXTRACT_HEARTBEAT_CSN = ?",
+        (recs[1].logcsn,),
+    ).fetchall()
+    assert tuple(h) == (restart, "2030-01-02 03:04:05.123456")
+    (v,) = conn.execute(
+        "SELECT DB_UNIQUE_NAME, REMOTE_EXTRACT_RESTART_CSN, REMOTE_EXTRACT_RESTART_CSN_TIME, "
+        "REMOTE_DB_OLDEST_OPEN_TXN_AGE FROM gg_lag"
+    ).fetchall()
+    assert tuple(v)[:3] == ("SRC", restart, "2030-01-02 03:04:05.123456")
+    assert v[3] is not None  # now - restart time (negative: T0 is years ahead)
+    ages = conn.execute("SELECT REMOTE_DB_OLDEST_OPEN_TXN_AGE FROM gg_lag_history").fetchall()
+    assert len(ages) == 2 and ages[1][0] is not None
     history = conn.execute(
         "SELECT INCOMING_PATH, INCOMING_LAG, INCOMING_EXTRACT_LAG, INCOMING_ROUTING_LAG, "
         "INCOMING_REPLICAT_READ_LAG, INCOMING_REPLICAT_LAG FROM gg_lag_history "
