@@ -205,8 +205,6 @@ class ExtractRun(TransactionManagement):
             self.capture.restore(restored.txns, restored.checkpoint.current)
         if self.capture.heartbeat is not None:  # LOGBSN on heartbeat records (seed 001)
             self.capture.heartbeat.restart = self._oldest_open
-        if self.capture.heartbeat is not None:  # LOGBSN on heartbeat records (seed 001)
-            self.capture.heartbeat.restart = self._oldest_open
         if self.br is not None:
             self.capture.br_due = self._br_due
             self.capture.br_take = self._br_checkpoint
@@ -264,15 +262,6 @@ class ExtractRun(TransactionManagement):
             if n == 0 and not self.rollover_requested.is_set():
                 stop.wait(idle_wait)
         self.checkpoint()
-
-    def _oldest_open(self) -> tuple[int, int] | None:
-        """Extract's restart position (LOGBSN): begin SCN and time of the oldest open
-        transaction, None when none is open."""
-        txns = self.capture.cache.open_transactions()
-        if not txns:
-            return None
-        oldest = min(txns, key=lambda t: t.start_scn)
-        return (oldest.start_scn, oldest.start_time_us)
 
     def _oldest_open(self) -> tuple[int, int] | None:
         """Extract's restart position (LOGBSN): begin SCN and time of the oldest open
