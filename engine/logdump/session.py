@@ -8,19 +8,23 @@ session runs the same under a terminal and with piped input (tests).
 from __future__ import annotations
 
 import fnmatch
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from engine.logdump.rectypes import ALL_RECTYPES, BY_NAME, show_rectype_lines
+from engine.logdump.save import SaveError, save_records
 from engine.logdump.views import DisplayOptions, Views, count_lines
 from engine.trail.errors import TrailError
 from engine.trail.files import TrailName
-from engine.trail.layout import IO_TYPE_NAMES
 from engine.trail.model import TrailRecord
 from engine.trail.reader import FileCursor, TrailEntry
 
-_RECTYPES = {name.upper(): number for number, name in IO_TYPE_NAMES.items()}
+
+def _wall_clock_us() -> int:
+    return time.time_ns() // 1000
 
 
 class LogdumpError(Exception):
@@ -50,7 +54,7 @@ class Filter:
         lines = [f"Include Filename : {p}" for p in self.include_names]
         lines += [f"Exclude Filename : {p}" for p in self.exclude_names]
         lines += [
-            f"Rectype          : {n} ({IO_TYPE_NAMES.get(n, n)})" for n in sorted(self.rectypes)
+            f"Rectype          : {n} ({ALL_RECTYPES.get(n, n)})" for n in sorted(self.rectypes)
         ]
         return lines
 
@@ -58,7 +62,15 @@ class Filter:
 class LogdumpSession:
     """One Logdump session. ``run()`` reads commands until EXIT or end of input."""
 
-    def __init__(self, stdin: TextIO, stdout: TextIO, *, echo: bool = False) -> None:
+    def __init__(
+        self,
+        stdin: TextIO,
+        stdout: TextIO,
+        *,
+        echo: bool = False,
+        clock: Callable[[], int] = _wall_clock_us,
+    ) -> None:
+        self.clock = clock
         self.stdin = stdin
         self.stdout = stdout
         self.echo = echo
@@ -83,6 +95,8 @@ class LogdumpSession:
             "SFH": self.cmd_sfh,
             "FILTER": self.cmd_filter,
             "NEXTTRAIL": self.cmd_nexttrail,
+            "SAVE": self.cmd_save,
+            "SHOW": self.cmd_show,
             "NT": self.cmd_nexttrail,
             "HELP": self.cmd_help,
             "EXIT": self.cmd_exit,
@@ -127,7 +141,7 @@ class LogdumpSession:
             return True
         try:
             return handler(words[1:])
-        except (LogdumpError, TrailError) as exc:
+        except (LogdumpError, SaveError, TrailError) as exc:
             self.out(f"Error: {exc}")
             return True
 
@@ -270,7 +284,7 @@ class LogdumpSession:
             target.append(words[2])
         elif len(words) in (2, 3) and "RECTYPE" in words[:2]:
             value = words[-1]
-            number = _RECTYPES.get(value)
+            number = BY_NAME.get(value)
             if number is None:
                 number = _int_arg([value], 0)
             self.filter.rectypes.add(number)
@@ -287,6 +301,47 @@ class LogdumpSession:
         self._open(trail.file(seqno + 1))
         return True
 
+    def cmd_show(self, args: list[str]) -> bool:
+        if [a.upper() for a in args] not in (["RECTYPE"], ["RECTYPES"]):
+            raise LogdumpError("usage: SHOW RECTYPE")
+        self.out(*show_rectype_lines())
+        return True
+
+    def cmd_save(self, args: list[str]) -> bool:
+        """SAVE file [!] n RECORDS [NOCOMMENT]: from the current position; the position
+        does not move."""
+        usage = "usage: SAVE <file> [!] <n> RECORDS [NOCOMMENT]"
+        cursor = self._need_cursor()
+        words = list(args)
+        if not words:
+            raise LogdumpError(usage)
+        target = Path(words.pop(0))
+        overwrite = bool(words) and words[0] == "!"
+        if overwrite:
+            words.pop(0)
+        upper = [w.upper() for w in words]
+        comments = "NOCOMMENT" not in upper
+        upper = [w for w in upper if w != "NOCOMMENT"]
+        if len(upper) != 2 or upper[1] not in ("RECORDS", "RECORD", "RECS", "REC"):
+            if len(upper) == 2 and upper[1] == "BYTES":
+                raise LogdumpError("SAVE n BYTES is not supported: give n RECORDS")
+            raise LogdumpError(usage)
+        count = _int_arg(upper[:1], 0)
+        result = save_records(
+            cursor.path,
+            cursor.rba,
+            count,
+            target,
+            overwrite=overwrite,
+            comments=comments,
+            clock=self.clock,
+        )
+        self.out(
+            f"{result.records} records written to {target} "
+            f"(RBA {result.start_rba} to {result.end_rba})"
+        )
+        return True
+
     def cmd_help(self, args: list[str]) -> bool:
         self.out(
             "OPEN <file>              open a trail file",
@@ -300,6 +355,8 @@ class LogdumpSession:
             "SCANFORHEADER | SFH      find the next valid record (after corruption)",
             "FILTER INCLUDE|EXCLUDE FILENAME <name> | RECTYPE <type> | CLEAR | SHOW",
             "NEXTTRAIL | NT           open the next file of the trail",
+            "SAVE <file> [!] <n> RECORDS [NOCOMMENT]  copy n records from here to a new file",
+            "SHOW RECTYPE             the record types (IOType numbers and names)",
             "EXIT | QUIT",
         )
         return True

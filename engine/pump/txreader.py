@@ -27,6 +27,10 @@ from engine.trail.model import FileHeader, TableDef, TrailPosition, TrailRecord
 from engine.trail.reader import TrailReader
 from engine.trail.recovery import unended_transaction
 
+#: Records outside transactions that do not close one: table definitions, Logdump SAVE's
+#: comments.
+_SKIPPED = frozenset({IOType.METADATA, IOType.GGS_COMMENT})
+
 
 @dataclass(frozen=True, slots=True)
 class Transaction:
@@ -89,7 +93,7 @@ class TransactionReader:
         try:
             for entry in self._reader:
                 record = entry.record
-                if isinstance(record, FileHeader) or record.io_type == IOType.METADATA:
+                if isinstance(record, FileHeader) or record.io_type in _SKIPPED:
                     continue
                 self.records_read += 1
                 if record.io_type == IOType.RESTART_ABEND:

@@ -98,6 +98,7 @@ class IOType(IntEnum):
     PURGEDATA = 100
     KEYFIELDCOMP = 115
     METADATA = 170  # table definition record (our TDR: column index -> column name)
+    GGS_COMMENT = 205  # Logdump SAVE's comment before and after the saved records (seed 003)
     RESTART_ABEND = 211  # our number: recovery marker after a partly written transaction
 
 
@@ -109,11 +110,14 @@ IO_TYPE_NAMES: Final[dict[int, str]] = {
     IOType.PURGEDATA: "GGSPurgedata",
     IOType.KEYFIELDCOMP: "GGSKeyFieldComp",
     IOType.METADATA: "Metadata",
+    IOType.GGS_COMMENT: "GGSComment",
     IOType.RESTART_ABEND: "RestartAbend",
 }
 
 # Records that are not row operations and sit outside transactions.
-NON_TRANSACTIONAL_IO_TYPES: Final = frozenset({IOType.METADATA, IOType.RESTART_ABEND})
+NON_TRANSACTIONAL_IO_TYPES: Final = frozenset(
+    {IOType.METADATA, IOType.RESTART_ABEND, IOType.GGS_COMMENT}
+)
 
 
 class TransInd(IntEnum):

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from engine.trail.layout import IO_TYPE_NAMES, IOType, TransInd
+from engine.trail.layout import IO_TYPE_NAMES, NON_TRANSACTIONAL_IO_TYPES, IOType, TransInd
 
 ColumnValue = str | None
 """A column value as text; ``None`` is SQL NULL."""
@@ -92,7 +92,7 @@ class TrailRecord:
 
     @property
     def is_transactional(self) -> bool:
-        return self.io_type not in (IOType.METADATA, IOType.RESTART_ABEND)
+        return self.io_type not in NON_TRANSACTIONAL_IO_TYPES
 
     @property
     def begins_transaction(self) -> bool:

@@ -39,7 +39,7 @@ from engine.trail.codec import decode_record, summarize
 from engine.trail.envelope import Buffer, record_length
 from engine.trail.errors import CorruptRecordError, IncompleteRecordError, TrailIOError
 from engine.trail.files import TrailName, fsync_directory
-from engine.trail.layout import FILE_HEADER_NAME, IOType, TransInd
+from engine.trail.layout import FILE_HEADER_NAME, NON_TRANSACTIONAL_IO_TYPES, IOType, TransInd
 from engine.trail.model import TrailPosition, TrailRecord
 
 _CHUNK = 1 << 20
@@ -152,7 +152,7 @@ def _scan(data: Buffer, seqno: int, path: Path) -> FileScan:
         records += 1
         if summary.io_type == IOType.METADATA:
             tables.add(summary.table)
-        elif summary.io_type != IOType.RESTART_ABEND:
+        elif summary.io_type not in NON_TRANSACTIONAL_IO_TYPES:
             if first_io is None:
                 first_io = summary.io_time_us
             last_io = summary.io_time_us
@@ -299,7 +299,9 @@ def complete_transactions(
     CorruptRecordError (:func:`unended_transaction`)."""
     open_txn: list[tuple[TrailPosition, TrailRecord]] = []
     for position, record in records:
-        if record.io_type == IOType.METADATA or record.table == FILE_HEADER_NAME:
+        if record.io_type in (IOType.METADATA, IOType.GGS_COMMENT):
+            continue
+        if record.table == FILE_HEADER_NAME:
             continue
         if record.io_type == IOType.RESTART_ABEND:
             open_txn = []

@@ -39,7 +39,7 @@ from engine.trail.envelope import record_length
 from engine.trail.errors import TrailIOError
 from engine.trail.fileheader import decode_file_header, encode_file_header, new_file_header
 from engine.trail.files import TrailName, fsync_directory
-from engine.trail.layout import CHECKSUM_CRC32, IOType, TransInd
+from engine.trail.layout import CHECKSUM_CRC32, NON_TRANSACTIONAL_IO_TYPES, TransInd
 from engine.trail.model import TableDef, TrailPosition
 from engine.trail.recovery import (
     RecoveryMode,
@@ -344,7 +344,7 @@ class TrailWriter:
                 self._write(definition)
                 self._defs_written.add(summary.table)
             self._write(data)
-            if summary.io_type not in (IOType.METADATA, IOType.RESTART_ABEND):
+            if summary.io_type not in NON_TRANSACTIONAL_IO_TYPES:
                 if self._first_io is None:
                     self._first_io = summary.io_time_us
                 self._last_io = summary.io_time_us

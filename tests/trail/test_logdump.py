@@ -317,3 +317,52 @@ def test_recovery_marker_shown_and_partial_transaction_not_counted(tmp_path: Pat
     assert "Records/Trans ... 2" in lines  # not (2 + 2) / 1
     assert "Name: *RestartAbend*" in lines
     assert any("RestartAbend Len" in line for line in lines)
+
+
+def test_show_rectype_lists_the_seed_types_and_ours() -> None:
+    out = io.StringIO()
+    LogdumpSession(io.StringIO("SHOW RECTYPE\nSHOW ENV\n"), out).run()
+    lines = out.getvalue().splitlines()
+    assert "*   5 - Insert" in lines  # written by ggsci
+    assert "   11 - UpdateComp" in lines  # seed 003's table, not written here
+    assert "* 205 - GGSComment" in lines and "* 211 - RestartAbend" in lines
+    assert any(line.startswith("Error: usage: SHOW RECTYPE") for line in lines)
+
+
+def test_save_records_to_a_new_trail_file(seed_trail: Path) -> None:
+    from engine.pump.txreader import TransactionReader
+    from engine.trail import FileCursor, TrailReader, TrailRecord
+
+    saved = Path("dirdat/zz000000000")
+    out = io.StringIO()
+    script = (
+        f"OPEN {seed_trail}\nPOS FIRST\nNEXT 3\nSAVE {saved} 3 RECORDS\n"
+        f"SAVE {saved} 3 RECORDS\nSAVE {saved} ! 2 RECS NOCOMMENT\nSAVE x 2 BYTES\n"
+        f"SAVE {saved} ! 3 RECORDS\nOPEN {saved}\nCOUNT\n"
+    )
+    LogdumpSession(io.StringIO(script), out, clock=lambda: CREATED).run()
+    text = out.getvalue()
+    assert text.count("3 records written to dirdat/zz000000000") == 2
+    assert "2 records written to dirdat/zz000000000" in text
+    assert "exists; SAVE dirdat/zz000000000 ! ... to overwrite it." in text
+    assert "SAVE n BYTES is not supported" in text
+    # The saved file: header, comment, the table's Metadata record (from before the
+    # position), the three records, comment.
+    with FileCursor(saved, verify=True) as cursor:
+        kinds = [e.record.op_name for e in cursor if isinstance(e.record, TrailRecord)]
+    with TrailReader(seed_trail.with_name("aa")) as reader:
+        pairs = [(r.op_name, r.columns) for _, r in reader.records()]
+    source = [op for op, _ in pairs]
+    # NEXT 3 showed the file header, the Metadata record and the first Insert.
+    assert kinds == ["GGSComment", "Metadata", *source[1:4], "GGSComment"]
+    with TrailReader(Path("dirdat/zz")) as reader:
+        copy = [(r.op_name, r.columns) for _, r in reader.records()]
+        assert copy[1:4] == pairs[1:4]
+        assert "US03.STUDENT" in reader.tables  # the columns keep their names
+    assert "has 6 records" in text and "GGSComment                    2" in text
+    # Pump and Replicat readers skip the comments: the whole transactions saved.
+    reader = TransactionReader(Path("dirdat/zz"))
+    got = [[r.op_name for r in t.records] for t in reader.poll()]
+    reader.close()
+    # The third saved record begins a transaction the count cut: it stays open.
+    assert got == [["FieldComp"], ["Delete"]]
