@@ -77,6 +77,30 @@ class EmbeddedJob:
         self.next_due = run_purge(store, now) if self.purge else run_update(store, now)
         return self.next_due
 
+    def describe(self, db: Database) -> tuple[str | None, ...]:
+        """Its DBA_SCHEDULER_JOBS row after JOB_NAME (seed 001: 'look for valid entries for
+        NEXT_RUN_DATE'): ENABLED, REPEAT_INTERVAL, START_DATE (the tables' creation),
+        LAST_START_DATE, NEXT_RUN_DATE; times in the database's clock (UTC)."""
+        store = EmbeddedStore(db, self.names)
+        settings = store.settings()
+        if settings is None:
+            return ("FALSE", None, None, None, None)
+        if self.purge:
+            last = settings.last_purge
+            start = last or settings.created
+            nxt = start + timedelta(days=settings.purge_days) if start else None
+            interval = f"FREQ=DAILY;INTERVAL={settings.purge_days}"
+        else:
+            last = store.last_heartbeat()
+            nxt = update_due(store, db.clock.now())
+            interval = f"FREQ=SECONDLY;INTERVAL={settings.frequency}"
+        return ("TRUE" if nxt else "FALSE", interval, _stamp(settings.created), _stamp(last),
+                _stamp(nxt))  # fmt: skip
+
+
+def _stamp(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.strftime("%Y-%m-%d %H:%M:%S.%f")
+
 
 def _names(args: dict[str, Any]) -> HeartbeatNames:
     return HeartbeatNames(args.get("owner"), str(args["table"]))

@@ -27,6 +27,11 @@ from typing import Any, Protocol
 from engine.source.errors import SourceError
 
 JOBS_TABLE = "_gg_jobs"
+JOBS_VIEW = "DBA_SCHEDULER_JOBS"
+JOBS_VIEW_COLUMNS = (
+    "JOB_NAME", "ENABLED", "REPEAT_INTERVAL", "START_DATE", "LAST_START_DATE", "NEXT_RUN_DATE",
+)  # fmt: skip
+"""What ``SELECT ... FROM DBA_SCHEDULER_JOBS`` shows of the jobs (seed 001's check)."""
 RETRY_SECONDS = 10.0
 NEVER = datetime.max
 
@@ -91,6 +96,19 @@ class Scheduler:
         self.jobs = load_jobs(conn)
         self._runners.clear()
         self.next_due = None
+
+    def view_rows(self, db: Any) -> list[tuple[str | None, ...]]:
+        """DBA_SCHEDULER_JOBS: a row per job whose runner describes itself (``describe(db)``:
+        the columns after JOB_NAME, as text)."""
+        out: list[tuple[str | None, ...]] = []
+        for job in self.jobs:
+            runner = self._runners.get(job.name)
+            if runner is None:
+                runner = self._runners[job.name] = _factory(job.target)(job.args)
+            describe = getattr(runner, "describe", None)
+            if describe is not None:
+                out.append((job.name, *describe(db)))
+        return out
 
     def tick(self, db: Any) -> None:
         """End of a transaction: run what is due (cheap when nothing is)."""

@@ -33,6 +33,7 @@ from engine.source.database import Database
 from engine.source.dictionary import ColumnDef, TableDef
 from engine.source.errors import SqlError, UnknownObjectError
 from engine.source.rows import Row
+from engine.source.scheduler import JOBS_VIEW, JOBS_VIEW_COLUMNS
 from engine.source.session import Session
 from engine.source.values import format_datetime, to_python
 
@@ -166,10 +167,39 @@ def _is_dual(n: exp.Expression) -> bool:
     )
 
 
+def _is_jobs_view(n: exp.Expression) -> bool:
+    """DBA_SCHEDULER_JOBS (or SYS.DBA_SCHEDULER_JOBS): the scheduler's jobs, not a table."""
+    return (
+        isinstance(n, exp.Table)
+        and str(n.args.get("db") or "SYS").upper() == "SYS"
+        and isinstance(n.this, exp.Identifier)
+        and str(n.this.this).upper() == JOBS_VIEW
+    )
+
+
+def _jobs_view(db: Database) -> exp.Expression:
+    def lit(v: str | None) -> str:
+        return "NULL" if v is None else "'" + v.replace("'", "''") + "'"
+
+    found = db.scheduler.view_rows(db)
+    rows = found or [tuple(None for _ in JOBS_VIEW_COLUMNS)]
+    selects = [
+        "SELECT " + ", ".join(f"{lit(v)} AS {c}" for v, c in zip(r, JOBS_VIEW_COLUMNS, strict=True))
+        for r in rows
+    ]
+    where = "" if found else " WHERE 0"
+    return exp.Subquery(
+        this=sqlglot.parse_one(" UNION ALL ".join(selects) + where, read="sqlite"),
+        alias=exp.TableAlias(this=exp.Identifier(this=JOBS_VIEW, quoted=True)),
+    )
+
+
 def to_sqlite(node: exp.Expression, db: Database, session: Session) -> exp.Expression:
     """Rewrite an Oracle expression tree for SQLite (see module docstring)."""
 
     def rewrite(n: exp.Expression) -> exp.Expression:
+        if _is_jobs_view(n):
+            return _jobs_view(db)
         if _is_dual(n):
             return exp.Subquery(
                 this=exp.select(exp.alias_(exp.Literal.string("X"), "DUMMY")),
@@ -421,7 +451,7 @@ def _delete(db: Database, session: Session, node: exp.Expression, text: str) -> 
 
 def _select(db: Database, session: Session, node: exp.Expression, text: str) -> Result:
     names, rows = _query(db, session, node)
-    tables = [t for t in node.find_all(exp.Table) if not _is_dual(t)]
+    tables = [t for t in node.find_all(exp.Table) if not _is_dual(t) and not _is_jobs_view(t)]
     for t in {_table_of(db, session, t).qualified for t in tables}:
         db.cleanout(session.thread, db.dictionary.tables[t])
     db.checkpoint()

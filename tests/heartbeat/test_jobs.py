@@ -165,3 +165,33 @@ def test_a_source_clock_that_ran_ahead_keeps_running_while_closed(home: Home) ->
         assert abs((db.clock.now() - utc_now()) - lead) < timedelta(seconds=2)
         # what the next open starts from: now + the lead, not the last record's time
         assert abs(timedelta(microseconds=db.state.ahead_us) - lead) < timedelta(seconds=2)
+
+
+def test_dba_scheduler_jobs_shows_the_update_job_on_the_embedded_source(
+    home: Home, shell: Shell
+) -> None:
+    """Seed 001: 'SELECT START_DATE, LAST_START_DATE, NEXT_RUN_DATE FROM DBA_SCHEDULER_JOBS
+    Where job_name = 'GG_UPDATE_HEARTBEATS'', then look for a valid NEXT_RUN_DATE."""
+    query = (
+        "SELECT START_DATE, LAST_START_DATE, NEXT_RUN_DATE FROM DBA_SCHEDULER_JOBS "
+        "Where job_name ='GG_UPDATE_HEARTBEATS'"
+    )
+    clock = ManualClock(T0)
+    with Database(home.dirdb / "SRC", clock=clock) as db:
+        assert execute(db, db.session("DBA"), query).rows == ()  # no heartbeat table: no job
+    shell.run("DBLOGIN SOURCEDB src")
+    shell.run("ADD HEARTBEATTABLE, FREQUENCY 5")
+    with Database(home.dirdb / "SRC", clock=clock) as db:
+        s = db.session("DBA")
+        ((start, last, nxt),) = execute(db, s, query).rows
+        assert start is not None and last is not None
+        assert nxt == "2026-03-14 12:00:00.000000"  # never ran at T0: due now
+        db.scheduler.run_due(db)
+        ((_, last, nxt),) = execute(db, s, query).rows
+        assert (last, nxt) == ("2026-03-14 12:00:00.000000", "2026-03-14 12:00:05.000000")
+        names = execute(db, s, "SELECT JOB_NAME, ENABLED, REPEAT_INTERVAL FROM "
+                               "sys.dba_scheduler_jobs ORDER BY 1").rows  # fmt: skip
+        assert names == (
+            ("GG_PURGE_HEARTBEATS", "TRUE", "FREQ=DAILY;INTERVAL=1"),
+            ("GG_UPDATE_HEARTBEATS", "TRUE", "FREQ=SECONDLY;INTERVAL=5"),
+        )
