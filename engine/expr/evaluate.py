@@ -1,4 +1,8 @@
-"""The tree walk: :func:`evaluate` a :data:`params.expr.Expr` in an :class:`Env`."""
+"""Evaluation of a :data:`params.expr.Expr` in an :class:`Env`.
+
+:func:`evaluate_tree` is the tree walk, the reference; :func:`evaluate` runs the same
+expression compiled once into Python closures (:mod:`engine.expr.compiled`, cached per
+expression object), which must give exactly the same values (tests/params/test_expr.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ from typing import Protocol
 from engine.expr.values import Status, Value, arith, compare, to_text, truth
 from params.expr import HEADER_ELEMENTS, Binary, Call, Col, Expr, Header, Lit, Unary, Word
 
-__all__ = ["Env", "SimpleEnv", "Status", "Value", "evaluate", "holds", "to_text"]
+__all__ = ["Env", "SimpleEnv", "Status", "Value", "evaluate", "evaluate_tree", "holds", "to_text"]
 
 
 class Env(Protocol):
@@ -70,6 +74,11 @@ class SimpleEnv:
 _TESTS = {"PRESENT", "ABSENT", "NULL"}
 #: Function name -> implementation; filled by :mod:`engine.expr.functions`.
 FUNCTIONS: dict[str, Callable[[Call, Env], Value]] = {}
+Compiled = Callable[[Env], Value]
+#: Expr -> its closure; set by :mod:`engine.expr.compiled` (imported by the package).
+COMPILER: list[Callable[[Expr], Compiled]] = []
+#: id of an expression -> (the expression, kept alive so that its id stays its own; closure)
+_COMPILED: dict[int, tuple[Expr, Compiled]] = {}
 
 
 def _presence(test: str, v: Value) -> bool:
@@ -83,34 +92,34 @@ def _presence(test: str, v: Value) -> bool:
 def _binary(e: Binary, env: Env) -> Value:
     op = e.op
     if op == "AND":
-        left = truth(evaluate(e.left, env))
+        left = truth(evaluate_tree(e.left, env))
         if left is False:
             return False
-        right = truth(evaluate(e.right, env))
+        right = truth(evaluate_tree(e.right, env))
         if right is False:
             return False
         return None if left is None or right is None else True
     if op == "OR":
-        left = truth(evaluate(e.left, env))
+        left = truth(evaluate_tree(e.left, env))
         if left is True:
             return True
-        right = truth(evaluate(e.right, env))
+        right = truth(evaluate_tree(e.right, env))
         if right is True:
             return True
         return None if left is None or right is None else False
     if op in ("=", "<>"):
         for side, other in ((e.right, e.left), (e.left, e.right)):
             if isinstance(side, Call) and side.name in _TESTS:
-                found = _presence(side.name, evaluate(other, env))
+                found = _presence(side.name, evaluate_tree(other, env))
                 return found if op == "=" else not found
-    a, b = evaluate(e.left, env), evaluate(e.right, env)
+    a, b = evaluate_tree(e.left, env), evaluate_tree(e.right, env)
     if op in ("+", "-", "*", "/"):
         return arith(op, a, b)
     return compare(op, a, b)
 
 
 def _unary(e: Unary, env: Env) -> Value:
-    v = evaluate(e.operand, env)
+    v = evaluate_tree(e.operand, env)
     if e.op == "NOT":
         t = truth(v)
         return None if t is None else not t
@@ -122,8 +131,9 @@ def _header(e: Header, env: Env) -> Value:
     return env.getenv(info, key, None)
 
 
-def evaluate(e: Expr, env: Env) -> Value:
-    """The value of ``e`` for the record ``env`` describes. Never raises."""
+def evaluate_tree(e: Expr, env: Env) -> Value:
+    """The value of ``e`` for the record ``env`` describes, by a walk of the tree (the
+    reference :func:`evaluate`'s compiled form is held to). Never raises."""
     t = type(e)
     if t is Col:
         return env.column(e.name, e.image)  # type: ignore[union-attr]
@@ -142,6 +152,25 @@ def evaluate(e: Expr, env: Env) -> Value:
     return Status.INVALID
 
 
+def compiled(e: Expr) -> Compiled:
+    """``e`` compiled (once per expression object)."""
+    found = _COMPILED.get(id(e))
+    if found is not None and found[0] is e:
+        return found[1]
+    if not COMPILER:  # (imported without the package's __init__ having run it)
+        import engine.expr.compiled  # noqa: F401
+    fn = COMPILER[0](e)
+    if len(_COMPILED) > 4096:  # expressions come from parameter files: a bound, not a cache
+        _COMPILED.clear()
+    _COMPILED[id(e)] = (e, fn)
+    return fn
+
+
+def evaluate(e: Expr, env: Env) -> Value:
+    """The value of ``e`` for the record ``env`` describes (compiled). Never raises."""
+    return compiled(e)(env)
+
+
 def holds(e: Expr, env: Env) -> bool:
     """A condition is met only when it is true: unknown (NULL, missing) is not."""
-    return truth(evaluate(e, env)) is True
+    return truth(compiled(e)(env)) is True

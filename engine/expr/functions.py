@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import re
 import zlib
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from decimal import Decimal
 from functools import lru_cache
 
-from engine.expr.evaluate import FUNCTIONS, Env, evaluate
+from engine.expr.evaluate import FUNCTIONS, Env
+from engine.expr.evaluate import evaluate_tree as evaluate
 from engine.expr.values import Status, Value, as_number, compare, text, truth
 from params.expr import Call, Lit, Word
 
@@ -35,8 +37,13 @@ def _blocked(values: list[Value]) -> Value | bool:
     return None if any(v is None for v in values) else False
 
 
-def _strings(name: str, fn: object) -> None:
+#: The functions of text arguments, by name (:mod:`engine.expr.compiled` runs them too).
+STRING_FUNCTIONS: dict[str, Callable[..., Value]] = {}
+
+
+def _strings(name: str, fn: Callable[..., Value]) -> None:
     """Register a function of text arguments (NULL/MISSING/INVALID pass through)."""
+    STRING_FUNCTIONS[name] = fn
 
     def run(c: Call, env: Env) -> Value:
         values = _args(c, env)
@@ -44,7 +51,7 @@ def _strings(name: str, fn: object) -> None:
         if blocked is not False:
             return blocked
         try:
-            return fn(*[text(v) for v in values])  # type: ignore[operator, no-any-return]
+            return fn(*[text(v) for v in values])
         except (ValueError, ArithmeticError, IndexError):
             return Status.INVALID
 

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.expr import SimpleEnv, Status, evaluate, holds, to_text
+from engine.expr.evaluate import evaluate_tree
 from params.expr import (
     Binary,
     Call,
@@ -19,6 +20,7 @@ from params.expr import (
     ExprIssue,
     Header,
     Lit,
+    Unary,
     Word,
     columns_of,
     parse_assignments,
@@ -192,6 +194,8 @@ def test_model_pickles() -> None:
 def test_evaluate(text: str, want: object) -> None:
     got = ev(text)
     assert got == want and type(got) is type(want), (text, got)
+    tree = evaluate_tree(parse_expression(text), ENV)  # type: ignore[arg-type]
+    assert tree == want and type(tree) is type(want), (text, tree)
 
 
 def test_range_splits_rows_between_ranges_by_key() -> None:
@@ -273,3 +277,60 @@ def test_string_functions_agree_with_python(s: str, t: str, i: int, j: int) -> N
     assert run("@STREQ (S, T)") == (s == t)
     if t:
         assert run("@STRSUB (S, T, 'z')") == s.replace(t, "z")
+
+
+# ------------------------------------------------- property: compiled = the tree walk
+
+_leaf = st.one_of(
+    st.sampled_from(["A", "B", "N", "ZZ", "D", "S"]).map(Col),
+    st.sampled_from(["A"]).map(lambda n: Col(n, "BEFORE")),
+    st.one_of(
+        st.none(), st.integers(-20, 20), st.sampled_from(["", "x y", "10", "2.5", " 7 "]),
+        st.decimals(-100, 100, places=2).map(float),
+    ).map(lambda v: Lit(v)),
+    st.sampled_from(["NULL", "MISSING", "INVALID", "LEFT", "RIGHTZERO"]).map(Word),
+    st.sampled_from(["GGS_OP_TYPE", "GGS_COMMIT_SCN"]).map(Header),
+)  # fmt: skip
+_FUNCS = ["STRCAT", "STRUP", "STRLEN", "STRSUB", "STREXT", "STRFIND", "STREQ", "STRCMP",
+          "NUMSTR", "COMPUTE", "STRNUM", "IF", "CASE", "EVAL", "VALONEOF", "COLTEST",
+          "TOKEN", "PRESENT", "NULL", "ABSENT", "DATEDIFF", "DATE"]  # fmt: skip
+_OPS = ["+", "-", "*", "/", "=", "<>", "<", ">", "<=", ">=", "AND", "OR"]
+
+
+def _node(children: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
+    return st.one_of(
+        st.builds(Binary, st.sampled_from(_OPS), children, children),
+        st.builds(Unary, st.sampled_from(["-", "NOT"]), children),
+        st.builds(Call, st.sampled_from(_FUNCS), st.lists(children, max_size=5).map(tuple)),
+        st.builds(
+            Binary, st.sampled_from(["=", "<>"]), children,
+            st.sampled_from(["PRESENT", "ABSENT", "NULL"]).map(Call),
+        ),
+        st.builds(
+            Call, st.just("GETENV"),
+            st.sampled_from([("GGENVIRONMENT", "HOSTNAME"), ("STATS", "INSERT"),
+                             ("STATS", "TABLE", "hr.t", "DELETE"), ("GGHEADERINFO", "OPTYPE")])
+            .map(lambda words: tuple(Lit(w) for w in words)),
+        ),
+    )  # fmt: skip
+
+
+_exprs = st.recursive(_leaf, _node, max_leaves=12)
+
+
+def _outcome(run: object) -> tuple[str, object]:
+    try:
+        v = run()  # type: ignore[operator]
+    except Exception as exc:  # the two must fail alike on a malformed call
+        return "raises", type(exc)
+    return type(v).__name__, v
+
+
+@settings(max_examples=400, deadline=None)
+@given(_exprs)
+def test_compiled_evaluation_is_the_tree_walk(e: object) -> None:
+    """Every expression, compiled, gives the value (and type) the tree walk gives."""
+    want = _outcome(lambda: evaluate_tree(e, ENV))  # type: ignore[arg-type]
+    assert _outcome(lambda: evaluate(e, ENV)) == want, e  # type: ignore[arg-type]
+    # again: the second time runs the cached closure
+    assert _outcome(lambda: evaluate(e, ENV)) == want, e  # type: ignore[arg-type]
