@@ -148,3 +148,33 @@ def test_an_old_history_file_is_cleaned_and_made_private(tmp_path: Path) -> None
     history = PrivateFileHistory(path)
     assert path.stat().st_mode & 0o777 == 0o600 and "s3cret" not in path.read_text()
     assert list(history.load_history_strings()) == ["STATUS MANAGER", "INFO ALL"]
+
+
+@pytest.mark.parametrize(
+    ("target", "kept"),
+    [
+        ("postgresql://gg:s3cret@db.example:5432/t", "postgresql://gg@db.example:5432/t"),
+        ("postgresql://gg@h/t?password=s3cret&sslmode=off", "postgresql://gg@h/t?sslmode=off"),
+        ("postgresql://gg@h/t", "postgresql://gg@h/t"),
+        ("/srv/gg/tgt.db", "/srv/gg/tgt.db"),
+    ],
+)
+def test_the_heartbeat_registry_never_writes_a_password(
+    tmp_path: Path, target: str, kept: str
+) -> None:
+    """ADD HEARTBEATTABLE after a login whose URL carries a password records the URL without
+    it (the Manager authenticates as libpq does without one); DELETE finds the entry by
+    either spelling."""
+    from engine.heartbeat import registry
+
+    home = Home(tmp_path / "h")
+    home.create_subdirs()
+    entry = registry.Entry("postgresql", target, "T", None, "GG_HEARTBEAT", "gg")
+    registry.put(home, entry)
+    text = registry.registry_path(home).read_text()
+    assert "s3cret" not in text
+    assert [e.target for e in registry.load(home)] == [kept]
+    registry.put(home, entry)  # the same database again: replaced, not added
+    assert len(registry.load(home)) == 1
+    registry.remove(home, "postgresql", target)
+    assert registry.load(home) == []
