@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import socket
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property, lru_cache
@@ -21,10 +21,21 @@ from functools import cached_property, lru_cache
 from engine.expr.evaluate import evaluate, holds
 from engine.expr.functions import format_date
 from engine.expr.values import Status, Value, to_text
-from engine.trail.codec import user_token
+from engine.trail.codec import pack_tokens, user_token
 from engine.trail.layout import IOType, TransInd
 from engine.trail.model import Columns, micros_to_datetime
-from params.expr import Assignment, Binary, Call, Expr, Filter, Lit, Unary, columns_of
+from params.expr import (
+    HEADER_ELEMENTS,
+    Assignment,
+    Binary,
+    Call,
+    Expr,
+    Filter,
+    Header,
+    Lit,
+    Unary,
+    columns_of,
+)
 from params.models import TableSpec
 
 #: @GETENV ('GGHEADERINFO', 'OPTYPE') of each record type, as GoldenGate names them.
@@ -100,11 +111,35 @@ class RowRule:
         return self.where is not None or self.filter is not None
 
     @cached_property
-    def counts(self) -> bool:
-        """Whether an expression reads @GETENV ('STATS', ...) (rows must be counted)."""
+    def exprs(self) -> tuple[Expr, ...]:
+        """WHERE, FILTER's condition and the TOKENS expressions there are."""
         exprs = [self.where, self.filter.condition if self.filter else None]
         exprs += [a.expr for a in self.tokens]
-        return any(_reads_stats(e) for e in exprs if e is not None)
+        return tuple(e for e in exprs if e is not None)
+
+    @cached_property
+    def counts(self) -> bool:
+        """Whether an expression reads @GETENV ('STATS', ...) (rows must be counted)."""
+        return any(_reads_stats(e) for e in self.exprs)
+
+    @cached_property
+    def reads(self) -> frozenset[int] | None:
+        """The indices of the columns the expressions read (None: the whole record, for
+        @RANGE's key or the record length): a row need not decode the others."""
+        if any(_reads_whole(e) for e in self.exprs):
+            return None
+        found = (self.index.get(c.name) for e in self.exprs for c in columns_of(e))
+        return frozenset(i for i in found if i is not None)
+
+    def token_bytes(self, env: RowEnv, packed: dict[tuple[object, ...], bytes]) -> bytes:
+        """The token area bytes of :meth:`user_tokens`, through ``packed`` (the values seen
+        -> their bytes: a host name, an operation type, a commit time repeat)."""
+        values = tuple(evaluate(a.expr, env) if a.expr is not None else None for a in self.tokens)
+        key = tuple((type(v), v) for v in values)
+        found = packed.get(key)
+        if found is None:
+            found = packed[key] = pack_tokens(self._entries(values))
+        return found
 
     def env(
         self,
@@ -133,9 +168,13 @@ class RowRule:
         return tuple(c for c in columns if c[0] in keep)
 
     def user_tokens(self, env: RowEnv) -> tuple[tuple[bytes, int, bytes], ...]:
+        values = (evaluate(a.expr, env) if a.expr is not None else None for a in self.tokens)
+        return self._entries(values)
+
+    def _entries(self, values: Iterable[Value]) -> tuple[tuple[bytes, int, bytes], ...]:
         out = []
-        for a in self.tokens:
-            value = to_text(evaluate(a.expr, env)) if a.expr is not None else None
+        for a, v in zip(self.tokens, values, strict=False):
+            value = to_text(v)
             out.append(user_token(a.name, None if isinstance(value, Status) else value))
         return tuple(out)
 
@@ -185,17 +224,40 @@ class RowEnv:
         return self.when
 
 
-def _reads_stats(e: Expr) -> bool:
+def _some(e: Expr, found: Callable[[Expr], bool]) -> bool:
+    """Whether ``found`` holds for ``e`` or a node under it."""
+    if found(e):
+        return True
     if isinstance(e, Call):
-        first = e.args[0] if e.args else None
-        if e.name == "GETENV" and isinstance(first, Lit) and str(first.value).upper() == "STATS":
-            return True
-        return any(_reads_stats(a) for a in e.args)
+        return any(_some(a, found) for a in e.args)
     if isinstance(e, Unary):
-        return _reads_stats(e.operand)
+        return _some(e.operand, found)
     if isinstance(e, Binary):
-        return _reads_stats(e.left) or _reads_stats(e.right)
+        return _some(e.left, found) or _some(e.right, found)
     return False
+
+
+def _getenv_of(e: Expr, word: str, first: bool) -> bool:
+    """A @GETENV call with the literal ``word`` (as its first argument, if ``first``)."""
+    if not isinstance(e, Call) or e.name != "GETENV":
+        return False
+    args = e.args[:1] if first else e.args
+    return any(isinstance(a, Lit) and str(a.value).upper() == word for a in args)
+
+
+def _reads_stats(e: Expr) -> bool:
+    return _some(e, lambda n: _getenv_of(n, "STATS", True))
+
+
+def _whole(n: Expr) -> bool:
+    """@RANGE (of the key), @GETENV ('GGHEADERINFO', 'RECORDLENGTH') or GGS_RECORD_LENGTH."""
+    if isinstance(n, Header):
+        return HEADER_ELEMENTS[n.name][1] == "RECORDLENGTH"
+    return (isinstance(n, Call) and n.name == "RANGE") or _getenv_of(n, "RECORDLENGTH", False)
+
+
+def _reads_whole(e: Expr) -> bool:
+    return _some(e, _whole)
 
 
 def _length(columns: dict[int, str | None]) -> int:

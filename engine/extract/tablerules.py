@@ -29,12 +29,13 @@ from engine.expr.rowrule import (
 )
 from engine.expr.rowrule import rule_for as _rule_for
 from engine.extract.lcr import Lcr
-from engine.trail.codec import decode_column_entries, encode_columns, pack_tokens
-from engine.trail.layout import TransInd
+from engine.trail.codec import decode_column_entries, encode_columns
+from engine.trail.layout import COLUMN, COLUMN_SIZE, NULL_ABSENT, NULL_PRESENT, TransInd
 from engine.trail.model import Columns
 from params.models import ParamFile
 
 Clock = Callable[[], datetime]
+_unpack_column = COLUMN.unpack_from
 
 
 def resolve(
@@ -147,30 +148,40 @@ def rows_in_task(
     csn = str(scn)
     now = datetime.now()
     stats: Counter[tuple[str, str]] = Counter()
+    packed: dict[tuple[object, ...], bytes] = {}
     kept: list[tuple[tuple[Any, ...], RowEnv | None]] = []
     for e in rows:
         rule = rules.get(e[9])
         if rule is None:
             kept.append((e, None))
             continue
-        columns, before = e[11], e[12]
-        if e[17]:  # the record's parts (the usual case): their column entries
-            columns = decode_column_entries(e[17][1])
-            before = decode_column_entries(e[17][2])
         facts = Facts(e[9], e[8], time_us, csn, xid, e[10], sequence, e[3])
-        env = rule.env(columns, before, facts, process, stats, now)
+        parts = e[17]
+        reads = rule.reads
+        if parts and reads is not None:  # the usual case: only what the rule reads decoded
+            after, projected = scan_entries(parts[1], reads, rule.keep)
+            before = scan_entries(parts[2], reads, None)[0] if parts[2] else {}
+            env = RowEnv(rule, after, before, facts, process, stats, now)
+        else:
+            columns, before_cols = e[11], e[12]
+            if parts:
+                columns = decode_column_entries(parts[1])
+                before_cols = decode_column_entries(parts[2])
+            env = rule.env(columns, before_cols, facts, process, stats, now)
+            projected = None
+            if rule.keep is not None or not parts:
+                cols = rule.project(columns) if rule.keep is not None else columns
+                rowid = e[10].encode("ascii") if e[10] else None
+                parts = (e[9].encode("utf-8"), encode_columns(cols),
+                         encode_columns(before_cols), rowid)  # fmt: skip
         if rule.selects and not rule.select(env):
             continue
         if rule.counts:  # @GETENV ('STATS', ...) is used
             op = LOGICAL_OPS.get(e[8], "")
             for key in ((e[9].upper(), op), ("", op), ("", "DML"), ("", "TOTAL")):
                 stats[key] += 1
-        if rule.keep is None and e[17]:
-            parts = e[17]
-        else:
-            cols = rule.project(columns) if rule.keep is not None else columns
-            rowid = e[10].encode("ascii") if e[10] else None
-            parts = (e[9].encode("utf-8"), encode_columns(cols), encode_columns(before), rowid)
+        if projected is not None:  # the kept column entries, as they were encoded
+            parts = (parts[0], projected, *parts[2:])
         kept.append(((*e[:11], (), (), *e[13:17], parts), env if rule.tokens else None))
     out = []
     n = len(kept)
@@ -178,9 +189,45 @@ def rows_in_task(
         tokens = b""
         if row_env is not None:
             row_env.ind = int(TransInd.of(i, n))
-            tokens = pack_tokens(row_env.rule.user_tokens(row_env))
+            tokens = row_env.rule.token_bytes(row_env, packed)
         out.append((row, tokens))
     return out
+
+
+def scan_entries(
+    data: bytes, reads: frozenset[int], keep: frozenset[int] | None
+) -> tuple[dict[int, str | None], bytes | None]:
+    """The values of the ``reads`` columns of a data area's entries, and (``keep`` given)
+    the entries of the ``keep`` columns as they are: what :func:`decode_column_entries`
+    and :func:`encode_columns` would give, without decoding or encoding the rest. A
+    malformed area raises as :func:`decode_column_entries` does."""
+    values: dict[int, str | None] = {}
+    kept: list[bytes] = []
+    pos, end, last = 0, len(data), -1
+    try:
+        while pos < end:
+            if pos + COLUMN_SIZE > end:
+                break
+            index, length, null, vlen = _unpack_column(data, pos)
+            stop = pos + COLUMN_SIZE + vlen
+            if length != 4 + vlen or index <= last or stop > end:
+                break
+            if index in reads:
+                if null == NULL_ABSENT:
+                    values[index] = str(data[pos + COLUMN_SIZE : stop], "utf-8")
+                elif null == NULL_PRESENT and vlen == 0:
+                    values[index] = None
+                else:
+                    break
+            if keep is not None and index in keep:
+                kept.append(data[pos:stop])
+            last, pos = index, stop
+    except UnicodeDecodeError:
+        pos = -1
+    if pos != end:
+        decode_column_entries(data)  # raises CorruptRecordError, with the offset
+        raise AssertionError("a malformed column area decoded")  # (not reached)
+    return values, (None if keep is None else b"".join(kept))
 
 
 def with_columns(e: tuple[Any, ...]) -> tuple[Any, ...]:
