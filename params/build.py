@@ -20,6 +20,7 @@ from params.builder import (
     as_int,
 )
 from params.catalog import (
+    EXTRACT_ONLY_PARAMETERS,
     IGNORED_OPTIONS,
     IGNORED_PARAMETERS,
     data_specs,
@@ -214,6 +215,8 @@ def build(
                 b.warn("not-used", f"{kw} option {o.name} is not used by this engine", o.loc)
         if kw in IGNORED_PARAMETERS:
             b.warn("not-used", f"{kw} is not used by this engine: {IGNORED_PARAMETERS[kw]}")
+        elif kw in EXTRACT_ONLY_PARAMETERS and b.fields.get("kind") == m.FileKind.REPLICAT:
+            b.warn("not-used", f"{kw} is an Extract parameter: not used in a Replicat")
         if st.tainted:
             del b.diagnostics[mark:]
         if kw not in MAY_PRECEDE_GROUP:

@@ -216,6 +216,18 @@ IGNORED_PARAMETERS: dict[str, str] = {
 }  # fmt: skip
 
 
+#: Parameters of the Extract (and pump) that a Replicat has no use for: in a Replicat's file
+#: each gets a "not used" warning (the Replicat's own, in an Extract, are warned by
+#: params/handlers_map.py). Parameters both kinds take (SOURCECATALOG, GETTRUNCATES,
+#: DISCARDFILE, the logins ...) are not listed.
+EXTRACT_ONLY_PARAMETERS = frozenset({
+    "EXTTRAIL", "RMTTRAIL", "EXTFILE", "RMTFILE", "RMTHOST", "CACHEMGR", "BR", "BRRESET",
+    "WARNLONGTRANS", "TRANLOGOPTIONS", "LOGALLSUPCOLS", "UPDATERECORDFORMAT",
+    "RECOVERYOPTIONS", "PASSTHRU", "NOPASSTHRU", "SPARKMASTER", "SPARKCONF", "SPARKPROPERTIES",
+    "RMTTASK",
+})  # fmt: skip
+
+
 def suggest(word: str, candidates: frozenset[str] | set[str] | list[str]) -> str | None:
     """The closest candidate to ``word`` (case-insensitive), or None if nothing is close."""
     found = difflib.get_close_matches(word.upper(), sorted(candidates), n=1, cutoff=0.75)

@@ -251,3 +251,17 @@ def test_legacy_forms_of_real_files() -> None:
         ("DEFAULT2", "ABEND"),
     ]
     assert spec.handle_collisions
+
+
+def test_extract_parameters_in_a_replicat_are_warned_not_used() -> None:
+    """A Replicat has no use for the Extract's parameters: each gets a "not used" warning at
+    its line, and the same lines in an Extract act without one."""
+    body = "EXTTRAIL ./dirdat/aa\nBR BRINTERVAL 4H\nWARNLONGTRANS 2H\n"
+    rep = check_text(f"REPLICAT r1\n{body}MAP a.b, TARGET a.b;\n", "r1.prm")
+    assert [(d.origin.line, d.message) for d in rep.diagnostics] == [
+        (2, "EXTTRAIL is an Extract parameter: not used in a Replicat"),
+        (3, "BR is an Extract parameter: not used in a Replicat"),
+        (4, "WARNLONGTRANS is an Extract parameter: not used in a Replicat"),
+    ]
+    ext = check_text(f"EXTRACT e1\n{body}TABLE a.b;\n", "e1.prm")
+    assert [d.message for d in ext.diagnostics] == []
