@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from engine.expr.evaluate import COMPILER, FUNCTIONS, Compiled, Env, _presence, evaluate_tree
-from engine.expr.functions import STRING_FUNCTIONS, _blocked, _getenv_words
+from engine.expr.functions import STRING_FUNCTIONS, _getenv_words
 from engine.expr.values import Status, Value, arith, compare, text, truth
 from params.expr import HEADER_ELEMENTS, Binary, Call, Col, Expr, Header, Lit, Unary, Word
 
@@ -102,11 +102,16 @@ def _unary(e: Unary) -> Compiled:
 def _strings(fn: Callable[..., Value], args: tuple[Compiled, ...]) -> Compiled:
     def run(env: Env) -> Value:
         values = [a(env) for a in args]
-        blocked = _blocked(values)
-        if blocked is not False:
-            return blocked
+        null = False
+        for v in values:  # functions._blocked inline: the first Status, else NULL
+            if v is None:
+                null = True
+            elif v.__class__ is Status:
+                return v
+        if null:
+            return None
         try:
-            return fn(*[text(v) for v in values])
+            return fn(*[v if v.__class__ is str else text(v) for v in values])
         except (ValueError, ArithmeticError, IndexError):
             return Status.INVALID
 
