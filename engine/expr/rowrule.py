@@ -17,8 +17,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property, lru_cache
+from typing import NamedTuple
 
-from engine.expr.evaluate import evaluate, holds
+from engine.expr.evaluate import Compiled, compiled, evaluate, holds
 from engine.expr.functions import format_date
 from engine.expr.values import Status, Value, to_text
 from engine.trail.codec import pack_tokens, user_token
@@ -66,9 +67,9 @@ class UnknownColumn:
         return f"Invalid column specified in {self.option} of TABLE {self.table}: {self.column}."
 
 
-@dataclass(frozen=True)
-class Facts:
-    """What a row's header and transaction say, for @GETENV and GGS_* elements."""
+class Facts(NamedTuple):
+    """What a row's header and transaction say, for @GETENV and GGS_* elements (a named
+    tuple: one is made per row, and a tuple is quicker to make than a frozen dataclass)."""
 
     table: str = ""
     io_type: int = 0
@@ -131,10 +132,15 @@ class RowRule:
         found = (self.index.get(c.name) for e in self.exprs for c in columns_of(e))
         return frozenset(i for i in found if i is not None)
 
+    @cached_property
+    def _token_fns(self) -> tuple[Compiled, ...]:
+        none: Compiled = lambda env: None  # noqa: E731  (TOKENS (name) with no value)
+        return tuple(none if a.expr is None else compiled(a.expr) for a in self.tokens)
+
     def token_bytes(self, env: RowEnv, packed: dict[tuple[object, ...], bytes]) -> bytes:
         """The token area bytes of :meth:`user_tokens`, through ``packed`` (the values seen
         -> their bytes: a host name, an operation type, a commit time repeat)."""
-        values = tuple(evaluate(a.expr, env) if a.expr is not None else None for a in self.tokens)
+        values = tuple([fn(env) for fn in self._token_fns])
         key = tuple((type(v), v) for v in values)
         found = packed.get(key)
         if found is None:
