@@ -159,6 +159,10 @@ class FileCursor:
             if not self._fill(needed):
                 available = len(self._buf) - (self.rba - self._buf_rba)
                 self.incomplete_tail = max(available, 0)
+                if available > 0:
+                    # Not kept: the writer's recovery may cut these bytes and write
+                    # others there; the next look reads what the file then holds.
+                    del self._buf[len(self._buf) - available :]
                 return None
             offset = self.rba - self._buf_rba
             checked = self.checksums if self.checksums is not None else self._read_checksum_flag()

@@ -256,3 +256,56 @@ def test_pump_copying_a_cut_remote_trail_again_after_kills_seals_every_record(
     assert seen.count("OGG-01741") == 1  # copied again from a history checkpoint
     run_until_killed(start_pump(home), at_write=None, after_new_file=False)
     assert_remote_sound(home, total)
+
+
+def test_a_reader_at_a_torn_tail_reads_what_the_restarted_writer_put_there(
+    home: Home, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Replicat's reader meets the torn first record of a new file (the pump was
+    killed writing it); before it looks whether a next file exists, the pump restarts:
+    recovery cuts the torn bytes and another record of the same length is written at
+    that RBA, then the pump rolls over. The reader must read the new bytes, not the torn
+    ones it had buffered joined with the rest of the new ones: that false mix abended it
+    with OGG-01184 'Checksum mismatch in trail file ...rt000000001, RBA 307: CRC-32
+    mismatch' at the first record of the file."""
+    trail = home.root / "dirrmt" / "rt"
+    first = [encode_record(r) for r in txn_records(1, [ins(1), upd(1, 2)])]
+    torn = [encode_record(r) for r in txn_records(2, [ins(2, "x" * 300), upd(2, 3)])]
+    again = [encode_record(r) for r in txn_records(3, [ins(3, "y" * 300), upd(3, 4)])]
+    writer = TrailWriter.open(trail, durable=False)
+    writer.append_many(first)
+    writer.sync()
+    writer.rollover()
+    writer.append_many(torn)
+    pending = b"".join(writer._pending)
+    writer._pending.clear()
+    assert writer._file is not None
+    writer._file.write(pending[:150])  # killed in the middle of the first record
+    writer._file.flush()
+    writer._abandon()
+
+    def restart() -> None:
+        w = TrailWriter.open(trail, durable=False)
+        assert w.recovery is not None and w.recovery.torn_bytes == 150
+        assert w.position == TrailPosition(1, w.position.rba) and w._records == 0
+        w.append_many(again)
+        w.append_many(first)
+        w.close()  # rolls over at the next start; the next file is there already
+        TrailWriter.open(trail, durable=False).close()
+
+    real_next = FileCursor.next
+    pending_restart = [restart]
+
+    def next_then_restart(cursor: FileCursor) -> Any:
+        entry = real_next(cursor)
+        if entry is None and cursor.incomplete_tail and pending_restart:
+            pending_restart.pop()()
+        return entry
+
+    monkeypatch.setattr(FileCursor, "next", next_then_restart)
+    reader = TransactionReader(trail, TrailPosition(0, 0))
+    keys = [dict(t.records[0].columns)[0] for t in reader.poll(None)]
+    keys += [dict(t.records[0].columns)[0] for t in reader.poll(None)]
+    reader.close()
+    assert not pending_restart
+    assert keys == ["1", "3", "1"]
