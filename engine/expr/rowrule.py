@@ -132,6 +132,12 @@ class RowRule:
         found = (self.index.get(c.name) for e in self.exprs for c in columns_of(e))
         return frozenset(i for i in found if i is not None)
 
+    def __getstate__(self) -> dict[str, object]:
+        """Pickled (to the miner's tasks) without its closures: they are made again there."""
+        state = dict(self.__dict__)
+        state.pop("_token_fns", None)
+        return state
+
     @cached_property
     def _token_fns(self) -> tuple[Compiled, ...]:
         none: Compiled = lambda env: None  # noqa: E731  (TOKENS (name) with no value)

@@ -4,6 +4,8 @@ bytes of repeated values are packed once; each the same as the full decode / enc
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -75,3 +77,5 @@ def test_token_bytes_are_the_packed_user_tokens() -> None:
         env = rule.env(tuple(row.items()), (), Facts("HR.T", 5), Process("E"), {}, None)  # type: ignore[arg-type]
         assert rule.token_bytes(env, packed) == pack_tokens(rule.user_tokens(env))
     assert len(packed) == 3  # the repeated row's bytes were packed once
+    again = pickle.loads(pickle.dumps(rule))  # to a task, once its closures are made
+    assert again.token_bytes(env, {}) == rule.token_bytes(env, {})
