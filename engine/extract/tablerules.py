@@ -202,8 +202,9 @@ def scan_entries(
     and :func:`encode_columns` would give, without decoding or encoding the rest. A
     malformed area raises as :func:`decode_column_entries` does."""
     values: dict[int, str | None] = {}
-    kept: list[bytes] = []
+    kept: list[bytes] = []  # runs of kept entries
     pos, end, last = 0, len(data), -1
+    run = 0  # where the current run of kept entries begins
     try:
         while pos < end:
             if pos + COLUMN_SIZE > end:
@@ -219,15 +220,21 @@ def scan_entries(
                     values[index] = None
                 else:
                     break
-            if keep is not None and index in keep:
-                kept.append(data[pos:stop])
+            if keep is not None and index not in keep:
+                if run < pos:
+                    kept.append(data[run:pos])
+                run = stop
             last, pos = index, stop
     except UnicodeDecodeError:
         pos = -1
     if pos != end:
         decode_column_entries(data)  # raises CorruptRecordError, with the offset
         raise AssertionError("a malformed column area decoded")  # (not reached)
-    return values, (None if keep is None else b"".join(kept))
+    if keep is None:
+        return values, None
+    if run < end:
+        kept.append(data[run:end])
+    return values, b"".join(kept)
 
 
 def with_columns(e: tuple[Any, ...]) -> tuple[Any, ...]:
