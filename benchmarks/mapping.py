@@ -19,6 +19,7 @@ plain run's (the same redo, so the ratio of their catch-up times, plain / option
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 import tempfile
@@ -29,6 +30,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]
 
+import extract_throughput  # noqa: E402
 from extract_throughput import _backlog  # noqa: E402
 
 from engine.extract.engine import ExtractRun  # noqa: E402
@@ -66,7 +68,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         home = Home(Path(tmp))
         home.create_subdirs()
-        root = _backlog(home, args.backlog, args.transactions)
+        shapes = getattr(extract_throughput, "SHAPES", None)  # (newer: a backlog's shape)
+        size: object = args.transactions
+        if shapes is not None:
+            size = dataclasses.replace(shapes["default"], transactions=args.transactions)
+        root = _backlog(home, args.backlog, size)  # type: ignore[arg-type]
         spark = get_session(SparkSettings(master="local[*]", log_file=home.dirrpt / "spark.log"))
         spark.range(1).count()
         warm_workers(spark, MINER_MODULES)
