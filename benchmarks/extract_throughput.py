@@ -15,19 +15,25 @@ caching and appending their output, ``driver_cpu_s`` the driver process's CPU ti
 catch-up. ``--backlog DIR`` keeps the source database in DIR and reuses it when it is there
 (same ``--transactions``), so that repeated runs skip building it.
 
-    python benchmarks/extract_throughput.py [--transactions N] [--split-mb M] [--backlog DIR]
-        [--nochecksum]
+``--shape spanning`` (issue 13): 500 transactions of 2,000 row changes, the same 50/30/20%
+mix on the same table, 64 sessions with their transactions open at the same time: every
+transaction crosses split boundaries, so the driver takes it change by change.
+
+    python benchmarks/extract_throughput.py [--shape default|spanning] [--transactions N]
+        [--split-mb M] [--backlog DIR] [--nochecksum]
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import os
 import pstats
 import shutil
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from engine.extract.engine import ExtractRun
@@ -40,9 +46,25 @@ from engine.spark import SparkSettings, get_session, warm_workers
 from params.check import check_text
 
 
+@dataclass(frozen=True)
+class Shape:
+    """A backlog's shape: transactions of ``rows`` row changes, ``sessions`` open at once."""
+
+    transactions: int
+    rows: int
+    sessions: int
+
+
+SHAPES = {
+    "default": Shape(transactions=10_000, rows=100, sessions=8),
+    "spanning": Shape(transactions=500, rows=2_000, sessions=64),
+}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--transactions", type=int, default=10_000)
+    ap.add_argument("--shape", choices=sorted(SHAPES), default="default")
+    ap.add_argument("--transactions", type=int, help="default: the shape's (10,000 or 500)")
     ap.add_argument("--master", default="local[*]")
     ap.add_argument("--split-mb", type=int, default=16)
     ap.add_argument("--profile", action="store_true", help="profile the driver and print the top")
@@ -51,11 +73,14 @@ def main() -> None:
         "--nochecksum", action="store_true", help="EXTTRAIL ..., NOCHECKSUM (no record CRC-32)"
     )
     args = ap.parse_args()
+    shape = SHAPES[args.shape]
+    if args.transactions is not None:
+        shape = Shape(args.transactions, shape.rows, shape.sessions)
     with tempfile.TemporaryDirectory() as tmp:
         home = Home(Path(tmp))
         home.create_subdirs()
         t0 = time.perf_counter()
-        root = _backlog(home, args.backlog, args.transactions)
+        root = _backlog(home, args.backlog, shape)
         backlog_s = time.perf_counter() - t0
         redo_bytes = sum(p.stat().st_size for p in (root / "redo").rglob("*.log"))
         t1 = time.perf_counter()
@@ -72,6 +97,7 @@ def main() -> None:
         prof = cProfile.Profile() if args.profile else None
         t2 = time.perf_counter()
         cpu = time.process_time()
+        spark_cpu = _descendants_cpu_s()
         if prof:
             prof.enable()
         run.run(threading.Event(), stop_at_eof=True)
@@ -79,12 +105,17 @@ def main() -> None:
             prof.disable()
         catchup_s = time.perf_counter() - t2
         cpu = time.process_time() - cpu
+        spark_cpu = _descendants_cpu_s() - spark_cpu
         run.close()
         s = run.capture.stats
         timing = run.capture.timing
         if prof:
             pstats.Stats(prof).sort_stats("cumulative").print_stats(18)
-        print("workload=8-column STUDENT, 100 row changes/txn, 50/30/20% ins/upd/del txns")
+        print(
+            f"workload=8-column STUDENT, {shape.rows} row changes/txn, 50/30/20% ins/upd/del"
+            f" txns, {shape.sessions} sessions open at once"
+        )
+        print(f"shape={args.shape}")
         print(f"master={args.master}")
         print(f"split_mb={args.split_mb}")
         print(f"checksum={'off' if args.nochecksum else 'on'}")
@@ -98,22 +129,53 @@ def main() -> None:
         print(f"mine_wait_s={timing['mine_s']:.2f}")
         print(f"driver_apply_s={timing['apply_s']:.2f}")
         print(f"driver_cpu_s={cpu:.2f}")
+        print(f"spark_cpu_s={spark_cpu:.2f}")  # the JVM and its Python workers (the miners)
+        # the driver's apply does not shrink with more cores (docs/extract.md, Scaling)
+        print(f"driver_apply_s_per_m_rows={timing['apply_s'] / s.trail_records * 1e6:.2f}")
         print(f"catchup_s={catchup_s:.2f}")
         print(f"lcr_per_s={s.trail_records / catchup_s:.0f}")
 
 
-def _backlog(home: Home, keep: Path | None, transactions: int) -> Path:
+def _descendants_cpu_s() -> float:
+    """CPU seconds (user + system) used so far by this process's descendants: the JVM
+    and the Python workers it started (Linux ``/proc``; 0 elsewhere)."""
+    stats: dict[int, tuple[int, float]] = {}
+    for entry in Path("/proc").iterdir() if Path("/proc/self/stat").exists() else ():
+        if not entry.name.isdigit():
+            continue
+        try:
+            text = (entry / "stat").read_text()
+        except OSError:  # the process ended meanwhile
+            continue
+        fields = text[text.rindex(")") + 2 :].split()  # after "pid (comm) "
+        stats[int(entry.name)] = (int(fields[1]), int(fields[11]) + int(fields[12]))
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _) in stats.items():
+        children.setdefault(ppid, []).append(pid)
+    total, todo = 0.0, list(children.get(os.getpid(), []))
+    while todo:
+        pid = todo.pop()
+        total += stats[pid][1]
+        todo.extend(children.get(pid, []))
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def _backlog(home: Home, keep: Path | None, shape: Shape) -> Path:
     """The source database with the backlog, in ``home``; with ``keep``, built there once
-    per size and linked into ``home``."""
+    per shape and size and linked into ``home``."""
     if keep is None:
-        return _build(home.dirdb, transactions)
+        return _build(home.dirdb, shape)
     root = keep / "BENCH"
     marker = keep / "transactions.txt"
-    if not (marker.exists() and marker.read_text() == str(transactions)):
+    # the default shape's marker is the bare count, as before (backlogs kept by older runs)
+    default = SHAPES["default"]
+    same = shape.rows == default.rows and shape.sessions == default.sessions
+    tag = str(shape.transactions) if same else f"{shape.transactions}x{shape.rows}/{shape.sessions}"
+    if not (marker.exists() and marker.read_text() == tag):
         shutil.rmtree(keep, ignore_errors=True)
         keep.mkdir(parents=True)
-        _build(keep, transactions)
-        marker.write_text(str(transactions))
+        _build(keep, shape)
+        marker.write_text(tag)
     (home.dirdb / root.name).symlink_to(root.resolve())
     return home.dirdb / root.name
 
@@ -136,8 +198,6 @@ STUDENT_DDL = (
 FIRST = ("Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Frances", "Niklaus")
 SURNAMES = ("Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth", "Allen", "Wirth")
 COURSES = (("Oxford", "Theology"), ("Oxford", "Biology"), ("Cambridge", "Mathematics"))
-SESSIONS = 8
-ROWS = 100
 
 
 def _student(key: int) -> tuple[object, ...]:
@@ -148,9 +208,11 @@ def _student(key: int) -> tuple[object, ...]:
             subject, year, fee)  # fmt: skip
 
 
-def _build(dirdb: Path, transactions: int) -> Path:
-    """50% insert, 30% update, 20% delete transactions, SESSIONS of them open at a time."""
+def _build(dirdb: Path, shape: Shape) -> Path:
+    """50% insert, 30% update, 20% delete transactions of ``shape.rows`` row changes,
+    ``shape.sessions`` of them open at a time, their changes interleaved row by row."""
     root = create_database(dirdb, "bench", log_bytes=256 << 20)
+    transactions, rows, sessions_open = shape.transactions, shape.rows, shape.sessions
     inserts, updates = transactions // 2, transactions * 3 // 10
     deletes = transactions - inserts - updates
     with Database(root) as db:
@@ -159,7 +221,9 @@ def _build(dirdb: Path, transactions: int) -> Path:
                                 key=("STUDENT_KEY",))  # fmt: skip
         setup.commit(db)
         db.checkpoint()
-        sessions = [BulkSession(db, db.session(f"S{i}", username="US03")) for i in range(SESSIONS)]
+        sessions = [
+            BulkSession(db, db.session(f"S{i}", username="US03")) for i in range(sessions_open)
+        ]
         fee_col = (len(STUDENT_COLUMNS) - 1,)
 
         def insert(s: BulkSession, key: int) -> None:
@@ -173,11 +237,11 @@ def _build(dirdb: Path, transactions: int) -> Path:
             s.delete(table, key)
 
         for op, count in ((insert, inserts), (update, updates), (delete, deletes)):
-            for first in range(0, count, SESSIONS):
-                group = min(SESSIONS, count - first)
-                for r in range(ROWS):  # the group's transactions interleave row by row
+            for first in range(0, count, sessions_open):
+                group = min(sessions_open, count - first)
+                for r in range(rows):  # the group's transactions interleave row by row
                     for g in range(group):
-                        op(sessions[g], 1 + ((first + g) * ROWS + r) % (inserts * ROWS))
+                        op(sessions[g], 1 + ((first + g) * rows + r) % (inserts * rows))
                 for s in sessions[:group]:
                     s.commit()
     return root
