@@ -10,8 +10,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,24 +21,10 @@ from engine.home import Home
 from engine.source.database import Database, create_database
 from engine.source.sql import execute
 from engine.status import MANAGER, State, read_process_file
+from tests.extract.test_process import ggsci
 
 pytestmark = pytest.mark.e2e
 TIMEOUT = 120.0
-
-
-def ggsci(home: Home, *commands: str) -> str:
-    env = {**os.environ, "GGHOME": str(home.root)}
-    env.pop("GGSCI_RUNNER_EXTRACT", None)
-    out = subprocess.run(
-        [sys.executable, "-m", "ggsci", "run", *commands],
-        env=env,
-        cwd=home.root,
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
-    )
-    return out.stdout + out.stderr
 
 
 def children(pid: int) -> list[int]:
