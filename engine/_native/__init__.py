@@ -22,7 +22,7 @@ from types import ModuleType
 from typing import Final
 
 #: The compiled kernels (``engine/_native/<name>.c``).
-KERNELS: Final = ("redomine", "redopack", "trailkit")
+KERNELS: Final = ("redomine", "redopack", "rowscan", "trailkit")
 #: The start of :class:`KernelMissing`'s message (the driver finds it in a task's failure).
 MISSING: Final = "GGSCI-KERNEL-MISSING"
 

@@ -1,10 +1,12 @@
 /*
  * trailkit: the trail codec's two per-record loops of the Extract's hot path, in C.
  *
- * - records(rows, tokens, sequence, io_time_us, trans_inds, delete_io) is the loop of
- *   engine/extract/miner._closed: the row records of one transaction, each made by
- *   engine/trail/codec.row_record from the parts the miner put in its event, concatenated.
- *   None when a record would pass a limit (codec.row_record then says which).
+ * - records(rows, tokens, sequence, io_time_us, trans_inds, delete_io[, user]) is the loop
+ *   of engine/extract/miner._records: the row records of one transaction, each made by
+ *   engine/trail/codec.row_record from the parts the miner put in its event, concatenated;
+ *   ``user`` (a list of bytes, one per row, or None) adds each row's user token entries
+ *   after the commit tokens. None when a record would pass a limit (codec.row_record then
+ *   says which).
  * - count_records(buf) is engine/trail/writer.count_records: how many records
  *   concatenated bytes hold, each envelope checked; -1 when one is wrong
  *   (writer.count_records then says what).
@@ -65,6 +67,8 @@ typedef struct {
     unsigned io;
     uint64_t pos;
     Py_ssize_t length;
+    const char *user; /* the row's user token entries (TABLE TOKENS) */
+    Py_ssize_t nuser;
 } Row;
 
 /* The parts of an event (codec.row_record's arguments); -1 with an exception set. */
@@ -96,17 +100,22 @@ static int row_of(PyObject *e, Row *r) {
 }
 
 static PyObject *records(PyObject *mod, PyObject *args) {
-    PyObject *rows, *inds;
+    PyObject *rows, *inds, *user = Py_None;
     const char *tokens;
     Py_ssize_t ntokens;
     unsigned long sequence;
     long long io_time;
     unsigned delete_io;
-    if (!PyArg_ParseTuple(args, "O!y#kLO!I", &PyList_Type, &rows, &tokens, &ntokens, &sequence,
-                          &io_time, &PyTuple_Type, &inds, &delete_io))
+    if (!PyArg_ParseTuple(args, "O!y#kLO!I|O", &PyList_Type, &rows, &tokens, &ntokens,
+                          &sequence, &io_time, &PyTuple_Type, &inds, &delete_io, &user))
         return NULL;
     if (PyTuple_GET_SIZE(inds) != 4) {
         PyErr_SetString(PyExc_ValueError, "trans_inds: BEGIN, MIDDLE, END, WHOLE");
+        return NULL;
+    }
+    if (user != Py_None &&
+        (!PyList_Check(user) || PyList_GET_SIZE(user) != PyList_GET_SIZE(rows))) {
+        PyErr_SetString(PyExc_ValueError, "user: a list of bytes, one per row");
         return NULL;
     }
     unsigned ind[4];
@@ -119,7 +128,12 @@ static PyObject *records(PyObject *mod, PyObject *args) {
     PyObject *result = NULL;
     for (Py_ssize_t i = 0; i < n; i++) {
         if (row_of(PyList_GET_ITEM(rows, i), &r[i]) < 0) goto done;
-        Py_ssize_t tok = (i == 0 ? ntokens : 0) + (r[i].nrowid >= 0 ? SECTION + r[i].nrowid + 2 : 0);
+        if (user != Py_None &&
+            PyBytes_AsStringAndSize(PyList_GET_ITEM(user, i), (char **)&r[i].user,
+                                    &r[i].nuser) < 0)
+            goto done;
+        Py_ssize_t tok = (i == 0 ? ntokens : 0) + (r[i].nrowid >= 0 ? SECTION + r[i].nrowid + 2 : 0) +
+                         r[i].nuser;
         Py_ssize_t len = 4 * SECTION + ROW_HEADER + r[i].nname + r[i].ndata;
         if (r[i].nbefore) len += SECTION + r[i].nbefore;
         if (tok) len += SECTION + tok;
@@ -162,7 +176,8 @@ static PyObject *records(PyObject *mod, PyObject *args) {
         }
         p = section(p, 'D', 0, (unsigned)w->ndata);
         p = put(p, w->data, w->ndata);
-        Py_ssize_t tok = (i == 0 ? ntokens : 0) + (w->nrowid >= 0 ? SECTION + w->nrowid + 2 : 0);
+        Py_ssize_t tok = (i == 0 ? ntokens : 0) + (w->nrowid >= 0 ? SECTION + w->nrowid + 2 : 0) +
+                         w->nuser;
         if (tok) {
             p = section(p, 'T', 0, (unsigned)tok);
             if (w->nrowid >= 0) {
@@ -171,6 +186,7 @@ static PyObject *records(PyObject *mod, PyObject *args) {
                 p = put(p, "\x00\x01", 2);
             }
             if (i == 0) p = put(p, tokens, ntokens);
+            if (w->nuser) p = put(p, w->user, w->nuser);
         }
         p = section(p, 'Z', 1, (unsigned)w->length);
     }
@@ -278,7 +294,8 @@ bad:
 
 static PyMethodDef methods[] = {
     {"records", records, METH_VARARGS,
-     "records(rows, tokens, sequence, io_time_us, trans_inds, delete_io) -> bytes | None"},
+     "records(rows, tokens, sequence, io_time_us, trans_inds, delete_io, user=None) -> "
+     "bytes | None"},
     {"count_records", count_records, METH_O, "count_records(buf) -> int (-1: a bad envelope)"},
     {"seal", seal, METH_O, "seal(buf) -> bytes | None: each record with its CRC-32 token"},
     {NULL, NULL, 0, NULL},

@@ -5,11 +5,20 @@ Each closure does what :func:`engine.expr.evaluate.evaluate_tree` does for its n
 the node's type, operator, names and literal arguments decided here once: the same values
 in every case (tests/params/test_expr.py holds the two to each other). A function with no
 compiled form here runs its tree implementation (:data:`FUNCTIONS`) unchanged.
+
+:func:`compile_bound` compiles for one table's rows (:class:`Binding`): a column is read
+by its index from the env's ``after`` / ``before`` mappings (as
+:meth:`engine.expr.rowrule.RowEnv.column` reads it) and a @GETENV key by its getter,
+both resolved here once instead of per row.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import operator
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
 
 from engine.expr.evaluate import COMPILER, FUNCTIONS, Compiled, Env, _presence, evaluate_tree
 from engine.expr.functions import STRING_FUNCTIONS, _getenv_words
@@ -17,53 +26,124 @@ from engine.expr.values import Status, Value, arith, compare, text, truth
 from params.expr import HEADER_ELEMENTS, Binary, Call, Col, Expr, Header, Lit, Unary, Word
 
 _TESTS = {"PRESENT", "ABSENT", "NULL"}
+_MISSING = Status.MISSING
+_INVALID = Status.INVALID
+_ORDER: dict[str, Callable[[Any, Any], bool]] = {
+    "=": operator.eq, "<>": operator.ne, "<": operator.lt, ">": operator.gt,
+    "<=": operator.le, ">=": operator.ge,
+}  # fmt: skip
+_MIRROR = {"=": "=", "<>": "<>", "<": ">", ">": "<", "<=": ">=", ">=": "<="}
+
+
+@dataclass(frozen=True)
+class Binding:
+    """One table's rows: column name -> index in the env's ``after``/``before`` mappings,
+    and (information type, key) -> the getter of a @GETENV value (a key not there is
+    MISSING; STATS goes to ``env.getenv``)."""
+
+    index: Mapping[str, int]
+    getenv: Mapping[tuple[str, str], Callable[[Any], Value]]
 
 
 def compile_expr(e: Expr) -> Compiled:
     """The closure computing ``e``'s value in an Env. A node the tree walk would fail on
     (a malformed call the parser does not make) keeps the tree walk, failing as it does."""
+    return _guarded(e, None)
+
+
+def compile_bound(e: Expr, binding: Binding) -> Compiled:
+    """``e`` compiled for the rows of one table, in an env with ``after``/``before``
+    mappings of column index -> value (:class:`engine.expr.rowrule.RowEnv`)."""
+    return _guarded(e, binding)
+
+
+def _guarded(e: Expr, b: Binding | None) -> Compiled:
     try:
-        return _compile(e)
+        return _compile(e, b)
     except (IndexError, KeyError, AttributeError):
         return lambda env: evaluate_tree(e, env)
 
 
-def _compile(e: Expr) -> Compiled:
+def _compile(e: Expr, b: Binding | None) -> Compiled:
     t = type(e)
     if t is Col:
-        return _column(e)  # type: ignore[arg-type]
+        return _column(e, b)  # type: ignore[arg-type]
     if t is Lit or t is Word:
         value: Value = e.value if t is Lit else e.name  # type: ignore[union-attr]
         return lambda env: value
     if t is Binary:
-        return _binary(e)  # type: ignore[arg-type]
+        return _binary(e, b)  # type: ignore[arg-type]
     if t is Call:
-        return _call(e)  # type: ignore[arg-type]
+        return _call(e, b)  # type: ignore[arg-type]
     if t is Unary:
-        return _unary(e)  # type: ignore[arg-type]
+        return _unary(e, b)  # type: ignore[arg-type]
     if t is Header:
         info, key = HEADER_ELEMENTS[e.name]  # type: ignore[union-attr]
-        return lambda env: env.getenv(info, key, None)
+        return _getenv(info, key, None, b)
     return lambda env: Status.INVALID
 
 
-def _column(e: Col) -> Compiled:
+def _column(e: Col, b: Binding | None) -> Compiled:
     name, image = e.name, e.image
-    return lambda env: env.column(name, image)
+    if b is None:
+        return lambda env: env.column(name, image)
+    i = b.index.get(name)
+    if i is None:
+        return lambda env: _MISSING
+    if image == "BEFORE":
+        return lambda env: (env.before or env.after).get(i, _MISSING)  # type: ignore[attr-defined]
+    return lambda env: env.after.get(i, _MISSING)  # type: ignore[attr-defined]
 
 
-def _binary(e: Binary) -> Compiled:
+def _getenv(info: str, key: str, table: str | None, b: Binding | None) -> Compiled:
+    if b is None or info == "STATS":
+        return lambda env: env.getenv(info, key, table)
+    get = b.getenv.get((info, key))
+    if get is None:
+        return lambda env: _MISSING
+    return get
+
+
+def _number_literal(e: Expr) -> int | Decimal | None:
+    if isinstance(e, Lit) and type(e.value) in (int, Decimal):
+        return e.value  # type: ignore[return-value]
+    return None
+
+
+def _binary(e: Binary, b: Binding | None) -> Compiled:
     op = e.op
     if op in ("AND", "OR"):
-        return _logic(op == "AND", compile_expr(e.left), compile_expr(e.right))
+        return _logic(op == "AND", _guarded(e.left, b), _guarded(e.right, b))
     if op in ("=", "<>"):
         for side, other in ((e.right, e.left), (e.left, e.right)):
             if isinstance(side, Call) and side.name in _TESTS:
-                return _test(side.name, op == "=", compile_expr(other))
-    left, right = compile_expr(e.left), compile_expr(e.right)
+                return _test(side.name, op == "=", _guarded(other, b))
+    if op in _ORDER:
+        lit = _number_literal(e.right)
+        if lit is not None:
+            return _against(op, _guarded(e.left, b), lit)
+        lit = _number_literal(e.left)
+        if lit is not None:
+            return _against(_MIRROR[op], _guarded(e.right, b), lit)
+    left, right = _guarded(e.left, b), _guarded(e.right, b)
     if op in ("+", "-", "*", "/"):
         return lambda env: arith(op, left(env), right(env))
     return lambda env: compare(op, left(env), right(env))
+
+
+def _against(op: str, side: Compiled, lit: int | Decimal) -> Compiled:
+    """``side op lit`` with a number literal: text of ASCII digits (what a NUMBER column
+    usually holds) compares as its int at once, as :func:`compare` would; the rest goes
+    through :func:`compare`."""
+    order = _ORDER[op]
+
+    def run(env: Env) -> Value:
+        v = side(env)
+        if v.__class__ is str and v.isdigit() and v.isascii():
+            return order(int(v), lit)
+        return compare(op, v, lit)
+
+    return run
 
 
 def _logic(is_and: bool, left: Compiled, right: Compiled) -> Compiled:
@@ -87,8 +167,8 @@ def _test(name: str, equal: bool, other: Compiled) -> Compiled:
     return lambda env: not _presence(name, other(env))
 
 
-def _unary(e: Unary) -> Compiled:
-    operand = compile_expr(e.operand)
+def _unary(e: Unary, b: Binding | None) -> Compiled:
+    operand = _guarded(e.operand, b)
     if e.op == "NOT":
 
         def run(env: Env) -> Value:
@@ -100,6 +180,9 @@ def _unary(e: Unary) -> Compiled:
 
 
 def _strings(fn: Callable[..., Value], args: tuple[Compiled, ...]) -> Compiled:
+    if len(args) == 1:
+        return _string1(fn, args[0])
+
     def run(env: Env) -> Value:
         values = [a(env) for a in args]
         null = False
@@ -112,6 +195,21 @@ def _strings(fn: Callable[..., Value], args: tuple[Compiled, ...]) -> Compiled:
             return None
         try:
             return fn(*[v if v.__class__ is str else text(v) for v in values])
+        except (ValueError, ArithmeticError, IndexError):
+            return Status.INVALID
+
+    return run
+
+
+def _string1(fn: Callable[..., Value], arg: Compiled) -> Compiled:
+    def run(env: Env) -> Value:
+        v = arg(env)
+        if v.__class__ is not str:
+            if v is None or v.__class__ is Status:
+                return v
+            v = text(v)
+        try:
+            return fn(v)
         except (ValueError, ArithmeticError, IndexError):
             return Status.INVALID
 
@@ -167,17 +265,16 @@ _CALLS: dict[str, Callable[[tuple[Compiled, ...]], Compiled]] = {
 }  # fmt: skip
 
 
-def _call(e: Call) -> Compiled:
+def _call(e: Call, b: Binding | None) -> Compiled:
     name = e.name
     fn = STRING_FUNCTIONS.get(name)
     if fn is not None:
-        return _strings(fn, tuple(compile_expr(a) for a in e.args))
+        return _strings(fn, tuple(_guarded(a, b) for a in e.args))
     make = _CALLS.get(name)
     if make is not None and (name != "IF" or len(e.args) >= 3):
-        return make(tuple(compile_expr(a) for a in e.args))
+        return make(tuple(_guarded(a, b) for a in e.args))
     if name == "GETENV":
-        info, key, table = _getenv_words(e)
-        return lambda env: env.getenv(info, key, table)
+        return _getenv(*_getenv_words(e), b)
     tree = FUNCTIONS[name]
     return lambda env: tree(e, env)
 

@@ -19,9 +19,10 @@ from datetime import datetime
 from functools import cached_property, lru_cache
 from typing import NamedTuple
 
-from engine.expr.evaluate import Compiled, compiled, evaluate, holds
+from engine.expr.compiled import Binding, compile_bound
+from engine.expr.evaluate import Compiled, evaluate
 from engine.expr.functions import format_date
-from engine.expr.values import Status, Value, to_text
+from engine.expr.values import Status, Value, to_text, truth
 from engine.trail.codec import pack_tokens, user_token
 from engine.trail.layout import IOType, TransInd
 from engine.trail.model import Columns, micros_to_datetime
@@ -30,6 +31,7 @@ from params.expr import (
     Assignment,
     Binary,
     Call,
+    Col,
     Expr,
     Filter,
     Header,
@@ -132,16 +134,58 @@ class RowRule:
         found = (self.index.get(c.name) for e in self.exprs for c in columns_of(e))
         return frozenset(i for i in found if i is not None)
 
+    @cached_property
+    def facts_shared(self) -> bool:
+        """Whether no expression reads a fact of the row itself (ROWID, its position, its
+        place in the transaction, the record's length, STATS counts): rows of one table and
+        operation in one transaction may then share one :class:`Facts`."""
+        return not any(_some(e, _row_fact) for e in self.exprs)
+
+    @cached_property
+    def op_tokens(self) -> bool:
+        """Whether the TOKENS values are the same for every row of one table and
+        operation in one transaction (they read no column and no fact of the row)."""
+        return not any(
+            _some(a.expr, lambda n: _row_fact(n) or _row_value(n))
+            for a in self.tokens
+            if a.expr is not None
+        )
+
+    @cached_property
+    def masks(self) -> tuple[bytes, bytes | None]:
+        """``reads`` and ``keep`` as flag bytes by column index (for the C scan)."""
+        return _mask(self.reads or ()), None if self.keep is None else _mask(self.keep)
+
     def __getstate__(self) -> dict[str, object]:
         """Pickled (to the miner's tasks) without its closures: they are made again there."""
         state = dict(self.__dict__)
-        state.pop("_token_fns", None)
+        for name in _CLOSURES:
+            state.pop(name, None)
         return state
+
+    @cached_property
+    def _fns(self) -> dict[int, tuple[Expr, Compiled]]:
+        return {}
+
+    def fn(self, e: Expr) -> Compiled:
+        """``e`` compiled for this table's rows (:func:`compile_bound`), once."""
+        found = self._fns.get(id(e))
+        if found is None or found[0] is not e:
+            found = self._fns[id(e)] = (e, compile_bound(e, Binding(self.index, _GETENV)))
+        return found[1]
 
     @cached_property
     def _token_fns(self) -> tuple[Compiled, ...]:
         none: Compiled = lambda env: None  # noqa: E731  (TOKENS (name) with no value)
-        return tuple(none if a.expr is None else compiled(a.expr) for a in self.tokens)
+        return tuple(none if a.expr is None else self.fn(a.expr) for a in self.tokens)
+
+    @cached_property
+    def _where_fn(self) -> Compiled | None:
+        return None if self.where is None else self.fn(self.where)
+
+    @cached_property
+    def _filter_fn(self) -> Compiled | None:
+        return None if self.filter is None else self.fn(self.filter.condition)
 
     def token_bytes(self, env: RowEnv, packed: dict[tuple[object, ...], bytes]) -> bytes:
         """The token area bytes of :meth:`user_tokens`, through ``packed`` (the values seen
@@ -151,6 +195,20 @@ class RowRule:
         found = packed.get(key)
         if found is None:
             found = packed[key] = pack_tokens(self._entries(values))
+        return found
+
+    def token_entries(
+        self, env: RowEnv, made: dict[tuple[object, ...], tuple[tuple[bytes, int, bytes], ...]]
+    ) -> tuple[tuple[bytes, int, bytes], ...]:
+        """:meth:`user_tokens` through ``made`` (the values seen -> their entries; kept
+        to a bound by the caller's lifetime: a TableRules per Extract run)."""
+        values = tuple([fn(env) for fn in self._token_fns])
+        key = (id(self), *((type(v), v) for v in values))
+        found = made.get(key)
+        if found is None:
+            if len(made) > 4096:
+                made.clear()
+            found = made[key] = self._entries(values)
         return found
 
     def env(
@@ -166,12 +224,24 @@ class RowRule:
         return RowEnv(self, dict(columns), dict(before), facts, process, stats, now, tokens)
 
     def select(self, env: RowEnv) -> bool:
-        if self.where is not None and not holds(self.where, env):
-            return False
+        """Whether the row passes WHERE and FILTER."""
+        return self.where_holds(env) and self.failed_filter(env, None) is None
+
+    def where_holds(self, env: RowEnv) -> bool:
+        where = self._where_fn
+        return where is None or truth(where(env)) is True
+
+    def failed_filter(self, env: RowEnv, op: str | None) -> Filter | None:
+        """The FILTER the row fails (None: it passes); ``op`` is its operation as FILTER
+        ON/IGNORE name it (None: from its io type)."""
         f = self.filter
-        if f is not None and f.applies_to(LOGICAL_OPS.get(env.facts.io_type, "")):
-            return holds(f.condition, env)
-        return True
+        if f is None:
+            return None
+        if op is None:
+            op = LOGICAL_OPS.get(env.facts.io_type, "")
+        if f.applies_to(op) and truth(self._filter_fn(env)) is not True:  # type: ignore[misc]
+            return f
+        return None
 
     def project(self, columns: Columns) -> Columns:
         keep = self.keep
@@ -189,6 +259,10 @@ class RowRule:
             value = to_text(v)
             out.append(user_token(a.name, None if isinstance(value, Status) else value))
         return tuple(out)
+
+
+#: The per-process closures a RowRule caches (not pickled: made again where it is used).
+_CLOSURES = ("_fns", "_token_fns", "_where_fn", "_filter_fn")
 
 
 class RowEnv:
@@ -270,6 +344,43 @@ def _whole(n: Expr) -> bool:
 
 def _reads_whole(e: Expr) -> bool:
     return _some(e, _whole)
+
+
+#: The @GETENV keys whose value is the same for every row of one table and operation in
+#: one transaction (a key not named here is taken to vary by row).
+_PER_OPERATION: frozenset[tuple[str, str]] = frozenset(
+    [("GGENVIRONMENT", k) for k in ("GROUPNAME", "GROUPTYPE", "HOSTNAME", "OSUSERNAME",
+                                    "PROCESSID", "GGHOME", "DOMAINNAME", "GROUPDESCRIPTION")]
+    + [("GGHEADERINFO", k) for k in ("COMMITTIMESTAMP", "IOTIME", "OPTYPE", "TABLENAME",
+                                     "OBJECTNAME", "SCHEMANAME", "LOGRBA", "LOGCSN",
+                                     "BEFOREAFTERINDICATOR")]
+    + [("TRANSACTION", k) for k in ("XID", "CSN", "RSN", "TIMESTAMP")]
+    + [("RECORD", "TIMESTAMP"), ("RECORD", "RSN")]
+)  # fmt: skip
+
+
+def _row_fact(n: Expr) -> bool:
+    """A @GETENV key or header element that may differ between rows of one table and
+    operation in one transaction."""
+    if isinstance(n, Header):
+        return HEADER_ELEMENTS[n.name] not in _PER_OPERATION
+    if isinstance(n, Call) and n.name == "GETENV":
+        words = [str(a.value).upper() for a in n.args if isinstance(a, Lit)]
+        return len(words) < 2 or (words[0], words[-1]) not in _PER_OPERATION
+    return False
+
+
+def _row_value(n: Expr) -> bool:
+    """A column, the key (@RANGE) or a token of the row."""
+    return isinstance(n, Col) or (isinstance(n, Call) and n.name in ("RANGE", "TOKEN"))
+
+
+def _mask(indices: Iterable[int]) -> bytes:
+    found = list(indices)
+    out = bytearray(max(found) + 1 if found else 0)
+    for i in found:
+        out[i] = 1
+    return bytes(out)
 
 
 def _length(columns: dict[int, str | None]) -> int:

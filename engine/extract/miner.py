@@ -871,8 +871,8 @@ def _records(
     if not rows:
         return b""
     tokens = commit_tokens(str(scn), xid)
-    if _KIT is not None and not (user and any(user)):
-        done = _KIT.records(rows, tokens, sequence, time_us, _INDS, _DELETE)
+    if _KIT is not None:
+        done = _KIT.records(rows, tokens, sequence, time_us, _INDS, _DELETE, user)
         if done is not None:
             return bytes(done)
     records = []

@@ -16,8 +16,9 @@ import dataclasses
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
+from engine._native import load as load_native
 from engine.expr.rowrule import (
     LOGICAL_OPS,
     Facts,
@@ -28,13 +29,18 @@ from engine.expr.rowrule import (
     key_columns,
 )
 from engine.expr.rowrule import rule_for as _rule_for
+from engine.expr.values import Status, Value, truth
+from engine.expr.vector import compile_vector
 from engine.extract.lcr import Lcr
 from engine.trail.codec import decode_column_entries, encode_columns
+from engine.trail.errors import CorruptRecordError
 from engine.trail.layout import COLUMN, COLUMN_SIZE, NULL_ABSENT, NULL_PRESENT, TransInd
 from engine.trail.model import Columns
 from params.models import ParamFile
 
 Clock = Callable[[], datetime]
+_ROWSCAN: Final = load_native("rowscan")
+_NATIVE_SCAN: Final = getattr(_ROWSCAN, "scan", None)  # scan_entries in C
 _unpack_column = COLUMN.unpack_from
 
 
@@ -73,6 +79,7 @@ class TableRules:
         self.clock = clock
         self.stats: Counter[tuple[str, str]] = Counter()
         self.filtered = 0
+        self._entries: dict[tuple[object, ...], tuple[tuple[bytes, int, bytes], ...]] = {}
 
     @property
     def tables(self) -> frozenset[str]:
@@ -128,7 +135,7 @@ class TableRules:
         return dataclasses.replace(
             lcr,
             columns=lcr.columns if cols is None else cols,
-            tokens=env.rule.user_tokens(env),
+            tokens=env.rule.token_entries(env, self._entries),
         )
 
 
@@ -144,24 +151,100 @@ def rows_in_task(
     """The row events of a transaction the miner closes in its task, with the rules of
     their tables applied there (the commit is known: the same result as :class:`TableRules`
     on the driver): each kept row with its record parts (``EVENT_FIELDS``' ``record``)
-    and its user token bytes. @GETENV ('STATS', ...) counts this transaction only here."""
+    and its user token bytes. @GETENV ('STATS', ...) counts this transaction only here.
+
+    Per row only what varies is done: the columns the rule reads are scanned from the
+    encoded entries (:func:`scan_entries`, in C when built) and the kept entries copied;
+    rows of one table and operation share their :class:`Facts` when no expression reads
+    the row's own facts (:attr:`RowRule.facts_shared`), and their token bytes when the
+    TOKENS read nothing of the row (:attr:`RowRule.op_tokens`)."""
     csn = str(scn)
     now = datetime.now()
     stats: Counter[tuple[str, str]] = Counter()
     packed: dict[tuple[object, ...], bytes] = {}
-    kept: list[tuple[tuple[Any, ...], RowEnv | None]] = []
-    for e in rows:
-        rule = rules.get(e[9])
-        if rule is None:
+    shared: dict[tuple[str, int], tuple[Facts, list[bytes]]] = {}  # facts, op tokens
+    plans: dict[str, _Plan | None] = {}
+    kept: list[tuple[tuple[Any, ...], RowEnv | list[bytes] | None]] = []
+    scan = _NATIVE_SCAN
+    envs: dict[str, RowEnv] = {}  # (shared facts) one env per table, set again per row
+    for table in dict.fromkeys(e[9] for e in rows):
+        rule_ = rules.get(table)
+        plans[table] = None if rule_ is None else _plan(rule_)
+    # column-wise first: position -> the row's event, or None when it fails the rules
+    done: dict[int, tuple[Any, ...] | None] = {}
+    for table, plan in plans.items():
+        if plan is not None and plan.columnar:
+            _columnar(rows, table, plan, done)
+
+    def op_tokens(table: str, io: int, rule: RowRule) -> bytes:
+        """The token bytes of the rows of ``table`` and operation ``io``."""
+        found = shared.get((table, io))
+        if found is None:
+            facts = Facts(table, io, time_us, csn, xid, None, sequence, 0)
+            found = shared[(table, io)] = (facts, [])
+        if not found[1]:
+            env = RowEnv(rule, {}, {}, found[0], process, stats, now)
+            found[1].append(rule.token_bytes(env, packed))
+        return found[1][0]
+
+    if len(done) == len(rows):  # every row column-wise (the usual case): no env at all
+        out: list[tuple[tuple[Any, ...], bytes]] = []
+        made: dict[tuple[str, int], bytes] = {}
+        for pos, e in enumerate(rows):
+            event = done[pos]
+            if event is not None:
+                key = (e[9], e[8])
+                tokens_of = made.get(key)
+                if tokens_of is None:
+                    plan = plans[e[9]]
+                    assert plan is not None
+                    tokens_of = made[key] = op_tokens(e[9], e[8], plan.rule) if plan.tokens else b""
+                out.append((event, tokens_of))
+        return out
+    for pos, e in enumerate(rows):
+        table = e[9]
+        plan = plans[table]
+        if plan is None:
             kept.append((e, None))
             continue
-        facts = Facts(e[9], e[8], time_us, csn, xid, e[10], sequence, e[3])
+        rule = plan.rule
         parts = e[17]
-        reads = rule.reads
-        if parts and reads is not None:  # the usual case: only what the rule reads decoded
-            after, projected = scan_entries(parts[1], reads, rule.keep)
-            before = scan_entries(parts[2], reads, None)[0] if parts[2] else {}
-            env = RowEnv(rule, after, before, facts, process, stats, now)
+        tokens: list[bytes] | None = None
+        if done and pos in done:
+            event = done[pos]
+            if event is None:
+                continue
+            if not plan.tokens:
+                kept.append((event, None))
+                continue
+            kept.append((event, [op_tokens(table, e[8], rule)]))
+            continue
+        if plan.share:
+            found = shared.get((table, e[8]))
+            if found is None:
+                found = shared[(table, e[8])] = (
+                    Facts(table, e[8], time_us, csn, xid, e[10], sequence, e[3]),
+                    [],
+                )
+            facts, tokens = found
+        else:
+            facts = Facts(table, e[8], time_us, csn, xid, e[10], sequence, e[3])
+        if parts and plan.reads is not None:  # usual: only what the rule reads decoded
+            got = scan(parts[1], plan.read_mask, plan.keep_mask) if scan else None
+            if got is None:  # (no kernel, or a malformed area: the Python scan says where)
+                got = scan_entries(parts[1], plan.reads, rule.keep)
+            after, projected = got
+            before: dict[int, str | None] = {}
+            if parts[2]:
+                got = scan(parts[2], plan.read_mask, None) if scan else None
+                before = (got or scan_entries(parts[2], plan.reads, None))[0]
+            env = envs.get(table) if plan.share else None
+            if env is None:
+                env = RowEnv(rule, after, before, facts, process, stats, now)
+                if plan.share:
+                    envs[table] = env
+            else:
+                env.after, env.before, env.facts = after, before, facts
         else:
             columns, before_cols = e[11], e[12]
             if parts:
@@ -174,24 +257,172 @@ def rows_in_task(
                 rowid = e[10].encode("ascii") if e[10] else None
                 parts = (e[9].encode("utf-8"), encode_columns(cols),
                          encode_columns(before_cols), rowid)  # fmt: skip
-        if rule.selects and not rule.select(env):
+        where = plan.where
+        if where is not None:
+            v = where(env)
+            if v is not True and (v is False or truth(v) is not True):
+                continue
+        if plan.filter and rule.failed_filter(env, None) is not None:
             continue
-        if rule.counts:  # @GETENV ('STATS', ...) is used
+        if plan.counts:  # @GETENV ('STATS', ...) is used
             op = LOGICAL_OPS.get(e[8], "")
-            for key in ((e[9].upper(), op), ("", op), ("", "DML"), ("", "TOTAL")):
+            for key in ((table.upper(), op), ("", op), ("", "DML"), ("", "TOTAL")):
                 stats[key] += 1
         if projected is not None:  # the kept column entries, as they were encoded
-            parts = (parts[0], projected, *parts[2:])
-        kept.append(((*e[:11], (), (), *e[13:17], parts), env if rule.tokens else None))
+            parts = (parts[0], projected, parts[2], parts[3])
+        row = (*e[:11], (), (), e[13], e[14], e[15], e[16], parts)
+        if not plan.tokens:
+            kept.append((row, None))
+        elif tokens is not None:  # the same bytes for the table and operation
+            if not tokens:
+                tokens.append(rule.token_bytes(env, packed))
+            kept.append((row, tokens))
+        else:
+            kept.append((row, env))
     out = []
     n = len(kept)
-    for i, (row, row_env) in enumerate(kept):
-        tokens = b""
-        if row_env is not None:
-            row_env.ind = int(TransInd.of(i, n))
-            tokens = row_env.rule.token_bytes(row_env, packed)
-        out.append((row, tokens))
+    for i, (row, given) in enumerate(kept):
+        if given is None:
+            out.append((row, b""))
+        elif isinstance(given, list):
+            out.append((row, given[0]))
+        else:
+            given.ind = int(TransInd.of(i, n))
+            out.append((row, given.rule.token_bytes(given, packed)))
     return out
+
+
+def _columnar(
+    rows: list[tuple[Any, ...]], table: str, plan: _Plan, done: dict[int, tuple[Any, ...] | None]
+) -> None:
+    """``table``'s rows scanned and selected column-wise, into ``done``; nothing when a row
+    cannot be (the row-by-row path then deals with them, and says what is wrong)."""
+    got = _SCAN_ROWS(rows, table, plan.slots, len(plan.order), plan.keep_mask, Status.MISSING)
+    if got is None:
+        return
+    positions, columns, events = got
+    try:
+        ok = plan.passes(dict(zip(plan.order, columns, strict=True)),
+                         [rows[p][8] for p in positions])  # fmt: skip
+    except Exception:
+        return
+    for p, event, good in zip(positions, events, ok, strict=True):
+        done[p] = event if good else None
+
+
+class _Plan:
+    """What :func:`rows_in_task` reads of one table's rule, row after row."""
+
+    __slots__ = ("columnar", "counts", "filter", "keep_mask", "order", "read_mask",
+                 "reads", "rule", "share", "slots", "tokens", "vector_filter",
+                 "vector_where", "where")  # fmt: skip
+
+    def __init__(self, rule: RowRule) -> None:
+        self.rule = rule
+        self.reads = rule.reads
+        self.read_mask, self.keep_mask = rule.masks
+        # rows share their Facts and one env (set again per row) when nothing reads the
+        # row's own facts and no token needs the row's env kept for later
+        self.share = rule.facts_shared and rule.op_tokens
+        self.where = rule.fn(rule.where) if rule.where is not None else None
+        self.filter = rule.filter is not None
+        self.counts = rule.counts
+        self.tokens = bool(rule.tokens)
+        # column-wise: the table's rows of a transaction scanned at once (rowscan.rows)
+        # and WHERE / FILTER evaluated over their columns (engine.expr.vector)
+        self.vector_where = self.vector_filter = None
+        if rule.where is not None:
+            self.vector_where = compile_vector(rule.where, rule.index)
+        if rule.filter is not None:
+            self.vector_filter = compile_vector(rule.filter.condition, rule.index)
+        self.order = tuple(sorted(self.reads or ()))
+        slots = bytearray(max(self.order) + 1 if self.order else 0)
+        for k, i in enumerate(self.order):
+            slots[i] = k + 1
+        self.slots = bytes(slots)
+        self.columnar = (
+            self.share
+            and self.reads is not None
+            and len(self.order) <= _MAX_SLOTS
+            and not self.counts
+            and (rule.where is None or self.vector_where is not None)
+            and (rule.filter is None or self.vector_filter is not None)
+        )
+
+    def passes(self, columns: dict[int, list[Value]], ios: list[int]) -> list[bool]:
+        """Whether each of ``len(ios)`` rows passes WHERE and FILTER (io types ``ios``)."""
+        n = len(ios)
+        ok = [True] * n
+        if self.vector_where is not None:
+            ok = [v is True or (v is not False and truth(v) is True)
+                  for v in self.vector_where(columns, n)]  # fmt: skip
+        f = self.rule.filter
+        if f is not None and self.vector_filter is not None:
+            held = self.vector_filter(columns, n)
+            ok = [
+                good and (not f.applies_to(LOGICAL_OPS.get(io, "")) or truth(v) is True)
+                for good, io, v in zip(ok, ios, held, strict=True)
+            ]
+        return ok
+
+
+#: id of a rule -> (the rule, kept alive so that its id stays its own; its plan)
+_PLANS: dict[int, tuple[RowRule, _Plan]] = {}
+
+
+def _plan(rule: RowRule) -> _Plan:
+    found = _PLANS.get(id(rule))
+    if found is None or found[0] is not rule:
+        if len(_PLANS) > 1024:  # rules come from parameter files: a bound, not a cache
+            _PLANS.clear()
+        found = _PLANS[id(rule)] = (rule, _Plan(rule))
+    return found[1]
+
+
+_MAX_SLOTS: Final = 254
+_UNSET: Any = object()
+Scanned = tuple[list[int], list[list[Any]], list[tuple[Any, ...]]]
+
+
+def scan_rows(
+    rows: list[tuple[Any, ...]], table: str, slots: bytes, nslots: int, keep: bytes | None,
+    missing: object,
+) -> Scanned | None:  # fmt: skip
+    """The row events of ``table`` among a transaction's ``rows`` scanned at once:
+    (positions in ``rows``, the values of each slot's column row after row (``missing``
+    where a row has none), the events without columns and with the ``keep`` entries of
+    their data areas). ``slots`` gives a byte per column index: 0 not read, k slot k - 1;
+    ``keep`` a flag byte per index (None: every entry). None when a row has no parts or a
+    malformed data area. The pure-Python twin of ``rowscan.rows``."""
+    reads = {i: slot - 1 for i, slot in enumerate(slots) if slot}
+    keep_set = None if keep is None else frozenset(i for i, f in enumerate(keep) if f)
+    positions: list[int] = []
+    columns: list[list[Any]] = [[] for _ in range(nslots)]
+    events: list[tuple[Any, ...]] = []
+    for pos, e in enumerate(rows):
+        if e[9] != table:
+            continue
+        parts = e[17]
+        if not (isinstance(parts, tuple) and len(parts) == 4 and isinstance(parts[1], bytes)):
+            return None
+        try:
+            values, projected = scan_entries(parts[1], frozenset(reads), keep_set)
+        except CorruptRecordError:
+            return None
+        got = [missing] * nslots
+        for i, v in values.items():
+            got[reads[i]] = v
+        for k in range(nslots):
+            columns[k].append(got[k])
+        if projected is not None:
+            parts = (parts[0], projected, parts[2], parts[3])
+        events.append((*e[:11], (), (), *e[13:17], parts))
+        positions.append(pos)
+    return positions, columns, events
+
+
+#: scan_rows in C when built
+_SCAN_ROWS: Final[Callable[..., Scanned | None]] = getattr(_ROWSCAN, "rows", None) or scan_rows
 
 
 def scan_entries(

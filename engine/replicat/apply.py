@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from engine.expr.evaluate import Env, evaluate
+from engine.expr.evaluate import Env
 from engine.expr.values import Status, to_text
 from engine.replicat import ApplyError
 from engine.replicat.mapping import TableMap
@@ -73,17 +73,19 @@ class Applier:
         row = m.row(columns)
         for col, value in m.literals:
             row[col.name] = (col, value)
-        if m.computed:
+        if m.compiled:
             env = self._env
             assert env is not None, "a MAP with COLMAP expressions needs a record env"
-            for col, expr in m.computed:
-                v = to_text(evaluate(expr, env))
-                if v is Status.MISSING:
-                    continue
-                if isinstance(v, Status):
-                    raise ApplyError(
-                        0, f"COLMAP: the value of {m.target.name}.{col.name} is not valid."
-                    )
+            for col, fn in m.compiled:
+                v = fn(env)
+                if v.__class__ is not str and v is not None:
+                    v = to_text(v)
+                    if v is Status.MISSING:
+                        continue
+                    if isinstance(v, Status):
+                        raise ApplyError(
+                            0, f"COLMAP: the value of {m.target.name}.{col.name} is not valid."
+                        )
                 row[col.name] = (col, v)
         return row
 

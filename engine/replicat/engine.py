@@ -41,7 +41,6 @@ from engine.checkpoints import (
     save_checkpoints,
 )
 from engine.events import Severity
-from engine.expr.evaluate import holds
 from engine.expr.rowrule import LOGICAL_OPS, Facts, Process, RowEnv, RowRule
 from engine.groups import GroupDef
 from engine.heartbeat.apply import HeartbeatApplier
@@ -380,11 +379,11 @@ class ReplicatRun:
             return True
         rule = m.rule
         assert rule is not None
-        if rule.where is not None and not holds(rule.where, env):
+        if not rule.where_holds(env):
             self.filtered += 1
             return False
-        f = rule.filter
-        if f is not None and f.applies_to(kind) and not holds(f.condition, env):
+        f = rule.failed_filter(env, kind)
+        if f is not None:
             if f.raise_error is not None:
                 text = f"FILTER RAISEERROR {f.raise_error}: the record fails the filter."
                 self._reperror(txn, record, f.raise_error, text, m.target.name, m.reperrors)

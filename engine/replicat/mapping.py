@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from engine.expr.evaluate import Compiled
 from engine.expr.rowrule import RowRule
 from engine.replicat import MappingError
 from engine.targets.base import ColumnInfo, TableInfo, Target
@@ -183,6 +184,8 @@ class TableMap:
     handle_collisions: bool = False
     reperrors: tuple[RepError, ...] = ()
     ignore_ops: frozenset[str] = frozenset()
+    # ``computed`` compiled for the source table's rows (RowRule.fn): what apply runs
+    compiled: tuple[tuple[ColumnInfo, Compiled], ...] = ()
 
     def row(self, columns: Columns) -> dict[str, tuple[ColumnInfo, str | None]]:
         """Target column name -> (column, trail text) for the columns a record carries."""
@@ -315,4 +318,5 @@ class Mapper:
             rules.handle_collisions,
             rules.reperrors,
             rules.ignore_ops,
+            tuple((c, rule.fn(e)) for c, e in computed) if rule is not None else (),
         )

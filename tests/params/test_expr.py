@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 
 from engine.expr import SimpleEnv, Status, evaluate, holds, to_text
 from engine.expr.evaluate import evaluate_tree
+from engine.expr.rowrule import Facts, Process, RowEnv, RowRule
+from engine.expr.vector import compile_vector
 from params.expr import (
     Binary,
     Call,
@@ -334,3 +336,92 @@ def test_compiled_evaluation_is_the_tree_walk(e: object) -> None:
     assert _outcome(lambda: evaluate(e, ENV)) == want, e  # type: ignore[arg-type]
     # again: the second time runs the cached closure
     assert _outcome(lambda: evaluate(e, ENV)) == want, e  # type: ignore[arg-type]
+
+
+# ---------------------- property: compiled for one table's rows (RowEnv) = the tree walk
+
+_ROW_NAMES = ("A", "B", "N", "D", "S", "K")
+_ROW_RULE = RowRule("HR.T", _ROW_NAMES, (5,), index={n: i for i, n in enumerate(_ROW_NAMES)})
+_bound_leaf = st.one_of(
+    _leaf,
+    st.sampled_from(["K", "A"]).map(Col),
+    st.sampled_from([0, 7, 12, -3, Decimal("2.5"), Decimal("12")]).map(lambda v: Lit(v)),
+)
+_bound_exprs = st.recursive(_bound_leaf, _node, max_leaves=10)
+_row_values = st.sampled_from(["10", "0012", "12", "\u00b23", "-4", "", " 7", "x", None])
+
+
+def _row_env(k: str | None, a: str | None, io_type: int) -> RowEnv:
+    after = {0: a, 1: "x y", 2: None, 3: "2024-01-02 03:04:05", 4: "  pad  ", 5: k}
+    facts = Facts("HR.T", io_type, 1_700_000_000_000_000, "12345", "1.2.3", "AAAA", 3, 77)
+    return _ROW_RULE.env(
+        tuple(after.items()), ((0, "7"),), facts, Process("EXT1"), {("", "INSERT"): 3},
+        datetime(2026, 11, 24, 17, 30, 0), {"TKN-HOST": "syshq"},
+    )  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(_bound_exprs, _row_values, _row_values, st.sampled_from([5, 15, 3]))
+def test_bound_compiled_evaluation_is_the_tree_walk(
+    e: object, k: str | None, a: str | None, io_type: int
+) -> None:
+    """Compiled for a table's rows (columns by index, @GETENV by its getter, numbers
+    compared at once): the value (and type) the tree walk gives through RowEnv.column and
+    RowEnv.getenv."""
+    env = _row_env(k, a, io_type)
+    want = _outcome(lambda: evaluate_tree(e, env))  # type: ignore[arg-type]
+    fn = _ROW_RULE.fn(e)  # type: ignore[arg-type]
+    assert _outcome(lambda: fn(env)) == want, e
+
+
+def test_bound_compare_with_a_number_literal_can_fail() -> None:
+    """The digit fast path is used and gives the numeric comparison ('0012' > 7 as 12 > 7,
+    not as text), and text that is not digits still compares through compare()."""
+    gt = Binary(">", Col("K"), Lit(7))
+    assert _ROW_RULE.fn(gt)(_row_env("0012", "1", 5)) is True
+    assert _ROW_RULE.fn(Binary("<", Lit(7), Col("K")))(_row_env("0012", "1", 5)) is True
+    assert _ROW_RULE.fn(gt)(_row_env("x", "1", 5)) is True  # text: 'x' > '7'
+    assert _ROW_RULE.fn(gt)(_row_env(None, "1", 5)) is None
+
+
+# ------------------- property: column-wise (engine.expr.vector) = the tree walk per row
+
+_vector_leaf = st.one_of(
+    st.sampled_from(["K", "A", "B", "N", "ZZ"]).map(Col),
+    st.one_of(st.none(), st.sampled_from([0, 7, 12, -3, Decimal("2.5"), "10", "x", "", True])).map(
+        lambda v: Lit(v)
+    ),
+)
+
+
+def _vector_node(children: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
+    return st.one_of(
+        st.builds(Binary, st.sampled_from(_OPS), children, children),
+        st.builds(Unary, st.sampled_from(["-", "NOT"]), children),
+        st.builds(
+            Binary, st.sampled_from(["=", "<>"]), children,
+            st.sampled_from(["PRESENT", "ABSENT", "NULL"]).map(Call),
+        ),
+    )  # fmt: skip
+
+
+_vector_exprs = st.recursive(_vector_leaf, _vector_node, max_leaves=10)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_vector_exprs, st.lists(st.tuples(_row_values, _row_values), min_size=1, max_size=5))
+def test_column_wise_evaluation_is_the_tree_walk_of_each_row(
+    e: object, rows: list[tuple[str | None, str | None]]
+) -> None:
+    """compile_vector's values are the tree walk's for each row (value and type)."""
+    fn = compile_vector(e, _ROW_RULE.index)  # type: ignore[arg-type]
+    assert fn is not None, e
+    envs = [_row_env(k, a, 5) for k, a in rows]
+    cols = {i: [env.after.get(i, Status.MISSING) for env in envs] for i in range(6)}
+    got = [(type(v).__name__, v) for v in fn(cols, len(envs))]
+    assert got == [_outcome(lambda env=env: evaluate_tree(e, env)) for env in envs], e  # type: ignore[misc, arg-type]
+
+
+def test_column_wise_has_no_form_for_what_reads_more_than_columns() -> None:
+    for e in (Col("A", "BEFORE"), Header("GGS_OP_TYPE"), Call("STRUP", (Col("A"),))):
+        assert compile_vector(e, _ROW_RULE.index) is None
