@@ -224,6 +224,7 @@ def _call(s: str, loc: int, t: pp.ParseResults) -> Call:
         raise GrammarError(f"@{name} takes {want} argument(s), not {len(args)}", loc)
     args = _keyword_args(name, args)
     if name == "GETENV":
+        args = _getenv_args(s, args)
         _check_getenv(args, loc)
     if name == "STRSUB" and len(args) % 2 == 0:
         raise GrammarError("@STRSUB takes a string and pairs of (from, to) strings", loc)
@@ -244,6 +245,24 @@ def _keyword_args(name: str, args: tuple[Expr, ...]) -> tuple[Expr, ...]:
         if word is None or word not in words:
             raise GrammarError(f"@{name} expects one of {', '.join(sorted(words))} here", a.pos)
         out[i] = Word(word, a.pos)
+    return tuple(out)
+
+
+#: @GETENV information types GoldenGate also spells so -> the one the engine reads.
+GETENV_ALIASES: dict[str, str] = {"GGHEADER": "GGHEADERINFO"}
+
+
+def _getenv_args(s: str, args: tuple[Expr, ...]) -> tuple[Expr, ...]:
+    """@GETENV's arguments as literals: GoldenGate takes them in single or double quotes
+    (``@GETENV ("GGHEADER", "OPTYPE")``; a double-quoted word elsewhere is a column name);
+    the information type GGHEADER is GGHEADERINFO."""
+    out: list[Expr] = []
+    for i, a in enumerate(args):
+        if isinstance(a, Col) and not a.image and s.startswith('"', a.pos):
+            a = Lit(a.name, a.pos)
+        if i == 0 and isinstance(a, Lit) and str(a.value).upper() in GETENV_ALIASES:
+            a = Lit(GETENV_ALIASES[str(a.value).upper()], a.pos)
+        out.append(a)
     return tuple(out)
 
 

@@ -22,7 +22,7 @@ TABLE_ACTS = frozenset({"COLS", "COLSEXCEPT", "KEYCOLS", "WHERE", "FILTER", "TOK
 def row_options(b: Builder, p: Parsed, spec: m.TableSpec) -> m.TableSpec:
     """WHERE, FILTER and TOKENS of a TABLE or MAP statement, parsed; a mistake is an
     error at its position in the statement."""
-    where, filt, tokens = spec.where, spec.filter, spec.tokens
+    where, filters, tokens = spec.where, spec.filters, spec.tokens
     for o in p.options:
         a = arg_of(o)
         if a is None or o.name not in ("WHERE", "FILTER", "TOKENS"):
@@ -37,10 +37,8 @@ def row_options(b: Builder, p: Parsed, spec: m.TableSpec) -> m.TableSpec:
             f = parse_filter(a.text, a.loc)
             if isinstance(f, ExprIssue):
                 b.error("syntax", f"FILTER: {f.message}", f.pos)
-            elif filt is not None:
-                b.error("duplicate", f"FILTER given twice in one {spec.statement}", o.loc)
-            else:
-                filt = f
+            else:  # several FILTER clauses: each must pass, in order (GoldenGate ANDs them)
+                filters = (*filters, f)
         else:
             t = parse_assignments(a.text, a.loc, upper=False)
             if isinstance(t, ExprIssue):
@@ -50,7 +48,7 @@ def row_options(b: Builder, p: Parsed, spec: m.TableSpec) -> m.TableSpec:
                 if item.expr is None:
                     b.error("syntax", f"TOKENS: {item.name} needs = and a value", item.pos)
             tokens = tokens + tuple(x for x in t if x.expr is not None)
-    return replace(spec, where=where, filter=filt, tokens=tokens)
+    return replace(spec, where=where, filters=filters, tokens=tokens)
 
 
 def table_behaviour(b: Builder, p: Parsed, spec: m.TableSpec) -> m.TableSpec:
@@ -59,6 +57,6 @@ def table_behaviour(b: Builder, p: Parsed, spec: m.TableSpec) -> m.TableSpec:
     for o in p.options:
         if o.name not in TABLE_ACTS:
             b.warn("not-used", f"TABLE option {o.name} is not used by this engine", o.loc)
-        elif o.name == "FILTER" and spec.filter is not None and spec.filter.raise_error:
+        elif o.name == "FILTER" and any(f.raise_error for f in spec.filters):
             b.error("value", "FILTER RAISEERROR applies to a Replicat MAP, not to TABLE", o.loc)
     return spec

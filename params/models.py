@@ -102,10 +102,16 @@ class TableSpec:
     insert_all_records: bool = False
     handle_collisions: bool = False
     reperrors: tuple[RepError, ...] = ()
-    # WHERE, FILTER and TOKENS parsed (params.expr; params.handlers_table.row_options)
+    # WHERE, FILTER and TOKENS parsed (params.expr; params.handlers_table.row_options);
+    # every FILTER clause in order (a record must pass each, as GoldenGate ANDs them)
     where: Expr | None = None
-    filter: Filter | None = None
+    filters: tuple[Filter, ...] = ()
     tokens: tuple[Assignment, ...] = ()
+
+    @property
+    def filter(self) -> Filter | None:
+        """The first FILTER clause (None: none)."""
+        return self.filters[0] if self.filters else None
 
     @property
     def exclude(self) -> bool:

@@ -82,6 +82,8 @@ class Facts(NamedTuple):
     log_seqno: int = 0
     log_rba: int = 0
     trans_ind: int = TransInd.WHOLE
+    file_seqno: int | None = None  # where the record is in the trail it is read from
+    file_rba: int | None = None
 
 
 @dataclass(frozen=True)
@@ -105,18 +107,18 @@ class RowRule:
     key: tuple[int, ...]
     keep: frozenset[int] | None = None  # None: every column
     where: Expr | None = None
-    filter: Filter | None = None
+    filters: tuple[Filter, ...] = ()  # every FILTER clause, in order: each must pass
     tokens: tuple[Assignment, ...] = ()
     index: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def selects(self) -> bool:
-        return self.where is not None or self.filter is not None
+        return self.where is not None or bool(self.filters)
 
     @cached_property
     def exprs(self) -> tuple[Expr, ...]:
         """WHERE, FILTER's condition and the TOKENS expressions there are."""
-        exprs = [self.where, self.filter.condition if self.filter else None]
+        exprs = [self.where, *(f.condition for f in self.filters)]
         exprs += [a.expr for a in self.tokens]
         return tuple(e for e in exprs if e is not None)
 
@@ -184,8 +186,8 @@ class RowRule:
         return None if self.where is None else self.fn(self.where)
 
     @cached_property
-    def _filter_fn(self) -> Compiled | None:
-        return None if self.filter is None else self.fn(self.filter.condition)
+    def _filter_fns(self) -> tuple[tuple[Filter, Compiled], ...]:
+        return tuple((f, self.fn(f.condition)) for f in self.filters)
 
     def token_bytes(self, env: RowEnv, packed: dict[tuple[object, ...], bytes]) -> bytes:
         """The token area bytes of :meth:`user_tokens`, through ``packed`` (the values seen
@@ -232,15 +234,15 @@ class RowRule:
         return where is None or truth(where(env)) is True
 
     def failed_filter(self, env: RowEnv, op: str | None) -> Filter | None:
-        """The FILTER the row fails (None: it passes); ``op`` is its operation as FILTER
-        ON/IGNORE name it (None: from its io type)."""
-        f = self.filter
-        if f is None:
+        """The first FILTER clause the row fails, in order (None: it passes each); ``op``
+        is its operation as FILTER ON/IGNORE name it (None: from its io type)."""
+        if not self.filters:
             return None
         if op is None:
             op = LOGICAL_OPS.get(env.facts.io_type, "")
-        if f.applies_to(op) and truth(self._filter_fn(env)) is not True:  # type: ignore[misc]
-            return f
+        for f, fn in self._filter_fns:
+            if f.applies_to(op) and truth(fn(env)) is not True:
+                return f
         return None
 
     def project(self, columns: Columns) -> Columns:
@@ -262,7 +264,7 @@ class RowRule:
 
 
 #: The per-process closures a RowRule caches (not pickled: made again where it is used).
-_CLOSURES = ("_fns", "_token_fns", "_where_fn", "_filter_fn")
+_CLOSURES = ("_fns", "_token_fns", "_where_fn", "_filter_fns")
 
 
 class RowEnv:
@@ -392,6 +394,11 @@ def _stamp(micros: int) -> Value:
     return format_date(micros_to_datetime(micros), "YYYY-MM-DD HH:MI:SS.FFFFFF")
 
 
+def _known(v: int | None) -> Value:
+    """A position there is (None: the record is not read from a trail: MISSING)."""
+    return Status.MISSING if v is None else v
+
+
 def _when(e: RowEnv) -> Value:
     return _stamp(e.facts.commit_time_us)
 
@@ -426,6 +433,8 @@ _GETENV: dict[tuple[str, str], Callable[[RowEnv], Value]] = {
     ("RECORD", "ROWID"): lambda e: e.facts.rowid,
     ("RECORD", "TIMESTAMP"): _when,
     ("RECORD", "RSN"): lambda e: e.facts.csn,
+    ("RECORD", "FILESEQNO"): lambda e: _known(e.facts.file_seqno),
+    ("RECORD", "FILERBA"): lambda e: _known(e.facts.file_rba),
 }  # fmt: skip
 
 
@@ -479,13 +488,13 @@ def rule_for(
             keep = frozenset(found) | frozenset(key_idx)
         else:
             keep = frozenset(range(len(names))) - (frozenset(found) - frozenset(key_idx))
-    where, filt, tokens = spec.where, spec.filter, spec.tokens
-    exprs = [("WHERE", where), ("FILTER", filt.condition if filt else None)]
+    where, filters, tokens = spec.where, spec.filters, spec.tokens
+    exprs = [("WHERE", where), *(("FILTER", f.condition) for f in filters)]
     exprs += [("TOKENS", a.expr) for a in tokens]
     for option, e in exprs:
         for col in columns_of(e):
             if col.name not in index:
                 return UnknownColumn(table, option, col.name)
-    if keep is None and where is None and filt is None and not tokens:
+    if keep is None and where is None and not filters and not tokens:
         return None
-    return RowRule(table, names, tuple(key_idx), keep, where, filt, tokens, index)
+    return RowRule(table, names, tuple(key_idx), keep, where, filters, tokens, index)

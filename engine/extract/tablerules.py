@@ -30,12 +30,13 @@ from engine.expr.rowrule import (
 )
 from engine.expr.rowrule import rule_for as _rule_for
 from engine.expr.values import Status, Value, truth
-from engine.expr.vector import compile_vector
+from engine.expr.vector import Vector, compile_vector
 from engine.extract.lcr import Lcr
 from engine.trail.codec import decode_column_entries, encode_columns
 from engine.trail.errors import CorruptRecordError
 from engine.trail.layout import COLUMN, COLUMN_SIZE, NULL_ABSENT, NULL_PRESENT, TransInd
 from engine.trail.model import Columns
+from params.expr import Filter
 from params.models import ParamFile
 
 Clock = Callable[[], datetime]
@@ -314,7 +315,7 @@ class _Plan:
     """What :func:`rows_in_task` reads of one table's rule, row after row."""
 
     __slots__ = ("columnar", "counts", "filter", "keep_mask", "order", "read_mask",
-                 "reads", "rule", "share", "slots", "tokens", "vector_filter",
+                 "reads", "rule", "share", "slots", "tokens", "vector_filters",
                  "vector_where", "where")  # fmt: skip
 
     def __init__(self, rule: RowRule) -> None:
@@ -325,16 +326,18 @@ class _Plan:
         # row's own facts and no token needs the row's env kept for later
         self.share = rule.facts_shared and rule.op_tokens
         self.where = rule.fn(rule.where) if rule.where is not None else None
-        self.filter = rule.filter is not None
+        self.filter = bool(rule.filters)
         self.counts = rule.counts
         self.tokens = bool(rule.tokens)
         # column-wise: the table's rows of a transaction scanned at once (rowscan.rows)
         # and WHERE / FILTER evaluated over their columns (engine.expr.vector)
-        self.vector_where = self.vector_filter = None
+        self.vector_where: Vector | None = None
+        self.vector_filters: tuple[tuple[Filter, Vector], ...] | None = None
         if rule.where is not None:
             self.vector_where = compile_vector(rule.where, rule.index)
-        if rule.filter is not None:
-            self.vector_filter = compile_vector(rule.filter.condition, rule.index)
+        vectors = [(f, compile_vector(f.condition, rule.index)) for f in rule.filters]
+        if all(v is not None for _, v in vectors):
+            self.vector_filters = tuple((f, v) for f, v in vectors if v is not None)
         self.order = tuple(sorted(self.reads or ()))
         slots = bytearray(max(self.order) + 1 if self.order else 0)
         for k, i in enumerate(self.order):
@@ -346,7 +349,7 @@ class _Plan:
             and len(self.order) <= _MAX_SLOTS
             and not self.counts
             and (rule.where is None or self.vector_where is not None)
-            and (rule.filter is None or self.vector_filter is not None)
+            and (not rule.filters or self.vector_filters is not None)
         )
 
     def passes(self, columns: dict[int, list[Value]], ios: list[int]) -> list[bool]:
@@ -356,12 +359,12 @@ class _Plan:
         if self.vector_where is not None:
             ok = [v is True or (v is not False and truth(v) is True)
                   for v in self.vector_where(columns, n)]  # fmt: skip
-        f = self.rule.filter
-        if f is not None and self.vector_filter is not None:
-            held = self.vector_filter(columns, n)
+        ops = [LOGICAL_OPS.get(io, "") for io in ios] if self.vector_filters else []
+        for f, vector in self.vector_filters or ():  # each FILTER must pass
+            held = vector(columns, n)
             ok = [
-                good and (not f.applies_to(LOGICAL_OPS.get(io, "")) or truth(v) is True)
-                for good, io, v in zip(ok, ios, held, strict=True)
+                good and (not f.applies_to(op) or truth(v) is True)
+                for good, op, v in zip(ok, ops, held, strict=True)
             ]
         return ok
 

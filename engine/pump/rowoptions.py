@@ -71,13 +71,16 @@ class PumpRowOptions:
             return records
         now = self.clock()
         kept: list[tuple[TrailRecord, RowRule | None, RowEnv | None]] = []
+        where = {id(r): p for r, p in zip(txn.records, txn.positions, strict=False)}
         for r in records:
             rule = self._rule(r.table, tables.get(r.table))
             if rule is None:
                 kept.append((r, None, None))
                 continue
+            at = where.get(id(r))  # (None: a record the hook made)
             facts = Facts(r.table, r.io_type, r.io_time_us, txn.logcsn or "", txn.tranid or "",
-                          r.rowid, r.audit_rba, r.audit_pos)  # fmt: skip
+                          r.rowid, r.audit_rba, r.audit_pos, r.trans_ind,
+                          at.seqno if at else None, at.rba if at else None)  # fmt: skip
             incoming = dict(user_tokens(r))
             env = rule.env(r.columns, r.before_columns, facts, self.process, self.stats, now,
                            incoming)  # fmt: skip

@@ -37,12 +37,14 @@ class Transaction:
     """The records of one source transaction, with where it is in the trail.
 
     ``logcsn`` and ``tranid`` come from its first record (Extract puts the LOGCSN and TRANID
-    tokens there); ``end`` is the position just after its last record.
+    tokens there); ``end`` is the position just after its last record; ``positions`` that
+    of each record (@GETENV ('RECORD', 'FILESEQNO' / 'FILERBA')).
     """
 
     records: tuple[TrailRecord, ...]
     start: TrailPosition
     end: TrailPosition
+    positions: tuple[TrailPosition, ...] = ()
 
     @property
     def logcsn(self) -> str | None:
@@ -88,6 +90,7 @@ class TransactionReader:
         transaction handed out.
         """
         open_records: list[TrailRecord] = []
+        open_positions: list[TrailPosition] = []
         start = self.position
         handed = 0
         try:
@@ -97,16 +100,17 @@ class TransactionReader:
                     continue
                 self.records_read += 1
                 if record.io_type == IOType.RESTART_ABEND:
-                    open_records = []
+                    open_records, open_positions = [], []
                     continue
                 if record.begins_transaction:
                     if open_records:
                         raise unended_transaction(start, entry.position)
                     start = entry.position
                 open_records.append(record)
+                open_positions.append(entry.position)
                 if record.ends_transaction:
-                    txn = Transaction(tuple(open_records), start, entry.end)
-                    open_records = []
+                    txn = Transaction(tuple(open_records), start, entry.end, tuple(open_positions))
+                    open_records, open_positions = [], []
                     self.position = entry.end
                     handed += 1
                     yield txn

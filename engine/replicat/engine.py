@@ -250,8 +250,9 @@ class ReplicatRun:
                     skipped += 1
                     progress = replace(progress, position=txn.end)
                     continue
-                for record in txn.records:
-                    self._apply_record(txn, record, savepoints)
+                for i, record in enumerate(txn.records):
+                    at = txn.positions[i] if txn.positions else txn.start
+                    self._apply_record(txn, record, savepoints, at)
                 applied += 1
                 progress = _after(progress, txn)
             if self.cptable is not None:
@@ -296,7 +297,9 @@ class ReplicatRun:
         self.progress = progress
         self.last_io_us = txn.io_time_us or self.last_io_us
 
-    def _apply_record(self, txn: Transaction, record: TrailRecord, savepoints: bool) -> None:
+    def _apply_record(
+        self, txn: Transaction, record: TrailRecord, savepoints: bool, at: TrailPosition
+    ) -> None:
         definition = self.reader.tables.get(record.table)
         if self.heartbeat.owns(record.table):  # seed 001: not MAP but the automatic mapping
             self.heartbeat.apply(
@@ -308,16 +311,21 @@ class ReplicatRun:
             )
             return
         for m in self.mapper.maps_for(record.table, definition):
-            self._apply_mapped(txn, record, m, savepoints)
+            self._apply_mapped(txn, record, m, savepoints, at)
 
     def _apply_mapped(
-        self, txn: Transaction, record: TrailRecord, m: TableMap, savepoints: bool
+        self,
+        txn: Transaction,
+        record: TrailRecord,
+        m: TableMap,
+        savepoints: bool,
+        at: TrailPosition,
     ) -> None:
         kind = LOGICAL_OPS.get(record.io_type)
         if kind in m.ignore_ops:
             self.filtered += 1
             return
-        env = self._env(txn, record, m.rule) if m.rule is not None else None
+        env = self._env(txn, record, m.rule, at) if m.rule is not None else None
         if env is not None and not self._selected(txn, record, m, env, kind):
             return
         attempt = 0
@@ -353,23 +361,18 @@ class ReplicatRun:
             self._reperror(txn, record, failure[0], failure[1], m.target.name, m.reperrors)
             return
 
-    def _env(self, txn: Transaction, record: TrailRecord, rule: RowRule) -> RowEnv:
-        """What COLMAP expressions, WHERE and FILTER may ask about ``record``; the trail
-        position (@GETENV ('RECORD', 'FILESEQNO' / 'FILERBA')) is its transaction's start."""
-        facts = Facts(
-            record.table,
-            record.io_type,
-            record.io_time_us,
-            txn.logcsn or "",
-            txn.tranid or "",
-            record.rowid,
-            txn.start.seqno,
-            txn.start.rba,
-            record.trans_ind,
-        )
-        return rule.env(
-            record.columns, record.before_columns, facts, self.process, self._stats, self.clock()
-        )
+    def _env(
+        self, txn: Transaction, record: TrailRecord, rule: RowRule, at: TrailPosition
+    ) -> RowEnv:
+        """What COLMAP expressions, WHERE and FILTER may ask about ``record``, at ``at`` in
+        the trail (@GETENV ('RECORD', 'FILESEQNO' / 'FILERBA')); the log position
+        (GGHEADERINFO LOGRBA / LOGPOSITION) is the one its header carries."""
+        facts = Facts(record.table, record.io_type, record.io_time_us, txn.logcsn or "",
+                      txn.tranid or "", record.rowid, record.audit_rba, record.audit_pos,
+                      record.trans_ind, at.seqno, at.rba)  # fmt: skip
+        before = record.before_columns
+        return RowEnv(rule, dict(record.columns), dict(before) if before else {}, facts,
+                      self.process, self._stats, self.clock())  # fmt: skip
 
     def _selected(
         self, txn: Transaction, record: TrailRecord, m: TableMap, env: RowEnv, kind: str | None

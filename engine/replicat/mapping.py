@@ -98,7 +98,7 @@ class MapRules:
     colmap: ColMap = field(default_factory=lambda: ColMap(True))
     keycols: tuple[str, ...] | None = None
     where: Expr | None = None
-    filter: Filter | None = None
+    filters: tuple[Filter, ...] = ()
     insert_all: bool = False
     handle_collisions: bool = False
     reperrors: tuple[RepError, ...] = ()
@@ -128,7 +128,7 @@ def _read_where(spec: TableSpec, r: MapRules) -> None:
 
 
 def _read_filter(spec: TableSpec, r: MapRules) -> None:
-    r.filter = spec.filter
+    r.filters = spec.filters
 
 
 def _read_insert_all(spec: TableSpec, r: MapRules) -> None:
@@ -279,8 +279,7 @@ class Mapper:
         }
         literals = tuple((self._column(info, t), v) for t, v in colmap.literals)
         computed = tuple((self._column(info, t), e) for t, e in colmap.computed)
-        condition = rules.filter.condition if rules.filter else None
-        exprs = [("WHERE", rules.where), ("FILTER", condition)]
+        exprs = [("WHERE", rules.where), *(("FILTER", f.condition) for f in rules.filters)]
         exprs += [("COLMAP", e) for _, e in colmap.computed]
         for option, e in exprs:
             for c in columns_of(e):
@@ -289,13 +288,13 @@ class Mapper:
                         "OGG-00919", f"Error in {option} clause: {table} has no column {c.name}."
                     )
         rule = None
-        if colmap.computed or rules.where is not None or rules.filter is not None:
+        if colmap.computed or rules.where is not None or rules.filters:
             index: dict[str, int] = {}
             for i, n in enumerate(definition.column_names):
                 index.setdefault(n, i)
                 index.setdefault(n.upper(), i)
             rule = RowRule(table, tuple(definition.column_names), (), None, rules.where,
-                           rules.filter, (), index)  # fmt: skip
+                           rules.filters, (), index)  # fmt: skip
         key_names = rules.keycols or info.key or tuple(c.name for c in info.columns)
         key = []
         for k in key_names:

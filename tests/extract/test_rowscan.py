@@ -142,11 +142,15 @@ _TOKENS = (Assignment("OP", Header("GGS_OP_TYPE")), Assignment("C", Lit("k")))
 
 
 def _rules(cond: int, filt: int, tokens: bool, keep: bool) -> dict[str, RowRule]:
-    f = None
-    if filt:
-        f = Filter(_CONDITIONS[(cond + 1) % len(_CONDITIONS)], on=("INSERT",) if filt == 2 else ())
+    other = _CONDITIONS[(cond + 1) % len(_CONDITIONS)]
+    filters = {
+        0: (),
+        1: (Filter(other),),
+        2: (Filter(other, on=("INSERT",)),),
+        3: (Filter(other, on=("INSERT",)), Filter(_CONDITIONS[cond - 1], ignore=("DELETE",))),
+    }[filt]  # several FILTER clauses: each must pass
     rule = RowRule("HR.A", _NAMES, (0,), frozenset({0, 2}) if keep else None,
-                   _CONDITIONS[cond], f, _TOKENS if tokens else (), _INDEX)  # fmt: skip
+                   _CONDITIONS[cond], filters, _TOKENS if tokens else (), _INDEX)  # fmt: skip
     return {"HR.A": rule}
 
 
@@ -160,7 +164,7 @@ _trows = st.lists(
 
 
 @settings(max_examples=200, deadline=None)
-@given(_trows, st.integers(0, len(_CONDITIONS) - 1), st.integers(0, 2), st.booleans(),
+@given(_trows, st.integers(0, len(_CONDITIONS) - 1), st.integers(0, 3), st.booleans(),
        st.booleans())  # fmt: skip
 def test_rows_in_task_column_wise_is_row_by_row(
     rows: list[tuple[str, int, tuple[tuple[int, str | None], ...]]],
@@ -190,3 +194,20 @@ def test_rows_in_task_column_wise_is_row_by_row(
             pytest.raises(ZeroDivisionError),
         ):
             run()
+
+
+def test_several_filters_each_must_pass_in_the_task() -> None:
+    """Rows of an Extract TABLE with two FILTER clauses: kept only when each passes (for
+    the operations it applies to), on both paths."""
+    filters = (Filter(Binary(">", Col("ID"), Lit(2))),
+               Filter(Binary("<", Col("SAL"), Lit(10)), on=("INSERT",)))  # fmt: skip
+    rules = {"HR.A": RowRule("HR.A", _NAMES, (0,), None, None, filters, (), _INDEX)}
+    rows = [((0, "1"), (3, "1")), ((0, "5"), (3, "50")), ((0, "5"), (3, "5")), ((0, "9"),)]
+    events = [_event("HR.A", io, i, encode_columns(c))
+              for i, (io, c) in enumerate(zip((5, 5, 5, 15), rows, strict=True))]  # fmt: skip
+    process = Process("EXT", host="h", user="u", pid=1)
+    for columnar in (True, False):
+        with patch.object(tablerules, "_columnar", tablerules._columnar if columnar else
+                          (lambda *a: None)):  # fmt: skip
+            kept = rows_in_task(events, rules, process, "1.2.3", 99, 1, 4)
+        assert [e[3] for e, _ in kept] == [2, 3]  # id 1 fails the first, sal 50 the second

@@ -52,7 +52,7 @@ def test_a_malformed_area_raises_as_the_decode_does() -> None:
 def _rule(*tokens: Assignment, where: object = None) -> RowRule:
     names = ("ID", "NAME", "CITY")
     index = {n: i for i, n in enumerate(names)}
-    return RowRule("HR.T", names, (0,), None, where, None, tokens, index)  # type: ignore[arg-type]
+    return RowRule("HR.T", names, (0,), None, where, (), tokens, index)  # type: ignore[arg-type]
 
 
 def test_reads_names_the_columns_expressions_read() -> None:

@@ -60,5 +60,33 @@ def test_params_show_json_holds_the_parsed_expressions(tmp_path: Path) -> None:
     res = CliRunner().invoke(build_app(), ["params", "show", "--json", str(f)])
     assert res.exit_code == 0, res.output
     [table] = json.loads(res.output)["tables"]
-    assert table["filter"]["on"] == ["INSERT"]
+    assert table["filters"][0]["on"] == ["INSERT"]
     assert table["tokens"][0]["name"] == "TKN-A"
+
+
+def test_several_filter_clauses_are_kept_in_order() -> None:
+    """GoldenGate ANDs the FILTER clauses of one TABLE / MAP: each is kept, in order."""
+    result = check_text(
+        HEAD + "TABLE hr.t, FILTER (ON INSERT, v > 5), FILTER (IGNORE DELETE, w < 2);\n"
+    )
+    assert not result.diagnostics
+    [spec] = result.model.tables
+    assert [f.on for f in spec.filters] == [("INSERT",), ()]
+    assert [f.ignore for f in spec.filters] == [(), ("DELETE",)]
+    assert spec.filter == spec.filters[0]
+
+
+def test_getenv_takes_double_quoted_strings_and_gg_header() -> None:
+    """@GETENV ("GGHEADER", "OPTYPE") as GoldenGate's reference writes it; a double-quoted
+    word outside @GETENV stays a column name."""
+    from params.expr import Call, parse_expression
+
+    for text in ('@GETENV ("GGHEADER", "OPTYPE")', "@GETENV ('GGHEADER', 'OPTYPE')",
+                 "@GETENV ('GGHEADERINFO', \"OPTYPE\")"):  # fmt: skip
+        e = parse_expression(text)
+        assert isinstance(e, Call), (text, e)
+        assert [a.value for a in e.args] == ["GGHEADERINFO", "OPTYPE"]  # type: ignore[union-attr]
+    assert parse_expression('@STRUP ("name")') == Call("STRUP", (Col("name", "", 8),), 0)
+    assert not diags('TABLE hr.t, TOKENS (TKN-OP = @GETENV ("GGHEADER", "OPTYPE"));\n')
+    got = diags('TABLE hr.t, TOKENS (TKN-OP = @GETENV ("GGHEADER", "OPTYPEX"));\n')
+    assert got and "unknown @GETENV ('GGHEADERINFO') key 'OPTYPEX'" in got[0][3]

@@ -353,3 +353,40 @@ def test_retryop_succeeds_when_the_row_appears(db: Db) -> None:
     r.sleep = appear
     drain(r)
     assert db.rows() == [(5, "x", 2)] and len(calls) == 2
+
+
+def test_several_filters_must_each_pass_and_the_first_failed_raises(db: Db) -> None:
+    """GoldenGate ANDs the FILTER clauses of a MAP, in order: a record applied passes each
+    (for its operation); the first it fails decides (here its RAISEERROR)."""
+    r = apply(
+        db,
+        "MAP hr.emp, TARGET hr.emp, FILTER (ON INSERT, sal > 2), "
+        "FILTER (RAISEERROR 9999, sal < 100), REPERROR (9999, DISCARD);\n",
+        [ins(1, sal=1), ins(2, sal=5), ins(3, sal=500)],
+        [upd(2, 1)],  # the first FILTER is ON INSERT: the update passes it, and the second
+    )
+    assert db.rows() == [(2, "n2", 1)]
+    assert r.filtered == 1 and r.discard.discarded == 1  # sal 1: filtered; sal 500: raised
+
+
+def test_record_fileseqno_and_filerba_are_each_records_own_position(db: Db) -> None:
+    """@GETENV ('RECORD', 'FILESEQNO' / 'FILERBA') (double quotes as GoldenGate takes
+    them): where each record is in the trail, not its transaction's start."""
+    from engine.pump.txreader import TransactionReader
+
+    cols = ('COLMAP (USEDEFAULTS, csn = @GETENV ("RECORD", "FILERBA"), '
+            "grp = @GETENV ('RECORD', 'FILESEQNO'), op = @GETENV (\"GGHEADER\", \"OPTYPE\"))")  # fmt: skip
+    apply(db, f"INSERTALLRECORDS\nMAP hr.emp, TARGET hr.hist, {cols};\n",
+          [ins(1), ins(2), ins(3)], [upd(1, 5)])  # fmt: skip
+    reader = TransactionReader(db.home.root / "dirrmt" / "bb")
+    want = [(str(p.rba), str(p.seqno)) for t in reader.poll() for p in t.positions]
+    reader.close()
+    hist = db.rows("hist", "csn")
+    assert len(set(want)) == 4 and len(want) == 4
+    assert sorted((h[5], h[6]) for h in hist) == sorted(want)
+    assert [h[3] for h in db.rows("hist", "id, op")] == [
+        "INSERT",
+        "SQL COMPUPDATE",
+        "INSERT",
+        "INSERT",
+    ]
