@@ -182,21 +182,40 @@ def _unary(e: Unary, b: Binding | None) -> Compiled:
 def _strings(fn: Callable[..., Value], args: tuple[Compiled, ...]) -> Compiled:
     if len(args) == 1:
         return _string1(fn, args[0])
+    if fn is STRING_FUNCTIONS["STRCAT"]:
+        return _strcat(args)
+
+    def run(env: Env) -> Value:
+        return _apply_text(fn, [a(env) for a in args])
+
+    return run
+
+
+def _apply_text(fn: Callable[..., Value], values: list[Value]) -> Value:
+    null = False
+    for v in values:  # functions._blocked inline: the first Status, else NULL
+        if v is None:
+            null = True
+        elif v.__class__ is Status:
+            return v
+    if null:
+        return None
+    try:
+        return fn(*[v if v.__class__ is str else text(v) for v in values])
+    except (ValueError, ArithmeticError, IndexError):
+        return Status.INVALID
+
+
+def _strcat(args: tuple[Compiled, ...]) -> Compiled:
+    """@STRCAT: text arguments joined at once; the others as any text function."""
+    join = STRING_FUNCTIONS["STRCAT"]
 
     def run(env: Env) -> Value:
         values = [a(env) for a in args]
-        null = False
-        for v in values:  # functions._blocked inline: the first Status, else NULL
-            if v is None:
-                null = True
-            elif v.__class__ is Status:
-                return v
-        if null:
-            return None
-        try:
-            return fn(*[v if v.__class__ is str else text(v) for v in values])
-        except (ValueError, ArithmeticError, IndexError):
-            return Status.INVALID
+        for v in values:
+            if v.__class__ is not str:
+                return _apply_text(join, values)
+        return "".join(values)  # type: ignore[arg-type]
 
     return run
 

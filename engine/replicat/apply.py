@@ -115,7 +115,8 @@ class Applier:
         return sql
 
     def _params(self, row: Row, cols: tuple[str, ...]) -> list[Any]:
-        return [self.target.bind(row[c][0], row[c][1]) for c in cols]
+        bind = self.target.bind
+        return [bind(*row[c]) for c in cols]
 
     def _key(self, m: TableMap, row: Row, record: TrailRecord) -> tuple[str, ...]:
         missing = [k.name for k in m.key if k.name not in row]

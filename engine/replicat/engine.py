@@ -41,7 +41,7 @@ from engine.checkpoints import (
     save_checkpoints,
 )
 from engine.events import Severity
-from engine.expr.rowrule import LOGICAL_OPS, Facts, Process, RowEnv, RowRule
+from engine.expr.rowrule import LOGICAL_OPS, Process, RowEnv, RowRule
 from engine.groups import GroupDef
 from engine.heartbeat.apply import HeartbeatApplier
 from engine.heartbeat.names import for_capture
@@ -52,7 +52,7 @@ from engine.pump.txreader import Transaction, TransactionReader
 from engine.replicat import ApplyError, ReplicatError
 from engine.replicat.apply import Applier
 from engine.replicat.discard import DiscardFile
-from engine.replicat.mapping import Mapper, TableMap
+from engine.replicat.mapping import Mapper, RecordEnv, TableMap
 from engine.replicat.progress import CheckpointTable, Progress, group_key
 from engine.stats import StatsBook, op_of
 from engine.targets import TargetError
@@ -367,12 +367,7 @@ class ReplicatRun:
         """What COLMAP expressions, WHERE and FILTER may ask about ``record``, at ``at`` in
         the trail (@GETENV ('RECORD', 'FILESEQNO' / 'FILERBA')); the log position
         (GGHEADERINFO LOGRBA / LOGPOSITION) is the one its header carries."""
-        facts = Facts(record.table, record.io_type, record.io_time_us, txn.logcsn or "",
-                      txn.tranid or "", record.rowid, record.audit_rba, record.audit_pos,
-                      record.trans_ind, at.seqno, at.rba)  # fmt: skip
-        before = record.before_columns
-        return RowEnv(rule, dict(record.columns), dict(before) if before else {}, facts,
-                      self.process, self._stats, self.clock())  # fmt: skip
+        return RecordEnv(rule, record, txn, at, self.process, self._stats, self.clock)
 
     def _selected(
         self, txn: Transaction, record: TrailRecord, m: TableMap, env: RowEnv, kind: str | None

@@ -27,14 +27,16 @@ the checker warns "not used" for every other MAP option.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
 
 from engine.expr.evaluate import Compiled
-from engine.expr.rowrule import RowRule
+from engine.expr.rowrule import Facts, Process, RowEnv, RowRule
 from engine.replicat import MappingError
 from engine.targets.base import ColumnInfo, TableInfo, Target
-from engine.trail.model import Columns, TableDef
+from engine.trail.model import Columns, TableDef, TrailPosition, TrailRecord
 from params.expr import Col, Expr, ExprIssue, Filter, Lit, columns_of, parse_assignments
 from params.models import ParamFile, RepError, TableSpec
 
@@ -195,6 +197,47 @@ class TableMap:
             if col is not None:
                 out[col.name] = (col, value)
         return out
+
+
+class RecordEnv(RowEnv):
+    """The :class:`RowEnv` of one trail record in the Replicat, made lazily: its after
+    image at once (expressions read columns), its facts, before image, clock time and
+    transaction indicator only when an expression asks for them."""
+
+    __slots__ = ("_at", "_clock", "_record", "_txn")
+
+    def __init__(
+        self,
+        rule: RowRule,
+        record: TrailRecord,
+        txn: Any,  # engine.pump.txreader.Transaction (logcsn, tranid)
+        at: TrailPosition,
+        process: Process,
+        stats: Mapping[tuple[str, str], int],
+        clock: Callable[[], datetime],
+    ) -> None:
+        self.rule, self.process, self.stats, self.tokens = rule, process, stats, None
+        self.after = dict(record.columns)
+        self._record, self._txn, self._at, self._clock = record, txn, at, clock
+
+    def __getattr__(self, name: str) -> Any:  # (called for a slot not set yet)
+        r = self._record
+        value: Any
+        if name == "facts":
+            txn, at = self._txn, self._at
+            csn, xid = txn.logcsn or "", txn.tranid or ""
+            value = Facts(r.table, r.io_type, r.io_time_us, csn, xid, r.rowid, r.audit_rba,
+                          r.audit_pos, r.trans_ind, at.seqno, at.rba)  # fmt: skip
+        elif name == "before":
+            value = dict(r.before_columns) if r.before_columns else {}
+        elif name == "when":
+            value = self._clock()
+        elif name == "ind":
+            value = int(r.trans_ind)
+        else:
+            raise AttributeError(name)
+        setattr(self, name, value)
+        return value
 
 
 def _target_part(pattern: str, source: str) -> str:
