@@ -326,7 +326,7 @@ class ReplicatRun:
             self.filtered += 1
             return
         env = self._env(txn, record, m.rule, at) if m.rule is not None else None
-        if env is not None and not self._selected(txn, record, m, env, kind):
+        if env is not None and env.rule.selects and not self._selected(txn, record, m, env, kind):
             return
         attempt = 0
         while True:
