@@ -12,8 +12,11 @@ one Spark session (local[*]), each time into a new trail:
 Prints ``name=value`` lines; ``extract_ratio`` is the options run's throughput over the
 plain run's (the same redo, so the ratio of their catch-up times, plain / options; goal
 >= 0.7). The order is plain, options, plain again: ``plain_s`` is the better of the two.
+``--cpu`` also mines the same redo without Spark, in this process, plain / options /
+plain, and prints ``extract_ratio_cpu`` from the process's CPU time (steadier than the
+elapsed time on a loaded machine; the miner's work is the same).
 
-    python benchmarks/mapping.py [--transactions N] [--backlog DIR]
+    python benchmarks/mapping.py [--transactions N] [--backlog DIR] [--cpu]
 """
 
 from __future__ import annotations
@@ -46,16 +49,20 @@ OPTIONS = (
 )
 
 
-def _run(home: Home, spark: object, db: str, trail: str, table: str) -> tuple[float, int]:
-    """One catch-up from the start of the redo, as group ``B<trail>`` (its own checkpoint)."""
+def _run(
+    home: Home, spark: object, db: str, trail: str, table: str, cpu: bool = False
+) -> tuple[float, int]:
+    """One catch-up from the start of the redo, as group ``B<trail>`` (its own checkpoint):
+    its elapsed time, or with ``cpu`` the process's CPU time."""
     prm = f"EXTRACT b{trail}\nSOURCEDB {db}\nEXTTRAIL ./dirdat/{trail}\n{table}\n"
     result = check_text(prm)
     assert not [d for d in result.diagnostics if d.is_error], result.diagnostics
     run = ExtractRun(home, result.model, None, lambda *_: None, spark=spark, durable=True)  # type: ignore[arg-type]
     run.capture.split_bytes = 16 << 20
-    t = time.perf_counter()
+    clock = time.process_time if cpu else time.perf_counter
+    t = clock()
     run.run(threading.Event(), stop_at_eof=True)
-    elapsed = time.perf_counter() - t
+    elapsed = clock() - t
     run.close()
     return elapsed, run.capture.stats.trail_records
 
@@ -64,6 +71,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--transactions", type=int, default=1000)
     ap.add_argument("--backlog", type=Path, help="keep (and reuse) the source database here")
+    ap.add_argument("--cpu", action="store_true", help="also the CPU ratio mined in process")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         home = Home(Path(tmp))
@@ -80,6 +88,11 @@ def main() -> None:
         options, n_opts = _run(home, spark, root.name, "o1", OPTIONS)
         plain2, _ = _run(home, spark, root.name, "p2", "TABLE US03.*;")
         plain = min(plain1, plain2)
+        if args.cpu:  # the same redo mined here, without Spark: CPU time
+            runs = (("c1", "TABLE US03.*;"), ("c2", OPTIONS), ("c3", "TABLE US03.*;"))
+            cpu = [_run(home, None, root.name, t, s, cpu=True)[0] for t, s in runs]
+            print(f"plain_cpu_s={min(cpu[0], cpu[2]):.2f} options_cpu_s={cpu[1]:.2f}")
+            print(f"extract_ratio_cpu={min(cpu[0], cpu[2]) / cpu[1]:.2f}")
         print("workload=8-column STUDENT, 100 row changes/txn, 50/30/20% ins/upd/del txns")
         print(f"options={OPTIONS}")
         print(f"load={os.getloadavg()[0]:.2f}")

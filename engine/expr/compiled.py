@@ -132,14 +132,15 @@ def _binary(e: Binary, b: Binding | None) -> Compiled:
 
 
 def _against(op: str, side: Compiled, lit: int | Decimal) -> Compiled:
-    """``side op lit`` with a number literal: text of ASCII digits (what a NUMBER column
-    usually holds) compares as its int at once, as :func:`compare` would; the rest goes
+    """``side op lit`` with a number literal: text of decimal digits (what a NUMBER column
+    usually holds; ``isdecimal`` is the ``\\d`` of :func:`as_number`'s pattern, and what
+    ``int`` reads) compares as its int at once, as :func:`compare` would; the rest goes
     through :func:`compare`."""
     order = _ORDER[op]
 
     def run(env: Env) -> Value:
         v = side(env)
-        if v.__class__ is str and v.isdigit() and v.isascii():
+        if v.__class__ is str and v.isdecimal():
             return order(int(v), lit)
         return compare(op, v, lit)
 

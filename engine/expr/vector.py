@@ -108,8 +108,6 @@ def _binary(e: Binary, index: Mapping[str, int]) -> Vector:
 def _against(op: str, side: Vector, lit: object) -> Vector:
     order = _ORDER[op]
     return lambda cols, n: [
-        order(int(v), lit)
-        if v.__class__ is str and v.isdigit() and v.isascii()
-        else compare(op, v, lit)  # type: ignore[arg-type]
+        order(int(v), lit) if v.__class__ is str and v.isdecimal() else compare(op, v, lit)  # type: ignore[arg-type]
         for v in side(cols, n)
     ]

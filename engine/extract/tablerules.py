@@ -189,19 +189,13 @@ def rows_in_task(
         return found[1][0]
 
     if len(done) == len(rows):  # every row column-wise (the usual case): no env at all
-        out: list[tuple[tuple[Any, ...], bytes]] = []
         made: dict[tuple[str, int], bytes] = {}
-        for pos, e in enumerate(rows):
-            event = done[pos]
-            if event is not None:
-                key = (e[9], e[8])
-                tokens_of = made.get(key)
-                if tokens_of is None:
-                    plan = plans[e[9]]
-                    assert plan is not None
-                    tokens_of = made[key] = op_tokens(e[9], e[8], plan.rule) if plan.tokens else b""
-                out.append((event, tokens_of))
-        return out
+        for table, plan in plans.items():
+            assert plan is not None
+            for io in {e[8] for e in rows if e[9] == table}:
+                made[(table, io)] = op_tokens(table, io, plan.rule) if plan.tokens else b""
+        events = done.values() if len(plans) == 1 else (done[p] for p in range(len(rows)))
+        return [(ev, made[(ev[9], ev[8])]) for ev in events if ev is not None]
     for pos, e in enumerate(rows):
         table = e[9]
         plan = plans[table]
@@ -303,8 +297,7 @@ def _columnar(
         return
     positions, columns, events = got
     try:
-        ok = plan.passes(dict(zip(plan.order, columns, strict=True)),
-                         [rows[p][8] for p in positions])  # fmt: skip
+        ok = plan.passes(dict(zip(plan.order, columns, strict=True)), rows, positions)
     except Exception:
         return
     for p, event, good in zip(positions, events, ok, strict=True):
@@ -352,14 +345,16 @@ class _Plan:
             and (not rule.filters or self.vector_filters is not None)
         )
 
-    def passes(self, columns: dict[int, list[Value]], ios: list[int]) -> list[bool]:
-        """Whether each of ``len(ios)`` rows passes WHERE and FILTER (io types ``ios``)."""
-        n = len(ios)
+    def passes(
+        self, columns: dict[int, list[Value]], rows: list[tuple[Any, ...]], positions: list[int]
+    ) -> list[bool]:
+        """Whether each of the rows at ``positions`` passes WHERE and FILTER."""
+        n = len(positions)
         ok = [True] * n
         if self.vector_where is not None:
             ok = [v is True or (v is not False and truth(v) is True)
                   for v in self.vector_where(columns, n)]  # fmt: skip
-        ops = [LOGICAL_OPS.get(io, "") for io in ios] if self.vector_filters else []
+        ops = [LOGICAL_OPS.get(rows[p][8], "") for p in positions] if self.vector_filters else []
         for f, vector in self.vector_filters or ():  # each FILTER must pass
             held = vector(columns, n)
             ok = [

@@ -348,7 +348,7 @@ _bound_leaf = st.one_of(
     st.sampled_from([0, 7, 12, -3, Decimal("2.5"), Decimal("12")]).map(lambda v: Lit(v)),
 )
 _bound_exprs = st.recursive(_bound_leaf, _node, max_leaves=10)
-_row_values = st.sampled_from(["10", "0012", "12", "\u00b23", "-4", "", " 7", "x", None])
+_row_values = st.sampled_from(["10", "0012", "12", "\u00b23", "\u0663", "-4", "", " 7", "x", None])
 
 
 def _row_env(k: str | None, a: str | None, io_type: int) -> RowEnv:
