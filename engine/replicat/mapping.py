@@ -199,6 +199,10 @@ class TableMap:
         return out
 
 
+#: Facts made from all its fields at once (the named tuple's own __new__ takes keywords too)
+_new_tuple = tuple.__new__
+
+
 class RecordEnv(RowEnv):
     """The :class:`RowEnv` of one trail record in the Replicat, made lazily: its after
     image at once (expressions read columns), its facts, before image, clock time and
@@ -226,8 +230,9 @@ class RecordEnv(RowEnv):
         if name == "facts":
             txn, at = self._txn, self._at
             csn, xid = txn.logcsn or "", txn.tranid or ""
-            value = Facts(r.table, r.io_type, r.io_time_us, csn, xid, r.rowid, r.audit_rba,
-                          r.audit_pos, r.trans_ind, at.seqno, at.rba)  # fmt: skip
+            fields = (r.table, r.io_type, r.io_time_us, csn, xid, r.rowid, r.audit_rba,
+                      r.audit_pos, r.trans_ind, at.seqno, at.rba)  # fmt: skip
+            value = _new_tuple(Facts, fields)
         elif name == "before":
             value = dict(r.before_columns) if r.before_columns else {}
         elif name == "when":
