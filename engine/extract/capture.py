@@ -59,6 +59,7 @@ from engine.source.catalog import RedoCatalog
 from engine.source.dictionary import Dictionary, load_dictionary
 from engine.trail.model import TableDef as TrailTableDef
 from engine.trail.model import TrailPosition, micros_to_datetime
+from engine.trail.tail import tranids_at
 from engine.trail.writer import TrailWriter
 from params.models import ParamFile
 
@@ -78,6 +79,8 @@ class CaptureState:
     last_time_us: int = 0
     last_scn: int = 0
     ignored: tuple[str, ...] = ()  # skipped or forced transactions: their later redo is ignored
+    # the transactions written that commit at last_commit_scn (several threads, one SCN)
+    last_commit_xids: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -88,6 +91,7 @@ class CaptureState:
             "last_time_us": self.last_time_us,
             "last_scn": self.last_scn,
             "ignored": list(self.ignored),
+            "last_commit_xids": list(self.last_commit_xids),
         }
 
     @classmethod
@@ -105,6 +109,7 @@ class CaptureState:
             int(str(d.get("last_time_us", 0))),
             int(str(d.get("last_scn", 0))),
             tuple(str(x) for x in d.get("ignored", []) or []),  # type: ignore[attr-defined]
+            tuple(str(x) for x in d.get("last_commit_xids", []) or []),  # type: ignore[attr-defined]
         )
 
 
@@ -251,12 +256,20 @@ class Capture:
         trail_scn = (
             int(last.logcsn) if last is not None and last.logcsn and last.logcsn.isdigit() else 0
         )
+        # the transactions the trail holds that commit at its last SCN (tail.py)
+        self.last_commit_xids: set[str] = (
+            tranids_at(writer.trail.file(last.end.seqno), last.end.rba, str(trail_scn))
+            if last is not None and trail_scn
+            else set()
+        )
         if state is not None:
             # Re-read from the recovery position: open transactions are rebuilt from redo.
             self.positions = dict(state.current)
             for t, p in state.recovery.items():
                 self.positions[t] = p
             self.last_commit_scn = max(state.last_commit_scn, trail_scn)
+            if state.last_commit_scn == self.last_commit_scn:
+                self.last_commit_xids.update(state.last_commit_xids)
             self.last_time_us = state.last_time_us
             self.last_scn = state.last_scn
             self.ignored: set[str] = set(state.ignored)
@@ -525,10 +538,10 @@ class Capture:
         if any(self._excludes(user, name) for user, name in c.sessions):
             self.stats.excluded += 1
             return
-        if c.scn <= self.last_commit_scn:
+        if self._written(c.scn, c.xid):
             self.stats.skipped_recovered += 1
             return
-        self.last_commit_scn = c.scn
+        self._committed(c.scn, c.xid)
         self.stats.transactions += 1
         if c.count:
             if out:
@@ -598,6 +611,20 @@ class Capture:
         if self.on_commit is not None:
             self.on_commit(lcr.xid, lcr.scn, total)
 
+    def _written(self, scn: int, xid: str) -> bool:
+        """Whether the trail holds this committed transaction already (a restart reads
+        again from the recovery position): it commits below the last commit written, or
+        at its SCN and was written there (two threads may commit at one SCN)."""
+        last = self.last_commit_scn
+        return scn < last or (scn == last and xid in self.last_commit_xids)
+
+    def _committed(self, scn: int, xid: str) -> None:
+        if scn > self.last_commit_scn:
+            self.last_commit_scn = scn
+            self.last_commit_xids = {xid}
+        else:
+            self.last_commit_xids.add(xid)
+
     def _excludes(self, user: str, txn_name: str) -> bool:
         """TRANLOGOPTIONS EXCLUDEUSER / EXCLUDETRANS."""
         return user.upper() in self.exclude_users or bool(
@@ -635,7 +662,7 @@ class Capture:
             if done is None:
                 return
             txn, entries = done
-            if excluded or lcr.scn <= self.last_commit_scn:
+            if excluded or self._written(lcr.scn, lcr.xid):
                 for _ in entries:  # drain: releases the transaction's page file
                     pass
                 if excluded:
@@ -643,7 +670,7 @@ class Capture:
                 else:
                     self.stats.skipped_recovered += 1
                 return
-            self.last_commit_scn = lcr.scn
+            self._committed(lcr.scn, lcr.xid)
             self.stats.transactions += 1
             if txn.changes == 0 and not txn.undone and txn.row_count:
                 self._commit_fragments(lcr, txn, entries, out)
@@ -725,6 +752,7 @@ class Capture:
             self.last_time_us,
             self.last_scn,
             tuple(sorted(self.ignored)),
+            tuple(sorted(self.last_commit_xids)),
         )
 
     @property

@@ -142,7 +142,8 @@ class ExtractRun(TransactionManagement):
                 emit("OGG-01741", Severity.WARNING, again.message)
                 positions = dict(again.positions)
                 state = replace(state, current=positions, recovery=dict(positions),
-                                last_commit_scn=again.last_commit_scn)  # fmt: skip
+                                last_commit_scn=again.last_commit_scn,
+                                last_commit_xids=())  # fmt: skip
                 altered = True  # not a restart where the last run left off: no BR restore
         self.br = self._open_br(model, home)
         restored = None
