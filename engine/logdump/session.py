@@ -19,6 +19,7 @@ from engine.logdump.save import SaveError, save_records
 from engine.logdump.views import DisplayOptions, Views, count_lines
 from engine.trail.errors import TrailError
 from engine.trail.files import TrailName
+from engine.trail.metadata import is_metadata
 from engine.trail.model import TrailRecord
 from engine.trail.reader import FileCursor, TrailEntry
 
@@ -41,12 +42,16 @@ class Filter:
         record = entry.record
         if not isinstance(record, TrailRecord):
             return not (self.include_names or self.rectypes)
+        if self.rectypes and record.io_type not in self.rectypes:
+            return False
+        if is_metadata(record):
+            # A DDR/TDR is no data of the table it names: INCLUDE FILENAME selects data
+            # records only (FILTER RECTYPE Metadata shows the metadata records).
+            return not self.include_names or bool(self.rectypes)
         name = record.table.upper()
         if self.include_names and not any(fnmatch.fnmatch(name, p) for p in self.include_names):
             return False
-        if any(fnmatch.fnmatch(name, p) for p in self.exclude_names):
-            return False
-        return not (self.rectypes and record.io_type not in self.rectypes)
+        return not any(fnmatch.fnmatch(name, p) for p in self.exclude_names)
 
     def describe(self) -> list[str]:
         if not (self.include_names or self.exclude_names or self.rectypes):
