@@ -163,7 +163,8 @@ class Views:
         data = encode_columns(r.columns)
         lines = [f"{logdump_time(r.io_time_us)} {r.op_name:<20} Len {len(data):>5} RBA {entry.rba}"]
         if r.io_type == IOType.METADATA and r.orig_node in (ORIG_NODE_DDR, ORIG_NODE_TDR):
-            return lines + metadata_lines(r) + [""]
+            crc = checksum_lines(entry.crc) if entry.crc is not None else []
+            return [*lines, *metadata_lines(r), *crc, ""]
         name = f"Name: {r.table}"
         if r.table in self.tdr_index and r.io_type != IOType.METADATA:
             name += f"  (TDR Index: {self.tdr_index[r.table]})"

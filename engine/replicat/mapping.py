@@ -248,11 +248,17 @@ class Mapper:
                 f"Table {t_owner}.{t_name} does not exist in target database {self.target.name}.",
             )
         if definition is None:
-            raise MappingError(
-                "OGG-01296",
-                f"Error mapping from {table} to {info.name}: the trail has no column "
-                "definition (Metadata record) for the source table.",
-            )
+            # No TDR: a trail of FORMAT RELEASE 12.1 or earlier, or NO_OBJECTDEFS.
+            # ASSUMETARGETDEFS: the source columns are the target's, by position.
+            if not self.model.assume_target_defs:
+                raise MappingError(
+                    "OGG-01296",
+                    f"Error mapping from {table} to {info.name}: the trail has no table "
+                    "definition (TDR) for the source table (a trail of FORMAT RELEASE 12.1 "
+                    "or earlier, or written with NO_OBJECTDEFS, has none); ASSUMETARGETDEFS "
+                    "maps its columns by position to the target's.",
+                )
+            definition = TableDef(table, tuple(c.name for c in info.columns))
         colmap = rules.colmap
         explicit = colmap.targets
         source_names = {n.upper() for n in definition.column_names}
