@@ -215,3 +215,23 @@ def test_logdump_filter_and_count_keep_metadata_apart(tmp_path: Path) -> None:
     # FILTER INCLUDE FILENAME: the table's data record, not its TDR
     assert course.startswith("1 records") and "Metadata" not in course.split("Logdump")[0]
     assert metadata.startswith("3 records")
+
+
+def test_a_reopened_file_keeps_its_ddr_and_tdr_numbering(tmp_path: Path) -> None:
+    """Reopened without rolling over (the replicat helpers do): no second DDR; TDRs are
+    numbered on (a table registered again by the new writer gets its TDR again)."""
+    other = TableDef("US03.COURSE", ("COURSE_KEY", "TITLE"))
+    with TrailWriter.open(tmp_path / "aa", durable=False) as w:
+        w.define_table(STUDENT)
+        w.append(encode_record(EXAMPLES["single_insert"][0].record))
+    with TrailWriter.open(tmp_path / "aa", durable=False, roll_on_restart=False) as w:
+        w.define_table(STUDENT)
+        w.define_table(other)
+        w.append(encode_record(EXAMPLES["single_insert"][0].record))
+        w.append(encode_record(TrailRecord(IOType.INSERT, other.table, ((0, "7"),))))
+    metadata = [
+        (metadata_kind(e.record), e.record.audit_rba)
+        for e in TrailReader(tmp_path / "aa")
+        if isinstance(e.record, TrailRecord) and metadata_kind(e.record)
+    ]
+    assert metadata == [("DDR", 0x10000), ("TDR", 0x10001), ("TDR", 0x10002), ("TDR", 0x10003)]
