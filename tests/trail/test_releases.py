@@ -235,3 +235,15 @@ def test_a_reopened_file_keeps_its_ddr_and_tdr_numbering(tmp_path: Path) -> None
         if isinstance(e.record, TrailRecord) and metadata_kind(e.record)
     ]
     assert metadata == [("DDR", 0x10000), ("TDR", 0x10001), ("TDR", 0x10002), ("TDR", 0x10003)]
+
+
+def test_logdump_scanformetadata(tmp_path: Path) -> None:
+    path = _two_tables(tmp_path)
+    out = io.StringIO()
+    script = f"OPEN {path}\nSFMD TDR 2\nPOS 0\nSCANFORMETADATA DDR\nSFMD DDR\nSFMD x y\nEXIT\n"
+    LogdumpSession(io.StringIO(script), out).run()
+    text = out.getvalue()
+    assert "Table Name: US03.COURSE" in text and "Table Name: US03.STUDENT" not in text
+    assert "Database Name: SRC" in text
+    assert "No DDR metadata record found after RBA" in text  # one DDR per file
+    assert "usage: SCANFORMETADATA | SFMD [DDR|TDR] [index|NEXT]" in text
