@@ -75,7 +75,7 @@ class TransactionReader:
 
     @property
     def tables(self) -> dict[str, TableDef]:
-        """Column names of the tables met so far (from the trail's Metadata records)."""
+        """Column names of the tables met so far (from the trail's TDRs)."""
         return self._reader.tables
 
     @property
