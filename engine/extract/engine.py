@@ -18,14 +18,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.checkpoints import Position as CpPosition
 from engine.checkpoints import (
+    CsnState,
     ReadCheckpoint,
     WriteCheckpoint,
     load_checkpoints,
     next_checkpoint,
     save_checkpoints,
 )
+from engine.checkpoints import Position as CpPosition
 from engine.events import Severity
 from engine.extract import longtrans as lt
 from engine.extract.br import BoundedRecovery, BrError, Restored, selection_digest
@@ -205,6 +206,9 @@ class ExtractRun(TransactionManagement):
             self.capture.restore(restored.txns, restored.checkpoint.current)
         if self.capture.heartbeat is not None:  # LOGBSN on heartbeat records (seed 001)
             self.capture.heartbeat.restart = self._oldest_open
+        csn_saved = self.checkpoints.csn if self.checkpoints else None
+        self.latest_txn = csn_saved.latest_txn if csn_saved else None  # SHOWCH "Latest TXN"
+        self.capture.on_commit = self._committed
         if self.br is not None:
             self.capture.br_due = self._br_due
             self.capture.br_take = self._br_checkpoint
@@ -262,6 +266,17 @@ class ExtractRun(TransactionManagement):
             if n == 0 and not self.rollover_requested.is_set():
                 stop.wait(idle_wait)
         self.checkpoint()
+
+    def _committed(self, xid: str, _scn: int, _records: int) -> None:
+        self.latest_txn = xid
+
+    def _csn_state(self, last_commit_scn: int, last_scn: int, last_time_us: int) -> CsnState:
+        """The CSN state a checkpoint publishes: the last transaction written and LOGBSN
+        (the oldest open transaction's begin, else the last record read)."""
+        point = self._oldest_open()
+        bsn, when = point if point else (last_scn or None, last_time_us)
+        stamp = micros_to_datetime(when).isoformat(" ") if when else None
+        return CsnState(last_commit_scn or None, self.latest_txn, bsn, stamp)
 
     def _oldest_open(self) -> tuple[int, int] | None:
         """Extract's restart position (LOGBSN): begin SCN and time of the oldest open
@@ -528,6 +543,7 @@ class ExtractRun(TransactionManagement):
             now=self.clock(),
             source_time=ts,
             extra={"capture": state.to_json(), "br": self.br_positions},
+            csn=self._csn_state(state.last_commit_scn, state.last_scn, state.last_time_us),
         )
         save_checkpoints(self.home, cps)
         self.checkpoints = cps

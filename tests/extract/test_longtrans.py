@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from engine.checkpoints import load_checkpoints
 from engine.events import Severity
 from engine.extract.engine import ExtractRun
 from engine.extract.longtrans import RequestError
@@ -101,6 +102,15 @@ def test_warning_showtrans_skip_and_force(home: Home, db: Any, spark: SparkSessi
     assert recovery.scn == t1.start_scn and str(recovery.timestamp).startswith(
         "2026-01-01 08:00:00"
     )
+    # The restart position (LOGBSN, seeds 001/004) in the checkpoint file: the recovery
+    # checkpoint's SCN and time, the value heartbeat records carry; with the last
+    # transaction written (SHOWCH "CSN state information").
+    saved = load_checkpoints(home, "EXTRACT", "E1")
+    csn = saved.csn if saved else None
+    assert csn is not None and run._oldest_open() == (t1.start_scn, t1.start_time_us)
+    assert (csn.logbsn, csn.logbsn_time) == (recovery.scn, recovery.timestamp)
+    last = [r for _, r in TrailReader(str(home.root / "dirdat" / "aa")).records() if r.tranid][-1]
+    assert (str(csn.latest_csn), csn.latest_txn) == (last.logcsn, last.tranid)
     shown = run.showtrans(())
     assert shown[:4] == [  # where a restart reads from: the oldest open transaction's start
         "Oldest redo log file necessary to restart Extract is:",
