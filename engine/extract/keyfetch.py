@@ -47,6 +47,8 @@ class Fetcher(Protocol):
         self, table: TableDef, rowid: str, columns: tuple[int, ...]
     ) -> dict[int, bytes | None] | None: ...
 
+    def close(self) -> None: ...
+
 
 class KeyNotFetched(ExtractError):
     """MISSINGROW ABEND: the Extract abends with this message."""
@@ -73,6 +75,9 @@ class KeyFetch:
         self.emit = emit
         self.fetched = 0
         self.missing: Counter[str] = Counter()
+
+    def close(self) -> None:
+        self.fetcher.close()
 
     def rows(self, rows: Iterable[Lcr]) -> Iterator[Lcr]:
         for lcr in rows:

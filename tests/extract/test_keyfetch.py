@@ -125,6 +125,7 @@ def test_seed_002_updates_get_their_key_fetched_by_rowid(seed: Path, native: boo
     ]
     assert [n for _, n in got] == [w.length for w in UPDATES]
     assert fetch.fetched == 4 and said == []
+    fetch.close()
 
 
 @pytest.fixture

@@ -157,6 +157,7 @@ def test_warning_showtrans_skip_and_force(home: Home, db: Any, spark: SparkSessi
     drain(run)
     run.close()
     run2 = new_run(home, spark, Events())
+    assert run2.latest_txn == csn.latest_txn  # the CSN state survives a restart
     drain(run2)
     run2.close()
     assert rows(home) == [("Insert", "4"), ("Insert", "5"), ("Insert", "2"), ("Insert", "3")]
