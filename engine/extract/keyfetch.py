@@ -31,6 +31,7 @@ from engine.extract.lcr import Lcr
 from engine.extract.start import ExtractError
 from engine.extract.values import converter
 from engine.source.dictionary import Dictionary, TableDef
+from engine.source.errors import SourceError
 from engine.source.fetch import RowFetcher
 from engine.trail.layout import IOType
 from params.models import FetchOptions, ParamFile, TableSpec
@@ -98,7 +99,10 @@ class KeyFetch:
         options = self.options_of(lcr.table)
         raw = None
         if lcr.rowid and options.use_rowid and not options.nofetch:
-            raw = self.fetcher.fetch(table, lcr.rowid, missing)
+            try:
+                raw = self.fetcher.fetch(table, lcr.rowid, missing)
+            except SourceError as exc:  # not a missing row: the fetch itself failed
+                raise ExtractError(ABENDED, f"Fetch from the source failed: {exc}.") from exc
         if raw is not None:
             self.fetched += 1
             key = tuple((i, converter(table.columns[i].type)(raw[i])) for i in missing)

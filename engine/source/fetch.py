@@ -17,7 +17,7 @@ from pathlib import Path
 
 from engine.source.codecs import encode_value
 from engine.source.dictionary import TableDef
-from engine.source.errors import CodecError
+from engine.source.errors import CodecError, DatabaseError
 from engine.source.ids import RowId
 from engine.source.values import to_python
 
@@ -33,12 +33,14 @@ class RowFetcher:
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
-            self._conn = sqlite3.connect(self.uri, uri=True, check_same_thread=False)
+            self._conn = sqlite3.connect(self.uri, uri=True, check_same_thread=False, timeout=10)
         return self._conn
 
     def fetch(self, table: TableDef, rowid: str, columns: tuple[int, ...]) -> Raw | None:
         """The ``columns`` (indices) of the row at ``rowid`` as the redo encodes them; None
-        when there is no such row (deleted since, or a ROWID of another object)."""
+        when there is no such row (deleted since, or a ROWID of another object). A source
+        that cannot be read (locked beyond the timeout, damaged) is a
+        :class:`~engine.source.errors.DatabaseError`, not a missing row."""
         try:
             rid = RowId.parse(rowid)
         except (CodecError, ValueError):
@@ -56,8 +58,10 @@ class RowFetcher:
                 )
                 .fetchone()
             )
-        except sqlite3.Error:
-            return None  # no storage for it (a table dropped since): the row is missing
+        except sqlite3.Error as exc:
+            if "no such table" in str(exc):
+                return None  # no storage for it (a table dropped since): the row is missing
+            raise DatabaseError(f"cannot read {table.qualified} at ROWID {rowid}: {exc}") from exc
         finally:
             if self._conn is not None:
                 self._conn.rollback()  # no read transaction left open between fetches

@@ -19,6 +19,7 @@ from engine.extract.decode import Selection
 from engine.extract.keyfetch import NOT_FETCHED, KeyFetch, KeyNotFetched, for_extract
 from engine.extract.lcr import Kind, Lcr, Position
 from engine.extract.miner import Closed, Miner, mine_plan
+from engine.extract.start import ExtractError
 from engine.home import Home
 from engine.source.database import Database
 from engine.source.dictionary import Dictionary, load_dictionary
@@ -213,3 +214,20 @@ def test_fetchoptions_in_the_parameter_file_choose_per_table(seed: Path, gone: P
     )
     empty = Dictionary()
     assert for_extract(model, gone, lambda: empty, dict, print).table_of("US03.STUDENT") is None
+
+
+def test_a_source_that_cannot_be_read_is_not_a_missing_row(seed: Path, tmp_path: Path) -> None:
+    """A damaged source abends the Extract (it would otherwise count as MISSINGROW)."""
+    import shutil
+
+    root = tmp_path / "BAD"
+    shutil.copytree(seed, root)
+    (root / "data.sqlite").write_bytes(b"not a database" * 100)
+    for extra in root.glob("data.sqlite-*"):
+        extra.unlink()
+    txns, _ = _updates(seed, native=True)
+    fetch, said = _hook(root)
+    with pytest.raises(ExtractError) as raised:
+        _written(txns, fetch)
+    assert raised.value.code == "OGG-01924" and "Fetch from the source failed" in raised.value.text
+    assert said == []
