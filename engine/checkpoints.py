@@ -39,15 +39,20 @@ class Position:
     scn: int | None = None
     timestamp: str | None = None
     thread: int = 1
+    redo_file: str | None = None
+    """An Extract's redo positions: the log file holding the sequence (SHOWCH's Redo File)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "seqno": self.seqno,
             "rba": self.rba,
             "scn": self.scn,
             "timestamp": self.timestamp,
             "thread": self.thread,
         }
+        if self.redo_file is not None:
+            out["redo_file"] = self.redo_file
+        return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Position:
@@ -57,6 +62,7 @@ class Position:
             scn=None if data.get("scn") is None else int(data["scn"]),
             timestamp=data.get("timestamp"),
             thread=int(data.get("thread", 1)),
+            redo_file=data.get("redo_file"),
         )
 
 

@@ -206,6 +206,7 @@ class ExtractRun(TransactionManagement):
             self.capture.restore(restored.txns, restored.checkpoint.current)
         if self.capture.heartbeat is not None:  # LOGBSN on heartbeat records (seed 001)
             self.capture.heartbeat.restart = self._oldest_open
+        self._redo_files: dict[tuple[int, int], str | None] = {}  # (thread, seq): log path
         csn_saved = self.checkpoints.csn if self.checkpoints else None
         self.latest_txn = csn_saved.latest_txn if csn_saved else None  # SHOWCH "Latest TXN"
         self.capture.on_commit = self._committed
@@ -521,9 +522,16 @@ class ExtractRun(TransactionManagement):
         reads = tuple(
             ReadCheckpoint(
                 "TRANLOG",
-                _cp(self.startup.get(t, p), None, None),
-                _recovery_cp(state.recovery.get(t, p), p, oldest.get(t), state.last_scn, stamp),
-                _cp(p, state.last_scn or None, stamp),
+                *(
+                    self._with_file(c)
+                    for c in (
+                        _cp(self.startup.get(t, p), None, None),
+                        _recovery_cp(
+                            state.recovery.get(t, p), p, oldest.get(t), state.last_scn, stamp
+                        ),
+                        _cp(p, state.last_scn or None, stamp),
+                    )
+                ),
             )
             for t, p in sorted(state.current.items())
         )
@@ -548,6 +556,17 @@ class ExtractRun(TransactionManagement):
         save_checkpoints(self.home, cps)
         self.checkpoints = cps
         self.last_checkpoint = time.monotonic()
+
+    def _with_file(self, cp: CpPosition) -> CpPosition:
+        """``cp`` with the redo log file holding its sequence (SHOWCH "Redo File"); the
+        catalog (online logs and archives) is listed again only for a sequence not seen."""
+        key = (cp.thread, cp.seqno)
+        if key not in self._redo_files:
+            self._redo_files.update(
+                ((i.thread, i.sequence), str(i.path)) for i in self.capture.catalog.logs()
+            )
+            self._redo_files.setdefault(key, None)  # not listed (purged): not looked for again
+        return replace(cp, redo_file=self._redo_files[key])
 
     def close(self) -> None:
         self.capture.close()

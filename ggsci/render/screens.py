@@ -183,6 +183,8 @@ def _pos_block(title: str, pos: Position, redo: bool) -> list[str]:
     ]
     if redo:
         lines.append(f"    SCN: {scn_text(pos.scn)}")
+        if pos.redo_file:
+            lines.append(f"    Redo File: {pos.redo_file}")
     return [*lines, ""]
 
 

@@ -17,6 +17,7 @@ from engine.extract.longtrans import RequestError
 from engine.home import Home
 from engine.source.clock import ManualClock
 from engine.source.database import Database
+from engine.source.logs import list_logs
 from engine.source.sql import execute
 from engine.trail.reader import TrailReader
 from params.check import check_text
@@ -102,6 +103,9 @@ def test_warning_showtrans_skip_and_force(home: Home, db: Any, spark: SparkSessi
     assert recovery.scn == t1.start_scn and str(recovery.timestamp).startswith(
         "2026-01-01 08:00:00"
     )
+    (log,) = [i for i in list_logs(home.dirdb / "SRC" / "redo", 1)
+              if i.sequence == t1.start.sequence]  # fmt: skip
+    assert recovery.redo_file == str(log.path)  # SHOWCH's Redo File
     # The restart position (LOGBSN, seeds 001/004) in the checkpoint file: the recovery
     # checkpoint's SCN and time, the value heartbeat records carry; with the last
     # transaction written (SHOWCH "CSN state information").

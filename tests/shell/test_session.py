@@ -87,7 +87,8 @@ def test_info_extract_detail_and_showch(shell: Shell, home: Home) -> None:
     cps = load_checkpoints(home, "EXTRACT", "EXT1")
     assert cps is not None
     read = cps.reads[0]
-    current = Position(seqno=24, rba=18464196, scn=1440415, timestamp="2026-03-14 09:26:50.000000")
+    current = Position(seqno=24, rba=18464196, scn=1440415, timestamp="2026-03-14 09:26:50.000000",
+                       redo_file="/u01/oradata/SRC/redo/thread1_seq24.log")  # fmt: skip
     save_checkpoints(
         home,
         replace(
