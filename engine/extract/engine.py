@@ -234,6 +234,7 @@ class ExtractRun(TransactionManagement):
         self.rollover_requested = threading.Event()
         self.rollover_done = threading.Event()
         self.startup = {t: p for t, p in start.items()} if state is None else dict(state.current)
+        self._startup_at = _points_known(cps.reads if cps else (), self.startup)
         self.last_checkpoint = 0.0
 
     # -- running --------------------------------------------------------------------
@@ -525,7 +526,7 @@ class ExtractRun(TransactionManagement):
                 *(
                     self._with_file(c)
                     for c in (
-                        _cp(self.startup.get(t, p), None, None),
+                        _cp(self.startup.get(t, p), *self._startup_at.get(t, (None, None))),
                         _recovery_cp(
                             state.recovery.get(t, p), p, oldest.get(t), state.last_scn, stamp
                         ),
@@ -590,6 +591,19 @@ class ExtractRun(TransactionManagement):
             f"  Trail {self.trail_path}: {s.trail_records} records written, position "
             f"{self.writer.position.seqno}/{self.writer.position.rba}",
         ]
+
+
+def _points_known(
+    reads: tuple[ReadCheckpoint, ...], positions: dict[int, Position]
+) -> dict[int, tuple[int | None, str | None]]:
+    """The SCN and time of each of ``positions`` (per thread) that is a saved checkpoint's
+    current position: SHOWCH's Startup Checkpoint shows them."""
+    out: dict[int, tuple[int | None, str | None]] = {}
+    for r in reads:
+        p = positions.get(r.current.thread)
+        if p is not None and (p.sequence, p.offset) == (r.current.seqno, r.current.rba):
+            out[r.current.thread] = (r.current.scn, r.current.timestamp)
+    return out
 
 
 def _repositioned(reads: tuple[ReadCheckpoint, ...], saved: CaptureState) -> bool:

@@ -163,6 +163,11 @@ def test_warning_showtrans_skip_and_force(home: Home, db: Any, spark: SparkSessi
     run2 = new_run(home, spark, Events())
     assert run2.latest_txn == csn.latest_txn  # the CSN state survives a restart
     drain(run2)
+    before = run.checkpoints.reads[0].current  # where run stopped: run2's startup checkpoint
+    startup = run2.checkpoints.reads[0].startup
+    assert (startup.seqno, startup.rba, startup.scn, startup.timestamp) == (
+        before.seqno, before.rba, before.scn, before.timestamp)  # fmt: skip
+    assert startup.scn is not None and startup.redo_file is not None
     run2.close()
     assert rows(home) == [("Insert", "4"), ("Insert", "5"), ("Insert", "2"), ("Insert", "3")]
     assert Path(home.dirchk / "E1.cpe").exists()
