@@ -32,6 +32,7 @@ from engine.extract import longtrans as lt
 from engine.extract.br import BoundedRecovery, BrError, Restored, selection_digest
 from engine.extract.cache import Txn
 from engine.extract.capture import Capture, CaptureState
+from engine.extract.keyfetch import for_extract
 from engine.extract.lcr import Position
 from engine.extract.orphans import OrphanScanner
 from engine.extract.start import (
@@ -208,6 +209,8 @@ class ExtractRun(TransactionManagement):
             self.capture.restore(restored.txns, restored.checkpoint.current)
         if self.capture.heartbeat is not None:  # LOGBSN on heartbeat records (seed 001)
             self.capture.heartbeat.restart = self._oldest_open
+        self.capture.fetch = for_extract(model, self.root, lambda: self.capture.decoder.dictionary,
+                                         lambda: self.capture.keycols, emit)  # fmt: skip
         self._redo_files: dict[tuple[int, int], str | None] = {}  # (thread, seq): log path
         csn_saved = self.checkpoints.csn if self.checkpoints else None
         self.latest_txn = csn_saved.latest_txn if csn_saved else None  # SHOWCH "Latest TXN"
@@ -572,6 +575,8 @@ class ExtractRun(TransactionManagement):
         return replace(cp, redo_file=self._redo_files[key])
 
     def close(self) -> None:
+        if self.capture.fetch is not None:
+            self.capture.fetch.close()
         self.capture.close()
         self.writer.close()
 
