@@ -11,7 +11,7 @@ from engine import storage
 from engine.checkpoints import Checkpoints, ReadCheckpoint
 from engine.extract.lcr import Position
 from engine.home import Home
-from engine.source.catalog import log_header, record_heads
+from engine.source.catalog import RedoGapError, log_header, record_heads
 from engine.source.clock import to_micros
 from engine.source.logs import LogInfo, list_logs
 from engine.trail.model import TrailPosition
@@ -182,6 +182,7 @@ def recapture_lost_trail(
     writer: TrailWriter,
     redo_dir: Path,
     threads: int,
+    listing: Callable[[], list[LogInfo]] | None = None,
 ) -> Recapture | None:
     """Compare the trail's end (after append-mode recovery) with ``written``, the write
     position the previous run published. None when the trail holds it all. Otherwise the
@@ -191,7 +192,9 @@ def recapture_lost_trail(
     so each missing transaction is written again exactly once. ExtractError (OGG-01496,
     naming the files and positions) when that cannot be done: no such checkpoint is left,
     or its redo is gone. Only when ``written`` is this trail's: its write checkpoint is at
-    or after it (ALTER ... ETROLLOVER moves it to the next file)."""
+    or after it (ALTER ... ETROLLOVER moves it to the next file). ``listing``: the logs
+    where the Extract reads them (:meth:`~engine.source.catalog.RedoCatalog.logs`, archived
+    copies included), else the online logs of ``redo_dir``."""
     rec = writer.recovery
     published = _trail_write(cps, trail)
     if published is None or published < written:
@@ -209,9 +212,13 @@ def recapture_lost_trail(
         if last is None and writer.trail.seqnos()[:1] != [0]:
             break  # no transaction left, early files purged: what they held is unknown
         again = tuple(ReadCheckpoint.at(r.source, r.recovery) for r in reads)
-        positions = initial_positions(redo_dir, again, threads)
+        try:
+            every = list_logs(redo_dir) if listing is None else listing()
+            positions = initial_positions(redo_dir, again, threads, every.copy)
+        except RedoGapError as exc:  # an archive destination unreadable
+            raise ExtractError(exc.code, exc.message) from exc
         for t, p in sorted(positions.items()):
-            logs = list_logs(redo_dir, t)
+            logs = [i for i in every if i.thread == t]
             if not logs or p.sequence < logs[0].sequence:
                 oldest = f"Seqno {logs[0].sequence}" if logs else "none"
                 raise ExtractError(

@@ -70,13 +70,17 @@ def _source(home: Home, dest: str) -> tuple[Path, list[Row]]:
     return root, rows
 
 
-def _run(home: Home, group: str, extra: str = "") -> list[int]:
-    """Run the group's Extract to the end of the redo (no Spark); the ids in its trail."""
+def _run(home: Home, group: str, extra: str = "", events: list[str] | None = None) -> list[int]:
+    """Run the group's Extract to the end of the redo (no Spark); the ids in its trail.
+    ``events``: the codes and texts it reported."""
     (home.dirprm / f"{group}.prm").write_text(PRM.format(g=group, extra=extra))
     model = check_text(PRM.format(g=group, extra=extra)).model
     definition = GroupStore(home).get(group.upper())
     assert definition is not None
-    run = ExtractRun(home, model, definition, lambda c, s, t: None, spark=None, durable=False)
+    seen = events if events is not None else []
+    run = ExtractRun(
+        home, model, definition, lambda c, s, t: seen.append(f"{c} {t}"), spark=None, durable=False
+    )
     try:
         run.run(threading.Event(), stop_at_eof=True)
     finally:
@@ -151,3 +155,21 @@ def test_begin_before_the_oldest_log_abends(home: Home, tmp_path: Path) -> None:
     _add(shell, "e4", f"SCN {rows[6].scn}")
     assert _run(home, "e4") == list(range(7, ROWS + 1))
     assert (root / "redo").is_dir()
+
+
+def test_trail_cut_short_is_captured_again_from_archived_copies(home: Home, tmp_path: Path) -> None:
+    """The trail loses its last transactions (cut after row 15): the next start re-reads the
+    redo from an earlier checkpoint, whose logs are only in the archive destination now,
+    and writes rows 16 to 24 again, once (OGG-01741)."""
+    _root, rows = _source(home, str(tmp_path / "arch"))
+    shell = Shell(home)
+    _add(shell, "e1", f"SCN {rows[7].scn}")
+    assert _run(home, "e1") == list(range(8, ROWS + 1))
+    (path,) = sorted((home.root / "dirdat").glob("e10*"))
+    with TrailReader(str(home.root / "dirdat" / "e1")) as reader:
+        cut = next(e.rba + e.length for e, r in reader.records() if dict(r.columns)[0] == "15")
+    with open(path, "r+b") as fh:
+        fh.truncate(cut)
+    events: list[str] = []
+    assert _run(home, "e1", events=events) == list(range(8, ROWS + 1))
+    assert any(e.startswith("OGG-01741") for e in events), events
