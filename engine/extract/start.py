@@ -125,25 +125,30 @@ def oldest_check(logs: list[LogInfo], thread: int, begin: Begin) -> None:
     """ExtractError OGG-00446 when redo at or after ``begin`` may lie in a log of
     ``thread`` older than its oldest available one (``logs[0]``): that log had a
     predecessor (the thread's first log has none), and ``begin`` is below its first SCN,
-    or at or before the time it was started (a record of its predecessor may carry that
-    time). Where GoldenGate cannot find the log it would start in, it abends with
-    OGG-00446 "Not able to establish initial position for begin time ..."."""
+    or at or before the time it was started or its first record's time, whichever is
+    earlier (a record of its predecessor may carry that time: an imported log is started
+    after its records' times). Where GoldenGate cannot find the log it would start in, it
+    abends with OGG-00446 "Not able to establish initial position for begin time ..."."""
     if not logs or logs[0].prev_sequence < 0:
         return
     oldest = logs[0]
     head = log_header(oldest)
+    heads = record_heads(oldest)
+    first = next(heads, None)
+    heads.close()  # the log stays open no longer
+    since = min(head.created_us, first[2]) if first is not None else head.created_us
     if begin.scn is not None:
         if begin.scn >= oldest.first_scn:
             return
-    elif begin.time_us > head.created_us:
+    elif begin.time_us > since:
         return
-    started = datetime(1970, 1, 1) + timedelta(microseconds=head.created_us)
+    started = datetime(1970, 1, 1) + timedelta(microseconds=since)
     where = storage.describe(oldest.location or oldest.path)
     raise ExtractError(
         "OGG-00446",
         f"Not able to establish initial position for {begin.shown} on redo thread {thread}: "
         f"its oldest available log is sequence {oldest.sequence} (first SCN "
-        f"{oldest.first_scn}, started {started:%Y-%m-%d %H:%M:%S.%f}, {where}); sequence "
+        f"{oldest.first_scn}, from {started:%Y-%m-%d %H:%M:%S.%f}, {where}); sequence "
         f"{oldest.prev_sequence} and older are no longer online or in an archive destination.",
     )
 

@@ -10,7 +10,7 @@ oldest available log abends with OGG-00446; one before a thread's very first log
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -22,8 +22,9 @@ from engine.extract.start import ExtractError
 from engine.groups import GroupStore
 from engine.home import Home
 from engine.source.archiver import archived_location, set_archive_dest
-from engine.source.clock import ManualClock
+from engine.source.clock import ManualClock, to_micros
 from engine.source.database import Database, create_database
+from engine.source.logfile import BLOCK, FileHeader
 from engine.source.sql import execute
 from engine.trail.reader import TrailReader
 from params.check import check_text
@@ -154,6 +155,17 @@ def test_begin_before_the_oldest_log_abends(home: Home, tmp_path: Path) -> None:
     # thread 2's sequence 2 begins after row 6 (the switch): row 7 is there
     _add(shell, "e4", f"SCN {rows[6].scn}")
     assert _run(home, "e4") == list(range(7, ROWS + 1))
+    # A log started after its records' times (as an import writes them): a begin time
+    # after its first record is still found, before it still abends.
+    copy = Path(archived_location(dest, 2, 2))
+    data = copy.read_bytes()
+    later = replace(FileHeader.unpack(data[:BLOCK]), created_us=to_micros(T0 + timedelta(days=1)))
+    copy.write_bytes(later.pack() + data[BLOCK:])
+    _add(shell, "e5", f"BEGIN {_stamp(rows[8].time)}")
+    assert _run(home, "e5") == list(range(9, ROWS + 1))
+    _add(shell, "e6", f"BEGIN {_stamp(rows[6].time - timedelta(seconds=0.5))}")
+    with pytest.raises(ExtractError, match=r"OGG-00446 .* thread 2: its oldest available log"):
+        _run(home, "e6")
     assert (root / "redo").is_dir()
 
 
