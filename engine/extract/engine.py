@@ -137,6 +137,7 @@ class ExtractRun(TransactionManagement):
                 again = recapture_lost_trail(
                     cps, state.trail, trail.path, self.writer, self.root / "redo",
                     group.threads if group else 1,
+                    lambda: RedoCatalog.for_extract(self.root, model.tranlog).logs(),
                 )  # fmt: skip
             except ExtractError:
                 self.writer.close()
