@@ -33,7 +33,7 @@ from engine.extract.capture import Capture, Stats, selection_for
 from engine.extract.decode import Decoder, Selection
 from engine.extract.lcr import Kind, Lcr, Position
 from engine.extract.miner import Miner, mine_plan
-from engine.extract.redo_source import continues
+from engine.extract.redo_source import _tasks, continues
 from engine.extract.start import initial_positions
 from engine.extract.values import number_text, reference_text
 from engine.home import Home
@@ -406,13 +406,19 @@ def test_batches_mined_ahead_on_spark_write_the_same_trail(
     home.create_subdirs()
     root = sources["wl"]
     reference = _capture(home, root, "rf", 1 << 30, compact=False)
-    for trail, heavy in (("s1", 50_000), ("s2", 3)):  # 3: no batch is mined ahead of
+    # 3: no batch is mined ahead of; 8 splits a batch: a task mines several in a row
+    for trail, heavy, per_batch in (("s1", 50_000, 2), ("s2", 3, 2), ("s3", 50_000, 8)):
         monkeypatch.setattr(capture_module, "AHEAD_MAX_ITEMS", heavy)
-        stats = _capture(home, root, trail, 4096, compact=True, spark=spark, per_batch=2)
+        stats = _capture(home, root, trail, 4096, compact=True, spark=spark, per_batch=per_batch)
         assert _records(home, trail) == _records(home, "rf")
         assert stats.fragments > 0  # assembled in the tasks
         stats.fragments = 0
         assert stats == reference
+
+
+def test_a_batch_takes_at_most_two_tasks_per_slot() -> None:
+    assert [_tasks(n, 2) for n in (0, 1, 3, 4, 9)] == [1, 1, 3, 4, 4]
+    assert _tasks(9, 0) == 2 and _tasks(100, 32) == 64
 
 
 def test_a_batch_mined_ahead_is_used_only_where_reading_really_goes_on() -> None:
