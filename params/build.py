@@ -32,6 +32,7 @@ from params.grammar import GrammarError, Parsed, parse_statement
 from params.handlers_capture import (
     h_br,
     h_brreset,
+    h_fetchoptions,
     h_tranlogoptions,
     h_warnlongtrans,
 )
@@ -137,6 +138,7 @@ HANDLERS: dict[str, Handler] = {
     "BR": h_br,
     "BRRESET": h_brreset,
     "WARNLONGTRANS": h_warnlongtrans,
+    "FETCHOPTIONS": h_fetchoptions,
     "TRANLOGOPTIONS": h_tranlogoptions,
     "TABLE": h_table,
     "TABLEEXCLUDE": h_table,
@@ -298,4 +300,5 @@ def _finish(b: Builder, is_globals: bool) -> m.ParamFile:
             f.get("spark_master"), tuple(f.get("spark_conf", {}).items()), f.get("spark_properties")
         ),
         unused=tuple(b.unused),
+        fetch_options=f.get("fetch_options", ()),
     )
