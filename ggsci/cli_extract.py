@@ -81,6 +81,7 @@ def extract(
     from engine.source.catalog import RedoGapError
     from params.check import check_file
     from params.errors import render
+    from params.models import ExpectedGroup
 
     paramfile, reportfile, brreset = _parse(words)
     h = resolve_home(home)  # --home, then $GGHOME, then the current directory
@@ -88,7 +89,8 @@ def extract(
     paramfile = paramfile if paramfile.is_absolute() else h.root / paramfile
     if reportfile is not None and not reportfile.is_absolute():
         reportfile = h.root / reportfile
-    result = check_file(paramfile, cwd=h.root)
+    # an Extract's file: a Replicat's is refused at its first line, naming the REPLICAT
+    result = check_file(paramfile, cwd=h.root, expected=ExpectedGroup("EXTRACT"))
     for d in result.diagnostics:
         typer.echo(render(d), err=True)
     if not result.ok:

@@ -27,7 +27,7 @@ from params.catalog import (
     did_you_mean,
     known_parameters,
 )
-from params.errors import Diagnostic, Severity
+from params.errors import Diagnostic, Origin, Severity
 from params.grammar import GrammarError, Parsed, parse_statement
 from params.handlers_capture import (
     h_br,
@@ -162,10 +162,17 @@ def all_parameters() -> frozenset[str]:
 
 
 def build(
-    path: str, statements: list[Statement], *, is_globals: bool = False
+    path: str,
+    statements: list[Statement],
+    *,
+    is_globals: bool = False,
+    expected: m.ExpectedGroup | None = None,
 ) -> tuple[m.ParamFile, list[Diagnostic]]:
-    """Validate ``statements`` (already preprocessed) into a model and its diagnostics."""
-    b = Builder(path)
+    """Validate ``statements`` (already preprocessed) into a model and its diagnostics;
+    ``expected``: the group the file is read for (its first parameter must name it)."""
+    b = Builder(path, expected=expected)
+    if expected is not None:  # judged as that group's file from its first line
+        b.fields["kind"] = expected.file_kind
     names = all_parameters()
     for st in statements:
         b.statement = st
@@ -222,6 +229,9 @@ def build(
         if kw not in MAY_PRECEDE_GROUP:
             b.count += 1
     warn_reperror_after_maps(b)
+    if expected is not None and "GROUP" not in b.seen:
+        first = statements[0].origin if statements else Origin(path, 1, 1, "")
+        b.diagnostics.append(Diagnostic(Severity.ERROR, "wrong-group", expected.mismatch(), first))
     return _finish(b, is_globals), b.diagnostics
 
 
