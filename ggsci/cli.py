@@ -56,6 +56,18 @@ def build_shell_app() -> typer.Typer:
 
 
 def main() -> None:
+    try:
+        _main()
+    except BrokenPipeError:
+        # the output's reader went away (``ggsci run ... | head``): stop quietly, and keep
+        # Python from reporting the same error again when it flushes stdout at exit
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
+
+
+def _main() -> None:
     from ggsci.launch import fast_main, is_shell_invocation
     from ggsci.textin import tolerant_streams
 
