@@ -76,6 +76,7 @@ def load_group_params(ctx: GroupContext) -> ParamFile:
     result = check_file(path, cwd=ctx.home.root, expected=expected)
     for d in result.diagnostics:
         ctx.report.line(render(d))
+    ctx.parameters = tuple(st.text for st in result.statements)
     if not result.ok:
         raise ProcessAbend(
             "OGG-10144",

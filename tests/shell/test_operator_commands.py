@@ -303,3 +303,19 @@ def test_oracle_only_commands_answer_one_line(
 ) -> None:
     out = shell.run(line)
     assert out.startswith(start) and out.count("\n") == 1 and shell.ok is ok
+
+
+def test_help_answers_every_command_of_the_issue(shell: Shell) -> None:
+    """HELP INFO PARAM used to be read as INFO PARAMS and found nothing; the Oracle-internals
+    commands, CONNECT and the checkpoint-table commands had no HELP."""
+    for topic in (
+        "STATS", "STATS REPLICAT", "SET EDITOR", "VERSIONS", "SHOW", "CLEANUP REPLICAT",
+        "ENCRYPT PASSWORD", "INFO PARAM", "INFO MARKER", "INFO MARKERS", "GETPARAMINFO",
+        "INFO TRACETABLE", "FLUSH SEQUENCE", "DUMPDDL", "MININGDBLOGIN", "REGISTER EXTRACT",
+        "UNREGISTER REPLICAT", "INFO TRANDATA", "CONNECT", "ADD CHECKPOINTTABLE",
+        "INFO RMTTRAIL", "SEND MANAGER",
+    ):  # fmt: skip
+        out = shell.run(f"HELP {topic}")
+        assert shell.ok and out.startswith(topic), (topic, out)
+    assert "GETPARAMINFO" in shell.run("HELP SEND REPLICAT")
+    assert shell.run("HELP INFO NOSUCH") == "ERROR: No help for INFO NOSUCH.\n"
