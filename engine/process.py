@@ -245,7 +245,7 @@ def default_handlers(ctx: GroupContext, runner: GroupRunner | None = None) -> Ha
 
     def getlag(_: Request) -> Reply:
         cps = ctx.checkpoints()
-        at_eof = runner is not None and runner.at_eof(ctx)
+        at_eof = ctx.runner is not None and ctx.runner.at_eof(ctx)  # set after this table
         eof = ("At EOF, no more records to process.",) if at_eof else ()
         if cps is None or cps.lag_seconds is None:
             return Reply(("No records yet processed.", *eof))
