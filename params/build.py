@@ -21,6 +21,7 @@ from params.builder import (
 )
 from params.catalog import (
     EXTRACT_ONLY_PARAMETERS,
+    IGNORED_IN_REPLICAT,
     IGNORED_OPTIONS,
     IGNORED_PARAMETERS,
     data_specs,
@@ -220,10 +221,12 @@ def build(
         for o in parsed.options:
             if o.name in IGNORED_OPTIONS.get(kw, ()):
                 b.warn("not-used", f"{kw} option {o.name} is not used by this engine", o.loc)
-        if kw in IGNORED_PARAMETERS:
-            b.warn("not-used", f"{kw} is not used by this engine: {IGNORED_PARAMETERS[kw]}")
-        elif kw in EXTRACT_ONLY_PARAMETERS and b.fields.get("kind") == m.FileKind.REPLICAT:
+        if kw in EXTRACT_ONLY_PARAMETERS and b.fields.get("kind") == m.FileKind.REPLICAT:
             b.warn("not-used", f"{kw} is an Extract parameter: not used in a Replicat")
+        elif kw in IGNORED_PARAMETERS:  # (in a Replicat, a reason that names the Replicat)
+            replicat = b.fields.get("kind") == m.FileKind.REPLICAT
+            why = (IGNORED_IN_REPLICAT if replicat else {}).get(kw, IGNORED_PARAMETERS[kw])
+            b.warn("not-used", f"{kw} is not used by this engine: {why}")
         if st.tainted:
             del b.diagnostics[mark:]
         if kw not in MAY_PRECEDE_GROUP:

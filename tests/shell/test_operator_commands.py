@@ -144,7 +144,17 @@ def test_set_editor_show_and_versions(shell: Shell, home: Home) -> None:
 
 def test_info_param_and_getparaminfo(shell: Shell, home: Home) -> None:
     out = shell.run("INFO PARAM table")
-    assert out.startswith("Parameter:  TABLE\nStatus:     acted on by ggsci's processes")
+    assert out.startswith(
+        "param name    : table\nstatus        : acted on by ggsci's processes\n"
+        "component(s)  : EXTRACT\n"
+    ), out
+    assert "\n  COLS                acted on by ggsci's processes\n" in out
+    lines = shell.run("INFO PARAM map").splitlines()
+    assert "component(s)  : REPLICAT" in lines and "  TARGET                 acted on" in "\n".join(
+        lines
+    )
+    assert "component(s)  : MANAGER" in shell.run("INFO PARAM PORT")
+    assert "component(s)  : EXTRACT\n" in shell.run("INFO PARAM RMTHOST")  # not a Replicat's
     assert "did you mean TABLE" in shell.run("INFO PARAM tabel") and not shell.ok
     assert shell.run("GETPARAMINFO FILE params.txt").startswith("Parameter information of ")
     assert "Parameter:  USERID" in (home.root / "params.txt").read_text()
