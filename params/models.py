@@ -50,7 +50,8 @@ class ExpectedGroup:
         text = f"{article} {self.kind.title()}'s parameter file must begin with {self.first}"
         if found is not None and not found.upper().startswith(self.kind):
             kind, _, name = found.partition(" ")
-            text += f" (START {kind.upper()} {name} runs a {kind.title()})"
+            other = "an Extract" if kind.upper() == "EXTRACT" else "a Replicat"
+            text += f" (START {kind.upper()} {name} runs {other})"
         return text
 
 

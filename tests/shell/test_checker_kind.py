@@ -149,3 +149,58 @@ def test_not_used_reasons_in_a_replicat_name_the_replicat() -> None:
     extract = "EXTRACT e1\nEXTTRAIL ./dirdat/aa\nGETUPDATEBEFORES\n"
     (why,) = [d.message for d in check_text(extract, "e.prm").diagnostics]
     assert why.endswith("the Extract writes the update images the redo holds")
+
+
+def test_ggsci_replicat_runs_a_replicat_in_the_foreground(tmp_path: Path) -> None:
+    """``ggsci replicat paramfile FILE --stop-at-eof`` applies the group's trail; an Extract's
+    file or an undefined group is one line, never the other kind's messages."""
+    import sqlite3
+
+    from engine.trail.codec import encode_record
+    from engine.trail.layout import IOType, TransInd
+    from engine.trail.model import TableDef, TrailRecord
+    from engine.trail.writer import TrailWriter
+
+    home = Home(tmp_path / "h")
+    home.create_subdirs()
+    with sqlite3.connect(home.root / "t.db") as db:
+        db.execute("CREATE TABLE emp (id NUMERIC PRIMARY KEY, name TEXT)")
+    shell = Shell(home)
+    shell.run("ADD REPLICAT rep1, EXTTRAIL ./dirdat/rt, NODBCHECKPOINT")
+    (home.dirprm / "rep1.prm").write_text(
+        "REPLICAT rep1\nTARGETDB ./t.db\nASSUMETARGETDEFS\nMAP hr.*, TARGET hr.*;\n"
+    )
+    writer = TrailWriter.open(home.dirdat / "rt", durable=False, roll_on_restart=False)
+    writer.define_table(TableDef("HR.EMP", ("ID", "NAME")))
+    record = TrailRecord(
+        io_type=IOType.INSERT,
+        table="HR.EMP",
+        columns=((0, "7"), (1, "Ada")),
+        before_columns=(),
+        before_after="A",
+        trans_ind=TransInd.of(0, 1),
+        io_time_us=1_700_000_000_000_000,
+        logcsn="100",
+        tranid="1.2.100",
+    )
+    writer.append_many([encode_record(record)])
+    writer.close()
+    base = ["--home", str(home.root), "replicat", "paramfile"]
+    done = runner.invoke(build_app(), [*base, "dirprm/rep1.prm", "--stop-at-eof"])
+    assert done.exit_code == 0, done.output
+    assert "REPLICAT REP1: Applied 1 transactions (1 inserts," in done.output
+    with sqlite3.connect(home.root / "t.db") as db:
+        assert db.execute("SELECT id, name FROM emp").fetchall() == [(7, "Ada")]
+    assert "OGG-00991" in (home.dirrpt / "REP1.rpt").read_text()
+
+    (home.dirprm / "ext1.prm").write_text("EXTRACT ext1\nEXTTRAIL ./dirdat/lt\nTABLE hr.*;\n")
+    refused = runner.invoke(build_app(), [*base, "dirprm/ext1.prm"])
+    assert refused.exit_code == 1
+    assert (
+        "error: EXTRACT ext1: a Replicat's parameter file must begin with REPLICAT group "
+        "(START EXTRACT ext1 runs an Extract)"
+    ) in refused.output
+    (home.dirprm / "rep9.prm").write_text("REPLICAT rep9\nMAP a.b, TARGET a.b;\n")
+    undefined = runner.invoke(build_app(), [*base, "dirprm/rep9.prm"])
+    assert undefined.exit_code == 1
+    assert "ERROR OGG-01028  REPLICAT REP9 is not defined (ADD REPLICAT)." in undefined.output
