@@ -329,3 +329,31 @@ def test_help_answers_every_command_of_the_issue(shell: Shell) -> None:
         assert shell.ok and out.startswith(topic), (topic, out)
     assert "GETPARAMINFO" in shell.run("HELP SEND REPLICAT")
     assert shell.run("HELP INFO NOSUCH") == "ERROR: No help for INFO NOSUCH.\n"
+
+
+def test_global_home_reaches_logdump_and_params(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``ggsci --home H logdump dirdat/lt000000000`` and ``... params check dirprm/x.prm``
+    read H's files from anywhere, as every sub-command honours the global --home."""
+    from engine.trail.model import TableDef
+    from engine.trail.writer import TrailWriter
+
+    home = Home(tmp_path / "h")
+    home.create_subdirs()
+    writer = TrailWriter.open(home.dirdat / "lt", durable=False, roll_on_restart=False)
+    writer.define_table(TableDef("HR.EMP", ("ID",)))
+    writer.close()
+    (home.dirprm / "e1.prm").write_text("EXTRACT e1\nEXTTRAIL ./dirdat/lt\nTABLE hr.*;\n")
+    monkeypatch.chdir(tmp_path)
+    dumped = runner.invoke(build_app(), ["--home", str(home.root), "logdump", "dirdat/lt000000000"])
+    assert dumped.exit_code == 0, dumped.output
+    assert "FileHeader" in dumped.output
+    os.environ["GGHOME"] = ""
+    checked = runner.invoke(
+        build_app(), ["--home", str(home.root), "params", "check", "dirprm/e1.prm"]
+    )
+    assert checked.exit_code == 0 and "OK (extract, 0 error(s)" in checked.output, checked.output
+    os.environ["GGHOME"] = ""
+    missing = runner.invoke(build_app(), ["logdump", "dirdat/lt000000000"])  # no home: cwd's
+    assert missing.exit_code == 1 and "TRAIL-006" in missing.output
