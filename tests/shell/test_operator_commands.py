@@ -355,5 +355,10 @@ def test_global_home_reaches_logdump_and_params(
     )
     assert checked.exit_code == 0 and "OK (extract, 0 error(s)" in checked.output, checked.output
     os.environ["GGHOME"] = ""
+    (home.dirprm / "i.oby").write_text("INFO ALL\n")
+    for args in (["obey"], ["obey", "--syntax-only"]):
+        obeyed = runner.invoke(build_app(), ["--home", str(home.root), *args, "dirprm/i.oby"])
+        assert obeyed.exit_code == 0 and "Cannot open" not in obeyed.output, obeyed.output
+    os.environ["GGHOME"] = ""
     missing = runner.invoke(build_app(), ["logdump", "dirdat/lt000000000"])  # no home: cwd's
     assert missing.exit_code == 1 and "TRAIL-006" in missing.output
