@@ -24,13 +24,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from engine import paraminfo
 from engine.access import AccessPolicy
 from engine.events import MANAGER_COMPONENT, Clock, Event, Severity, log_event
 from engine.groups import GroupKind, GroupStore
 from engine.heartbeat.schedule import HeartbeatSchedule
 from engine.home import Home
 from engine.ipc import HandlerTable, IpcServer, Reply, Request, TcpListener
-from engine.mgrparams import ManagerParamError, ManagerParams, load_manager_params
+from engine.mgrparams import DEFAULT_PORT, ManagerParamError, ManagerParams, load_manager_params
 from engine.names import InvalidGroupName, check_group_name
 from engine.purge import purge_candidates
 from engine.status import (
@@ -70,6 +71,16 @@ class _Restarts:
     due: float | None = None
 
 
+def _statements(path: Path) -> tuple[str, ...]:
+    """mgr.prm's statements (no comments, no blank lines); ``("PORT 7809",)`` without one."""
+    try:
+        lines = path.read_text(errors="replace").splitlines()
+    except OSError:
+        return (f"PORT {DEFAULT_PORT}",)
+    kept = (ln.strip() for ln in lines)
+    return tuple(ln for ln in kept if ln and not ln.startswith("--")) or ("-- (empty)",)
+
+
 class Manager:
     """The daemon's state; :meth:`serve` runs until STOP or SIGTERM."""
 
@@ -98,6 +109,8 @@ class Manager:
         self.table.add("GETPORTINFO", self._portinfo)
         self.table.add("GETPURGEOLDEXTRACTS", self._purgeinfo)
         self.table.add("STATUS", lambda _: Reply(("Manager is running.",)))
+        read = _statements(home.dirprm / "mgr.prm")  # as read at start-up, for GETPARAMINFO
+        self.table.add("GETPARAMINFO", paraminfo.handler("MANAGER", "dirprm/mgr.prm", lambda: read))
         self.heartbeats = HeartbeatSchedule(home, self.event)
 
     def event(self, code: str, severity: Severity, text: str) -> None:

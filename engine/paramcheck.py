@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from engine.home import Home
     from engine.process import GroupContext
     from params.models import ParamFile
 
@@ -28,13 +29,33 @@ class CheckResult:
         return self.errors == 0
 
 
-def check_param_file(path: Path, cwd: Path | None = None) -> CheckResult:
-    """Validate ``path``; ``cwd`` is where OBEY/INCLUDE names resolve (the home)."""
+def check_param_file(
+    path: Path, cwd: Path | None = None, group: tuple[str, str] | None = None
+) -> CheckResult:
+    """Validate ``path``; ``cwd`` is where OBEY/INCLUDE names resolve (the home); ``group``
+    (kind, name): the group whose file it is (its first parameter must name that group)."""
     from params.check import check_file
     from params.errors import render
+    from params.models import ExpectedGroup
 
-    result = check_file(path, cwd=cwd)
+    expected = ExpectedGroup(group[0], group[1].upper()) if group else None
+    result = check_file(path, cwd=cwd, expected=expected)
     return CheckResult(tuple(render(d) for d in result.diagnostics), len(result.errors))
+
+
+def group_of_file(home: Home, path: Path) -> tuple[str, str] | None:
+    """(kind, name) of the group of ``home`` whose parameter file ``path`` is, if any."""
+    from engine.groups import GroupStore
+
+    try:
+        target = path.resolve()
+        groups = GroupStore(home).scan()[0]
+    except OSError:
+        return None
+    for g in groups:
+        if g.param_file(home).resolve() == target:
+            return (g.kind, g.name)
+    return None
 
 
 def load_group_params(ctx: GroupContext) -> ParamFile:
@@ -44,13 +65,18 @@ def load_group_params(ctx: GroupContext) -> ParamFile:
     from engine.process import ProcessAbend
     from params.check import check_file
     from params.errors import render
+    from params.models import ExpectedGroup
 
     path = ctx.param_file
     if not path.exists():
         raise ProcessAbend("OGG-00303", f"Could not open parameter file {path}.")
-    result = check_file(path, cwd=ctx.home.root)
+    # checked as this group's file: a Replicat's file that begins EXTRACT is an error that
+    # names the REPLICAT, and its lines are judged as a Replicat's
+    expected = ExpectedGroup(ctx.group.kind, ctx.group.name)
+    result = check_file(path, cwd=ctx.home.root, expected=expected)
     for d in result.diagnostics:
         ctx.report.line(render(d))
+    ctx.parameters = tuple(st.text for st in result.statements)
     if not result.ok:
         raise ProcessAbend(
             "OGG-10144",

@@ -37,6 +37,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
+from engine import paraminfo
 from engine.checkpoints import Checkpoints, load_checkpoints
 from engine.events import (
     CAPTURE_COMPONENT,
@@ -96,6 +97,8 @@ class GroupContext:
     started: datetime = field(default_factory=datetime.now)
     start_options: dict[str, int] = field(default_factory=dict)
     """START's positioning options for this run: ``{"ATCSN": n}`` or ``{"AFTERCSN": n}``."""
+    parameters: tuple[str, ...] = ()
+    """The parameter statements read at start-up (GETPARAMINFO answers them)."""
     starting: str | None = "loading the engine"
     """What the process waits for while it starts (``SEND ... STATUS`` says it), None once up."""
     runner: GroupRunner | None = None
@@ -242,12 +245,23 @@ def default_handlers(ctx: GroupContext, runner: GroupRunner | None = None) -> Ha
 
     def getlag(_: Request) -> Reply:
         cps = ctx.checkpoints()
-        at_eof = runner is not None and runner.at_eof(ctx)
+        at_eof = ctx.runner is not None and ctx.runner.at_eof(ctx)  # set after this table
         eof = ("At EOF, no more records to process.",) if at_eof else ()
         if cps is None or cps.lag_seconds is None:
             return Reply(("No records yet processed.", *eof))
         return Reply((f"Last record lag: {round(cps.lag_seconds)} seconds.", *eof))
 
+    g = ctx.group
+    try:
+        source = str(ctx.param_file.relative_to(ctx.home.root))
+    except ValueError:
+        source = str(ctx.param_file)
+    table.add(
+        "GETPARAMINFO",
+        paraminfo.handler(
+            f"{g.kind} {g.name}", source, lambda: ctx.parameters, lambda: ctx.starting
+        ),
+    )
     table.add("STOP", stop)
     table.add("FORCESTOP", forcestop)
     table.add("STATUS", status)

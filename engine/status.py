@@ -138,12 +138,14 @@ def lock_path(home: Home, kind: str, name: str) -> Path:
 class LockHeld(OSError):
     """Another process holds the lock; ``pid`` is its pid when it wrote one (else 0)."""
 
-    def __init__(self, path: Path, pid: int) -> None:
+    def __init__(self, path: Path, pid: int, what: str = "") -> None:
+        # OGG-01454's text, naming the group (``what``) rather than the lock's file: the
+        # messages a user reads never name the home's internal files
         held = f" Lock currently held by process id (PID) {pid}." if pid else ""
         super().__init__(
             errno.EAGAIN,
-            f'Unable to lock file "{path}" (error {errno.EAGAIN}, '
-            f"{os.strerror(errno.EAGAIN)}).{held}",
+            f"Unable to lock {what or path.name} (error {errno.EAGAIN}, "
+            f"{os.strerror(errno.EAGAIN)}): it runs in another process.{held}",
         )
         self.path = path
         self.pid = pid
@@ -185,7 +187,8 @@ class ProcessLock:
         except OSError as exc:
             os.close(fd)
             if exc.errno in (errno.EAGAIN, errno.EACCES):
-                raise LockHeld(path, _holder_pid(path)) from None
+                what = "MANAGER" if kind == MANAGER else f"{kind} {name.upper()}"
+                raise LockHeld(path, _holder_pid(path), what) from None
             raise
         # One fixed-width write: a reader never sees an empty or half-written pid.
         os.pwrite(fd, f"{os.getpid():>{_PID_WIDTH}}\n".encode(), 0)

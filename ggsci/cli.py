@@ -33,7 +33,7 @@ def _new_app() -> typer.Typer:
 
 def build_app() -> typer.Typer:
     import ggsci.cli_logdump as cli_logdump
-    from ggsci import cli_db, cli_extract, cli_params, cli_shell
+    from ggsci import cli_db, cli_extract, cli_params, cli_replicat, cli_shell
 
     app = _new_app()
     cli_shell.register(app)
@@ -42,6 +42,9 @@ def build_app() -> typer.Typer:
     app.command(name="logdump")(cli_logdump.logdump)
     app.command(name="extract", context_settings={"ignore_unknown_options": True})(
         cli_extract.extract
+    )
+    app.command(name="replicat", context_settings={"ignore_unknown_options": True})(
+        cli_replicat.replicat
     )
     return app
 
@@ -56,6 +59,18 @@ def build_shell_app() -> typer.Typer:
 
 
 def main() -> None:
+    try:
+        _main()
+    except BrokenPipeError:
+        # the output's reader went away (``ggsci run ... | head``): stop quietly, and keep
+        # Python from reporting the same error again when it flushes stdout at exit
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
+
+
+def _main() -> None:
     from ggsci.launch import fast_main, is_shell_invocation
     from ggsci.textin import tolerant_streams
 

@@ -10,9 +10,20 @@ import sys
 import threading
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from engine.home import Home
+    from engine.report import ReportWriter
+    from params.check import CheckResult
+    from params.models import ExpectedGroup
+
+HomePath = Annotated[
+    Path | None,
+    typer.Option("--home", help="The home directory (default: $GGHOME or the current directory)."),
+]
 
 _KEYWORDS = {
     "PARAMFILE": "paramfile",
@@ -48,6 +59,57 @@ def _parse(words: list[str]) -> tuple[Path, Path | None, bool]:
     return paramfile, reportfile, brreset
 
 
+def in_home(h: Home, path: Path) -> Path:
+    """Relative names are the home's, as when GoldenGate's programs run in its directory."""
+    return path if path.is_absolute() else h.root / path
+
+
+def checked(h: Home, paramfile: Path, expected: ExpectedGroup) -> CheckResult:
+    """The file checked as ``expected``'s, every diagnostic on stderr; exit 1 on an error."""
+    from params.check import check_file
+    from params.errors import render
+
+    result = check_file(paramfile, cwd=h.root, expected=expected)
+    for d in result.diagnostics:
+        typer.echo(render(d), err=True)
+    if not result.ok:
+        typer.echo(
+            f"ERROR OGG-10144  Parameter file {paramfile} has {len(result.errors)} error(s).",
+            err=True,
+        )
+        raise typer.Exit(1)
+    return result
+
+
+def locked_report(
+    h: Home,
+    kind: str,
+    name: str,
+    paramfile: Path,
+    reportfile: Path | None,
+    component: str,
+    desc: str | None = None,
+) -> ReportWriter:
+    """Take the group's lock for this process's life (the home's owner only, one instance of
+    the group: else one line and exit 1), then start its report with the parameter echo."""
+    from engine.report import ReportWriter
+    from engine.status import LockHeld, ProcessLock
+    from engine.trust import NotHomeOwner, check_home_owner
+
+    try:
+        check_home_owner(h)
+        ProcessLock.acquire(h, kind, name)
+    except (NotHomeOwner, LockHeld) as exc:
+        typer.echo(
+            f"ERROR OGG-01454  {exc.strerror}" if isinstance(exc, LockHeld) else exc, err=True
+        )
+        raise typer.Exit(1) from exc
+    report = ReportWriter(reportfile or h.dirrpt / f"{name}.rpt")
+    lines = paramfile.read_text(errors="replace").splitlines()
+    report.start(component, desc, [ln.rstrip() for ln in lines])
+    return report
+
+
 def extract(
     words: Annotated[list[str], typer.Argument(help="PARAMFILE file [REPORTFILE file] [BRRESET]")],
     stop_at_eof: Annotated[
@@ -56,12 +118,7 @@ def extract(
             "--stop-at-eof", help="Stop once the available redo is processed and the trail flushed."
         ),
     ] = False,
-    home: Annotated[
-        Path | None,
-        typer.Option(
-            "--home", help="The home directory (default: $GGHOME or the current directory)."
-        ),
-    ] = None,
+    home: HomePath = None,
     master: Annotated[
         str | None,
         typer.Option(
@@ -77,45 +134,17 @@ def extract(
     from engine.extract.start import ExtractError
     from engine.groups import GroupStore
     from engine.home import resolve_home
-    from engine.report import ReportWriter
     from engine.source.catalog import RedoGapError
-    from params.check import check_file
-    from params.errors import render
+    from params.models import ExpectedGroup
 
     paramfile, reportfile, brreset = _parse(words)
     h = resolve_home(home)  # --home, then $GGHOME, then the current directory
-    # Relative names are the home's, as when GoldenGate's extract runs in its directory.
-    paramfile = paramfile if paramfile.is_absolute() else h.root / paramfile
-    if reportfile is not None and not reportfile.is_absolute():
-        reportfile = h.root / reportfile
-    result = check_file(paramfile, cwd=h.root)
-    for d in result.diagnostics:
-        typer.echo(render(d), err=True)
-    if not result.ok:
-        typer.echo(
-            f"ERROR OGG-10144  Parameter file {paramfile} has {len(result.errors)} error(s).",
-            err=True,
-        )
-        raise typer.Exit(1)
+    paramfile, reportfile = in_home(h, paramfile), reportfile and in_home(h, reportfile)
+    # an Extract's file: a Replicat's is refused at its first line, naming the REPLICAT
+    result = checked(h, paramfile, ExpectedGroup("EXTRACT"))
     model = result.model
     name = (model.group or paramfile.stem).upper()
-    from engine.status import LockHeld, ProcessLock
-    from engine.trust import NotHomeOwner, check_home_owner
-
-    try:  # the home's owner only, and one instance of the group (the lock lives till exit)
-        check_home_owner(h)
-        ProcessLock.acquire(h, "EXTRACT", name)
-    except (NotHomeOwner, LockHeld) as exc:
-        typer.echo(
-            f"ERROR OGG-01454  {exc.strerror}" if isinstance(exc, LockHeld) else exc, err=True
-        )
-        raise typer.Exit(1) from exc
-    report = ReportWriter(reportfile or h.dirrpt / f"{name}.rpt")
-    report.start(
-        CAPTURE_COMPONENT,
-        None,
-        [ln.rstrip("\n") for ln in paramfile.read_text(errors="replace").splitlines()],
-    )
+    report = locked_report(h, "EXTRACT", name, paramfile, reportfile, CAPTURE_COMPONENT)
 
     def emit(code: str, severity: Severity, text: str) -> None:
         ev = Event(code, severity, text, CAPTURE_COMPONENT, paramfile.name)

@@ -5,16 +5,42 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
+import os
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from engine.home import Home, resolve_home
+from engine.paramcheck import group_of_file
 from params.check import CheckResult, check_file
 from params.errors import render, to_json
 from params.masking import mask_secrets
+from params.models import ExpectedGroup
 
 app = typer.Typer(help="Check and show GoldenGate parameter files.", no_args_is_help=True)
+
+
+def _home_of_cwd() -> Home | None:
+    """The home ``--home``/$GGHOME names, or the current directory when it is one; None
+    otherwise (then a file is only what its name says)."""
+    if os.environ.get("GGHOME") or Path("dirprm").is_dir():
+        return resolve_home()
+    return None
+
+
+def _check(file: Path, home: Home | None) -> CheckResult:
+    """Check ``file`` as GGSCI would: a relative name missing here is the home's
+    (``ggsci --home H params check dirprm/rep1.prm``), OBEY/INCLUDE names resolve in the
+    home, and a group's parameter file is checked as that group's (a Replicat's as a
+    Replicat's, its first parameter naming it)."""
+    if home is not None and not file.is_absolute() and not file.exists():
+        file = home.root / file if (home.root / file).exists() else file
+    where = file.resolve().parent
+    owner = home or (Home(where.parent) if where.name == "dirprm" else None)  # a home's file
+    whose = group_of_file(owner, file) if owner is not None else None
+    expected = ExpectedGroup(*whose) if whose else None
+    return check_file(file, cwd=home.root if home else None, expected=expected)
 
 
 def _summary(result: CheckResult) -> str:
@@ -32,7 +58,8 @@ def check(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Errors only, no warnings.")] = False,
 ) -> None:
     """Check parameter files whole; exit 0 when all are valid (warnings allowed), else 1."""
-    results = [check_file(f) for f in files]
+    home = _home_of_cwd()
+    results = [_check(f, home) for f in files]
     if as_json:
         out = [
             {
@@ -73,7 +100,7 @@ def show(
     as_json: Annotated[bool, typer.Option("--json", help="Print the model as JSON.")] = False,
 ) -> None:
     """Print the effective parameters (after OBEY, INCLUDE, macros and ?VAR) and the model."""
-    r = check_file(file)
+    r = _check(file, _home_of_cwd())
     for d in r.diagnostics:
         if d.is_error:
             typer.echo(render(d), err=True)

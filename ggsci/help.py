@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+ORACLE = "Needs Oracle internals ggsci does not have: answered with one line."
+
 HELP: dict[tuple[str, ...], tuple[str, str]] = {
     ("ADD", "EXTRACT"): (
         "Add an Extract group (primary, or a pump with EXTTRAILSOURCE).",
@@ -106,11 +108,12 @@ HELP: dict[tuple[str, ...], tuple[str, str]] = {
     ("SEND", "EXTRACT"): (
         "Send a request to running groups.",
         "SEND {EXTRACT | REPLICAT | ER} group, request\n"
-        "  (STATUS, STOP, FORCESTOP, REPORT, GETLAG, ...)",
+        "  (every group: STATUS, STOP, FORCESTOP, REPORT, GETLAG, STATS, GETPARAMINFO;\n"
+        "  an Extract also: SHOWTRANS, SKIPTRANS, FORCETRANS, BR, ROLLOVER, TRANLOGOPTIONS)",
     ),
     ("SEND", "MANAGER"): (
         "Send a request to the Manager.",
-        "SEND MANAGER [CHILDSTATUS | GETPORTINFO | GETPURGEOLDEXTRACTS]",
+        "SEND MANAGER [CHILDSTATUS | GETPORTINFO | GETPURGEOLDEXTRACTS | GETPARAMINFO]",
     ),
     ("DBLOGIN",): (
         "Log in to a database (embedded source, SQLite file or PostgreSQL URL).",
@@ -128,7 +131,10 @@ HELP: dict[tuple[str, ...], tuple[str, str]] = {
     ),
     ("GETPARAMINFO",): (
         "INFO PARAM for one parameter or all of them, to the screen or a file.",
-        "GETPARAMINFO [name] [FILE path]",
+        "GETPARAMINFO [name] [FILE path]\n"
+        "SEND {EXTRACT | REPLICAT | ER} group, GETPARAMINFO [name] [, FILE path]\n"
+        "SEND MANAGER, GETPARAMINFO [name] [, FILE path]\n"
+        "  (SEND: the parameters the running process read at start-up, all or one's)",
     ),
     ("SET", "EDITOR"): ("Set the editor EDIT PARAMS uses (this session).", "SET EDITOR program"),
     ("SHOW",): ("Show the session's settings and the home's directories.", "SHOW"),
@@ -158,6 +164,37 @@ HELP: dict[tuple[str, ...], tuple[str, str]] = {
         "Edit a previous command, then run it.",
         "FC [n | -n | text]   (edit keys: i text, r text, d, overtype; Enter runs, // cancels)",
     ),
+    ("ADD", "CHECKPOINTTABLE"): (
+        "Create a Replicat checkpoint table in the DBLOGIN database (SQLite or PostgreSQL).",
+        "ADD CHECKPOINTTABLE [owner.table]",
+    ),
+    ("INFO", "CHECKPOINTTABLE"): (
+        "Whether a checkpoint table exists in the DBLOGIN database.",
+        "INFO CHECKPOINTTABLE [owner.table]",
+    ),
+    ("DELETE", "CHECKPOINTTABLE"): (
+        "Drop a checkpoint table of the DBLOGIN database.",
+        "DELETE CHECKPOINTTABLE [owner.table] [!]",
+    ),
+    **{
+        key: (ORACLE, syntax)
+        for key, syntax in (
+            (("ADD", "TRANDATA"), "{ADD | DELETE | INFO} {TRANDATA | SCHEMATRANDATA} ..."),
+            (("ADD", "SCHEMATRANDATA"), "{ADD | DELETE | INFO} SCHEMATRANDATA schema"),
+            (("ADD", "TRACETABLE"), "{ADD | DELETE | INFO} TRACETABLE [owner.table]"),
+            (("INFO", "MARKER"), "INFO MARKER[S] [COUNT n]"),
+            (("FLUSH", "SEQUENCE"), "FLUSH SEQUENCE owner.sequence"),
+            (("DUMPDDL",), "DUMPDDL [SHOW]"),
+            (("MININGDBLOGIN",), "MININGDBLOGIN USERID u, PASSWORD p"),
+            (("REGISTER", "EXTRACT"), "{REGISTER | UNREGISTER} {EXTRACT | REPLICAT} group ..."),
+            (("ADD", "MASTERKEY"), "{ADD | DELETE | INFO | RENEW} MASTERKEY"),
+            (("CREATE", "WALLET"), "{CREATE | OPEN | PURGE} WALLET"),
+        )
+    },
+    ("CONNECT",): (
+        "Admin Client (Microservices) only: answered with one line; GGSCI acts on its home.",
+        "CONNECT http://host:port ...",
+    ),
     ("HELP",): ("Show this help.", "HELP [command [object]]"),
     ("EXIT",): ("Leave GGSCI.", "EXIT | QUIT"),
 }
@@ -165,6 +202,15 @@ HELP: dict[tuple[str, ...], tuple[str, str]] = {
 
 GROUP_ALIASES = ("REPLICAT", "REP", "ER", "EXT")
 """HELP's group entries are filed under EXTRACT; these name the same forms."""
+
+#: Objects whose HELP is filed under another: the same forms.
+OBJECT_ALIASES = {
+    "RMTTRAIL": "EXTTRAIL",
+    "MARKERS": "MARKER",
+    "SCHEMATRANDATA": "TRANDATA",
+    "UNREGISTER": "REGISTER",
+}
+OBJECT_ALIASES |= dict.fromkeys(GROUP_ALIASES, "EXTRACT")
 
 
 def help_lines(topic: tuple[str, ...]) -> list[str] | None:
@@ -177,9 +223,12 @@ def help_lines(topic: tuple[str, ...]) -> list[str] | None:
         return lines
     keys = [k for k in HELP if k[: len(topic)] == topic]
     asked = topic
-    if not keys and len(topic) > 1 and topic[1] in GROUP_ALIASES:  # HELP LAG REPLICAT
-        topic = (topic[0], "EXTRACT", *topic[2:])
+    if not keys:  # HELP LAG REPLICAT, HELP INFO RMTTRAIL, HELP UNREGISTER EXTRACT
+        topic = tuple(OBJECT_ALIASES.get(w, w) for w in topic)
         keys = [k for k in HELP if k[: len(topic)] == topic]
+    if not keys and len(topic) == 2:  # HELP INFO TRACETABLE: filed under ADD TRACETABLE
+        keys = [k for k in HELP if k[1:] == topic[1:] and HELP[k][0] == ORACLE][:1]
+        topic = keys[0] if keys else topic
     if not keys:
         return None
     out: list[str] = []

@@ -81,9 +81,18 @@ def run(home: str | None, commands: list[str]) -> int:
     return run_commands(resolved, commands, sys.stdout, sys.stdin)
 
 
+def _obey_file(home: str | None, path: Path) -> Path:
+    """A relative name that is not here is the home's, as OBEY inside the shell reads it."""
+    if path.is_absolute() or path.exists():
+        return path
+    theirs = resolve_home(home).root / path
+    return theirs if theirs.exists() else path
+
+
 def obey(home: str | None, path: Path, syntax_only: bool) -> int:
     from ggsci.runner import run_obey_file, syntax_errors
 
+    path = _obey_file(home, path)
     if syntax_only:
         try:
             errors = syntax_errors(path)

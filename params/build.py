@@ -21,13 +21,14 @@ from params.builder import (
 )
 from params.catalog import (
     EXTRACT_ONLY_PARAMETERS,
+    IGNORED_IN_REPLICAT,
     IGNORED_OPTIONS,
     IGNORED_PARAMETERS,
     data_specs,
     did_you_mean,
     known_parameters,
 )
-from params.errors import Diagnostic, Severity
+from params.errors import Diagnostic, Origin, Severity
 from params.grammar import GrammarError, Parsed, parse_statement
 from params.handlers_capture import (
     h_br,
@@ -164,10 +165,17 @@ def all_parameters() -> frozenset[str]:
 
 
 def build(
-    path: str, statements: list[Statement], *, is_globals: bool = False
+    path: str,
+    statements: list[Statement],
+    *,
+    is_globals: bool = False,
+    expected: m.ExpectedGroup | None = None,
 ) -> tuple[m.ParamFile, list[Diagnostic]]:
-    """Validate ``statements`` (already preprocessed) into a model and its diagnostics."""
-    b = Builder(path)
+    """Validate ``statements`` (already preprocessed) into a model and its diagnostics;
+    ``expected``: the group the file is read for (its first parameter must name it)."""
+    b = Builder(path, expected=expected)
+    if expected is not None:  # judged as that group's file from its first line
+        b.fields["kind"] = expected.file_kind
     names = all_parameters()
     for st in statements:
         b.statement = st
@@ -215,15 +223,20 @@ def build(
         for o in parsed.options:
             if o.name in IGNORED_OPTIONS.get(kw, ()):
                 b.warn("not-used", f"{kw} option {o.name} is not used by this engine", o.loc)
-        if kw in IGNORED_PARAMETERS:
-            b.warn("not-used", f"{kw} is not used by this engine: {IGNORED_PARAMETERS[kw]}")
-        elif kw in EXTRACT_ONLY_PARAMETERS and b.fields.get("kind") == m.FileKind.REPLICAT:
+        if kw in EXTRACT_ONLY_PARAMETERS and b.fields.get("kind") == m.FileKind.REPLICAT:
             b.warn("not-used", f"{kw} is an Extract parameter: not used in a Replicat")
+        elif kw in IGNORED_PARAMETERS:  # (in a Replicat, a reason that names the Replicat)
+            replicat = b.fields.get("kind") == m.FileKind.REPLICAT
+            why = (IGNORED_IN_REPLICAT if replicat else {}).get(kw, IGNORED_PARAMETERS[kw])
+            b.warn("not-used", f"{kw} is not used by this engine: {why}")
         if st.tainted:
             del b.diagnostics[mark:]
         if kw not in MAY_PRECEDE_GROUP:
             b.count += 1
     warn_reperror_after_maps(b)
+    if expected is not None and "GROUP" not in b.seen:
+        first = statements[0].origin if statements else Origin(path, 1, 1, "")
+        b.diagnostics.append(Diagnostic(Severity.ERROR, "wrong-group", expected.mismatch(), first))
     return _finish(b, is_globals), b.diagnostics
 
 

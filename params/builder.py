@@ -70,6 +70,9 @@ class Builder:
     br_statement: Statement | None = None
     br_interval_loc: int = 0
     tainted: set[str] = field(default_factory=set)
+    expected: m.ExpectedGroup | None = None
+    """Whose file this is (a group process, EDIT PARAMS of a group, ``ggsci extract``): its
+    first parameter must name that kind (and group), and the file is judged as that kind."""
 
     # -- diagnostics -------------------------------------------------------------
     def add(self, sev: Severity, code: str, message: str, loc: int | None = None) -> None:

@@ -214,6 +214,14 @@ IGNORED_PARAMETERS: dict[str, str] = {
 }  # fmt: skip
 
 
+#: The reasons of :data:`IGNORED_PARAMETERS` as a Replicat's file reads them (the general
+#: reason names the Extract).
+IGNORED_IN_REPLICAT: dict[str, str] = dict.fromkeys(
+    ("GETUPDATEBEFORES", "IGNOREUPDATEBEFORES"),
+    "a Replicat applies the update images the trail holds, whatever this says",
+)
+
+
 #: Parameters of the Extract (and pump) that a Replicat has no use for: in a Replicat's file
 #: each gets a "not used" warning (the Replicat's own, in an Extract, are warned by
 #: params/handlers_map.py). Parameters both kinds take (SOURCECATALOG, GETTRUNCATES,

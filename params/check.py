@@ -15,7 +15,7 @@ from pathlib import Path
 from params.build import all_parameters, build
 from params.catalog import MAP_OPTIONS, TABLE_OPTIONS
 from params.errors import Diagnostic, Origin, ParamFileError, Severity
-from params.models import FileKind, ParamFile
+from params.models import ExpectedGroup, FileKind, ParamFile
 from params.preprocess import Reader, preprocess, read_text
 from params.text import Statement
 
@@ -63,9 +63,11 @@ def check_text(
     reader: Reader = read_text,
     search_dirs: Sequence[Path] | None = None,
     is_globals: bool = False,
+    expected: ExpectedGroup | None = None,
 ) -> CheckResult:
     """Check a file's text; OBEY/INCLUDE names resolve in ``search_dirs`` (default: the
-    current directory) and then in the including file's own directory."""
+    current directory) and then in the including file's own directory. ``expected``: the
+    group the file is read for (its first parameter must name it; judged as its kind)."""
     if search_dirs is None:
         search_dirs = [Path.cwd()]
     statements, pre_diags = preprocess(
@@ -77,7 +79,7 @@ def check_text(
         parameters=all_parameters(),
         table_options=frozenset(TABLE_OPTIONS) | frozenset(MAP_OPTIONS),
     )
-    model, diags = build(path, statements, is_globals=is_globals)
+    model, diags = build(path, statements, is_globals=is_globals, expected=expected)
     ordered = sorted(
         [*pre_diags, *diags],
         key=lambda d: (d.origin.path != path, d.origin.path, d.origin.line, d.origin.col),
@@ -91,6 +93,7 @@ def check_file(
     env: Mapping[str, str] | None = None,
     cwd: Path | None = None,
     reader: Reader = read_text,
+    expected: ExpectedGroup | None = None,
 ) -> CheckResult:
     p = Path(path)
     shown = str(path)
@@ -111,4 +114,5 @@ def check_file(
         reader=reader,
         search_dirs=default_search_dirs(p, cwd),
         is_globals=p.name.upper() == "GLOBALS",
+        expected=expected,
     )

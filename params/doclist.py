@@ -163,34 +163,58 @@ def _with_option(base: str, option: str, kind: str) -> Iterator[str]:
 
 
 def entries() -> list[Entry]:
-    out: list[Entry] = []
-    for name in sorted(all_parameters()):
-        if name in PREPROCESSOR:
-            out.append(Entry(name, "", ACTS, name, ""))
+    return [e for name in sorted(all_parameters()) for e in entries_of(name)]
+
+
+def entries_of(name: str) -> list[Entry]:
+    """The parameter's own entry, then one per option (INFO PARAM shows them)."""
+    if name in PREPROCESSOR:
+        return [Entry(name, "", ACTS, name, "")]
+    found = _base(name)
+    if found is None:
+        return [Entry(name, "", REFUSED, name, "")]
+    statement, context = found
+    base_unused = _try(context, statement)[1]
+    whole_unused = 1 in base_unused
+    out = [Entry(name, "", NOT_USED if whole_unused else ACTS, statement, context)]
+    for option, kind in sorted(_options(name).items()):
+        if option in statement.replace(",", " ").split()[1:]:  # the base holds it
+            status = NOT_USED if whole_unused else ACTS
+            out.append(Entry(name, option, status, statement, context))
             continue
-        found = _base(name)
-        if found is None:
-            out.append(Entry(name, "", REFUSED, name, ""))
-            continue
-        statement, context = found
-        base_unused = _try(context, statement)[1]
-        whole_unused = 1 in base_unused
-        out.append(Entry(name, "", NOT_USED if whole_unused else ACTS, statement, context))
-        for option, kind in sorted(_options(name).items()):
-            if option in statement.replace(",", " ").split()[1:]:  # the base holds it
-                status = NOT_USED if whole_unused else ACTS
-                out.append(Entry(name, option, status, statement, context))
+        status, tried = REFUSED, statement
+        for candidate in _with_option(statement, option, kind):
+            error, unused = _try(context, candidate)
+            if error:
                 continue
-            status, tried = REFUSED, statement
-            for candidate in _with_option(statement, option, kind):
-                error, unused = _try(context, candidate)
-                if error:
-                    continue
-                used = not whole_unused and len(unused) == len(base_unused)
-                status, tried = (ACTS if used else NOT_USED), candidate
-                break
-            out.append(Entry(name, option, status, tried, context))
+            used = not whole_unused and len(unused) == len(base_unused)
+            status, tried = (ACTS if used else NOT_USED), candidate
+            break
+        out.append(Entry(name, option, status, tried, context))
     return out
+
+
+#: The kinds of group file INFO PARAM names, with a file of each to try a statement in.
+COMPONENTS = (("EXTRACT", EXTRACT_FILE), ("REPLICAT", REPLICAT_FILE))
+
+
+def components_of(entry: Entry) -> list[str]:
+    """The kinds of parameter file that take ``entry``'s parameter: MANAGER for the
+    Manager's own (mgr.prm), GLOBALS and EXTRACT for the Spark settings, else EXTRACT and
+    REPLICAT where the statement is neither refused nor warned as the other kind's."""
+    if entry.status == REFUSED:
+        return []
+    handler = HANDLERS.get(entry.parameter)
+    module = getattr(handler, "__module__", "")
+    if module == "params.handlers_manager":
+        return ["MANAGER"]
+    found = ["GLOBALS"] if module == "params.handlers_spark" else []
+    for label, context in COMPONENTS:
+        r = check_text(context + entry.statement + "\n", "doclist.prm")
+        mine = [d for d in r.diagnostics if d.origin.line == context.count("\n") + 1]
+        if not any(d.is_error or "parameter: not used in a" in d.message for d in mine):
+            found.append(label)
+    return found
 
 
 def reperror_entries() -> list[Entry]:

@@ -51,6 +51,10 @@ def h_group(b: Builder, p: Parsed) -> None:
         b.error("misplaced", f"{kw} must be the first parameter in the file")
     b.fields["kind"] = m.FileKind.EXTRACT if kw == "EXTRACT" else m.FileKind.REPLICAT
     b.fields["group"] = name.upper()
+    want = b.expected
+    if want is not None and (kw != want.kind or (want.name or name.upper()) != name.upper()):
+        b.error("wrong-group", f"{kw} {name}: {want.mismatch(f'{kw} {name}')}", tok.loc)
+        b.fields["kind"] = want.file_kind  # the rest is judged as the file of the group it is
 
 
 def _login_from(b: Builder, p: Parsed, base: m.Login) -> m.Login:

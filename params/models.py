@@ -25,6 +25,37 @@ class FileKind(enum.StrEnum):
 
 
 @dataclass(frozen=True)
+class ExpectedGroup:
+    """The group a parameter file is read for: ``kind`` EXTRACT or REPLICAT, ``name`` the
+    group (upper case), or None when any name will do (``ggsci extract paramfile FILE``)."""
+
+    kind: str
+    name: str | None = None
+
+    @property
+    def file_kind(self) -> FileKind:
+        return FileKind.EXTRACT if self.kind == "EXTRACT" else FileKind.REPLICAT
+
+    @property
+    def first(self) -> str:
+        return f"{self.kind} {self.name or 'group'}"
+
+    def mismatch(self, found: str | None = None) -> str:
+        """Why the file's first parameter (``found``: e.g. ``REPLICAT rep1``; None: missing)
+        does not fit: the expected group's kind and name, never the other kind's."""
+        if self.name is not None:
+            whose = f"{self.kind} {self.name}"
+            return f"this is the parameter file of {whose}; its first parameter must be {whose}"
+        article = "an" if self.kind == "EXTRACT" else "a"
+        text = f"{article} {self.kind.title()}'s parameter file must begin with {self.first}"
+        if found is not None and not found.upper().startswith(self.kind):
+            kind, _, name = found.partition(" ")
+            other = "an Extract" if kind.upper() == "EXTRACT" else "a Replicat"
+            text += f" (START {kind.upper()} {name} runs {other})"
+        return text
+
+
+@dataclass(frozen=True)
 class ObjectName:
     """``[catalog.]owner.name``; parts keep their quotes' case rule.
 

@@ -60,14 +60,28 @@ class BrTimeline:
     restart: RestartMark | None
     next_due_us: int | None
 
-    def bounds(self) -> tuple[int, int]:
+    def _events(self) -> tuple[int, int]:
         times = [self.now_us, *(c.time_us for c in self.checkpoints)]
         times += [t.start_us for t in self.transactions]
         if self.restart is not None:
             times.append(self.restart.time_us)
-        if self.next_due_us is not None:
-            times.append(self.next_due_us)
-        lo, hi = min(times), max(times)
+        return min(times), max(times)
+
+    @property
+    def next_on_axis(self) -> bool:
+        """Whether the next checkpoint is drawn on the axis: not when it is further beyond
+        the newest event than the events span (an Extract up for minutes with a 4-hour
+        interval would squeeze all it has into the first cells); then an arrow at the
+        axis's right end says when it is due."""
+        if self.next_due_us is None:
+            return False
+        lo, hi = self._events()
+        return self.next_due_us <= hi + max(hi - lo, 1)
+
+    def bounds(self) -> tuple[int, int]:
+        lo, hi = self._events()
+        if self.next_due_us is not None and self.next_on_axis:
+            hi = max(hi, self.next_due_us)
         return lo, max(hi, lo + 1)
 
 
@@ -202,8 +216,11 @@ def text_lines(tl: BrTimeline, width: int = WIDTH) -> list[str]:
     else:
         out.append(row("restart", " " * width, "at the current read position (nothing open)"))
     out.append(row("now", mark(tl.now_us, "│", " "), _clock(tl.now_us)))
-    if tl.next_due_us is not None:
+    if tl.next_due_us is not None and tl.next_on_axis:
         out.append(row("next CP due", mark(tl.next_due_us, "┆", " "), _clock(tl.next_due_us)))
+    elif tl.next_due_us is not None:  # far beyond the events: an arrow, not a squeezed axis
+        note = f"{_stamp(tl.next_due_us)} (beyond the axis)"
+        out.append(row("next CP due", " " * (width - 1) + "→", note))
     return out
 
 
@@ -264,10 +281,13 @@ def to_svg(tl: BrTimeline) -> Canvas:
     c.line("now", x(tl.now_us), top - 14, x(tl.now_us), bottom, stroke="black",
            stroke_dasharray="2,2")  # fmt: skip
     c.text("now-label", x(tl.now_us), bottom + 28, "now", anchor="middle")
-    if tl.next_due_us is not None:
+    if tl.next_due_us is not None and tl.next_on_axis:
         nx = x(tl.next_due_us)
         c.line("next", nx, top - 14, nx, bottom, stroke="#c0392b", stroke_dasharray="6,4")
         c.text("next-label", nx, top - 30, "next CP", anchor="middle")
+    elif tl.next_due_us is not None:
+        end = SVG_LEFT + SVG_PLOT
+        c.text("next-label", end, top - 30, f"next CP at {_stamp(tl.next_due_us)} →", anchor="end")
     y = bottom + 50
     if tl.restart is not None:
         rx = x(tl.restart.time_us)

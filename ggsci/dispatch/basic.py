@@ -43,7 +43,7 @@ def create_subdirs(session: Session, _: M.CreateSubdirs) -> None:
 
 def help_(session: Session, cmd: M.Help) -> None:
     topic = tuple(_CANONICAL.get(w, w) for w in cmd.topic)
-    lines = help_lines(topic)
+    lines = help_lines(cmd.topic) or help_lines(topic)  # INFO PARAM is not INFO PARAMS
     if lines is None:
         raise CommandFailed(f"ERROR: No help for {' '.join(cmd.topic)}.")
     session.say(*lines)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.groups import GroupStore
-from engine.paramcheck import check_param_file
+from engine.paramcheck import check_param_file, group_of_file
 from ggsci.commands import models as M
 from ggsci.session import CommandFailed, Session
 from ggsci.textin import read_text
@@ -74,8 +74,10 @@ def editor_command(chosen: str | None = None) -> list[str]:
 
 
 def validate(session: Session, path: Path) -> None:
-    """Check a saved parameter file and print every diagnostic (nothing when it is clean)."""
-    result = check_param_file(path, cwd=session.home.root)
+    """Check a saved parameter file and print every diagnostic (nothing when it is clean);
+    a group's file is checked as that group's (its kind and name in its first line)."""
+    whose = group_of_file(session.home, path)
+    result = check_param_file(path, cwd=session.home.root, group=whose)
     if result.rendered:
         session.say(*result.rendered)
     if not result.ok:

@@ -139,6 +139,9 @@ def param_info(session: Session, cmd: M.ParamInfo) -> None:
     names = [cmd.name] if cmd.name else sorted(known)
     specs = data_specs()
     lines: list[str] = []
+    if cmd.name is not None:
+        lines = [*_one_param(cmd.name), ""]
+        names = []
     for name in names:
         lines += [f"Parameter:  {name}"]
         if name in acted:
@@ -162,6 +165,34 @@ def param_info(session: Session, cmd: M.ParamInfo) -> None:
     except OSError as exc:
         raise CommandFailed(f"ERROR: Cannot write {cmd.file}: {exc.strerror}.") from exc
     session.say(f"Parameter information of {len(names)} parameter(s) written to {cmd.file}.")
+
+
+STATUS_WORDS = {
+    "acts": "acted on by ggsci's processes",
+    "accepted, not used (warning)": "accepted with a 'not used by this engine' warning",
+    "refused (error)": "refused by the checker (an error)",
+}
+
+
+def _one_param(name: str) -> list[str]:
+    """INFO PARAM name: what the checker makes of it (asked of the checker itself, as
+    docs/params.md is): its status, the kinds of file that take it, each option's status."""
+    from params.doclist import components_of, entries_of
+
+    own, *options = entries_of(name)
+    lines = [
+        f"{'param name':<14}: {name.lower()}",
+        f"{'status':<14}: {STATUS_WORDS[own.status]}",
+        f"{'component(s)':<14}: {', '.join(components_of(own)) or 'none'}",
+    ]
+    if own.statement and own.status != "refused (error)":
+        lines.append(f"{'example':<14}: {own.statement}")
+    if not options:
+        return [*lines, f"{'options':<14}: none"]
+    lines.append(f"{'options':<14}:")
+    width = max(len(o.option) for o in options)
+    lines += [f"  {o.option:<{width}}  {STATUS_WORDS[o.status]}" for o in options]
+    return lines
 
 
 HANDLERS: dict[type[M.Command], Any] = {

@@ -79,6 +79,8 @@ def execute(session: Session, line: str, record: bool = True) -> Outcome:
     except KeyboardInterrupt:
         session.say("Command interrupted.")
         return Outcome(False)
+    except BrokenPipeError:  # the reader of our output is gone (| head): nothing to report
+        raise
     except Exception as exc:
         log.exception("command failed: %s", mask_secrets(text))
         session.say(f"ERROR: {type(exc).__name__}: {exc} (details in the debug log).")

@@ -128,7 +128,7 @@ def _load_interpreter() -> None:
 
 
 def repl(session: Session, prompt: PromptSession[str]) -> int:
-    """Read and run commands until EXIT or Ctrl-D; 0 if all succeeded, 1 otherwise."""
+    """Read and run commands until EXIT or Ctrl-D; how many failed (at most 255)."""
 
     def ask(text: str) -> str | None:
         try:
@@ -148,7 +148,7 @@ def repl(session: Session, prompt: PromptSession[str]) -> int:
 
     session.read_line = ask
     session.read_secret = ask_secret
-    failed = False
+    failed = 0
     warm_up = threading.Thread(target=_load_interpreter, daemon=True)
     session.say(*banner(session.home))
     while True:
@@ -162,10 +162,10 @@ def repl(session: Session, prompt: PromptSession[str]) -> int:
 
         outcome = execute(bind(session), line)
         session.say("")
-        failed |= not outcome.ok
+        failed += not outcome.ok
         if outcome.exit:
             break
-    return 1 if failed else 0
+    return min(failed, 255)
 
 
 def interactive(

@@ -138,3 +138,19 @@ def test_fast_path_leaves_everything_else_to_typer() -> None:
     assert fast_main(["run", "--home", "x", "INFO ALL"]) is None
     assert is_shell_invocation(["--home", "x", "run", "INFO ALL"])
     assert not is_shell_invocation(["logdump", "x"])
+
+
+def test_a_reader_that_goes_away_gets_no_traceback(home: Home) -> None:
+    """``ggsci run ... | head``: when the reader closes the pipe, ggsci stops quietly."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ggsci", "--home", str(home.root), "run", *["HELP"] * 200],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.readline() == b"GGSCI commands:\n"
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    assert proc.wait(timeout=60) == 1
+    assert err == "", err

@@ -144,7 +144,17 @@ def test_set_editor_show_and_versions(shell: Shell, home: Home) -> None:
 
 def test_info_param_and_getparaminfo(shell: Shell, home: Home) -> None:
     out = shell.run("INFO PARAM table")
-    assert out.startswith("Parameter:  TABLE\nStatus:     acted on by ggsci's processes")
+    assert out.startswith(
+        "param name    : table\nstatus        : acted on by ggsci's processes\n"
+        "component(s)  : EXTRACT\n"
+    ), out
+    assert "\n  COLS                acted on by ggsci's processes\n" in out
+    lines = shell.run("INFO PARAM map").splitlines()
+    assert "component(s)  : REPLICAT" in lines and "  TARGET                 acted on" in "\n".join(
+        lines
+    )
+    assert "component(s)  : MANAGER" in shell.run("INFO PARAM PORT")
+    assert "component(s)  : EXTRACT\n" in shell.run("INFO PARAM RMTHOST")  # not a Replicat's
     assert "did you mean TABLE" in shell.run("INFO PARAM tabel") and not shell.ok
     assert shell.run("GETPARAMINFO FILE params.txt").startswith("Parameter information of ")
     assert "Parameter:  USERID" in (home.root / "params.txt").read_text()
@@ -303,3 +313,52 @@ def test_oracle_only_commands_answer_one_line(
 ) -> None:
     out = shell.run(line)
     assert out.startswith(start) and out.count("\n") == 1 and shell.ok is ok
+
+
+def test_help_answers_every_command_of_the_issue(shell: Shell) -> None:
+    """HELP INFO PARAM used to be read as INFO PARAMS and found nothing; the Oracle-internals
+    commands, CONNECT and the checkpoint-table commands had no HELP."""
+    for topic in (
+        "STATS", "STATS REPLICAT", "SET EDITOR", "VERSIONS", "SHOW", "CLEANUP REPLICAT",
+        "ENCRYPT PASSWORD", "INFO PARAM", "INFO MARKER", "INFO MARKERS", "GETPARAMINFO",
+        "INFO TRACETABLE", "FLUSH SEQUENCE", "DUMPDDL", "MININGDBLOGIN", "REGISTER EXTRACT",
+        "UNREGISTER REPLICAT", "INFO TRANDATA", "CONNECT", "ADD CHECKPOINTTABLE",
+        "INFO RMTTRAIL", "SEND MANAGER",
+    ):  # fmt: skip
+        out = shell.run(f"HELP {topic}")
+        assert shell.ok and out.startswith(topic), (topic, out)
+    assert "GETPARAMINFO" in shell.run("HELP SEND REPLICAT")
+    assert shell.run("HELP INFO NOSUCH") == "ERROR: No help for INFO NOSUCH.\n"
+
+
+def test_global_home_reaches_logdump_and_params(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``ggsci --home H logdump dirdat/lt000000000`` and ``... params check dirprm/x.prm``
+    read H's files from anywhere, as every sub-command honours the global --home."""
+    from engine.trail.model import TableDef
+    from engine.trail.writer import TrailWriter
+
+    home = Home(tmp_path / "h")
+    home.create_subdirs()
+    writer = TrailWriter.open(home.dirdat / "lt", durable=False, roll_on_restart=False)
+    writer.define_table(TableDef("HR.EMP", ("ID",)))
+    writer.close()
+    (home.dirprm / "e1.prm").write_text("EXTRACT e1\nEXTTRAIL ./dirdat/lt\nTABLE hr.*;\n")
+    monkeypatch.chdir(tmp_path)
+    dumped = runner.invoke(build_app(), ["--home", str(home.root), "logdump", "dirdat/lt000000000"])
+    assert dumped.exit_code == 0, dumped.output
+    assert "FileHeader" in dumped.output
+    os.environ["GGHOME"] = ""
+    checked = runner.invoke(
+        build_app(), ["--home", str(home.root), "params", "check", "dirprm/e1.prm"]
+    )
+    assert checked.exit_code == 0 and "OK (extract, 0 error(s)" in checked.output, checked.output
+    os.environ["GGHOME"] = ""
+    (home.dirprm / "i.oby").write_text("INFO ALL\n")
+    for args in (["obey"], ["obey", "--syntax-only"]):
+        obeyed = runner.invoke(build_app(), ["--home", str(home.root), *args, "dirprm/i.oby"])
+        assert obeyed.exit_code == 0 and "Cannot open" not in obeyed.output, obeyed.output
+    os.environ["GGHOME"] = ""
+    missing = runner.invoke(build_app(), ["logdump", "dirdat/lt000000000"])  # no home: cwd's
+    assert missing.exit_code == 1 and "TRAIL-006" in missing.output

@@ -109,6 +109,31 @@ def test_br_timeline_without_checkpoint_is_normal_recovery(tmp_path: Path) -> No
     assert any("none yet" in line for line in brpic.text_lines(tl))
 
 
+def test_br_timeline_of_a_young_extract_is_not_squeezed_by_the_next_checkpoint(
+    tmp_path: Path,
+) -> None:
+    """What a live Extract shows minutes after its start with the default 4-hour interval:
+    the events fill the axis; the next checkpoint, hours away, is an arrow at its end."""
+    minute = 60 * 1_000_000
+    open_txns = [txn("T1", 0.0, 10), txn("T2", 2 / 60, 20)]  # at 00:00 and 00:02
+    now = T0 + 4 * minute
+    due = T0 + 4 * HOUR
+    tl = brpic.timeline_of(tmp_path / "none", "EXT1", 4 * 3600, due, open_txns, now)
+    assert not tl.next_on_axis and tl.bounds() == (T0, now)
+    rows = {line[2:17].strip(): line for line in brpic.text_lines(tl, width=21)[2:]}
+    assert rows["T1"].index("█") == 2 + 15 and rows["T2"].index("█") == 2 + 15 + 10
+    assert rows["next CP due"].endswith("→  2026-03-14 04:00:00 (beyond the axis)")
+    svg = ET.fromstring(brpic.to_svg(tl).to_bytes())
+    assert svg.findall("s:line[@class='next']", NS) == []
+    (label,) = svg.findall("s:text[@class='next-label']", NS)
+    assert label.text == "next CP at 2026-03-14 04:00:00 →"
+    bars = svg.findall("s:rect[@class='txn']", NS)
+    assert [round(float(b.get("x", "0"))) for b in bars] == [170, 470]  # 0 and half of 600 px
+    # a checkpoint due within the events' span stays on the axis (seed 000's figure)
+    near = brpic.timeline_of(tmp_path / "none", "EXT1", 600, now + minute, open_txns, now)
+    assert near.next_on_axis and near.bounds() == (T0, now + minute)
+
+
 def samples(path: str, lags: list[float]) -> lagpic.PathHistory:
     start = datetime(2026, 3, 14, 9, 0, 0)
     return lagpic.PathHistory(

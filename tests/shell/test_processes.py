@@ -126,6 +126,38 @@ def test_group_runs_answers_send_and_stops_gracefully(live: Shell) -> None:
         assert code in log
 
 
+def test_getparaminfo_answers_what_the_process_read_at_start_up(live: Shell) -> None:
+    """SEND ... GETPARAMINFO (issue 15): the parameters the running process read, all or
+    one's, to the screen or a file; an edit after the start is not what it runs with."""
+    home = live.session.home
+    start_ext1(live)
+    assert wait_for(lambda: "starting:" not in live.run("send ext1, status"), TIMEOUT)
+    (home.dirprm / "ext1.prm").write_text(GOOD_PRM.replace("hr.*", "edited.*"))
+    out = live.run("SEND EXTRACT ext1, GETPARAMINFO")
+    assert out == (
+        "\nSending GETPARAMINFO request to EXTRACT EXT1 ...\n"
+        "Parameters EXTRACT EXT1 runs with (read at start-up from dirprm/ext1.prm):\n\n"
+        "EXTRACT ext1\nEXTTRAIL ./dirdat/lt\nTABLE hr.*;\n"
+    ), out
+    assert live.run("SEND EXTRACT ext1, GETPARAMINFO table").endswith(
+        "(read at start-up from dirprm/ext1.prm):\n\nTABLE hr.*;\n"
+    )
+    assert "BR is not set in the parameters EXTRACT EXT1 runs with" in live.run(
+        "SEND EXTRACT ext1, GETPARAMINFO BR"
+    )
+    assert live.run("SEND EXTRACT ext1, GETPARAMINFO, FILE dirrpt/e.txt").endswith(
+        "Parameter information written to dirrpt/e.txt.\n"
+    )
+    assert (
+        (home.dirrpt / "e.txt")
+        .read_text()
+        .endswith("EXTRACT ext1\nEXTTRAIL ./dirdat/lt\nTABLE hr.*;\n")
+    )
+    out = live.run("SEND MANAGER, GETPARAMINFO")
+    assert "Parameters MANAGER runs with (read at start-up from dirprm/mgr.prm):" in out
+    assert out.endswith("\nPORT 0\n"), out
+
+
 def test_kill_9_from_outside_is_abended_and_status_survives_restarts(live: Shell) -> None:
     home = live.session.home
     pid = start_ext1(live)

@@ -124,3 +124,10 @@ def test_real_terminal_prompt_completion_and_exit(home: Home, tmp_path: Path) ->
             proc.wait()
         os.close(master)
     assert (tmp_path / "xdg" / "ggsci" / "history").stat().st_mode & 0o777 == 0o600
+
+
+def test_the_shell_counts_its_failures(home: Home) -> None:
+    """On a terminal too, the status is the number of failed commands (``ggsci
+    --count-failures`` passes it on; plain ``ggsci`` exits 0 after EXIT)."""
+    rc, _ = run_repl(home, "INFO EXTRACT a\rINFO EXTRACT b\rINFO ALL\rBOGUS\rEXIT\r")
+    assert rc == 3

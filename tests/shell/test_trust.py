@@ -290,7 +290,8 @@ def test_ggsci_extract_paramfile_holds_the_group_lock(home: Home) -> None:
     finally:
         lock.release()
     assert result.exit_code == 1
-    assert "ERROR OGG-01454  Unable to lock file" in result.output
+    assert "ERROR OGG-01454  Unable to lock EXTRACT EXT1 (error 11, " in result.output
+    assert ".lck" not in result.output and "dirpcs" not in result.output
     assert f"Lock currently held by process id (PID) {os.getpid()}." in result.output
     assert not (home.dirrpt / "EXT1.rpt").exists()  # stopped before anything was written
 

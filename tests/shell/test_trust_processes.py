@@ -131,6 +131,7 @@ def test_a_second_process_started_by_hand_stops_with_one_line(live: Shell) -> No
     lines = done.stderr.splitlines()
     assert len(lines) == 1 and "OGG-01454" in lines[0], done.stderr
     assert f"Lock currently held by process id (PID) {pid}." in lines[0]
+    assert "Unable to lock EXTRACT EXT1 " in lines[0] and ".lck" not in lines[0]
     assert process_file_path(home, "EXTRACT", "EXT1").read_text() == before
     assert live.run("STATUS EXTRACT ext1") == "EXTRACT EXT1: RUNNING\n"
 
@@ -148,7 +149,7 @@ def test_a_second_manager_stops_with_one_line(live: Shell) -> None:
         text=True,
         timeout=60,
     )
-    assert done.returncode == 2 and "OGG-01454" in done.stderr
+    assert done.returncode == 2 and "Unable to lock MANAGER (error 11" in done.stderr
     assert lock_holder(home, MANAGER, MANAGER) == info.pid
     assert send_request(socket_path(home, MANAGER, MANAGER), "STATUS").lines == (
         "Manager is running.",
