@@ -253,7 +253,8 @@ def flag_handler(field_name: str, value: bool = True) -> Handler:
 
 
 def h_updaterecordformat(b: Builder, p: Parsed) -> None:
-    b.fields["update_record_format"] = p.positional[0].upper if p.positional else "FULL"
+    """Without its option: COMPACT, the default of the 19c+ reference (12.1.2 said FULL)."""
+    b.fields["update_record_format"] = p.positional[0].upper if p.positional else "COMPACT"
 
 
 def h_recoveryoptions(b: Builder, p: Parsed) -> None:

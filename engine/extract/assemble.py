@@ -16,12 +16,14 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from engine.extract.lcr import Lcr
 from engine.trail.codec import encode_record, finalize
-from engine.trail.layout import IO_TYPE_NAMES, IOType, TransInd
+from engine.trail.layout import IO_TYPE_NAMES, TransInd, wire_io_type
 from engine.trail.model import TrailRecord
 
 
 def op_name(io_type: int) -> str:
-    """The operation's name as Logdump and the report count it (``TrailRecord.op_name``)."""
+    """The operation's name as Logdump and the report count it (``TrailRecord.op_name``);
+    a before image (layout.BEFORE_IMAGE) is no operation of its own: ``IOType271``, which
+    STATS does not count (as ``miner._closed`` names it)."""
     return IO_TYPE_NAMES.get(io_type, f"IOType{io_type}")
 
 
@@ -76,13 +78,14 @@ def stream_encoded(
 def _record(
     xid: str, commit_scn: int, commit_time_us: int, r: Lcr, ind: int, first: bool
 ) -> TrailRecord:
+    io_type, before_after = wire_io_type(r.io_type)
     return TrailRecord(
-        io_type=r.io_type,
+        io_type=io_type,
         table=r.table,
         columns=r.columns,
         before_columns=r.before_columns,
         trans_ind=int(ind),
-        before_after="B" if r.io_type == IOType.DELETE else "A",
+        before_after=before_after.decode("ascii"),
         io_time_us=commit_time_us,
         audit_rba=r.pos.sequence,
         audit_pos=r.pos.offset,

@@ -6,7 +6,7 @@ a 4-byte section header ``tag:1 flag:1 length:2``::
     G  flag 1  length = whole record (G header .. Z trailer)      envelope
     H  flag 0  length = 35 + len(table name)                      row header (data records)
     F  flag 0  length = bytes of file-header tokens               file header record only
-    B  flag 0  length = bytes of before-image column entries      key updates (IOType 115) only
+    B  flag 0  length = bytes of before-image column entries      IOType 115 and 134 only
     D  flag 0  length = bytes of column entries                   data area
     T  flag 0  length = bytes of token entries                    token area (may be absent)
     Z  flag 1  length = whole record, repeated                    trailer
@@ -97,6 +97,7 @@ class IOType(IntEnum):
     FIELDCOMP = 15
     PURGEDATA = 100
     KEYFIELDCOMP = 115
+    UNIFIED_UPDATE = 134  # before and after image in one record (UPDATERECORDFORMAT)
     METADATA = 170  # table definition record (our TDR: column index -> column name)
     GGS_COMMENT = 205  # Logdump SAVE's comment before and after the saved records (seed 003)
     RESTART_ABEND = 211  # our number: recovery marker after a partly written transaction
@@ -109,10 +110,24 @@ IO_TYPE_NAMES: Final[dict[int, str]] = {
     IOType.FIELDCOMP: "FieldComp",
     IOType.PURGEDATA: "GGSPurgedata",
     IOType.KEYFIELDCOMP: "GGSKeyFieldComp",
+    IOType.UNIFIED_UPDATE: "GGSUnifiedUpdate",
     IOType.METADATA: "Metadata",
     IOType.GGS_COMMENT: "GGSComment",
     IOType.RESTART_ABEND: "RestartAbend",
 }
+
+#: (ours, never written: IOType is one byte) added to the IOType of a row event whose
+#: record is a before image (GETUPDATEBEFORES without UPDATERECORDFORMAT): the record is
+#: written with the IOType ``io_type & 0xFF`` and BeforeAfter B. A delete is B as well.
+BEFORE_IMAGE: Final = 0x100
+
+
+def wire_io_type(io_type: int) -> tuple[int, bytes]:
+    """The IOType byte and BeforeAfter of a row event's ``io_type`` (:data:`BEFORE_IMAGE`)."""
+    if io_type & BEFORE_IMAGE:
+        return io_type & 0xFF, b"B"
+    return io_type, b"B" if io_type == IOType.DELETE else b"A"
+
 
 # Records that are not row operations and sit outside transactions.
 NON_TRANSACTIONAL_IO_TYPES: Final = frozenset(
