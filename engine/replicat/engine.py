@@ -51,7 +51,7 @@ from engine.home import Home
 from engine.pump.pump import in_home
 from engine.pump.txreader import Transaction, TransactionReader
 from engine.replicat import ApplyError, ReplicatError
-from engine.replicat.apply import Applier
+from engine.replicat.apply import Applier, is_before_image
 from engine.replicat.discard import DiscardFile
 from engine.replicat.mapping import Mapper, TableMap
 from engine.replicat.progress import CheckpointTable, Progress, group_key
@@ -61,6 +61,7 @@ from engine.targets.base import Target
 from engine.targets.resolve import open_target, target_spec
 from engine.trail.errors import TrailError
 from engine.trail.files import TrailName
+from engine.trail.layout import BEFORE_IMAGE
 from engine.trail.model import TrailPosition, TrailRecord, valid_datetime
 from engine.trail.reader import position_problem, read_error_text
 from params.models import ParamFile, RepError
@@ -191,6 +192,7 @@ class ReplicatRun:
         self.skipped = 0
         self.ignored = 0
         self.filtered = 0  # records WHERE, FILTER or IGNORE<op>S left out
+        self.before_images = 0  # before-image records, not applied (apply.is_before_image)
         self.last_io_us = 0
         self.last_file_checkpoint = 0.0
         self.dirty = True
@@ -314,6 +316,9 @@ class ReplicatRun:
     def _apply_mapped(
         self, txn: Transaction, record: TrailRecord, m: TableMap, savepoints: bool
     ) -> None:
+        if is_before_image(record) and not (m.insert_all and m.get_befores):
+            self.before_images += 1  # not a change (apply.py): skipped, not filtered
+            return
         kind = LOGICAL_OPS.get(record.io_type)
         if kind in m.ignore_ops:
             self.filtered += 1
@@ -359,7 +364,7 @@ class ReplicatRun:
         position (@GETENV ('RECORD', 'FILESEQNO' / 'FILERBA')) is its transaction's start."""
         facts = Facts(
             record.table,
-            record.io_type,
+            record.io_type | BEFORE_IMAGE if is_before_image(record) else record.io_type,
             record.io_time_us,
             txn.logcsn or "",
             txn.tranid or "",

@@ -102,6 +102,7 @@ class MapRules:
     handle_collisions: bool = False
     reperrors: tuple[RepError, ...] = ()
     ignore_ops: frozenset[str] = frozenset()
+    get_befores: bool = False  # GETUPDATEBEFORES before the MAP: before images are processed
 
 
 def _option(spec: TableSpec, name: str) -> str | None:
@@ -157,7 +158,7 @@ MAP_OPTION_READERS: dict[str, Callable[[TableSpec, MapRules], None]] = {
 
 
 def map_rules(spec: TableSpec) -> MapRules:
-    r = MapRules(spec, ignore_ops=frozenset(spec.ignore_ops))
+    r = MapRules(spec, ignore_ops=frozenset(spec.ignore_ops), get_befores=spec.get_update_befores)
     for reader in dict.fromkeys(MAP_OPTION_READERS.values()):
         reader(spec, r)
     return r
@@ -183,6 +184,7 @@ class TableMap:
     handle_collisions: bool = False
     reperrors: tuple[RepError, ...] = ()
     ignore_ops: frozenset[str] = frozenset()
+    get_befores: bool = False
 
     def row(self, columns: Columns) -> dict[str, tuple[ColumnInfo, str | None]]:
         """Target column name -> (column, trail text) for the columns a record carries."""
@@ -315,4 +317,5 @@ class Mapper:
             rules.handle_collisions,
             rules.reperrors,
             rules.ignore_ops,
+            rules.get_befores,
         )
