@@ -565,7 +565,7 @@ _parts = st.tuples(
 @settings(max_examples=200, deadline=None)
 @given(
     rows=st.lists(
-        st.tuples(st.sampled_from([2, 3, 5, 15, 115]), st.integers(0, 2**40), _parts), max_size=6
+        st.tuples(st.sampled_from([2, 3, 5, 15, 115, 134, 15 | BEFORE_IMAGE]), st.integers(0, 2**40), _parts), max_size=6
     ),
     scn=st.integers(0, 2**48),
     xid=st.from_regex(r"[0-9]{1,5}\.[0-9]{1,3}\.[0-9]{1,9}", fullmatch=True),
