@@ -13,7 +13,7 @@ import dataclasses
 import shutil
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from replicat_helpers import add_group, model
@@ -24,6 +24,7 @@ from engine.events import Severity
 from engine.extract.engine import ExtractRun
 from engine.groups import GroupKind, GroupStore, SourceType
 from engine.home import Home
+from engine.pump.pump import Pump
 from engine.replicat.engine import ReplicatRun
 from engine.source.database import Database, create_database
 from engine.source.sql import execute
@@ -115,7 +116,8 @@ def replicate(target: Db, trail: Path, params: str) -> ReplicatRun:
 
 
 def _records(trail: Path) -> list[TrailRecord]:
-    recs = [r for _, r in TrailReader(str(trail / "aa")).records()]
+    prefix = "bb" if trail.name == "dirrmt" else "aa"
+    recs = [r for _, r in TrailReader(str(trail / prefix)).records()]
     return [r for r in recs if r.io_type != IOType.METADATA]
 
 
@@ -179,3 +181,27 @@ def test_a_swapped_before_image_leaves_the_target_wrong(
     rows = target.rows("acct", "1")
     assert rows != EXPECTED
     assert (1, "cy", 8) in rows and (4, "dan", 7) in rows  # row 1 got row 4's update
+
+
+@pytest.mark.parametrize("form", ["record", "compact"])
+@pytest.mark.parametrize("passthru", ["PASSTHRU", "NOPASSTHRU"])
+def test_the_pump_passes_before_images_through(
+    tmp_path: Path, trails: dict[str, Path], form: str, passthru: str
+) -> None:
+    home = Home(tmp_path / "home")
+    home.create_subdirs()
+    for f in trails[form].glob("aa*"):
+        shutil.copy(f, home.root / "dirdat" / f.name)
+    group = add_group(home, GroupKind.EXTRACT, "PMP", SourceType.EXTTRAILSOURCE, "./dirdat/aa")
+    prm = f"EXTRACT pmp\nRMTHOST localhost, MGRPORT 7809\nRMTTRAIL ./dirrmt/bb\n{passthru}\n"
+    pump = Pump(home, model(home, "pmp", prm + "TABLE hr.acct;\n"), group,
+                lambda c, s, t: None, durable=False)  # fmt: skip
+    pump.run(lambda: False, stop_at_eof=True)
+    pump.close()
+
+    def images(trail: Path) -> list[tuple[Any, ...]]:
+        return [(r.op_name, r.before_after, r.columns, r.before_columns) for r in _records(trail)]
+
+    shipped = images(home.root / "dirrmt")
+    assert shipped == images(trails[form]) and shipped
+    assert any(b == "B" and op != "Delete" for op, b, _, _ in shipped) == (form == "record")
