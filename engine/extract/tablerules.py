@@ -118,6 +118,8 @@ class TableRules:
             for key in ((table, op), ("", op), (table, "DML"), ("", "DML"), ("", "TOTAL")):
                 stats[key] += 1
             cols = rule.project(lcr.columns) if rule.keep is not None else None
+            if cols is not None and lcr.before_columns:  # a before image loses them too
+                lcr = dataclasses.replace(lcr, before_columns=rule.project(lcr.before_columns))
             yield lcr, cols, (env if rule.tokens else None)
 
     def _tokens(self, item: tuple[Lcr, Columns | None, RowEnv | None], ind: int) -> Lcr:
@@ -172,8 +174,9 @@ def rows_in_task(
             if rule.keep is not None or not parts:
                 cols = rule.project(columns) if rule.keep is not None else columns
                 rowid = e[10].encode("ascii") if e[10] else None
+                bcols = rule.project(before_cols) if rule.keep is not None else before_cols
                 parts = (e[9].encode("utf-8"), encode_columns(cols),
-                         encode_columns(before_cols), rowid)  # fmt: skip
+                         encode_columns(bcols), rowid)  # fmt: skip
         if rule.selects and not rule.select(env):
             continue
         if rule.counts:  # @GETENV ('STATS', ...) is used
@@ -181,7 +184,8 @@ def rows_in_task(
             for key in ((e[9].upper(), op), ("", op), ("", "DML"), ("", "TOTAL")):
                 stats[key] += 1
         if projected is not None:  # the kept column entries, as they were encoded
-            parts = (parts[0], projected, *parts[2:])
+            kept_before = scan_entries(parts[2], frozenset(), rule.keep)[1] if parts[2] else b""
+            parts = (parts[0], projected, kept_before or b"", parts[3])
         kept.append(((*e[:11], (), (), *e[13:17], parts), env if rule.tokens else None))
     out = []
     n = len(kept)

@@ -187,3 +187,37 @@ def test_logdump_shows_the_before_images(
         assert "BeforeAfter:     A  (x41)" in tail and "GGSUnifiedUpdate" in tail
         assert "IOType     :   134  (x86)" in tail
         assert tail.index("Before Image:") < tail.index("After  Image:")
+
+
+@pytest.mark.parametrize("compact", [True, False], ids=["in-task", "on-driver"])
+@pytest.mark.parametrize("form", ["record", "full"])
+def test_colsexcept_removes_the_column_from_before_images(
+    home: Home, source: Any, spark: SparkSession, form: str, compact: bool
+) -> None:
+    """A column a user excludes is gone from the before images too (the unified record's
+    B section, the key update's, the before-image record's data area)."""
+    _, open_db = source
+    with open_db() as db:
+        run_sql(db, [
+            ("s1", "CREATE TABLE hr.sec (id NUMBER PRIMARY KEY, secret VARCHAR2(9), v NUMBER)"),
+            ("s1", "INSERT INTO hr.sec VALUES (1, 'pw-old', 5)"),
+            ("s1", "COMMIT"),
+            ("s1", "UPDATE hr.sec SET secret = 'pw-mid', v = 6 WHERE id = 1"),
+            ("s1", "UPDATE hr.sec SET id = 2, secret = 'pw-new' WHERE id = 1"),
+            ("s1", "COMMIT"),
+        ])  # fmt: skip
+    prm = (f"EXTRACT e1\nSOURCEDB src\nEXTTRAIL ./dirdat/aa\n{FORMATS[form]}GETUPDATEBEFORES\n"
+           "TABLE hr.sec, COLSEXCEPT (secret);\n")  # fmt: skip
+    extract(home, spark, prm, compact=compact)
+    recs = records(home)
+    assert [r.op_name for r in recs] == {
+        "record": ["Insert", "FieldComp", "FieldComp", "GGSKeyFieldComp"],
+        "full": ["Insert", "GGSUnifiedUpdate", "GGSKeyFieldComp"],
+    }[form]
+    assert all(1 not in dict(r.columns) and 1 not in dict(r.before_columns) for r in recs)
+    updates = [(r.before_columns, r.columns) for r in recs[1:]]
+    assert updates[-1] == (((0, "1"),), ((0, "2"),))
+    if form == "record":
+        assert updates[0] == ((), ((0, "1"), (2, "5")))
+    else:
+        assert updates[0] == (((0, "1"), (2, "5")), ((0, "1"), (2, "6")))
