@@ -38,18 +38,15 @@ from engine.replicat import ApplyError
 from engine.replicat.mapping import TableMap
 from engine.targets import NO_DATA_FOUND, UNIQUE_CONSTRAINT
 from engine.targets.base import ColumnInfo, Target
-from engine.trail.layout import IOType
+from engine.trail.layout import BEFORE_IMAGE, IOType, event_io_type
 from engine.trail.model import TrailRecord
 
 Row = dict[str, tuple[ColumnInfo, str | None]]
-#: Operations whose record with BeforeAfter B is a before image (a delete is B as well,
-#: and a change).
-_UPDATES = frozenset({IOType.UPDATE, IOType.FIELDCOMP, IOType.KEYFIELDCOMP})
 
 
 def is_before_image(record: TrailRecord) -> bool:
     """An update's before image written as a record of its own (GETUPDATEBEFORES)."""
-    return record.before_after == "B" and record.io_type in _UPDATES
+    return bool(event_io_type(record.io_type, record.before_after) & BEFORE_IMAGE)
 
 
 class Applier:

@@ -61,7 +61,7 @@ from engine.targets.base import Target
 from engine.targets.resolve import open_target, target_spec
 from engine.trail.errors import TrailError
 from engine.trail.files import TrailName
-from engine.trail.layout import BEFORE_IMAGE
+from engine.trail.layout import event_io_type
 from engine.trail.model import TrailPosition, TrailRecord, valid_datetime
 from engine.trail.reader import position_problem, read_error_text
 from params.models import ParamFile, RepError
@@ -364,7 +364,7 @@ class ReplicatRun:
         position (@GETENV ('RECORD', 'FILESEQNO' / 'FILERBA')) is its transaction's start."""
         facts = Facts(
             record.table,
-            record.io_type | BEFORE_IMAGE if is_before_image(record) else record.io_type,
+            event_io_type(record.io_type, record.before_after),
             record.io_time_us,
             txn.logcsn or "",
             txn.tranid or "",

@@ -129,6 +129,17 @@ def wire_io_type(io_type: int) -> tuple[int, bytes]:
     return io_type, b"B" if io_type == IOType.DELETE else b"A"
 
 
+_UPDATE_TYPES: Final = frozenset({IOType.UPDATE, IOType.FIELDCOMP, IOType.KEYFIELDCOMP})
+
+
+def event_io_type(io_type: int, before_after: str) -> int:
+    """The io type of a record read from a trail as the row rules see it: an update's
+    before image (BeforeAfter B; a delete is B as well, and a change) with BEFORE_IMAGE."""
+    if before_after == "B" and io_type in _UPDATE_TYPES:
+        return io_type | BEFORE_IMAGE
+    return io_type
+
+
 # Records that are not row operations and sit outside transactions.
 NON_TRANSACTIONAL_IO_TYPES: Final = frozenset(
     {IOType.METADATA, IOType.RESTART_ABEND, IOType.GGS_COMMENT}

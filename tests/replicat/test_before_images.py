@@ -183,25 +183,41 @@ def test_a_swapped_before_image_leaves_the_target_wrong(
     assert (1, "cy", 8) in rows and (4, "dan", 7) in rows  # row 1 got row 4's update
 
 
+def pump(tmp_path: Path, trail: Path, prm: str) -> Path:
+    """Pump PMP from a copy of ``trail`` (a dirdat) to ./dirrmt/bb; the dirrmt."""
+    home = Home(tmp_path / "home")
+    home.create_subdirs()
+    for f in trail.glob("aa*"):
+        shutil.copy(f, home.root / "dirdat" / f.name)
+    group = add_group(home, GroupKind.EXTRACT, "PMP", SourceType.EXTTRAILSOURCE, "./dirdat/aa")
+    prm = f"EXTRACT pmp\nRMTHOST localhost, MGRPORT 7809\nRMTTRAIL ./dirrmt/bb\n{prm}"
+    run = Pump(home, model(home, "pmp", prm), group, lambda c, s, t: None, durable=False)
+    run.run(lambda: False, stop_at_eof=True)
+    run.close()
+    return home.root / "dirrmt"
+
+
 @pytest.mark.parametrize("form", ["record", "compact"])
 @pytest.mark.parametrize("passthru", ["PASSTHRU", "NOPASSTHRU"])
 def test_the_pump_passes_before_images_through(
     tmp_path: Path, trails: dict[str, Path], form: str, passthru: str
 ) -> None:
-    home = Home(tmp_path / "home")
-    home.create_subdirs()
-    for f in trails[form].glob("aa*"):
-        shutil.copy(f, home.root / "dirdat" / f.name)
-    group = add_group(home, GroupKind.EXTRACT, "PMP", SourceType.EXTTRAILSOURCE, "./dirdat/aa")
-    prm = f"EXTRACT pmp\nRMTHOST localhost, MGRPORT 7809\nRMTTRAIL ./dirrmt/bb\n{passthru}\n"
-    pump = Pump(home, model(home, "pmp", prm + "TABLE hr.acct;\n"), group,
-                lambda c, s, t: None, durable=False)  # fmt: skip
-    pump.run(lambda: False, stop_at_eof=True)
-    pump.close()
+    shipped_to = pump(tmp_path, trails[form], f"{passthru}\nTABLE hr.acct;\n")
 
     def images(trail: Path) -> list[tuple[Any, ...]]:
         return [(r.op_name, r.before_after, r.columns, r.before_columns) for r in _records(trail)]
 
-    shipped = images(home.root / "dirrmt")
+    shipped = images(shipped_to)
     assert shipped == images(trails[form]) and shipped
     assert any(b == "B" and op != "Delete" for op, b, _, _ in shipped) == (form == "record")
+
+
+@pytest.mark.parametrize("form", ["record", "compact"])
+def test_the_pumps_colsexcept_removes_the_column_from_before_images(
+    tmp_path: Path, trails: dict[str, Path], form: str
+) -> None:
+    recs = _records(pump(tmp_path, trails[form], "TABLE hr.acct, COLSEXCEPT (owner);\n"))
+    assert len(recs) == len(_records(trails[form]))
+    assert all(1 not in dict(r.columns) and 1 not in dict(r.before_columns) for r in recs)
+    befores = [r for r in recs if r.before_columns or r.before_after == "B"]
+    assert any(dict(r.before_columns or r.columns).get(2) == "120" for r in befores)
