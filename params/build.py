@@ -59,6 +59,7 @@ from params.handlers_core import (
     h_userid,
     h_useridalias,
     toggle_handler,
+    warn_updaterecordformat_alone,
 )
 from params.handlers_manager import (
     h_accessrule,
@@ -222,6 +223,7 @@ def build(
         if kw not in MAY_PRECEDE_GROUP:
             b.count += 1
     warn_reperror_after_maps(b)
+    warn_updaterecordformat_alone(b)
     return _finish(b, is_globals), b.diagnostics
 
 
