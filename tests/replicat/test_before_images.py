@@ -131,6 +131,7 @@ def test_the_target_is_the_source(target: Db, trails: dict[str, Path], form: str
     run = replicate(target, trails[form], "MAP hr.acct, TARGET hr.acct;\n")
     assert target.rows("acct", "1") == EXPECTED
     assert run.applier.counts == {"inserts": 3, "updates": 4, "deletes": 0, "truncates": 0}
+    assert run.stats_book.total("UPDATE") == 4  # STATS: a before image is no operation
     assert run.before_images == (3 if form == "record" else 0)
 
 
