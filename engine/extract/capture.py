@@ -188,7 +188,8 @@ def selection_for(
             chosen.add((t.owner.upper(), t.name.upper()))
             if spec is not None and spec.get_truncates:
                 truncates.add((t.owner.upper(), t.name.upper()))
-            if spec is not None and spec.get_update_befores:
+            heartbeat = also is not None and also(t.owner, t.name)
+            if spec is not None and spec.get_update_befores and not heartbeat:
                 befores.add((t.owner.upper(), t.name.upper()))
     return Selection(frozenset(chosen), frozenset(truncates), False, frozenset(befores),
                      model.update_record_format)  # fmt: skip

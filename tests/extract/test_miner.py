@@ -319,6 +319,10 @@ def test_getupdatebefores_is_per_table(sources: dict[str, Path]) -> None:
     plan = mine_plan(dictionary, selection_for(model, dictionary))
     by_name = {t.qualified: t.befores for t in plan.tables.values() if t.captured}
     assert by_name == {"HR.EMP": BEFORES_FULL, "HR.OTHER": BEFORES_FULL}
+    # a heartbeat table (captured without a TABLE line of its own) never has before images
+    plan = mine_plan(dictionary, selection_for(model, dictionary, lambda o, n: n == "OTHER"))
+    by_name = {t.qualified: t.befores for t in plan.tables.values() if t.captured}
+    assert by_name == {"HR.EMP": BEFORES_FULL, "HR.OTHER": 0}
     model = check_text(PRM.format(db="sql", trail="x")).model
     plan = mine_plan(dictionary, selection_for(model, dictionary))
     assert not any(t.befores for t in plan.tables.values())
@@ -565,7 +569,12 @@ _parts = st.tuples(
 @settings(max_examples=200, deadline=None)
 @given(
     rows=st.lists(
-        st.tuples(st.sampled_from([2, 3, 5, 15, 115, 134, 15 | BEFORE_IMAGE]), st.integers(0, 2**40), _parts), max_size=6
+        st.tuples(
+            st.sampled_from([2, 3, 5, 15, 115, 134, 15 | BEFORE_IMAGE]),
+            st.integers(0, 2**40),
+            _parts,
+        ),
+        max_size=6,
     ),
     scn=st.integers(0, 2**48),
     xid=st.from_regex(r"[0-9]{1,5}\.[0-9]{1,3}\.[0-9]{1,9}", fullmatch=True),
