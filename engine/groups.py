@@ -55,14 +55,18 @@ class TrailDef:
     kind: TrailKind
     megabytes: int = DEFAULT_MEGABYTES
     seqno: int = 0
+    format_release: str | None = None  # ADD ...TRAIL ..., FORMAT RELEASE m.n
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "path": self.path,
             "kind": self.kind.value,
             "megabytes": self.megabytes,
             "seqno": self.seqno,
         }
+        if self.format_release is not None:
+            out["format_release"] = self.format_release
+        return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TrailDef:
@@ -71,6 +75,7 @@ class TrailDef:
             kind=TrailKind(data["kind"]),
             megabytes=int(data["megabytes"]),
             seqno=int(data["seqno"]),
+            format_release=data.get("format_release"),
         )
 
 

@@ -15,7 +15,7 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from engine.events import Clock
 from engine.ipc import Reply, Request
@@ -134,6 +134,9 @@ class StatsBook:
         self._lock = threading.Lock()
         now = clock()
         self._windows = {w: _Window(self._start(w, now)) for w in WINDOWS}
+        self._keys: dict[tuple[str, str], tuple[str, str]] = {}
+        self._same_hour = (now, now)
+        self._roll(now)
 
     @staticmethod
     def _start(window: str, now: datetime) -> datetime:
@@ -148,17 +151,28 @@ class StatsBook:
             start = self._start(name, now)
             if start != self._windows[name].since:
                 self._windows[name] = _Window(start)
+        hour = self._windows["HOURLY"].since
+        self._same_hour = (hour, hour + timedelta(hours=1))
 
     def add(self, counts: Iterable[tuple[str, str, str, int]]) -> None:
-        """Add ``(source, target, operation, n)`` rows (operation in :data:`OPS`)."""
+        """Add ``(source, target, operation, n)`` rows (operation in :data:`OPS`). Called
+        for every transaction a process writes: the windows roll only when the hour
+        changes, and table names are upper-cased once."""
         rows = [r for r in counts if r[3]]
         if not rows:
             return
+        keys = self._keys
         with self._lock:
-            self._roll(self.clock())
-            for window in self._windows.values():
-                for source, target, op, n in rows:
-                    key = (source.upper(), target.upper())
+            now = self.clock()
+            start, end = self._same_hour
+            if not start <= now < end:
+                self._roll(now)
+            windows = list(self._windows.values())
+            for source, target, op, n in rows:
+                key = keys.get((source, target))
+                if key is None:
+                    key = keys[(source, target)] = (source.upper(), target.upper())
+                for window in windows:
                     window.counts.setdefault(key, Counter())[op] += n
 
     def reset(self) -> None:

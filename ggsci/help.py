@@ -17,7 +17,7 @@ HELP: dict[tuple[str, ...], tuple[str, str]] = {
     ),
     ("ADD", "EXTTRAIL"): (
         "Bind a local trail to an Extract.",
-        "ADD EXTTRAIL path/xx, EXTRACT group [, MEGABYTES n] [, SEQNO n]",
+        "ADD EXTTRAIL path/xx, EXTRACT group [, MEGABYTES n] [, SEQNO n] [, FORMAT RELEASE m.n]",
     ),
     ("ADD", "RMTTRAIL"): (
         "Bind a remote trail to an Extract (a pump).",

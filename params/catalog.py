@@ -182,8 +182,6 @@ IGNORED_OPTIONS: dict[str, frozenset[str]] = {
     "DISCARDFILE": frozenset({"MAXBYTES"}),
     "AUTORESTART": frozenset({"WAITSECONDS"}),
     "PURGEOLDEXTRACTS": frozenset({"FREQUENCYMINUTES", "FREQUENCYHOURS"}),
-    "EXTTRAIL": frozenset({"FORMAT"}),
-    "RMTTRAIL": frozenset({"FORMAT"}),
     "USERID": frozenset({"PASSWORD", "SYSDBA"}),
     "USERIDALIAS": frozenset({"SYSDBA"}),
     "SOURCEDB": frozenset({"SESSIONCHARSET", "PASSWORD", "SYSDBA"}),
@@ -234,3 +232,19 @@ def suggest(word: str, candidates: frozenset[str] | set[str] | list[str]) -> str
 def did_you_mean(word: str, candidates: frozenset[str] | set[str] | list[str]) -> str:
     s = suggest(word, candidates)
     return f"; did you mean {s}?" if s else ""
+
+
+#: FORMAT RELEASE values of EXTTRAIL / RMTTRAIL / ADD EXTTRAIL / ADD RMTTRAIL that ggsci
+#: writes (engine/trail/releases.py maps each to its trail format; a test holds the two
+#: lists equal).
+FORMAT_RELEASES: tuple[str, ...] = ("11.2", "12.1", "12.2", "12.3", "18.1", "19.1", "21.1")
+
+
+def format_release_name(text: str) -> str | None:
+    """``12.2`` (``12.2.0.1``: the first two parts count) as a known FORMAT RELEASE, or
+    None when ggsci writes no such release."""
+    parts = text.strip().split(".")
+    if len(parts) < 2 or not all(p.isdigit() for p in parts):
+        return None
+    name = f"{int(parts[0])}.{int(parts[1])}"
+    return name if name in FORMAT_RELEASES else None

@@ -214,7 +214,9 @@ _LOGIN = {"USERIDALIAS": "word", "USERID": "word", "PASSWORD": "password", "DOMA
           "SESSIONCHARSET": "word", "SYSDBA": "flag"}  # fmt: skip
 
 # CHECKSUM | NOCHECKSUM (ours): per-record CRC-32 in the trail, default CHECKSUM.
-_TRAIL_OPTIONS = {"FORMAT": "format", "MEGABYTES": "int", "CHECKSUM": "flag", "NOCHECKSUM": "flag"}
+# OBJECTDEFS | NO_OBJECTDEFS: DDR/TDR metadata records in 12.2+ trails, default OBJECTDEFS.
+_TRAIL_OPTIONS = {"FORMAT": "format", "MEGABYTES": "int", "CHECKSUM": "flag", "NOCHECKSUM": "flag",
+                  "OBJECTDEFS": "flag", "NO_OBJECTDEFS": "flag"}  # fmt: skip
 
 SPECS: dict[str, Spec] = {
     "EXTRACT": Spec(("group",)),

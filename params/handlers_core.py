@@ -20,7 +20,7 @@ from params.builder import (
     opt_named,
     unquote,
 )
-from params.catalog import did_you_mean
+from params.catalog import FORMAT_RELEASES, did_you_mean, format_release_name
 from params.grammar import Parsed, Tok
 from params.handlers_map import map_behaviour
 from params.handlers_table import table_behaviour
@@ -110,8 +110,20 @@ def h_useridalias(b: Builder, p: Parsed) -> None:
 
 
 def _format_release(b: Builder, p: Parsed) -> str | None:
+    """FORMAT RELEASE m.n (m.n.x.y counts as m.n), one of the releases ggsci writes."""
     t = arg_of(opt_named(p, "FORMAT"))
-    return t.text if t else None
+    if t is None:
+        return None
+    release = format_release_name(t.text)
+    if release is None:
+        b.error(
+            "value",
+            f"FORMAT RELEASE {t.text} is not a trail format release ggsci writes "
+            f"(known: {', '.join(FORMAT_RELEASES)})",
+            t.loc,
+        )
+        return None
+    return release
 
 
 def h_trail(b: Builder, p: Parsed) -> None:
@@ -129,8 +141,17 @@ def h_trail(b: Builder, p: Parsed) -> None:
     checksum = opt_named(p, "NOCHECKSUM") is None
     if not checksum and opt_named(p, "CHECKSUM") is not None:
         b.error("value", "CHECKSUM and NOCHECKSUM together: choose one", tok.loc)
+    objectdefs = opt_named(p, "NO_OBJECTDEFS") is None
+    if not objectdefs and opt_named(p, "OBJECTDEFS") is not None:
+        b.error("value", "OBJECTDEFS and NO_OBJECTDEFS together: choose one", tok.loc)
     trail = m.Trail(
-        path, p.keyword.upper == "RMTTRAIL", _format_release(b, p), mb, b.line, checksum
+        path,
+        p.keyword.upper == "RMTTRAIL",
+        _format_release(b, p),
+        mb,
+        b.line,
+        checksum,
+        objectdefs,
     )
     if p.keyword.upper == "RMTTRAIL" and "rmthost" not in b.fields and "RMTHOST" not in b.tainted:
         b.error("misplaced", "RMTTRAIL needs an RMTHOST parameter before it")

@@ -161,6 +161,7 @@ class Trail:
     megabytes: int | None = None
     line: int = 0
     checksum: bool = True  # CHECKSUM (default) | NOCHECKSUM: a CRC-32 in each record
+    objectdefs: bool = True  # OBJECTDEFS (default) | NO_OBJECTDEFS: DDR/TDR records (12.2+)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,13 @@
  *   CRC-32 token ('C', info 0, length 4) appended to its T area (a T area added when it has
  *   none), the CRC over every byte before the value. None when an envelope or a section is
  *   wrong or a record would pass 65535 bytes (checksum.seal_records then says which).
+ * - finish(blobs, tokens, io_time_us, trans_inds, first, total) is
+ *   engine/extract/assemble.finish_fragments: the templates of a transaction's fragments
+ *   (concatenated row records with codec.row_record's defaults, made in the Spark tasks)
+ *   finished as codec.finalize finishes one: TransInd by the record's place among
+ *   ``total`` (this call's first record is number ``first``), the IO time, and on record 0
+ *   the commit tokens appended to its T area. None when an envelope is wrong or record 0
+ *   would pass 65535 bytes (finish_fragments then says which).
  *
  * The layout (docs/trail_format.md, engine/trail/layout.py) is big-endian: a record is the
  * G section, the H section with the 35-byte row header and the table name, the B (key
@@ -95,6 +102,16 @@ static int row_of(PyObject *e, Row *r) {
     return PyErr_Occurred() ? -1 : 0;
 }
 
+/* The TransInd values (BEGIN, MIDDLE, END, WHOLE) from a 4-tuple; -1 with an exception. */
+static int trans_inds(PyObject *inds, unsigned ind[4]) {
+    if (PyTuple_GET_SIZE(inds) != 4) {
+        PyErr_SetString(PyExc_ValueError, "trans_inds: BEGIN, MIDDLE, END, WHOLE");
+        return -1;
+    }
+    for (int i = 0; i < 4; i++) ind[i] = (unsigned)PyLong_AsUnsignedLong(PyTuple_GET_ITEM(inds, i));
+    return PyErr_Occurred() ? -1 : 0;
+}
+
 static PyObject *records(PyObject *mod, PyObject *args) {
     PyObject *rows, *inds;
     const char *tokens;
@@ -105,13 +122,8 @@ static PyObject *records(PyObject *mod, PyObject *args) {
     if (!PyArg_ParseTuple(args, "O!y#kLO!I", &PyList_Type, &rows, &tokens, &ntokens, &sequence,
                           &io_time, &PyTuple_Type, &inds, &delete_io))
         return NULL;
-    if (PyTuple_GET_SIZE(inds) != 4) {
-        PyErr_SetString(PyExc_ValueError, "trans_inds: BEGIN, MIDDLE, END, WHOLE");
-        return NULL;
-    }
     unsigned ind[4];
-    for (int i = 0; i < 4; i++) ind[i] = (unsigned)PyLong_AsUnsignedLong(PyTuple_GET_ITEM(inds, i));
-    if (PyErr_Occurred()) return NULL;
+    if (trans_inds(inds, ind) < 0) return NULL;
     Py_ssize_t n = PyList_GET_SIZE(rows);
     Row *r = PyMem_Calloc((size_t)n + 1, sizeof(Row));
     if (!r) return PyErr_NoMemory();
@@ -276,10 +288,95 @@ bad:
     Py_RETURN_NONE;
 }
 
+
+#define AT_TRANS_IND (2 * SECTION + 3)
+#define AT_IO_TIME (2 * SECTION + 11)
+
+static PyObject *finish(PyObject *mod, PyObject *args) {
+    PyObject *blobs, *inds;
+    const char *tokens;
+    Py_ssize_t ntokens, first, total;
+    long long io_time;
+    if (!PyArg_ParseTuple(args, "O!y#LO!nn", &PyList_Type, &blobs, &tokens, &ntokens, &io_time,
+                          &PyTuple_Type, &inds, &first, &total))
+        return NULL;
+    unsigned ind[4];
+    if (trans_inds(inds, ind) < 0) return NULL;
+    Py_ssize_t nblobs = PyList_GET_SIZE(blobs), size = 0;
+    /* First pass: every envelope whole, and the size of the output. */
+    for (Py_ssize_t j = 0; j < nblobs; j++) {
+        PyObject *blob = PyList_GET_ITEM(blobs, j);
+        if (!PyBytes_Check(blob)) {
+            PyErr_SetString(PyExc_TypeError, "fragments are bytes");
+            return NULL;
+        }
+        const uint8_t *b = (const uint8_t *)PyBytes_AS_STRING(blob);
+        Py_ssize_t n = PyBytes_GET_SIZE(blob);
+        for (Py_ssize_t pos = 0; pos < n;) {
+            Py_ssize_t len = envelope(b, pos, n);
+            if (len < MIN_RECORD + ROW_HEADER) Py_RETURN_NONE;
+            pos += len;
+        }
+        size += n;
+    }
+    Py_ssize_t grow = 0;
+    if (first == 0 && ntokens > 0) {
+        grow = ntokens; /* the T area grows, or one is added */
+        PyObject *blob0 = nblobs ? PyList_GET_ITEM(blobs, 0) : NULL;
+        if (blob0 == NULL || PyBytes_GET_SIZE(blob0) == 0) Py_RETURN_NONE;
+        const uint8_t *r = (const uint8_t *)PyBytes_AS_STRING(blob0);
+        Py_ssize_t len = r[2] << 8 | r[3];
+        uint8_t tag = 0;
+        if (last_section(r, len, &tag) < 0) Py_RETURN_NONE;
+        if (tag != 'T') grow += SECTION;
+        if (len + grow > MAX_RECORD) Py_RETURN_NONE;
+    }
+    PyObject *result = PyBytes_FromStringAndSize(NULL, size + grow);
+    if (!result) return NULL;
+    uint8_t *out = (uint8_t *)PyBytes_AS_STRING(result);
+    Py_ssize_t k = first;
+    for (Py_ssize_t j = 0; j < nblobs; j++) {
+        PyObject *blob = PyList_GET_ITEM(blobs, j);
+        const uint8_t *b = (const uint8_t *)PyBytes_AS_STRING(blob);
+        Py_ssize_t n = PyBytes_GET_SIZE(blob);
+        for (Py_ssize_t pos = 0; pos < n; k++) {
+            const uint8_t *r = b + pos;
+            Py_ssize_t len = r[2] << 8 | r[3];
+            uint8_t *start = out;
+            if (k == 0 && grow) {
+                uint8_t tag = 0;
+                Py_ssize_t last = last_section(r, len, &tag);
+                Py_ssize_t grown = len + grow;
+                uint8_t *p = section(out, 'G', 1, (unsigned)grown);
+                if (tag == 'T') {
+                    Py_ssize_t tsize = r[last + 2] << 8 | r[last + 3];
+                    p = put(p, (const char *)r + SECTION, last - SECTION);
+                    p = section(p, 'T', 0, (unsigned)(tsize + ntokens));
+                    p = put(p, (const char *)r + last + SECTION, tsize);
+                } else {
+                    p = put(p, (const char *)r + SECTION, len - 2 * SECTION);
+                    p = section(p, 'T', 0, (unsigned)ntokens);
+                }
+                p = put(p, tokens, ntokens);
+                out = section(p, 'Z', 1, (unsigned)grown);
+            } else {
+                out = put(out, (const char *)r, len);
+            }
+            unsigned t = total == 1 ? ind[3] : k == 0 ? ind[0] : k == total - 1 ? ind[2] : ind[1];
+            start[AT_TRANS_IND] = (uint8_t)t;
+            be64(start + AT_IO_TIME, (uint64_t)io_time);
+            pos += len;
+        }
+    }
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"records", records, METH_VARARGS,
      "records(rows, tokens, sequence, io_time_us, trans_inds, delete_io) -> bytes | None"},
     {"count_records", count_records, METH_O, "count_records(buf) -> int (-1: a bad envelope)"},
+    {"finish", finish, METH_VARARGS,
+     "finish(blobs, tokens, io_time_us, trans_inds, first, total) -> bytes | None"},
     {"seal", seal, METH_O, "seal(buf) -> bytes | None: each record with its CRC-32 token"},
     {NULL, NULL, 0, NULL},
 };

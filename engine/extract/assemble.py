@@ -13,11 +13,14 @@ assembles the transactions it sees whole with the same :func:`trans_ind` and ``f
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 
-from engine.extract.lcr import Lcr
-from engine.trail.codec import encode_record, finalize
+from engine._native import load as load_native
+from engine.extract.lcr import Entry, Fragment, Kind, Lcr
+from engine.trail.codec import commit_tokens, encode_record, finalize, summarize
 from engine.trail.layout import IO_TYPE_NAMES, TransInd, wire_io_type
 from engine.trail.model import TrailRecord
+from engine.trail.writer import split_records
 
 
 def op_name(io_type: int) -> str:
@@ -25,6 +28,11 @@ def op_name(io_type: int) -> str:
     a before image (layout.BEFORE_IMAGE) is no operation of its own: ``IOType271``, which
     STATS does not count (as ``miner._closed`` names it)."""
     return IO_TYPE_NAMES.get(io_type, f"IOType{io_type}")
+
+
+#: The C finishing of fragments (engine/_native/trailkit.c ``finish``), when built.
+_KIT = load_native("trailkit")
+_INDS = (int(TransInd.BEGIN), int(TransInd.MIDDLE), int(TransInd.END), int(TransInd.WHOLE))
 
 
 def trans_ind(i: int, n: int) -> int:
@@ -104,3 +112,66 @@ def to_records(
         _record(xid, commit_scn, commit_time_us, r, trans_ind(i, n), i == 0)
         for i, r in enumerate(rows)
     ]
+
+
+def finish_fragments(
+    blobs: list[bytes], xid: str, commit_scn: int, commit_time_us: int, first: int, total: int
+) -> bytes:
+    """The trail records of a committed transaction from its fragments' templates
+    (:class:`~engine.extract.lcr.Fragment` ``records``, in change order), finished and
+    concatenated: record ``first + i`` of ``total`` gets its TransInd, every one the
+    commit time, record 0 the LOGCSN and TRANID tokens. In C when the kernel is built
+    (one pass, no per-record Python); :func:`finish_fragments_py` is the same in Python
+    and the reference the tests hold the kernel to."""
+    if _KIT is not None:
+        tokens = commit_tokens(str(commit_scn), xid) if first == 0 else b""
+        done = _KIT.finish(blobs, tokens, commit_time_us, _INDS, first, total)
+        if done is not None:
+            return bytes(done)
+    return finish_fragments_py(blobs, xid, commit_scn, commit_time_us, first, total)
+
+
+def finish_fragments_py(
+    blobs: list[bytes], xid: str, commit_scn: int, commit_time_us: int, first: int, total: int
+) -> bytes:
+    """:func:`finish_fragments` record by record with :func:`finalize` (which raises
+    :class:`~engine.trail.errors.RecordLimitError` for a record that would pass a limit)."""
+    csn = str(commit_scn)
+    out: list[bytes] = []
+    k = first
+    for blob in blobs:
+        for template in split_records(blob):
+            head = k == 0
+            out.append(
+                finalize(
+                    template, trans_ind(k, total), commit_time_us,
+                    csn if head else None, xid if head else None,
+                )
+            )  # fmt: skip
+            k += 1
+    return b"".join(out)
+
+
+def surviving(entries: Iterable[Entry], undone: AbstractSet[str]) -> Iterator[Lcr]:
+    """The rows of a committed transaction's cache entries that no rollback to savepoint
+    undid, one by one, fragments opened into their rows (:func:`fragment_rows`)."""
+    for e in entries:
+        if isinstance(e, Fragment):
+            yield from fragment_rows(e, undone)
+        elif e.ref not in undone:
+            yield e
+
+
+def fragment_rows(f: Fragment, undone: AbstractSet[str] = frozenset()) -> Iterator[Lcr]:
+    """The rows of a fragment as changes with their record templates (the path of a
+    transaction that is not finished from fragments alone: TABLE row options, heartbeat
+    rows, a rollback to savepoint, FORCETRANS). Their position is the fragment's."""
+    for template, ref in zip(split_records(f.records), f.refs, strict=True):
+        if ref in undone:
+            continue
+        s = summarize(template)
+        assert s is not None
+        yield Lcr(
+            Kind.ROW, f.xid, f.pos, f.end, f.scn, f.subscn, f.time_us, s.io_type, s.table,
+            ref=ref, record=template,
+        )  # fmt: skip

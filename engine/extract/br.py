@@ -43,7 +43,7 @@ from pathlib import Path
 
 from engine import datafile as df
 from engine.extract.cache import Txn
-from engine.extract.lcr import Lcr, Position
+from engine.extract.lcr import Entry, Position
 from engine.extract.lcrcodec import decode_lcrs, encode_lcrs
 
 # 3: data-only frames (2 and before were pickles, which are refused: normal recovery)
@@ -116,7 +116,7 @@ class Restored:
     """What a restart gets back from BR: the checkpoint and its transactions."""
 
     checkpoint: BrCheckpoint
-    txns: list[tuple[Txn, list[Lcr]]]
+    txns: list[tuple[Txn, list[Entry]]]
     path: Path
 
 
@@ -213,7 +213,7 @@ class BoundedRecovery:
     def checkpoint(
         self,
         open_txns: list[Txn],
-        rows_of: Callable[[Txn], list[Lcr]],
+        rows_of: Callable[[Txn], list[Entry]],
         current: dict[int, Position],
         redo_now_us: int,
         last_commit_scn: int,
@@ -286,7 +286,7 @@ class BoundedRecovery:
         return obj
 
     def _write_object(
-        self, txn: Txn, rows: list[Lcr], current: dict[int, Position], obj: int, version: int
+        self, txn: Txn, rows: list[Entry], current: dict[int, Position], obj: int, version: int
     ) -> PersistedObject:
         name = f"PO.{self.group}.{obj:07d}.{version:07d}"
         digest = hashlib.sha256()
@@ -331,7 +331,7 @@ class BoundedRecovery:
             cp = BrCheckpoint.from_json(json.loads(body))
         except (ValueError, KeyError, TypeError, AssertionError, RecursionError) as exc:
             raise BrError(f"{path.name}: invalid checkpoint ({type(exc).__name__})") from exc
-        txns: list[tuple[Txn, list[Lcr]]] = []
+        txns: list[tuple[Txn, list[Entry]]] = []
         for po in cp.objects:
             if not PO_NAME.match(po.file) or "/" in po.file:
                 raise BrError(f"{path.name}: invalid persisted-object name {po.file!r}")
@@ -367,7 +367,7 @@ class BoundedRecovery:
 # -- persisted-object files (data only) ---------------------------------------------------
 
 
-def _po_frames(txn: Txn, rows: list[Lcr], current: dict[int, Position]) -> Iterable[bytes]:
+def _po_frames(txn: Txn, rows: list[Entry], current: dict[int, Position]) -> Iterable[bytes]:
     """The frames of ``txn``'s file: its state, then its rows in batches."""
     meta = {
         "xid": txn.xid,
@@ -397,7 +397,7 @@ def _position_of(value: object, what: str) -> Position:
     return Position(*t)
 
 
-def _read_po(data: bytes) -> tuple[Txn, list[Lcr]]:
+def _read_po(data: bytes) -> tuple[Txn, list[Entry]]:
     """A persisted object's transaction and rows; :class:`DataError` if it is not intact."""
     payloads = df.frames(MAGIC, data)
     if not payloads:
@@ -416,7 +416,7 @@ def _read_po(data: bytes) -> tuple[Txn, list[Lcr]]:
         last_time_us=df.field_of(meta, "last_time_us", int),
     )
     txn.undone = set(undone)
-    rows: list[Lcr] = []
+    rows: list[Entry] = []
     for payload in payloads[1:]:
         rows.extend(decode_lcrs(payload))
     if len(rows) != df.field_of(meta, "rows", int):

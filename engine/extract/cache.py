@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine import datafile as df
-from engine.extract.lcr import Lcr, Position
+from engine.extract.assemble import surviving
+from engine.extract.lcr import Entry, Fragment, Lcr, Position
 from engine.extract.lcrcodec import decode_lcrs, encode_lcrs
 
 DEFAULT_BUDGET = 256 << 20
@@ -40,12 +41,13 @@ class Txn:
     start_time_us: int
     user: str = ""
     name: str = ""
-    rows: list[Lcr] = field(default_factory=list)
+    rows: list[Entry] = field(default_factory=list)  # changes, and fragments of them
     weight: int = 0
     spilled: int = 0
     spill_path: Path | None = None
     undone: set[str] = field(default_factory=set)
     row_count: int = 0
+    changes: int = 0  # rows held change by change (the others are in fragments)
     last_time_us: int = 0
 
     @property
@@ -73,10 +75,13 @@ class TransactionCache:
     # -- events ---------------------------------------------------------------------
     def begin(self, lcr: Lcr) -> Txn:
         """Open ``lcr.xid`` if it is not open yet (any first change opens it)."""
-        txn = self.txns.get(lcr.xid)
+        return self._open(lcr.xid, lcr.pos, lcr.scn, lcr.time_us)
+
+    def _open(self, xid: str, pos: Position, scn: int, time_us: int) -> Txn:
+        txn = self.txns.get(xid)
         if txn is None:
-            txn = Txn(lcr.xid, lcr.pos, lcr.scn, lcr.time_us, last_time_us=lcr.time_us)
-            self.txns[lcr.xid] = txn
+            txn = Txn(xid, pos, scn, time_us, last_time_us=time_us)
+            self.txns[xid] = txn
         return txn
 
     def session(self, lcr: Lcr) -> None:
@@ -84,11 +89,25 @@ class TransactionCache:
         txn.user, txn.name = lcr.user, lcr.txn_name
 
     def add(self, lcr: Lcr) -> None:
-        txn = self.begin(lcr)
-        txn.rows.append(lcr)
-        txn.row_count += 1
-        txn.last_time_us = lcr.time_us
-        w = lcr.weight()
+        self._hold(self.begin(lcr), lcr, 1, lcr.time_us)
+
+    def add_fragment(self, f: Fragment) -> Txn:
+        """A fragment (parallel assembly): its changes as one item, in change order."""
+        txn = self._open(f.xid, f.pos, f.first_scn, f.first_time_us)
+        if f.sessions:
+            txn.user, txn.name = f.sessions[-1]
+        if f.undone:
+            txn.undone.update(f.undone)
+        self._hold(txn, f, f.count, f.time_us)
+        return txn
+
+    def _hold(self, txn: Txn, entry: Entry, rows: int, time_us: int) -> None:
+        txn.rows.append(entry)
+        txn.row_count += rows
+        if isinstance(entry, Lcr):
+            txn.changes += 1
+        txn.last_time_us = time_us
+        w = entry.weight()
         txn.weight += w
         self.weight += w
         if self.weight > self.budget:
@@ -102,37 +121,40 @@ class TransactionCache:
 
     def commit(self, xid: str) -> tuple[Txn, list[Lcr]] | None:
         """Close ``xid`` and return it with its surviving rows, in change order."""
-        txn = self.txns.pop(xid, None)
-        if txn is None:
+        done = self.commit_stream(xid)
+        if done is None:
             return None
-        rows = list(self._spilled_rows(txn)) + txn.rows
-        self._release(txn)
-        if txn.undone:
-            rows = [r for r in rows if r.ref not in txn.undone]
-        return txn, rows
+        txn, rows = done
+        return txn, list(rows)
 
     def commit_stream(self, xid: str) -> tuple[Txn, Iterator[Lcr]] | None:
         """Like :meth:`commit`, but the rows come one at a time, paged-out ones read back
         as they are needed: a transaction larger than memory is never held whole."""
+        done = self.commit_entries(xid)
+        if done is None:
+            return None
+        txn, entries = done
+        return txn, surviving(entries, txn.undone)
+
+    def commit_entries(self, xid: str) -> tuple[Txn, Iterator[Entry]] | None:
+        """Close ``xid``: its entries (changes and fragments) in change order, paged-out
+        ones read back as they are needed, rows undone by a rollback to savepoint still
+        in them (``txn.undone`` names those)."""
         txn = self.txns.pop(xid, None)
         if txn is None:
             return None
         self.weight -= txn.weight
         txn.weight = 0
 
-        def rows() -> Iterator[Lcr]:
+        def entries() -> Iterator[Entry]:
             try:
-                for r in self._spilled_rows(txn):
-                    if r.ref not in txn.undone:
-                        yield r
+                yield from self._spilled_rows(txn)
                 memory, txn.rows = txn.rows, []
-                for r in memory:
-                    if r.ref not in txn.undone:
-                        yield r
+                yield from memory
             finally:
                 self._release(txn)
 
-        return txn, rows()
+        return txn, entries()
 
     def rollback(self, xid: str) -> Txn | None:
         txn = self.txns.pop(xid, None)
@@ -140,16 +162,20 @@ class TransactionCache:
             self._release(txn)
         return txn
 
-    def restore(self, txn: Txn, rows: list[Lcr]) -> None:
+    def restore(self, txn: Txn, rows: list[Entry]) -> None:
         """Bounded Recovery: a transaction read back from its persisted-object file."""
         txn.rows = []
         txn.weight = 0
         txn.row_count = 0
+        txn.changes = 0
         self.txns[txn.xid] = txn
         for r in rows:
-            self.add(r)
+            if isinstance(r, Fragment):
+                self._hold(txn, r, r.count, r.time_us)
+            else:
+                self.add(r)
 
-    def all_rows(self, txn: Txn) -> list[Lcr]:
+    def all_rows(self, txn: Txn) -> list[Entry]:
         """Every row ``txn`` holds, paged-out ones included, undone ones included."""
         return list(self._spilled_rows(txn)) + txn.rows
 
@@ -188,7 +214,7 @@ class TransactionCache:
             victim.rows = []
             self.spills += 1
 
-    def _spilled_rows(self, txn: Txn) -> Iterator[Lcr]:
+    def _spilled_rows(self, txn: Txn) -> Iterator[Entry]:
         if txn.spill_path is None:
             return
         with open(txn.spill_path, "rb") as fh:

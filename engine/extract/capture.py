@@ -37,10 +37,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.expr.rowrule import Process, UnknownColumn
-from engine.extract.assemble import op_name, stream_encoded
+from engine.extract.assemble import finish_fragments, op_name, stream_encoded, surviving
 from engine.extract.cache import TransactionCache, Txn
 from engine.extract.decode import Decoder, Selection
-from engine.extract.lcr import Kind, Lcr, Position
+from engine.extract.lcr import Entry, Fragment, Kind, Lcr, Position
 from engine.extract.merge import NONE, Batch, plan_batch
 from engine.extract.miner import Closed, Event, MinePlan, mine_plan
 from engine.extract.redo_source import (
@@ -59,6 +59,7 @@ from engine.source.catalog import RedoCatalog
 from engine.source.dictionary import Dictionary, load_dictionary
 from engine.trail.model import TableDef as TrailTableDef
 from engine.trail.model import TrailPosition, micros_to_datetime
+from engine.trail.tail import tranids_at
 from engine.trail.writer import TrailWriter
 from params.models import ParamFile
 
@@ -78,6 +79,8 @@ class CaptureState:
     last_time_us: int = 0
     last_scn: int = 0
     ignored: tuple[str, ...] = ()  # skipped or forced transactions: their later redo is ignored
+    # the transactions written that commit at last_commit_scn (several threads, one SCN)
+    last_commit_xids: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -88,6 +91,7 @@ class CaptureState:
             "last_time_us": self.last_time_us,
             "last_scn": self.last_scn,
             "ignored": list(self.ignored),
+            "last_commit_xids": list(self.last_commit_xids),
         }
 
     @classmethod
@@ -105,6 +109,7 @@ class CaptureState:
             int(str(d.get("last_time_us", 0))),
             int(str(d.get("last_scn", 0))),
             tuple(str(x) for x in d.get("ignored", []) or []),  # type: ignore[attr-defined]
+            tuple(str(x) for x in d.get("last_commit_xids", []) or []),  # type: ignore[attr-defined]
         )
 
 
@@ -119,6 +124,7 @@ class Stats:
     skipped: int = 0
     forced: int = 0
     trail_records: int = 0
+    fragments: int = 0  # transactions' changes that came assembled in fragments
     by_op: dict[str, int] = field(default_factory=dict)
 
 
@@ -142,21 +148,22 @@ class _Ahead:
     mined: Future[list[SplitResult]]
 
 
-Item = Lcr | Closed
+Item = Lcr | Closed | Fragment
 
 
-def _draining(queue: deque[Event | Closed], sequence: int) -> Iterator[Item]:
+def _draining(queue: deque[Event | Closed | Fragment], sequence: int) -> Iterator[Item]:
     """Yield and forget (an LCR paged out of the cache must not stay alive in the batch);
     events become LCRs as they are consumed."""
     while queue:
         e = queue.popleft()
-        if isinstance(e, Closed):
+        if isinstance(e, (Closed, Fragment)):
             yield e
         else:
             yield Lcr(Kind(e[0]), e[1], Position(e[2], sequence, e[3]), *e[4:])
 
 
 def _order_key(item: Item) -> tuple[int, int, int, int, int]:
+    """The place in the thread merge: a fragment's is its last change's SCN."""
     if isinstance(item, Closed):
         return (item.scn, item.subscn, item.thread, item.sequence, item.offset)
     return item.order_key
@@ -254,12 +261,20 @@ class Capture:
         trail_scn = (
             int(last.logcsn) if last is not None and last.logcsn and last.logcsn.isdigit() else 0
         )
+        # the transactions the trail holds that commit at its last SCN (tail.py)
+        self.last_commit_xids: set[str] = (
+            tranids_at(writer.trail.file(last.end.seqno), last.end.rba, str(trail_scn))
+            if last is not None and trail_scn
+            else set()
+        )
         if state is not None:
             # Re-read from the recovery position: open transactions are rebuilt from redo.
             self.positions = dict(state.current)
             for t, p in state.recovery.items():
                 self.positions[t] = p
             self.last_commit_scn = max(state.last_commit_scn, trail_scn)
+            if state.last_commit_scn == self.last_commit_scn:
+                self.last_commit_xids.update(state.last_commit_xids)
             self.last_time_us = state.last_time_us
             self.last_scn = state.last_scn
             self.ignored: set[str] = set(state.ignored)
@@ -351,7 +366,7 @@ class Capture:
         held, self.held = self.held, {}
         by_thread: dict[int, list[Iterable[Item]]] = {t: [q] for t, q in sorted(held.items()) if q}
         for r in results:
-            queue: deque[Event | Closed] = deque(r.items)
+            queue: deque[Event | Closed | Fragment] = deque(r.items)
             r.items.clear()  # the queue holds them now, and lets each go once consumed
             by_thread.setdefault(r.split.thread, []).append(_draining(queue, r.sequence))
         streams: list[Iterable[Item]] = []
@@ -363,24 +378,37 @@ class Capture:
         if not streams:
             return 0
         merged = streams[0] if len(streams) == 1 else heapq.merge(*streams, key=_order_key)
-        n = self._apply(merged, base)
+        fragments = any(isinstance(i, Fragment) for r in results for i in r.items)
+        n = self._apply(merged, base, mid_batch_br=not fragments)
         self.timing["apply_s"] += time.perf_counter() - done_mining
         self.positions = thread_positions_after(results, self.positions, self.redo_dir)
         self.stats.lcrs += n
         return n
 
-    def _apply(self, merged: Iterable[Item], base: dict[int, Position]) -> int:
+    def _apply(
+        self, merged: Iterable[Item], base: dict[int, Position], *, mid_batch_br: bool = True
+    ) -> int:
+        """Apply the merged items. A Bounded Recovery checkpoint may fall between two
+        changes only when the batch holds no fragment: a fragment stands at its last change,
+        so redo before it may not be in the cache yet (the Extract then takes the checkpoint
+        after the batch)."""
         n = 0
         pending: list[bytes] = []
         consumed: dict[int, Position] = {}
         prev: Position | None = None
+        br_due = self.br_due if mid_batch_br else None
         for lcr in merged:
             if isinstance(lcr, Closed):
                 n += lcr.lcrs
                 self._close(lcr, pending)
                 consumed[lcr.thread] = Position(lcr.thread, lcr.sequence, lcr.end)
                 continue
-            if lcr.pos != prev and self.br_due is not None and self.br_due(lcr.time_us):
+            if isinstance(lcr, Fragment):
+                n += lcr.lcrs
+                self._fragment(lcr)
+                consumed[lcr.pos.thread] = Position(lcr.pos.thread, lcr.pos.sequence, lcr.end)
+                continue
+            if lcr.pos != prev and br_due is not None and br_due(lcr.time_us):
                 # A BR checkpoint between two redo records: the trail first, then the files.
                 if pending:
                     self.writer.append_many(pending)
@@ -421,7 +449,7 @@ class Capture:
         for r in results:
             if r.items:
                 last = r.items[-1]
-                scn = last.scn if isinstance(last, Closed) else int(last[5])
+                scn = last.scn if isinstance(last, (Closed, Fragment)) else int(last[5])
                 t = r.split.thread
                 complete[t] = max(complete.get(t, NONE), scn - 1)
         return horizon.low(complete)
@@ -434,9 +462,9 @@ class Capture:
             if q:
                 first = q[0]
                 out[t] = (
-                    first.pos
-                    if isinstance(first, Lcr)
-                    else Position(first.thread, first.sequence, first.offset)
+                    Position(first.thread, first.sequence, first.offset)
+                    if isinstance(first, Closed)
+                    else first.pos
                 )
         return out
 
@@ -515,10 +543,10 @@ class Capture:
         if any(self._excludes(user, name) for user, name in c.sessions):
             self.stats.excluded += 1
             return
-        if c.scn <= self.last_commit_scn:
+        if self._written(c.scn, c.xid):
             self.stats.skipped_recovered += 1
             return
-        self.last_commit_scn = c.scn
+        self._committed(c.scn, c.xid)
         self.stats.transactions += 1
         if c.count:
             if out:
@@ -533,6 +561,74 @@ class Capture:
         self.stats.trail_records += c.count
         if self.on_commit is not None:
             self.on_commit(c.xid, c.scn, c.count)
+
+    def _fragment(self, f: Fragment) -> None:
+        """A fragment of an open transaction: cached as one item (its changes in order)."""
+        self.last_time_us = max(self.last_time_us, f.time_us)
+        self.last_scn = max(self.last_scn, f.scn)
+        if f.xid in self.ignored:
+            return
+        self.stats.fragments += 1
+        self.cache.add_fragment(f)
+        if any(self._excludes(user, name) for user, name in f.sessions):
+            self.excluded.add(f.xid)
+
+    def _commit_fragments(
+        self, lcr: Lcr, txn: Txn, entries: Iterator[Entry], out: list[bytes]
+    ) -> None:
+        """A transaction held in fragments only (no change by change row, none undone):
+        its records finished from the fragments' templates in one pass per chunk
+        (:func:`~engine.extract.assemble.finish_fragments`), not row by row."""
+        if out:
+            self.writer.append_many(out)
+            out.clear()
+        total = txn.row_count
+        csn = str(lcr.scn)
+        per_table: Counter[tuple[str, int]] = Counter()
+        blobs: list[bytes] = []
+        tables: dict[str, None] = {}
+        first = held = 0
+        for f in entries:
+            assert isinstance(f, Fragment)
+            blobs.append(f.records)
+            held += f.count
+            for table, io_type, k in f.table_ops:
+                per_table[(table, io_type)] += k
+                tables[table] = None
+            if held >= APPEND_CHUNK:  # a huge transaction goes out as it is read back
+                data = finish_fragments(blobs, lcr.xid, lcr.scn, lcr.time_us, first, total)
+                self.writer.append_transaction(data, held, tables, lcr.time_us, csn)
+                first += held
+                held = 0
+                blobs.clear()
+        if held:
+            data = finish_fragments(blobs, lcr.xid, lcr.scn, lcr.time_us, first, total)
+            self.writer.append_transaction(data, held, tables, lcr.time_us, csn)
+        by_op = self.stats.by_op
+        counts: list[tuple[str, str, int]] = []
+        for (table, io_type), k in per_table.items():
+            name = op_name(io_type)
+            by_op[name] = by_op.get(name, 0) + k
+            counts.append((table, name, k))
+        if self.on_counts is not None:
+            self.on_counts(counts)
+        self.stats.trail_records += total
+        if self.on_commit is not None:
+            self.on_commit(lcr.xid, lcr.scn, total)
+
+    def _written(self, scn: int, xid: str) -> bool:
+        """Whether the trail holds this committed transaction already (a restart reads
+        again from the recovery position): it commits below the last commit written, or
+        at its SCN and was written there (two threads may commit at one SCN)."""
+        last = self.last_commit_scn
+        return scn < last or (scn == last and xid in self.last_commit_xids)
+
+    def _committed(self, scn: int, xid: str) -> None:
+        if scn > self.last_commit_scn:
+            self.last_commit_scn = scn
+            self.last_commit_xids = {xid}
+        else:
+            self.last_commit_xids.add(xid)
 
     def _excludes(self, user: str, txn_name: str) -> bool:
         """TRANLOGOPTIONS EXCLUDEUSER / EXCLUDETRANS."""
@@ -565,22 +661,26 @@ class Capture:
         elif k is Kind.UNDO:
             self.cache.undo(lcr)
         elif k is Kind.COMMIT:
-            done = self.cache.commit_stream(lcr.xid)
+            done = self.cache.commit_entries(lcr.xid)
             excluded = lcr.xid in self.excluded
             self.excluded.discard(lcr.xid)
             if done is None:
                 return
-            _, rows = done
-            if excluded or lcr.scn <= self.last_commit_scn:
-                for _ in rows:  # drain: releases the transaction's page file
+            txn, entries = done
+            if excluded or self._written(lcr.scn, lcr.xid):
+                for _ in entries:  # drain: releases the transaction's page file
                     pass
                 if excluded:
                     self.stats.excluded += 1
                 else:
                     self.stats.skipped_recovered += 1
                 return
-            self.last_commit_scn = lcr.scn
+            self._committed(lcr.scn, lcr.xid)
             self.stats.transactions += 1
+            if txn.changes == 0 and not txn.undone and txn.row_count:
+                self._commit_fragments(lcr, txn, entries, out)
+                return
+            rows = surviving(entries, txn.undone)
             if self.heartbeat is not None:  # seed 001's OUTGOING_EXTRACT rule
                 rows = self.heartbeat.rows(rows, self._columns_of)
             rows = self.rules.rows(rows, lcr.xid, lcr.scn, lcr.time_us)
@@ -608,7 +708,7 @@ class Capture:
             self.excluded.discard(lcr.xid)
             self.stats.rollbacks += 1
 
-    def restore(self, txns: list[tuple[Txn, list[Lcr]]], through: dict[int, Position]) -> None:
+    def restore(self, txns: list[tuple[Txn, list[Entry]]], through: dict[int, Position]) -> None:
         """Bounded Recovery: put persisted transactions back in the cache; their redo
         before ``through`` (the BR checkpoint's read position) is not applied again."""
         for txn, rows in txns:
@@ -657,6 +757,7 @@ class Capture:
             self.last_time_us,
             self.last_scn,
             tuple(sorted(self.ignored)),
+            tuple(sorted(self.last_commit_xids)),
         )
 
     @property

@@ -49,6 +49,7 @@ from engine.source.catalog import RedoCatalog, RedoGapError
 from engine.stats import StatsBook, counted
 from engine.trail.model import datetime_to_micros, micros_to_datetime
 from engine.trail.recovery import RecoveryMode
+from engine.trail.releases import parse_release
 from engine.trail.writer import TrailWriter
 from params.models import ParamFile
 
@@ -85,14 +86,12 @@ class ExtractRun(TransactionManagement):
         self.clock = clock
         self.root = source_root(home, model)
         trail = model.trails[0]
-        mb = next(
-            (
-                t.megabytes
-                for t in (group.trails if group else ())
-                if _same_trail(t.path, trail.path)
-            ),
+        added = next(
+            (t for t in (group.trails if group else ()) if _same_trail(t.path, trail.path)),
             None,
         )
+        mb = added.megabytes if added else None
+        release_name = trail.format_release or (added.format_release if added else None)
         self.trail_path = trail.path
         self.megabytes = mb or trail.megabytes or DEFAULT_MEGABYTES
         target = Path(trail.path) if Path(trail.path).is_absolute() else home.root / trail.path
@@ -104,6 +103,8 @@ class ExtractRun(TransactionManagement):
             durable=durable,
             checksum=trail.checksum,
             recovery=RecoveryMode.of_option(model.recovery_options),
+            release=parse_release(release_name) if release_name else None,
+            objectdefs=trail.objectdefs,
         )
         rec = self.writer.recovery
         if rec is not None and rec.action != "none":
@@ -142,7 +143,8 @@ class ExtractRun(TransactionManagement):
                 emit("OGG-01741", Severity.WARNING, again.message)
                 positions = dict(again.positions)
                 state = replace(state, current=positions, recovery=dict(positions),
-                                last_commit_scn=again.last_commit_scn)  # fmt: skip
+                                last_commit_scn=again.last_commit_scn,
+                                last_commit_xids=())  # fmt: skip
                 altered = True  # not a restart where the last run left off: no BR restore
         self.br = self._open_br(model, home)
         restored = None

@@ -88,3 +88,47 @@ class Lcr:
             for _, v in cols:
                 size += 120 + (len(v) if v else 0)
         return size
+
+
+@dataclass(frozen=True, slots=True)
+class Fragment:
+    """The changes of one open transaction in one redo range, assembled in the Spark task
+    that mined the range (parallel assembly, docs/extract.md): the driver caches it as one
+    item and, at commit, finishes the records of all of the transaction's fragments in one
+    pass (:func:`engine.extract.assemble.finish_fragments`) instead of change by change.
+
+    ``records`` are the row records' templates (:func:`engine.trail.codec.row_record` with
+    its defaults) concatenated in change order, ``refs`` the undo reference of each (a
+    rollback to savepoint cancels one), ``undone`` the references the range's own undo
+    records cancel. ``pos`` is the first change, ``end`` / ``scn`` / ``subscn`` /
+    ``time_us`` are those of the last: the fragment takes the last change's place in the
+    thread merge, and re-reading from ``pos`` finds all of it again.
+    """
+
+    xid: str
+    pos: Position
+    end: int
+    scn: int
+    subscn: int
+    time_us: int
+    first_scn: int
+    first_time_us: int
+    sessions: tuple[tuple[str, str], ...]  # (user, transaction name) of its 5.20s
+    records: bytes
+    count: int
+    refs: tuple[str, ...]
+    undone: tuple[str, ...]
+    table_ops: tuple[tuple[str, int, int], ...]  # (table, io type, rows): STATS and counts
+    lcrs: int  # the logical changes it stands for
+
+    @property
+    def order_key(self) -> tuple[int, int, int, int, int]:
+        return (self.scn, self.subscn, self.pos.thread, self.pos.sequence, self.pos.offset)
+
+    def weight(self) -> int:
+        """Approximate bytes of memory held (the cache budget), as :meth:`Lcr.weight`."""
+        return 400 + len(self.records) + 60 * len(self.refs) + 80 * len(self.table_ops)
+
+
+#: What the transaction cache holds for an open transaction, in change order.
+Entry = Lcr | Fragment

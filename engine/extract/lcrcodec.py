@@ -10,6 +10,17 @@ records; one record is::
     body   the eight strings / bytes (UTF-8), then each column as
            index i64, value length i32 (-1: NULL), value bytes
 
+A :class:`~engine.extract.lcr.Fragment` (kind 8: the changes of one transaction in one
+redo range, assembled in a task) is one record of its own layout::
+
+    head   kind u8 (8), 0 u8, thread, sequence, offset, end, scn, subscn, time_us,
+           first_scn, first_time_us (i64 each), count, lcrs, the number of sessions, refs,
+           undone references and table counts, the byte lengths of xid, records, sessions,
+           refs, undone and table counts (u32 each)
+    body   xid, records (the row record templates), then four lists of texts, each as
+           the byte length of every text (u32 each) then the texts: sessions (user, name,
+           user, name ...), refs, undone, and table counts (table, io type, rows, table ...)
+
 It is one ``struct`` call per record and one per column: the page-out of a huge transaction
 is on the capture's hot path. Every length is checked against what is left of the batch
 before it is used; a bad batch is a :class:`~engine.datafile.DataError`.
@@ -18,17 +29,19 @@ before it is used; a bad batch is a :class:`~engine.datafile.DataError`.
 from __future__ import annotations
 
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from engine.datafile import DataError
-from engine.extract.lcr import Kind, Lcr, Position
+from engine.extract.lcr import Entry, Fragment, Kind, Lcr, Position
 from engine.trail.model import Columns
 
 _HEAD: Final = struct.Struct("<BB8q10I")
 _COL: Final = struct.Struct("<qi")
 _COUNT: Final = struct.Struct("<I")
 _KINDS: Final = {k.value: k for k in Kind}
+_FRAG: Final = struct.Struct("<BB9q12I")
+_FRAGMENT_KIND: Final = 8
 _SEEN_MAX: Final = 1024  # distinct strings a batch's decoder keeps to share
 
 
@@ -36,12 +49,85 @@ def _utf8(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-def encode_lcrs(rows: Sequence[Lcr]) -> bytes:
-    """One batch holding ``rows``."""
+def _joined(texts: Sequence[str]) -> bytes:
+    raw = [_utf8(t) for t in texts]
+    return struct.pack(f"<{len(raw)}I", *map(len, raw)) + b"".join(raw)
+
+
+def _encode_fragment(f: Fragment, append: Callable[[bytes], None]) -> None:
+    p = f.pos
+    xid = _utf8(f.xid)
+    sessions = _joined([t for pair in f.sessions for t in pair])
+    refs, undone = _joined(f.refs), _joined(f.undone)
+    ops = _joined([str(x) for op in f.table_ops for x in op])
+    append(
+        _FRAG.pack(
+            _FRAGMENT_KIND, 0, p.thread, p.sequence, p.offset, f.end, f.scn, f.subscn, f.time_us,
+            f.first_scn, f.first_time_us, f.count, f.lcrs, len(f.sessions), len(f.refs),
+            len(f.undone), len(f.table_ops), len(xid), len(f.records), len(sessions), len(refs),
+            len(undone), len(ops),
+        )
+    )  # fmt: skip
+    append(b"".join((xid, f.records, sessions, refs, undone, ops)))
+
+
+def _split(raw: bytes, n: int, what: str) -> list[str]:
+    if 4 * n > len(raw):
+        raise DataError(f"{what}: {n} texts do not fit in {len(raw)} bytes")
+    lengths = struct.unpack_from(f"<{n}I", raw)
+    at = 4 * n
+    if at + sum(lengths) != len(raw):
+        raise DataError(f"{what}: the texts are not the {len(raw) - at} bytes the record holds")
+    texts: list[str] = []
+    for k in lengths:
+        texts.append(raw[at : at + k].decode("utf-8", "surrogatepass"))
+        at += k
+    return texts
+
+
+def _decode_fragment(data: bytes, at: int) -> tuple[Fragment, int]:
+    if at + _FRAG.size > len(data):
+        raise DataError(f"truncated fragment at byte {at}")
+    head = _FRAG.unpack_from(data, at)
+    (_, pad, thread, sequence, offset, end, scn, subscn, time_us, first_scn, first_time_us,
+     count, lcrs, n_sessions, n_refs, n_undone, n_ops, *lengths) = head  # fmt: skip
+    at += _FRAG.size
+    if pad or at + sum(lengths) > len(data):
+        raise DataError(f"fragment at byte {at} is longer than the batch")
+    parts: list[bytes] = []
+    for n in lengths:
+        parts.append(data[at : at + n])
+        at += n
+    xid, records, sessions, refs, undone, ops = parts
+    flat = _split(sessions, 2 * n_sessions, "sessions")
+    counts = _split(ops, 3 * n_ops, "table counts")
+    try:
+        table_ops = tuple(
+            (counts[i], int(counts[i + 1]), int(counts[i + 2])) for i in range(0, len(counts), 3)
+        )
+    except ValueError as exc:
+        raise DataError(f"table counts: {exc}") from exc
+    ref_list = _split(refs, n_refs, "refs")
+    if len(ref_list) != count:
+        raise DataError(f"{len(ref_list)} undo references for {count} rows")
+    fragment = Fragment(
+        xid.decode("utf-8", "surrogatepass"), Position(thread, sequence, offset), end, scn,
+        subscn, time_us, first_scn, first_time_us,
+        tuple((flat[i], flat[i + 1]) for i in range(0, len(flat), 2)), records, count,
+        tuple(ref_list), tuple(_split(undone, n_undone, "undone")), table_ops, lcrs,
+    )  # fmt: skip
+    return fragment, at
+
+
+def encode_lcrs(rows: Sequence[Entry]) -> bytes:
+    """One batch holding ``rows`` (changes and fragments)."""
     out: list[bytes] = [_COUNT.pack(len(rows))]
     append = out.append
     try:
         for r in rows:
+            if isinstance(r, Fragment):
+                _encode_fragment(r, append)
+                continue
             p = r.pos
             strings = (
                 _utf8(r.xid),
@@ -74,21 +160,25 @@ def encode_lcrs(rows: Sequence[Lcr]) -> bytes:
     return b"".join(out)
 
 
-def decode_lcrs(data: bytes) -> list[Lcr]:
+def decode_lcrs(data: bytes) -> list[Entry]:
     """The records of one batch; :class:`DataError` unless ``data`` is exactly a batch."""
     size = len(data)
     if size < _COUNT.size:
         raise DataError("truncated batch")
     (count,) = _COUNT.unpack_from(data, 0)
-    if count > (size - _COUNT.size) // _HEAD.size:
+    if count > (size - _COUNT.size) // min(_HEAD.size, _FRAG.size):
         raise DataError(f"batch of {count} records is longer than its {size} bytes")
     at = _COUNT.size
-    rows: list[Lcr] = []
+    rows: list[Entry] = []
     unpack_head = _HEAD.unpack_from
     # the same xid, table, user ... row after row: decoded once, one string object (memory)
     seen: dict[bytes, str] = {b"": ""}
     try:
         for _ in range(count):
+            if at < size and data[at] == _FRAGMENT_KIND:
+                fragment, at = _decode_fragment(data, at)
+                rows.append(fragment)
+                continue
             if at + _HEAD.size > size:
                 raise DataError(f"truncated record at byte {at}")
             (kind, null_rowid, thread, sequence, offset, end, scn, subscn, time_us, io_type,

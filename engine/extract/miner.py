@@ -41,7 +41,7 @@ from engine.extract.decode import (
     BEFORES_RECORD,
     Selection,
 )
-from engine.extract.lcr import Kind
+from engine.extract.lcr import Fragment, Kind, Position
 from engine.extract.tablerules import rows_in_task, with_columns
 from engine.extract.values import NUMBER_TYPES, Convert, converter, entry_converter
 from engine.source.codecs import CODECS, decode_text
@@ -195,7 +195,7 @@ class Closed:
 class Mined:
     """The output of one range: ``items`` are events and :class:`Closed`, in log order."""
 
-    items: list[Event | Closed] = field(default_factory=list)
+    items: list[Event | Closed | Fragment] = field(default_factory=list)
     resume: int | None = None
     records: int = 0
     sequence: int = 0
@@ -210,6 +210,7 @@ _NATIVE: Final = load_native("redomine")
 #: The C assembly of a transaction's trail records, when built.
 _KIT: Final = load_native("trailkit")
 _INDS: Final = (_BEGIN_IND, _MIDDLE, _END, _WHOLE)
+_WHOLE_INDS: Final = (_WHOLE, _WHOLE, _WHOLE, _WHOLE)  # templates: every record whole
 
 
 def _value_kind(type_name: str) -> int:
@@ -785,16 +786,22 @@ def _undo_rows(buf: bytes, undo: int) -> list[tuple[int, dict[int, bytes | None]
 
 
 # -- closing transactions inside the range ---------------------------------------------------
-def close(events: Iterable[Event], plan: MinePlan, sequence: int) -> list[Event | Closed]:
+Item = Event | Closed | Fragment
+
+
+def close(events: Iterable[Event], plan: MinePlan, sequence: int) -> list[Item]:
     """Replace the events of every transaction that begins and ends in ``events`` by one
-    :class:`Closed` at its end (with ``plan.compact``; see the module docstring); the rows
-    left get their record templates (:func:`engine.trail.codec.row_record` with its
-    defaults, which the driver finishes)."""
+    :class:`Closed` at its end, and the changes of every other transaction whose rows can
+    be encoded here by one :class:`~engine.extract.lcr.Fragment` at its last change (with
+    ``plan.compact``; see the module docstring); the rows left get their record templates
+    (:func:`engine.trail.codec.row_record` with its defaults, which the driver finishes)."""
     events = list(events)
     closing = _closing(events, plan) if plan.compact else set()
+    last = _fragmenting(events, plan, closing) if plan.compact else {}
     held: dict[str, list[Event]] = {x: [] for x in closing}
-    out: list[Event | Closed] = []
-    for e in events:
+    parts: dict[str, list[Event]] = {x: [] for x in last}
+    out: list[Item] = []
+    for i, e in enumerate(events):
         xid = e[1]
         if xid in closing:
             if e[0] == _COMMIT_K or e[0] == _ROLLBACK:
@@ -806,12 +813,92 @@ def close(events: Iterable[Event], plan: MinePlan, sequence: int) -> list[Event 
                     out.append(e)
             else:
                 held[xid].append(e)
+        elif xid in last and i <= last[xid]:
+            mine = parts[xid]
+            mine.append(e)
+            if i == last[xid]:
+                out.extend(_fragment(mine, sequence))
         elif e[0] == _ROW and e[17]:
             # a row of a table with TABLE row options goes to the driver with its columns
             out.append(with_columns(e) if e[9] in plan.rules else _templated(e, sequence))
         else:
             out.append(e)
     return out
+
+
+def _fragmenting(events: list[Event], plan: MinePlan, closing: set[str]) -> dict[str, int]:
+    """The transactions (not closed here) whose changes in ``events`` become a fragment,
+    with the index of the last of those changes: every change is a 5.2, a 5.20, an undo,
+    or a row encoded here of a table without TABLE row options, and one at least is a
+    row. Transactions restored by Bounded Recovery (``fine_xids``) come change by change.
+    With a thread-merge ``horizon``, a fragment ends before the first change above it (the
+    changes from there on come one by one): the driver applies a fragment whole, never
+    holds part of it above its watermark (capture.py)."""
+    last: dict[str, int] = {}
+    spoilt: set[str] = set(plan.fine_xids) | closing  # no fragment
+    cut: set[str] = set()  # the fragment ended: the changes after it come one by one
+    rows: set[str] = set()
+    ended: set[str] = set()
+    rules = plan.rules
+    horizon = plan.horizon
+    for i, e in enumerate(events):
+        k, xid = e[0], e[1]
+        if xid in spoilt or xid in cut:
+            continue
+        if horizon is not None and e[5] > horizon:
+            cut.add(xid)
+        elif k in (_COMMIT_K, _ROLLBACK):
+            ended.add(xid)
+        elif xid in ended or k not in _FRAGMENT_KINDS:
+            spoilt.add(xid)  # a change after the end, a DDL
+        elif k == _ROW:
+            if not e[17] or e[9] in rules:
+                spoilt.add(xid)
+            else:
+                rows.add(xid)
+                last[xid] = i
+        else:
+            last[xid] = i
+    return {x: i for x, i in last.items() if x in rows and x not in spoilt}
+
+
+_FRAGMENT_KINDS: Final = frozenset({_ROW, _BEGIN, _SESSION_K, _UNDO_K})
+
+
+def _fragment(events: list[Event], sequence: int) -> list[Item]:
+    """One :class:`Fragment` of a transaction's changes in this range (in change order),
+    or (a record past a limit) the events, templated, for the driver to finish."""
+    rows = [e for e in events if e[0] == _ROW]
+    try:
+        records = _templates(rows, sequence)
+    except RecordLimitError:
+        return [_templated(e, sequence) for e in events]
+    first, end = events[0], events[-1]
+    ops = Counter((r[9], r[8]) for r in rows)
+    return [
+        Fragment(
+            first[1], Position(first[2], sequence, first[3]), end[4], end[5], end[6], end[7],
+            first[5], first[7],
+            tuple(dict.fromkeys((e[14], e[15]) for e in events if e[0] == _SESSION_K)),
+            records, len(rows), tuple(r[13] for r in rows),
+            tuple(e[13] for e in events if e[0] == _UNDO_K and e[13]),
+            tuple((t, k, v) for (t, k), v in ops.items()), len(events),
+        )
+    ]  # fmt: skip
+
+
+def _templates(rows: list[Event], sequence: int) -> bytes:
+    """The record templates of ``rows`` (row_record with its defaults), concatenated: in C
+    when the kernel is built; :class:`RecordLimitError` when one passes a limit."""
+    if _KIT is not None:
+        done = _KIT.records(rows, b"", sequence, 0, _WHOLE_INDS, _DELETE)
+        if done is not None:
+            return bytes(done)
+    out = []
+    for r in rows:
+        name, data, before, rowid = r[17]
+        out.append(row_record(r[8], name, data, before, rowid, sequence, r[3]))
+    return b"".join(out)
 
 
 def _closing(events: list[Event], plan: MinePlan) -> set[str]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from engine.extract.lcr import Position
+from engine.extract.lcr import Fragment, Position
 from engine.extract.miner import Closed, Event, MinePlan, Miner
 from engine.source.catalog import RedoGapError
 from engine.source.errors import RedoFormatError
@@ -51,7 +51,7 @@ class Split:
 @dataclass(frozen=True, slots=True)
 class SplitResult:
     split: Split
-    items: list[Event | Closed]  # miner events and closed transactions, in log order
+    items: list[Event | Closed | Fragment]  # miner events, closed transactions, fragments
     resume: int | None  # byte offset after the last record read (None: no record)
     records: int
     sequence: int

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
-from functools import partial
+from datetime import datetime, timedelta
 from pathlib import Path
 
+from engine import storage
 from engine.checkpoints import Checkpoints, ReadCheckpoint
 from engine.extract.lcr import Position
 from engine.home import Home
-from engine.source.logfile import read_records
+from engine.source.catalog import log_header, record_heads
+from engine.source.clock import to_micros
 from engine.source.logs import LogInfo, list_logs
 from engine.trail.model import TrailPosition
 from engine.trail.reader import reaches, write_gap
@@ -50,16 +51,6 @@ def source_root(home: Home, model: ParamFile) -> Path:
     return root
 
 
-def _first_position(
-    redo_dir: Path, thread: int, accept: Callable[[int, datetime], bool]
-) -> Position | None:
-    for info in list_logs(redo_dir, thread):
-        for lr in read_records(info.path):
-            if accept(lr.record.scn, lr.record.timestamp):
-                return Position(thread, lr.sequence, lr.offset)
-    return None
-
-
 def initial_positions(
     redo_dir: Path,
     reads: tuple[ReadCheckpoint, ...],
@@ -67,38 +58,94 @@ def initial_positions(
     listing: Callable[[], list[LogInfo]] | None = None,
 ) -> dict[int, Position]:
     """Where a new Extract starts, per thread: EXTSEQNO/EXTRBA, else the first record at or
-    after SCN / BEGIN time, else (no group definition) the start of the logs. ``listing``:
-    the logs where the Extract reads them (:class:`~engine.source.catalog.RedoCatalog`:
-    archived copies too); the SCN and time searches read the online logs only."""
-    out: dict[int, Position] = {}
+    after SCN / BEGIN time, else (no group definition) the start of the logs.
+
+    The logs are ``listing``'s (:meth:`~engine.source.catalog.RedoCatalog.logs`: the online
+    logs and the archived copies in the archive destinations, on any storage), else the
+    online logs of ``redo_dir``; the SCN and time searches read them where they are. A
+    begin point older than a thread's oldest available log, when that log had a
+    predecessor (whose redo is gone), is :class:`ExtractError` OGG-00446
+    (:func:`oldest_check`): the Extract cannot establish its start there."""
     logs = list_logs(redo_dir) if listing is None else listing()
+    out: dict[int, Position] = {}
     by_thread = {i.thread for i in logs} | set(range(1, threads + 1))
     cur = {r.current.thread: r.current for r in reads}
     for t in sorted(by_thread):
         p = cur.get(t)
-        first_seq = min((i.sequence for i in logs if i.thread == t), default=1)
+        mine = [i for i in logs if i.thread == t]
+        first_seq = mine[0].sequence if mine else 1
         if p is None:
             out[t] = Position(t, first_seq, 0)
         elif p.seqno:
             out[t] = Position(t, p.seqno, p.rba)
-        elif p.scn is not None:
-            found = _first_position(redo_dir, t, partial(_scn_at_least, p.scn))
-            out[t] = found or _end_of(logs, t)
-        elif p.timestamp:
-            when = datetime.fromisoformat(p.timestamp)
-            found = _first_position(redo_dir, t, partial(_time_at_least, when))
-            out[t] = found or _end_of(logs, t)
+        elif p.scn is not None or p.timestamp:
+            begin = Begin.of(p.scn, p.timestamp)
+            oldest_check(mine, t, begin)
+            out[t] = _first_position(mine, begin) or _end_of(logs, t)
         else:
             out[t] = Position(t, first_seq, 0)
     return out
 
 
-def _scn_at_least(scn: int, record_scn: int, _ts: datetime) -> bool:
-    return record_scn >= scn
+@dataclass(frozen=True)
+class Begin:
+    """A begin point: the first record with SCN >= ``scn``, or time >= ``time_us``."""
+
+    scn: int | None
+    time_us: int
+    shown: str  # as the message names it: "SCN n" or "begin time ..."
+
+    @classmethod
+    def of(cls, scn: int | None, timestamp: str | None) -> Begin:
+        if scn is not None:
+            return cls(scn, 0, f"SCN {scn}")
+        assert timestamp
+        return cls(None, to_micros(datetime.fromisoformat(timestamp)), f"begin time {timestamp}")
+
+    def accepts(self, scn: int, time_us: int) -> bool:
+        return scn >= self.scn if self.scn is not None else time_us >= self.time_us
+
+    def passes(self, info: LogInfo) -> bool:
+        """Whether every record of ``info`` lies before the begin point, by its header
+        alone: an archived log's records all have SCNs below its next SCN."""
+        return self.scn is not None and info.archived and 0 < info.next_scn <= self.scn
 
 
-def _time_at_least(when: datetime, _scn: int, ts: datetime) -> bool:
-    return ts >= when
+def _first_position(logs: list[LogInfo], begin: Begin) -> Position | None:
+    for info in logs:
+        if begin.passes(info):
+            continue
+        for offset, scn, time_us in record_heads(info):
+            if begin.accepts(scn, time_us):
+                return Position(info.thread, info.sequence, offset)
+    return None
+
+
+def oldest_check(logs: list[LogInfo], thread: int, begin: Begin) -> None:
+    """ExtractError OGG-00446 when redo at or after ``begin`` may lie in a log of
+    ``thread`` older than its oldest available one (``logs[0]``): that log had a
+    predecessor (the thread's first log has none), and ``begin`` is below its first SCN,
+    or at or before the time it was started (a record of its predecessor may carry that
+    time). Where GoldenGate cannot find the log it would start in, it abends with
+    OGG-00446 "Not able to establish initial position for begin time ..."."""
+    if not logs or logs[0].prev_sequence < 0:
+        return
+    oldest = logs[0]
+    head = log_header(oldest)
+    if begin.scn is not None:
+        if begin.scn >= oldest.first_scn:
+            return
+    elif begin.time_us > head.created_us:
+        return
+    started = datetime(1970, 1, 1) + timedelta(microseconds=head.created_us)
+    where = storage.describe(oldest.location or oldest.path)
+    raise ExtractError(
+        "OGG-00446",
+        f"Not able to establish initial position for {begin.shown} on redo thread {thread}: "
+        f"its oldest available log is sequence {oldest.sequence} (first SCN "
+        f"{oldest.first_scn}, started {started:%Y-%m-%d %H:%M:%S.%f}, {where}); sequence "
+        f"{oldest.prev_sequence} and older are no longer online or in an archive destination.",
+    )
 
 
 def _end_of(logs: list[LogInfo], thread: int) -> Position:

@@ -17,6 +17,7 @@ from engine.events import Severity
 from engine.extract import longtrans as lt
 from engine.extract.cache import Txn
 from engine.extract.capture import Capture
+from engine.extract.lcr import Entry, Fragment
 from engine.extract.orphans import OrphanScanner, read_source_state
 from engine.home import Home
 from params.models import ParamFile
@@ -121,7 +122,7 @@ class TransactionManagement:
             if req.detail:
                 for t in txns:
                     lines += ["", f"Items of {t.xid} (in memory):"]
-                    lines += [f"  {r.table} {r.io_type} {r.rowid}" for r in t.rows]
+                    lines += [ln for r in t.rows for ln in _item_lines(r)]
                     if t.spilled:
                         lines.append(f"  ... and {t.spilled} paged out to {t.spill_path}")
         target = Path(req.file) if Path(req.file).is_absolute() else self.home.root / req.file
@@ -180,3 +181,12 @@ class TransactionManagement:
             f"restarts. To force Extract to stop, use the SEND EXTRACT {self.name}, FORCESTOP "
             "command."
         ]
+
+
+def _item_lines(entry: Entry) -> list[str]:
+    """SHOWTRANS DETAIL's lines for a cached item: a change, or a fragment's counts."""
+    if isinstance(entry, Fragment):
+        p = entry.pos
+        where = f"fragment: thread {p.thread} seqno {p.sequence} RBA {p.offset}"
+        return [f"  {table} {io_type} x{k} ({where})" for table, io_type, k in entry.table_ops]
+    return [f"  {entry.table} {entry.io_type} {entry.rowid}"]

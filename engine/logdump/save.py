@@ -21,8 +21,10 @@ from engine.trail.errors import TrailError
 from engine.trail.fileheader import encode_file_header, new_file_header
 from engine.trail.files import TrailName
 from engine.trail.layout import CHECKSUM_CRC32, IOType, TransInd
+from engine.trail.metadata import defines_table, is_ddr
 from engine.trail.model import FileHeader, TrailRecord
 from engine.trail.reader import FileCursor
+from engine.trail.releases import DEFAULT_RELEASE, release_of_level
 from engine.trail.writer import seal
 
 COMMENT_NAME = "*Comment*"
@@ -70,6 +72,9 @@ def save_records(
     copied: list[bytes] = []
     written_defs: set[str] = set()
     checksums = False
+    ddr: bytes | None = None  # the source file's DDR, when it stands before the position
+    ddr_copied = False
+    release = DEFAULT_RELEASE
     saved = 0
     end = start_rba
     with open(source, "rb") as raw, FileCursor(source, 0, verify=False) as cursor:
@@ -82,16 +87,24 @@ def save_records(
             record = entry.record
             if isinstance(record, FileHeader):
                 checksums = record.get("Checksum", 0) == CHECKSUM_CRC32
+                release = release_of_level(record.compatibility) or DEFAULT_RELEASE
                 continue
             if entry.rba < start_rba:
-                if record.io_type == IOType.METADATA:
+                if is_ddr(record):
+                    ddr = raw_bytes(entry.rba, entry.length)
+                elif defines_table(record):
                     definitions[record.table] = raw_bytes(entry.rba, entry.length)
                 continue
             if saved >= count:
                 break
-            if record.io_type == IOType.METADATA:
+            if is_ddr(record):
+                ddr_copied = True
+            elif defines_table(record):
                 written_defs.add(record.table)
             elif record.table in definitions and record.table not in written_defs:
+                if ddr is not None and not ddr_copied:
+                    copied.append(ddr)
+                    ddr_copied = True
                 copied.append(definitions[record.table])
                 written_defs.add(record.table)
             copied.append(raw_bytes(entry.rba, entry.length))
@@ -114,6 +127,7 @@ def save_records(
         file_name=str(target),
         creation_time_us=now,
         info={"Producer": "ggsci logdump"},
+        release=release,
     )
     if checksums:
         tokens["Checksum"] = CHECKSUM_CRC32

@@ -19,6 +19,7 @@ from engine.logdump.save import SaveError, save_records
 from engine.logdump.views import DisplayOptions, Views, count_lines
 from engine.trail.errors import TrailError
 from engine.trail.files import TrailName
+from engine.trail.metadata import indexes, is_metadata, metadata_kind
 from engine.trail.model import TrailRecord
 from engine.trail.reader import FileCursor, TrailEntry
 
@@ -41,12 +42,16 @@ class Filter:
         record = entry.record
         if not isinstance(record, TrailRecord):
             return not (self.include_names or self.rectypes)
+        if self.rectypes and record.io_type not in self.rectypes:
+            return False
+        if is_metadata(record):
+            # A DDR/TDR is no data of the table it names: INCLUDE FILENAME selects data
+            # records only (FILTER RECTYPE Metadata shows the metadata records).
+            return not self.include_names or bool(self.rectypes)
         name = record.table.upper()
         if self.include_names and not any(fnmatch.fnmatch(name, p) for p in self.include_names):
             return False
-        if any(fnmatch.fnmatch(name, p) for p in self.exclude_names):
-            return False
-        return not (self.rectypes and record.io_type not in self.rectypes)
+        return not any(fnmatch.fnmatch(name, p) for p in self.exclude_names)
 
     def describe(self) -> list[str]:
         if not (self.include_names or self.exclude_names or self.rectypes):
@@ -91,6 +96,8 @@ class LogdumpSession:
             "COUNT": self.cmd_count,
             "SCANFORENDTRANS": self.cmd_sfet,
             "SFET": self.cmd_sfet,
+            "SCANFORMETADATA": self.cmd_sfmd,
+            "SFMD": self.cmd_sfmd,
             "SCANFORHEADER": self.cmd_sfh,
             "SFH": self.cmd_sfh,
             "FILTER": self.cmd_filter,
@@ -257,6 +264,35 @@ class LogdumpSession:
             self._show(following)
         return True
 
+    def cmd_sfmd(self, args: list[str]) -> bool:
+        """SCANFORMETADATA [DDR|TDR] [index|NEXT]: the next metadata record (of that kind,
+        with that DDR or TDR index); the position stays where it was when there is none."""
+        words = [a.upper() for a in args]
+        kind = words.pop(0) if words and words[0] in ("DDR", "TDR") else None
+        index: int | None = None
+        if words and words[0] != "NEXT":
+            if not words[0].isdigit() or len(words) > 1:
+                raise LogdumpError("usage: SCANFORMETADATA | SFMD [DDR|TDR] [index|NEXT]")
+            index = int(words[0])
+        cursor = self._need_cursor()
+        start = cursor.rba
+        while (entry := cursor.next()) is not None:
+            self.views.learn(entry)
+            record = entry.record
+            if not isinstance(record, TrailRecord) or (found := metadata_kind(record)) is None:
+                continue
+            if kind not in (None, found):
+                continue
+            ddr, tdr = indexes(record)
+            if index is not None and index != (ddr if found == "DDR" else tdr):
+                continue
+            self._show(entry)
+            return True
+        cursor.seek(start)
+        what = " ".join(x for x in (kind, None if index is None else str(index)) if x)
+        self.out(f"No {what + ' ' if what else ''}metadata record found after RBA {start}")
+        return True
+
     def cmd_sfh(self, args: list[str]) -> bool:
         cursor = self._need_cursor()
         start = cursor.rba
@@ -353,6 +389,7 @@ class LogdumpSession:
             "COUNT                    count the records of the file",
             "SCANFORENDTRANS | SFET   skip to the next transaction",
             "SCANFORHEADER | SFH      find the next valid record (after corruption)",
+            "SCANFORMETADATA | SFMD [DDR|TDR] [index|NEXT]  the next DDR/TDR record",
             "FILTER INCLUDE|EXCLUDE FILENAME <name> | RECTYPE <type> | CLEAR | SHOW",
             "NEXTTRAIL | NT           open the next file of the trail",
             "SAVE <file> [!] <n> RECORDS [NOCOMMENT]  copy n records from here to a new file",

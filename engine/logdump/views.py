@@ -18,14 +18,19 @@ from engine.trail.layout import (
     HEADER_TOKEN_IDS,
     HEADER_TOKENS,
     IO_TYPE_NAMES,
+    ORIG_NODE_DDR,
+    ORIG_NODE_TDR,
+    TDR_VERSION,
     TOKEN_CHECKSUM,
     TOKEN_NAMES,
     TOKEN_USER,
     HeaderKind,
     IOType,
 )
+from engine.trail.metadata import ddr_fields, defines_table, indexes, metadata_kind
 from engine.trail.model import FileHeader, TableDef, TrailRecord, micros_to_datetime
 from engine.trail.reader import TrailEntry
+from engine.trail.releases import level_name
 
 RULE = "_" * 67
 _BYTES_PER_LINE = 20
@@ -90,9 +95,10 @@ class Views:
 
     def learn(self, entry: TrailEntry) -> None:
         record = entry.record
-        if isinstance(record, TrailRecord) and record.io_type == IOType.METADATA:
+        if isinstance(record, TrailRecord) and defines_table(record):
             self.tables[record.table] = TableDef.from_record(record)
-            self.tdr_index.setdefault(record.table, len(self.tdr_index) + 1)
+            tdr = indexes(record)[1] if record.orig_node == ORIG_NODE_TDR else 0
+            self.tdr_index[record.table] = tdr or len(self.tdr_index) + 1
 
     # -- text ------------------------------------------------------------------------------
     def render(self, entry: TrailEntry) -> list[str]:
@@ -135,7 +141,7 @@ class Views:
                 _cell("Incomplete", _char(r.incomplete), f"x{r.incomplete:02x}"),
             ),
             (
-                f"{'AuditRBA':<11}: {r.audit_rba:>10}",
+                self._audit_rba(r),
                 f"{'AuditPos':<11}: {r.audit_pos}",
             ),
             (
@@ -145,9 +151,20 @@ class Views:
         ]
         return [RULE, *(f"{left:<30}{right}" for left, right in rows), ""]
 
+    @staticmethod
+    def _audit_rba(r: TrailRecord) -> str:
+        """A DDR/TDR carries its DDR/TDR index pair where other records have AuditRBA."""
+        if r.io_type == IOType.METADATA and r.orig_node in (ORIG_NODE_DDR, ORIG_NODE_TDR):
+            ddr, tdr = indexes(r)
+            return f"DDR/TDR index:   ({ddr:03d}, {tdr:03d})     "  # 32 wide, as Logdump
+        return f"{'AuditRBA':<11}: {r.audit_rba:>10}"
+
     def body(self, entry: TrailEntry, r: TrailRecord) -> list[str]:
         data = encode_columns(r.columns)
         lines = [f"{logdump_time(r.io_time_us)} {r.op_name:<20} Len {len(data):>5} RBA {entry.rba}"]
+        if r.io_type == IOType.METADATA and r.orig_node in (ORIG_NODE_DDR, ORIG_NODE_TDR):
+            crc = checksum_lines(entry.crc) if entry.crc is not None else []
+            return [*lines, *metadata_lines(r), *crc, ""]
         name = f"Name: {r.table}"
         if r.table in self.tdr_index and r.io_type != IOType.METADATA:
             name += f"  (TDR Index: {self.tdr_index[r.table]})"
@@ -211,6 +228,8 @@ class Views:
                     if kind is HeaderKind.I64 and isinstance(value, int) and value
                     else value
                 )
+                if name == "Compatibility" and isinstance(value, int):
+                    shown = level_name(value)
                 lines.append(f"  TokenID x{tid[0]:02x} '{tid.decode()}' {name:<16}: {shown}")
         lines.append("")
         return lines
@@ -248,6 +267,7 @@ def record_json(file: str, entry: TrailEntry, tables: dict[str, TableDef]) -> di
         "length": entry.length,
         "io_type": record.io_type,
         "op": record.op_name,
+        **_metadata_json(record),
         "trans_ind": record.trans_ind,
         "before_after": record.before_after,
         "io_time": iso_time(record.io_time_us),
@@ -262,6 +282,37 @@ def record_json(file: str, entry: TrailEntry, tables: dict[str, TableDef]) -> di
     if entry.crc is not None:
         out["checksum"] = "ok" if entry.crc.ok else entry.crc.describe()
     return out
+
+
+def _metadata_json(record: TrailRecord) -> dict[str, Any]:
+    kind = metadata_kind(record)
+    if kind is None:
+        return {}
+    ddr, tdr = indexes(record) if record.orig_node in (ORIG_NODE_DDR, ORIG_NODE_TDR) else (0, 0)
+    return {"metadata": kind, "ddr_index": ddr, "tdr_index": tdr}
+
+
+def metadata_lines(r: TrailRecord) -> list[str]:
+    """A DDR or TDR as Logdump shows it (the fields ggsci's records carry; GoldenGate's
+    TDR has 25 per column, ggsci's the column name only)."""
+    if r.orig_node == ORIG_NODE_DDR:
+        return (
+            [f"Database Name: {r.table}", "*"]
+            + [f"{name}: {value}" for name, value in ddr_fields(r)]
+            + ["*"]
+        )
+    names = [v if v is not None else str(i) for i, v in r.columns]
+    return [
+        f"Table Name: {r.table}",
+        "*",
+        " 1)Name          2)Column Index",
+        "*",
+        f"TDR version: {TDR_VERSION}",
+        f"Definition for table {r.table}",
+        f"Columns: {len(names)}",
+        *(f"{name:<30} {index:>5}" for (index, _), name in zip(r.columns, names, strict=True)),
+        "End of definition",
+    ]
 
 
 def checksum_lines(crc: CrcCheck) -> list[str]:
@@ -283,6 +334,7 @@ def count_lines(path: str, entries: Iterable[TrailEntry]) -> list[str]:
     how many there were."""
     ops: Counter[str] = Counter()
     images: Counter[str] = Counter()
+    metadata: Counter[str] = Counter()
     records = data_bytes = transactions = checked = mismatched = 0
     open_records = open_bytes = partial = partial_bytes = 0
     for entry in entries:
@@ -293,6 +345,10 @@ def count_lines(path: str, entries: Iterable[TrailEntry]) -> list[str]:
         if isinstance(record, FileHeader):
             continue
         records += 1
+        kind = metadata_kind(record)
+        if kind is not None:  # DDR/TDR: counted apart, never as data
+            metadata[kind] += 1
+            continue
         size = len(encode_columns(record.columns))
         data_bytes += size
         ops[IO_TYPE_NAMES.get(record.io_type, f"IOType{record.io_type}")] += 1
@@ -311,13 +367,17 @@ def count_lines(path: str, entries: Iterable[TrailEntry]) -> list[str]:
     def row(label: str, value: int) -> str:
         return f"{label}{value:>{max(31 - len(label), 1)}}"
 
+    data_records = records - sum(metadata.values())
     lines = [
         f"LogTrail {path} has {records} records",
         row("Total Data Bytes", data_bytes),
-        row("  Avg Bytes/Record", data_bytes // records if records else 0),
+        row("  Avg Bytes/Record", data_bytes // data_records if data_records else 0),
     ]
     lines += [row(name, n) for name, n in sorted(ops.items())]
     lines += [row(name, n) for name, n in sorted(images.items())]
+    if metadata:
+        lines.append(row("Metadata Records", sum(metadata.values())))
+        lines += [row(f"  {kind}", n) for kind, n in sorted(metadata.items())]
     if partial:
         lines.append(row("Partial Trans Records", partial))
     if transactions:

@@ -54,7 +54,7 @@ from engine.pump.rowoptions import PumpRowOptions, RowOptionError
 from engine.pump.txreader import Transaction, TransactionReader
 from engine.stats import StatsBook, counted
 from engine.trail.codec import encode_record
-from engine.trail.errors import TrailError
+from engine.trail.errors import ReleaseError, TrailError
 from engine.trail.files import TrailName
 from engine.trail.layout import TransInd
 from engine.trail.model import TableDef, TrailPosition, TrailRecord, valid_datetime
@@ -66,6 +66,7 @@ from engine.trail.reader import (
     write_gap,
 )
 from engine.trail.recovery import RecoveryMode, complete_transactions
+from engine.trail.releases import parse_release, release_of_level
 from engine.trail.writer import TrailWriter
 from params.models import ParamFile
 
@@ -142,9 +143,14 @@ class Pump:
                 durable=durable,
                 checksum=trail.checksum,
                 recovery=RecoveryMode.of_option(model.recovery_options),
+                release=parse_release(trail.format_release) if trail.format_release else None,
+                objectdefs=trail.objectdefs,
             )
         except TrailError as exc:
             raise PumpError("OGG-01031", f"Cannot open {trail.path}: {exc}") from exc
+        # Seed 003: a pump's output is of its input's release unless FORMAT RELEASE says
+        # otherwise (then it converts: an older release drops the DDR/TDR records).
+        self.follow_input_release = trail.format_release is None
         try:
             cps = self._resume_from(self.checkpoints)
             read = cps.reads[0].current if cps and cps.reads else Position()
@@ -320,12 +326,20 @@ class Pump:
                     f"{self.skip_until} is not the source trail's {(txn.logcsn, txn.tranid)}.",
                 )
             return
+        header = self.reader.header
+        if self.follow_input_release and header is not None:
+            release = release_of_level(header.compatibility)
+            if release is not None and release != self.writer.release:
+                self.writer.set_release(release)
         for table in {r.table for r in out}:
             definition = self.reader.tables.get(table)
             if definition is not None:
                 self.writer.define_table(definition)
         out = _retag(txn, out)
-        self.writer.append_many(encode_record(r) for r in out)
+        try:
+            self.writer.append_many(encode_record(r) for r in out)
+        except ReleaseError as exc:
+            raise PumpError("OGG-01031", f"Cannot write {self.trail_path}: {exc.message}") from exc
         self.copied_transactions += 1
         self.copied_records += len(out)
         self.stats_book.add(counted(Counter((r.table, r.op_name) for r in out)))

@@ -75,8 +75,13 @@ class TransactionReader:
 
     @property
     def tables(self) -> dict[str, TableDef]:
-        """Column names of the tables met so far (from the trail's Metadata records)."""
+        """Column names of the tables met so far (from the trail's TDRs)."""
         return self._reader.tables
+
+    @property
+    def header(self) -> FileHeader | None:
+        """The file header of the input file being read (its FORMAT RELEASE)."""
+        return self._reader.header
 
     def close(self) -> None:
         self._reader.close()

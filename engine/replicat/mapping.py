@@ -17,7 +17,8 @@ trail columns to target columns, and which records are applied and how.
 * The key is KEYCOLS, else the target's primary key, else every target column.
 * HANDLECOLLISIONS and the REPERROR rules are those in force for the MAP (see
   :mod:`params.handlers_map`).
-* Trail column names come from the trail's Metadata records (index -> name).
+* Trail column names come from the trail's TDRs (index -> name); a trail without them
+  (FORMAT RELEASE 12.1 or earlier, NO_OBJECTDEFS) needs ASSUMETARGETDEFS (by position).
 
 :data:`MAP_OPTION_READERS` is the registry of the MAP options the Replicat acts on: each
 reads its option (and the toggles resolved for the MAP) into the MAP's :class:`MapRules`.
@@ -227,7 +228,7 @@ class Mapper:
         return self._maps[table]
 
     def forget(self, table: str) -> None:
-        """A new Metadata record for ``table`` (its columns changed): map it again."""
+        """A new TDR for ``table`` (its columns changed): map it again."""
         self._maps.pop(table, None)
 
     def _column(self, info: TableInfo, name: str) -> ColumnInfo:
@@ -250,11 +251,17 @@ class Mapper:
                 f"Table {t_owner}.{t_name} does not exist in target database {self.target.name}.",
             )
         if definition is None:
-            raise MappingError(
-                "OGG-01296",
-                f"Error mapping from {table} to {info.name}: the trail has no column "
-                "definition (Metadata record) for the source table.",
-            )
+            # No TDR: a trail of FORMAT RELEASE 12.1 or earlier, or NO_OBJECTDEFS.
+            # ASSUMETARGETDEFS: the source columns are the target's, by position.
+            if not self.model.assume_target_defs:
+                raise MappingError(
+                    "OGG-01296",
+                    f"Error mapping from {table} to {info.name}: the trail has no table "
+                    "definition (TDR) for the source table (a trail of FORMAT RELEASE 12.1 "
+                    "or earlier, or written with NO_OBJECTDEFS, has none); ASSUMETARGETDEFS "
+                    "maps its columns by position to the target's.",
+                )
+            definition = TableDef(table, tuple(c.name for c in info.columns))
         colmap = rules.colmap
         explicit = colmap.targets
         source_names = {n.upper() for n in definition.column_names}

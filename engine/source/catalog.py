@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
@@ -33,8 +33,9 @@ from urllib.parse import urlsplit
 from engine import storage
 from engine.source.archiver import archive_dest
 from engine.source.errors import RedoFormatError
-from engine.source.logfile import BLOCK, FileHeader, logical_floor
+from engine.source.logfile import BLOCK, FileHeader, logical_floor, peek
 from engine.source.logs import LogInfo, list_logs
+from engine.source.redo_scan import scan_frames
 from engine.storage import PathMap
 
 _ARCHIVED_NAME = re.compile(r"/t(\d+)/(\d{9})\.log$")
@@ -156,6 +157,24 @@ class RedoCatalog:
         logs = self.logs()
         check_continuity(logs, positions)
         return logs
+
+
+def log_header(info: LogInfo) -> FileHeader:
+    """The file header of ``info``, read where the log is (online, or an archived copy)."""
+    where = info.location or str(info.path)
+    try:
+        return FileHeader.unpack(storage.read_range(where, 0, BLOCK), storage.describe(where))
+    except (RedoFormatError, storage.StorageError) as exc:
+        raise RedoGapError(f"redo log unreadable: {exc}") from None
+
+
+def record_heads(info: LogInfo) -> Iterator[tuple[int, int, int]]:
+    """``(offset, scn, timestamp_us)`` of each record of ``info``, in log order, read where
+    the log is (the online directory, or an archived copy: any :mod:`engine.storage`
+    location); a torn tail of a current log ends it."""
+    for offset, _end, buf, lo, length in scan_frames(info.location or info.path):
+        _thread, scn, ts, _n = peek(buf[lo : lo + min(length, 64)])
+        yield offset, scn, ts
 
 
 def check_continuity(logs: list[LogInfo], positions: Mapping[int, _Position]) -> None:

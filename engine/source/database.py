@@ -21,7 +21,8 @@ import json
 import shutil
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -247,6 +248,7 @@ class Database:
         self._last_time: datetime | None = None
         self._last_us: int | None = None
         self._flushed_at = time.monotonic()
+        self._one_scn: int | None = None  # set inside same_scn()
 
     # -- persistence ---------------------------------------------------------------------
 
@@ -299,8 +301,21 @@ class Database:
     # -- Engine protocol -----------------------------------------------------------------
 
     def next_scn(self) -> int:
+        if self._one_scn is not None:
+            return self._one_scn
         self.state.scn += 1
         return self.state.scn
+
+    @contextmanager
+    def same_scn(self) -> Iterator[int]:
+        """Every SCN taken inside is one SCN (yielded), for tests of readers merging redo
+        threads: the instances of a RAC database keep their SCNs in step by messages, not
+        from one counter, so commits on two threads may carry the same SCN."""
+        self._one_scn = self.next_scn()
+        try:
+            yield self._one_scn
+        finally:
+            self._one_scn = None
 
     def now(self) -> datetime:
         t = self.clock.now()

@@ -6,14 +6,17 @@ Public API (what Extract, pumps, Replicat and Logdump use)::
     encode_row(io_type, table, columns, **fields)    the same without a TrailRecord
     decode_record(buf, offset) -> (TrailRecord, length)
     RecordStream().feed(bytes); iter(...)            incremental decoding
-    TrailWriter.open("dirdat/aa", megabytes=..., recovery=RecoveryMode.APPEND)
+    TrailWriter.open("dirdat/aa", megabytes=..., recovery=RecoveryMode.APPEND,
+                     release=parse_release("12.2"), objectdefs=True)   # releases.py
         .define_table(TableDef) .append(*bytes) .sync() -> durable TrailPosition
         .rollover() .close() .recovery -> RecoveryResult
     TrailReader("dirdat/aa", start=TrailPosition(seqno, rba))  iterate TrailEntry
     recover_trail / find_last_complete_transaction / complete_transactions
 
 Errors (errors.py): TrailError > IncompleteRecordError, CorruptRecordError (>
-ChecksumError), TrailingBytesError, RecordLimitError, FileVersionError, TrailIOError.
+ChecksumError), TrailingBytesError, RecordLimitError, FileVersionError, TrailIOError,
+ReleaseError. FORMAT RELEASE (releases.py): the file header's Compatibility and, from
+12.2, DDR/TDR metadata records (metadata.py) before each table's first record per file.
 Record checksums (checksum.py): ``TrailWriter.open(..., checksum=True)`` seals records
 with a CRC-32 token; readers check it (``TrailEntry.crc``). Nothing here imports pyspark.
 """

@@ -554,6 +554,7 @@ class RecordSummary:
     trans_ind: int
     io_time_us: int
     table: str
+    orig_node: int = 0
 
 
 def summarize(buf: Buffer, offset: int = 0) -> RecordSummary | None:
@@ -576,6 +577,7 @@ def summarize(buf: Buffer, offset: int = 0) -> RecordSummary | None:
         trans_ind=fields[3],
         io_time_us=fields[11],
         table=_text(buf, start + ROW_HEADER_SIZE, name_length, "table name"),
+        orig_node=fields[8],
     )
 
 

@@ -67,3 +67,9 @@ class FileVersionError(TrailError, ValueError):
 
 class TrailIOError(TrailError, OSError):
     code = "TRAIL-006"
+
+
+class ReleaseError(TrailError, ValueError):
+    """An unknown FORMAT RELEASE, or a record a trail format release cannot hold."""
+
+    code = "TRAIL-008"

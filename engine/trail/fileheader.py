@@ -30,6 +30,7 @@ from engine.trail.layout import (
     HeaderKind,
 )
 from engine.trail.model import FileHeader
+from engine.trail.releases import DEFAULT_RELEASE, Release, level_name
 
 _NUMERIC = {
     HeaderKind.U32: HEADER_U32,
@@ -87,11 +88,14 @@ def new_file_header(
     file_name: str,
     creation_time_us: int,
     info: Mapping[str, str | int] | None = None,
+    release: Release = DEFAULT_RELEASE,
 ) -> dict[str, str | int]:
-    """The tokens of a fresh trail file: fixed identity, producer info, patchable slots."""
+    """The tokens of a fresh trail file: fixed identity, producer info, patchable slots.
+    ``release`` (FORMAT RELEASE) sets Compatibility; from 21.1 the database's unique
+    name (DbUniqueName, from DbName) is there too."""
     tokens: dict[str, str | int] = {
         "Signature": SIGNATURE,
-        "Compatibility": COMPATIBILITY_LEVEL,
+        "Compatibility": release.level,
         "CharSet": "UTF-8",
         "CreationTime": creation_time_us,
         "FileName": file_name,
@@ -99,6 +103,10 @@ def new_file_header(
         "Seqno": seqno,
     }
     tokens.update(info or {})
+    if release.db_unique_name and "DbName" in tokens:
+        tokens.setdefault("DbUniqueName", tokens["DbName"])
+    else:
+        tokens.pop("DbUniqueName", None)
     for name, default in PATCHED_DEFAULTS.items():
         tokens.setdefault(name, default)
     return tokens
@@ -142,8 +150,8 @@ def decode_file_header_section(buf: Buffer, start: int, size: int) -> FileHeader
         raise CorruptRecordError("file header without the ggsci trail signature", offset=start)
     if header.compatibility > COMPATIBILITY_LEVEL:
         raise FileVersionError(
-            f"trail format {header.compatibility} is newer than this reader "
-            f"(supports up to {COMPATIBILITY_LEVEL})",
+            f"trail format level {header.compatibility} is newer than this reader "
+            f"(supports up to {level_name(COMPATIBILITY_LEVEL)})",
             offset=start,
         )
     return header

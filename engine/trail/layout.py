@@ -98,7 +98,7 @@ class IOType(IntEnum):
     PURGEDATA = 100
     KEYFIELDCOMP = 115
     UNIFIED_UPDATE = 134  # before and after image in one record (UPDATERECORDFORMAT)
-    METADATA = 170  # table definition record (our TDR: column index -> column name)
+    METADATA = 170  # DDR / TDR metadata record (12.2+ trails), OrigNode says which
     GGS_COMMENT = 205  # Logdump SAVE's comment before and after the saved records (seed 003)
     RESTART_ABEND = 211  # our number: recovery marker after a partly written transaction
 
@@ -162,6 +162,34 @@ class TransInd(IntEnum):
         return cls.END if index == count - 1 else cls.MIDDLE
 
 
+# -- metadata records (IOType 170) of 12.2+ trails -----------------------------------------
+# Logdump tells them apart by OrigNode: 1 = DDR (database definition), 2 = TDR (table
+# definition). The H header's AuditRBA field holds the DDR/TDR index pair: DDR index in
+# the high 16 bits, TDR index in the low 16 (a DDR has TDR index 0). ggsci's first format
+# (Compatibility 1) wrote a table definition with OrigNode 0, read as a TDR.
+ORIG_NODE_DDR: Final = 1
+ORIG_NODE_TDR: Final = 2
+# The DDR's data area: column entry i holds field i (values are text).
+DDR_FIELDS: Final[tuple[str, ...]] = (
+    "DDR Version",
+    "Database type",
+    "Character set ID",
+    "National character set ID",
+    "Global name",
+)
+DDR_VERSION: Final = "1"
+TDR_VERSION: Final = "1"
+
+
+def ddr_tdr_index(ddr: int, tdr: int) -> int:
+    """The AuditRBA value of a metadata record."""
+    return (ddr << 16) | tdr
+
+
+def split_ddr_tdr_index(audit_rba: int) -> tuple[int, int]:
+    return audit_rba >> 16, audit_rba & 0xFFFF
+
+
 # -- GGS tokens of the T area ------------------------------------------------------------
 TOKEN_ORAROWID: Final = b"R"
 TOKEN_LOGCSN: Final = b"L"
@@ -220,6 +248,7 @@ HEADER_TOKENS: Final[dict[bytes, tuple[str, HeaderKind]]] = {
     b"M": ("ProducerVersion", HeaderKind.TEXT),
     b"N": ("GroupName", HeaderKind.TEXT),
     b"O": ("Checksum", HeaderKind.U32),  # 1: every record ends its T area with a CRC-32
+    b"P": ("DbUniqueName", HeaderKind.TEXT),  # FORMAT RELEASE 21.1 and later
 }
 HEADER_TOKEN_IDS: Final[dict[str, bytes]] = {name: tid for tid, (name, _) in HEADER_TOKENS.items()}
 HEADER_U32: Final = struct.Struct(">I")
@@ -227,7 +256,7 @@ HEADER_U64: Final = struct.Struct(">Q")
 HEADER_I64: Final = struct.Struct(">q")
 SIGNATURE: Final = "GGSCI-TRAIL"
 CHECKSUM_CRC32: Final = 1  # the file header's Checksum value when records carry one
-COMPATIBILITY_LEVEL: Final = 1  # the newest trail format this code writes and reads
+COMPATIBILITY_LEVEL: Final = 9  # the newest level this code reads (releases.NEWEST_LEVEL)
 FILE_HEADER_NAME: Final = "*FileHeader*"
 
 # -- trail file names ---------------------------------------------------------------------

@@ -105,7 +105,7 @@ class TrailRecord:
 
 @dataclass(frozen=True, slots=True)
 class TableDef:
-    """Column names of a table, carried in the trail by a Metadata (IOType 170) record."""
+    """Column names of a table, carried in the trail by a TDR (IOType 170, metadata.py)."""
 
     table: str
     column_names: tuple[str, ...]

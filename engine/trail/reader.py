@@ -35,6 +35,7 @@ from engine.trail.errors import (
 from engine.trail.fileheader import decode_file_header
 from engine.trail.files import TrailName
 from engine.trail.layout import CHECKSUM_CRC32, MAX_RECORD_LENGTH, TAG_ENVELOPE, IOType
+from engine.trail.metadata import defines_table
 from engine.trail.model import FileHeader, TableDef, TrailPosition, TrailRecord
 
 _CHUNK = 1 << 20
@@ -294,7 +295,7 @@ class TrailReader:
         record = entry.record
         if isinstance(record, FileHeader):
             self.header = record
-        elif record.io_type == IOType.METADATA:
+        elif defines_table(record):  # a TDR: a DDR names the database, not a table
             self.tables[record.table] = TableDef.from_record(record)
 
     def __iter__(self) -> Iterator[TrailEntry]:

@@ -39,7 +39,13 @@ from engine.trail.codec import decode_record, summarize
 from engine.trail.envelope import Buffer, record_length
 from engine.trail.errors import CorruptRecordError, IncompleteRecordError, TrailIOError
 from engine.trail.files import TrailName, fsync_directory
-from engine.trail.layout import FILE_HEADER_NAME, NON_TRANSACTIONAL_IO_TYPES, IOType, TransInd
+from engine.trail.layout import (
+    FILE_HEADER_NAME,
+    NON_TRANSACTIONAL_IO_TYPES,
+    ORIG_NODE_DDR,
+    IOType,
+    TransInd,
+)
 from engine.trail.model import TrailPosition, TrailRecord
 
 _CHUNK = 1 << 20
@@ -84,7 +90,8 @@ class FileScan:
     valid_end: int  # RBA after the last whole record
     has_header: bool
     records: int  # data and metadata records
-    metadata_tables: frozenset[str]
+    metadata_tables: frozenset[str]  # tables with a TDR in the file
+    ddr_written: bool  # the file holds a DDR
     last_end: int | None  # RBA after the last record ending a transaction
     last_end_begin: tuple[str | None, str | None] | None  # (LOGCSN, TRANID) of that txn
     last_begin: tuple[str | None, str | None] | None  # of the latest begin in the file
@@ -124,6 +131,7 @@ def _scan(data: Buffer, seqno: int, path: Path) -> FileScan:
     has_header = False
     records = after_end = 0
     tables: set[str] = set()
+    ddr = False
     last_end: int | None = None
     last_end_begin: tuple[str | None, str | None] | None = None
     current_begin: tuple[str | None, str | None] | None = None
@@ -151,7 +159,10 @@ def _scan(data: Buffer, seqno: int, path: Path) -> FileScan:
         length = summary.length
         records += 1
         if summary.io_type == IOType.METADATA:
-            tables.add(summary.table)
+            if summary.orig_node == ORIG_NODE_DDR:
+                ddr = True
+            else:
+                tables.add(summary.table)
         elif summary.io_type not in NON_TRANSACTIONAL_IO_TYPES:
             if first_io is None:
                 first_io = summary.io_time_us
@@ -177,6 +188,7 @@ def _scan(data: Buffer, seqno: int, path: Path) -> FileScan:
         has_header=has_header,
         records=records,
         metadata_tables=frozenset(tables),
+        ddr_written=ddr,
         last_end=last_end,
         last_end_begin=last_end_begin,
         last_begin=last_begin,

@@ -5,8 +5,10 @@ Where it runs: the driver. Extract encodes records on executors with
 in commit order. The writer
 
 * checks the envelope of every record it is given (garbage never reaches the trail);
-* writes a table-definition (Metadata) record before the first record of a table in each
-  file, for the tables registered with :meth:`TrailWriter.define_table`;
+* writes the file header of its FORMAT RELEASE (releases.py) and, for 12.2 and later
+  unless NO_OBJECTDEFS, a DDR before the first TDR of each file and a TDR (table
+  definition) before the first record of a table in each file, for the tables registered
+  with :meth:`TrailWriter.define_table` (metadata.py); a release before 12.2 writes none;
 * rolls over to the next file before a record that would take the file past
   ``max_bytes`` (MEGABYTES), and on request (:meth:`rollover`);
 * makes bytes durable only in :meth:`sync`, which returns the durable position: publish
@@ -40,6 +42,7 @@ from engine.trail.errors import TrailIOError
 from engine.trail.fileheader import decode_file_header, encode_file_header, new_file_header
 from engine.trail.files import TrailName, fsync_directory
 from engine.trail.layout import CHECKSUM_CRC32, NON_TRANSACTIONAL_IO_TYPES, TransInd
+from engine.trail.metadata import ddr_record, tdr_record
 from engine.trail.model import TableDef, TrailPosition
 from engine.trail.recovery import (
     RecoveryMode,
@@ -48,6 +51,7 @@ from engine.trail.recovery import (
     restart_marker,
     scan_file,
 )
+from engine.trail.releases import DEFAULT_RELEASE, Release, check_table_name, release_of_level
 
 #: The C envelope walk (engine/_native/trailkit.c), when built.
 _KIT = load_native("trailkit")
@@ -120,8 +124,17 @@ class TrailWriter:
         clock: Callable[[], int],
         durable: bool,
         checksum: bool = True,
+        release: Release = DEFAULT_RELEASE,
+        objectdefs: bool = True,
     ) -> None:
         self.trail = trail
+        self.release = release  # FORMAT RELEASE of the files this writer creates
+        self._file_release: Release | None = release  # the current file's (None: legacy)
+        self.objectdefs = objectdefs  # OBJECTDEFS | NO_OBJECTDEFS: DDR/TDR records
+        self._ddr_written = False
+        self._tdr_count = 0
+        self._names_ok: set[str] = set()
+        self._follow_existing = False
         self.checksum = checksum  # for the files this writer creates
         self._sealing = checksum  # what the current file's header says
         self.max_bytes = max_bytes
@@ -159,6 +172,8 @@ class TrailWriter:
         clock: Callable[[], int] = _wall_clock_us,
         durable: bool = True,
         checksum: bool = True,
+        release: Release | None = None,
+        objectdefs: bool = True,
     ) -> TrailWriter:
         """Open a trail for appending, creating its first file or recovering its tail.
 
@@ -169,6 +184,13 @@ class TrailWriter:
         CHECKSUM | NOCHECKSUM) seals the records of each new file with a CRC-32.
         ``recovery`` (RECOVERYOPTIONS): APPEND keeps a partly written transaction and
         writes a RestartAbend marker after it; OVERWRITE cuts it (recovery.py).
+        ``release`` (FORMAT RELEASE) is the format of the files it creates: their header's
+        Compatibility and, from 12.2, DDR/TDR metadata records unless ``objectdefs`` is
+        False (NO_OBJECTDEFS). A reopened file of another release is rolled over (or, if it
+        holds no records, rewritten), so each file is of one release (seed 003). Without
+        ``release`` an existing trail keeps the release of its last file (GoldenGate 19c:
+        an upgraded Extract writes the existing format unless FORMAT RELEASE says
+        otherwise) and a new trail gets ``DEFAULT_RELEASE``.
         """
         name = trail if isinstance(trail, TrailName) else TrailName.parse(trail)
         limit = max_bytes if max_bytes is not None else megabytes * MEGABYTE
@@ -179,7 +201,10 @@ class TrailWriter:
             clock=clock,
             durable=durable,
             checksum=checksum,
+            release=release or DEFAULT_RELEASE,
+            objectdefs=objectdefs,
         )
+        writer._follow_existing = release is None
         try:
             name.directory.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -200,10 +225,14 @@ class TrailWriter:
         result = recover_trail(self.trail, recovery)
         self.recovery = result
         self._reopen(result.resume.seqno)
+        if self._follow_existing and self._file_release is not None:
+            self.release = self._file_release
         if result.action == "marked":
             self.append(encode_record(restart_marker(self._clock())))
         if roll_on_restart and self._records > 0:
             self.rollover()
+        elif self._file_release != self.release:
+            self.set_release(self.release)
         self.sync()
 
     def _abandon(self) -> None:
@@ -239,6 +268,7 @@ class TrailWriter:
             file_name=str(path),
             creation_time_us=self._clock(),
             info=self._header_info,
+            release=self.release,
         )
         if self.checksum:
             tokens["Checksum"] = CHECKSUM_CRC32
@@ -257,7 +287,10 @@ class TrailWriter:
         self._size = len(header)
         self._header_tokens = tokens
         self._sealing = self.checksum
+        self._file_release = self.release
         self._defs_written = set()
+        self._ddr_written = False
+        self._tdr_count = 0
         self._stats_reset()
         self._durable = TrailPosition(seqno, self._size)
 
@@ -280,7 +313,10 @@ class TrailWriter:
         self._size = scan.valid_end
         self._header_tokens = dict(header.tokens)
         self._sealing = header.get("Checksum", 0) == CHECKSUM_CRC32
+        self._file_release = release_of_level(header.compatibility)
         self._defs_written = set(scan.metadata_tables)
+        self._ddr_written = scan.ddr_written
+        self._tdr_count = len(scan.metadata_tables)
         self._records = scan.records
         self._first_csn = scan.first_csn
         self._last_csn = scan.last_csn
@@ -306,6 +342,55 @@ class TrailWriter:
         """The end of the bytes made durable by the last :meth:`sync`."""
         return self._durable
 
+    def set_release(self, release: Release) -> None:
+        """Write ``release`` from now on: the current file is rolled over when it holds
+        records, or its header rewritten when it holds none (a file is of one release)."""
+        self.release = release
+        if self._file_release == release or self._file is None:
+            return
+        if self._records:
+            self.rollover()
+            return
+        self.flush()
+        tokens = new_file_header(
+            seqno=self._seqno,
+            file_name=str(self.current_file),
+            creation_time_us=self._clock(),
+            info=self._header_info,
+            release=release,
+        )
+        if self._sealing:
+            tokens["Checksum"] = CHECKSUM_CRC32
+        header = encode_file_header(tokens)
+        try:
+            self._file.seek(0)
+            self._file.truncate()
+            self._file.write(header)
+            self._file.flush()
+        except OSError as exc:
+            raise TrailIOError(f"cannot rewrite trail file header: {exc.strerror}") from exc
+        self._header_tokens = tokens
+        self._size = len(header)
+        self._file_release = release
+        self._defs_written = set()
+        self._ddr_written = False
+        self._tdr_count = 0
+        self._durable = TrailPosition(self._seqno, self._size)
+
+    @property
+    def writes_metadata(self) -> bool:
+        """Whether the current file gets DDR/TDR records (12.2+, OBJECTDEFS)."""
+        release = self._file_release
+        return self.objectdefs and (release is None or release.metadata)
+
+    def _needs_definition(self, table: str) -> bool:
+        return table in self._defined and table not in self._defs_written and self.writes_metadata
+
+    def _check_name(self, table: str) -> None:
+        if table not in self._names_ok and self._file_release is not None:
+            check_table_name(self._file_release, table)
+            self._names_ok.add(table)
+
     def define_table(self, table: TableDef) -> None:
         """Register column names; a Metadata record precedes the table's first record
         in each file from now on."""
@@ -330,18 +415,19 @@ class TrailWriter:
             summary = summarize(data)
             if summary is None:
                 raise TrailIOError("a file header cannot be appended as a record")
-            definition = None
-            if summary.table not in self._defs_written and summary.table in self._defined:
-                definition = self._definition(summary)
-            needed = len(data) + (len(definition) if definition else 0)
+            self._check_name(summary.table)
+            definitions = self._definitions(summary)
+            needed = len(data) + sum(len(d) for d in definitions)
             if self._sealing:
-                needed += 2 * GROWTH_NEW_AREA
+                needed += (1 + len(definitions)) * GROWTH_NEW_AREA
             if self._records and self._size + needed > self.max_bytes:
                 self.rollover()
-                if summary.table in self._defined:
-                    definition = self._definition(summary)
-            if definition is not None:
+                definitions = self._definitions(summary)
+            for definition in definitions:
                 self._write(definition)
+            if definitions:
+                self._ddr_written = True
+                self._tdr_count += 1
                 self._defs_written.add(summary.table)
             self._write(data)
             if summary.io_type not in NON_TRANSACTIONAL_IO_TYPES:
@@ -371,8 +457,11 @@ class TrailWriter:
         if self._file is None:
             raise TrailIOError(f"trail {self.trail} is closed")
         data = seal(records) if self._sealing else records
+        tables = tuple(tables)
+        for table in tables:
+            self._check_name(table)
         if self._size + len(data) > self.max_bytes or any(
-            t not in self._defs_written and t in self._defined for t in tables
+            self._needs_definition(t) for t in tables
         ):
             return self.append_many(split_records(records))
         if count_records(data) != count:
@@ -390,9 +479,24 @@ class TrailWriter:
             self.flush()
         return self.position
 
-    def _definition(self, summary: RecordSummary) -> bytes:
-        """The Metadata record for the table of a record, stamped with its IO time."""
-        return encode_record(self._defined[summary.table].to_record(summary.io_time_us))
+    def _definitions(self, summary: RecordSummary) -> list[bytes]:
+        """The metadata records due before a record of this file: its table's TDR, after
+        the file's DDR when there is none yet; stamped with the record's IO time."""
+        if not self._needs_definition(summary.table):
+            return []
+        out = []
+        if not self._ddr_written:
+            name = self._header_info.get("DbName", "")
+            out.append(encode_record(ddr_record(summary.io_time_us, global_name=str(name))))
+        definition = self._defined[summary.table]
+        out.append(
+            encode_record(
+                tdr_record(
+                    definition, summary.io_time_us, ddr_index=1, tdr_index=self._tdr_count + 1
+                )
+            )
+        )
+        return out
 
     def _write(self, data: bytes) -> None:
         if self._sealing:

@@ -118,7 +118,7 @@ def option(
     opt_name = canonical or name
 
     def act(s: str, loc: int, toks: pp.ParseResults) -> M.Option:
-        return M.Option(opt_name, toks[1] if value is not None else None, loc)
+        return M.Option(opt_name, toks[-1] if value is not None else None, loc)
 
     return expr.set_parse_action(act).set_name(opt_name)
 

@@ -39,6 +39,7 @@ from engine.trust import BadFile
 from ggsci.commands import models as M
 from ggsci.render import screens
 from ggsci.session import AlreadyReported, CommandFailed, Session
+from params.catalog import FORMAT_RELEASES, format_release_name
 
 TRAIL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]$")
 STAMP = "%Y-%m-%d %H:%M:%S"
@@ -392,7 +393,16 @@ def add_trail(session: Session, cmd: M.AddTrail) -> None:
     if not 1 <= megabytes <= 2000:
         raise CommandFailed("ERROR: MEGABYTES must be between 1 and 2000.")
     seqno = cmd.seqno or 0
-    store(session).save(group.with_trail(TrailDef(cmd.path, TrailKind(cmd.kind), megabytes, seqno)))
+    release = None
+    if cmd.format_release is not None:
+        release = format_release_name(cmd.format_release)
+        if release is None:
+            raise CommandFailed(
+                f"ERROR: FORMAT RELEASE {cmd.format_release} is not a trail format release "
+                f"(known: {', '.join(FORMAT_RELEASES)})."
+            )
+    trail = TrailDef(cmd.path, TrailKind(cmd.kind), megabytes, seqno, release)
+    store(session).save(group.with_trail(trail))
     cps = _cps(session, group) or Checkpoints(group.name, group.kind)
     write = WriteCheckpoint(cmd.path, cmd.kind, Position(seqno=seqno), megabytes)
     save_checkpoints(session.home, cps.with_write(write))

@@ -71,7 +71,7 @@ def _options_for(verb: str, obj: str | None) -> tuple[str, ...]:
     if (verb, obj) in K.ALLOWED_GROUP_OPTIONS:
         return K.ALLOWED_GROUP_OPTIONS[(verb, obj)]
     if verb == "ADD" and obj in ("EXTTRAIL", "RMTTRAIL"):
-        return ("EXTRACT", "MEGABYTES", "SEQNO") + (("FORMAT",) if obj == "RMTTRAIL" else ())
+        return ("EXTRACT", "MEGABYTES", "SEQNO", "FORMAT")
     if verb in ("ALTER", "DELETE") and obj in ("EXTTRAIL", "RMTTRAIL"):
         return ("EXTRACT", "MEGABYTES") if verb == "ALTER" else ("EXTRACT",)
     if obj == "HEARTBEATTABLE" and verb in ("ADD", "ALTER"):

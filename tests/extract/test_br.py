@@ -21,7 +21,7 @@ from engine.events import Severity
 from engine.extract import br as br_module
 from engine.extract.cache import Txn
 from engine.extract.engine import ExtractRun
-from engine.extract.lcr import Kind, Lcr, Position
+from engine.extract.lcr import Fragment, Kind, Lcr, Position
 from engine.extract.longtrans import RequestError
 from engine.home import Home
 from engine.source.clock import ManualClock
@@ -116,6 +116,10 @@ class Running:
         self.run.close()
 
 
+def open_txns(run: ExtractRun) -> list[Txn]:
+    return run.capture.cache.open_transactions()
+
+
 def trail(home: Home) -> list[str]:
     return [
         dict(r.columns)[1] or "" for _, r in TrailReader(str(home.root / "dirdat" / "aa")).records()
@@ -154,6 +158,8 @@ def test_seed_000_bounded_recovery(
     pos = [f for f in n_files if f.startswith("PO.")]
     assert cps == ["CP.E1.000000002"] and len(pos) == 2  # only the current checkpoint is kept
     assert "OGG-01738" in log.codes() and "OGG-01631" in log.codes()
+    # changes read after their transaction's first batch came assembled (parallel assembly)
+    assert any(isinstance(e, Fragment) for t in open_txns(ext.run) for e in t.rows)
     starts = {t.xid: t.start for t in ext.run.capture.cache.open_transactions()}
     xid = {
         name: x
@@ -191,6 +197,7 @@ def test_seed_000_bounded_recovery(
     assert "OGG-01641" in log.codes() and "OGG-01644" in log.codes()
     assert restarted.capture.positions[1] == starts[xid["T801"]]
     assert {t.xid for t in restarted.capture.cache.open_transactions()} == {xid["T27"], xid["T45"]}
+    assert any(isinstance(e, Fragment) for t in open_txns(restarted) for e in t.rows)  # from PO
     assert "  Current status: In recovery[1]" in restarted.status_lines()
     restarted.run(threading.Event(), stop_at_eof=True)
     restarted.close()

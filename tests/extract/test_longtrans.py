@@ -12,6 +12,7 @@ import pytest
 
 from engine.events import Severity
 from engine.extract.engine import ExtractRun
+from engine.extract.lcr import Fragment
 from engine.extract.longtrans import RequestError
 from engine.home import Home
 from engine.source.clock import ManualClock
@@ -122,6 +123,9 @@ def test_warning_showtrans_skip_and_force(home: Home, db: Any, spark: SparkSessi
     assert run.stop_refusal() is not None
 
     t2 = run.capture.cache.open_transactions()[1]
+    # both open transactions are held as fragments (assembled in the task, issue 13)
+    assert all(isinstance(e, Fragment) for t in (t1, t2) for e in t.rows)
+    assert "(fragment: thread 1 seqno" in (home.root / "dirrpt" / "trans.txt").read_text()
     with pytest.raises(RequestError, match="OGG-25140"):
         run.transaction_action("SKIPTRANS", (t2.xid,))
     with pytest.raises(RequestError, match="OGG-25141"):

@@ -152,7 +152,8 @@ def test_table_row_options_shape_the_trail(
     trail_file = home.root / "dirdat" / "aa000000000"
     out = io.StringIO()
     session = LogdumpSession(io.StringIO(), out)
-    for line in (f"open {trail_file}", "next", "next", "next"):  # header, TDR, the insert
+    # header, DDR, TDR, the insert (12.2+ trails: the file's DDR before the first TDR)
+    for line in (f"open {trail_file}", "next", "next", "next", "next"):
         session.execute(line)
     session.close()
     shown = out.getvalue()

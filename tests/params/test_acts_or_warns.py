@@ -25,7 +25,6 @@ ROOT = Path(__file__).resolve().parents[2]
 WHERE_FIELDS = frozenset({"path", "line", "unused", "text"})
 #: Parameters that act without a model field of their own that engine code reads.
 ACTS_OTHERWISE = {
-    "ASSUMETARGETDEFS": "the Replicat always maps columns by name, what it asks for",
     "SOURCECATALOG": "acts on the names of the TABLE and MAP statements after it",
     "BR": "alone it asks for the defaults, which apply without it; its options act",
     "WARNLONGTRANS": "alone it asks for the defaults, which apply without it",
@@ -119,10 +118,14 @@ def test_every_option_that_acts_sets_something_the_engine_reads() -> None:
             continue
         fields = _diff(_model(e.context + base.statement), _model(e.context + e.statement))
         if not fields:
-            opposite = e.option[2:] if e.option.startswith("NO") else "NO" + e.option
-            other = e.statement.replace(e.option, opposite)
-            if opposite in doclist._options(e.parameter):
-                fields = _diff(_model(e.context + other), _model(e.context + e.statement))
+            if e.option.startswith("NO"):
+                opposites = [e.option[3:] if e.option.startswith("NO_") else e.option[2:]]
+            else:
+                opposites = ["NO" + e.option, "NO_" + e.option]  # NOCHECKSUM, NO_OBJECTDEFS
+            for opposite in opposites:
+                if opposite in doclist._options(e.parameter) and not fields:
+                    other = e.statement.replace(e.option, opposite)
+                    fields = _diff(_model(e.context + other), _model(e.context + e.statement))
         if not fields:
             silent.append(f"{e.parameter} {e.option}")
         if fields == {"options"}:  # a TABLE option kept as text: engine code names it

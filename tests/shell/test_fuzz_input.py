@@ -321,7 +321,7 @@ def test_a_valid_trail_dumps_whole(trail_bytes: bytes, sandbox: Home) -> None:
     path = sandbox.root / "dirdat" / "ok000000000"
     path.write_bytes(trail_bytes)
     out = io.StringIO()
-    assert dump_files([path], out) == 5  # file header, table definition, three records
+    assert dump_files([path], out) == 6  # file header, DDR, TDR, three records
     assert "2013/03/31 23:59:58.000.000" in out.getvalue()
 
 

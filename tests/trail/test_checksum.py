@@ -47,8 +47,8 @@ def test_header_says_whether_records_carry_a_checksum(tmp_path: Path) -> None:
     assert decode_file_header(on.read_bytes())[0].get("Checksum") == 1
     assert decode_file_header(off.read_bytes())[0].get("Checksum") is None
     # Each data record grows by the 8-byte token (its T area was there: ORAROWID).
-    sizes_on = [n for _, n in _entries(on)][1:]  # after the Metadata record
-    sizes_off = [n for _, n in _entries(off)][1:]
+    sizes_on = [n for _, n in _entries(on)][2:]  # after the DDR and the TDR
+    sizes_off = [n for _, n in _entries(off)][2:]
     assert sizes_off == SIZES
     assert sizes_on == [n + 8 for n in SIZES]
 
@@ -67,7 +67,7 @@ def test_every_record_is_sealed_and_reads_back_the_same(tmp_path: Path, transact
             covered
         )
     # The decoder drops the token: the records are what was written, not one token more.
-    rows = [e.record for e in entries[2:]]
+    rows = [e.record for e in entries[3:]]
     want = RECORDS[: len(rows)]
     if transaction:
         assert [(r.columns, r.logcsn) for r in rows] == [(r.columns, r.logcsn) for r in want]
@@ -86,7 +86,7 @@ def test_a_record_without_tokens_gets_a_token_area() -> None:
 
 def test_a_changed_byte_is_a_checksum_error_naming_file_and_rba(tmp_path: Path) -> None:
     path = _write(tmp_path, checksum=True)
-    target = _entries(path)[1]  # the first seed record (after the Metadata record)
+    target = _entries(path)[2]  # the first seed record (after the DDR and the TDR)
     data = bytearray(path.read_bytes())
     value = data.index(b"Sherwood", target[0])  # inside a column value: still decodes
     data[value] ^= 0x01
@@ -130,24 +130,24 @@ def test_the_setting_holds_per_file(tmp_path: Path) -> None:
 
 def test_logdump_shows_the_check_and_the_mismatch(tmp_path: Path) -> None:
     path = _write(tmp_path, checksum=True)
-    target = _entries(path)[1][0]
+    target = _entries(path)[2][0]
     data = bytearray(path.read_bytes())
     data[data.index(b"Sherwood", target)] ^= 0x01
     path.write_bytes(bytes(data))
     out = io.StringIO()
     count = dump_files([path], out, options=DisplayOptions(ghdr=False, detail="OFF"))
     text = out.getvalue()
-    assert count == 1 + 1 + 15  # every record shown, the bad one included
-    assert text.count("TokenID x43 'C' CHECKSUM") == 16
-    assert text.count("Checksum   : ok: CRC-32 x") == 15
+    assert count == 1 + 2 + 15  # every record shown, the bad one included
+    assert text.count("TokenID x43 'C' CHECKSUM") == 17  # the DDR and TDR have one too
+    assert text.count("Checksum   : ok: CRC-32 x") == 16
     assert text.count("Checksum   : MISMATCH: CRC-32 mismatch") == 1
     assert f"{path}: 1 record(s) failed their checksum" in text
     json_out = io.StringIO()
     dump_files([path], json_out, as_json=True)
-    assert json_out.getvalue().count('"checksum": "ok"') == 15
+    assert json_out.getvalue().count('"checksum": "ok"') == 16
     session = io.StringIO()
     LogdumpSession(io.StringIO(f"OPEN {path}\nCOUNT\nEXIT\n"), session).run()
-    assert "\nChecksums verified           16\nChecksum mismatches           1\n" in (
+    assert "\nChecksums verified           17\nChecksum mismatches           1\n" in (
         session.getvalue()
     )
 
@@ -156,7 +156,7 @@ def test_a_reader_started_after_a_bad_row_record_goes_on(tmp_path: Path) -> None
     """ALTER ... EXTRBA past a damaged record: the reader's look at the file's start (for
     table definitions) passes over it; a damaged table definition there is an error."""
     path = _write(tmp_path, checksum=True)
-    metadata, first, second = _entries(path)[:3]
+    _ddr, metadata, first, second = _entries(path)[:4]
     data = bytearray(path.read_bytes())
     data[data.index(b"Sherwood", first[0])] ^= 0x01
     path.write_bytes(bytes(data))

@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 from engine.logdump import DisplayOptions, LogdumpSession
 from engine.logdump.dump import dump_files
 from engine.trail import TrailWriter, encode_record
+from engine.trail.layout import IOType
 from ggsci.cli_logdump import logdump
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -63,7 +64,7 @@ def seed_trail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_text_views(seed_trail: Path, golden: str, options: DisplayOptions) -> None:
     out = io.StringIO()
     count = dump_files([seed_trail], out, options=options)
-    assert count == 1 + 1 + 15  # header, table definition, the seed's 15 records
+    assert count == 1 + 2 + 15  # header, DDR and TDR (12.2+ default), the seed's 15 records
     _check_golden(golden, out.getvalue())
 
 
@@ -73,10 +74,17 @@ def test_json_lines_golden_and_semantics(seed_trail: Path) -> None:
     _check_golden("logdump.jsonl", out.getvalue())
     objects = [json.loads(line) for line in out.getvalue().splitlines()]
     assert objects[0]["op"] == "FileHeader" and objects[0]["rba"] == 0
-    assert objects[1]["op"] == "Metadata"
+    # 12.2+ (the default): the file's DDR, then the table's TDR before its first record
+    assert (objects[1]["op"], objects[1]["metadata"], objects[1]["io_type"]) == (
+        "Metadata", "DDR", 170,
+    )  # fmt: skip
+    assert (objects[2]["metadata"], objects[2]["ddr_index"], objects[2]["tdr_index"]) == (
+        "TDR", 1, 1,
+    )  # fmt: skip
+    assert objects[2]["columns"]["0"] == "STUDENT_KEY"
     for a, b in itertools.pairwise(objects):
         assert b["rba"] == a["rba"] + a["length"]
-    rows = objects[2:]
+    rows = objects[3:]
     expected = [e for records in EXAMPLES.values() for e in records]
     assert [o["length"] for o in rows] == [e.length for e in expected]
     assert [o["length"] for o in rows] == [
@@ -99,7 +107,7 @@ def test_json_lines_golden_and_semantics(seed_trail: Path) -> None:
     first = rows[0]
     assert first == {
         "file": "dirdat/aa000000000",
-        "rba": objects[2]["rba"],
+        "rba": objects[3]["rba"],
         "length": 224,
         "io_type": 5,
         "op": "Insert",
@@ -215,7 +223,7 @@ def test_cli_json_and_text(seed_trail: Path) -> None:
     runner = CliRunner()
     result = runner.invoke(_app(), ["logdump", str(seed_trail), "--json"])
     assert result.exit_code == 0, result.output
-    assert len(result.output.splitlines()) == 17
+    assert len(result.output.splitlines()) == 18
     result = runner.invoke(_app(), ["logdump", str(seed_trail), "--no-ghdr", "--detail", "off"])
     assert result.exit_code == 0
     assert "Insert               Len   110 RBA" in result.output
@@ -225,7 +233,7 @@ def test_cli_interactive_from_stdin(seed_trail: Path) -> None:
     runner = CliRunner()
     result = runner.invoke(_app(), ["logdump"], input=f"OPEN {seed_trail}\nCOUNT\nEXIT\n")
     assert result.exit_code == 0
-    assert "has 16 records" in result.output
+    assert "has 17 records" in result.output
     assert "Logdump 3 > EXIT" in result.output
 
 
@@ -245,7 +253,19 @@ def test_registered_in_the_ggsci_app(seed_trail: Path) -> None:
 
     result = CliRunner().invoke(build_app(), ["logdump", str(seed_trail), "--json"])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output.splitlines()[2])["length"] == 224
+    assert json.loads(result.output.splitlines()[3])["length"] == 224
+
+
+def _first_row_rba(path: Path) -> int:
+    """The RBA of the first data record (after the file header, the DDR and the TDR)."""
+    from engine.trail import FileCursor, TrailRecord
+
+    with FileCursor(path, verify=False) as cursor:
+        return next(
+            e.rba
+            for e in cursor
+            if isinstance(e.record, TrailRecord) and e.record.io_type != IOType.METADATA
+        )
 
 
 def test_real_process_with_piped_commands(seed_trail: Path) -> None:
@@ -254,7 +274,7 @@ def test_real_process_with_piped_commands(seed_trail: Path) -> None:
 
     done = subprocess.run(
         [sys.executable, "-m", "ggsci", "logdump"],
-        input=f"OPEN {seed_trail}\nPOS 429\nNEXT\nEXIT\n",
+        input=f"OPEN {seed_trail}\nPOS {_first_row_rba(seed_trail)}\nNEXT\nEXIT\n",
         capture_output=True,
         text=True,
         timeout=60,
@@ -266,16 +286,17 @@ def test_real_process_with_piped_commands(seed_trail: Path) -> None:
 
 
 def test_scan_for_header_gets_past_corruption(seed_trail: Path) -> None:
+    first = _first_row_rba(seed_trail)
     data = bytearray(seed_trail.read_bytes())
-    data[429 : 429 + 10] = b"\xee" * 10  # wreck the single insert's envelope and header
+    data[first : first + 10] = b"\xee" * 10  # wreck the single insert's envelope and header
     seed_trail.write_bytes(bytes(data))
     out = io.StringIO()
-    script = f"OPEN {seed_trail}\nPOS 429\nNEXT\nSFH\nEXIT\n"
+    script = f"OPEN {seed_trail}\nPOS {first}\nNEXT\nSFH\nEXIT\n"
     LogdumpSession(io.StringIO(script), out, echo=True).run()
     text = out.getvalue()
     assert "Error: TRAIL-002" in text
-    assert "Record header found at RBA 653 (224 bytes skipped)" in text
-    assert "FieldComp            Len    24 RBA 653" in text
+    assert f"Record header found at RBA {first + 224} (224 bytes skipped)" in text
+    assert f"FieldComp            Len    24 RBA {first + 224}" in text
 
 
 def test_recovery_marker_shown_and_partial_transaction_not_counted(tmp_path: Path) -> None:
@@ -336,7 +357,7 @@ def test_save_records_to_a_new_trail_file(seed_trail: Path) -> None:
     saved = Path("dirdat/zz000000000")
     out = io.StringIO()
     script = (
-        f"OPEN {seed_trail}\nPOS FIRST\nNEXT 3\nSAVE {saved} 3 RECORDS\n"
+        f"OPEN {seed_trail}\nPOS FIRST\nNEXT 4\nSAVE {saved} 3 RECORDS\n"
         f"SAVE {saved} 3 RECORDS\nSAVE {saved} ! 2 RECS NOCOMMENT\nSAVE x 2 BYTES\n"
         f"SAVE {saved} ! 3 RECORDS\nOPEN {saved}\nCOUNT\n"
     )
@@ -346,20 +367,21 @@ def test_save_records_to_a_new_trail_file(seed_trail: Path) -> None:
     assert "2 records written to dirdat/zz000000000" in text
     assert "exists; SAVE dirdat/zz000000000 ! ... to overwrite it." in text
     assert "SAVE n BYTES is not supported" in text
-    # The saved file: header, comment, the table's Metadata record (from before the
+    # The saved file: header, comment, the DDR and the table's TDR (from before the
     # position), the three records, comment.
     with FileCursor(saved, verify=True) as cursor:
         kinds = [e.record.op_name for e in cursor if isinstance(e.record, TrailRecord)]
     with TrailReader(seed_trail.with_name("aa")) as reader:
         pairs = [(r.op_name, r.columns) for _, r in reader.records()]
     source = [op for op, _ in pairs]
-    # NEXT 3 showed the file header, the Metadata record and the first Insert.
-    assert kinds == ["GGSComment", "Metadata", *source[1:4], "GGSComment"]
+    # NEXT 4 showed the file header, the DDR, the TDR and the first Insert.
+    assert kinds == ["GGSComment", "Metadata", "Metadata", *source[1:4], "GGSComment"]
     with TrailReader(Path("dirdat/zz")) as reader:
         copy = [(r.op_name, r.columns) for _, r in reader.records()]
         assert copy[1:4] == pairs[1:4]
         assert "US03.STUDENT" in reader.tables  # the columns keep their names
-    assert "has 6 records" in text and "GGSComment                    2" in text
+    assert "has 7 records" in text and "GGSComment                    2" in text
+    assert "Metadata Records              2" in text
     # Pump and Replicat readers skip the comments: the whole transactions saved.
     reader = TransactionReader(Path("dirdat/zz"))
     got = [[r.op_name for r in t.records] for t in reader.poll()]

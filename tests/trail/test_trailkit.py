@@ -1,5 +1,6 @@
-"""The C envelope count and record sealing (engine/_native/trailkit.c) against their
-Python twins ``writer.count_records`` and ``checksum.seal_records``."""
+"""The C envelope count, record sealing and fragment finishing (engine/_native/trailkit.c)
+against their Python twins ``writer.count_records``, ``checksum.seal_records`` and
+``assemble.finish_fragments_py``."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine._native import load
+from engine.extract import assemble
 from engine.trail import writer
 from engine.trail.checksum import seal_records
-from engine.trail.codec import row_record
+from engine.trail.codec import finalize, row_record
 from engine.trail.errors import RecordLimitError, TrailError
 
 _KIT = load("trailkit")
@@ -108,3 +110,60 @@ def test_the_c_seal_refuses_a_record_that_would_pass_the_limit() -> None:
     assert _KIT.seal(big) is None
     with pytest.raises(RecordLimitError, match="with its checksum"):
         seal_records(big)
+
+
+@pytest.mark.skipif(_KIT is None, reason="the C kernel is disabled (GGSCI_NATIVE=0)")
+@settings(max_examples=300, deadline=None)
+@given(
+    fragments=st.lists(
+        st.lists(
+            st.tuples(
+                st.integers(0, 300),  # data bytes
+                st.integers(0, 40),  # before-image bytes
+                st.booleans(),  # ORAROWID (a T area)
+                st.sampled_from([2, 3, 5, 15]),  # io type
+            ),
+            max_size=4,
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+    first=st.integers(0, 3),
+    more=st.integers(0, 3),
+    scn=st.integers(0, 2**48),
+    when=st.integers(0, 2**62),
+)
+def test_the_c_finish_of_fragments_is_the_python_finish(
+    fragments: list[list[tuple[int, int, bool, int]]], first: int, more: int, scn: int, when: int
+) -> None:
+    """trailkit.finish (parallel assembly) and assemble.finish_fragments_py give the same
+    records: TransInd by place, the commit time, the tokens on record 0 only."""
+    assert _KIT is not None
+    blobs = [
+        b"".join(
+            row_record(io, b"HR.EMP", b"d" * n, b"b" * before, b"A" * 18 if rowid else None, 7, i)
+            for i, (n, before, rowid, io) in enumerate(rows)
+        )
+        for rows in fragments
+    ]
+    count = sum(len(rows) for rows in fragments)
+    total = first + count + more
+    first = first if count else 0
+    want = assemble.finish_fragments_py(blobs, "3.14.15", scn, when, first, total)
+    kit, assemble._KIT = assemble._KIT, None
+    try:
+        python = assemble.finish_fragments(blobs, "3.14.15", scn, when, first, total)
+    finally:
+        assemble._KIT = kit
+    got = assemble.finish_fragments(blobs, "3.14.15", scn, when, first, total)
+    assert got == python == want
+    assert writer.count_records(got) == count
+
+
+def test_a_finished_fragment_is_the_record_the_columns_encode() -> None:
+    """finish_fragments on one template is codec.finalize of it (the reference)."""
+    template = row_record(5, b"HR.EMP", b"\x00\x00\x00\x00\x00\x011", b"", b"A" * 18, 7, 99)
+    done = assemble.finish_fragments([template, template], "9.1.2", 42, 1_000, 0, 2)
+    assert done == finalize(template, 0, 1_000, "42", "9.1.2") + finalize(
+        template, 2, 1_000, None, None
+    )

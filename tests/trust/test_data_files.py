@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import datafile as df
-from engine.extract.lcr import Kind, Lcr, Position
+from engine.extract.lcr import Entry, Fragment, Kind, Lcr, Position
 from engine.extract.lcrcodec import decode_lcrs, encode_lcrs
 from engine.extract.orphans import read_source_state
 from engine.source.clock import ManualClock
@@ -51,6 +51,34 @@ lcrs = st.builds(
     record=st.binary(max_size=40),
 )
 
+TEXTS = st.lists(TEXT, max_size=4).map(tuple)
+fragments = st.builds(
+    Fragment,
+    xid=TEXT,
+    pos=st.builds(Position, I64, I64, I64),
+    end=I64,
+    scn=I64,
+    subscn=I64,
+    time_us=I64,
+    first_scn=I64,
+    first_time_us=I64,
+    sessions=st.lists(st.tuples(TEXT, TEXT), max_size=3).map(tuple),
+    records=st.binary(max_size=60),
+    count=st.just(0),
+    refs=st.just(()),
+    undone=TEXTS,
+    table_ops=st.lists(st.tuples(TEXT, I64, I64), max_size=3).map(tuple),
+    lcrs=st.integers(0, 2**32 - 1),
+).flatmap(
+    lambda f: TEXTS.map(lambda refs: Fragment(**{**_fields(f), "refs": refs, "count": len(refs)}))
+)
+entries = lcrs | fragments
+
+
+def _fields(f: Fragment) -> dict[str, Any]:
+    return {k: getattr(f, k) for k in Fragment.__slots__}
+
+
 scalars = (
     st.none()
     | st.booleans()
@@ -80,14 +108,15 @@ values = st.recursive(
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(lcrs, max_size=6))
-def test_change_records_round_trip(rows: list[Lcr]) -> None:
+@given(st.lists(entries, max_size=6))
+def test_change_records_round_trip(rows: list[Entry]) -> None:
+    """Changes and fragments (the parallel assembly's cached items) alike."""
     assert decode_lcrs(encode_lcrs(rows)) == rows
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(lcrs, min_size=1, max_size=3), st.data())
-def test_a_damaged_batch_is_a_data_error_or_data(rows: list[Lcr], data: st.DataObject) -> None:
+@given(st.lists(entries, min_size=1, max_size=3), st.data())
+def test_a_damaged_batch_is_a_data_error_or_data(rows: list[Entry], data: st.DataObject) -> None:
     raw = encode_lcrs(rows)
     cut = data.draw(st.integers(0, len(raw) - 1))
     with pytest.raises(df.DataError):
@@ -95,7 +124,7 @@ def test_a_damaged_batch_is_a_data_error_or_data(rows: list[Lcr], data: st.DataO
     at = data.draw(st.integers(0, len(raw) - 1))
     flipped = raw[:at] + bytes([raw[at] ^ data.draw(st.integers(1, 255))]) + raw[at + 1 :]
     with contextlib.suppress(df.DataError):  # a flip in a value may give another valid
-        assert all(isinstance(r, Lcr) for r in decode_lcrs(flipped))  # batch: else refused
+        assert all(isinstance(r, (Lcr, Fragment)) for r in decode_lcrs(flipped))  # or refused
 
 
 def canon(v: Any) -> Any:
