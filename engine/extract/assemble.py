@@ -18,7 +18,14 @@ from collections.abc import Set as AbstractSet
 from engine._native import load as load_native
 from engine.extract.lcr import Entry, Fragment, Kind, Lcr
 from engine.trail.codec import commit_tokens, encode_record, finalize, summarize
-from engine.trail.layout import IO_TYPE_NAMES, TransInd, wire_io_type
+from engine.trail.layout import (
+    IO_TYPE_NAMES,
+    OFF_BEFORE_AFTER,
+    SECTION_SIZE,
+    TransInd,
+    event_io_type,
+    wire_io_type,
+)
 from engine.trail.model import TrailRecord
 from engine.trail.writer import split_records
 
@@ -171,7 +178,8 @@ def fragment_rows(f: Fragment, undone: AbstractSet[str] = frozenset()) -> Iterat
             continue
         s = summarize(template)
         assert s is not None
+        ba = chr(template[2 * SECTION_SIZE + OFF_BEFORE_AFTER])  # a before image: its flag
         yield Lcr(
-            Kind.ROW, f.xid, f.pos, f.end, f.scn, f.subscn, f.time_us, s.io_type, s.table,
-            ref=ref, record=template,
+            Kind.ROW, f.xid, f.pos, f.end, f.scn, f.subscn, f.time_us,
+            event_io_type(s.io_type, ba), s.table, ref=ref, record=template,
         )  # fmt: skip

@@ -64,6 +64,7 @@ ROW_HEADER_SIZE: Final = ROW_HEADER.size  # 35
 HDR_IND: Final = b"E"
 OFF_IO_TYPE: Final = 2
 OFF_TRANS_IND: Final = 3
+OFF_BEFORE_AFTER: Final = 7
 OFF_IO_TIME: Final = 11
 OFF_NAME_LENGTH: Final = 33
 
