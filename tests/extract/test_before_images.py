@@ -176,9 +176,10 @@ def test_logdump_shows_the_before_images(
     with open_db() as db:
         run_sql(db, [*DDL, *WORK])
     extract(home, spark, PRM.format(format=FORMATS[form]))
-    # the file header, 2 table definitions, 3 inserts, then the first update of HR.ACCT
-    shown = logdump(home, "ghdr on", *["next"] * 7)
-    tail = shown[shown.rindex("Hdr-Ind") :]
+    # the records Logdump shows, one block each; the first update of HR.ACCT
+    blocks = logdump(home, "ghdr on", *["next"] * 14).split("Hdr-Ind")
+    op = "FieldComp" if form == "record" else "GGSUnifiedUpdate"
+    tail = next(b for b in blocks if op in b and "HR.ACCT" in b)
     if form == "record":
         assert "BeforeAfter:     B  (x42)" in tail
         assert "FieldComp" in tail and "Before Image:" in tail
