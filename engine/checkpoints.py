@@ -11,6 +11,8 @@ they work whether the process is running, stopped or abended.
 
 from __future__ import annotations
 
+import json
+import zlib
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -37,15 +39,20 @@ class Position:
     scn: int | None = None
     timestamp: str | None = None
     thread: int = 1
+    redo_file: str | None = None
+    """An Extract's redo positions: the log file holding the sequence (SHOWCH's Redo File)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "seqno": self.seqno,
             "rba": self.rba,
             "scn": self.scn,
             "timestamp": self.timestamp,
             "thread": self.thread,
         }
+        if self.redo_file is not None:
+            out["redo_file"] = self.redo_file
+        return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Position:
@@ -55,6 +62,7 @@ class Position:
             scn=None if data.get("scn") is None else int(data["scn"]),
             timestamp=data.get("timestamp"),
             thread=int(data.get("thread", 1)),
+            redo_file=data.get("redo_file"),
         )
 
 
@@ -117,6 +125,45 @@ class WriteCheckpoint:
 
 
 @dataclass(frozen=True)
+class CsnState:
+    """An Extract's CSN state (SHOWCH "CSN state information").
+
+    ``latest_csn`` / ``latest_txn``: the commit SCN and id of the last transaction written
+    to the trail (serial: also the latest finished one). ``logbsn`` / ``logbsn_time``: the
+    restart position (LOGBSN, seeds 001 and 004): the begin SCN and redo time of the oldest
+    open transaction - where the recovery checkpoint is - or, when none is open, those of the
+    last record read; the same value the Extract puts on heartbeat records.
+    """
+
+    latest_csn: int | None = None
+    latest_txn: str | None = None
+    logbsn: int | None = None
+    logbsn_time: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "latest_csn": self.latest_csn,
+            "latest_txn": self.latest_txn,
+            "logbsn": self.logbsn,
+            "logbsn_time": self.logbsn_time,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> CsnState:
+        def num(key: str) -> int | None:
+            return None if data.get(key) is None else int(data[key])
+
+        return cls(
+            num("latest_csn"), data.get("latest_txn"), num("logbsn"), data.get("logbsn_time")
+        )
+
+    def crc(self) -> str:
+        """A CRC-32 of the state, as SHOWCH prints it (four bytes, dash-separated)."""
+        value = zlib.crc32(json.dumps(self.to_json(), sort_keys=True).encode("utf-8"))
+        return "-".join(f"{b:02X}" for b in value.to_bytes(4, "big"))
+
+
+@dataclass(frozen=True)
 class Checkpoints:
     """All checkpoints of one group.
 
@@ -138,6 +185,8 @@ class Checkpoints:
     history: tuple[Checkpoints, ...] = ()
     """Earlier checkpoints, newest first (at most :data:`HISTORY`), kept by
     :func:`save_checkpoints` for ``INFO ... SHOWCH n``; callers need not fill it."""
+    csn: CsnState | None = None
+    """An Extract's CSN state and restart position (None: a Replicat, or an older file)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -151,6 +200,7 @@ class Checkpoints:
             "altered": self.altered,
             "extra": self.extra,
             "history": [h.to_json() for h in self.history],
+            "csn": self.csn.to_json() if self.csn else None,
         }
 
     @classmethod
@@ -166,6 +216,7 @@ class Checkpoints:
             altered=bool(data.get("altered", True)),
             extra=dict(data.get("extra", {})),
             history=tuple(Checkpoints.from_json(h) for h in data.get("history", [])),
+            csn=CsnState.from_json(data["csn"]) if data.get("csn") else None,
         )
 
     def with_write(self, write: WriteCheckpoint) -> Checkpoints:
@@ -220,10 +271,12 @@ def next_checkpoint(
     now: datetime,
     source_time: datetime | None,
     extra: dict[str, Any] | None = None,
+    csn: CsnState | None = None,
 ) -> Checkpoints:
     """What a group publishes next: its read positions, its write position (replacing the
-    one for the same trail), the batch id, the time, and the lag (``now`` minus the source
-    time of the last record processed; unchanged when nothing was processed)."""
+    one for the same trail), the batch id, the time, the lag (``now`` minus the source time
+    of the last record processed; unchanged when nothing was processed) and an Extract's CSN
+    state (unchanged when not given)."""
     cps = base or Checkpoints(group, kind)
     if write is not None:
         cps = cps.with_write(write)
@@ -235,4 +288,5 @@ def next_checkpoint(
         lag_seconds=(now - source_time).total_seconds() if source_time else cps.lag_seconds,
         altered=False,
         extra={**cps.extra, **(extra or {})},
+        csn=csn or cps.csn,
     )

@@ -32,6 +32,7 @@ from params.grammar import GrammarError, Parsed, parse_statement
 from params.handlers_capture import (
     h_br,
     h_brreset,
+    h_fetchoptions,
     h_tranlogoptions,
     h_warnlongtrans,
 )
@@ -138,6 +139,7 @@ HANDLERS: dict[str, Handler] = {
     "BR": h_br,
     "BRRESET": h_brreset,
     "WARNLONGTRANS": h_warnlongtrans,
+    "FETCHOPTIONS": h_fetchoptions,
     "TRANLOGOPTIONS": h_tranlogoptions,
     "TABLE": h_table,
     "TABLEEXCLUDE": h_table,
@@ -300,4 +302,5 @@ def _finish(b: Builder, is_globals: bool) -> m.ParamFile:
             f.get("spark_master"), tuple(f.get("spark_conf", {}).items()), f.get("spark_properties")
         ),
         unused=tuple(b.unused),
+        fetch_options=f.get("fetch_options", ()),
     )

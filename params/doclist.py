@@ -69,7 +69,7 @@ SAMPLES = {
     "duration": ["2H"], "interval": ["2H", "4H"], "name": ["c.d"], "format": ["RELEASE 12.2"],
     "password": ["pw"], "cipher": ["AES128"], "fsoption": ["MS_ASYNC"],
     "path_size": ["./dirtmp"], "choice_format": ["FULL"],
-    "choice_recovery": ["OVERWRITEMODE"],
+    "choice_recovery": ["OVERWRITEMODE"], "choice_fetch": ["REPORT"],
     "parens": ["(x)", "(x = y)", "(DEFAULT, ABEND)", "(1)", "(x > 1)", "(hr.*)"],
     "tag": ["0A"], "login": ["u"], "alias": ["a"], "altdest": ["/arch"], "fmt": ["x"],
     "onoff": ["ON"], "profile": ["HIGH"], "retain": ["ENABLED"], "handledl": [""],

@@ -197,6 +197,10 @@ _KINDS: dict[str, pp.ParserElement] = {
     "choice_format": _named(
         pp.Regex(r"(?i)(FULL|COMPACT)\b").set_parse_action(_tok), "FULL or COMPACT"
     ),
+    "choice_fetch": _named(
+        pp.Regex(r"(?i)(ALLOW|IGNORE|REPORT|DISCARD|ABEND)\b").set_parse_action(_tok),
+        "ALLOW, IGNORE, REPORT, DISCARD or ABEND",
+    ),
     "choice_recovery": _named(
         pp.Regex(r"(?i)(APPENDMODE|OVERWRITEMODE)\b").set_parse_action(_tok),
         "APPENDMODE or OVERWRITEMODE",
@@ -217,6 +221,10 @@ _LOGIN = {"USERIDALIAS": "word", "USERID": "word", "PASSWORD": "password", "DOMA
 # OBJECTDEFS | NO_OBJECTDEFS: DDR/TDR metadata records in 12.2+ trails, default OBJECTDEFS.
 _TRAIL_OPTIONS = {"FORMAT": "format", "MEGABYTES": "int", "CHECKSUM": "flag", "NOCHECKSUM": "flag",
                   "OBJECTDEFS": "flag", "NO_OBJECTDEFS": "flag"}  # fmt: skip
+
+_FETCH_FLAGS = ("FETCHPKUPDATECOLS", "MISSINGCOLS", "NOFETCH", "SUPPRESSDUPLICATES", "USEKEY",
+                "NOUSEKEY", "USELATESTVERSION", "NOUSELATESTVERSION", "USESNAPSHOT",
+                "NOUSESNAPSHOT", "USEROWID", "NOUSEROWID")  # fmt: skip
 
 SPECS: dict[str, Spec] = {
     "EXTRACT": Spec(("group",)),
@@ -335,6 +343,15 @@ SPECS: dict[str, Spec] = {
             "NOUSETHREADS": "flag",
             "USELASTREADTIME": "flag",
             "SKIPEMPTYTRANS": "flag",
+        },
+    ),
+    "FETCHOPTIONS": Spec(
+        (),
+        {
+            **{o: "flag" for o in _FETCH_FLAGS},
+            "INCONSISTENTROW": "choice_fetch",
+            "MISSINGROW": "choice_fetch",
+            "MAXFETCHSTATEMENTS": "int",
         },
     ),
     "MACROCHAR": Spec(("word",)),

@@ -174,3 +174,37 @@ def _path_map(text: str) -> tuple[tuple[str, str], ...] | None:
     if not items or len(items) % 2 or not all(items):
         return None
     return tuple((items[i], items[i + 1]) for i in range(0, len(items), 2))
+
+
+#: FETCHOPTIONS options accepted but without effect here, and why (a "not used" warning).
+_FETCH_NOT_USED = {
+    "FETCHPKUPDATECOLS": "only the key of an update is fetched",
+    "MISSINGCOLS": "only the key of an update is fetched",
+    "SUPPRESSDUPLICATES": "only the key of an update is fetched",
+    "MAXFETCHSTATEMENTS": "a fetch is one read of the source's storage",
+    "INCONSISTENTROW": "the key itself is what is fetched, there is none to compare",
+    "USEKEY": "the key itself is what is fetched (by ROWID)",
+    "NOUSEKEY": "the key itself is what is fetched (by ROWID)",
+    "USESNAPSHOT": "the embedded source keeps no row versions: the current row is read",
+    "NOUSESNAPSHOT": "the embedded source keeps no row versions: the current row is read",
+    "USELATESTVERSION": "the embedded source keeps no row versions: the current row is read",
+    "NOUSELATESTVERSION": "the embedded source keeps no row versions: the current row is read",
+}
+
+
+def h_fetchoptions(b: Builder, p: Parsed) -> None:
+    """FETCHOPTIONS: in force for the TABLE statements after it (until the next one)."""
+    opts = m.FetchOptions()
+    for o in p.options:
+        if o.name == "MISSINGROW":
+            a = arg_of(o)
+            opts = replace(opts, missing_row=a.upper if a else "IGNORE")
+        elif o.name == "NOFETCH":
+            opts = replace(opts, nofetch=True)
+        elif o.name in ("USEROWID", "NOUSEROWID"):
+            opts = replace(opts, use_rowid=o.name == "USEROWID")
+        else:
+            b.warn("not-used", f"FETCHOPTIONS {o.name} is accepted but not used by this "
+                   f"engine: {_FETCH_NOT_USED[o.name]}", o.loc)  # fmt: skip
+    fetches = b.fields.get("fetch_options", ())
+    b.fields["fetch_options"] = (*fetches, (len(b.tables), opts))

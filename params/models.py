@@ -331,6 +331,18 @@ class Unused:
 
 
 @dataclass(frozen=True)
+class FetchOptions:
+    """FETCHOPTIONS (Extract), in force for the TABLE statements after it: how the key of an
+    update the redo does not carry is fetched from the source by ROWID. MISSINGROW: ALLOW,
+    IGNORE (the default), REPORT, DISCARD or ABEND; NOFETCH / NOUSEROWID: no fetch (the row
+    counts as missing)."""
+
+    missing_row: str = "IGNORE"
+    nofetch: bool = False
+    use_rowid: bool = True
+
+
+@dataclass(frozen=True)
 class ParamFile:
     """The effective content of one parameter file (after OBEY, macros and substitution)."""
 
@@ -365,6 +377,8 @@ class ParamFile:
     manager: Manager = field(default_factory=Manager)
     spark: SparkParams = field(default_factory=SparkParams)
     unused: tuple[Unused, ...] = ()
+    # FETCHOPTIONS statements: (how many TABLE/MAP statements precede it, its options)
+    fetch_options: tuple[tuple[int, FetchOptions], ...] = ()
 
     def captured(self, owner: str, name: str, catalog: str | None = None) -> TableSpec | None:
         """The TABLE/MAP statement that selects ``owner.name``, TABLEEXCLUDE applied first."""

@@ -9,7 +9,7 @@
  * one that needs more of the file than `buf` holds, a torn or corrupt frame, or a record
  * with anything but the common change vectors (direct load, DDL, opaque, an unknown tag,
  * a malformed body, a hooked table, a value the Python converters must see, a record too
- * large). The Python path then handles that one frame and calls walk again: what leaves
+ * large, an update without its key columns). The Python path then handles that one frame and calls walk again: what leaves
  * here is byte for byte what miner.py would have produced, which the tests check.
  *
  * Column values: NUMBER (canonical, exponent within +-10, at most 20 digit bytes) and the
@@ -776,6 +776,11 @@ static pos_t rows(Walker *w, const Rec *r, pos_t body, pos_t p, pos_t undo, uint
         }
         for (Py_ssize_t i = 0; i < n; i++)
             if (after[i].present) merged[i] = after[i];
+        for (Py_ssize_t k = 0; k < t->nkey; k++)
+            if (!merged[t->key[k]].present) { /* no key in the redo: miner.py marks it */
+                rc = DECLINE;
+                goto done;
+            }
         /* the images by the table's befores: decode.Decoder._update */
         int e;
         if (changed) {

@@ -40,6 +40,7 @@ from engine.expr.rowrule import Process, UnknownColumn
 from engine.extract.assemble import finish_fragments, op_name, stream_encoded, surviving
 from engine.extract.cache import TransactionCache, Txn
 from engine.extract.decode import Decoder, Selection
+from engine.extract.keyfetch import KeyFetch
 from engine.extract.lcr import Entry, Fragment, Kind, Lcr, Position
 from engine.extract.merge import NONE, Batch, plan_batch
 from engine.extract.miner import Closed, Event, MinePlan, mine_plan
@@ -222,6 +223,7 @@ class Capture:
     ) -> None:
         self.model = model
         self.heartbeat = heartbeat
+        self.fetch: KeyFetch | None = None  # FETCHOPTIONS: keys the redo lacks (keyfetch.py)
         self.source_root = source_root
         self.redo_dir = source_root / "redo"
         # where the logs are read (online, archive destinations) and checked whole
@@ -681,6 +683,8 @@ class Capture:
                 self._commit_fragments(lcr, txn, entries, out)
                 return
             rows = surviving(entries, txn.undone)
+            if self.fetch is not None:  # seed 002: an update's key the redo lacks
+                rows = self.fetch.rows(rows)
             if self.heartbeat is not None:  # seed 001's OUTGOING_EXTRACT rule
                 rows = self.heartbeat.rows(rows, self._columns_of)
             rows = self.rules.rows(rows, lcr.xid, lcr.scn, lcr.time_us)
@@ -730,6 +734,8 @@ class Capture:
         if done is None:
             return []
         _, rows = done
+        if self.fetch is not None:  # seed 002: an update's key the redo lacks
+            rows = list(self.fetch.rows(rows))
         rows = list(self.rules.rows(rows, xid, self.last_scn, self.last_time_us))
         out: list[bytes] = []
         if rows:

@@ -268,6 +268,8 @@ class Decoder:
             return base.lcr(Kind.ROW, xid, io_type=io_type, table=table.qualified, rowid=rowid,
                             columns=image, before_columns=before_image, ref=ref)  # fmt: skip
 
+        if any(i not in cols for i in key_idx):  # no key in the redo: fetched (keyfetch)
+            return [row(IOType.FIELDCOMP, columns)]  # and then no before image
         if key_changed:
             bimg = before if mode else {i: before[i] for i in key_idx if i in before}
             return [row(IOType.KEYFIELDCOMP, columns, self._encode(table, bimg))]

@@ -18,19 +18,21 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.checkpoints import Position as CpPosition
 from engine.checkpoints import (
+    CsnState,
     ReadCheckpoint,
     WriteCheckpoint,
     load_checkpoints,
     next_checkpoint,
     save_checkpoints,
 )
+from engine.checkpoints import Position as CpPosition
 from engine.events import Severity
 from engine.extract import longtrans as lt
 from engine.extract.br import BoundedRecovery, BrError, Restored, selection_digest
 from engine.extract.cache import Txn
 from engine.extract.capture import Capture, CaptureState
+from engine.extract.keyfetch import for_extract
 from engine.extract.lcr import Position
 from engine.extract.orphans import OrphanScanner
 from engine.extract.start import (
@@ -135,6 +137,7 @@ class ExtractRun(TransactionManagement):
                 again = recapture_lost_trail(
                     cps, state.trail, trail.path, self.writer, self.root / "redo",
                     group.threads if group else 1,
+                    lambda: RedoCatalog.for_extract(self.root, model.tranlog).logs(),
                 )  # fmt: skip
             except ExtractError:
                 self.writer.close()
@@ -207,6 +210,12 @@ class ExtractRun(TransactionManagement):
             self.capture.restore(restored.txns, restored.checkpoint.current)
         if self.capture.heartbeat is not None:  # LOGBSN on heartbeat records (seed 001)
             self.capture.heartbeat.restart = self._oldest_open
+        self.capture.fetch = for_extract(model, self.root, lambda: self.capture.decoder.dictionary,
+                                         lambda: self.capture.keycols, emit)  # fmt: skip
+        self._redo_files: dict[tuple[int, int], str | None] = {}  # (thread, seq): log path
+        csn_saved = self.checkpoints.csn if self.checkpoints else None
+        self.latest_txn = csn_saved.latest_txn if csn_saved else None  # SHOWCH "Latest TXN"
+        self.capture.on_commit = self._committed
         if self.br is not None:
             self.capture.br_due = self._br_due
             self.capture.br_take = self._br_checkpoint
@@ -231,6 +240,7 @@ class ExtractRun(TransactionManagement):
         self.rollover_requested = threading.Event()
         self.rollover_done = threading.Event()
         self.startup = {t: p for t, p in start.items()} if state is None else dict(state.current)
+        self._startup_at = _points_known(cps.reads if cps else (), self.startup)
         self.last_checkpoint = 0.0
 
     # -- running --------------------------------------------------------------------
@@ -264,6 +274,17 @@ class ExtractRun(TransactionManagement):
             if n == 0 and not self.rollover_requested.is_set():
                 stop.wait(idle_wait)
         self.checkpoint()
+
+    def _committed(self, xid: str, _scn: int, _records: int) -> None:
+        self.latest_txn = xid
+
+    def _csn_state(self, last_commit_scn: int, last_scn: int, last_time_us: int) -> CsnState:
+        """The CSN state a checkpoint publishes: the last transaction written and LOGBSN
+        (the oldest open transaction's begin, else the last record read)."""
+        point = self._oldest_open()
+        bsn, when = point if point else (last_scn or None, last_time_us)
+        stamp = micros_to_datetime(when).isoformat(" ") if when else None
+        return CsnState(last_commit_scn or None, self.latest_txn, bsn, stamp)
 
     def _oldest_open(self) -> tuple[int, int] | None:
         """Extract's restart position (LOGBSN): begin SCN and time of the oldest open
@@ -508,9 +529,16 @@ class ExtractRun(TransactionManagement):
         reads = tuple(
             ReadCheckpoint(
                 "TRANLOG",
-                _cp(self.startup.get(t, p), None, None),
-                _recovery_cp(state.recovery.get(t, p), p, oldest.get(t), state.last_scn, stamp),
-                _cp(p, state.last_scn or None, stamp),
+                *(
+                    self._with_file(c)
+                    for c in (
+                        _cp(self.startup.get(t, p), *self._startup_at.get(t, (None, None))),
+                        _recovery_cp(
+                            state.recovery.get(t, p), p, oldest.get(t), state.last_scn, stamp
+                        ),
+                        _cp(p, state.last_scn or None, stamp),
+                    )
+                ),
             )
             for t, p in sorted(state.current.items())
         )
@@ -530,12 +558,26 @@ class ExtractRun(TransactionManagement):
             now=self.clock(),
             source_time=ts,
             extra={"capture": state.to_json(), "br": self.br_positions},
+            csn=self._csn_state(state.last_commit_scn, state.last_scn, state.last_time_us),
         )
         save_checkpoints(self.home, cps)
         self.checkpoints = cps
         self.last_checkpoint = time.monotonic()
 
+    def _with_file(self, cp: CpPosition) -> CpPosition:
+        """``cp`` with the redo log file holding its sequence (SHOWCH "Redo File"); the
+        catalog (online logs and archives) is listed again only for a sequence not seen."""
+        key = (cp.thread, cp.seqno)
+        if key not in self._redo_files:
+            self._redo_files.update(
+                ((i.thread, i.sequence), str(i.path)) for i in self.capture.catalog.logs()
+            )
+            self._redo_files.setdefault(key, None)  # not listed (purged): not looked for again
+        return replace(cp, redo_file=self._redo_files[key])
+
     def close(self) -> None:
+        if self.capture.fetch is not None:
+            self.capture.fetch.close()
         self.capture.close()
         self.writer.close()
 
@@ -557,6 +599,19 @@ class ExtractRun(TransactionManagement):
             f"  Trail {self.trail_path}: {s.trail_records} records written, position "
             f"{self.writer.position.seqno}/{self.writer.position.rba}",
         ]
+
+
+def _points_known(
+    reads: tuple[ReadCheckpoint, ...], positions: dict[int, Position]
+) -> dict[int, tuple[int | None, str | None]]:
+    """The SCN and time of each of ``positions`` (per thread) that is a saved checkpoint's
+    current position: SHOWCH's Startup Checkpoint shows them."""
+    out: dict[int, tuple[int | None, str | None]] = {}
+    for r in reads:
+        p = positions.get(r.current.thread)
+        if p is not None and (p.sequence, p.offset) == (r.current.seqno, r.current.rba):
+            out[r.current.thread] = (r.current.scn, r.current.timestamp)
+    return out
 
 
 def _repositioned(reads: tuple[ReadCheckpoint, ...], saved: CaptureState) -> bool:

@@ -21,7 +21,10 @@ Output (:class:`Mined`), in log order:
   when a Bounded Recovery checkpoint falls inside the batch).
 
 Transactions with a row of a *hooked* table never close here: their rows carry columns
-(no template) so that the driver's per-record hook can rewrite or drop them.
+(no template) so that the driver's per-record hook can rewrite or drop them. So do those
+with an update whose key columns the redo does not carry (seed 002's dumps: no supplemental
+key in the undo): the driver fetches the key from the source by ROWID
+(:mod:`engine.extract.keyfetch`, FETCHOPTIONS).
 """
 
 from __future__ import annotations
@@ -516,7 +519,9 @@ class Miner:
             merged.update(after)
             rid = rowid(dataobj, bdba, slot)
             mode = info.befores
-            if key_changed:  # decode.Decoder._update says which images go where
+            if any(i not in merged for i in key):  # no key in the redo: the driver fetches it
+                emit(out, cols, xid, _FIELDCOMP, rid, merged, False, None, ref, head, seq, True)
+            elif key_changed:  # decode.Decoder._update says which images go where
                 bkey = before if mode else {i: before[i] for i in key if i in before}
                 emit(out, cols, xid, _KEYFIELDCOMP, rid, merged, False, bkey, ref, head, seq)
             elif mode == BEFORES_NONE:
@@ -542,13 +547,15 @@ class Miner:
         ref: str,
         head: tuple[int, int, int, int, int, int],
         seq: int,
+        keyless: bool = False,
     ) -> None:
         """One row event: with the parts of its trail record (:data:`Parts`, made into a
-        record by :func:`close`), or (a hooked table, a record too large) with its columns
-        as text for the driver to handle."""
+        record by :func:`close`), or (a hooked table, a record too large, an update whose
+        key the redo lacks: ``keyless``, fetched on the driver by
+        :mod:`engine.extract.keyfetch`) with its columns as text for the driver to handle."""
         info = cols.info
         parts: Parts | None = None
-        if not info.hooked:
+        if not info.hooked and not keyless:
             try:
                 data = cols.entries(image, full)
                 bkey = cols.entries(before, False) if before else b""

@@ -157,6 +157,15 @@ def _unpacked(data: bytes) -> SplitResult:
     return result
 
 
+#: Tasks per slot in a batch: a task mines several splits in a row when there are more (each
+#: task costs Spark about 25 ms of CPU whatever it does; docs/extract.md, "Performance").
+TASKS_PER_SLOT: Final = 2
+
+
+def _tasks(splits: int, slots: int) -> int:
+    return max(1, min(splits, TASKS_PER_SLOT * max(1, slots)))
+
+
 def decode_splits(
     plan: MinePlan, splits: Sequence[Split], spark: SparkSession | None
 ) -> list[SplitResult]:
@@ -172,7 +181,7 @@ def decode_splits(
         sc = spark.sparkContext
         bc = sc.broadcast(plan)
         try:
-            rdd = sc.parallelize(remote, len(remote))
+            rdd = sc.parallelize(remote, _tasks(len(remote), sc.defaultParallelism))
             done = [_unpacked(r) for r in rdd.mapPartitions(lambda it: _task(bc, it)).collect()]
         finally:
             bc.unpersist()

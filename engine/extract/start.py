@@ -11,7 +11,7 @@ from engine import storage
 from engine.checkpoints import Checkpoints, ReadCheckpoint
 from engine.extract.lcr import Position
 from engine.home import Home
-from engine.source.catalog import log_header, record_heads
+from engine.source.catalog import RedoGapError, log_header, record_heads
 from engine.source.clock import to_micros
 from engine.source.logs import LogInfo, list_logs
 from engine.trail.model import TrailPosition
@@ -125,25 +125,30 @@ def oldest_check(logs: list[LogInfo], thread: int, begin: Begin) -> None:
     """ExtractError OGG-00446 when redo at or after ``begin`` may lie in a log of
     ``thread`` older than its oldest available one (``logs[0]``): that log had a
     predecessor (the thread's first log has none), and ``begin`` is below its first SCN,
-    or at or before the time it was started (a record of its predecessor may carry that
-    time). Where GoldenGate cannot find the log it would start in, it abends with
-    OGG-00446 "Not able to establish initial position for begin time ..."."""
+    or at or before the time it was started or its first record's time, whichever is
+    earlier (a record of its predecessor may carry that time: an imported log is started
+    after its records' times). Where GoldenGate cannot find the log it would start in, it
+    abends with OGG-00446 "Not able to establish initial position for begin time ..."."""
     if not logs or logs[0].prev_sequence < 0:
         return
     oldest = logs[0]
     head = log_header(oldest)
+    heads = record_heads(oldest)
+    first = next(heads, None)
+    heads.close()  # the log stays open no longer
+    since = min(head.created_us, first[2]) if first is not None else head.created_us
     if begin.scn is not None:
         if begin.scn >= oldest.first_scn:
             return
-    elif begin.time_us > head.created_us:
+    elif begin.time_us > since:
         return
-    started = datetime(1970, 1, 1) + timedelta(microseconds=head.created_us)
+    started = datetime(1970, 1, 1) + timedelta(microseconds=since)
     where = storage.describe(oldest.location or oldest.path)
     raise ExtractError(
         "OGG-00446",
         f"Not able to establish initial position for {begin.shown} on redo thread {thread}: "
         f"its oldest available log is sequence {oldest.sequence} (first SCN "
-        f"{oldest.first_scn}, started {started:%Y-%m-%d %H:%M:%S.%f}, {where}); sequence "
+        f"{oldest.first_scn}, from {started:%Y-%m-%d %H:%M:%S.%f}, {where}); sequence "
         f"{oldest.prev_sequence} and older are no longer online or in an archive destination.",
     )
 
@@ -182,6 +187,7 @@ def recapture_lost_trail(
     writer: TrailWriter,
     redo_dir: Path,
     threads: int,
+    listing: Callable[[], list[LogInfo]] | None = None,
 ) -> Recapture | None:
     """Compare the trail's end (after append-mode recovery) with ``written``, the write
     position the previous run published. None when the trail holds it all. Otherwise the
@@ -191,7 +197,9 @@ def recapture_lost_trail(
     so each missing transaction is written again exactly once. ExtractError (OGG-01496,
     naming the files and positions) when that cannot be done: no such checkpoint is left,
     or its redo is gone. Only when ``written`` is this trail's: its write checkpoint is at
-    or after it (ALTER ... ETROLLOVER moves it to the next file)."""
+    or after it (ALTER ... ETROLLOVER moves it to the next file). ``listing``: the logs
+    where the Extract reads them (:meth:`~engine.source.catalog.RedoCatalog.logs`, archived
+    copies included), else the online logs of ``redo_dir``."""
     rec = writer.recovery
     published = _trail_write(cps, trail)
     if published is None or published < written:
@@ -209,9 +217,13 @@ def recapture_lost_trail(
         if last is None and writer.trail.seqnos()[:1] != [0]:
             break  # no transaction left, early files purged: what they held is unknown
         again = tuple(ReadCheckpoint.at(r.source, r.recovery) for r in reads)
-        positions = initial_positions(redo_dir, again, threads)
+        try:
+            every = list_logs(redo_dir) if listing is None else listing()
+            positions = initial_positions(redo_dir, again, threads, every.copy)
+        except RedoGapError as exc:  # an archive destination unreadable
+            raise ExtractError(exc.code, exc.message) from exc
         for t, p in sorted(positions.items()):
-            logs = list_logs(redo_dir, t)
+            logs = [i for i in every if i.thread == t]
             if not logs or p.sequence < logs[0].sequence:
                 oldest = f"Seqno {logs[0].sequence}" if logs else "none"
                 raise ExtractError(

@@ -17,7 +17,11 @@ transaction, and that transaction's redo time) on each heartbeat record, as the 
 GG_HEARTBEAT and GG_HEARTBEAT_HISTORY from them (seed 001) and its checkpoint table's LOG_BSN
 (seed 004: "choose a LOGBSN from a heartbeat record").
 
-When both databases have the same name the OUTGOING_% columns stay NULL (seed 001's note).
+A record of the remote database's GG_HEARTBEAT row (bidirectional) carries that row's
+HEARTBEAT_RECEIVED_TS: when the remote database applied this database's heartbeat. It becomes
+OUTGOING_RECEIVED_TS, from which GG_LAG_HISTORY's OUTGOING_REPLICAT_LAG and the OUTGOING_LAG
+are computed. When both databases have the same name the OUTGOING_% columns stay NULL (seed
+001's note).
 
 Timestamps are UTC, microseconds, from the process's injected clock, written in the trail's
 spelling ``YYYY-MM-DD:HH:MI:SS.fffffffff``. :class:`ExtractRule` and :class:`RoutingRule` adapt
@@ -32,6 +36,7 @@ from datetime import datetime
 
 from engine.extract.lcr import Lcr
 from engine.heartbeat.names import HeartbeatNames, Role
+from engine.heartbeat.schema import OUTGOING_RECEIVED
 from engine.trail.codec import user_token, user_tokens
 from engine.trail.layout import IOType
 from engine.trail.model import Columns, TableDef, TrailRecord, micros_to_datetime
@@ -116,6 +121,7 @@ def incoming_row(row: Row, group: str, now: str, local_database: str) -> Row:
         "OUTGOING_EXTRACT_TS": row.get("INCOMING_EXTRACT_TS"),
         "OUTGOING_ROUTING_TS": row.get("INCOMING_ROUTING_TS"),
         "OUTGOING_REPLICAT_TS": row.get("INCOMING_REPLICAT_TS"),
+        OUTGOING_RECEIVED: row.get("HEARTBEAT_RECEIVED_TS"),  # the remote apply time
         "HEARTBEAT_TIMESTAMP": row.get("HEARTBEAT_TIMESTAMP"),
     }
     if same:  # seed 001: no OUTGOING_% data when both databases have the same name

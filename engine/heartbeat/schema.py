@@ -8,8 +8,10 @@ Tables (GoldenGate's columns, seed 001; ``HEARTBEAT_RECEIVED_TS`` is in the hear
 since the lag is ``received - generated``):
 
 * seed: the 17 core columns, one row per local database (key LOCAL_DATABASE);
-* heartbeat: core + HEARTBEAT_RECEIVED_TS + the four CSN columns, one row per path;
-* history: core + HEARTBEAT_RECEIVED_TS + the history's four CSN columns, one row per heartbeat;
+* heartbeat: core + HEARTBEAT_RECEIVED_TS + the four CSN columns + OUTGOING_RECEIVED_TS, one
+  row per path;
+* history: core + HEARTBEAT_RECEIVED_TS + the history's four CSN columns + OUTGOING_RECEIVED_TS,
+  one row per heartbeat;
 * settings (ours): one row of job settings.
 
 Views (lags and ages in seconds, as numbers; paths ``E ==> P ==> R``):
@@ -19,7 +21,10 @@ Views (lags and ages in seconds, as numbers; paths ``E ==> P ==> R``):
 * GG_LAG_HISTORY over the history table, with the lag split per component: extract
   (EXTRACT_TS - HEARTBEAT_TS), routing (ROUTING_TS - EXTRACT_TS), replicat read
   (REPLICAT_TS - ROUTING_TS, or EXTRACT_TS when there is no pump), replicat apply
-  (RECEIVED_TS - REPLICAT_TS).
+  (RECEIVED_TS - REPLICAT_TS); the outgoing side the same with the remote database's
+  received time, OUTGOING_RECEIVED_TS (ours: GoldenGate's 17 core columns have no place for
+  it), so OUTGOING_REPLICAT_LAG and OUTGOING_LAG are "persistently inserted at the remote
+  database" minus the earlier time, as INCOMING_% are at this one (seed 001).
 """
 
 from __future__ import annotations
@@ -92,6 +97,9 @@ HISTORY_CSN = CsnColumns(
     "SOURCE_EXTRACT_RESTART_CSN",
     "SOURCE_EXTRACT_RESTART_CSN_TS",
 )
+OUTGOING_RECEIVED = "OUTGOING_RECEIVED_TS"
+"""When the remote database applied this database's heartbeat: the remote GG_HEARTBEAT row's
+HEARTBEAT_RECEIVED_TS, carried back by its record (bidirectional; NULL otherwise)."""
 SETTINGS: tuple[Column, ...] = (
     ("FREQUENCY", Kind.NUM),
     ("RETENTION_TIME", Kind.NUM),
@@ -104,8 +112,8 @@ SETTINGS: tuple[Column, ...] = (
 )
 COLUMNS: dict[Role, tuple[Column, ...]] = {
     Role.SEED: CORE,
-    Role.HEARTBEAT: CORE + HEARTBEAT_CSN.columns(),
-    Role.HISTORY: CORE + HISTORY_CSN.columns(),
+    Role.HEARTBEAT: CORE + HEARTBEAT_CSN.columns() + ((OUTGOING_RECEIVED, Kind.TS),),
+    Role.HISTORY: CORE + HISTORY_CSN.columns() + ((OUTGOING_RECEIVED, Kind.TS),),
     Role.SETTINGS: SETTINGS,
 }
 KEYS: dict[Role, tuple[str, ...]] = {Role.SEED: ("LOCAL_DATABASE",)}
@@ -217,6 +225,7 @@ def _path(extract: str, routing: str, replicat: str) -> str:
 
 def _lag_columns(d: Dialect, second: str) -> list[str]:
     now = d.now
+    applied = f"COALESCE({OUTGOING_RECEIVED}, OUTGOING_REPLICAT_TS)"  # at the remote database
     return [
         "LOCAL_DATABASE",
         second,
@@ -225,10 +234,10 @@ def _lag_columns(d: Dialect, second: str) -> list[str]:
         f"{_path('INCOMING_EXTRACT', 'INCOMING_ROUTING_PATH', 'INCOMING_REPLICAT')}"
         " AS INCOMING_PATH",
         f"{d.seconds('HEARTBEAT_RECEIVED_TS', 'INCOMING_HEARTBEAT_TS')} AS INCOMING_LAG",
-        f"{d.seconds(now, 'OUTGOING_REPLICAT_TS')} AS OUTGOING_HEARTBEAT_AGE",
+        f"{d.seconds(now, applied)} AS OUTGOING_HEARTBEAT_AGE",
         f"{_path('OUTGOING_EXTRACT', 'OUTGOING_ROUTING_PATH', 'OUTGOING_REPLICAT')}"
         " AS OUTGOING_PATH",
-        f"{d.seconds('OUTGOING_REPLICAT_TS', 'OUTGOING_HEARTBEAT_TS')} AS OUTGOING_LAG",
+        f"{d.seconds(applied, 'OUTGOING_HEARTBEAT_TS')} AS OUTGOING_LAG",
     ]
 
 
@@ -255,7 +264,7 @@ def lag_history_view(d: Dialect, names: HeartbeatNames) -> str:
     def parts(side: str) -> list[str]:
         s = side
         read_from = f"COALESCE({s}_ROUTING_TS, {s}_EXTRACT_TS)"
-        applied = "HEARTBEAT_RECEIVED_TS" if side == "INCOMING" else "CAST(NULL AS TIMESTAMP)"
+        applied = "HEARTBEAT_RECEIVED_TS" if side == "INCOMING" else OUTGOING_RECEIVED
         return [
             f"{d.seconds(f'{s}_EXTRACT_TS', f'{s}_HEARTBEAT_TS')} AS {s}_EXTRACT_LAG",
             f"{d.seconds(f'{s}_ROUTING_TS', f'{s}_EXTRACT_TS')} AS {s}_ROUTING_LAG",

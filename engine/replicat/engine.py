@@ -148,6 +148,10 @@ class ReplicatRun:
             if cpt_name
             else None
         )
+        if self.cptable is not None and self.cptable.upgraded is not None:
+            kept = self.cptable.upgraded
+            emit("OGG-02545", Severity.INFO, f"Checkpoint table {cpt_name} upgraded: CREATE_TS "
+                 f"now defaults to its creation time ({kept} row(s) kept).")  # fmt: skip
         if self.cptable is None:
             emit(
                 "OGG-02544",

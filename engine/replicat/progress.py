@@ -11,7 +11,9 @@ were applied. Columns, as seed 004 defines them:
   CSN), comma-separated; what does not fit the column's 2,000 characters overflows into
   ``_lox`` rows (LOG_CMPLT_XIDS_SEQ 1, 2, ...) keyed by the same LOG_CMPLT_CSN;
 * CREATE_TS: when the checkpoint table was created (the column default set by
-  :func:`engine.checkpoint_table.ddl`), LAST_UPDATE_TS: when the row was last written;
+  :func:`engine.checkpoint_table.ddl`; a table of an older version, without it, is upgraded
+  in place on first use: :func:`engine.checkpoint_table.upgrade`), LAST_UPDATE_TS: when the
+  row was last written;
 * AUDIT_TS: the source commit time of the last applied transaction;
 * LOG_BSN: where Extract could be repositioned to for this Replicat (seed 004): the begin SCN
   of the oldest transaction open in the source when Extract processed the last heartbeat
@@ -28,8 +30,9 @@ little data again, or the trail may be read again from an older position) and is
 from __future__ import annotations
 
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from engine import checkpoint_table as ct
@@ -98,7 +101,15 @@ def _chunks(xids: tuple[str, ...]) -> list[str]:
 class CheckpointTable:
     """Reads and writes one group's row; every write happens in the caller's transaction."""
 
-    def __init__(self, target: Target, name: str, group: str, key: int, current_dir: str) -> None:
+    def __init__(
+        self,
+        target: Target,
+        name: str,
+        group: str,
+        key: int,
+        current_dir: str,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
         self.target = target
         self.table = ct.TableName.parse(name)
         self.group = group.upper()
@@ -118,8 +129,23 @@ class CheckpointTable:
             ) from exc
         finally:
             target.rollback()
+        self.upgraded = self._upgrade(clock)
+        """Rows kept when this start gave an older version's table its CREATE_TS default."""
         self._row_present = False
         self._lox_rows = True  # unknown at start: clear once
+
+    def _upgrade(self, clock: Callable[[], datetime]) -> int | None:
+        target = self.target
+        target.begin()
+        try:
+            kept = ct.upgrade(target.query, target.execute, self.table, target.dialect, clock())
+        except TargetError as exc:
+            target.rollback()
+            raise ReplicatError(
+                "OGG-00446", f"Checkpoint table {self.table} could not be upgraded: {exc}"
+            ) from exc
+        target.commit()
+        return kept
 
     def _p(self, n: int) -> str:
         return ", ".join(self.target.placeholder for _ in range(n))

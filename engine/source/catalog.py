@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Generator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
@@ -168,7 +168,7 @@ def log_header(info: LogInfo) -> FileHeader:
         raise RedoGapError(f"redo log unreadable: {exc}") from None
 
 
-def record_heads(info: LogInfo) -> Iterator[tuple[int, int, int]]:
+def record_heads(info: LogInfo) -> Generator[tuple[int, int, int]]:
     """``(offset, scn, timestamp_us)`` of each record of ``info``, in log order, read where
     the log is (the online directory, or an archived copy: any :mod:`engine.storage`
     location); a torn tail of a current log ends it."""

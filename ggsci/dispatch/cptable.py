@@ -62,7 +62,16 @@ def checkpoint_table(session: Session, cmd: M.CheckpointTableCommand) -> None:
             present = ct.exists(conn, name, login.kind)
             if cmd.action == "ADD":
                 if present:
-                    raise CommandFailed(f"ERROR: Checkpoint table {name} already exists.")
+                    query, execute = ct.connection_io(conn)
+                    kept = ct.upgrade(query, execute, name, login.kind, session.clock())
+                    if kept is None:
+                        raise CommandFailed(f"ERROR: Checkpoint table {name} already exists.")
+                    conn.commit()
+                    session.say(
+                        f"Checkpoint table {name} upgraded: CREATE_TS now defaults to the "
+                        f"table's creation time ({kept} checkpoint row(s) kept)."
+                    )
+                    return
                 ct.create(conn, name, login.kind)
                 session.say(f"Successfully created checkpoint table {name}.")
             elif cmd.action == "DELETE":

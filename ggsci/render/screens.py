@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from engine.checkpoints import Checkpoints, Position, ReadCheckpoint
+from engine.checkpoints import Checkpoints, CsnState, Position, ReadCheckpoint
 from engine.groups import GroupDef, SourceType
 from engine.status import ProcessFile, State
 
@@ -183,6 +183,8 @@ def _pos_block(title: str, pos: Position, redo: bool) -> list[str]:
     ]
     if redo:
         lines.append(f"    SCN: {scn_text(pos.scn)}")
+        if pos.redo_file:
+            lines.append(f"    Redo File: {pos.redo_file}")
     return [*lines, ""]
 
 
@@ -194,6 +196,7 @@ def showch(view: GroupView, now: datetime, history: int = 0) -> list[str]:
     if cps is None:
         return [*lines, "  No checkpoints (this group is a task)."]
     lines += _checkpoint_blocks(cps)
+    lines += _csn_block(cps.csn)
     source = 3 if any(r.source == "TRANLOG" for r in cps.reads) else 0
     stop = {State.RUNNING: "A", State.STARTING: "A", State.STOPPED: "G", State.ABENDED: "X"}
     lines += [
@@ -226,6 +229,26 @@ def showch(view: GroupView, now: datetime, history: int = 0) -> list[str]:
     if history > len(cps.history):
         lines += ["", f"({len(cps.history)} earlier checkpoint(s) kept.)"]
     return lines
+
+
+def _csn_block(csn: CsnState | None) -> list[str]:
+    """An Extract's "CSN state information" (GG_REFERENCE), with its restart position
+    (LOGBSN: where the recovery checkpoint is, the value heartbeat records carry)."""
+    if csn is None:
+        return []
+    na = "Not Available"
+    latest = na if csn.latest_csn is None else str(csn.latest_csn)
+    return [
+        "CSN state information:",
+        f"  CRC: {csn.crc()}",
+        f"  Latest CSN: {latest}",
+        f"  Latest TXN: {csn.latest_txn or na}",
+        f"  Latest CSN of finished TXNs: {latest}",
+        f"  Completed TXNs: {csn.latest_txn or na}",
+        f"  LOGBSN (restart CSN): {na if csn.logbsn is None else scn_text(csn.logbsn)}",
+        f"  LOGBSN Timestamp: {csn.logbsn_time or na}",
+        "",
+    ]
 
 
 def _checkpoint_blocks(cps: Checkpoints) -> list[str]:

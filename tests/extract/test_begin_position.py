@@ -10,7 +10,7 @@ oldest available log abends with OGG-00446; one before a thread's very first log
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -22,8 +22,9 @@ from engine.extract.start import ExtractError
 from engine.groups import GroupStore
 from engine.home import Home
 from engine.source.archiver import archived_location, set_archive_dest
-from engine.source.clock import ManualClock
+from engine.source.clock import ManualClock, to_micros
 from engine.source.database import Database, create_database
+from engine.source.logfile import BLOCK, FileHeader
 from engine.source.sql import execute
 from engine.trail.reader import TrailReader
 from params.check import check_text
@@ -70,13 +71,17 @@ def _source(home: Home, dest: str) -> tuple[Path, list[Row]]:
     return root, rows
 
 
-def _run(home: Home, group: str, extra: str = "") -> list[int]:
-    """Run the group's Extract to the end of the redo (no Spark); the ids in its trail."""
+def _run(home: Home, group: str, extra: str = "", events: list[str] | None = None) -> list[int]:
+    """Run the group's Extract to the end of the redo (no Spark); the ids in its trail.
+    ``events``: the codes and texts it reported."""
     (home.dirprm / f"{group}.prm").write_text(PRM.format(g=group, extra=extra))
     model = check_text(PRM.format(g=group, extra=extra)).model
     definition = GroupStore(home).get(group.upper())
     assert definition is not None
-    run = ExtractRun(home, model, definition, lambda c, s, t: None, spark=None, durable=False)
+    seen = events if events is not None else []
+    run = ExtractRun(
+        home, model, definition, lambda c, s, t: seen.append(f"{c} {t}"), spark=None, durable=False
+    )
     try:
         run.run(threading.Event(), stop_at_eof=True)
     finally:
@@ -150,4 +155,33 @@ def test_begin_before_the_oldest_log_abends(home: Home, tmp_path: Path) -> None:
     # thread 2's sequence 2 begins after row 6 (the switch): row 7 is there
     _add(shell, "e4", f"SCN {rows[6].scn}")
     assert _run(home, "e4") == list(range(7, ROWS + 1))
+    # A log started after its records' times (as an import writes them): a begin time
+    # after its first record is still found, before it still abends.
+    copy = Path(archived_location(dest, 2, 2))
+    data = copy.read_bytes()
+    later = replace(FileHeader.unpack(data[:BLOCK]), created_us=to_micros(T0 + timedelta(days=1)))
+    copy.write_bytes(later.pack() + data[BLOCK:])
+    _add(shell, "e5", f"BEGIN {_stamp(rows[8].time)}")
+    assert _run(home, "e5") == list(range(9, ROWS + 1))
+    _add(shell, "e6", f"BEGIN {_stamp(rows[6].time - timedelta(seconds=0.5))}")
+    with pytest.raises(ExtractError, match=r"OGG-00446 .* thread 2: its oldest available log"):
+        _run(home, "e6")
     assert (root / "redo").is_dir()
+
+
+def test_trail_cut_short_is_captured_again_from_archived_copies(home: Home, tmp_path: Path) -> None:
+    """The trail loses its last transactions (cut after row 15): the next start re-reads the
+    redo from an earlier checkpoint, whose logs are only in the archive destination now,
+    and writes rows 16 to 24 again, once (OGG-01741)."""
+    _root, rows = _source(home, str(tmp_path / "arch"))
+    shell = Shell(home)
+    _add(shell, "e1", f"SCN {rows[7].scn}")
+    assert _run(home, "e1") == list(range(8, ROWS + 1))
+    (path,) = sorted((home.root / "dirdat").glob("e10*"))
+    with TrailReader(str(home.root / "dirdat" / "e1")) as reader:
+        cut = next(e.rba + e.length for e, r in reader.records() if dict(r.columns)[0] == "15")
+    with open(path, "r+b") as fh:
+        fh.truncate(cut)
+    events: list[str] = []
+    assert _run(home, "e1", events=events) == list(range(8, ROWS + 1))
+    assert any(e.startswith("OGG-01741") for e in events), events

@@ -2,9 +2,10 @@
 workers, each worker in its own mount namespace where the driver's home, this test session's
 temporary directory and ggsci's source directories are hidden (tmpfs over each). The
 executors reach the redo only through the shared store (the database's archive destination)
-and ggsci only through the archive the application ships. The Extract is launched by
-``spark-submit --master``; its trail must equal a ``local`` run's byte for byte after the
-file header. docs/cluster.md.
+and ggsci only through the archive the application ships. The source has two redo threads
+(a RAC database, both threads busy): the Extract merges them on the cluster. It is launched
+by ``spark-submit --master``; its trail must hold the same transactions as a ``local`` run's,
+in the same order, and equal it byte for byte after the file header. docs/cluster.md.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from engine.extract.engine import ExtractRun
+from engine.extract.livecheck import trail_content
 from engine.home import Home
 from engine.ship import PACKAGES, UNPACKED, package_dir
 from engine.source.archiver import set_archive_dest
@@ -73,14 +75,18 @@ def store() -> Iterator[Path]:
 
 def backlog(home: Home, store: Path) -> Path:
     """TXNS transactions of ROWS row changes, SESSIONS open at once (their changes
-    interleave), in 1 MB logs archived to ``store``; the last log switched out too."""
-    root = create_database(home.dirdb, "src", log_bytes=1 << 20)
+    interleave), on two redo threads (sessions alternate between them), in 1 MB logs
+    archived to ``store``; the last logs switched out too."""
+    root = create_database(home.dirdb, "src", threads=2, log_bytes=1 << 20)
     set_archive_dest(root, str(store))
     with Database(root) as db:
         setup = db.session("SETUP", username="US03")
         table = db.create_table(setup, "US03", "T", COLUMNS, DDL, key=("K",))
         setup.commit(db)
-        sessions = [BulkSession(db, db.session(f"S{i}", username="US03")) for i in range(SESSIONS)]
+        sessions = [
+            BulkSession(db, db.session(f"S{i}", username="US03", thread=i % 2 + 1))
+            for i in range(SESSIONS)
+        ]
         for first in range(0, TXNS, SESSIONS):
             for r in range(ROWS):
                 for g, s in enumerate(sessions):
@@ -115,8 +121,9 @@ def test_extract_on_a_two_worker_cluster_equals_local_and_idles_free(
     home = Home(tmp_path / "home")
     home.create_subdirs()
     backlog(home, store)
-    archived = sorted(p.name for p in store.rglob("*.log"))
-    assert len(archived) >= 5, archived  # several logs, so several tasks on both workers
+    archived = sorted(p.relative_to(store).as_posix() for p in store.rglob("*.log"))
+    # several logs of each thread, so several tasks on both workers
+    assert all(sum(a.startswith(f"t{t}/") for a in archived) >= 3 for t in (1, 2)), archived
 
     # the reference: local[2] in this process, the same split size
     ref = check_text("EXTRACT ref\nSOURCEDB src\nEXTTRAIL ./dirdat/ra\nTABLE US03.*;\n").model
@@ -126,6 +133,8 @@ def test_extract_on_a_two_worker_cluster_equals_local_and_idles_free(
     run.close()
     assert run.capture.stats.trail_records == TXNS * ROWS
     expected = trail_body(home, "ra")
+    transactions = trail_content(home, "ra")[0]
+    assert len(transactions) == len(set(transactions)) == TXNS
 
     (home.dirprm / "clu.prm").write_text(
         "EXTRACT clu\nSOURCEDB src\nEXTTRAIL ./dirdat/ca\nTABLE US03.*;\n"
@@ -176,6 +185,7 @@ def test_extract_on_a_two_worker_cluster_equals_local_and_idles_free(
     assert origins and all(re.search(f"/{UNPACKED}/engine on ", o) for o in origins), origins
     for w in ("worker0", "worker1"):
         assert list((cluster.root / w).glob("app-*/*/stderr")), f"{w} ran no executor"
+    assert trail_content(home, "ca")[0] == transactions  # transaction for transaction
     assert trail_body(home, "ca") == expected != b""
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from engine.checkpoints import load_checkpoints
 from engine.events import Severity
 from engine.extract.engine import ExtractRun
 from engine.extract.lcr import Fragment
@@ -17,6 +18,7 @@ from engine.extract.longtrans import RequestError
 from engine.home import Home
 from engine.source.clock import ManualClock
 from engine.source.database import Database
+from engine.source.logs import list_logs
 from engine.source.sql import execute
 from engine.trail.reader import TrailReader
 from params.check import check_text
@@ -102,6 +104,18 @@ def test_warning_showtrans_skip_and_force(home: Home, db: Any, spark: SparkSessi
     assert recovery.scn == t1.start_scn and str(recovery.timestamp).startswith(
         "2026-01-01 08:00:00"
     )
+    (log,) = [i for i in list_logs(home.dirdb / "SRC" / "redo", 1)
+              if i.sequence == t1.start.sequence]  # fmt: skip
+    assert recovery.redo_file == str(log.path)  # SHOWCH's Redo File
+    # The restart position (LOGBSN, seeds 001/004) in the checkpoint file: the recovery
+    # checkpoint's SCN and time, the value heartbeat records carry; with the last
+    # transaction written (SHOWCH "CSN state information").
+    saved = load_checkpoints(home, "EXTRACT", "E1")
+    csn = saved.csn if saved else None
+    assert csn is not None and run._oldest_open() == (t1.start_scn, t1.start_time_us)
+    assert (csn.logbsn, csn.logbsn_time) == (recovery.scn, recovery.timestamp)
+    last = [r for _, r in TrailReader(str(home.root / "dirdat" / "aa")).records() if r.tranid][-1]
+    assert (str(csn.latest_csn), csn.latest_txn) == (last.logcsn, last.tranid)
     shown = run.showtrans(())
     assert shown[:4] == [  # where a restart reads from: the oldest open transaction's start
         "Oldest redo log file necessary to restart Extract is:",
@@ -151,7 +165,13 @@ def test_warning_showtrans_skip_and_force(home: Home, db: Any, spark: SparkSessi
     drain(run)
     run.close()
     run2 = new_run(home, spark, Events())
+    assert run2.latest_txn == csn.latest_txn  # the CSN state survives a restart
     drain(run2)
+    before = run.checkpoints.reads[0].current  # where run stopped: run2's startup checkpoint
+    startup = run2.checkpoints.reads[0].startup
+    assert (startup.seqno, startup.rba, startup.scn, startup.timestamp) == (
+        before.seqno, before.rba, before.scn, before.timestamp)  # fmt: skip
+    assert startup.scn is not None and startup.redo_file is not None
     run2.close()
     assert rows(home) == [("Insert", "4"), ("Insert", "5"), ("Insert", "2"), ("Insert", "3")]
     assert Path(home.dirchk / "E1.cpe").exists()

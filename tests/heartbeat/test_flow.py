@@ -195,10 +195,30 @@ def test_no_outgoing_columns_when_both_databases_have_the_same_name() -> None:
     """Seed 001's note: the OUTGOING_% columns are not populated when the source and remote
     databases have the same name."""
     row = {**SEED, "OUTGOING_EXTRACT": "E1", "INCOMING_EXTRACT": "E9", "INCOMING_REPLICAT": "R9",
-           "INCOMING_HEARTBEAT_TS": "t"}  # fmt: skip
+           "INCOMING_HEARTBEAT_TS": "t", "HEARTBEAT_RECEIVED_TS": "t-received"}  # fmt: skip
     same = incoming_row(row, "REP1", NOW, "src")  # SEED's LOCAL_DATABASE is SRC
     outgoing = {k: v for k, v in same.items() if k.startswith("OUTGOING_")}
-    assert len(outgoing) == 7 and set(outgoing.values()) == {None}
+    assert len(outgoing) == 8 and set(outgoing.values()) == {None}
     assert same["INCOMING_EXTRACT"] == "E1"
     other = incoming_row(row, "REP1", NOW, "TGT")
     assert (other["OUTGOING_EXTRACT"], other["OUTGOING_REPLICAT"]) == ("E9", "R9")
+    assert other["OUTGOING_RECEIVED_TS"] == "t-received"
+
+
+def test_the_remote_apply_time_comes_back_as_outgoing_received_ts() -> None:
+    """Bidirectional: the record of the remote database's GG_HEARTBEAT row carries when the
+    remote database applied our heartbeat (its HEARTBEAT_RECEIVED_TS); it becomes
+    OUTGOING_RECEIVED_TS, what GG_LAG_HISTORY's OUTGOING_REPLICAT_LAG is measured to. A seed
+    row (unidirectional) has none."""
+    remote_row = {"LOCAL_DATABASE": "FAR", "REMOTE_DATABASE": "TGT", "INCOMING_EXTRACT": "E_BACK",
+                  "INCOMING_REPLICAT": "R_FAR", "INCOMING_REPLICAT_TS": "t-far-read",
+                  "HEARTBEAT_RECEIVED_TS": "t-far-applied"}  # fmt: skip
+    row = incoming_row(remote_row, "REP1", NOW, "TGT")
+    assert (row["OUTGOING_REPLICAT_TS"], row["OUTGOING_RECEIVED_TS"]) == (
+        "t-far-read",
+        "t-far-applied",
+    )
+    assert (
+        incoming_row({**SEED, "OUTGOING_EXTRACT": "E1"}, "REP1", NOW, "TGT")["OUTGOING_RECEIVED_TS"]
+        is None
+    )

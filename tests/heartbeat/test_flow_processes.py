@@ -132,6 +132,7 @@ def test_heartbeat_flows_extract_pump_replicat(
         # heartbeat update itself, at its redo time
         "INCOMING_EXTRACT_RESTART_CSN": hb["INCOMING_EXTRACT_RESTART_CSN"],
         "INCOMING_EXTRACT_RESTART_TS": "2030-01-02 03:04:05.123456",
+        "OUTGOING_RECEIVED_TS": None,  # unidirectional: nothing comes back
     }
     restart = hb["INCOMING_EXTRACT_RESTART_CSN"]
     assert restart is not None and int(restart) <= int(recs[1].logcsn or 0)

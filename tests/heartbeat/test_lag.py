@@ -91,6 +91,38 @@ def test_gg_lag_history_components_on_sqlite(home: Home, shell: Shell) -> None:
     ]
 
 
+OUT_COLS = (
+    "LOCAL_DATABASE, REMOTE_DATABASE, INCOMING_EXTRACT, INCOMING_REPLICAT, INCOMING_HEARTBEAT_TS, "
+    "HEARTBEAT_RECEIVED_TS, OUTGOING_EXTRACT, OUTGOING_ROUTING_PATH, OUTGOING_REPLICAT, "
+    "OUTGOING_HEARTBEAT_TS, OUTGOING_EXTRACT_TS, OUTGOING_ROUTING_TS, OUTGOING_REPLICAT_TS, "
+    "OUTGOING_RECEIVED_TS"
+)
+OUT_ROW = ("TGT", "FAR", "E_FAR", "R_TGT", "2026-01-01 00:00:00", "2026-01-01 00:00:03",
+           "E_TGT", "P_TGT", "R_FAR", "2026-01-01 00:01:00", "2026-01-01 00:01:00.25",
+           "2026-01-01 00:01:01", "2026-01-01 00:01:02.5", "2026-01-01 00:01:04.125")  # fmt: skip
+
+
+def test_outgoing_replicat_lag_is_the_remote_apply_time_minus_its_read(
+    home: Home, shell: Shell
+) -> None:
+    """Seed 001: GG_LAG_HISTORY's OUTGOING_REPLICAT_LAG, the outgoing side's split like the
+    incoming one's; OUTGOING_LAG is "generated at the local database" to "persistently
+    inserted into the table at the remote database" (OUTGOING_RECEIVED_TS)."""
+    shell.run("DBLOGIN USERID gg@./tgt.db")
+    shell.run("ADD HEARTBEATTABLE")
+    conn = sqlite3.connect(home.root / "tgt.db")
+    marks = ", ".join("?" for _ in OUT_COLS.split(","))
+    for table in ("gg_heartbeat", "gg_heartbeat_history"):
+        conn.execute(f"INSERT INTO {table} ({OUT_COLS}) VALUES ({marks})", OUT_ROW)
+    conn.commit()
+    got = conn.execute(
+        "SELECT OUTGOING_PATH, OUTGOING_LAG, OUTGOING_EXTRACT_LAG, OUTGOING_ROUTING_LAG, "
+        "OUTGOING_REPLICAT_READ_LAG, OUTGOING_REPLICAT_LAG, INCOMING_LAG FROM gg_lag_history"
+    ).fetchone()
+    assert got == ("E_TGT ==> P_TGT ==> R_FAR", 4.125, 0.25, 0.75, 1.5, 1.625, 3.0)
+    assert conn.execute("SELECT OUTGOING_LAG FROM gg_lag").fetchone() == (4.125,)
+
+
 def test_gg_lag_on_the_embedded_source(home: Home, shell: Shell) -> None:
     """The source's views are SQLite views in its storage; the same arithmetic."""
     shell.run("DBLOGIN SOURCEDB src")

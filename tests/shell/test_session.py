@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 
-from engine.checkpoints import Position, load_checkpoints, save_checkpoints
+from engine.checkpoints import CsnState, Position, load_checkpoints, save_checkpoints
 from engine.home import Home
 from engine.status import ProcessFile, State, start_ticks, write_process_file
 
@@ -87,7 +87,8 @@ def test_info_extract_detail_and_showch(shell: Shell, home: Home) -> None:
     cps = load_checkpoints(home, "EXTRACT", "EXT1")
     assert cps is not None
     read = cps.reads[0]
-    current = Position(seqno=24, rba=18464196, scn=1440415, timestamp="2026-03-14 09:26:50.000000")
+    current = Position(seqno=24, rba=18464196, scn=1440415, timestamp="2026-03-14 09:26:50.000000",
+                       redo_file="/u01/oradata/SRC/redo/thread1_seq24.log")  # fmt: skip
     save_checkpoints(
         home,
         replace(
@@ -96,6 +97,8 @@ def test_info_extract_detail_and_showch(shell: Shell, home: Home) -> None:
             lag_seconds=3.0,
             updated="2026-03-14 09:26:51",
             batch_id=17,
+            # the last transaction written and the restart position (LOGBSN)
+            csn=CsnState(1440412, "5.15.930", 1440001, "2026-03-14 09:00:00"),
         ),
     )
     mark_running(home, "EXTRACT", "EXT1", "2026-03-14 09:20:00")
