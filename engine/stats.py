@@ -109,7 +109,8 @@ def op_of(io_name: str) -> str | None:
     name = io_name.upper()
     if name in OPS:
         return name
-    if name in ("FIELDCOMP", "PKUPDATE", "UPDATEAFTER", "UPDATEBEFORE", "SQLUPDATE"):
+    if name in ("FIELDCOMP", "PKUPDATE", "UPDATEAFTER", "UPDATEBEFORE", "SQLUPDATE",
+                "GGSKEYFIELDCOMP", "GGSUNIFIEDUPDATE", "GGSUNIFIEDPKUPDATE"):  # fmt: skip
         return "UPDATE"
     if name in ("INSERTOVERWRITE",):
         return "INSERT"

@@ -61,6 +61,7 @@ from params.handlers_core import (
     h_userid,
     h_useridalias,
     toggle_handler,
+    warn_updaterecordformat_alone,
 )
 from params.handlers_manager import (
     h_accessrule,
@@ -234,6 +235,7 @@ def build(
         if kw not in MAY_PRECEDE_GROUP:
             b.count += 1
     warn_reperror_after_maps(b)
+    warn_updaterecordformat_alone(b)
     if expected is not None and "GROUP" not in b.seen:
         first = statements[0].origin if statements else Origin(path, 1, 1, "")
         b.diagnostics.append(Diagnostic(Severity.ERROR, "wrong-group", expected.mismatch(), first))

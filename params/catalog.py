@@ -204,12 +204,9 @@ IGNORED_PARAMETERS: dict[str, str] = {
     "PASSTHRU": "the pump applies its TABLE options with it or without it",
     "NOPASSTHRU": "the pump applies its TABLE options with it or without it",
     "LOGALLSUPCOLS": "the Extract writes the columns the redo holds",
-    "UPDATERECORDFORMAT": "the Extract writes the images the redo holds",
     "EXTFILE": "the Extract writes trails only (EXTTRAIL, RMTTRAIL)",
     "REPORT": "no report is written on a schedule",
     "RMTHOST": "the pump writes its RMTTRAIL on this machine (no Collector is reached)",
-    "GETUPDATEBEFORES": "the Extract writes the update images the redo holds",
-    "IGNOREUPDATEBEFORES": "the Extract writes the update images the redo holds",
     "RMTFILE": "the Extract writes trails only (EXTTRAIL, RMTTRAIL)",
 }  # fmt: skip
 

@@ -47,8 +47,10 @@ REPLICAT_FIRST = frozenset({
 })  # fmt: skip
 #: What the preprocessor reads (OBEY, INCLUDE, macros): they act before any handler.
 PREPROCESSOR = frozenset({"OBEY", "INCLUDE", "MACRO", "MACROCHAR", "BEGIN", "END", "COMMENT"})
-#: A MAP after the statement, for REPERROR (a root REPERROR applies to the MAPs after it).
-AFTER = {"REPERROR": "\nMAP a.b, TARGET c.d;"}
+#: A MAP after the statement, for REPERROR (a root REPERROR applies to the MAPs after it);
+#: a TABLE under GETUPDATEBEFORES for UPDATERECORDFORMAT (it formats their before images).
+AFTER = {"REPERROR": "\nMAP a.b, TARGET c.d;",
+         "UPDATERECORDFORMAT": "\nGETUPDATEBEFORES\nTABLE a.b;"}  # fmt: skip
 #: Positional arguments of parameters whose grammar is not a plain spec.
 POSITIONAL = {
     "TABLE": "a.b", "TABLEEXCLUDE": "a.b", "SEQUENCE": "a.s", "SEQUENCEEXCLUDE": "a.s",

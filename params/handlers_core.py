@@ -278,7 +278,25 @@ def flag_handler(field_name: str, value: bool = True) -> Handler:
 
 
 def h_updaterecordformat(b: Builder, p: Parsed) -> None:
-    b.fields["update_record_format"] = p.positional[0].upper if p.positional else "FULL"
+    """Without its option: COMPACT, the default of the 19c+ reference (12.1.2 said FULL)."""
+    b.fields["update_record_format"] = p.positional[0].upper if p.positional else "COMPACT"
+    b.fields["update_record_format_at"] = b.statement
+
+
+def warn_updaterecordformat_alone(b: Builder) -> None:
+    """UPDATERECORDFORMAT puts the before image of an update in its record: in an Extract
+    with no TABLE under GETUPDATEBEFORES there is none, which gets a warning."""
+    statement = b.fields.get("update_record_format_at")
+    if statement is None or b.fields.get("kind") != m.FileKind.EXTRACT:
+        return
+    if any(t.get_update_befores for t in b.tables if t.statement == "TABLE"):
+        return
+    b.statement = statement
+    b.warn(
+        "not-used",
+        "UPDATERECORDFORMAT writes the before image of an update in its record, and no "
+        "TABLE is under GETUPDATEBEFORES: it changes nothing",
+    )
 
 
 def h_recoveryoptions(b: Builder, p: Parsed) -> None:

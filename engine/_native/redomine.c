@@ -203,6 +203,7 @@ typedef struct {
     PyObject *name;      /* bytes */
     uint32_t dataobj;
     int captured, hooked;
+    int befores; /* decode.BEFORES_*: 0 none, 1 a before-image record, 2 FULL, 3 COMPACT */
     Py_ssize_t ncols;
     uint8_t *kinds;
     PyObject *entries; /* tuple: the Python entry converter of each column */
@@ -221,14 +222,16 @@ typedef struct {
     Py_ssize_t maxcols;
     Val *img[5]; /* after, before, merged, key, row scratch */
     PyObject *kind[6]; /* ROW, BEGIN, COMMIT, ROLLBACK, SESSION, UNDO */
-    PyObject *io[4];   /* INSERT, DELETE, FIELDCOMP, KEYFIELDCOMP */
+    PyObject *io[6]; /* INSERT, DELETE, FIELDCOMP, KEYFIELDCOMP, before FIELDCOMP, UNIFIED */
     PyObject *empty_str, *empty_bytes, *empty_tuple, *zero;
     uint64_t xid_key[XID_CACHE];
     PyObject *xid_text[XID_CACHE];
 } Walker;
 
 enum { K_ROW, K_BEGIN, K_COMMIT, K_ROLLBACK, K_SESSION, K_UNDO };
-enum { IO_INSERT, IO_DELETE, IO_FIELDCOMP, IO_KEYFIELDCOMP };
+enum { IO_INSERT, IO_DELETE, IO_FIELDCOMP, IO_KEYFIELDCOMP, IO_BEFORE_FIELDCOMP, IO_UNIFIED };
+enum { B_NONE, B_RECORD, B_FULL, B_COMPACT };
+#define NIO 6
 
 static const Table *find_table(const Walker *w, uint32_t obj) {
     if (!w->nslots) return NULL;
@@ -778,10 +781,18 @@ static pos_t rows(Walker *w, const Rec *r, pos_t body, pos_t p, pos_t undo, uint
                 rc = DECLINE;
                 goto done;
             }
+        /* the images by the table's befores: decode.Decoder._update */
         int e;
         if (changed) {
-            key_of(t, before, key, n);
-            e = emit_row(w, out, t, xid, IO_KEYFIELDCOMP, bdba, slot, merged, 0, key, ref, h);
+            if (t->befores == B_NONE) key_of(t, before, key, n);
+            e = emit_row(w, out, t, xid, IO_KEYFIELDCOMP, bdba, slot, merged, 0,
+                         t->befores == B_NONE ? key : before, ref, h);
+        } else if (t->befores == B_RECORD) {
+            e = emit_row(w, out, t, xid, IO_BEFORE_FIELDCOMP, bdba, slot, before, 0, NULL, ref, h);
+            if (!e) e = emit_row(w, out, t, xid, IO_FIELDCOMP, bdba, slot, merged, 0, NULL, ref, h);
+        } else if (t->befores == B_FULL || t->befores == B_COMPACT) {
+            e = emit_row(w, out, t, xid, IO_UNIFIED, bdba, slot,
+                         t->befores == B_FULL ? merged : after, 0, before, ref, h);
         } else {
             e = emit_row(w, out, t, xid, IO_FIELDCOMP, bdba, slot, merged, 0, NULL, ref, h);
         }
@@ -1104,7 +1115,7 @@ static void free_tables(Walker *w) {
 static void walker_dealloc(Walker *w) {
     free_tables(w);
     for (int i = 0; i < 6; i++) Py_XDECREF(w->kind[i]);
-    for (int i = 0; i < 4; i++) Py_XDECREF(w->io[i]);
+    for (int i = 0; i < NIO; i++) Py_XDECREF(w->io[i]);
     Py_XDECREF(w->empty_str);
     Py_XDECREF(w->empty_bytes);
     Py_XDECREF(w->empty_tuple);
@@ -1116,9 +1127,9 @@ static void walker_dealloc(Walker *w) {
 static int load_table(Table *t, PyObject *obj, PyObject *spec) {
     PyObject *qualified, *name, *kinds, *key, *entries;
     unsigned long dataobj;
-    int captured, hooked;
-    if (!PyArg_ParseTuple(spec, "UOkSOppO!", &qualified, &name, &dataobj, &kinds, &key, &captured,
-                          &hooked, &PyTuple_Type, &entries))
+    int captured, hooked, befores;
+    if (!PyArg_ParseTuple(spec, "UOkSOppO!i", &qualified, &name, &dataobj, &kinds, &key,
+                          &captured, &hooked, &PyTuple_Type, &entries, &befores))
         return -1;
     if (!PyBytes_Check(name)) {
         PyErr_SetString(PyExc_TypeError, "table name must be bytes");
@@ -1129,6 +1140,7 @@ static int load_table(Table *t, PyObject *obj, PyObject *spec) {
     t->dataobj = (uint32_t)dataobj;
     t->captured = captured;
     t->hooked = hooked;
+    t->befores = befores;
     t->ncols = PyBytes_GET_SIZE(kinds);
     if (PyTuple_GET_SIZE(entries) != t->ncols) {
         PyErr_SetString(PyExc_ValueError, "one entry converter per column");
@@ -1162,20 +1174,21 @@ static int load_table(Table *t, PyObject *obj, PyObject *spec) {
 
 /* Walker(tables, kinds, io_types): tables maps an object number to (qualified name, name
  * bytes, data object number, column kinds (bytes: 0 NUMBER, 1 character, 2 other), key
- * column indices, captured, hooked, entry converters); kinds are the event kinds ROW,
- * BEGIN, COMMIT, ROLLBACK, SESSION, UNDO; io_types INSERT, DELETE, FIELDCOMP, KEYFIELDCOMP. */
+ * column indices, captured, hooked, entry converters, befores); kinds are the event kinds
+ * ROW, BEGIN, COMMIT, ROLLBACK, SESSION, UNDO; io_types INSERT, DELETE, FIELDCOMP,
+ * KEYFIELDCOMP, a FIELDCOMP's before image, GGSUnifiedUpdate. */
 static int walker_init(Walker *w, PyObject *args, PyObject *kw) {
     PyObject *tables, *kinds, *io;
     if (!PyArg_ParseTuple(args, "O!O!O!", &PyDict_Type, &tables, &PyTuple_Type, &kinds,
                           &PyTuple_Type, &io))
         return -1;
-    if (PyTuple_GET_SIZE(kinds) != 6 || PyTuple_GET_SIZE(io) != 4) {
-        PyErr_SetString(PyExc_ValueError, "6 event kinds and 4 IO types");
+    if (PyTuple_GET_SIZE(kinds) != 6 || PyTuple_GET_SIZE(io) != NIO) {
+        PyErr_SetString(PyExc_ValueError, "6 event kinds and 6 IO types");
         return -1;
     }
     free_tables(w);
     for (int i = 0; i < 6; i++) Py_XSETREF(w->kind[i], Py_NewRef(PyTuple_GET_ITEM(kinds, i)));
-    for (int i = 0; i < 4; i++) Py_XSETREF(w->io[i], Py_NewRef(PyTuple_GET_ITEM(io, i)));
+    for (int i = 0; i < NIO; i++) Py_XSETREF(w->io[i], Py_NewRef(PyTuple_GET_ITEM(io, i)));
     if (!w->empty_str) w->empty_str = PyUnicode_New(0, 0);
     if (!w->empty_bytes) w->empty_bytes = PyBytes_FromStringAndSize(NULL, 0);
     if (!w->empty_tuple) w->empty_tuple = PyTuple_New(0);

@@ -1,16 +1,15 @@
 from typing import Any
 
-# qualified name, name bytes, data object, column kinds, key, captured, hooked, converters
-TableSpec = tuple[str, bytes, int, bytes, tuple[int, ...], bool, bool, tuple[Any, ...]]
+# qualified name, name bytes, data object, column kinds, key, captured, hooked, converters,
+# befores (engine.extract.decode.BEFORES_*)
+TableSpec = tuple[str, bytes, int, bytes, tuple[int, ...], bool, bool, tuple[Any, ...], int]
 
 class Walker:
     def __init__(
         self,
-        tables: dict[
-            int, tuple[str, bytes, int, bytes, tuple[int, ...], bool, bool, tuple[Any, ...]]
-        ],
+        tables: dict[int, TableSpec],
         kinds: tuple[int, int, int, int, int, int],
-        io_types: tuple[int, int, int, int],
+        io_types: tuple[int, int, int, int, int, int],
     ) -> None: ...
     def walk(
         self, buf: bytes, base: int, pos: int, end: int, eof: int, out: list[tuple[Any, ...]]

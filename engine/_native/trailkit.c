@@ -167,12 +167,12 @@ static PyObject *records(PyObject *mod, PyObject *args) {
         /* the row header: codec._TEMPLATE_HEAD after its two sections */
         p[0] = 'E';
         p[1] = 0;
-        p[2] = (uint8_t)w->io;
+        p[2] = (uint8_t)(w->io & 0xFF); /* layout.BEFORE_IMAGE (0x100): a before image, B */
         p[3] = (uint8_t)t;
         p[4] = 0;
         p[5] = 'N';
         p[6] = 4;
-        p[7] = w->io == delete_io ? 'B' : 'A';
+        p[7] = w->io == delete_io || (w->io & 0x100) ? 'B' : 'A';
         p[8] = 0;
         p[9] = 'R';
         p[10] = 0;

@@ -24,7 +24,7 @@ from engine.expr.evaluate import Compiled, evaluate
 from engine.expr.functions import format_date
 from engine.expr.values import Status, Value, to_text, truth
 from engine.trail.codec import pack_tokens, user_token
-from engine.trail.layout import IOType, TransInd
+from engine.trail.layout import BEFORE_IMAGE, IOType, TransInd, wire_io_type
 from engine.trail.model import Columns, micros_to_datetime
 from params.expr import (
     HEADER_ELEMENTS,
@@ -45,12 +45,16 @@ from params.models import TableSpec
 OP_TYPES: dict[int, str] = {
     IOType.INSERT: "INSERT", IOType.DELETE: "DELETE", IOType.UPDATE: "UPDATE",
     IOType.FIELDCOMP: "SQL COMPUPDATE", IOType.KEYFIELDCOMP: "PK UPDATE",
-    IOType.PURGEDATA: "TRUNCATE",
+    IOType.PURGEDATA: "TRUNCATE", IOType.UNIFIED_UPDATE: "SQL COMPUPDATE",
+    IOType.FIELDCOMP | BEFORE_IMAGE: "SQL COMPUPDATE", IOType.UPDATE | BEFORE_IMAGE: "UPDATE",
+    IOType.KEYFIELDCOMP | BEFORE_IMAGE: "PK UPDATE",
 }  # fmt: skip
-#: The operation FILTER ON/IGNORE names.
+#: The operation FILTER ON/IGNORE names (a before image: its update's).
 LOGICAL_OPS: dict[int, str] = {
     IOType.INSERT: "INSERT", IOType.DELETE: "DELETE", IOType.UPDATE: "UPDATE",
-    IOType.FIELDCOMP: "UPDATE", IOType.KEYFIELDCOMP: "UPDATE",
+    IOType.FIELDCOMP: "UPDATE", IOType.KEYFIELDCOMP: "UPDATE", IOType.UNIFIED_UPDATE: "UPDATE",
+    IOType.FIELDCOMP | BEFORE_IMAGE: "UPDATE", IOType.UPDATE | BEFORE_IMAGE: "UPDATE",
+    IOType.KEYFIELDCOMP | BEFORE_IMAGE: "UPDATE",
 }  # fmt: skip
 _TRANS_IND = {TransInd.BEGIN: "BEGIN", TransInd.MIDDLE: "MIDDLE", TransInd.END: "END",
               TransInd.WHOLE: "WHOLE"}  # fmt: skip
@@ -424,7 +428,7 @@ _GETENV: dict[tuple[str, str], Callable[[RowEnv], Value]] = {
     ("GGHEADERINFO", "LOGCSN"): lambda e: e.facts.csn,
     ("GGHEADERINFO", "TRANSACTIONINDICATOR"): lambda e: _TRANS_IND.get(TransInd(e.ind)),
     ("GGHEADERINFO", "BEFOREAFTERINDICATOR"):
-        lambda e: "BEFORE" if e.facts.io_type == IOType.DELETE else "AFTER",
+        lambda e: "BEFORE" if wire_io_type(e.facts.io_type)[1] == b"B" else "AFTER",
     ("GGHEADERINFO", "RECORDLENGTH"): lambda e: _length(e.after),
     ("TRANSACTION", "XID"): lambda e: e.facts.xid,
     ("TRANSACTION", "CSN"): lambda e: e.facts.csn,

@@ -18,13 +18,22 @@ from collections.abc import Set as AbstractSet
 from engine._native import load as load_native
 from engine.extract.lcr import Entry, Fragment, Kind, Lcr
 from engine.trail.codec import commit_tokens, encode_record, finalize, summarize
-from engine.trail.layout import IO_TYPE_NAMES, IOType, TransInd
+from engine.trail.layout import (
+    IO_TYPE_NAMES,
+    OFF_BEFORE_AFTER,
+    SECTION_SIZE,
+    TransInd,
+    event_io_type,
+    wire_io_type,
+)
 from engine.trail.model import TrailRecord
 from engine.trail.writer import split_records
 
 
 def op_name(io_type: int) -> str:
-    """The operation's name as Logdump and the report count it (``TrailRecord.op_name``)."""
+    """The operation's name as Logdump and the report count it (``TrailRecord.op_name``);
+    a before image (layout.BEFORE_IMAGE) is no operation of its own: ``IOType271``, which
+    STATS does not count (as ``miner._closed`` names it)."""
     return IO_TYPE_NAMES.get(io_type, f"IOType{io_type}")
 
 
@@ -84,13 +93,14 @@ def stream_encoded(
 def _record(
     xid: str, commit_scn: int, commit_time_us: int, r: Lcr, ind: int, first: bool
 ) -> TrailRecord:
+    io_type, before_after = wire_io_type(r.io_type)
     return TrailRecord(
-        io_type=r.io_type,
+        io_type=io_type,
         table=r.table,
         columns=r.columns,
         before_columns=r.before_columns,
         trans_ind=int(ind),
-        before_after="B" if r.io_type == IOType.DELETE else "A",
+        before_after=before_after.decode("ascii"),
         io_time_us=commit_time_us,
         audit_rba=r.pos.sequence,
         audit_pos=r.pos.offset,
@@ -168,7 +178,8 @@ def fragment_rows(f: Fragment, undone: AbstractSet[str] = frozenset()) -> Iterat
             continue
         s = summarize(template)
         assert s is not None
+        ba = chr(template[2 * SECTION_SIZE + OFF_BEFORE_AFTER])  # a before image: its flag
         yield Lcr(
-            Kind.ROW, f.xid, f.pos, f.end, f.scn, f.subscn, f.time_us, s.io_type, s.table,
-            ref=ref, record=template,
+            Kind.ROW, f.xid, f.pos, f.end, f.scn, f.subscn, f.time_us,
+            event_io_type(s.io_type, ba), s.table, ref=ref, record=template,
         )  # fmt: skip

@@ -189,13 +189,18 @@ def selection_for(
     ``also`` adds tables captured without a TABLE line (the heartbeat tables)."""
     chosen: set[tuple[str, str]] = set()
     truncates: set[tuple[str, str]] = set()
+    befores: set[tuple[str, str]] = set()
     for t in dictionary.tables.values():
         spec = model.captured(t.owner, t.name)
         if spec is not None or (also is not None and also(t.owner, t.name)):
             chosen.add((t.owner.upper(), t.name.upper()))
             if spec is not None and spec.get_truncates:
                 truncates.add((t.owner.upper(), t.name.upper()))
-    return Selection(frozenset(chosen), frozenset(truncates))
+            heartbeat = also is not None and also(t.owner, t.name)
+            if spec is not None and spec.get_update_befores and not heartbeat:
+                befores.add((t.owner.upper(), t.name.upper()))
+    return Selection(frozenset(chosen), frozenset(truncates), False, frozenset(befores),
+                     model.update_record_format)  # fmt: skip
 
 
 class Capture:

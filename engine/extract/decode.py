@@ -10,7 +10,11 @@ range of one log. Seed 002's rules:
   plus changed columns, "FieldComp"; a changed key makes a key update with the before
   key), 11.11 QMI array insert and 19.1 direct load (one record per row), 11.12 QMD
   multi-row delete (one record per row);
-- not extracted: undo (5.1, used only for the key's before image), index redo (10.x),
+- before images (GETUPDATEBEFORES, per TABLE): the undo (5.1) of an update holds the old
+  values of its changed columns and the key; they are written as a before-image record
+  (BeforeAfter B) ahead of the update, or with UPDATERECORDFORMAT FULL / COMPACT in one
+  GGSUnifiedUpdate record (:meth:`Decoder._update`; docs/extract.md, "Before images");
+- not extracted: undo (5.1, used only for before images), index redo (10.x),
   block cleanouts (4.1);
 - every transaction opens at its 5.2, whether or not it touches a captured table, so it
   is cached from its first change as GoldenGate does; rows of other tables yield nothing.
@@ -38,7 +42,7 @@ from engine.source.redo import (
     Undo,
     UndoApplied,
 )
-from engine.trail.layout import IOType
+from engine.trail.layout import BEFORE_IMAGE, IOType
 from engine.trail.model import Columns, datetime_to_micros
 
 _WIDE = Context(prec=200)
@@ -74,16 +78,34 @@ def uba_key(uba: Uba) -> str:
     return f"{uba.dba:x}.{uba.seq:x}.{uba.rec:x}"
 
 
+#: How the updates of a table are written (:meth:`Selection.befores_of`): no before image
+#: (IGNOREUPDATEBEFORES, the default); a before-image record ahead of each update
+#: (GETUPDATEBEFORES); one GGSUnifiedUpdate record whose after image carries the key and
+#: the changed columns (UPDATERECORDFORMAT FULL) or the changed columns only (COMPACT).
+BEFORES_NONE, BEFORES_RECORD, BEFORES_FULL, BEFORES_COMPACT = 0, 1, 2, 3
+_FORMATS = {None: BEFORES_RECORD, "FULL": BEFORES_FULL, "COMPACT": BEFORES_COMPACT}
+
+
 @dataclass(frozen=True)
 class Selection:
-    """Which tables are captured: owner.name → (qualified name, get_truncates)."""
+    """Which tables are captured: owner.name → (qualified name, get_truncates); ``befores``
+    the tables under GETUPDATEBEFORES, written as ``update_format`` (UPDATERECORDFORMAT:
+    None, FULL or COMPACT) says."""
 
     tables: frozenset[tuple[str, str]] = frozenset()
     truncates: frozenset[tuple[str, str]] = frozenset()
     everything: bool = False
+    befores: frozenset[tuple[str, str]] = frozenset()
+    update_format: str | None = None
 
     def captured(self, t: TableDef) -> bool:
         return self.everything or (t.owner.upper(), t.name.upper()) in self.tables
+
+    def befores_of(self, t: TableDef) -> int:
+        """How the updates of ``t`` carry their before image (``BEFORES_*``)."""
+        if (t.owner.upper(), t.name.upper()) not in self.befores:
+            return BEFORES_NONE
+        return _FORMATS.get(self.update_format, BEFORES_COMPACT)
 
 
 @dataclass
@@ -211,7 +233,7 @@ class Decoder:
                 )
             return out
         if kdo.name == "URP":
-            return [self._update(base, xid, table, kdo, undo, rowid(kdo.slot), ref)]
+            return self._update(base, xid, table, kdo, undo, rowid(kdo.slot), ref)
         return []
 
     def _update(
@@ -223,37 +245,41 @@ class Decoder:
         undo: Undo | None,
         rowid: str,
         ref: str,
-    ) -> Lcr:
+    ) -> list[Lcr]:
+        """An update: FieldComp (the key and the changed columns), or GGSKeyFieldComp when
+        the key changed (its before image: the key; with GETUPDATEBEFORES every column
+        the undo holds). With GETUPDATEBEFORES a FieldComp is preceded by its before image
+        (the undo's columns: the key and the changed columns' old values) as a record of
+        its own, BeforeAfter B; with UPDATERECORDFORMAT both go in one GGSUnifiedUpdate
+        record, whose after image is the FieldComp's (FULL) or the changed columns only
+        (COMPACT)."""
         after = {c.no: c.data for c in kdo.columns}
         before = self._undo_row(undo)
         key_idx = [table.column_index(k) for k in table.key_columns]
         key_changed = any(
             i in after and before.get(i, after[i]) != after[i] for i in key_idx if i in before
         )
+        mode = self.selection.befores_of(table)
         cols: dict[int, bytes | None] = {i: before[i] for i in key_idx if i in before}
         cols.update(after)
         columns = self._encode(table, cols)
+
+        def row(io_type: int, image: Columns, before_image: Columns = ()) -> Lcr:
+            return base.lcr(Kind.ROW, xid, io_type=io_type, table=table.qualified, rowid=rowid,
+                            columns=image, before_columns=before_image, ref=ref)  # fmt: skip
+
+        if any(i not in cols for i in key_idx):  # no key in the redo: fetched (keyfetch)
+            return [row(IOType.FIELDCOMP, columns)]  # and then no before image
         if key_changed:
-            bkey = self._encode(table, {i: before[i] for i in key_idx if i in before})
-            return base.lcr(
-                Kind.ROW,
-                xid,
-                io_type=IOType.KEYFIELDCOMP,
-                table=table.qualified,
-                rowid=rowid,
-                columns=columns,
-                before_columns=bkey,
-                ref=ref,
-            )
-        return base.lcr(
-            Kind.ROW,
-            xid,
-            io_type=IOType.FIELDCOMP,
-            table=table.qualified,
-            rowid=rowid,
-            columns=columns,
-            ref=ref,
-        )
+            bimg = before if mode else {i: before[i] for i in key_idx if i in before}
+            return [row(IOType.KEYFIELDCOMP, columns, self._encode(table, bimg))]
+        if mode == BEFORES_NONE:
+            return [row(IOType.FIELDCOMP, columns)]
+        bcols = self._encode(table, before)
+        if mode == BEFORES_RECORD:
+            return [row(IOType.FIELDCOMP | BEFORE_IMAGE, bcols), row(IOType.FIELDCOMP, columns)]
+        image = columns if mode == BEFORES_FULL else self._encode(table, after)
+        return [row(IOType.UNIFIED_UPDATE, image, bcols)]
 
     def _direct(self, base: _Base, xid: str, dl: DirectLoad, block_dba: int) -> list[Lcr]:
         """19.1: the change header's DBA is the formatted block (seed: 0x01000460, whose

@@ -38,7 +38,12 @@ from typing import Any, Final
 from engine._native import load as load_native
 from engine.expr.rowrule import Process, RowRule
 from engine.extract.assemble import trans_ind
-from engine.extract.decode import Selection
+from engine.extract.decode import (
+    BEFORES_FULL,
+    BEFORES_NONE,
+    BEFORES_RECORD,
+    Selection,
+)
 from engine.extract.lcr import Fragment, Kind, Position
 from engine.extract.tablerules import rows_in_task, with_columns
 from engine.extract.values import NUMBER_TYPES, Convert, converter, entry_converter
@@ -49,7 +54,7 @@ from engine.source.ids import RowId
 from engine.source.redo_scan import scan_frames
 from engine.trail.codec import commit_tokens, row_record
 from engine.trail.errors import RecordLimitError
-from engine.trail.layout import IO_TYPE_NAMES, IOType, TransInd
+from engine.trail.layout import BEFORE_IMAGE, IO_TYPE_NAMES, IOType, TransInd
 from engine.trail.model import Columns
 
 _REC: Final = struct.Struct("<HBBIIHIQHqH")
@@ -78,6 +83,7 @@ _UNDO_CLASS_BASE: Final = 15  # undo header class of segment usn = 15 + 2 * usn
 _EMPTY: dict[int, bytes | None] = {}
 _INSERT, _DELETE = int(IOType.INSERT), int(IOType.DELETE)
 _FIELDCOMP, _KEYFIELDCOMP = int(IOType.FIELDCOMP), int(IOType.KEYFIELDCOMP)
+_BEFORE_FIELDCOMP, _UNIFIED = _FIELDCOMP | BEFORE_IMAGE, int(IOType.UNIFIED_UPDATE)
 _BEGIN_IND, _MIDDLE, _END, _WHOLE = (int(t) for t in TransInd)
 #: Column entries and table name that surely fit a record with every token (64 KiB).
 _ROOM: Final = 65_535 - 200
@@ -114,6 +120,7 @@ class TableInfo:
     captured: bool
     truncates: bool
     hooked: bool
+    befores: int = BEFORES_NONE  # decode.BEFORES_*: GETUPDATEBEFORES, UPDATERECORDFORMAT
 
 
 @dataclass(frozen=True)
@@ -156,6 +163,7 @@ def mine_plan(
             selection.captured(t),
             ident in selection.truncates,
             t.qualified in hooked,
+            selection.befores_of(t),
         )
         tables[t.obj] = info
         tables[t.dataobj] = info
@@ -325,11 +333,13 @@ class Miner:
                 info.captured,
                 info.hooked,
                 self.helper(info).entry,
+                info.befores,
             )
             for obj, info in self.tables.items()
         }
         kinds = (_ROW, _BEGIN, _COMMIT_K, _ROLLBACK, _SESSION_K, _UNDO_K)
-        return _NATIVE.Walker(spec, kinds, (_INSERT, _DELETE, _FIELDCOMP, _KEYFIELDCOMP))
+        io = (_INSERT, _DELETE, _FIELDCOMP, _KEYFIELDCOMP, _BEFORE_FIELDCOMP, _UNIFIED)
+        return _NATIVE.Walker(spec, kinds, io)
 
     # -- one record -----------------------------------------------------------------
     def record(
@@ -507,16 +517,21 @@ class Miner:
             )
             merged: Raw = {i: before[i] for i in key if i in before}
             merged.update(after)
+            rid = rowid(dataobj, bdba, slot)
+            mode = info.befores
             if any(i not in merged for i in key):  # no key in the redo: the driver fetches it
-                emit(out, cols, xid, _FIELDCOMP, rowid(dataobj, bdba, slot), merged, False, None,
-                     ref, head, seq, True)  # fmt: skip
-            elif key_changed:
-                bkey = {i: before[i] for i in key if i in before}
-                emit(out, cols, xid, _KEYFIELDCOMP, rowid(dataobj, bdba, slot), merged, False,
-                     bkey, ref, head, seq)  # fmt: skip
+                emit(out, cols, xid, _FIELDCOMP, rid, merged, False, None, ref, head, seq, True)
+            elif key_changed:  # decode.Decoder._update says which images go where
+                bkey = before if mode else {i: before[i] for i in key if i in before}
+                emit(out, cols, xid, _KEYFIELDCOMP, rid, merged, False, bkey, ref, head, seq)
+            elif mode == BEFORES_NONE:
+                emit(out, cols, xid, _FIELDCOMP, rid, merged, False, None, ref, head, seq)
+            elif mode == BEFORES_RECORD:
+                emit(out, cols, xid, _BEFORE_FIELDCOMP, rid, before, False, None, ref, head, seq)
+                emit(out, cols, xid, _FIELDCOMP, rid, merged, False, None, ref, head, seq)
             else:
-                emit(out, cols, xid, _FIELDCOMP, rowid(dataobj, bdba, slot), merged, False, None,
-                     ref, head, seq)  # fmt: skip
+                image = merged if mode == BEFORES_FULL else after
+                emit(out, cols, xid, _UNIFIED, rid, image, False, before, ref, head, seq)
         return p
 
     def _emit(

@@ -126,6 +126,8 @@ class TableRules:
             for key in ((table, op), ("", op), (table, "DML"), ("", "DML"), ("", "TOTAL")):
                 stats[key] += 1
             cols = rule.project(lcr.columns) if rule.keep is not None else None
+            if cols is not None and lcr.before_columns:  # a before image loses them too
+                lcr = dataclasses.replace(lcr, before_columns=rule.project(lcr.before_columns))
             yield lcr, cols, (env if rule.tokens else None)
 
     def _tokens(self, item: tuple[Lcr, Columns | None, RowEnv | None], ind: int) -> Lcr:
@@ -250,8 +252,9 @@ def rows_in_task(
             if rule.keep is not None or not parts:
                 cols = rule.project(columns) if rule.keep is not None else columns
                 rowid = e[10].encode("ascii") if e[10] else None
+                bcols = rule.project(before_cols) if rule.keep is not None else before_cols
                 parts = (e[9].encode("utf-8"), encode_columns(cols),
-                         encode_columns(before_cols), rowid)  # fmt: skip
+                         encode_columns(bcols), rowid)  # fmt: skip
         where = plan.where
         if where is not None:
             v = where(env)
@@ -264,7 +267,8 @@ def rows_in_task(
             for key in ((table.upper(), op), ("", op), ("", "DML"), ("", "TOTAL")):
                 stats[key] += 1
         if projected is not None:  # the kept column entries, as they were encoded
-            parts = (parts[0], projected, parts[2], parts[3])
+            kept_before = scan_entries(parts[2], frozenset(), rule.keep)[1] if parts[2] else b""
+            parts = (parts[0], projected, kept_before or b"", parts[3])
         row = (*e[:11], (), (), e[13], e[14], e[15], e[16], parts)
         if not plan.tokens:
             kept.append((row, None))
@@ -291,7 +295,11 @@ def _columnar(
     rows: list[tuple[Any, ...]], table: str, plan: _Plan, done: dict[int, tuple[Any, ...] | None]
 ) -> None:
     """``table``'s rows scanned and selected column-wise, into ``done``; nothing when a row
-    cannot be (the row-by-row path then deals with them, and says what is wrong)."""
+    cannot be (the row-by-row path then deals with them, and says what is wrong). Rows
+    with a before-image area under COLS/COLSEXCEPT go row by row: the scan projects the
+    data area only, and the before image must lose the excluded columns too."""
+    if plan.keep_mask is not None and any(e[9] == table and e[17] and e[17][2] for e in rows):
+        return
     got = _SCAN_ROWS(rows, table, plan.slots, len(plan.order), plan.keep_mask, Status.MISSING)
     if got is None:
         return

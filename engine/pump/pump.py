@@ -172,6 +172,13 @@ class Pump:
             self.writer.close()
             raise
         self.startup = read
+        for name in _capture_only(model):
+            emit(
+                "OGG-10144",
+                Severity.WARNING,
+                f"Parameter {name} is not used by a data pump: it copies the records the "
+                "Extract wrote (before images included) and reads no redo.",
+            )
         rec = self.writer.recovery
         if rec is not None and rec.action != "none":
             emit(
@@ -427,3 +434,14 @@ def _retag(txn: Transaction, records: list[TrailRecord]) -> list[TrailRecord]:
             r = replace(r, logcsn=txn.logcsn, tranid=txn.tranid)
         out.append(r)
     return out
+
+
+def _capture_only(model: ParamFile) -> list[str]:
+    """The before-image parameters in a pump's file: they shape what the Extract captures
+    from redo, so a pump (which reads a trail) has no use for them."""
+    names = []
+    if any(t.get_update_befores for t in model.tables):
+        names.append("GETUPDATEBEFORES")
+    if model.update_record_format is not None:
+        names.append("UPDATERECORDFORMAT")
+    return names

@@ -24,7 +24,7 @@ from engine.expr.rowrule import (
 )
 from engine.pump.txreader import Transaction
 from engine.trail.codec import user_tokens
-from engine.trail.layout import TOKEN_USER, TransInd
+from engine.trail.layout import TOKEN_USER, TransInd, event_io_type
 from engine.trail.model import TableDef, TrailRecord
 from params.models import ParamFile
 
@@ -78,7 +78,8 @@ class PumpRowOptions:
                 kept.append((r, None, None))
                 continue
             at = where.get(id(r))  # (None: a record the hook made)
-            facts = Facts(r.table, r.io_type, r.io_time_us, txn.logcsn or "", txn.tranid or "",
+            io_type = event_io_type(r.io_type, r.before_after)
+            facts = Facts(r.table, io_type, r.io_time_us, txn.logcsn or "", txn.tranid or "",
                           r.rowid, r.audit_rba, r.audit_pos, r.trans_ind,
                           at.seqno if at else None, at.rba if at else None)  # fmt: skip
             incoming = dict(user_tokens(r))
@@ -89,8 +90,9 @@ class PumpRowOptions:
             op = LOGICAL_OPS.get(r.io_type, "")
             for key in ((r.table.upper(), op), ("", op), (r.table.upper(), "DML"), ("", "DML")):
                 self.stats[key] = self.stats.get(key, 0) + 1
-            if rule.keep is not None:
-                r = replace(r, columns=rule.project(r.columns))
+            if rule.keep is not None:  # from the before image too
+                r = replace(r, columns=rule.project(r.columns),
+                            before_columns=rule.project(r.before_columns))  # fmt: skip
             kept.append((r, rule, env))
         out = []
         n = len(kept)

@@ -8,7 +8,11 @@ target transaction is not aborted by one (PostgreSQL aborts a transaction on any
   which HANDLECOLLISIONS turns into an update of the existing row.
 * FieldComp / Update: ``UPDATE ... WHERE key``; no row updated is "no data found" (1403),
   which HANDLECOLLISIONS turns into an insert of the columns the record carries.
-* GGSKeyFieldComp (key update): the WHERE takes the before image of the key.
+* GGSKeyFieldComp (key update) and GGSUnifiedUpdate (UPDATERECORDFORMAT: before and
+  after image in one record): the WHERE takes the key from the before image.
+* A before image of an update (BeforeAfter B, GETUPDATEBEFORES without UPDATERECORDFORMAT)
+  is no change: the engine does not apply it (with GETUPDATEBEFORES and INSERTALLRECORDS
+  it is inserted, a row of the history like its after image).
 * Delete: ``DELETE ... WHERE key``; a missing row is 1403, ignored with HANDLECOLLISIONS.
 * GGSPurgedata (TRUNCATE): ``DELETE FROM`` the table (not for an INSERTALLRECORDS MAP,
   whose table keeps the history).
@@ -34,10 +38,15 @@ from engine.replicat import ApplyError
 from engine.replicat.mapping import TableMap
 from engine.targets import NO_DATA_FOUND, UNIQUE_CONSTRAINT
 from engine.targets.base import ColumnInfo, Target
-from engine.trail.layout import IOType
+from engine.trail.layout import BEFORE_IMAGE, IOType, event_io_type
 from engine.trail.model import TrailRecord
 
 Row = dict[str, tuple[ColumnInfo, str | None]]
+
+
+def is_before_image(record: TrailRecord) -> bool:
+    """An update's before image written as a record of its own (GETUPDATEBEFORES)."""
+    return bool(event_io_type(record.io_type, record.before_after) & BEFORE_IMAGE)
 
 
 class Applier:
@@ -52,6 +61,7 @@ class Applier:
             IOType.UPDATE: self._update,
             IOType.FIELDCOMP: self._update,
             IOType.KEYFIELDCOMP: self._key_update,
+            IOType.UNIFIED_UPDATE: self._key_update,
             IOType.DELETE: self._delete,
             IOType.PURGEDATA: self._truncate,
         }

@@ -50,7 +50,7 @@ from engine.home import Home
 from engine.pump.pump import in_home
 from engine.pump.txreader import Transaction, TransactionReader
 from engine.replicat import ApplyError, ReplicatError
-from engine.replicat.apply import Applier
+from engine.replicat.apply import Applier, is_before_image
 from engine.replicat.discard import DiscardFile
 from engine.replicat.mapping import Mapper, RecordEnv, TableMap
 from engine.replicat.progress import CheckpointTable, Progress, group_key
@@ -194,6 +194,7 @@ class ReplicatRun:
         self.skipped = 0
         self.ignored = 0
         self.filtered = 0  # records WHERE, FILTER or IGNORE<op>S left out
+        self.before_images = 0  # before-image records, not applied (apply.is_before_image)
         self.last_io_us = 0
         self.last_file_checkpoint = 0.0
         self.dirty = True
@@ -325,6 +326,9 @@ class ReplicatRun:
         savepoints: bool,
         at: TrailPosition,
     ) -> None:
+        if is_before_image(record) and not (m.insert_all and m.get_befores):
+            self.before_images += 1  # not a change (apply.py): skipped, not filtered
+            return
         kind = LOGICAL_OPS.get(record.io_type)
         if kind in m.ignore_ops:
             self.filtered += 1

@@ -37,6 +37,7 @@ from engine.expr.evaluate import Compiled
 from engine.expr.rowrule import Facts, Process, RowEnv, RowRule
 from engine.replicat import MappingError
 from engine.targets.base import ColumnInfo, TableInfo, Target
+from engine.trail.layout import event_io_type
 from engine.trail.model import Columns, TableDef, TrailPosition, TrailRecord
 from params.expr import Col, Expr, ExprIssue, Filter, Lit, columns_of, parse_assignments
 from params.models import ParamFile, RepError, TableSpec
@@ -106,6 +107,7 @@ class MapRules:
     handle_collisions: bool = False
     reperrors: tuple[RepError, ...] = ()
     ignore_ops: frozenset[str] = frozenset()
+    get_befores: bool = False  # GETUPDATEBEFORES before the MAP: before images are processed
 
 
 def _option(spec: TableSpec, name: str) -> str | None:
@@ -161,7 +163,7 @@ MAP_OPTION_READERS: dict[str, Callable[[TableSpec, MapRules], None]] = {
 
 
 def map_rules(spec: TableSpec) -> MapRules:
-    r = MapRules(spec, ignore_ops=frozenset(spec.ignore_ops))
+    r = MapRules(spec, ignore_ops=frozenset(spec.ignore_ops), get_befores=spec.get_update_befores)
     for reader in dict.fromkeys(MAP_OPTION_READERS.values()):
         reader(spec, r)
     return r
@@ -189,6 +191,7 @@ class TableMap:
     ignore_ops: frozenset[str] = frozenset()
     # ``computed`` compiled for the source table's rows (RowRule.fn): what apply runs
     compiled: tuple[tuple[ColumnInfo, Compiled], ...] = ()
+    get_befores: bool = False
 
     def row(self, columns: Columns) -> dict[str, tuple[ColumnInfo, str | None]]:
         """Target column name -> (column, trail text) for the columns a record carries."""
@@ -231,7 +234,8 @@ class RecordEnv(RowEnv):
         if name == "facts":
             txn, at = self._txn, self._at
             csn, xid = txn.logcsn or "", txn.tranid or ""
-            fields = (r.table, r.io_type, r.io_time_us, csn, xid, r.rowid, r.audit_rba,
+            io_type = event_io_type(r.io_type, r.before_after)  # a before image: BEFORE
+            fields = (r.table, io_type, r.io_time_us, csn, xid, r.rowid, r.audit_rba,
                       r.audit_pos, r.trans_ind, at.seqno, at.rba)  # fmt: skip
             value = _new_tuple(Facts, fields)
         elif name == "before":
@@ -373,4 +377,5 @@ class Mapper:
             rules.reperrors,
             rules.ignore_ops,
             tuple((c, rule.fn(e)) for c, e in computed) if rule is not None else (),
+            rules.get_befores,
         )

@@ -56,8 +56,8 @@ from engine.trail.layout import (
     TOKEN_SIZE,
     TOKEN_TRANID,
     TOKEN_USER,
-    IOType,
     TransInd,
+    wire_io_type,
 )
 from engine.trail.model import Columns, FileHeader, TrailRecord
 
@@ -285,7 +285,9 @@ def row_record(
     """A row record from its parts: ``name`` is the table name (UTF-8), ``data`` and
     ``before`` the column entries (:func:`column_entry`) of the data area and of the key's
     before image (empty: none), ``rowid`` the 18 ASCII characters of ORAROWID, ``tokens``
-    more token entries (:func:`commit_tokens`). The same bytes as :func:`encode_row`."""
+    more token entries (:func:`commit_tokens`). The same bytes as :func:`encode_row`.
+    ``io_type`` may carry :data:`~engine.trail.layout.BEFORE_IMAGE` (a before-image record)."""
+    io_type, before_after = wire_io_type(io_type)
     if len(name) > MAX_TABLE_NAME_LENGTH:
         raise RecordLimitError(f"table name of {len(name)} bytes exceeds {MAX_TABLE_NAME_LENGTH}")
     hsize = ROW_HEADER_SIZE + len(name)
@@ -299,8 +301,7 @@ def row_record(
         raise RecordLimitError(f"record of {length} bytes exceeds {MAX_RECORD_LENGTH}")
     head = _TEMPLATE_HEAD.pack(
         TAG_ENVELOPE, FLAG_WHOLE_RECORD, length, TAG_ROW_HEADER, FLAG_SECTION, hsize,
-        HDR_IND, 0, io_type, trans_ind, 0, b"N", 4,
-        b"B" if io_type == IOType.DELETE else b"A", 0, b"R", 0, io_time_us, audit_rba,
+        HDR_IND, 0, io_type, trans_ind, 0, b"N", 4, before_after, 0, b"R", 0, io_time_us, audit_rba,
         audit_pos, 1, len(name),
     )  # fmt: skip
     parts = [head, name]

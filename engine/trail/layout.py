@@ -6,7 +6,7 @@ a 4-byte section header ``tag:1 flag:1 length:2``::
     G  flag 1  length = whole record (G header .. Z trailer)      envelope
     H  flag 0  length = 35 + len(table name)                      row header (data records)
     F  flag 0  length = bytes of file-header tokens               file header record only
-    B  flag 0  length = bytes of before-image column entries      key updates (IOType 115) only
+    B  flag 0  length = bytes of before-image column entries      IOType 115 and 134 only
     D  flag 0  length = bytes of column entries                   data area
     T  flag 0  length = bytes of token entries                    token area (may be absent)
     Z  flag 1  length = whole record, repeated                    trailer
@@ -64,6 +64,7 @@ ROW_HEADER_SIZE: Final = ROW_HEADER.size  # 35
 HDR_IND: Final = b"E"
 OFF_IO_TYPE: Final = 2
 OFF_TRANS_IND: Final = 3
+OFF_BEFORE_AFTER: Final = 7
 OFF_IO_TIME: Final = 11
 OFF_NAME_LENGTH: Final = 33
 
@@ -97,6 +98,7 @@ class IOType(IntEnum):
     FIELDCOMP = 15
     PURGEDATA = 100
     KEYFIELDCOMP = 115
+    UNIFIED_UPDATE = 134  # before and after image in one record (UPDATERECORDFORMAT)
     METADATA = 170  # DDR / TDR metadata record (12.2+ trails), OrigNode says which
     GGS_COMMENT = 205  # Logdump SAVE's comment before and after the saved records (seed 003)
     RESTART_ABEND = 211  # our number: recovery marker after a partly written transaction
@@ -109,10 +111,35 @@ IO_TYPE_NAMES: Final[dict[int, str]] = {
     IOType.FIELDCOMP: "FieldComp",
     IOType.PURGEDATA: "GGSPurgedata",
     IOType.KEYFIELDCOMP: "GGSKeyFieldComp",
+    IOType.UNIFIED_UPDATE: "GGSUnifiedUpdate",
     IOType.METADATA: "Metadata",
     IOType.GGS_COMMENT: "GGSComment",
     IOType.RESTART_ABEND: "RestartAbend",
 }
+
+#: (ours, never written: IOType is one byte) added to the IOType of a row event whose
+#: record is a before image (GETUPDATEBEFORES without UPDATERECORDFORMAT): the record is
+#: written with the IOType ``io_type & 0xFF`` and BeforeAfter B. A delete is B as well.
+BEFORE_IMAGE: Final = 0x100
+
+
+def wire_io_type(io_type: int) -> tuple[int, bytes]:
+    """The IOType byte and BeforeAfter of a row event's ``io_type`` (:data:`BEFORE_IMAGE`)."""
+    if io_type & BEFORE_IMAGE:
+        return io_type & 0xFF, b"B"
+    return io_type, b"B" if io_type == IOType.DELETE else b"A"
+
+
+_UPDATE_TYPES: Final = frozenset({IOType.UPDATE, IOType.FIELDCOMP, IOType.KEYFIELDCOMP})
+
+
+def event_io_type(io_type: int, before_after: str) -> int:
+    """The io type of a record read from a trail as the row rules see it: an update's
+    before image (BeforeAfter B; a delete is B as well, and a change) with BEFORE_IMAGE."""
+    if before_after == "B" and io_type in _UPDATE_TYPES:
+        return io_type | BEFORE_IMAGE
+    return io_type
+
 
 # Records that are not row operations and sit outside transactions.
 NON_TRANSACTIONAL_IO_TYPES: Final = frozenset(

@@ -30,7 +30,7 @@ from engine._native import load as load_native
 from engine.extract import capture as capture_module
 from engine.extract.assemble import trans_ind
 from engine.extract.capture import Capture, Stats, selection_for
-from engine.extract.decode import Decoder, Selection
+from engine.extract.decode import BEFORES_FULL, Decoder, Selection
 from engine.extract.lcr import Kind, Lcr, Position
 from engine.extract.miner import Miner, mine_plan
 from engine.extract.redo_source import _tasks, continues
@@ -47,7 +47,7 @@ from engine.source.logs import list_logs
 from engine.source.redo_scan import scan_frames
 from engine.source.workload import WorkloadSpec, run_workload
 from engine.trail.codec import encode_record, finalize
-from engine.trail.layout import IOType
+from engine.trail.layout import BEFORE_IMAGE, IOType, wire_io_type
 from engine.trail.model import TrailRecord
 from engine.trail.reader import TrailReader
 from engine.trail.writer import TrailWriter
@@ -144,9 +144,19 @@ def _logs(root: Path) -> list[str]:
     return [str(i.path) for i in list_logs(root / "redo")]
 
 
-def _lcrs(root: Path, hooked: bool) -> tuple[list[Lcr], list[Lcr]]:
+def _befores(root: Path, fmt: str | None) -> Selection:
+    """Every table captured, every table's updates with before images written as
+    UPDATERECORDFORMAT ``fmt`` says (None: a before-image record ahead of each update)."""
+    tables = load_dictionary(root / "dictionary.json").tables.values()
+    names = frozenset((t.owner.upper(), t.name.upper()) for t in tables)
+    return Selection(everything=True, befores=names, update_format=fmt)
+
+
+def _lcrs(
+    root: Path, hooked: bool, selection: Selection | None = None
+) -> tuple[list[Lcr], list[Lcr]]:
     dictionary = load_dictionary(root / "dictionary.json")
-    selection = Selection(everything=True)
+    selection = selection or Selection(everything=True)
     reference = Decoder(dictionary, selection)
     names = frozenset(t.qualified for t in dictionary.tables.values()) if hooked else frozenset()
     miner = Miner(mine_plan(dictionary, selection, hooked=names, compact=False))
@@ -168,9 +178,44 @@ def test_miner_gives_the_reference_decoders_lcrs(sources: dict[str, Path], name:
     assert got == want
 
 
+@pytest.mark.parametrize("fmt", [None, "FULL", "COMPACT"])
+@pytest.mark.parametrize("name", ["sql", "wl", "seed"])
+def test_miner_gives_the_reference_decoders_before_images(
+    sources: dict[str, Path], name: str, fmt: str | None
+) -> None:
+    """GETUPDATEBEFORES (and UPDATERECORDFORMAT): the C walk, the miner's Python and the
+    reference decoder give the same before images, as columns and as record parts."""
+    selection = _befores(sources[name], fmt)
+    want, got = _lcrs(sources[name], hooked=True, selection=selection)
+    assert got == want
+    kinds = {w.io_type for w in want if w.kind is Kind.ROW}
+    made = IOType.FIELDCOMP | BEFORE_IMAGE if fmt is None else IOType.UNIFIED_UPDATE
+    assert (made in kinds) == (name != "seed")  # the seed's updates are keyless: fetched
+    images = [w for w in want if w.io_type == made]
+    assert all(w.before_columns if fmt else w.columns for w in images)
+    if fmt is None:  # each before image is followed by its update, same row, same ref
+        for i, w in enumerate(want):
+            if w.io_type == made:
+                nxt = want[i + 1]
+                assert (nxt.io_type, nxt.rowid, nxt.ref) == (IOType.FIELDCOMP, w.rowid, w.ref)
+    _, templated = _lcrs(sources[name], hooked=False, selection=selection)
+    # the updates whose key the redo lacks (seed 002's four) are fetched: no before image
+    assert _finish_as_encoded(want, templated) == (4 if name == "seed" else 0)
+    if _C is not None:  # the Python walk too (the C walk gave `got`)
+        with patch.object(Miner, "_native_walker", lambda self: None):
+            _, python = _lcrs(sources[name], hooked=True, selection=selection)
+        assert python == want
+
+
 @pytest.mark.parametrize("name", ["sql", "wl", "seed"])
 def test_templates_finish_as_the_columns_encode(sources: dict[str, Path], name: str) -> None:
     want, got = _lcrs(sources[name], hooked=False)
+    assert _finish_as_encoded(want, got) == (4 if name == "seed" else 0)  # seed 002's 4 rows
+
+
+def _finish_as_encoded(want: list[Lcr], got: list[Lcr]) -> int:
+    """Each template of ``got`` finished is what ``want``'s columns encode; the number of
+    rows (keyless updates) that came with columns instead."""
     rows = [(w, g) for w, g in zip(want, got, strict=True) if w.kind is Kind.ROW]
     assert rows
     keyless = 0
@@ -182,12 +227,12 @@ def test_templates_finish_as_the_columns_encode(sources: dict[str, Path], name: 
         assert g.record and not g.columns and g.rowid == w.rowid and g.ref == w.ref
         ind, first = trans_ind(i % 3, 3), i % 3 == 0
         record = TrailRecord(
-            io_type=w.io_type,
+            io_type=wire_io_type(w.io_type)[0],
             table=w.table,
             columns=w.columns,
             before_columns=w.before_columns,
             trans_ind=ind,
-            before_after="B" if w.io_type == 3 else "A",
+            before_after=wire_io_type(w.io_type)[1].decode(),
             io_time_us=1_000_000 + i,
             audit_rba=w.pos.sequence,
             audit_pos=w.pos.offset,
@@ -197,7 +242,7 @@ def test_templates_finish_as_the_columns_encode(sources: dict[str, Path], name: 
         )
         done = finalize(g.record, ind, 1_000_000 + i, record.logcsn, record.tranid)
         assert done == encode_record(record)
-    assert keyless == (4 if name == "seed" else 0)  # seed 002's four updated rows
+    return keyless
 
 
 def _capture(
@@ -208,9 +253,10 @@ def _capture(
     compact: bool,
     spark: SparkSession | None = None,
     per_batch: int = 8,
+    prm: str = PRM,
     budget: int | None = None,
 ) -> Stats:
-    checked = check_text(PRM.format(db=root.name, trail=trail))
+    checked = check_text(prm.format(db=root.name, trail=trail))
     assert not checked.diagnostics
     model = checked.model
     writer = TrailWriter.open(home.root / "dirdat" / trail, durable=False, megabytes=1)
@@ -253,6 +299,57 @@ def test_closed_transactions_write_the_same_trail_as_the_cache(
         if split < 1 << 30 and name != "seed":  # transactions across splits: in fragments
             assert fragments > 0, split
         assert stats == reference
+
+
+#: GETUPDATEBEFORES for hr.* only (a toggle acts on the TABLE lines after it), then off.
+PRM_BEFORES = PRM.replace(
+    "TABLE hr.*;\nTABLE wl.*;", "GETUPDATEBEFORES\nTABLE hr.*;\nIGNOREUPDATEBEFORES\nTABLE wl.*;"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "fmt"), [("sql", None), ("sql", "COMPACT"), ("wl", "FULL")], ids=str
+)
+def test_closed_transactions_write_the_same_before_images_as_the_cache(
+    sources: dict[str, Path], name: str, fmt: str | None, tmp_path: Path
+) -> None:
+    """With before images, the records the tasks assemble (C trailkit) are the driver's."""
+    home = Home(tmp_path)
+    home.create_subdirs()
+    root = sources[name]
+    prm = PRM_BEFORES + (f"UPDATERECORDFORMAT {fmt}\n" if fmt else "")
+    if name == "wl":  # the workload's tables under GETUPDATEBEFORES
+        prm = prm.replace("TABLE wl.*;", "GETUPDATEBEFORES\nTABLE wl.*;")
+    reference = _capture(home, root, "rf", 1 << 30, compact=False, prm=prm)
+    want = _records(home, "rf")
+    befores = [r for r in want if r.before_after == "B" and r.io_type == IOType.FIELDCOMP]
+    unified = [r for r in want if r.io_type == IOType.UNIFIED_UPDATE]
+    assert (befores, unified)[fmt is not None] and not (befores, unified)[fmt is None]
+    for i, split in enumerate((1 << 30, 700)):
+        trail = f"c{i}"
+        stats = _capture(home, root, trail, split, compact=True, prm=prm)
+        assert _records(home, trail) == want, split
+        fragments, stats.fragments = stats.fragments, 0
+        if split < 1 << 30:  # transactions across splits: in fragments
+            assert fragments > 0, split
+        assert stats == reference
+
+
+def test_getupdatebefores_is_per_table(sources: dict[str, Path]) -> None:
+    root = sources["sql"]
+    dictionary = load_dictionary(root / "dictionary.json")
+    text = PRM_BEFORES.replace("TABLE wl.*;", "TABLE wl.*;\nUPDATERECORDFORMAT FULL")
+    model = check_text(text.format(db="sql", trail="x")).model
+    plan = mine_plan(dictionary, selection_for(model, dictionary))
+    by_name = {t.qualified: t.befores for t in plan.tables.values() if t.captured}
+    assert by_name == {"HR.EMP": BEFORES_FULL, "HR.OTHER": BEFORES_FULL}
+    # a heartbeat table (captured without a TABLE line of its own) never has before images
+    plan = mine_plan(dictionary, selection_for(model, dictionary, lambda o, n: n == "OTHER"))
+    by_name = {t.qualified: t.befores for t in plan.tables.values() if t.captured}
+    assert by_name == {"HR.EMP": BEFORES_FULL, "HR.OTHER": 0}
+    model = check_text(PRM.format(db="sql", trail="x")).model
+    plan = mine_plan(dictionary, selection_for(model, dictionary))
+    assert not any(t.befores for t in plan.tables.values())
 
 
 @pytest.mark.parametrize("name", ["sql", "wl"])
@@ -521,7 +618,12 @@ _parts = st.tuples(
 @settings(max_examples=200, deadline=None)
 @given(
     rows=st.lists(
-        st.tuples(st.sampled_from([2, 3, 5, 15, 115]), st.integers(0, 2**40), _parts), max_size=6
+        st.tuples(
+            st.sampled_from([2, 3, 5, 15, 115, 134, 15 | BEFORE_IMAGE]),
+            st.integers(0, 2**40),
+            _parts,
+        ),
+        max_size=6,
     ),
     scn=st.integers(0, 2**48),
     xid=st.from_regex(r"[0-9]{1,5}\.[0-9]{1,3}\.[0-9]{1,9}", fullmatch=True),

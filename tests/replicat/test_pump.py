@@ -57,10 +57,22 @@ def remote(home: Home) -> list[tuple[str | None, list[str]]]:
     return out
 
 
-def make_pump(home: Home) -> tuple[Pump, list[tuple[str, str]]]:
+def make_pump(home: Home, prm: str = PRM) -> tuple[Pump, list[tuple[str, str]]]:
     group = add_group(home, GroupKind.EXTRACT, "PMP", SourceType.EXTTRAILSOURCE, "./dirdat/aa")
     seen, emit = events()
-    return Pump(home, model(home, "pmp", PRM), group, emit, durable=False), seen  # type: ignore[arg-type]
+    return Pump(home, model(home, "pmp", prm), group, emit, durable=False), seen  # type: ignore[arg-type]
+
+
+def test_before_image_parameters_in_a_pump_are_said_not_used(home: Home) -> None:
+    write_trail(home.root / "dirdat" / "aa", [txn_records(100, [ins(1)])], (EMP,))
+    prm = PRM.replace("TABLE hr.emp;", "UPDATERECORDFORMAT FULL\nGETUPDATEBEFORES\nTABLE hr.emp;")
+    pump, seen = make_pump(home, prm)
+    pump.close()
+    warned = [text for code, text in seen if code == "OGG-10144"]
+    assert [w.split()[1] for w in warned] == ["GETUPDATEBEFORES", "UPDATERECORDFORMAT"]
+    pump, seen = make_pump(home)
+    pump.close()
+    assert not [code for code, _ in seen if code == "OGG-10144"]
 
 
 def test_copies_whole_transactions_of_selected_tables_only(home: Home) -> None:
