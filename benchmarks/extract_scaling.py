@@ -31,7 +31,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]
 
-from extract_throughput import _backlog  # noqa: E402
+from extract_throughput import SHAPES, Shape, _backlog  # noqa: E402
 
 from engine.extract.engine import ExtractRun  # noqa: E402
 from engine.extract.redo_source import MINER_MODULES  # noqa: E402
@@ -180,7 +180,9 @@ def main() -> None:
         home = Home(Path(tmp) / "build")
         home.create_subdirs()
         keep = args.backlog or Path(tmp) / "backlog"
-        source = _backlog(home, keep, args.transactions).resolve()
+        base = SHAPES["default"]
+        shape = Shape(args.transactions, base.rows, base.sessions)
+        source = _backlog(home, keep, shape).resolve()
         redo_mb = sum(p.stat().st_size for p in (source / "redo").rglob("*.log")) / 1e6
         print(f"transactions={args.transactions} redo_mb={redo_mb:.0f} split_mb={args.split_mb}")
         print(f"load_before={os.getloadavg()[0]:.2f}")
