@@ -33,6 +33,7 @@ from engine.extract.values import converter
 from engine.source.dictionary import Dictionary, TableDef
 from engine.source.errors import SourceError
 from engine.source.fetch import RowFetcher
+from engine.trail.codec import user_token
 from engine.trail.layout import IOType
 from params.models import FetchOptions, ParamFile, TableSpec
 
@@ -41,6 +42,8 @@ NOT_FETCHED = "OGG-01923"
 """Warning: an update's key was not in the redo and could not be fetched."""
 ABENDED = "OGG-01924"
 """MISSINGROW ABEND: the Extract stops on a key it could not fetch."""
+KEY_FETCH_TOKEN = "GGS_KEY_FETCH"
+"""The user token of a record written without its key: NOFETCH, NOUSEROWID or MISSINGROW."""
 
 
 class Fetcher(Protocol):
@@ -137,7 +140,15 @@ class KeyFetch:
         elif action == "IGNORE" and self.missing[lcr.table] == 1:
             self.emit(NOT_FETCHED, Severity.WARNING, f"{what}; written without it (MISSINGROW "
                       "IGNORE: later ones of this table are not reported).")  # fmt: skip
-        return lcr
+        # the record says it too: a user token (Logdump shows TKN-GGS_KEY_FETCH)
+        status = (
+            "NOFETCH"
+            if options.nofetch
+            else "NOUSEROWID"
+            if not options.use_rowid
+            else ("MISSINGROW")
+        )
+        return replace(lcr, tokens=(*lcr.tokens, user_token(KEY_FETCH_TOKEN, status)))
 
 
 def options_for(model: ParamFile, spec: TableSpec | None) -> FetchOptions:

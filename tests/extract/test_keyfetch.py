@@ -26,7 +26,7 @@ from engine.source.dictionary import Dictionary, load_dictionary
 from engine.source.fetch import RowFetcher
 from engine.source.ids import RowId
 from engine.source.logs import list_logs
-from engine.trail.codec import decode_record
+from engine.trail.codec import decode_record, user_tokens
 from engine.trail.layout import IOType
 from params.check import check_text
 from params.models import FetchOptions
@@ -151,7 +151,9 @@ def test_missingrow_ignore_writes_the_record_as_the_redo_gave_it_and_says_so(gon
     fetch, said = _hook(gone)  # the default: MISSINGROW IGNORE
     got = _written(txns, fetch)
     assert _keys(got) == ["1010", "1007", None, "1009"]
-    assert [n for _, n in got] == [138, 139, 115 - 12, 115]
+    # the one without its key: 12 bytes of key entry less, a GGS_KEY_FETCH token more
+    assert [n for _, n in got] == [138, 139, 115 - 12 + 28, 115]
+    assert [user_tokens(r) for r, _ in got] == [[], [], [("GGS_KEY_FETCH", "MISSINGROW")], []]
     ((code, severity, text),) = said
     assert (code, severity) == (NOT_FETCHED, Severity.WARNING)
     assert "STUDENT_KEY of an update of US03.STUDENT" in text
@@ -190,7 +192,10 @@ def test_missingrow_abend_stops_the_extract(gone: Path) -> None:
 def test_nofetch_and_nouserowid_leave_the_key_missing(seed: Path, options: FetchOptions) -> None:
     txns, _ = _updates(seed, native=True)
     fetch, said = _hook(seed, options)
-    assert _keys(_written(txns, fetch)) == [None] * 4
+    got = _written(txns, fetch)
+    assert _keys(got) == [None] * 4
+    status = "NOFETCH" if options.nofetch else "NOUSEROWID"
+    assert all(user_tokens(r) == [("GGS_KEY_FETCH", status)] for r, _ in got)
     assert fetch.fetched == 0 and len(said) == 1
     assert ("NOFETCH" if options.nofetch else "NOUSEROWID") in said[0][2]
 
