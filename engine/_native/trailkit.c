@@ -251,6 +251,24 @@ static Py_ssize_t last_section(const uint8_t *b, Py_ssize_t len, uint8_t *tag) {
     return start;
 }
 
+/* Copy the record at r (length len) to out with its T area grown by ``more`` bytes (a T
+ * area added when it has none), up to the end of that area; the caller writes the new
+ * bytes and the Z trailer. ``grown`` is the record's new length. Returns where to write. */
+static uint8_t *open_t_area(uint8_t *out, const uint8_t *r, Py_ssize_t len, Py_ssize_t more,
+                            Py_ssize_t grown) {
+    uint8_t tag = 0;
+    Py_ssize_t last = last_section(r, len, &tag);
+    uint8_t *p = section(out, 'G', 1, (unsigned)grown);
+    if (tag == 'T') {
+        Py_ssize_t tsize = r[last + 2] << 8 | r[last + 3];
+        p = put(p, (const char *)r + SECTION, last - SECTION);
+        p = section(p, 'T', 0, (unsigned)(tsize + more));
+        return put(p, (const char *)r + last + SECTION, tsize);
+    }
+    p = put(p, (const char *)r + SECTION, len - 2 * SECTION);
+    return section(p, 'T', 0, (unsigned)more);
+}
+
 #define CHECKSUM_GROWTH 8 /* the token entry: 4-byte header and the 4-byte CRC */
 
 static PyObject *seal(PyObject *mod, PyObject *arg) {
@@ -279,18 +297,9 @@ static PyObject *seal(PyObject *mod, PyObject *arg) {
         const uint8_t *r = b + pos;
         Py_ssize_t len = r[2] << 8 | r[3];
         uint8_t tag = 0;
-        Py_ssize_t last = last_section(r, len, &tag);
+        last_section(r, len, &tag);
         Py_ssize_t grown = len + CHECKSUM_GROWTH + (tag == 'T' ? 0 : SECTION);
-        uint8_t *p = section(out, 'G', 1, (unsigned)grown);
-        if (tag == 'T') {
-            Py_ssize_t tsize = r[last + 2] << 8 | r[last + 3];
-            p = put(p, (const char *)r + SECTION, last - SECTION);
-            p = section(p, 'T', 0, (unsigned)(tsize + CHECKSUM_GROWTH));
-            p = put(p, (const char *)r + last + SECTION, tsize);
-        } else {
-            p = put(p, (const char *)r + SECTION, len - 2 * SECTION);
-            p = section(p, 'T', 0, CHECKSUM_GROWTH);
-        }
+        uint8_t *p = open_t_area(out, r, len, CHECKSUM_GROWTH, grown);
         p = section(p, 'C', 0, 4);
         be32(p, crc32_of(out, (size_t)(p - out)));
         p = section(p + 4, 'Z', 1, (unsigned)grown);
@@ -360,19 +369,8 @@ static PyObject *finish(PyObject *mod, PyObject *args) {
             Py_ssize_t len = r[2] << 8 | r[3];
             uint8_t *start = out;
             if (k == 0 && grow) {
-                uint8_t tag = 0;
-                Py_ssize_t last = last_section(r, len, &tag);
                 Py_ssize_t grown = len + grow;
-                uint8_t *p = section(out, 'G', 1, (unsigned)grown);
-                if (tag == 'T') {
-                    Py_ssize_t tsize = r[last + 2] << 8 | r[last + 3];
-                    p = put(p, (const char *)r + SECTION, last - SECTION);
-                    p = section(p, 'T', 0, (unsigned)(tsize + ntokens));
-                    p = put(p, (const char *)r + last + SECTION, tsize);
-                } else {
-                    p = put(p, (const char *)r + SECTION, len - 2 * SECTION);
-                    p = section(p, 'T', 0, (unsigned)ntokens);
-                }
+                uint8_t *p = open_t_area(out, r, len, ntokens, grown);
                 p = put(p, tokens, ntokens);
                 out = section(p, 'Z', 1, (unsigned)grown);
             } else {
