@@ -139,16 +139,16 @@ def test_ggsci_extract_refuses_a_replicats_file_naming_start_replicat(tmp_path: 
 
 
 def test_not_used_reasons_in_a_replicat_name_the_replicat() -> None:
-    text = "REPLICAT r1\nRMTHOST h, MGRPORT 7809\nGETUPDATEBEFORES\nMAP a.b, TARGET a.b;\n"
+    text = (
+        "REPLICAT r1\nRMTHOST h, MGRPORT 7809\nUPDATERECORDFORMAT FULL\nGETUPDATEBEFORES\n"
+        "MAP a.b, TARGET a.b;\n"
+    )
     warnings = [d.message for d in check_text(text, "r.prm").diagnostics]
+    # GETUPDATEBEFORES acts in a Replicat (INSERTALLRECORDS keeps the before images)
     assert warnings == [
         "RMTHOST is an Extract parameter: not used in a Replicat",
-        "GETUPDATEBEFORES is not used by this engine: a Replicat applies the update images the "
-        "trail holds, whatever this says",
+        "UPDATERECORDFORMAT is an Extract parameter: not used in a Replicat",
     ]
-    extract = "EXTRACT e1\nEXTTRAIL ./dirdat/aa\nGETUPDATEBEFORES\n"
-    (why,) = [d.message for d in check_text(extract, "e.prm").diagnostics]
-    assert why.endswith("the Extract writes the update images the redo holds")
 
 
 def test_ggsci_replicat_runs_a_replicat_in_the_foreground(tmp_path: Path) -> None:
