@@ -145,7 +145,8 @@ static int walk(const uint8_t *b, Py_ssize_t end, const Py_buffer *slots, PyObje
  * slot k (``slots`` as walk's) row after row, ``missing`` where a row has no such entry;
  * ``events`` each row without columns and with its parts' data area cut to the ``keep``
  * entries (when ``keep`` is given), as tablerules.rows_in_task makes it. None when a row
- * has no parts or an area is malformed (the caller's Python path says where). */
+ * has no parts or an area is malformed (the caller's Python path says where), or, with
+ * ``keep``, a row has a before-image area (it must be cut too: the row-by-row path). */
 static PyObject *rows(PyObject *mod, PyObject *args) {
     PyObject *list, *table, *keep_obj, *missing;
     Py_buffer slots, keep;
@@ -184,6 +185,12 @@ static PyObject *rows(PyObject *mod, PyObject *args) {
         PyObject *parts = PyTuple_GET_ITEM(e, 17);
         if (!PyTuple_Check(parts) || PyTuple_GET_SIZE(parts) != 4 ||
             !PyBytes_Check(PyTuple_GET_ITEM(parts, 1))) {
+            result = Py_NewRef(Py_None);
+            goto done;
+        }
+        PyObject *before = PyTuple_GET_ITEM(parts, 2);
+        if (keeping && (!PyBytes_Check(before) || PyBytes_GET_SIZE(before) > 0)) {
+            /* a before image to cut to the kept columns as well: row by row */
             result = Py_NewRef(Py_None);
             goto done;
         }

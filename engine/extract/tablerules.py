@@ -295,11 +295,9 @@ def _columnar(
     rows: list[tuple[Any, ...]], table: str, plan: _Plan, done: dict[int, tuple[Any, ...] | None]
 ) -> None:
     """``table``'s rows scanned and selected column-wise, into ``done``; nothing when a row
-    cannot be (the row-by-row path then deals with them, and says what is wrong). Rows
-    with a before-image area under COLS/COLSEXCEPT go row by row: the scan projects the
-    data area only, and the before image must lose the excluded columns too."""
-    if plan.keep_mask is not None and any(e[9] == table and e[17] and e[17][2] for e in rows):
-        return
+    cannot be (the row-by-row path then deals with them, and says what is wrong). Under
+    COLS/COLSEXCEPT a row with a before-image area makes the scan decline (None): its
+    before image must lose the excluded columns too, which the row-by-row path does."""
     got = _SCAN_ROWS(rows, table, plan.slots, len(plan.order), plan.keep_mask, Status.MISSING)
     if got is None:
         return
@@ -399,7 +397,8 @@ def scan_rows(
     where a row has none), the events without columns and with the ``keep`` entries of
     their data areas). ``slots`` gives a byte per column index: 0 not read, k slot k - 1;
     ``keep`` a flag byte per index (None: every entry). None when a row has no parts or a
-    malformed data area. The pure-Python twin of ``rowscan.rows``."""
+    malformed data area, or (``keep`` given) a before-image area. The pure-Python twin of
+    ``rowscan.rows``."""
     reads = {i: slot - 1 for i, slot in enumerate(slots) if slot}
     keep_set = None if keep is None else frozenset(i for i, f in enumerate(keep) if f)
     positions: list[int] = []
@@ -411,6 +410,8 @@ def scan_rows(
         parts = e[17]
         if not (isinstance(parts, tuple) and len(parts) == 4 and isinstance(parts[1], bytes)):
             return None
+        if keep is not None and parts[2] != b"":
+            return None  # a before image to cut as well: row by row
         try:
             values, projected = scan_entries(parts[1], frozenset(reads), keep_set)
         except CorruptRecordError:
