@@ -49,7 +49,12 @@ def seed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     rows at their ROWIDs."""
     home = Home(tmp_path_factory.mktemp("keyfetch"))
     home.create_subdirs()
-    root = import_seed(home.dirdb)
+    return plant_updated_rows(import_seed(home.dirdb))
+
+
+def plant_updated_rows(root: Path) -> Path:
+    """Put the rows seed 002's updates change into the source's storage, at their ROWIDs
+    (the dumps carry no insert of them): a fetch by ROWID then finds each key."""
     with Database(root) as db:
         table = db.table("US03", "STUDENT")
         for rowid, key in UPDATED.items():

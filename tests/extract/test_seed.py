@@ -14,21 +14,21 @@ import json
 import sys
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from typer.testing import CliRunner
 
 from engine.extract.engine import ExtractRun
 from engine.extract.keyfetch import KEY_FETCH_TOKEN
 from engine.home import Home
-from engine.source.database import Database, create_database
-from engine.source.dictionary import load_dictionary
-from engine.source.dump_parse import parse_dump
 from engine.trail.codec import pack_tokens, user_token, user_tokens
 from engine.trail.layout import IOType
 from engine.trail.reader import TrailReader
 from ggsci.cli import build_app
 from params.check import check_text
+
+from .test_keyfetch import plant_updated_rows
+from .test_miner import import_seed
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "trail"))
 from trail_seed002 import EXAMPLES
@@ -40,17 +40,9 @@ VECTORS = Path(__file__).resolve().parents[1] / "source" / "vectors"
 KEY_ENTRY = 12  # 2+2+2+2 bytes of entry header + "1010"
 
 
-def test_seed_dumps_captured_match_the_seed_trail(tmp_path: Path, spark: SparkSession) -> None:
-    home = Home(tmp_path / "home")
-    home.create_subdirs()
-    root = create_database(home.dirdb, "seed")
-    dictionary = load_dictionary(VECTORS / "seed_dictionary.json")
-    records = []
-    for f in sorted(VECTORS.glob("0*.dump")):
-        with open(f, encoding="utf-8") as fh:
-            records.extend(parse_dump(fh, source=str(f)).records)
-    with Database(root) as db:
-        db.append_foreign(records, dictionary)
+def _captured(root: Path, home: Home, spark: SparkSession) -> tuple[list[Any], ExtractRun]:
+    """(record, trail entry) of the Spark Extract capturing the seed database ``root``,
+    and the run."""
     model = check_text(
         # NOCHECKSUM: the seed's record sizes (a checksum adds 8 bytes to each record)
         "EXTRACT seedx\nSOURCEDB seed\nEXTTRAIL ./dirdat/sx, NOCHECKSUM\nTABLE US03.STUDENT;\n"
@@ -58,8 +50,14 @@ def test_seed_dumps_captured_match_the_seed_trail(tmp_path: Path, spark: SparkSe
     run = ExtractRun(home, model, None, lambda *_: None, spark=spark, durable=False)
     run.run(threading.Event(), stop_at_eof=True)
     run.close()
+    reader = TrailReader(str(home.root / "dirdat" / "sx"))
+    return [(rec, entry) for entry, rec in reader.records()], run
 
-    got = [(rec, entry) for entry, rec in TrailReader(str(home.root / "dirdat" / "sx")).records()]
+
+def test_seed_dumps_captured_match_the_seed_trail(tmp_path: Path, spark: SparkSession) -> None:
+    home = Home(tmp_path / "home")
+    home.create_subdirs()
+    got, run = _captured(import_seed(home.dirdb), home, spark)
     expected = [e for name in EXAMPLES for e in EXAMPLES[name]]
     assert len(got) == len(expected) == 15
     for (rec, _), exp in zip(got, expected, strict=True):
@@ -101,3 +99,17 @@ def test_seed_dumps_captured_match_the_seed_trail(tmp_path: Path, spark: SparkSe
     assert [d["tokens"].get("LOGCSN") for d in rows] == [e.record.logcsn for e in expected]
     assert [d["trans_ind"] for d in rows] == [e.record.trans_ind for e in expected]
     assert rows[0]["columns"]["STUDENT_KEY"] == "1011" and rows[0]["table"] == "US03.STUDENT"
+
+
+def test_seed_002_trail_with_fetched_keys(tmp_path: Path, spark: SparkSession) -> None:
+    """With the updated rows in the source, the Extract on Spark writes seed 002's update
+    records with their key fetched by ROWID, at the seed's lengths."""
+    home = Home(tmp_path / "home")
+    home.create_subdirs()
+    got, _ = _captured(plant_updated_rows(import_seed(home.dirdb)), home, spark)
+    expected = [e for name in EXAMPLES for e in EXAMPLES[name]]
+    fieldcomp = [(r, e) for (r, e), x in zip(got, expected, strict=True) if x.record.io_type == 15]
+    want = [x for x in expected if x.record.io_type == 15]
+    assert [r.columns for r, _ in fieldcomp] == [x.record.columns for x in want]
+    assert [e.length for _, e in fieldcomp] == [x.length for x in want]
+    assert all(user_tokens(r) == [] for r, _ in fieldcomp)  # fetched: no GGS_KEY_FETCH
