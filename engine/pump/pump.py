@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import Protocol
+from typing import Final, Protocol
 
 from engine.checkpoints import (
     Checkpoints,
@@ -68,7 +68,13 @@ from engine.trail.reader import (
 from engine.trail.recovery import RecoveryMode, complete_transactions
 from engine.trail.releases import parse_release, release_of_level
 from engine.trail.writer import TrailWriter
-from params.models import ParamFile
+from params.models import (
+    BoundedRecovery,
+    CacheMgr,
+    ParamFile,
+    TranlogOptions,
+    WarnLongTrans,
+)
 
 Emit = Callable[[str, Severity, str], None]
 
@@ -177,7 +183,7 @@ class Pump:
                 "OGG-10144",
                 Severity.WARNING,
                 f"Parameter {name} is not used by a data pump: it copies the records the "
-                "Extract wrote (before images included) and reads no redo.",
+                "Extract wrote and reads no redo.",
             )
         rec = self.writer.recovery
         if rec is not None and rec.action != "none":
@@ -436,12 +442,19 @@ def _retag(txn: Transaction, records: list[TrailRecord]) -> list[TrailRecord]:
     return out
 
 
+#: The parameters that shape what an Extract captures from redo, each with how a file
+#: shows it is there: a pump reads a trail, so it has no use for them (it says so at start).
+_REDO_ONLY: Final[tuple[tuple[str, Callable[[ParamFile], bool]], ...]] = (
+    ("TRANLOGOPTIONS", lambda m: m.tranlog != TranlogOptions()),
+    ("BR", lambda m: m.br != BoundedRecovery()),
+    ("WARNLONGTRANS", lambda m: m.warn_long_trans != WarnLongTrans()),
+    ("CACHEMGR", lambda m: m.cachemgr != CacheMgr()),
+    ("FETCHOPTIONS", lambda m: bool(m.fetch_options)),
+    ("GETUPDATEBEFORES", lambda m: any(t.get_update_befores for t in m.tables)),
+    ("UPDATERECORDFORMAT", lambda m: m.update_record_format is not None),
+)
+
+
 def _capture_only(model: ParamFile) -> list[str]:
-    """The before-image parameters in a pump's file: they shape what the Extract captures
-    from redo, so a pump (which reads a trail) has no use for them."""
-    names = []
-    if any(t.get_update_befores for t in model.tables):
-        names.append("GETUPDATEBEFORES")
-    if model.update_record_format is not None:
-        names.append("UPDATERECORDFORMAT")
-    return names
+    """The redo-capture parameters in a pump's file (:data:`_REDO_ONLY`)."""
+    return [name for name, present in _REDO_ONLY if present(model)]

@@ -63,13 +63,20 @@ def make_pump(home: Home, prm: str = PRM) -> tuple[Pump, list[tuple[str, str]]]:
     return Pump(home, model(home, "pmp", prm), group, emit, durable=False), seen  # type: ignore[arg-type]
 
 
-def test_before_image_parameters_in_a_pump_are_said_not_used(home: Home) -> None:
+def test_redo_capture_parameters_in_a_pump_are_said_not_used(home: Home) -> None:
     write_trail(home.root / "dirdat" / "aa", [txn_records(100, [ins(1)])], (EMP,))
-    prm = PRM.replace("TABLE hr.emp;", "UPDATERECORDFORMAT FULL\nGETUPDATEBEFORES\nTABLE hr.emp;")
-    pump, seen = make_pump(home, prm)
+    redo_only = (
+        "TRANLOGOPTIONS EXCLUDEUSER gg\nBR BRINTERVAL 2H\nWARNLONGTRANS 2H\n"
+        "CACHEMGR CACHESIZE 64MB\nFETCHOPTIONS NOFETCH\nUPDATERECORDFORMAT FULL\n"
+        "GETUPDATEBEFORES\n"
+    )
+    pump, seen = make_pump(home, PRM.replace("TABLE hr.emp;", redo_only + "TABLE hr.emp;"))
     pump.close()
-    warned = [text for code, text in seen if code == "OGG-10144"]
-    assert [w.split()[1] for w in warned] == ["GETUPDATEBEFORES", "UPDATERECORDFORMAT"]
+    warned = [text.split()[1] for code, text in seen if code == "OGG-10144"]
+    assert warned == [
+        "TRANLOGOPTIONS", "BR", "WARNLONGTRANS", "CACHEMGR", "FETCHOPTIONS",
+        "GETUPDATEBEFORES", "UPDATERECORDFORMAT",
+    ]  # fmt: skip
     pump, seen = make_pump(home)
     pump.close()
     assert not [code for code, _ in seen if code == "OGG-10144"]
