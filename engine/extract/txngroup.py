@@ -55,7 +55,7 @@ _KERNEL: Final = load_native("txngroup")
 
 
 def group(
-    events: Sequence[Event],
+    events: list[Event],
     compact: bool,
     fine_xids: AbstractSet[str],
     rules: Container[str],
