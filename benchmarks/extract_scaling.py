@@ -71,8 +71,46 @@ def tree_cpu(roots: list[int]) -> dict[str, float]:
                 grew = True
     out: dict[str, float] = {}
     for pid, i in owner.items():
-        key = f"{'driver' if i == 0 else 'workers'}/{comm.get(pid, '?')}"
+        name = comm.get(pid, "?")
+        if name == "python" and pid not in roots:
+            name = "python-workers"  # Spark's Python workers (the driver's own: "python")
+        key = f"{'driver' if i == 0 else 'workers'}/{name}"
         out[key] = out.get(key, 0.0) + cpu.get(pid, 0.0)
+    return out
+
+
+def java_threads(roots: list[int]) -> dict[str, float]:
+    """CPU seconds of the JVMs' threads under ``roots``, by thread name (digits dropped:
+    a pool's threads together), for ``--threads``."""
+    tree = set(roots)
+    grew = True
+    procs: dict[int, tuple[int, str]] = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                stat = (d / "stat").read_text()
+            except OSError:
+                continue
+            fields = stat[stat.rindex(")") + 2 :].split()
+            procs[int(d.name)] = (int(fields[1]), stat[stat.index("(") + 1 : stat.rindex(")")])
+    while grew:
+        grew = False
+        for pid, (ppid, _) in procs.items():
+            if ppid in tree and pid not in tree:
+                tree.add(pid)
+                grew = True
+    out: dict[str, float] = {}
+    for pid in tree:
+        if procs.get(pid, (0, ""))[1] != "java":
+            continue
+        for t in Path(f"/proc/{pid}/task").glob("*"):
+            try:
+                stat = (t / "stat").read_text()
+            except OSError:
+                continue
+            name = stat[stat.index("(") + 1 : stat.rindex(")")].rstrip("0123456789-# ")
+            fields = stat[stat.rindex(")") + 2 :].split()
+            out[name] = out.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / TICKS
     return out
 
 
@@ -119,11 +157,12 @@ def child(args: argparse.Namespace) -> None:
         if spark is not None:
             run.capture.max_poll_splits = batch_splits(spark)
         roots = [os.getpid(), *workers]
-        cpu0 = tree_cpu(roots)
+        cpu0, threads0 = tree_cpu(roots), java_threads(roots) if args.threads else {}
         t1 = time.perf_counter()
         run.run(threading.Event(), stop_at_eof=True)
         catchup = time.perf_counter() - t1
         cpu = _minus(tree_cpu(roots), cpu0)
+        threads = _minus(java_threads(roots), threads0) if args.threads else {}
         run.close()
         trail = sorted(home.dirdat.glob("bt[0-9]*"))
         body = b"".join(_body(p) for p in trail)
@@ -138,6 +177,7 @@ def child(args: argparse.Namespace) -> None:
                     "cpu_by": {k: v for k, v in cpu.items() if abs(v) >= 0.01},
                     "start_s": start_s,
                     "batches": int(run.capture.timing["batches"]),
+                    "java_threads": {k: v for k, v in threads.items() if v >= 0.02},
                 }
             )
         )
@@ -164,6 +204,7 @@ def main() -> None:
     ap.add_argument("--split-mb", type=int, default=16)
     ap.add_argument("--backlog", type=Path, help="keep (and reuse) the source database here")
     ap.add_argument("--runs", default=",".join(RUNS))
+    ap.add_argument("--threads", action="store_true", help="the JVMs' CPU by thread too")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--master", default="none", help=argparse.SUPPRESS)
     ap.add_argument("--cores", default="", help=argparse.SUPPRESS)
@@ -202,7 +243,8 @@ def main() -> None:
             try:
                 argv = [sys.executable, __file__, "--child", "--master", master,
                         "--cores", cores, "--source", str(source), "--trail-out", str(out),
-                        "--split-mb", str(args.split_mb), "--worker-pids",
+                        "--split-mb", str(args.split_mb), *(["--threads"] if args.threads else []),
+                        "--worker-pids",
                         ",".join(map(str, cluster.worker_pids())) if cluster else ""]  # fmt: skip
                 done = subprocess.run(argv, capture_output=True, text=True, check=False)
             finally:
@@ -221,6 +263,8 @@ def main() -> None:
                 f"load={os.getloadavg()[0]:.2f} cpu_by={json.dumps(r['cpu_by'])}",
                 flush=True,
             )
+            if r["java_threads"]:
+                print(f"{name}: java_threads={json.dumps(r['java_threads'])}", flush=True)
         print(f"trails_equal={len(set(bodies.values())) == 1}")
         if "inproc" in results:
             base = results["inproc"]["cpu_s"]
