@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -177,6 +178,7 @@ def child(args: argparse.Namespace) -> None:
                     "cpu_by": {k: v for k, v in cpu.items() if abs(v) >= 0.01},
                     "start_s": start_s,
                     "batches": int(run.capture.timing["batches"]),
+                    "driver_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss >> 10,
                     "java_threads": {k: v for k, v in threads.items() if v >= 0.02},
                 }
             )
@@ -260,6 +262,7 @@ def main() -> None:
             print(
                 f"{name}: lcr_per_s={rate:.0f} catchup_s={r['catchup_s']:.2f} "
                 f"cpu_s={r['cpu_s']:.2f} start_s={r['start_s']:.1f} batches={r['batches']} "
+                f"driver_rss_mb={r['driver_rss_mb']} "
                 f"load={os.getloadavg()[0]:.2f} cpu_by={json.dumps(r['cpu_by'])}",
                 flush=True,
             )

@@ -242,6 +242,11 @@ def session_conf(s: SparkSettings, master: str) -> dict[str, str]:
         "spark.driver.extraJavaOptions": java_opts,
         "spark.executor.extraJavaOptions": java_opts,
         "spark.python.worker.reuse": "true",
+        # a task's result (a few compressed splits, about 0.6 MB each) goes back in its
+        # status message instead of through the block manager (above 1 MB by default):
+        # half the JVM's CPU a MB of results (docs/cluster.md). Spark caps it at the RPC
+        # message size.
+        "spark.task.maxDirectResultSize": "64m",
         "spark.sql.execution.arrow.pyspark.enabled": "true",
     }
     if is_local(master):

@@ -11,9 +11,11 @@ reading resumes. The driver merges threads by SCN.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import pickle
 import struct
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +32,11 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 DEFAULT_SPLIT_BYTES = 16 << 20
-_CODEC: Final = "zstd"
+#: How a task's result is compressed: zstd at level -3 (about 4 ms to pack a 16 MB split's
+#: 4.3 MB of pickled results into 0.58 MB, 1.7 ms to unpack) costs the least CPU of
+#: zstd 1 (6 ms, 0.49 MB, 2.4 ms), lz4 (4 ms, 0.89 MB, 0.9 ms) and none, once the bytes'
+#: trip through the JVM is counted (about 6 ms of CPU a MB in all: docs/cluster.md).
+_CODEC: Final = ("zstd", -3)
 #: What a Spark task imports to mine (engine.spark.warm_workers, at the Extract's start).
 MINER_MODULES: Final = ("engine.extract.redo_source", "pyarrow")
 
@@ -174,21 +180,25 @@ def _task(plan_bc: Any, splits: Iterable[Split]) -> Iterator[bytes]:
         yield packed
 
 
-def _packed(result: SplitResult) -> bytes:
-    """A result as it crosses the JVM: the trail bytes in it compress about eightfold with
-    zstd, for less than the JVM's copies of the difference cost (docs/extract.md)."""
+@functools.cache
+def _codec() -> Any:
     import pyarrow as pa
 
+    name, level = _CODEC
+    return pa.Codec(name, compression_level=level)
+
+
+def _packed(result: SplitResult) -> bytes:
+    """A result as it crosses the JVM: the trail bytes in it compress about sevenfold,
+    for less than the JVM's copies of the difference cost (:data:`_CODEC`)."""
     raw = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
-    packed: bytes = pa.compress(raw, codec=_CODEC, asbytes=True)
+    packed: bytes = _codec().compress(raw, asbytes=True)
     return struct.pack("<Q", len(raw)) + packed
 
 
 def _unpacked(data: bytes) -> SplitResult:
-    import pyarrow as pa
-
     (size,) = struct.unpack_from("<Q", data)
-    raw = pa.decompress(memoryview(data)[8:], decompressed_size=size, codec=_CODEC, asbytes=True)
+    raw = _codec().decompress(memoryview(data)[8:], decompressed_size=size, asbytes=True)
     result = pickle.loads(raw)
     assert isinstance(result, SplitResult)
     return result
@@ -201,6 +211,54 @@ TASKS_PER_SLOT: Final = 2
 
 def _tasks(splits: int, slots: int) -> int:
     return max(1, min(splits, TASKS_PER_SLOT * max(1, slots)))
+
+
+@dataclass
+class _Shared:
+    plan: MinePlan
+    broadcast: Any
+    context: Any  # the SparkContext it belongs to
+    users: int = 0
+
+
+class SharedPlans:
+    """The plan's broadcast, kept for the batches that follow while the plan stays the same
+    (one table dictionary and rules: every batch of a single-thread catch-up): a batch's
+    job then neither broadcasts it again nor has each Python worker load it again. A new
+    plan gets a new broadcast; the old one is destroyed when no batch mining uses it (two
+    batches may be mined at once: capture.py's mining ahead)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._current: _Shared | None = None
+
+    @contextlib.contextmanager
+    def shared(self, sc: Any, plan: MinePlan) -> Iterator[Any]:
+        with self._lock:
+            cur = self._current
+            if cur is not None and cur.context is sc and cur.plan == plan:
+                entry = cur
+            else:
+                entry = self._current = _Shared(plan, sc.broadcast(plan), sc)
+                if cur is not None and not cur.users:
+                    _destroy(cur)
+            entry.users += 1
+        try:
+            yield entry.broadcast
+        finally:
+            with self._lock:
+                entry.users -= 1
+                if entry is not self._current and not entry.users:
+                    _destroy(entry)
+
+
+def _destroy(entry: _Shared) -> None:
+    with contextlib.suppress(Exception):  # its SparkContext may have stopped since
+        entry.broadcast.destroy(blocking=False)
+
+
+#: The process's shared plan broadcasts (one SparkSession a process: engine/spark.py).
+PLANS: Final = SharedPlans()
 
 
 def decode_splits(
@@ -216,12 +274,9 @@ def decode_splits(
     if remote:
         assert spark is not None
         sc = spark.sparkContext
-        bc = sc.broadcast(plan)
-        try:
+        with PLANS.shared(sc, plan) as bc:
             rdd = sc.parallelize(remote, _tasks(len(remote), sc.defaultParallelism))
             done = [_unpacked(r) for r in rdd.mapPartitions(lambda it: _task(bc, it)).collect()]
-        finally:
-            bc.unpersist()
     if len(done) < len(splits):
         miner = Miner(plan)
         mined = iter(done)
