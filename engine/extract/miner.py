@@ -32,6 +32,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any, Final
 
 from engine._native import load as load_native
@@ -213,6 +214,7 @@ _NATIVE: Final = load_native("redomine")
 #: The C assembly of a transaction's trail records, when built.
 _KIT: Final = load_native("trailkit")
 _INDS: Final = (_BEGIN_IND, _MIDDLE, _END, _WHOLE)
+_TIME: Final = itemgetter(7)  # an event's time_us
 _WHOLE_INDS: Final = (_WHOLE, _WHOLE, _WHOLE, _WHOLE)  # templates: every record whole
 
 
@@ -286,7 +288,7 @@ class Miner:
     def mine(self, path: str, start: int, end: int | None) -> Mined:
         out, n, resume, sequence = self.walk(path, start, end)
         first = out[0][7] if out else 0
-        latest = max(e[7] for e in out) if out else 0
+        latest = max(map(_TIME, out)) if out else 0
         items = close(out, self.plan, sequence)
         return Mined(items, resume, n, sequence, first, latest)
 
