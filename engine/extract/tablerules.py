@@ -13,6 +13,7 @@ against the dictionary: an unknown column stops the start with OGG-00366.
 from __future__ import annotations
 
 import dataclasses
+import operator
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime
@@ -36,7 +37,7 @@ from engine.trail.codec import decode_column_entries, encode_columns
 from engine.trail.errors import CorruptRecordError
 from engine.trail.layout import COLUMN, COLUMN_SIZE, NULL_ABSENT, NULL_PRESENT, TransInd
 from engine.trail.model import Columns
-from params.expr import Filter
+from params.expr import Binary, Col, Expr, Filter, Lit
 from params.models import ParamFile
 
 Clock = Callable[[], datetime]
@@ -156,15 +157,34 @@ def rows_in_task(
     on the driver): each kept row with its record parts (``EVENT_FIELDS``' ``record``)
     and its user token bytes. @GETENV ('STATS', ...) counts this transaction only here.
 
-    Per row only what varies is done: the columns the rule reads are scanned from the
-    encoded entries (:func:`scan_entries`, in C when built) and the kept entries copied;
-    rows of one table and operation share their :class:`Facts` when no expression reads
-    the row's own facts (:attr:`RowRule.facts_shared`), and their token bytes when the
-    TOKENS read nothing of the row (:attr:`RowRule.op_tokens`)."""
+    Usually the transaction's rows are all of one table whose WHERE compares columns with
+    integers (or is absent) and has no FILTER: then :func:`select_rows` (``rowscan.select``
+    in C when built) does it all in one call. Otherwise, per row only what varies is
+    done: the columns the rule reads are scanned from the encoded entries
+    (:func:`scan_entries`, in C when built) and the kept entries copied; rows of one table
+    and operation share their :class:`Facts` when no expression reads the row's own facts
+    (:attr:`RowRule.facts_shared`), and their token bytes when the TOKENS read nothing of
+    the row (:attr:`RowRule.op_tokens`)."""
     csn = str(scn)
     now = datetime.now()
     stats: Counter[tuple[str, str]] = Counter()
-    packed: dict[tuple[object, ...], bytes] = {}
+    # token values -> their bytes, by rule (the names differ from table to table)
+    packs: dict[int, dict[tuple[object, ...], bytes]] = {}
+    table0 = rows[0][9] if rows else ""
+    first = rules.get(table0)
+    if first is not None:  # usual: one table, a WHERE of comparisons with numbers at most
+        plan_ = _plan(first)
+        if plan_.conds is not None:
+
+            def make(io: int) -> bytes:
+                facts = Facts(table0, io, time_us, csn, xid, None, sequence, 0)
+                env = RowEnv(first, {}, {}, facts, process, stats, now)
+                return first.token_bytes(env, packs.setdefault(id(first), {}))
+
+            tokens_of = make if plan_.tokens else None
+            selected = _SELECT(rows, table0, plan_.keep_mask, plan_.conds, tokens_of)
+            if selected is not None:
+                return selected
     shared: dict[tuple[str, int], tuple[Facts, list[bytes]]] = {}  # facts, op tokens
     plans: dict[str, _Plan | None] = {}
     kept: list[tuple[tuple[Any, ...], RowEnv | list[bytes] | None]] = []
@@ -187,7 +207,7 @@ def rows_in_task(
             found = shared[(table, io)] = (facts, [])
         if not found[1]:
             env = RowEnv(rule, {}, {}, found[0], process, stats, now)
-            found[1].append(rule.token_bytes(env, packed))
+            found[1].append(rule.token_bytes(env, packs.setdefault(id(rule), {})))
         return found[1][0]
 
     if len(done) == len(rows):  # every row column-wise (the usual case): no env at all
@@ -274,7 +294,7 @@ def rows_in_task(
             kept.append((row, None))
         elif tokens is not None:  # the same bytes for the table and operation
             if not tokens:
-                tokens.append(rule.token_bytes(env, packed))
+                tokens.append(rule.token_bytes(env, packs.setdefault(id(rule), {})))
             kept.append((row, tokens))
         else:
             kept.append((row, env))
@@ -287,7 +307,7 @@ def rows_in_task(
             out.append((row, given[0]))
         else:
             given.ind = int(TransInd.of(i, n))
-            out.append((row, given.rule.token_bytes(given, packed)))
+            out.append((row, given.rule.token_bytes(given, packs.setdefault(id(given.rule), {}))))
     return out
 
 
@@ -313,7 +333,7 @@ def _columnar(
 class _Plan:
     """What :func:`rows_in_task` reads of one table's rule, row after row."""
 
-    __slots__ = ("columnar", "counts", "filter", "keep_mask", "order", "read_mask",
+    __slots__ = ("columnar", "conds", "counts", "filter", "keep_mask", "order", "read_mask",
                  "reads", "rule", "share", "slots", "tokens", "vector_filters",
                  "vector_where", "where")  # fmt: skip
 
@@ -350,6 +370,10 @@ class _Plan:
             and (rule.where is None or self.vector_where is not None)
             and (not rule.filters or self.vector_filters is not None)
         )
+        # select (rowscan.select, or select_rows): column-wise and no FILTER, WHERE none or
+        # comparisons of columns with integers joined by AND
+        conds = _conds(rule.where, rule.index) if rule.where is not None else ()
+        self.conds = conds if self.columnar and not rule.filters else None
 
     def passes(
         self, columns: dict[int, list[Value]], rows: list[tuple[Any, ...]], positions: list[int]
@@ -369,6 +393,99 @@ class _Plan:
             ]
         return ok
 
+
+#: the comparison operators of select's conditions, by their code there
+_OPS: Final = ("=", "<>", "<", ">", "<=", ">=")
+_MIRRORED: Final = {"=": "=", "<>": "<>", "<": ">", ">": "<", "<=": ">=", ">=": "<="}
+Cond = tuple[int, int, int]  # (column index, op code in _OPS, literal)
+
+
+def _conds(where: Expr, index: Mapping[str, int]) -> tuple[Cond, ...] | None:
+    """WHERE as select's conditions, each of which must hold: a comparison of a column of
+    the row's image with an integer literal (as int64), or an AND of such; None for any
+    other expression (at most 16 conditions)."""
+    if isinstance(where, Binary) and where.op == "AND":
+        left, right = _conds(where.left, index), _conds(where.right, index)
+        if left is None or right is None or len(left) + len(right) > _MAX_CONDS:
+            return None
+        return left + right
+    if not isinstance(where, Binary) or where.op not in _MIRRORED:
+        return None
+    op, col, lit = where.op, where.left, where.right
+    if isinstance(lit, Col):
+        op, col, lit = _MIRRORED[op], lit, col
+    if not (isinstance(col, Col) and isinstance(lit, Lit) and type(lit.value) is int):
+        return None
+    i = index.get(col.name)
+    if col.image == "BEFORE" or i is None or not -(2**63) <= lit.value < 2**63:
+        return None
+    return ((i, _OPS.index(op), lit.value),)
+
+
+def select_rows(
+    rows: list[tuple[Any, ...]],
+    table: str,
+    keep: bytes | None,
+    conds: tuple[Cond, ...],
+    make: Callable[[int], bytes] | None,
+) -> list[tuple[tuple[Any, ...], bytes]] | None:
+    """A transaction's row events, every one of ``table``, with its rule applied at once:
+    (event, token bytes) of each row whose data area's values pass each of ``conds``
+    ((column index, op code in :data:`_OPS`, integer): a value of decimal digits compared
+    as its int; no entry or NULL fails), the event without columns, its data area and
+    before image cut to the ``keep`` flags (a byte per index) when given, and
+    ``make(io)`` (None: b"") its tokens, asked once per operation. None when it cannot
+    say (the caller's other paths deal with the rows and say what is wrong): a row of
+    another table or without parts, a malformed area, a compared value that is not 1 to
+    18 ASCII digits. The pure-Python twin of ``rowscan.select``."""
+    reads = frozenset(c[0] for c in conds)
+    keep_set = None if keep is None else frozenset(i for i, f in enumerate(keep) if f)
+    made: dict[int, bytes] = {}
+    out: list[tuple[tuple[Any, ...], bytes]] = []
+    for e in rows:
+        parts = e[17]
+        if e[9] != table or not (
+            isinstance(parts, tuple) and len(parts) == 4
+            and isinstance(parts[1], bytes) and isinstance(parts[2], bytes)
+        ):  # fmt: skip
+            return None
+        try:
+            values, data = scan_entries(parts[1], reads, keep_set)
+            before = parts[2]
+            if keep_set is not None and before:  # the before image loses them too
+                before = scan_entries(before, reads, keep_set)[1] or b""
+        except CorruptRecordError:
+            return None
+        passes = True
+        for i, op, lit in conds:
+            v = values.get(i)
+            if v is None:
+                passes = False
+            elif not (0 < len(v) <= 18 and v.isascii() and v.isdigit()):
+                return None  # text that is no plain number: compare() decides
+            elif not _ORDERS[op](int(v), lit):
+                passes = False
+        if not passes:
+            continue
+        if data is not None:
+            e = (*e[:11], (), (), *e[13:17], (parts[0], data, before, parts[3]))
+        elif e[11] or e[12]:
+            e = (*e[:11], (), (), *e[13:17], parts)
+        tokens = b""
+        if make is not None:
+            if e[8] not in made:
+                made[e[8]] = make(e[8])
+            tokens = made[e[8]]
+        out.append((e, tokens))
+    return out
+
+
+_ORDERS: Final = (operator.eq, operator.ne, operator.lt, operator.gt, operator.le, operator.ge)
+_MAX_CONDS: Final = 16
+#: select_rows in C when built
+_SELECT: Final[Callable[..., list[tuple[tuple[Any, ...], bytes]] | None]] = (
+    getattr(_ROWSCAN, "select", None) or select_rows
+)
 
 #: id of a rule -> (the rule, kept alive so that its id stays its own; its plan)
 _PLANS: dict[int, tuple[RowRule, _Plan]] = {}
