@@ -111,10 +111,47 @@ class TableRules:
         rules = self.rules
         now = self.clock()
         stats = self.stats
+        counted = any(r.counts for r in rules.values())  # else nothing reads the counts
+        op_tokens: dict[tuple[str, int], tuple[tuple[bytes, int, bytes], ...]] = {}
         for lcr in rows:
             rule = rules.get(lcr.table)
             if rule is None or lcr.record:  # (a template should not come: hooked)
                 yield lcr, None, None
+                continue
+            plan = _plan(rule)
+            if plan.conds is not None and not counted:
+                # usual: WHERE compares columns with integers, the tokens are the table's
+                # and operation's (as select_rows, on the row's columns)
+                passes = _holds(plan.conds, lcr.columns)
+                if passes is None:  # a value that is no plain number: compare() decides
+                    facts = Facts(lcr.table, lcr.io_type, time_us, csn, xid, lcr.rowid,
+                                  lcr.pos.sequence, lcr.pos.offset)  # fmt: skip
+                    env = rule.env(lcr.columns, lcr.before_columns, facts, self.process,
+                                   stats, now)  # fmt: skip
+                    passes = rule.select(env)
+                if not passes:
+                    self.filtered += 1
+                    continue
+                tokens = lcr.tokens
+                if plan.tokens:
+                    found = op_tokens.get((lcr.table, lcr.io_type))
+                    if found is None:
+                        facts = Facts(lcr.table, lcr.io_type, time_us, csn, xid, lcr.rowid,
+                                      lcr.pos.sequence, lcr.pos.offset)  # fmt: skip
+                        env = RowEnv(rule, {}, {}, facts, self.process, stats, now)
+                        found = rule.token_entries(env, self._entries)
+                        op_tokens[(lcr.table, lcr.io_type)] = found
+                    tokens = found
+                keep = rule.keep
+                if keep is None and tokens is lcr.tokens:
+                    yield lcr, None, None
+                    continue
+                columns, before = lcr.columns, lcr.before_columns
+                if keep is not None:
+                    columns = tuple([c for c in columns if c[0] in keep])
+                    if before:
+                        before = tuple([c for c in before if c[0] in keep])
+                yield _changed(lcr, columns, before, tokens), None, None
                 continue
             facts = Facts(lcr.table, lcr.io_type, time_us, csn, xid, lcr.rowid,
                           lcr.pos.sequence, lcr.pos.offset)  # fmt: skip
@@ -141,6 +178,32 @@ class TableRules:
             columns=lcr.columns if cols is None else cols,
             tokens=env.rule.token_entries(env, self._entries),
         )
+
+
+def _holds(conds: tuple[Cond, ...], columns: Columns) -> bool | None:
+    """Whether a row's columns pass each of select's conditions (a column with no value or
+    NULL fails); None when a compared value is not 1 to 18 ASCII digits."""
+    values = dict(columns)
+    passes = True
+    for i, op, lit in conds:
+        v = values.get(i)
+        if v is None:
+            passes = False
+        elif not (0 < len(v) <= 18 and v.isascii() and v.isdigit()):
+            return None
+        elif not _ORDERS[op](int(v), lit):
+            passes = False
+    return passes
+
+
+def _changed(
+    lcr: Lcr, columns: Columns, before: Columns, tokens: tuple[tuple[bytes, int, bytes], ...]
+) -> Lcr:
+    """``lcr`` with these columns, before image and user tokens (dataclasses.replace
+    without its checks: a row at a time on the driver)."""
+    return Lcr(lcr.kind, lcr.xid, lcr.pos, lcr.end, lcr.scn, lcr.subscn, lcr.time_us,
+               lcr.io_type, lcr.table, lcr.rowid, columns, before, lcr.ref, lcr.user,
+               lcr.txn_name, lcr.text, lcr.record, tokens)  # fmt: skip
 
 
 def rows_in_task(
@@ -456,15 +519,9 @@ def select_rows(
                 before = scan_entries(before, reads, keep_set)[1] or b""
         except CorruptRecordError:
             return None
-        passes = True
-        for i, op, lit in conds:
-            v = values.get(i)
-            if v is None:
-                passes = False
-            elif not (0 < len(v) <= 18 and v.isascii() and v.isdigit()):
-                return None  # text that is no plain number: compare() decides
-            elif not _ORDERS[op](int(v), lit):
-                passes = False
+        passes = _holds(conds, tuple(values.items()))
+        if passes is None:
+            return None  # text that is no plain number: compare() decides
         if not passes:
             continue
         if data is not None:
@@ -596,5 +653,15 @@ def with_columns(e: tuple[Any, ...]) -> tuple[Any, ...]:
     """A row event with record parts made into one with columns (the driver's rules need
     them): for a transaction of a table with row options that is not closed in a task."""
     parts = e[17]
-    return (*e[:11], decode_column_entries(parts[1]), decode_column_entries(parts[2]),
-            *e[13:17], b"")  # fmt: skip
+    return (*e[:11], columns_of(parts[1]), columns_of(parts[2]), *e[13:17], b"")
+
+
+#: every column index flagged (rowscan.scan reads them all)
+_EVERY: Final = b"\x01" * 65536
+
+
+def columns_of(data: bytes) -> Columns:
+    """:func:`decode_column_entries` of a data area, through ``rowscan.scan`` when built
+    (it raises, saying where, when the area is malformed)."""
+    got = _NATIVE_SCAN(data, _EVERY, None) if _NATIVE_SCAN is not None and data else None
+    return decode_column_entries(data) if got is None else tuple(got[0].items())

@@ -17,8 +17,14 @@ from engine.expr.rowrule import Process, RowRule
 from engine.expr.values import Status
 from engine.extract import miner as miner_module
 from engine.extract import tablerules
-from engine.extract.tablerules import rows_in_task, scan_entries, scan_rows, select_rows
-from engine.trail.codec import encode_columns, pack_tokens
+from engine.extract.tablerules import (
+    columns_of,
+    rows_in_task,
+    scan_entries,
+    scan_rows,
+    select_rows,
+)
+from engine.trail.codec import decode_column_entries, encode_columns, pack_tokens
 from engine.trail.errors import CorruptRecordError
 from params.expr import Assignment, Binary, Call, Col, Filter, Header, Lit, Unary
 
@@ -71,6 +77,28 @@ def test_the_c_scan_is_scan_entries(
         assert got is None
         return
     assert got == want
+
+
+@settings(max_examples=300, deadline=None)
+@given(_columns, st.integers(0, 200), st.integers(0, 255), st.booleans())
+def test_columns_of_is_decode_column_entries(
+    columns: tuple[tuple[int, str | None], ...], at: int, xor: int, damage: bool
+) -> None:
+    """with_columns' decoding (rowscan.scan reading every column) gives what
+    decode_column_entries gives, and raises where it raises."""
+    data = encode_columns(columns)
+    if damage:
+        data = _damaged(data, at, xor)[: max(0, len(data) - at % 3)]
+    try:
+        want = decode_column_entries(data)
+    except CorruptRecordError as exc:
+        with pytest.raises(CorruptRecordError) as got:
+            columns_of(data)
+        assert str(got.value) == str(exc)
+        return
+    assert columns_of(data) == want
+    if not damage:
+        assert want == columns
 
 
 def _event(table: str, io: int, pos: int, data: bytes) -> tuple[Any, ...]:
