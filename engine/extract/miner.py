@@ -30,9 +30,9 @@ key in the undo): the driver fetches the key from the source by ROWID
 from __future__ import annotations
 
 import struct
-from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any, Final
 
 from engine._native import load as load_native
@@ -46,6 +46,7 @@ from engine.extract.decode import (
 )
 from engine.extract.lcr import Fragment, Kind, Position
 from engine.extract.tablerules import rows_in_task, with_columns
+from engine.extract.txngroup import CLOSED, FRAGMENT, Step, group, table_ops
 from engine.extract.values import NUMBER_TYPES, Convert, converter, entry_converter
 from engine.source.codecs import CODECS, decode_text
 from engine.source.dictionary import Dictionary
@@ -213,6 +214,7 @@ _NATIVE: Final = load_native("redomine")
 #: The C assembly of a transaction's trail records, when built.
 _KIT: Final = load_native("trailkit")
 _INDS: Final = (_BEGIN_IND, _MIDDLE, _END, _WHOLE)
+_TIME: Final = itemgetter(7)  # an event's time_us
 _WHOLE_INDS: Final = (_WHOLE, _WHOLE, _WHOLE, _WHOLE)  # templates: every record whole
 
 
@@ -286,7 +288,7 @@ class Miner:
     def mine(self, path: str, start: int, end: int | None) -> Mined:
         out, n, resume, sequence = self.walk(path, start, end)
         first = out[0][7] if out else 0
-        latest = max(e[7] for e in out) if out else 0
+        latest = max(map(_TIME, out)) if out else 0
         items = close(out, self.plan, sequence)
         return Mined(items, resume, n, sequence, first, latest)
 
@@ -801,95 +803,42 @@ def close(events: Iterable[Event], plan: MinePlan, sequence: int) -> list[Item]:
     :class:`Closed` at its end, and the changes of every other transaction whose rows can
     be encoded here by one :class:`~engine.extract.lcr.Fragment` at its last change (with
     ``plan.compact``; see the module docstring); the rows left get their record templates
-    (:func:`engine.trail.codec.row_record` with its defaults, which the driver finishes)."""
-    events = list(events)
-    closing = _closing(events, plan) if plan.compact else set()
-    last = _fragmenting(events, plan, closing) if plan.compact else {}
-    held: dict[str, list[Event]] = {x: [] for x in closing}
-    parts: dict[str, list[Event]] = {x: [] for x in last}
+    (:func:`engine.trail.codec.row_record` with its defaults, which the driver finishes).
+    Which events go where is :func:`engine.extract.txngroup.group`'s (in C when built)."""
+    rules = plan.rules
     out: list[Item] = []
-    for i, e in enumerate(events):
-        xid = e[1]
-        if xid in closing:
-            if e[0] == _COMMIT_K or e[0] == _ROLLBACK:
-                mine = held.pop(xid)
-                try:
-                    out.append(_closed(mine, e, sequence, plan))
-                except RecordLimitError:  # the driver finishes them, and says what is wrong
-                    out.extend(_templated(m, sequence) for m in mine)
-                    out.append(e)
-            else:
-                held[xid].append(e)
-        elif xid in last and i <= last[xid]:
-            mine = parts[xid]
-            mine.append(e)
-            if i == last[xid]:
-                out.extend(_fragment(mine, sequence))
-        elif e[0] == _ROW and e[17]:
+    for s in group(list(events), plan.compact, plan.fine_xids, rules, plan.horizon):
+        tag = s[0]
+        if tag == CLOSED:
+            try:
+                out.append(_closed(s, sequence, plan))
+            except RecordLimitError:  # the driver finishes them, and says what is wrong
+                out.extend(_templated(m, sequence) for m in s[1])
+                out.append(s[2])
+        elif tag == FRAGMENT:
+            out.extend(_fragment(s, sequence))
+        elif tag == _ROW and s[17]:
             # a row of a table with TABLE row options goes to the driver with its columns
-            out.append(with_columns(e) if e[9] in plan.rules else _templated(e, sequence))
+            out.append(with_columns(s) if s[9] in rules else _templated(s, sequence))
         else:
-            out.append(e)
+            out.append(s)
     return out
 
 
-def _fragmenting(events: list[Event], plan: MinePlan, closing: set[str]) -> dict[str, int]:
-    """The transactions (not closed here) whose changes in ``events`` become a fragment,
-    with the index of the last of those changes: every change is a 5.2, a 5.20, an undo,
-    or a row encoded here of a table without TABLE row options, and one at least is a
-    row. Transactions restored by Bounded Recovery (``fine_xids``) come change by change.
-    With a thread-merge ``horizon``, a fragment ends before the first change above it (the
-    changes from there on come one by one): the driver applies a fragment whole, never
-    holds part of it above its watermark (capture.py)."""
-    last: dict[str, int] = {}
-    spoilt: set[str] = set(plan.fine_xids) | closing  # no fragment
-    cut: set[str] = set()  # the fragment ended: the changes after it come one by one
-    rows: set[str] = set()
-    ended: set[str] = set()
-    rules = plan.rules
-    horizon = plan.horizon
-    for i, e in enumerate(events):
-        k, xid = e[0], e[1]
-        if xid in spoilt or xid in cut:
-            continue
-        if horizon is not None and e[5] > horizon:
-            cut.add(xid)
-        elif k in (_COMMIT_K, _ROLLBACK):
-            ended.add(xid)
-        elif xid in ended or k not in _FRAGMENT_KINDS:
-            spoilt.add(xid)  # a change after the end, a DDL
-        elif k == _ROW:
-            if not e[17] or e[9] in rules:
-                spoilt.add(xid)
-            else:
-                rows.add(xid)
-                last[xid] = i
-        else:
-            last[xid] = i
-    return {x: i for x, i in last.items() if x in rows and x not in spoilt}
-
-
-_FRAGMENT_KINDS: Final = frozenset({_ROW, _BEGIN, _SESSION_K, _UNDO_K})
-
-
-def _fragment(events: list[Event], sequence: int) -> list[Item]:
-    """One :class:`Fragment` of a transaction's changes in this range (in change order),
-    or (a record past a limit) the events, templated, for the driver to finish."""
-    rows = [e for e in events if e[0] == _ROW]
+def _fragment(step: Step, sequence: int) -> list[Item]:
+    """One :class:`Fragment` of a transaction's changes in this range (a
+    :data:`~engine.extract.txngroup.FRAGMENT` step), or (a record past a limit) the
+    events, templated, for the driver to finish."""
+    _, events, rows, sessions, refs, undone, ops = step
     try:
         records = _templates(rows, sequence)
     except RecordLimitError:
         return [_templated(e, sequence) for e in events]
     first, end = events[0], events[-1]
-    ops = Counter((r[9], r[8]) for r in rows)
     return [
         Fragment(
             first[1], Position(first[2], sequence, first[3]), end[4], end[5], end[6], end[7],
-            first[5], first[7],
-            tuple(dict.fromkeys((e[14], e[15]) for e in events if e[0] == _SESSION_K)),
-            records, len(rows), tuple(r[13] for r in rows),
-            tuple(e[13] for e in events if e[0] == _UNDO_K and e[13]),
-            tuple((t, k, v) for (t, k), v in ops.items()), len(events),
+            first[5], first[7], sessions, records, len(rows), refs, undone, ops, len(events),
         )
     ]  # fmt: skip
 
@@ -908,28 +857,6 @@ def _templates(rows: list[Event], sequence: int) -> bytes:
     return b"".join(out)
 
 
-def _closing(events: list[Event], plan: MinePlan) -> set[str]:
-    """The transactions whose every change is in ``events``, from 5.2 to 5.4."""
-    begun: set[str] = set()
-    ended: set[str] = set()
-    blocked: set[str] = set(plan.fine_xids)
-    for e in events:
-        k, xid = e[0], e[1]
-        if k == _BEGIN:
-            if xid in begun or xid in ended:
-                blocked.add(xid)
-            begun.add(xid)
-        elif xid not in begun or xid in ended:
-            blocked.add(xid)  # a change before its begin, or after its end
-        elif k in (_COMMIT_K, _ROLLBACK):
-            if plan.horizon is not None and e[5] > plan.horizon:
-                blocked.add(xid)
-            ended.add(xid)
-        elif k == _ROW and not e[17]:
-            blocked.add(xid)  # a row the driver must see (hooked table, record too large)
-    return ended - blocked
-
-
 def _templated(e: Event | Closed, sequence: int) -> Event | Closed:
     if isinstance(e, Closed) or e[0] != _ROW or not e[17]:
         return e
@@ -937,34 +864,35 @@ def _templated(e: Event | Closed, sequence: int) -> Event | Closed:
     return (*e[:17], row_record(e[8], name, data, before, rowid, sequence, e[3]))
 
 
-def _closed(events: list[Event], end: Event, sequence: int, plan: MinePlan) -> Closed:
-    undone = {e[13] for e in events if e[0] == _UNDO_K and e[13]}
-    rows = [e for e in events if e[0] == _ROW and e[13] not in undone]
+def _closed(step: Step, sequence: int, plan: MinePlan) -> Closed:
+    """The :class:`Closed` of a :data:`~engine.extract.txngroup.CLOSED` step: its records
+    finished, with the rules of TABLE row options applied to its rows here."""
+    _, events, end, rows, sessions, max_time, max_scn, ops = step
+    kind, xid, thread, offset, stop, scn, subscn, time_us = end[:8]
+    rollback = kind == _ROLLBACK
     tokens: list[bytes] | None = None
-    if plan.rules and end[0] != _ROLLBACK and any(r[9] in plan.rules for r in rows):
+    if rollback:
+        rows, ops = [], ()
+    elif plan.rules and any(t in plan.rules for t, _, _ in ops):
         assert plan.process is not None
-        done = rows_in_task(rows, plan.rules, plan.process, end[1], end[5], end[7], sequence)
+        done = rows_in_task(rows, plan.rules, plan.process, xid, scn, time_us, sequence)
         rows = [r for r, _ in done]
         tokens = [t for _, t in done]
-    sessions = tuple(dict.fromkeys((e[14], e[15]) for e in events if e[0] == _SESSION_K))
-    kind, xid, thread, offset, stop, scn, subscn, time_us = end[:8]
-    max_time = max([time_us, *(e[7] for e in events)])
-    max_scn = max([scn, *(e[5] for e in events)])
-    rollback = kind == _ROLLBACK
-    if rollback:
-        rows = []
-    n = len(rows)
-    by_op = Counter(r[8] for r in rows)
-    tables = dict.fromkeys(r[9] for r in rows)
-    ops = tuple((IO_TYPE_NAMES.get(k, f"IOType{k}"), v) for k, v in by_op.items())
-    per_table = Counter((r[9], r[8]) for r in rows)
-    table_ops = tuple((t, IO_TYPE_NAMES.get(k, f"IOType{k}"), v) for (t, k), v in per_table.items())
+        ops = table_ops(rows)
+    by_op: dict[int, int] = {}
+    for _, k, v in ops:
+        by_op[k] = by_op.get(k, 0) + v
     return Closed(
         xid, thread, sequence, offset, stop, scn, subscn, time_us, rollback, sessions,
-        _records(rows, scn, xid, sequence, time_us, tokens), n, ops, tuple(tables),
-        len(events) + 1,
-        max_time, max_scn, table_ops,
+        _records(rows, scn, xid, sequence, time_us, tokens), len(rows),
+        tuple((_io_name(k), v) for k, v in by_op.items()),
+        tuple(dict.fromkeys(t for t, _, _ in ops)), len(events) + 1, max_time, max_scn,
+        tuple((t, _io_name(k), v) for t, k, v in ops),
     )  # fmt: skip
+
+
+def _io_name(io: int) -> str:
+    return IO_TYPE_NAMES.get(io, f"IOType{io}")
 
 
 def _records(
