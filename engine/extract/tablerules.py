@@ -33,14 +33,27 @@ from engine.expr.rowrule import rule_for as _rule_for
 from engine.expr.values import Status, Value, truth
 from engine.expr.vector import Vector, compile_vector
 from engine.extract.lcr import Lcr
-from engine.trail.codec import decode_column_entries, encode_columns
-from engine.trail.errors import CorruptRecordError
-from engine.trail.layout import COLUMN, COLUMN_SIZE, NULL_ABSENT, NULL_PRESENT, TransInd
+from engine.trail.codec import (
+    decode_column_entries,
+    encode_columns,
+    pack_tokens,
+    row_record,
+)
+from engine.trail.errors import CorruptRecordError, RecordLimitError
+from engine.trail.layout import (
+    COLUMN,
+    COLUMN_SIZE,
+    MAX_TOKEN_LENGTH,
+    NULL_ABSENT,
+    NULL_PRESENT,
+    TransInd,
+)
 from engine.trail.model import Columns
 from params.expr import Binary, Col, Expr, Filter, Lit
 from params.models import ParamFile
 
 Clock = Callable[[], datetime]
+Tokens = tuple[tuple[bytes, int, bytes], ...]
 _ROWSCAN: Final = load_native("rowscan")
 _NATIVE_SCAN: Final = getattr(_ROWSCAN, "scan", None)  # scan_entries in C
 _unpack_column = COLUMN.unpack_from
@@ -98,25 +111,33 @@ class TableRules:
             return
         i = 0
         for cur in it:
-            yield self._tokens(prev, TransInd.BEGIN if i == 0 else TransInd.MIDDLE)
+            if i and prev[3] is not None:  # not the first: its record made here
+                yield _template(prev[0], prev[3])
+            else:
+                yield self._tokens(prev[:3], TransInd.BEGIN if i == 0 else TransInd.MIDDLE)
             prev = cur
             i += 1
-        yield self._tokens(prev, TransInd.WHOLE if i == 0 else TransInd.END)
+        if i and prev[3] is not None:
+            yield _template(prev[0], prev[3])
+        else:
+            yield self._tokens(prev[:3], TransInd.WHOLE if i == 0 else TransInd.END)
 
     def _selected(
         self, rows: Iterable[Lcr], xid: str, csn: str, time_us: int
-    ) -> Iterator[tuple[Lcr, Columns | None, RowEnv | None]]:
+    ) -> Iterator[tuple[Lcr, Columns | None, RowEnv | None, bytes | None]]:
         """(row, its projected columns or None when unchanged, its env when it has
-        tokens) of each row that passes."""
+        tokens, its user token bytes when its record may be made at once: see
+        :func:`_template`) of each row that passes."""
         rules = self.rules
         now = self.clock()
         stats = self.stats
         counted = any(r.counts for r in rules.values())  # else nothing reads the counts
-        op_tokens: dict[tuple[str, int], tuple[tuple[bytes, int, bytes], ...]] = {}
+        # (table, io) -> the user tokens of its rows and their bytes
+        op_tokens: dict[tuple[str, int], tuple[Tokens, bytes | None]] = {}
         for lcr in rows:
             rule = rules.get(lcr.table)
             if rule is None or lcr.record:  # (a template should not come: hooked)
-                yield lcr, None, None
+                yield lcr, None, None, None
                 continue
             plan = _plan(rule)
             if plan.conds is not None and not counted:
@@ -132,26 +153,29 @@ class TableRules:
                 if not passes:
                     self.filtered += 1
                     continue
-                tokens = lcr.tokens
-                if plan.tokens:
-                    found = op_tokens.get((lcr.table, lcr.io_type))
-                    if found is None:
+                found = op_tokens.get((lcr.table, lcr.io_type))
+                if found is None:
+                    tokens = lcr.tokens
+                    if plan.tokens:
                         facts = Facts(lcr.table, lcr.io_type, time_us, csn, xid, lcr.rowid,
                                       lcr.pos.sequence, lcr.pos.offset)  # fmt: skip
                         env = RowEnv(rule, {}, {}, facts, self.process, stats, now)
-                        found = rule.token_entries(env, self._entries)
-                        op_tokens[(lcr.table, lcr.io_type)] = found
-                    tokens = found
+                        tokens = rule.token_entries(env, self._entries)
+                    packed = None  # (a token past its limit: encode_record says so)
+                    if all(len(v) <= MAX_TOKEN_LENGTH for _, _, v in tokens):
+                        packed = pack_tokens(tokens)
+                    found = op_tokens[(lcr.table, lcr.io_type)] = (tokens, packed)
+                tokens, packed = found
                 keep = rule.keep
                 if keep is None and tokens is lcr.tokens:
-                    yield lcr, None, None
+                    yield lcr, None, None, packed
                     continue
                 columns, before = lcr.columns, lcr.before_columns
                 if keep is not None:
                     columns = tuple([c for c in columns if c[0] in keep])
                     if before:
                         before = tuple([c for c in before if c[0] in keep])
-                yield _changed(lcr, columns, before, tokens), None, None
+                yield _changed(lcr, columns, before, tokens), None, None, packed
                 continue
             facts = Facts(lcr.table, lcr.io_type, time_us, csn, xid, lcr.rowid,
                           lcr.pos.sequence, lcr.pos.offset)  # fmt: skip
@@ -166,7 +190,7 @@ class TableRules:
             cols = rule.project(lcr.columns) if rule.keep is not None else None
             if cols is not None and lcr.before_columns:  # a before image loses them too
                 lcr = dataclasses.replace(lcr, before_columns=rule.project(lcr.before_columns))
-            yield lcr, cols, (env if rule.tokens else None)
+            yield lcr, cols, (env if rule.tokens else None), None
 
     def _tokens(self, item: tuple[Lcr, Columns | None, RowEnv | None], ind: int) -> Lcr:
         lcr, cols, env = item
@@ -194,6 +218,26 @@ def _holds(conds: tuple[Cond, ...], columns: Columns) -> bool | None:
         elif not _ORDERS[op](int(v), lit):
             passes = False
     return passes
+
+
+def _template(lcr: Lcr, tokens: bytes) -> Lcr:
+    """``lcr`` (not the first row of its transaction) with its record template made here
+    with ``tokens`` (the driver finishes it with ``finalize``, and no LOGCSN / TRANID
+    token goes to this record: the same bytes encode_record gives); as it is when its
+    record would pass a limit (encode_record then says which)."""
+    rowid = lcr.rowid
+    if rowid is not None and not rowid.isascii():
+        return lcr
+    try:
+        record = row_record(lcr.io_type, lcr.table.encode("utf-8"), encode_columns(lcr.columns),
+                            encode_columns(lcr.before_columns),
+                            None if rowid is None else rowid.encode("ascii"), lcr.pos.sequence,
+                            lcr.pos.offset, tokens=tokens)  # fmt: skip
+    except RecordLimitError:
+        return lcr
+    return Lcr(lcr.kind, lcr.xid, lcr.pos, lcr.end, lcr.scn, lcr.subscn, lcr.time_us,
+               lcr.io_type, lcr.table, lcr.rowid, ref=lcr.ref, user=lcr.user,
+               txn_name=lcr.txn_name, text=lcr.text, record=record)  # fmt: skip
 
 
 def _changed(
