@@ -515,12 +515,66 @@ done:
     return result;
 }
 
+/* entries(columns, max_value): engine.trail.codec.encode_columns in C, the column entries
+ * of ((index, text or None), ...): None when it would raise (an index out of order or
+ * above 0xFFFF, a value that is not text, not UTF-8 or longer than max_value bytes), and
+ * encode_columns says why. */
+static PyObject *entries(PyObject *mod, PyObject *args) {
+    PyObject *columns;
+    Py_ssize_t max_value;
+    if (!PyArg_ParseTuple(args, "O!n", &PyTuple_Type, &columns, &max_value)) return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(columns), total = 0, i;
+    long last = -1;
+    for (i = 0; i < n; i++) {
+        PyObject *c = PyTuple_GET_ITEM(columns, i);
+        if (!PyTuple_Check(c) || PyTuple_GET_SIZE(c) != 2 || !PyLong_CheckExact(PyTuple_GET_ITEM(c, 0)))
+            Py_RETURN_NONE;
+        long index = PyLong_AsLong(PyTuple_GET_ITEM(c, 0));
+        if (index == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+        if (index <= last || index > 0xFFFF) Py_RETURN_NONE;
+        last = index;
+        PyObject *v = PyTuple_GET_ITEM(c, 1);
+        Py_ssize_t size = 0;
+        if (v != Py_None) {
+            if (!PyUnicode_CheckExact(v) || !PyUnicode_AsUTF8AndSize(v, &size)) {
+                PyErr_Clear();
+                Py_RETURN_NONE;
+            }
+            if (size > max_value || size > 0xFFFF - 4) Py_RETURN_NONE;
+        }
+        total += ENTRY + size;
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, total);
+    if (!out) return NULL;
+    uint8_t *o = (uint8_t *)PyBytes_AS_STRING(out);
+    for (i = 0; i < n; i++) {
+        PyObject *c = PyTuple_GET_ITEM(columns, i), *v = PyTuple_GET_ITEM(c, 1);
+        unsigned index = (unsigned)PyLong_AsLong(PyTuple_GET_ITEM(c, 0));
+        Py_ssize_t size = 0;
+        const char *raw = v == Py_None ? NULL : PyUnicode_AsUTF8AndSize(v, &size);
+        unsigned head[4] = {index, (unsigned)(4 + size), raw ? NULL_ABSENT : NULL_PRESENT,
+                            (unsigned)size};
+        for (int k = 0; k < 4; k++) {
+            o[2 * k] = (uint8_t)(head[k] >> 8);
+            o[2 * k + 1] = (uint8_t)head[k];
+        }
+        if (size) memcpy(o + ENTRY, raw, (size_t)size);
+        o += ENTRY + size;
+    }
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"rows", rows, METH_VARARGS,
      "rows(rows, table, slots, nslots, keep, missing) -> (positions, columns, events) | None"},
     {"select", select_rows, METH_VARARGS,
      "select(rows, table, keep, conds, make) -> [(event, tokens)] | None: a transaction's "
      "rows with their TABLE rule applied (tablerules.select_rows in C)"},
+    {"entries", entries, METH_VARARGS,
+     "entries(columns, max_value) -> bytes | None: engine.trail.codec.encode_columns in C"},
     {"scan", scan, METH_VARARGS,
      "scan(data, reads, keep) -> (values, kept) | None: tablerules.scan_entries in C"},
     {NULL, NULL, 0, NULL},

@@ -44,6 +44,7 @@ from engine.trail.layout import (
     COLUMN,
     COLUMN_SIZE,
     MAX_TOKEN_LENGTH,
+    MAX_VALUE_LENGTH,
     NULL_ABSENT,
     NULL_PRESENT,
     TransInd,
@@ -56,6 +57,7 @@ Clock = Callable[[], datetime]
 Tokens = tuple[tuple[bytes, int, bytes], ...]
 _ROWSCAN: Final = load_native("rowscan")
 _NATIVE_SCAN: Final = getattr(_ROWSCAN, "scan", None)  # scan_entries in C
+_NATIVE_ENTRIES: Final = getattr(_ROWSCAN, "entries", None)  # encode_columns in C
 _unpack_column = COLUMN.unpack_from
 
 
@@ -111,23 +113,23 @@ class TableRules:
             return
         i = 0
         for cur in it:
-            if i and prev[3] is not None:  # not the first: its record made here
-                yield _template(prev[0], prev[3])
-            else:
+            if prev[3] is None:
                 yield self._tokens(prev[:3], TransInd.BEGIN if i == 0 else TransInd.MIDDLE)
+            else:
+                yield _quick(prev[0], prev[3], i > 0)
             prev = cur
             i += 1
-        if i and prev[3] is not None:
-            yield _template(prev[0], prev[3])
-        else:
+        if prev[3] is None:
             yield self._tokens(prev[:3], TransInd.WHOLE if i == 0 else TransInd.END)
+        else:
+            yield _quick(prev[0], prev[3], i > 0)
 
     def _selected(
         self, rows: Iterable[Lcr], xid: str, csn: str, time_us: int
-    ) -> Iterator[tuple[Lcr, Columns | None, RowEnv | None, bytes | None]]:
+    ) -> Iterator[tuple[Lcr, Columns | None, RowEnv | None, Quick | None]]:
         """(row, its projected columns or None when unchanged, its env when it has
-        tokens, its user token bytes when its record may be made at once: see
-        :func:`_template`) of each row that passes."""
+        tokens, and from the quick path (WHERE of select's conditions, the operation's
+        tokens) what :func:`_quick` makes of it) of each row that passes."""
         rules = self.rules
         now = self.clock()
         stats = self.stats
@@ -153,9 +155,9 @@ class TableRules:
                 if not passes:
                     self.filtered += 1
                     continue
-                found = op_tokens.get((lcr.table, lcr.io_type))
+                found = op_tokens.get((lcr.table, lcr.io_type)) if plan.tokens else None
                 if found is None:
-                    tokens = lcr.tokens
+                    tokens = lcr.tokens  # (none before the rules: no TOKENS, no bytes)
                     if plan.tokens:
                         facts = Facts(lcr.table, lcr.io_type, time_us, csn, xid, lcr.rowid,
                                       lcr.pos.sequence, lcr.pos.offset)  # fmt: skip
@@ -163,19 +165,17 @@ class TableRules:
                         tokens = rule.token_entries(env, self._entries)
                     packed = None  # (a token past its limit: encode_record says so)
                     if all(len(v) <= MAX_TOKEN_LENGTH for _, _, v in tokens):
-                        packed = pack_tokens(tokens)
-                    found = op_tokens[(lcr.table, lcr.io_type)] = (tokens, packed)
-                tokens, packed = found
-                keep = rule.keep
-                if keep is None and tokens is lcr.tokens:
-                    yield lcr, None, None, packed
-                    continue
+                        packed = pack_tokens(tokens) if tokens else b""
+                    found = (tokens, packed)
+                    if plan.tokens:
+                        op_tokens[(lcr.table, lcr.io_type)] = found
                 columns, before = lcr.columns, lcr.before_columns
+                keep = rule.keep
                 if keep is not None:
                     columns = tuple([c for c in columns if c[0] in keep])
                     if before:
                         before = tuple([c for c in before if c[0] in keep])
-                yield _changed(lcr, columns, before, tokens), None, None, packed
+                yield lcr, None, None, (columns, before, *found)
                 continue
             facts = Facts(lcr.table, lcr.io_type, time_us, csn, xid, lcr.rowid,
                           lcr.pos.sequence, lcr.pos.offset)  # fmt: skip
@@ -220,24 +220,46 @@ def _holds(conds: tuple[Cond, ...], columns: Columns) -> bool | None:
     return passes
 
 
-def _template(lcr: Lcr, tokens: bytes) -> Lcr:
-    """``lcr`` (not the first row of its transaction) with its record template made here
-    with ``tokens`` (the driver finishes it with ``finalize``, and no LOGCSN / TRANID
-    token goes to this record: the same bytes encode_record gives); as it is when its
-    record would pass a limit (encode_record then says which)."""
+#: (the row's columns, its before image, its user tokens, their bytes or None when one is
+#: past its limit) of a row on TableRules' quick path
+Quick = tuple[Columns, Columns, Tokens, bytes | None]
+
+
+def _quick(lcr: Lcr, quick: Quick, later: bool) -> Lcr:
+    """The row of the quick path with its columns and tokens; its record template made
+    here when it is not its transaction's first (``later``: the driver only finishes it
+    with ``finalize``, which adds no LOGCSN / TRANID token to it: the bytes encode_record
+    gives). Made as a row to encode when its record would pass a limit (encode_record then
+    says which) or its ROWID is not ASCII."""
+    columns, before, tokens, packed = quick
     rowid = lcr.rowid
-    if rowid is not None and not rowid.isascii():
+    if later and packed is not None and (rowid is None or rowid.isascii()):
+        try:
+            record = row_record(lcr.io_type, lcr.table.encode("utf-8"), entries_of(columns),
+                                entries_of(before),
+                                None if rowid is None else rowid.encode("ascii"),
+                                lcr.pos.sequence, lcr.pos.offset, tokens=packed)  # fmt: skip
+        except RecordLimitError:
+            pass
+        else:
+            return _template(lcr, record)
+    if columns is lcr.columns and before is lcr.before_columns and tokens is lcr.tokens:
         return lcr
-    try:
-        record = row_record(lcr.io_type, lcr.table.encode("utf-8"), encode_columns(lcr.columns),
-                            encode_columns(lcr.before_columns),
-                            None if rowid is None else rowid.encode("ascii"), lcr.pos.sequence,
-                            lcr.pos.offset, tokens=tokens)  # fmt: skip
-    except RecordLimitError:
-        return lcr
+    return _changed(lcr, columns, before, tokens)
+
+
+def _template(lcr: Lcr, record: bytes) -> Lcr:
+    """``lcr`` as a row with its record template (no columns, no tokens)."""
     return Lcr(lcr.kind, lcr.xid, lcr.pos, lcr.end, lcr.scn, lcr.subscn, lcr.time_us,
                lcr.io_type, lcr.table, lcr.rowid, ref=lcr.ref, user=lcr.user,
                txn_name=lcr.txn_name, text=lcr.text, record=record)  # fmt: skip
+
+
+def entries_of(columns: Columns) -> bytes:
+    """:func:`encode_columns` through ``rowscan.entries`` when built (encode_columns
+    raises, saying why, when a column cannot be encoded)."""
+    got = _NATIVE_ENTRIES(columns, MAX_VALUE_LENGTH) if _NATIVE_ENTRIES is not None else None
+    return encode_columns(columns) if got is None else got
 
 
 def _changed(

@@ -19,13 +19,14 @@ from engine.extract import miner as miner_module
 from engine.extract import tablerules
 from engine.extract.tablerules import (
     columns_of,
+    entries_of,
     rows_in_task,
     scan_entries,
     scan_rows,
     select_rows,
 )
 from engine.trail.codec import decode_column_entries, encode_columns, pack_tokens
-from engine.trail.errors import CorruptRecordError
+from engine.trail.errors import CorruptRecordError, RecordLimitError
 from params.expr import Assignment, Binary, Call, Col, Filter, Header, Lit, Unary
 
 #: The kernels themselves, whatever GGSCI_NATIVE says (these tests hold them to their
@@ -370,3 +371,28 @@ def test_a_where_of_comparisons_goes_through_select_as_row_by_row(op: str) -> No
     ):
         assert rows_in_task(events, {"HR.A": rule}, process, "1.2.3", 99, 1, 4) == fast
     assert fast  # (some row passes each)
+
+
+_any_columns = st.lists(
+    st.tuples(st.integers(-2, 0x10001), st.one_of(st.none(), st.text(max_size=5),
+                                                  st.sampled_from(["\ud800", "é" * 40]),
+                                                  st.integers(0, 3))),
+    max_size=5,
+).map(tuple)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(_columns, _any_columns), st.sampled_from([4, 79, 1 << 20]))
+def test_the_c_entries_are_encode_columns(columns: Any, max_value: int) -> None:
+    """rowscan.entries gives encode_columns' bytes, or None where encode_columns raises
+    (an index out of order or too high, a value not text, not UTF-8 or too long)."""
+    got = _SCAN.entries(columns, max_value)
+    with patch("engine.trail.codec.MAX_VALUE_LENGTH", max_value):
+        try:
+            want = encode_columns(columns)
+        except (RecordLimitError, UnicodeEncodeError, AttributeError):
+            assert got is None
+            return
+    assert got == want
+    if max_value > 80:
+        assert entries_of(columns) == want
