@@ -383,6 +383,7 @@ static PyObject *select_rows(PyObject *mod, PyObject *args) {
     if (keeping && PyObject_GetBuffer(keep_obj, &keep, PyBUF_SIMPLE) < 0) return NULL;
     long io_keys[MAX_IOS];
     PyObject *io_vals[MAX_IOS];
+    uint8_t stack[4096], *heap = NULL;
     int nios = 0;
     PyObject *out = PyList_New(0), *empty = PyTuple_New(0), *none_tokens = NULL;
     PyObject *result = NULL;
@@ -404,10 +405,21 @@ static PyObject *select_rows(PyObject *mod, PyObject *args) {
         PyObject *data = PyTuple_GET_ITEM(parts, 1), *before = PyTuple_GET_ITEM(parts, 2);
         Py_ssize_t len = PyBytes_GET_SIZE(data), out_len = 0;
         PyObject *kept = NULL, *kept_before = NULL;
-        if (keeping && !(kept = PyBytes_FromStringAndSize(NULL, len))) goto done;
+        uint8_t *cut_to = NULL; /* the kept entries: on the stack when they fit */
+        if (keeping) {
+            if (len > (Py_ssize_t)sizeof(stack)) {
+                PyMem_Free(heap);
+                if (!(heap = PyMem_Malloc((size_t)len))) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+                cut_to = heap;
+            } else {
+                cut_to = stack;
+            }
+        }
         int bad = cond_area((const uint8_t *)PyBytes_AS_STRING(data), len, nconds, cols, found,
-                            num, keeping ? &keep : NULL,
-                            kept ? (uint8_t *)PyBytes_AS_STRING(kept) : NULL, &out_len, 0);
+                            num, keeping ? &keep : NULL, cut_to, &out_len, 0);
         int pass = 1;
         for (c = 0; !bad && c < nconds; c++) {
             if (found[c] == 3) bad = 1; /* text that is no plain number: the Python path */
@@ -420,17 +432,15 @@ static PyObject *select_rows(PyObject *mod, PyObject *args) {
             if (!kept_before) bad = cut_bad ? 1 : -1;
         }
         if (bad) {
-            Py_XDECREF(kept);
             Py_XDECREF(kept_before);
             if (bad > 0 && !PyErr_Occurred()) goto decline;
             goto done;
         }
         if (!pass) {
-            Py_XDECREF(kept);
             Py_XDECREF(kept_before);
             continue;
         }
-        if (kept && out_len != len && _PyBytes_Resize(&kept, out_len) < 0) {
+        if (keeping && !(kept = PyBytes_FromStringAndSize((const char *)cut_to, out_len))) {
             Py_XDECREF(kept_before);
             goto done;
         }
@@ -507,6 +517,7 @@ static PyObject *select_rows(PyObject *mod, PyObject *args) {
 decline:
     result = Py_NewRef(Py_None);
 done:
+    PyMem_Free(heap);
     for (int k = 0; k < nios; k++) Py_DECREF(io_vals[k]);
     Py_XDECREF(out);
     Py_XDECREF(empty);

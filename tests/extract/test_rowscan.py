@@ -396,3 +396,15 @@ def test_the_c_entries_are_encode_columns(columns: Any, max_value: int) -> None:
     assert got == want
     if max_value > 80:
         assert entries_of(columns) == want
+
+
+def test_select_cuts_areas_past_its_stack_buffer() -> None:
+    """Data areas longer than select's 4 KiB stack buffer (cut on the heap), between short
+    ones: what select_rows gives."""
+    sizes = (10, 5000, 20, 9000, 4090)
+    events = [_event("HR.A", 5, i, encode_columns(((0, str(i)), (1, "x" * n), (2, "y" * n))))
+              for i, n in enumerate(sizes)]  # fmt: skip
+    keep = _mask(frozenset({0, 2}))
+    got = _SCAN.select(events, "HR.A", keep, ((0, 5, 1),), None)
+    assert got is not None and len(got) == 4
+    assert got == select_rows(events, "HR.A", keep, ((0, 5, 1),), None)
