@@ -1,6 +1,7 @@
 """The C kernels of the Extract's TABLE row options in the miner's task against their
-pure-Python twins: engine/_native/rowscan.c (``scan`` = tablerules.scan_entries, ``rows``
-= tablerules.scan_rows, ``select`` = tablerules.select_rows), trailkit.records with user tokens (= miner._records' Python
+pure-Python twins: engine/_native/rowscan.c (``scan`` = rowselect.scan_entries, ``rows``
+= rowselect.scan_rows, ``select`` = rowselect.select_rows, ``entries`` =
+codec.encode_columns), trailkit.records with user tokens (= miner._records' Python
 assembly), and rows_in_task's column-wise path (= its row-by-row path)."""
 
 from __future__ import annotations
@@ -17,14 +18,14 @@ from engine.expr.rowrule import Process, RowRule
 from engine.expr.values import Status
 from engine.extract import miner as miner_module
 from engine.extract import tablerules
-from engine.extract.tablerules import (
+from engine.extract.rowselect import (
     columns_of,
     entries_of,
-    rows_in_task,
     scan_entries,
     scan_rows,
     select_rows,
 )
+from engine.extract.tablerules import rows_in_task
 from engine.trail.codec import decode_column_entries, encode_columns, pack_tokens
 from engine.trail.errors import CorruptRecordError, RecordLimitError
 from params.expr import Assignment, Binary, Call, Col, Filter, Header, Lit, Unary
