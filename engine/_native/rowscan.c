@@ -95,6 +95,19 @@ done:
     return result;
 }
 
+/* The header of the entry at pos: 1 when it is whole, well formed and after index last
+ * (its index, null indicator, value length and end set), else 0. */
+static int entry(const uint8_t *b, Py_ssize_t pos, Py_ssize_t end, long last, unsigned *index,
+                 unsigned *null, unsigned *vlen, Py_ssize_t *stop) {
+    if (end - pos < ENTRY) return 0;
+    unsigned length = be16(b + pos + 2);
+    *index = be16(b + pos);
+    *null = be16(b + pos + 4);
+    *vlen = be16(b + pos + 6);
+    *stop = pos + ENTRY + *vlen;
+    return length == 4 + *vlen && (long)*index > last && *stop <= end;
+}
+
 /* The entries of one data area: the value of each column whose slot (a byte per column
  * index: 0 none, k the slot k - 1) is set goes to vals[slot] (a new reference; slots not
  * met keep what they hold), and the entries flagged in keep (when given) are copied to
@@ -104,11 +117,9 @@ static int walk(const uint8_t *b, Py_ssize_t end, const Py_buffer *slots, PyObje
     Py_ssize_t pos = 0;
     long last = -1;
     while (pos < end) {
-        if (end - pos < ENTRY) return 1;
-        unsigned index = be16(b + pos), length = be16(b + pos + 2);
-        unsigned null = be16(b + pos + 4), vlen = be16(b + pos + 6);
-        Py_ssize_t stop = pos + ENTRY + vlen;
-        if (length != 4 + vlen || (long)index <= last || stop > end) return 1;
+        unsigned index, null, vlen;
+        Py_ssize_t stop;
+        if (!entry(b, pos, end, last, &index, &null, &vlen, &stop)) return 1;
         unsigned slot = (Py_ssize_t)index < slots->len ? ((const uint8_t *)slots->buf)[index] : 0;
         if (slot) {
             PyObject *v;
@@ -248,9 +259,333 @@ done:
     return result;
 }
 
+#define MAX_CONDS 16
+#define MAX_IOS 16
+enum { OP_EQ, OP_NE, OP_LT, OP_GT, OP_LE, OP_GE };
+
+/* One data area for select: checked as walk checks it (a malformed area: 1); the value
+ * of each condition's column noted (found[c]: 0 no entry, 1 NULL, 2 digits in num[c], 3
+ * anything else, or -1 a read value that is not UTF-8 or has a bad null indicator: 1);
+ * the entries flagged in keep (when given) copied to out. utf8: read values not all
+ * digits are checked to be UTF-8 (the before image, whose values are not compared). */
+static int cond_area(const uint8_t *b, Py_ssize_t end, Py_ssize_t nconds, const long *cols,
+                     int *found, long long *num, const Py_buffer *keep, uint8_t *out,
+                     Py_ssize_t *out_len, int utf8) {
+    Py_ssize_t pos = 0;
+    long last = -1;
+    for (Py_ssize_t c = 0; c < nconds; c++) found[c] = 0;
+    while (pos < end) {
+        unsigned index, null, vlen;
+        Py_ssize_t stop;
+        if (!entry(b, pos, end, last, &index, &null, &vlen, &stop)) return 1;
+        for (Py_ssize_t c = 0; c < nconds; c++) {
+            if (cols[c] != (long)index) continue;
+            const uint8_t *v = b + pos + ENTRY;
+            if (null == NULL_PRESENT && vlen == 0) {
+                found[c] = 1;
+            } else if (null != NULL_ABSENT) {
+                return 1;
+            } else {
+                long long n = 0;
+                unsigned k = 0;
+                if (vlen > 0 && vlen <= 18)
+                    for (; k < vlen && v[k] >= '0' && v[k] <= '9'; k++) n = n * 10 + (v[k] - '0');
+                if (vlen > 0 && k == vlen) {
+                    found[c] = 2;
+                    num[c] = n;
+                } else {
+                    found[c] = 3;
+                    if (utf8) {
+                        PyObject *t = PyUnicode_DecodeUTF8((const char *)v, vlen, NULL);
+                        if (!t) {
+                            if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) return -1;
+                            PyErr_Clear();
+                            return 1;
+                        }
+                        Py_DECREF(t);
+                    }
+                }
+            }
+        }
+        if (keep && flagged(keep, index)) {
+            memcpy(out + *out_len, b + pos, (size_t)(stop - pos));
+            *out_len += stop - pos;
+        }
+        last = (long)index;
+        pos = stop;
+    }
+    return 0;
+}
+
+static int holds(int op, long long a, long long b) {
+    switch (op) {
+    case OP_EQ: return a == b;
+    case OP_NE: return a != b;
+    case OP_LT: return a < b;
+    case OP_GT: return a > b;
+    case OP_LE: return a <= b;
+    default: return a >= b;
+    }
+}
+
+/* ``area`` cut to the keep entries: a new bytes (the before image checked as cond_area
+ * checks it, its read values UTF-8), or NULL with *bad set (malformed) or an exception. */
+static PyObject *cut(PyObject *area, Py_ssize_t nconds, const long *cols, const Py_buffer *keep,
+                     int *bad) {
+    Py_ssize_t len = PyBytes_GET_SIZE(area), out_len = 0;
+    int found[MAX_CONDS];
+    long long num[MAX_CONDS];
+    PyObject *kept = PyBytes_FromStringAndSize(NULL, len);
+    if (!kept) return NULL;
+    int r = cond_area((const uint8_t *)PyBytes_AS_STRING(area), len, nconds, cols, found, num,
+                      keep, (uint8_t *)PyBytes_AS_STRING(kept), &out_len, 1);
+    if (r != 0) {
+        Py_DECREF(kept);
+        *bad = r > 0;
+        return NULL;
+    }
+    if (out_len != len && _PyBytes_Resize(&kept, out_len) < 0) return NULL;
+    return kept;
+}
+
+/* select(rows, table, keep, conds, make): a transaction's row events, every one of
+ * ``table``, with its TABLE rule applied at once (tablerules.select_rows is its twin):
+ * a list of (event, token bytes) of the rows that pass each condition of ``conds``
+ * ((column index, op 0..5 for = <> < > <= >=, int literal): WHERE as a conjunction of
+ * comparisons with a number); each event without columns, its data area and before image
+ * cut to the ``keep`` entries when ``keep`` is given (the before image is left alone
+ * without it), and with ``make(io)`` (None: b"") as its tokens, called once per
+ * operation. None when it cannot say: a row of another table, without parts, with a
+ * malformed area, or a compared value that is not plain decimal digits (at most 18). */
+static PyObject *select_rows(PyObject *mod, PyObject *args) {
+    PyObject *list, *table, *keep_obj, *conds, *make;
+    if (!PyArg_ParseTuple(args, "O!UOO!O", &PyList_Type, &list, &table, &keep_obj,
+                          &PyTuple_Type, &conds, &make))
+        return NULL;
+    Py_ssize_t nconds = PyTuple_GET_SIZE(conds), n = PyList_GET_SIZE(list), i, c;
+    long cols[MAX_CONDS];
+    int ops[MAX_CONDS], found[MAX_CONDS];
+    long long lits[MAX_CONDS], num[MAX_CONDS];
+    if (nconds > MAX_CONDS) {
+        PyErr_SetString(PyExc_ValueError, "select: at most 16 conditions");
+        return NULL;
+    }
+    for (c = 0; c < nconds; c++) {
+        PyObject *t = PyTuple_GET_ITEM(conds, c);
+        if (!PyArg_ParseTuple(t, "liL", &cols[c], &ops[c], &lits[c])) return NULL;
+        if (ops[c] < OP_EQ || ops[c] > OP_GE) {
+            PyErr_SetString(PyExc_ValueError, "select: an op is 0 to 5");
+            return NULL;
+        }
+    }
+    int keeping = keep_obj != Py_None;
+    Py_buffer keep;
+    if (keeping && PyObject_GetBuffer(keep_obj, &keep, PyBUF_SIMPLE) < 0) return NULL;
+    long io_keys[MAX_IOS];
+    PyObject *io_vals[MAX_IOS];
+    uint8_t stack[4096], *heap = NULL;
+    int nios = 0;
+    PyObject *out = PyList_New(0), *empty = PyTuple_New(0), *none_tokens = NULL;
+    PyObject *result = NULL;
+    if (!out || !empty || !(none_tokens = PyBytes_FromStringAndSize(NULL, 0))) goto done;
+    for (i = 0; i < n; i++) {
+        PyObject *e = PyList_GET_ITEM(list, i);
+        if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != EVENT_SIZE) {
+            PyErr_SetString(PyExc_TypeError, "a row event is an 18-tuple");
+            goto done;
+        }
+        PyObject *name = PyTuple_GET_ITEM(e, 9);
+        int same = name == table ? 1 : PyObject_RichCompareBool(name, table, Py_EQ);
+        if (same < 0) goto done;
+        PyObject *parts = PyTuple_GET_ITEM(e, 17);
+        if (!same || !PyTuple_Check(parts) || PyTuple_GET_SIZE(parts) != 4 ||
+            !PyBytes_Check(PyTuple_GET_ITEM(parts, 1)) ||
+            !PyBytes_Check(PyTuple_GET_ITEM(parts, 2)))
+            goto decline;
+        PyObject *data = PyTuple_GET_ITEM(parts, 1), *before = PyTuple_GET_ITEM(parts, 2);
+        Py_ssize_t len = PyBytes_GET_SIZE(data), out_len = 0;
+        PyObject *kept = NULL, *kept_before = NULL;
+        uint8_t *cut_to = NULL; /* the kept entries: on the stack when they fit */
+        if (keeping) {
+            if (len > (Py_ssize_t)sizeof(stack)) {
+                PyMem_Free(heap);
+                if (!(heap = PyMem_Malloc((size_t)len))) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+                cut_to = heap;
+            } else {
+                cut_to = stack;
+            }
+        }
+        int bad = cond_area((const uint8_t *)PyBytes_AS_STRING(data), len, nconds, cols, found,
+                            num, keeping ? &keep : NULL, cut_to, &out_len, 0);
+        int pass = 1;
+        for (c = 0; !bad && c < nconds; c++) {
+            if (found[c] == 3) bad = 1; /* text that is no plain number: the Python path */
+            else if (found[c] != 2 || !holds(ops[c], num[c], lits[c])) pass = 0;
+        }
+        if (!bad && keeping && PyBytes_GET_SIZE(before) > 0) {
+            /* the before image loses the columns too (checked whether the row passes) */
+            int cut_bad = 0;
+            kept_before = cut(before, nconds, cols, &keep, &cut_bad);
+            if (!kept_before) bad = cut_bad ? 1 : -1;
+        }
+        if (bad) {
+            Py_XDECREF(kept_before);
+            if (bad > 0 && !PyErr_Occurred()) goto decline;
+            goto done;
+        }
+        if (!pass) {
+            Py_XDECREF(kept_before);
+            continue;
+        }
+        if (keeping && !(kept = PyBytes_FromStringAndSize((const char *)cut_to, out_len))) {
+            Py_XDECREF(kept_before);
+            goto done;
+        }
+        PyObject *event;
+        PyObject *after_cols = PyTuple_GET_ITEM(e, 11), *before_cols = PyTuple_GET_ITEM(e, 12);
+        if (!keeping && PyTuple_Check(after_cols) && PyTuple_GET_SIZE(after_cols) == 0 &&
+            PyTuple_Check(before_cols) && PyTuple_GET_SIZE(before_cols) == 0) {
+            event = Py_NewRef(e); /* nothing to change */
+        } else {
+            PyObject *new_parts =
+                keeping ? PyTuple_Pack(4, PyTuple_GET_ITEM(parts, 0), kept,
+                                       kept_before ? kept_before : before,
+                                       PyTuple_GET_ITEM(parts, 3))
+                        : Py_NewRef(parts);
+            Py_XDECREF(kept);
+            Py_XDECREF(kept_before);
+            event = new_parts ? PyTuple_New(EVENT_SIZE) : NULL;
+            if (!event) {
+                Py_XDECREF(new_parts);
+                goto done;
+            }
+            for (int k = 0; k < EVENT_SIZE - 1; k++)
+                PyTuple_SET_ITEM(event, k,
+                                 Py_NewRef(k == 11 || k == 12 ? empty : PyTuple_GET_ITEM(e, k)));
+            PyTuple_SET_ITEM(event, EVENT_SIZE - 1, new_parts);
+        }
+        PyObject *tokens = none_tokens;
+        if (make != Py_None) {
+            long io = PyLong_AsLong(PyTuple_GET_ITEM(e, 8));
+            if (io == -1 && PyErr_Occurred()) {
+                Py_DECREF(event);
+                goto done;
+            }
+            int k = 0;
+            while (k < nios && io_keys[k] != io) k++;
+            if (k < nios) {
+                tokens = io_vals[k];
+            } else {
+                tokens = PyObject_CallOneArg(make, PyTuple_GET_ITEM(e, 8));
+                if (tokens && !PyBytes_Check(tokens)) {
+                    PyErr_SetString(PyExc_TypeError, "select: make(io) gives bytes");
+                    Py_CLEAR(tokens);
+                }
+                if (!tokens) {
+                    Py_DECREF(event);
+                    goto done;
+                }
+                if (nios < MAX_IOS) {
+                    io_keys[nios] = io;
+                    io_vals[nios++] = tokens; /* owned by the table until the end */
+                } else {
+                    PyObject *pair = PyTuple_Pack(2, event, tokens);
+                    Py_DECREF(event);
+                    Py_DECREF(tokens);
+                    if (!pair || PyList_Append(out, pair) < 0) {
+                        Py_XDECREF(pair);
+                        goto done;
+                    }
+                    Py_DECREF(pair);
+                    continue;
+                }
+            }
+        }
+        PyObject *pair = PyTuple_Pack(2, event, tokens);
+        Py_DECREF(event);
+        if (!pair || PyList_Append(out, pair) < 0) {
+            Py_XDECREF(pair);
+            goto done;
+        }
+        Py_DECREF(pair);
+    }
+    result = Py_NewRef(out);
+    goto done;
+decline:
+    result = Py_NewRef(Py_None);
+done:
+    PyMem_Free(heap);
+    for (int k = 0; k < nios; k++) Py_DECREF(io_vals[k]);
+    Py_XDECREF(out);
+    Py_XDECREF(empty);
+    Py_XDECREF(none_tokens);
+    if (keeping) PyBuffer_Release(&keep);
+    return result;
+}
+
+/* entries(columns, max_value): engine.trail.codec.encode_columns in C, the column entries
+ * of ((index, text or None), ...): None when it would raise (an index out of order or
+ * above 0xFFFF, a value that is not text, not UTF-8 or longer than max_value bytes), and
+ * encode_columns says why. */
+static PyObject *entries(PyObject *mod, PyObject *args) {
+    PyObject *columns;
+    Py_ssize_t max_value;
+    if (!PyArg_ParseTuple(args, "O!n", &PyTuple_Type, &columns, &max_value)) return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(columns), total = 0, i;
+    long last = -1;
+    for (i = 0; i < n; i++) {
+        PyObject *c = PyTuple_GET_ITEM(columns, i);
+        if (!PyTuple_Check(c) || PyTuple_GET_SIZE(c) != 2 || !PyLong_CheckExact(PyTuple_GET_ITEM(c, 0)))
+            Py_RETURN_NONE;
+        long index = PyLong_AsLong(PyTuple_GET_ITEM(c, 0));
+        if (index == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+        if (index <= last || index > 0xFFFF) Py_RETURN_NONE;
+        last = index;
+        PyObject *v = PyTuple_GET_ITEM(c, 1);
+        Py_ssize_t size = 0;
+        if (v != Py_None) {
+            if (!PyUnicode_CheckExact(v) || !PyUnicode_AsUTF8AndSize(v, &size)) {
+                PyErr_Clear();
+                Py_RETURN_NONE;
+            }
+            if (size > max_value || size > 0xFFFF - 4) Py_RETURN_NONE;
+        }
+        total += ENTRY + size;
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, total);
+    if (!out) return NULL;
+    uint8_t *o = (uint8_t *)PyBytes_AS_STRING(out);
+    for (i = 0; i < n; i++) {
+        PyObject *c = PyTuple_GET_ITEM(columns, i), *v = PyTuple_GET_ITEM(c, 1);
+        unsigned index = (unsigned)PyLong_AsLong(PyTuple_GET_ITEM(c, 0));
+        Py_ssize_t size = 0;
+        const char *raw = v == Py_None ? NULL : PyUnicode_AsUTF8AndSize(v, &size);
+        unsigned head[4] = {index, (unsigned)(4 + size), raw ? NULL_ABSENT : NULL_PRESENT,
+                            (unsigned)size};
+        for (int k = 0; k < 4; k++) {
+            o[2 * k] = (uint8_t)(head[k] >> 8);
+            o[2 * k + 1] = (uint8_t)head[k];
+        }
+        if (size) memcpy(o + ENTRY, raw, (size_t)size);
+        o += ENTRY + size;
+    }
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"rows", rows, METH_VARARGS,
      "rows(rows, table, slots, nslots, keep, missing) -> (positions, columns, events) | None"},
+    {"select", select_rows, METH_VARARGS,
+     "select(rows, table, keep, conds, make) -> [(event, tokens)] | None: a transaction's "
+     "rows with their TABLE rule applied (tablerules.select_rows in C)"},
+    {"entries", entries, METH_VARARGS,
+     "entries(columns, max_value) -> bytes | None: engine.trail.codec.encode_columns in C"},
     {"scan", scan, METH_VARARGS,
      "scan(data, reads, keep) -> (values, kept) | None: tablerules.scan_entries in C"},
     {NULL, NULL, 0, NULL},

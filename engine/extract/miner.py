@@ -876,9 +876,10 @@ def _closed(step: Step, sequence: int, plan: MinePlan) -> Closed:
     elif plan.rules and any(t in plan.rules for t, _, _ in ops):
         assert plan.process is not None
         done = rows_in_task(rows, plan.rules, plan.process, xid, scn, time_us, sequence)
+        if len(done) != len(rows):  # WHERE or FILTER left some out: count again
+            ops = table_ops([r for r, _ in done])
         rows = [r for r, _ in done]
         tokens = [t for _, t in done]
-        ops = table_ops(rows)
     by_op: dict[int, int] = {}
     for _, k, v in ops:
         by_op[k] = by_op.get(k, 0) + v

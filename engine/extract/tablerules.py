@@ -7,7 +7,8 @@ Where: a transaction the miner sees whole in its Spark task is finished there
 read back to columns, the rules applied, the records built again with their tokens). The
 rows of the other transactions reach the driver with their columns (:func:`with_columns`)
 and :class:`TableRules` applies the same rules at commit. The rules are resolved once
-against the dictionary: an unknown column stops the start with OGG-00366.
+against the dictionary: an unknown column stops the start with OGG-00366. The scans and
+the one-call selection are :mod:`engine.extract.rowselect`'s (C, and their twins).
 """
 
 from __future__ import annotations
@@ -16,9 +17,8 @@ import dataclasses
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime
-from typing import Any, Final
+from typing import Any
 
-from engine._native import load as load_native
 from engine.expr.rowrule import (
     LOGICAL_OPS,
     Facts,
@@ -32,17 +32,26 @@ from engine.expr.rowrule import rule_for as _rule_for
 from engine.expr.values import Status, Value, truth
 from engine.expr.vector import Vector, compile_vector
 from engine.extract.lcr import Lcr
-from engine.trail.codec import decode_column_entries, encode_columns
-from engine.trail.errors import CorruptRecordError
-from engine.trail.layout import COLUMN, COLUMN_SIZE, NULL_ABSENT, NULL_PRESENT, TransInd
+from engine.extract.rowselect import (
+    MAX_SLOTS,
+    columns_of,
+    conds_of,
+    entries_of,
+    scan_entries,
+)
+from engine.extract.rowselect import NATIVE_SCAN as _NATIVE_SCAN
+from engine.extract.rowselect import SCAN_ROWS as _SCAN_ROWS
+from engine.extract.rowselect import SELECT as _SELECT
+from engine.extract.rowselect import holds as _holds
+from engine.trail.codec import decode_column_entries, encode_columns, pack_tokens, row_record
+from engine.trail.errors import RecordLimitError
+from engine.trail.layout import MAX_TOKEN_LENGTH, TransInd
 from engine.trail.model import Columns
 from params.expr import Filter
 from params.models import ParamFile
 
 Clock = Callable[[], datetime]
-_ROWSCAN: Final = load_native("rowscan")
-_NATIVE_SCAN: Final = getattr(_ROWSCAN, "scan", None)  # scan_entries in C
-_unpack_column = COLUMN.unpack_from
+Tokens = tuple[tuple[bytes, int, bytes], ...]
 
 
 def resolve(
@@ -97,23 +106,69 @@ class TableRules:
             return
         i = 0
         for cur in it:
-            yield self._tokens(prev, TransInd.BEGIN if i == 0 else TransInd.MIDDLE)
+            if prev[3] is None:
+                yield self._tokens(prev[:3], TransInd.BEGIN if i == 0 else TransInd.MIDDLE)
+            else:
+                yield _quick(prev[0], prev[3], i > 0)
             prev = cur
             i += 1
-        yield self._tokens(prev, TransInd.WHOLE if i == 0 else TransInd.END)
+        if prev[3] is None:
+            yield self._tokens(prev[:3], TransInd.WHOLE if i == 0 else TransInd.END)
+        else:
+            yield _quick(prev[0], prev[3], i > 0)
 
     def _selected(
         self, rows: Iterable[Lcr], xid: str, csn: str, time_us: int
-    ) -> Iterator[tuple[Lcr, Columns | None, RowEnv | None]]:
+    ) -> Iterator[tuple[Lcr, Columns | None, RowEnv | None, Quick | None]]:
         """(row, its projected columns or None when unchanged, its env when it has
-        tokens) of each row that passes."""
+        tokens, and from the quick path (WHERE of select's conditions, the operation's
+        tokens) what :func:`_quick` makes of it) of each row that passes."""
         rules = self.rules
         now = self.clock()
         stats = self.stats
+        counted = any(r.counts for r in rules.values())  # else nothing reads the counts
+        # (table, io) -> the user tokens of its rows and their bytes
+        op_tokens: dict[tuple[str, int], tuple[Tokens, bytes | None]] = {}
         for lcr in rows:
             rule = rules.get(lcr.table)
             if rule is None or lcr.record:  # (a template should not come: hooked)
-                yield lcr, None, None
+                yield lcr, None, None, None
+                continue
+            plan = _plan(rule)
+            if plan.conds is not None and not counted:
+                # usual: WHERE compares columns with integers, the tokens are the table's
+                # and operation's (as select_rows, on the row's columns)
+                passes = _holds(plan.conds, lcr.columns)
+                if passes is None:  # a value that is no plain number: compare() decides
+                    facts = Facts(lcr.table, lcr.io_type, time_us, csn, xid, lcr.rowid,
+                                  lcr.pos.sequence, lcr.pos.offset)  # fmt: skip
+                    env = rule.env(lcr.columns, lcr.before_columns, facts, self.process,
+                                   stats, now)  # fmt: skip
+                    passes = rule.select(env)
+                if not passes:
+                    self.filtered += 1
+                    continue
+                found = op_tokens.get((lcr.table, lcr.io_type)) if plan.tokens else None
+                if found is None:
+                    tokens = lcr.tokens  # (none before the rules: no TOKENS, no bytes)
+                    if plan.tokens:
+                        facts = Facts(lcr.table, lcr.io_type, time_us, csn, xid, lcr.rowid,
+                                      lcr.pos.sequence, lcr.pos.offset)  # fmt: skip
+                        env = RowEnv(rule, {}, {}, facts, self.process, stats, now)
+                        tokens = rule.token_entries(env, self._entries)
+                    packed = None  # (a token past its limit: encode_record says so)
+                    if all(len(v) <= MAX_TOKEN_LENGTH for _, _, v in tokens):
+                        packed = pack_tokens(tokens) if tokens else b""
+                    found = (tokens, packed)
+                    if plan.tokens:
+                        op_tokens[(lcr.table, lcr.io_type)] = found
+                columns, before = lcr.columns, lcr.before_columns
+                keep = rule.keep
+                if keep is not None:
+                    columns = tuple([c for c in columns if c[0] in keep])
+                    if before:
+                        before = tuple([c for c in before if c[0] in keep])
+                yield lcr, None, None, (columns, before, *found)
                 continue
             facts = Facts(lcr.table, lcr.io_type, time_us, csn, xid, lcr.rowid,
                           lcr.pos.sequence, lcr.pos.offset)  # fmt: skip
@@ -128,7 +183,7 @@ class TableRules:
             cols = rule.project(lcr.columns) if rule.keep is not None else None
             if cols is not None and lcr.before_columns:  # a before image loses them too
                 lcr = dataclasses.replace(lcr, before_columns=rule.project(lcr.before_columns))
-            yield lcr, cols, (env if rule.tokens else None)
+            yield lcr, cols, (env if rule.tokens else None), None
 
     def _tokens(self, item: tuple[Lcr, Columns | None, RowEnv | None], ind: int) -> Lcr:
         lcr, cols, env = item
@@ -140,6 +195,51 @@ class TableRules:
             columns=lcr.columns if cols is None else cols,
             tokens=env.rule.token_entries(env, self._entries),
         )
+
+
+#: (the row's columns, its before image, its user tokens, their bytes or None when one is
+#: past its limit) of a row on TableRules' quick path
+Quick = tuple[Columns, Columns, Tokens, bytes | None]
+
+
+def _quick(lcr: Lcr, quick: Quick, later: bool) -> Lcr:
+    """The row of the quick path with its columns and tokens; its record template made
+    here when it is not its transaction's first (``later``: the driver only finishes it
+    with ``finalize``, which adds no LOGCSN / TRANID token to it: the bytes encode_record
+    gives). Made as a row to encode when its record would pass a limit (encode_record then
+    says which) or its ROWID is not ASCII."""
+    columns, before, tokens, packed = quick
+    rowid = lcr.rowid
+    if later and packed is not None and (rowid is None or rowid.isascii()):
+        try:
+            record = row_record(lcr.io_type, lcr.table.encode("utf-8"), entries_of(columns),
+                                entries_of(before),
+                                None if rowid is None else rowid.encode("ascii"),
+                                lcr.pos.sequence, lcr.pos.offset, tokens=packed)  # fmt: skip
+        except RecordLimitError:
+            pass
+        else:
+            return _template(lcr, record)
+    if columns is lcr.columns and before is lcr.before_columns and tokens is lcr.tokens:
+        return lcr
+    return _changed(lcr, columns, before, tokens)
+
+
+def _template(lcr: Lcr, record: bytes) -> Lcr:
+    """``lcr`` as a row with its record template (no columns, no tokens)."""
+    return Lcr(lcr.kind, lcr.xid, lcr.pos, lcr.end, lcr.scn, lcr.subscn, lcr.time_us,
+               lcr.io_type, lcr.table, lcr.rowid, ref=lcr.ref, user=lcr.user,
+               txn_name=lcr.txn_name, text=lcr.text, record=record)  # fmt: skip
+
+
+def _changed(
+    lcr: Lcr, columns: Columns, before: Columns, tokens: tuple[tuple[bytes, int, bytes], ...]
+) -> Lcr:
+    """``lcr`` with these columns, before image and user tokens (dataclasses.replace
+    without its checks: a row at a time on the driver)."""
+    return Lcr(lcr.kind, lcr.xid, lcr.pos, lcr.end, lcr.scn, lcr.subscn, lcr.time_us,
+               lcr.io_type, lcr.table, lcr.rowid, columns, before, lcr.ref, lcr.user,
+               lcr.txn_name, lcr.text, lcr.record, tokens)  # fmt: skip
 
 
 def rows_in_task(
@@ -156,15 +256,35 @@ def rows_in_task(
     on the driver): each kept row with its record parts (``EVENT_FIELDS``' ``record``)
     and its user token bytes. @GETENV ('STATS', ...) counts this transaction only here.
 
-    Per row only what varies is done: the columns the rule reads are scanned from the
-    encoded entries (:func:`scan_entries`, in C when built) and the kept entries copied;
-    rows of one table and operation share their :class:`Facts` when no expression reads
-    the row's own facts (:attr:`RowRule.facts_shared`), and their token bytes when the
-    TOKENS read nothing of the row (:attr:`RowRule.op_tokens`)."""
+    Usually the transaction's rows are all of one table whose WHERE compares columns with
+    integers (or is absent) and has no FILTER: then one call does it all
+    (:func:`~engine.extract.rowselect.select_rows`, ``rowscan.select`` in C when built).
+    Otherwise, per row only what varies is done: the columns the rule reads are scanned
+    from the encoded entries (:func:`~engine.extract.rowselect.scan_entries`, in C when
+    built) and the kept entries copied; rows of one table and operation share their
+    :class:`Facts` when no expression reads the row's own facts
+    (:attr:`RowRule.facts_shared`), and their token bytes when the TOKENS read nothing of
+    the row (:attr:`RowRule.op_tokens`)."""
     csn = str(scn)
     now = datetime.now()
     stats: Counter[tuple[str, str]] = Counter()
-    packed: dict[tuple[object, ...], bytes] = {}
+    # token values -> their bytes, by rule (the names differ from table to table)
+    packs: dict[int, dict[tuple[object, ...], bytes]] = {}
+    table0 = rows[0][9] if rows else ""
+    first = rules.get(table0)
+    if first is not None:  # usual: one table, a WHERE of comparisons with numbers at most
+        plan_ = _plan(first)
+        if plan_.conds is not None:
+
+            def make(io: int) -> bytes:
+                facts = Facts(table0, io, time_us, csn, xid, None, sequence, 0)
+                env = RowEnv(first, {}, {}, facts, process, stats, now)
+                return first.token_bytes(env, packs.setdefault(id(first), {}))
+
+            tokens_of = make if plan_.tokens else None
+            selected = _SELECT(rows, table0, plan_.keep_mask, plan_.conds, tokens_of)
+            if selected is not None:
+                return selected
     shared: dict[tuple[str, int], tuple[Facts, list[bytes]]] = {}  # facts, op tokens
     plans: dict[str, _Plan | None] = {}
     kept: list[tuple[tuple[Any, ...], RowEnv | list[bytes] | None]] = []
@@ -187,7 +307,7 @@ def rows_in_task(
             found = shared[(table, io)] = (facts, [])
         if not found[1]:
             env = RowEnv(rule, {}, {}, found[0], process, stats, now)
-            found[1].append(rule.token_bytes(env, packed))
+            found[1].append(rule.token_bytes(env, packs.setdefault(id(rule), {})))
         return found[1][0]
 
     if len(done) == len(rows):  # every row column-wise (the usual case): no env at all
@@ -274,7 +394,7 @@ def rows_in_task(
             kept.append((row, None))
         elif tokens is not None:  # the same bytes for the table and operation
             if not tokens:
-                tokens.append(rule.token_bytes(env, packed))
+                tokens.append(rule.token_bytes(env, packs.setdefault(id(rule), {})))
             kept.append((row, tokens))
         else:
             kept.append((row, env))
@@ -287,7 +407,7 @@ def rows_in_task(
             out.append((row, given[0]))
         else:
             given.ind = int(TransInd.of(i, n))
-            out.append((row, given.rule.token_bytes(given, packed)))
+            out.append((row, given.rule.token_bytes(given, packs.setdefault(id(given.rule), {}))))
     return out
 
 
@@ -313,7 +433,7 @@ def _columnar(
 class _Plan:
     """What :func:`rows_in_task` reads of one table's rule, row after row."""
 
-    __slots__ = ("columnar", "counts", "filter", "keep_mask", "order", "read_mask",
+    __slots__ = ("columnar", "conds", "counts", "filter", "keep_mask", "order", "read_mask",
                  "reads", "rule", "share", "slots", "tokens", "vector_filters",
                  "vector_where", "where")  # fmt: skip
 
@@ -345,11 +465,15 @@ class _Plan:
         self.columnar = (
             self.share
             and self.reads is not None
-            and len(self.order) <= _MAX_SLOTS
+            and len(self.order) <= MAX_SLOTS
             and not self.counts
             and (rule.where is None or self.vector_where is not None)
             and (not rule.filters or self.vector_filters is not None)
         )
+        # select (rowscan.select, or select_rows): column-wise and no FILTER, WHERE none or
+        # comparisons of columns with integers joined by AND
+        conds = conds_of(rule.where, rule.index) if rule.where is not None else ()
+        self.conds = conds if self.columnar and not rule.filters else None
 
     def passes(
         self, columns: dict[int, list[Value]], rows: list[tuple[Any, ...]], positions: list[int]
@@ -383,101 +507,8 @@ def _plan(rule: RowRule) -> _Plan:
     return found[1]
 
 
-_MAX_SLOTS: Final = 254
-_UNSET: Any = object()
-Scanned = tuple[list[int], list[list[Any]], list[tuple[Any, ...]]]
-
-
-def scan_rows(
-    rows: list[tuple[Any, ...]], table: str, slots: bytes, nslots: int, keep: bytes | None,
-    missing: object,
-) -> Scanned | None:  # fmt: skip
-    """The row events of ``table`` among a transaction's ``rows`` scanned at once:
-    (positions in ``rows``, the values of each slot's column row after row (``missing``
-    where a row has none), the events without columns and with the ``keep`` entries of
-    their data areas). ``slots`` gives a byte per column index: 0 not read, k slot k - 1;
-    ``keep`` a flag byte per index (None: every entry). None when a row has no parts or a
-    malformed data area, or (``keep`` given) a before-image area. The pure-Python twin of
-    ``rowscan.rows``."""
-    reads = {i: slot - 1 for i, slot in enumerate(slots) if slot}
-    keep_set = None if keep is None else frozenset(i for i, f in enumerate(keep) if f)
-    positions: list[int] = []
-    columns: list[list[Any]] = [[] for _ in range(nslots)]
-    events: list[tuple[Any, ...]] = []
-    for pos, e in enumerate(rows):
-        if e[9] != table:
-            continue
-        parts = e[17]
-        if not (isinstance(parts, tuple) and len(parts) == 4 and isinstance(parts[1], bytes)):
-            return None
-        if keep is not None and parts[2] != b"":
-            return None  # a before image to cut as well: row by row
-        try:
-            values, projected = scan_entries(parts[1], frozenset(reads), keep_set)
-        except CorruptRecordError:
-            return None
-        got = [missing] * nslots
-        for i, v in values.items():
-            got[reads[i]] = v
-        for k in range(nslots):
-            columns[k].append(got[k])
-        if projected is not None:
-            parts = (parts[0], projected, parts[2], parts[3])
-        events.append((*e[:11], (), (), *e[13:17], parts))
-        positions.append(pos)
-    return positions, columns, events
-
-
-#: scan_rows in C when built
-_SCAN_ROWS: Final[Callable[..., Scanned | None]] = getattr(_ROWSCAN, "rows", None) or scan_rows
-
-
-def scan_entries(
-    data: bytes, reads: frozenset[int], keep: frozenset[int] | None
-) -> tuple[dict[int, str | None], bytes | None]:
-    """The values of the ``reads`` columns of a data area's entries, and (``keep`` given)
-    the entries of the ``keep`` columns as they are: what :func:`decode_column_entries`
-    and :func:`encode_columns` would give, without decoding or encoding the rest. A
-    malformed area raises as :func:`decode_column_entries` does."""
-    values: dict[int, str | None] = {}
-    kept: list[bytes] = []  # runs of kept entries
-    pos, end, last = 0, len(data), -1
-    run = 0  # where the current run of kept entries begins
-    try:
-        while pos < end:
-            if pos + COLUMN_SIZE > end:
-                break
-            index, length, null, vlen = _unpack_column(data, pos)
-            stop = pos + COLUMN_SIZE + vlen
-            if length != 4 + vlen or index <= last or stop > end:
-                break
-            if index in reads:
-                if null == NULL_ABSENT:
-                    values[index] = str(data[pos + COLUMN_SIZE : stop], "utf-8")
-                elif null == NULL_PRESENT and vlen == 0:
-                    values[index] = None
-                else:
-                    break
-            if keep is not None and index not in keep:
-                if run < pos:
-                    kept.append(data[run:pos])
-                run = stop
-            last, pos = index, stop
-    except UnicodeDecodeError:
-        pos = -1
-    if pos != end:
-        decode_column_entries(data)  # raises CorruptRecordError, with the offset
-        raise AssertionError("a malformed column area decoded")  # (not reached)
-    if keep is None:
-        return values, None
-    if run < end:
-        kept.append(data[run:end])
-    return values, b"".join(kept)
-
-
 def with_columns(e: tuple[Any, ...]) -> tuple[Any, ...]:
     """A row event with record parts made into one with columns (the driver's rules need
     them): for a transaction of a table with row options that is not closed in a task."""
     parts = e[17]
-    return (*e[:11], decode_column_entries(parts[1]), decode_column_entries(parts[2]),
-            *e[13:17], b"")  # fmt: skip
+    return (*e[:11], columns_of(parts[1]), columns_of(parts[2]), *e[13:17], b"")

@@ -1,6 +1,7 @@
 """The C kernels of the Extract's TABLE row options in the miner's task against their
-pure-Python twins: engine/_native/rowscan.c (``scan`` = tablerules.scan_entries, ``rows``
-= tablerules.scan_rows), trailkit.records with user tokens (= miner._records' Python
+pure-Python twins: engine/_native/rowscan.c (``scan`` = rowselect.scan_entries, ``rows``
+= rowselect.scan_rows, ``select`` = rowselect.select_rows, ``entries`` =
+codec.encode_columns), trailkit.records with user tokens (= miner._records' Python
 assembly), and rows_in_task's column-wise path (= its row-by-row path)."""
 
 from __future__ import annotations
@@ -17,9 +18,16 @@ from engine.expr.rowrule import Process, RowRule
 from engine.expr.values import Status
 from engine.extract import miner as miner_module
 from engine.extract import tablerules
-from engine.extract.tablerules import rows_in_task, scan_entries, scan_rows
-from engine.trail.codec import encode_columns
-from engine.trail.errors import CorruptRecordError
+from engine.extract.rowselect import (
+    columns_of,
+    entries_of,
+    scan_entries,
+    scan_rows,
+    select_rows,
+)
+from engine.extract.tablerules import rows_in_task
+from engine.trail.codec import decode_column_entries, encode_columns, pack_tokens
+from engine.trail.errors import CorruptRecordError, RecordLimitError
 from params.expr import Assignment, Binary, Call, Col, Filter, Header, Lit, Unary
 
 #: The kernels themselves, whatever GGSCI_NATIVE says (these tests hold them to their
@@ -71,6 +79,28 @@ def test_the_c_scan_is_scan_entries(
         assert got is None
         return
     assert got == want
+
+
+@settings(max_examples=300, deadline=None)
+@given(_columns, st.integers(0, 200), st.integers(0, 255), st.booleans())
+def test_columns_of_is_decode_column_entries(
+    columns: tuple[tuple[int, str | None], ...], at: int, xor: int, damage: bool
+) -> None:
+    """with_columns' decoding (rowscan.scan reading every column) gives what
+    decode_column_entries gives, and raises where it raises."""
+    data = encode_columns(columns)
+    if damage:
+        data = _damaged(data, at, xor)[: max(0, len(data) - at % 3)]
+    try:
+        want = decode_column_entries(data)
+    except CorruptRecordError as exc:
+        with pytest.raises(CorruptRecordError) as got:
+            columns_of(data)
+        assert str(got.value) == str(exc)
+        return
+    assert columns_of(data) == want
+    if not damage:
+        assert want == columns
 
 
 def _event(table: str, io: int, pos: int, data: bytes) -> tuple[Any, ...]:
@@ -182,11 +212,16 @@ def test_rows_in_task_column_wise_is_row_by_row(
     fast = run()
     with patch.object(tablerules, "_SCAN_ROWS", scan_rows):
         assert run() == fast
-    with patch.object(tablerules, "_columnar", lambda *a: None):
-        slow = run()
+    with patch.object(tablerules, "_SELECT", select_rows):
+        assert run() == fast
+    with patch.object(tablerules, "_SELECT", lambda *a: None):
+        assert run() == fast  # column-wise
+        with patch.object(tablerules, "_columnar", lambda *a: None):
+            slow = run()
     assert slow == fast
     if any(t == "HR.A" for t, _, _ in rows):  # the column-wise path was taken
         with (
+            patch.object(tablerules, "_SELECT", lambda *a: None),
             patch.object(tablerules, "_columnar", lambda *a: 1 / 0),
             pytest.raises(ZeroDivisionError),
         ):
@@ -208,3 +243,169 @@ def test_several_filters_each_must_pass_in_the_task() -> None:
                           (lambda *a: None)):  # fmt: skip
             kept = rows_in_task(events, rules, process, "1.2.3", 99, 1, 4)
         assert [e[3] for e, _ in kept] == [2, 3]  # id 1 fails the first, sal 50 the second
+
+
+_ops = st.sampled_from(range(6))
+_conds = st.lists(st.tuples(st.integers(0, 5), _ops, st.integers(-3, 15)), max_size=3)
+_cvalues = st.one_of(
+    st.none(), st.sampled_from(["0", "3", "7", "12", "0012", "-3", "x", "", "2.5", "٣",
+                                "1234567890123456789", "123456789012345678"]))  # fmt: skip
+_crow = st.tuples(
+    st.sampled_from(["HR.A", "HR.A", "HR.A", "HR.B"]),
+    st.sampled_from([5, 15, 3]),
+    st.dictionaries(st.integers(0, 6), _cvalues).map(lambda d: tuple(sorted(d.items()))),
+    st.one_of(st.just(()), st.dictionaries(st.integers(0, 6), _cvalues, max_size=3).map(
+        lambda d: tuple(sorted(d.items())))),
+    st.booleans(),  # the event still has its columns
+)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_crow, max_size=8), _conds, st.one_of(st.none(), _indices),
+       st.booleans(), st.integers(0, 60), st.integers(1, 255))  # fmt: skip
+def test_the_c_select_is_select_rows(
+    rows: list[tuple[str, int, Any, Any, bool]],
+    conds: list[tuple[int, int, int]],
+    keep: frozenset[int] | None,
+    tokens: bool,
+    at: int,
+    xor: int,
+) -> None:
+    """rowscan.select against tablerules.select_rows: the same rows kept (WHERE's
+    comparisons), cut (COLSEXCEPT, the before image too), the same tokens, and None for
+    the same transactions (another table, a malformed area, a value that is no plain
+    number, a value past 18 digits)."""
+    events = []
+    for i, (t, io, c, b, with_cols) in enumerate(rows):
+        e = _event(t, io, i * 10, encode_columns(c))
+        parts = (e[17][0], e[17][1], encode_columns(b), b"AAAAAAAAAAAAAAAAAA" if i % 2 else None)
+        events.append((*e[:11], c if with_cols else (), (), *e[13:17], parts))
+    if at < 6 and events:  # sometimes one damaged area (its data or its before image)
+        e = events[at % len(events)]
+        p = e[17]
+        p = (
+            (p[0], _damaged(p[1], at, xor), p[2], p[3])
+            if at % 2
+            else (p[0], p[1], _damaged(p[2], at, xor)[: max(0, len(p[2]) - 1)], p[3])
+        )
+        events[at % len(events)] = (*e[:17], p)
+    calls: list[int] = []
+
+    def make(io: int) -> bytes:
+        calls.append(io)
+        return b"T%d" % io
+
+    keep_mask = None if keep is None else _mask(keep)
+    got = _SCAN.select(events, "HR.A", keep_mask, tuple(conds), make if tokens else None)
+    c_calls, calls[:] = list(calls), []
+    want = select_rows(events, "HR.A", keep_mask, tuple(conds), make if tokens else None)
+    assert got == want
+    if got is not None:
+        assert c_calls == calls  # make: once per operation, as the rows come
+
+
+def test_select_keeps_what_where_keeps_and_cuts_what_colsexcept_cuts() -> None:
+    """A hand-made transaction through rowscan.select: WHERE (ID > 5) AND (SAL <= 10) keeps
+    the second row only, COLSEXCEPT cuts column 1 from its data and before image, and a
+    value that is no plain number sends the transaction to the other paths (None)."""
+    cols = [((0, "3"), (1, "a"), (3, "1")), ((0, "0007"), (1, "b"), (3, "10")),
+            ((0, "9"), (3, "11")), ((0, "9"), (3, None)), ((1, "c"), (3, "1"))]  # fmt: skip
+    events = [_event("HR.A", 5, i, encode_columns(c)) for i, c in enumerate(cols)]
+    e = events[1]
+    before = encode_columns(((0, "7"), (1, "z")))
+    events[1] = (*e[:17], (e[17][0], e[17][1], before, None))
+    conds = ((0, 3, 5), (3, 4, 10))
+    for select in (_SCAN.select, select_rows):
+        got = select(events, "HR.A", _mask(frozenset({0, 2, 3})), conds, lambda io: b"t")
+        assert got is not None
+        assert [(e[3], e[17][1], e[17][2], t) for e, t in got] == [
+            (1, encode_columns(((0, "0007"), (3, "10"))), encode_columns(((0, "7"),)), b"t")
+        ]
+        bad = [*events, _event("HR.A", 5, 9, encode_columns(((0, "-1"),)))]
+        assert select(bad, "HR.A", None, conds, None) is None
+
+
+def test_a_token_name_is_its_own_table_s_in_the_task() -> None:
+    """Two tables whose TOKENS differ in name only (the same values) in one transaction:
+    each row gets its own table's token names (the bytes are not shared across tables)."""
+    a = RowRule("HR.A", _NAMES, (0,), None, None, (), (Assignment("X", Lit("k")),), _INDEX)
+    b = RowRule("HR.B", _NAMES, (0,), None, None, (), (Assignment("Y", Lit("k")),), _INDEX)
+    events = [_event(t, 5, i, encode_columns(((0, "1"),))) for i, t in enumerate("AB")]
+    events = [(*e[:9], "HR." + e[9], *e[10:]) for e in events]
+    process = Process("EXT", host="h", user="u", pid=1)
+    kept = rows_in_task(events, {"HR.A": a, "HR.B": b}, process, "1.2.3", 99, 1, 4)
+    assert [t for _, t in kept] == [
+        pack_tokens(a.user_tokens(None)),  # type: ignore[arg-type]
+        pack_tokens(b.user_tokens(None)),
+    ]  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("op", range(6))
+def test_select_compares_as_the_operator_does(op: int) -> None:
+    """Each operator of select's conditions at its edges (4, 5, 6 against 5) and against
+    a negative literal, in C and in Python."""
+    import operator
+
+    fn = (operator.eq, operator.ne, operator.lt, operator.gt, operator.le, operator.ge)[op]
+    events = [_event("HR.A", 5, i, encode_columns(((0, v),))) for i, v in enumerate("456")]
+    for select in (_SCAN.select, select_rows):
+        for lit in (5, -1):
+            got = select(events, "HR.A", None, ((0, op, lit),), None)
+            assert got is not None
+            assert [e[3] for e, _ in got] == [i for i in range(3) if fn(4 + i, lit)]
+
+
+@pytest.mark.parametrize("op", ["=", "<>", "<", ">", "<=", ">="])
+def test_a_where_of_comparisons_goes_through_select_as_row_by_row(op: str) -> None:
+    """WHERE (5 op ID AND SAL >= 2): the literal on the left is mirrored into select's
+    conditions, and rows_in_task keeps what its row-by-row path keeps."""
+    where = Binary("AND", Binary(op, Lit(5), Col("ID")), Binary(">=", Col("SAL"), Lit(2)))
+    rule = RowRule("HR.A", _NAMES, (0,), frozenset({0, 3}), where, (), _TOKENS, _INDEX)
+    assert tablerules._plan(rule).conds is not None
+    rows = [((0, v), (1, "n"), (3, s)) for v in ("4", "5", "6") for s in ("1", "2")]
+    events = [_event("HR.A", 5, i, encode_columns(c)) for i, c in enumerate(rows)]
+    process = Process("EXT", host="h", user="u", pid=1)
+    fast = rows_in_task(events, {"HR.A": rule}, process, "1.2.3", 99, 1, 4)
+    with (
+        patch.object(tablerules, "_SELECT", lambda *a: None),
+        patch.object(tablerules, "_columnar", lambda *a: None),
+    ):
+        assert rows_in_task(events, {"HR.A": rule}, process, "1.2.3", 99, 1, 4) == fast
+    assert fast  # (some row passes each)
+
+
+_any_columns = st.lists(
+    st.tuples(st.integers(-2, 0x10001), st.one_of(st.none(), st.text(max_size=5),
+                                                  st.sampled_from(["\ud800", "é" * 40]),
+                                                  st.integers(0, 3))),
+    max_size=5,
+).map(tuple)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(_columns, _any_columns), st.sampled_from([4, 79, 1 << 20]))
+def test_the_c_entries_are_encode_columns(columns: Any, max_value: int) -> None:
+    """rowscan.entries gives encode_columns' bytes, or None where encode_columns raises
+    (an index out of order or too high, a value not text, not UTF-8 or too long)."""
+    got = _SCAN.entries(columns, max_value)
+    with patch("engine.trail.codec.MAX_VALUE_LENGTH", max_value):
+        try:
+            want = encode_columns(columns)
+        except (RecordLimitError, UnicodeEncodeError, AttributeError):
+            assert got is None
+            return
+    assert got == want
+    if max_value > 80:
+        assert entries_of(columns) == want
+
+
+def test_select_cuts_areas_past_its_stack_buffer() -> None:
+    """Data areas longer than select's 4 KiB stack buffer (cut on the heap), between short
+    ones: what select_rows gives."""
+    sizes = (10, 5000, 20, 9000, 4090)
+    events = [_event("HR.A", 5, i, encode_columns(((0, str(i)), (1, "x" * n), (2, "y" * n))))
+              for i, n in enumerate(sizes)]  # fmt: skip
+    keep = _mask(frozenset({0, 2}))
+    got = _SCAN.select(events, "HR.A", keep, ((0, 5, 1),), None)
+    assert got is not None and len(got) == 4
+    assert got == select_rows(events, "HR.A", keep, ((0, 5, 1),), None)
