@@ -43,9 +43,11 @@ DEFAULT_MASTER = "local[*]"
 MASTER_ENV: Final = "GGSCI_SPARK_MASTER"
 #: Set by spark-submit for the Python program it runs (pyspark joins its JVM).
 SUBMIT_ENV: Final = "PYSPARK_GATEWAY_PORT"
-#: A batch mines at least this many splits (as before sizing by cores: checkpoints stay as
-#: close; more when the share has more cores).
-MIN_BATCH_SPLITS: Final = 8
+#: A batch mines at least this many splits (more when the share has more cores): each batch
+#: is a Spark job, about 100 ms of CPU whatever its size (the JVM's scheduling, py4j, the
+#: tasks' set-up), so 16 rather than 8 halves that in a catch-up; a batch holds about 5 MB
+#: of mined results a split on the driver (docs/cluster.md, "Scaling on this machine").
+MIN_BATCH_SPLITS: Final = 16
 #: On a cluster, unless set otherwise: executors come and go with the work (the shuffle
 #: tracking stands for an external shuffle service, which the Extract does not need).
 CLUSTER_DEFAULTS: Final[Mapping[str, str]] = {

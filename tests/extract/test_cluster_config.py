@@ -180,7 +180,7 @@ def test_cluster_session_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 def test_task_slots_follow_the_share(spark: object) -> None:
     assert task_slots(spark) == 2  # type: ignore[arg-type]  # local[2]
-    assert batch_splits(spark) == 8  # type: ignore[arg-type]  # never fewer than before
+    assert batch_splits(spark) == 16  # type: ignore[arg-type]  # the least a batch mines
 
 
 # -- the shipped code ----------------------------------------------------------------------
