@@ -115,6 +115,22 @@ def java_threads(roots: list[int]) -> dict[str, float]:
     return out
 
 
+def own_threads() -> dict[str, float]:
+    """CPU seconds of this process's live threads by Python thread name (digits dropped),
+    for ``--threads``: the driver's capture loop against its mining threads."""
+    names = {t.native_id: t.name.rstrip("0123456789_") for t in threading.enumerate()}
+    out: dict[str, float] = {}
+    for t in Path("/proc/self/task").iterdir():
+        try:
+            stat = (t / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        name = names.get(int(t.name), "other")
+        out[name] = out.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / TICKS
+    return out
+
+
 def _minus(after: dict[str, float], before: dict[str, float]) -> dict[str, float]:
     return {k: round(v - before.get(k, 0.0), 2) for k, v in sorted(after.items())}
 
@@ -159,11 +175,13 @@ def child(args: argparse.Namespace) -> None:
             run.capture.max_poll_splits = batch_splits(spark)
         roots = [os.getpid(), *workers]
         cpu0, threads0 = tree_cpu(roots), java_threads(roots) if args.threads else {}
+        own0 = own_threads() if args.threads else {}
         t1 = time.perf_counter()
         run.run(threading.Event(), stop_at_eof=True)
         catchup = time.perf_counter() - t1
         cpu = _minus(tree_cpu(roots), cpu0)
         threads = _minus(java_threads(roots), threads0) if args.threads else {}
+        own = _minus(own_threads(), own0) if args.threads else {}
         run.close()
         trail = sorted(home.dirdat.glob("bt[0-9]*"))
         body = b"".join(_body(p) for p in trail)
@@ -180,6 +198,7 @@ def child(args: argparse.Namespace) -> None:
                     "batches": int(run.capture.timing["batches"]),
                     "driver_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss >> 10,
                     "java_threads": {k: v for k, v in threads.items() if v >= 0.02},
+                    "python_threads": {k: v for k, v in own.items() if v >= 0.02},
                 }
             )
         )
@@ -266,8 +285,9 @@ def main() -> None:
                 f"load={os.getloadavg()[0]:.2f} cpu_by={json.dumps(r['cpu_by'])}",
                 flush=True,
             )
-            if r["java_threads"]:
+            if args.threads:
                 print(f"{name}: java_threads={json.dumps(r['java_threads'])}", flush=True)
+                print(f"{name}: driver_threads={json.dumps(r['python_threads'])}", flush=True)
         print(f"trails_equal={len(set(bodies.values())) == 1}")
         if "inproc" in results:
             base = results["inproc"]["cpu_s"]

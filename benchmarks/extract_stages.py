@@ -22,7 +22,6 @@ Needs the backlog of ``benchmarks/extract_throughput.py --backlog DIR``. Prints
 from __future__ import annotations
 
 import argparse
-import pickle
 import time
 from pathlib import Path
 
@@ -61,7 +60,7 @@ def main() -> None:
         t = took("pack_ms", t)
         rs._unpacked(packed)
         t = took("driver_unpack_ms", t)
-        raw = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
+        raw = rs._pickled(result)
         t = took("pickle_ms", t)
         rs._codec().compress(raw, asbytes=True)
         took("compress_ms", t)
@@ -77,7 +76,7 @@ def main() -> None:
     print(f"task_ms={task * 1000:.1f}")
 
 
-def _codecs(raw: bytes, repeat: int) -> None:
+def _codecs(raw: memoryview, repeat: int) -> None:
     """``codec=<name>:<level> bytes=... compress_ms=... decompress_ms=...`` lines."""
     import pyarrow as pa
 

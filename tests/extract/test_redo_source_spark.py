@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import pickle
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
 from engine.extract import redo_source as rs
+from engine.extract.lcr import Fragment, Position
 from engine.extract.miner import Closed, MinePlan
 from engine.spark import SparkSettings, _imported, session_conf
 
@@ -100,6 +103,31 @@ def test_a_result_crosses_the_jvm_compressed_and_comes_back_whole() -> None:
     packed = rs._packed(result)
     assert rs._unpacked(packed) == result
     assert len(packed) < len(pickle.dumps(result)) // 10
+
+
+def test_a_result_unpickles_without_dataclasses_generic_state(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Frozen dataclasses with slots load through ``dataclasses.fields`` object by object
+    (most of the driver's CPU for the results); a result's are built by their class."""
+    fragment = Fragment(
+        "1.2.4", Position(1, 5, 100), 180, 70, 0, 9, 60, 8, (("US03", ""),), b"rec", 1,
+        ("r1",), (), (("US03.T", 5, 1),), 1,
+    )  # fmt: skip
+    split = rs.Split(1, 5, "/redo/t1/000000005.log", 0, 4096, False, False)
+    result = rs.SplitResult(split, [fragment, fragment], 180, 3, 5, 9, 9)
+    packed = rs._packed(result)
+    looked_up: list[object] = []
+    real = dataclasses.fields
+
+    def counted(obj: Any) -> Any:
+        looked_up.append(obj)
+        return real(obj)
+
+    monkeypatch.setattr(dataclasses, "fields", counted)
+    assert rs._unpacked(packed) == result
+    assert rs._unpacked(rs._packed(result)) == result
+    assert looked_up == []
 
 
 def test_results_come_back_in_the_task_status_not_the_block_manager() -> None:
