@@ -42,7 +42,7 @@ from engine.home import Home
 from engine.source.bulk import BulkSession
 from engine.source.database import Database, create_database
 from engine.source.dictionary import ColumnDef
-from engine.spark import SparkSettings, get_session, warm_workers
+from engine.spark import SparkSettings, batch_splits, get_session, warm_workers
 from params.check import check_text
 
 
@@ -94,6 +94,7 @@ def main() -> None:
         ).model
         run = ExtractRun(home, model, None, lambda *_: None, spark=spark, durable=True)
         run.capture.split_bytes = args.split_mb << 20
+        run.capture.max_poll_splits = batch_splits(spark)  # as the Extract sizes its batches
         prof = cProfile.Profile() if args.profile else None
         t2 = time.perf_counter()
         cpu = time.process_time()
