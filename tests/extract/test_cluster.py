@@ -180,7 +180,7 @@ def test_extract_on_a_two_worker_cluster_equals_local_and_idles_free(
 
     # the executors ran the shipped code, on both workers
     line = next(ln for ln in report.read_text().splitlines() if ln.startswith("Spark master"))
-    assert line.startswith(f"Spark master {cluster.url}, 2 task slot(s), 8 split(s) a batch")
+    assert line.startswith(f"Spark master {cluster.url}, 2 task slot(s), 16 split(s) a batch")
     origins = line.split("the tasks run ggsci from ", 1)[1].split("; ")
     assert origins and all(re.search(f"/{UNPACKED}/engine on ", o) for o in origins), origins
     for w in ("worker0", "worker1"):
