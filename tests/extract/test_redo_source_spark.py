@@ -38,11 +38,12 @@ def test_a_task_freezes_its_worker_once(unfrozen: None) -> None:
     assert frozen > 1000  # the modules' objects: PySpark's collect after each task skips them
     garbage = [[] for _ in range(100)]
     for g in garbage:
-        g.append(g)  # cycles made after the freeze are collected as ever
-    del garbage, g
+        g.append(g)  # cycles made after the freeze, alive during the next task
     assert list(rs._task(_Broadcast(MinePlan({})), [])) == []
-    assert gc.get_freeze_count() == frozen  # once per worker: no new objects frozen
-    assert gc.collect() >= 100
+    # once per worker: nothing new frozen (frozen objects that died since are not counted)
+    assert gc.get_freeze_count() <= frozen
+    del garbage, g
+    assert gc.collect() >= 100  # a second freeze would have kept these cycles
 
 
 def test_warming_a_worker_freezes_what_it_imported(unfrozen: None) -> None:
