@@ -233,7 +233,8 @@ def _unpacked(data: bytes) -> SplitResult:
 
 
 #: Tasks per slot in a batch: a task mines several splits in a row when there are more (each
-#: task costs Spark about 25 ms of CPU whatever it does; docs/extract.md, "Performance").
+#: task has a fixed cost in the JVM and the worker; it was about 25 ms of CPU before the
+#: workers froze their modules, :func:`freeze_worker`; docs/cluster.md).
 TASKS_PER_SLOT: Final = 2
 
 
