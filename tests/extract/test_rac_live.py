@@ -27,6 +27,7 @@ from engine.home import Home
 from engine.source import database as database_module
 from engine.source.clock import ManualClock
 from engine.source.database import Database, create_database
+from engine.source.session import Session
 from engine.source.sql import execute
 from engine.source.workload import WorkloadSpec, WorkloadStats, run_workload
 from engine.trail.writer import TrailWriter
@@ -43,7 +44,20 @@ def _content(home: Home, trail: str) -> bytes:
     return trail_content(home, trail)[1]
 
 
-def _drain(cap: Capture) -> None:
+def two_threads(tmp_path: Path) -> tuple[Home, Path, Database, Session, Session]:
+    """A home with a two-thread database "RAC" (a manual clock, 1 ms a step), session A on
+    thread 1 and B on thread 2, and the table ``wl.t (id)``."""
+    home = Home(tmp_path)
+    home.create_subdirs()
+    root = create_database(home.dirdb, "RAC", threads=2)
+    db = Database(root, clock=ManualClock(datetime(2024, 1, 1), step=0.001))
+    a = db.session("A", username="WL", thread=1)
+    b = db.session("B", username="WL", thread=2)
+    execute(db, a, "CREATE TABLE wl.t (id NUMBER PRIMARY KEY)")
+    return home, root, db, a, b
+
+
+def drain(cap: Capture) -> None:
     while cap.poll():
         pass
 
@@ -103,12 +117,12 @@ def _run(
 
     run_workload(db, spec, progress=progress, wall=itertools.count().__next__, sleep=lambda s: 0)
     db.close()  # the last flush: every thread's progress marked
-    _drain(cap)
+    drain(cap)
     cap.close()
     writer.close()
     run.live = _content(home, "lv")
     again, writer = capture_for(home, root, "cu")
-    _drain(again)
+    drain(again)
     writer.close()
     run.catchup = _content(home, "cu")
     run.left = sum(len(q) for c in (cap, again) for q in c.held.values())
@@ -196,18 +210,12 @@ def test_thread_switching_logs(tmp_path: Path) -> None:
 def test_crashed_thread_does_not_hold_the_merge(tmp_path: Path) -> None:
     """Thread 2's instance crashes: its thread is marked closed, and thread 1's commits are
     applied as they are flushed, though thread 2 never writes again."""
-    home = Home(tmp_path)
-    home.create_subdirs()
-    root = create_database(home.dirdb, "RAC", threads=2)
-    db = Database(root, clock=ManualClock(datetime(2024, 1, 1), step=0.001))
-    a = db.session("A", username="WL", thread=1)
-    b = db.session("B", username="WL", thread=2)
-    execute(db, a, "CREATE TABLE wl.t (id NUMBER PRIMARY KEY)")
+    home, root, db, a, b = two_threads(tmp_path)
     execute(db, b, "INSERT INTO wl.t VALUES (0)")
     execute(db, b, "COMMIT")
     execute(db, b, "INSERT INTO wl.t VALUES (-1)")  # open when the instance dies
     cap, writer = capture_for(home, root, "lv")
-    _drain(cap)
+    drain(cap)
     rows = cap.stats.trail_records
     assert rows == 1
     db.crash_instance(2)
@@ -218,10 +226,10 @@ def test_crashed_thread_does_not_hold_the_merge(tmp_path: Path) -> None:
         cap.poll()
         assert cap.stats.trail_records == rows + i  # applied now, not held for thread 2
     db.close()
-    _drain(cap)
+    drain(cap)
     writer.close()
     again, writer = capture_for(home, root, "cu")
-    _drain(again)
+    drain(again)
     writer.close()
     assert _content(home, "lv") == _content(home, "cu")
 
@@ -236,7 +244,7 @@ def test_crashed_thread_opened_again_is_waited_for(tmp_path: Path) -> None:
         execute(db, b, "CREATE TABLE wl.t (id NUMBER PRIMARY KEY)")
         db.crash_instance(2)
         cap, writer = capture_for(home, root, "lv")
-        _drain(cap)
+        drain(cap)
         a = db.session("A", username="WL", thread=1)
         c = db.session("C", username="WL", thread=2)
         execute(db, c, "INSERT INTO wl.t VALUES (1)")
@@ -249,7 +257,7 @@ def test_crashed_thread_opened_again_is_waited_for(tmp_path: Path) -> None:
         cap.poll()
         assert cap.stats.trail_records == 0  # thread 1's commit waits for thread 2's
         db.logs.flush()
-        _drain(cap)
+        drain(cap)
         assert cap.stats.trail_records == 2
         writer.close()
 
@@ -270,7 +278,7 @@ def test_multi_thread_backlog_is_read_in_bounded_batches(
         run_workload(db, replace(SPEC, transactions=400), wall=itertools.count().__next__)
     whole, writer = capture_for(home, root, "wh")
     whole.max_poll_splits = None
-    _drain(whole)
+    drain(whole)
     writer.close()
     cap, writer = capture_for(home, root, "bd")
     cap.split_bytes = 4096
@@ -340,10 +348,10 @@ def test_restart_while_items_are_held_is_exactly_once(tmp_path: Path) -> None:
     run_workload(db, SPEC, progress=progress, wall=itertools.count().__next__, sleep=lambda s: 0)
     db.close()
     cap, writer = live[-1]
-    _drain(cap)
+    drain(cap)
     writer.close()
     assert restarts >= 3
     whole, writer = capture_for(home, root, "cu")
-    _drain(whole)
+    drain(whole)
     writer.close()
     assert _content(home, "lv") == _content(home, "cu") != b""

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import shutil
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -21,13 +20,14 @@ from engine.extract.capture import Capture, CaptureState
 from engine.extract.livecheck import PRM, capture_for, trail_content
 from engine.extract.start import initial_positions
 from engine.home import Home
-from engine.source.clock import ManualClock
-from engine.source.database import Database, create_database
+from engine.source.database import Database
 from engine.source.session import Session
 from engine.source.sql import execute
 from engine.trail.reader import TrailReader
 from engine.trail.writer import TrailWriter
 from params.check import check_text
+
+from .test_rac_live import drain, two_threads
 
 
 @dataclass
@@ -48,22 +48,11 @@ def _commit_scns(home: Home, trail: str) -> list[tuple[int, str]]:
         return [(int(dict(r.columns)[0] or 0), r.logcsn or "") for _, r in reader.records()]
 
 
-def _drain(cap: Capture) -> None:
-    while cap.poll():
-        pass
-
-
 @pytest.fixture
 def pair(tmp_path: Path) -> Pair:
     """A live capture ("lv") of a two-thread database polled after each step: rows 1 and 2
     (threads 1 and 2), rows 3 and 4 committed at one SCN (thread 1, thread 2), rows 5 and 6."""
-    home = Home(tmp_path)
-    home.create_subdirs()
-    root = create_database(home.dirdb, "RAC", threads=2)
-    db = Database(root, clock=ManualClock(datetime(2024, 1, 1), step=0.001))
-    a = db.session("A", username="WL", thread=1)
-    b = db.session("B", username="WL", thread=2)
-    execute(db, a, "CREATE TABLE wl.t (id NUMBER PRIMARY KEY)")
+    home, root, db, a, b = two_threads(tmp_path)
     cap, writer = capture_for(home, root, "lv")
 
     def commit(s: Session, i: int) -> None:
@@ -73,23 +62,23 @@ def pair(tmp_path: Path) -> Pair:
     commit(a, 1)
     commit(b, 2)
     db.logs.flush()
-    _drain(cap)
+    drain(cap)
     assert cap.stats.trail_records == 2
     execute(db, a, "INSERT INTO wl.t VALUES (3)")
     execute(db, b, "INSERT INTO wl.t VALUES (4)")
     db.logs.flush()
-    _drain(cap)  # both open: nothing written
+    drain(cap)  # both open: nothing written
     assert cap.stats.trail_records == 2
     before = cap.durable_state()
     with db.same_scn() as scn:
         execute(db, a, "COMMIT")
         execute(db, b, "COMMIT")
     db.logs.flush()
-    _drain(cap)
+    drain(cap)
     commit(a, 5)
     commit(b, 6)
     db.close()
-    _drain(cap)
+    drain(cap)
     cap.close()
     writer.close()
     return Pair(home, root, scn, before)
@@ -114,7 +103,7 @@ def test_same_scn_commits_live(pair: Pair) -> None:
 def test_same_scn_commits_catch_up(pair: Pair) -> None:
     """The whole redo in one batch: the pair is assembled inside one split."""
     cap, writer = capture_for(pair.home, pair.root, "cu")
-    _drain(cap)
+    drain(cap)
     writer.close()
     assert cap.stats.skipped_recovered == 0
     assert _ids(pair.home, "cu") == [1, 2, 3, 4, 5, 6]
@@ -148,7 +137,7 @@ def test_same_scn_commits_after_a_restart(pair: Pair, written: str) -> None:
         start=initial_positions(pair.root / "redo", (), 2),
         state=pair.before,
     )
-    _drain(again)
+    drain(again)
     writer.close()
     assert _ids(home, "rs") == [1, 2, 3, 4, 5, 6]
     assert trail_content(home, "rs") == trail_content(home, "lv")
