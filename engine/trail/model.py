@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from engine.trail.layout import IO_TYPE_NAMES, NON_TRANSACTIONAL_IO_TYPES, IOType, TransInd
+from engine.trail.layout import IO_TYPE_NAMES, NON_TRANSACTIONAL_IO_TYPES, TransInd
 
 ColumnValue = str | None
 """A column value as text; ``None`` is SQL NULL."""
@@ -114,15 +114,6 @@ class TableDef:
         if 0 <= index < len(self.column_names):
             return self.column_names[index]
         return str(index)
-
-    def to_record(self, io_time_us: int = 0) -> TrailRecord:
-        return TrailRecord(
-            io_type=IOType.METADATA,
-            table=self.table,
-            columns=tuple(enumerate(self.column_names)),
-            trans_ind=TransInd.WHOLE,
-            io_time_us=io_time_us,
-        )
 
     @classmethod
     def from_record(cls, record: TrailRecord) -> TableDef:

@@ -30,15 +30,20 @@ I64 = st.integers(-(2**63), 2**63 - 1)
 TEXT = st.text(st.characters(codec=None), max_size=20)  # surrogates included
 COLUMNS = st.lists(st.tuples(I64, st.none() | TEXT), max_size=5).map(tuple)
 
+#: What an Lcr and a Fragment both have: the transaction, where it is, SCN and time.
+HEAD = {
+    "xid": TEXT,
+    "pos": st.builds(Position, I64, I64, I64),
+    "end": I64,
+    "scn": I64,
+    "subscn": I64,
+    "time_us": I64,
+}
+
 lcrs = st.builds(
     Lcr,
     kind=st.sampled_from(list(Kind)),
-    xid=TEXT,
-    pos=st.builds(Position, I64, I64, I64),
-    end=I64,
-    scn=I64,
-    subscn=I64,
-    time_us=I64,
+    **HEAD,
     io_type=I64,
     table=TEXT,
     rowid=st.none() | TEXT,
@@ -54,12 +59,7 @@ lcrs = st.builds(
 TEXTS = st.lists(TEXT, max_size=4).map(tuple)
 fragments = st.builds(
     Fragment,
-    xid=TEXT,
-    pos=st.builds(Position, I64, I64, I64),
-    end=I64,
-    scn=I64,
-    subscn=I64,
-    time_us=I64,
+    **HEAD,
     first_scn=I64,
     first_time_us=I64,
     sessions=st.lists(st.tuples(TEXT, TEXT), max_size=3).map(tuple),
