@@ -807,7 +807,8 @@ def close(events: Iterable[Event], plan: MinePlan, sequence: int) -> list[Item]:
     Which events go where is :func:`engine.extract.txngroup.group`'s (in C when built)."""
     rules = plan.rules
     out: list[Item] = []
-    for s in group(list(events), plan.compact, plan.fine_xids, rules, plan.horizon):
+    listed = events if isinstance(events, list) else list(events)
+    for s in group(listed, plan.compact, plan.fine_xids, rules, plan.horizon):
         tag = s[0]
         if tag == CLOSED:
             try:
@@ -876,10 +877,11 @@ def _closed(step: Step, sequence: int, plan: MinePlan) -> Closed:
     elif plan.rules and any(t in plan.rules for t, _, _ in ops):
         assert plan.process is not None
         done = rows_in_task(rows, plan.rules, plan.process, xid, scn, time_us, sequence)
-        if len(done) != len(rows):  # WHERE or FILTER left some out: count again
-            ops = table_ops([r for r, _ in done])
+        left = len(rows) != len(done)  # WHERE or FILTER left some out: count again
         rows = [r for r, _ in done]
         tokens = [t for _, t in done]
+        if left:
+            ops = table_ops(rows)
     by_op: dict[int, int] = {}
     for _, k, v in ops:
         by_op[k] = by_op.get(k, 0) + v
