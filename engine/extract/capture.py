@@ -56,6 +56,7 @@ from engine.extract.redo_source import (
 from engine.extract.start import ExtractError
 from engine.extract.tablerules import TableRules, resolve
 from engine.heartbeat.flow import ExtractRule
+from engine.jobturn import JobOrder
 from engine.source.catalog import RedoCatalog
 from engine.source.dictionary import Dictionary, load_dictionary
 from engine.trail.model import TableDef as TrailTableDef
@@ -243,6 +244,7 @@ class Capture:
         self.mine_ahead = True  # with Spark: the next batch is queued before this one is applied
         self._ahead: _Ahead | None = None
         self._pool: ThreadPoolExecutor | None = None
+        self._order = JobOrder(f"ggsci-{model.group or 'extract'}-mine")
         self._fine_heavy = False
         # Wall time waiting for the miner tasks and applying their output (benchmarks).
         self.timing: dict[str, float] = {"mine_s": 0.0, "apply_s": 0.0, "batches": 0}
@@ -485,7 +487,8 @@ class Capture:
             return done
         if self._pool is None:
             self._pool = ThreadPoolExecutor(2, thread_name_prefix="extract-mine")
-        return self._pool.submit(decode_splits, plan_, splits, self.spark)
+        turn = self._order.next()  # the batch asked for first runs first (engine.jobturn)
+        return self._pool.submit(decode_splits, plan_, splits, self.spark, turn)
 
     def _ahead_after(self, splits: list[Split]) -> None:
         """Queue the batch that follows ``splits`` now, so that the tasks never wait for the

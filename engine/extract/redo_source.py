@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from engine.extract.lcr import Fragment, Position
 from engine.extract.miner import Closed, Event, MinePlan, Miner
+from engine.jobturn import Turn, in_turn
 from engine.source.catalog import RedoGapError
 from engine.source.errors import RedoFormatError
 from engine.source.logs import LogInfo, list_logs
@@ -291,11 +292,25 @@ PLANS: Final = SharedPlans()
 
 
 def decode_splits(
-    plan: MinePlan, splits: Sequence[Split], spark: SparkSession | None
+    plan: MinePlan,
+    splits: Sequence[Split],
+    spark: SparkSession | None,
+    turn: Turn | None = None,
 ) -> list[SplitResult]:
     """Mine every split; in order of ``splits``. With Spark, one task per split, but for
-    the splits of online logs the driver reads itself (``Split.local``). Redo that cannot
-    be read raises :class:`~engine.source.catalog.RedoGapError` naming where."""
+    the splits of online logs the driver reads itself (``Split.local``); the job waits for
+    ``turn`` (:mod:`engine.jobturn`: a batch asked for earlier runs first). Redo that
+    cannot be read raises :class:`~engine.source.catalog.RedoGapError` naming where."""
+    try:
+        return _decoded(plan, splits, spark, turn)
+    finally:  # (a batch with no job, or failing before it, lets the next one call in)
+        if turn is not None:
+            turn.ended.set()
+
+
+def _decoded(
+    plan: MinePlan, splits: Sequence[Split], spark: SparkSession | None, turn: Turn | None
+) -> list[SplitResult]:
     if not splits:
         return []
     remote = [s for s in splits if not s.local] if spark is not None else []
@@ -305,7 +320,10 @@ def decode_splits(
         sc = spark.sparkContext
         with PLANS.shared(sc, plan) as bc:
             rdd = sc.parallelize(remote, _tasks(len(remote), sc.defaultParallelism))
-            done = [_unpacked(r) for r in rdd.mapPartitions(lambda it: _task(bc, it)).collect()]
+            job = rdd.mapPartitions(lambda it: _task(bc, it))
+            with in_turn(sc, turn):
+                packed = job.collect()
+            done = [_unpacked(r) for r in packed]
     if len(done) < len(splits):
         miner = Miner(plan)
         mined = iter(done)
