@@ -19,8 +19,12 @@ catch-up. ``--backlog DIR`` keeps the source database in DIR and reuses it when 
 mix on the same table, 64 sessions with their transactions open at the same time: every
 transaction crosses split boundaries, so the driver takes it change by change.
 
+``--timeline`` also prints, per batch, when it was asked of Spark, when its results came
+back and when the driver began and ended applying it (seconds from the catch-up's start:
+docs/cluster.md, "Job order").
+
     python benchmarks/extract_throughput.py [--shape default|spanning] [--transactions N]
-        [--split-mb M] [--backlog DIR] [--nochecksum]
+        [--split-mb M] [--backlog DIR] [--nochecksum] [--timeline]
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from engine.extract.engine import ExtractRun
 from engine.extract.redo_source import MINER_MODULES
@@ -69,6 +74,7 @@ def main() -> None:
     ap.add_argument("--split-mb", type=int, default=16)
     ap.add_argument("--profile", action="store_true", help="profile the driver and print the top")
     ap.add_argument("--backlog", type=Path, help="keep (and reuse) the source database here")
+    ap.add_argument("--timeline", action="store_true", help="when each batch was mined and applied")
     ap.add_argument(
         "--nochecksum", action="store_true", help="EXTTRAIL ..., NOCHECKSUM (no record CRC-32)"
     )
@@ -96,7 +102,10 @@ def main() -> None:
         run.capture.split_bytes = args.split_mb << 20
         run.capture.max_poll_splits = batch_splits(spark)  # as the Extract sizes its batches
         prof = cProfile.Profile() if args.profile else None
+        timeline = _Timeline(run.capture) if args.timeline else None
         t2 = time.perf_counter()
+        if timeline:
+            timeline.start = t2
         cpu = time.process_time()
         spark_cpu = _descendants_cpu_s()
         if prof:
@@ -112,6 +121,8 @@ def main() -> None:
         timing = run.capture.timing
         if prof:
             pstats.Stats(prof).sort_stats("cumulative").print_stats(18)
+        if timeline:
+            timeline.print()
         print(
             f"workload=8-column STUDENT, {shape.rows} row changes/txn, 50/30/20% ins/upd/del"
             f" txns, {shape.sessions} sessions open at once"
@@ -135,6 +146,39 @@ def main() -> None:
         print(f"driver_apply_s_per_m_rows={timing['apply_s'] / s.trail_records * 1e6:.2f}")
         print(f"catchup_s={catchup_s:.2f}")
         print(f"lcr_per_s={s.trail_records / catchup_s:.0f}")
+
+
+class _Timeline:
+    """Wraps one capture's ``_submit`` and ``_apply`` (the instance's, for this run only)
+    to note when each batch was asked for, came back, and was applied."""
+
+    def __init__(self, capture: Any) -> None:
+        self.start = time.perf_counter()
+        self.lines: list[tuple[float, str]] = []
+        submit, apply = capture._submit, capture._apply
+
+        def _submit(batch: Any) -> Any:
+            s = batch.splits[0] if batch.splits else None
+            name = f"{len(batch.splits)} splits from {s.sequence}:{s.start}" if s else "empty"
+            self.note(f"asked   {name}")
+            mined = submit(batch)
+            mined.add_done_callback(lambda _: self.note(f"mined   {name}"))
+            return mined
+
+        def _apply(merged: Any, base: Any, **kw: Any) -> int:
+            self.note("apply")
+            n = int(apply(merged, base, **kw))
+            self.note(f"applied {n} items")
+            return n
+
+        capture._submit, capture._apply = _submit, _apply
+
+    def note(self, what: str) -> None:
+        self.lines.append((time.perf_counter() - self.start, what))
+
+    def print(self) -> None:
+        for t, what in sorted(self.lines):
+            print(f"timeline {t:7.3f} s {what}")
 
 
 def _descendants_cpu_s() -> float:
