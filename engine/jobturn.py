@@ -78,7 +78,8 @@ def in_turn(sc: Any, turn: Turn | None) -> Iterator[None]:
         try:
             yield
         finally:  # this thread's later jobs are not of the group
-            sc.setLocalProperty("spark.jobGroup.id", None)
+            for key in ("spark.jobGroup.id", "spark.job.description"):
+                sc.setLocalProperty(key, None)
     finally:
         turn.ended.set()
 
