@@ -208,8 +208,29 @@ def _apply_text(fn: Callable[..., Value], values: list[Value]) -> Value:
 
 
 def _strcat(args: tuple[Compiled, ...]) -> Compiled:
-    """@STRCAT: text arguments joined at once; the others as any text function."""
+    """@STRCAT: text arguments joined at once; the others as any text function. Two and
+    three arguments (the usual forms) are called one by one, without a list."""
     join = STRING_FUNCTIONS["STRCAT"]
+    if len(args) == 2:
+        a0, a1 = args
+
+        def run2(env: Env) -> Value:
+            x, y = a0(env), a1(env)
+            if x.__class__ is str and y.__class__ is str:
+                return x + y
+            return _apply_text(join, [x, y])
+
+        return run2
+    if len(args) == 3:
+        b0, b1, b2 = args
+
+        def run3(env: Env) -> Value:
+            x, y, z = b0(env), b1(env), b2(env)
+            if x.__class__ is str and y.__class__ is str and z.__class__ is str:
+                return x + y + z
+            return _apply_text(join, [x, y, z])
+
+        return run3
 
     def run(env: Env) -> Value:
         values = [a(env) for a in args]
@@ -238,7 +259,16 @@ def _string1(fn: Callable[..., Value], arg: Compiled) -> Compiled:
 
 def _if(args: tuple[Compiled, ...]) -> Compiled:
     cond, yes, no = args[0], args[1], args[2]
-    return lambda env: yes(env) if truth(cond(env)) else no(env)
+
+    def run(env: Env) -> Value:
+        c = cond(env)
+        if c is True:  # (a comparison: truth's answer without the call)
+            return yes(env)
+        if c is False or c is None:
+            return no(env)
+        return yes(env) if truth(c) else no(env)
+
+    return run
 
 
 def _case(args: tuple[Compiled, ...]) -> Compiled:

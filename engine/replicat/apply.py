@@ -37,11 +37,12 @@ from engine.expr.values import Status, to_text
 from engine.replicat import ApplyError
 from engine.replicat.mapping import TableMap
 from engine.targets import NO_DATA_FOUND, UNIQUE_CONSTRAINT
-from engine.targets.base import ColumnInfo, Target
+from engine.targets.base import Target
 from engine.trail.layout import BEFORE_IMAGE, IOType, event_io_type
 from engine.trail.model import TrailRecord
 
-Row = dict[str, tuple[ColumnInfo, str | None]]
+#: Target column name -> trail text (None: NULL); the map's ``infos`` give each its column.
+Row = dict[str, str | None]
 
 
 def is_before_image(record: TrailRecord) -> bool:
@@ -82,21 +83,24 @@ class Applier:
         """The mapped columns, then the COLMAP literals and expressions."""
         row = m.row(columns)
         for col, value in m.literals:
-            row[col.name] = (col, value)
+            row[col.name] = value
         if m.compiled:
             env = self._env
             assert env is not None, "a MAP with COLMAP expressions needs a record env"
-            for col, fn in m.compiled:
+            for name, fn in m.compiled:
                 v = fn(env)
                 if v.__class__ is not str and v is not None:
-                    v = to_text(v)
-                    if v is Status.MISSING:
-                        continue
-                    if isinstance(v, Status):
-                        raise ApplyError(
-                            0, f"COLMAP: the value of {m.target.name}.{col.name} is not valid."
-                        )
-                row[col.name] = (col, v)
+                    if v.__class__ is int:
+                        v = str(v)  # to_text of an int (a bool is not of class int)
+                    else:
+                        v = to_text(v)
+                        if v is Status.MISSING:
+                            continue
+                        if isinstance(v, Status):
+                            raise ApplyError(
+                                0, f"COLMAP: the value of {m.target.name}.{name} is not valid."
+                            )
+                row[name] = v
         return row
 
     # -- SQL text -----------------------------------------------------------------------
@@ -124,24 +128,28 @@ class Applier:
         self._sql[cache_key] = sql
         return sql
 
-    def _params(self, row: Row, cols: tuple[str, ...]) -> list[Any]:
-        bind = self.target.bind
-        return [bind(*row[c]) for c in cols]
+    def _params(self, m: TableMap, row: Row, cols: tuple[str, ...]) -> list[Any]:
+        bind, infos = self.target.bind, m.infos
+        return [bind(infos[c], row[c]) for c in cols]
 
     def _key(self, m: TableMap, row: Row, record: TrailRecord) -> tuple[str, ...]:
-        missing = [k.name for k in m.key if k.name not in row]
-        if missing:
-            raise ApplyError(
-                0,
-                f"Key column(s) {', '.join(missing)} of {m.target.name} missing from the "
-                f"{record.op_name} record of {record.table}.",
-            )
-        return tuple(k.name for k in m.key)
+        keys = m.key_names
+        for k in keys:
+            if k not in row:
+                missing = [k for k in keys if k not in row]
+                raise ApplyError(
+                    0,
+                    f"Key column(s) {', '.join(missing)} of {m.target.name} missing from the "
+                    f"{record.op_name} record of {record.table}.",
+                )
+        return keys
 
     # -- operations ---------------------------------------------------------------------
     def _insert_row(self, m: TableMap, row: Row) -> int:
         cols = tuple(row)
-        return self.target.execute(self._statement("insert", m, cols, ()), self._params(row, cols))
+        return self.target.execute(
+            self._statement("insert", m, cols, ()), self._params(m, row, cols)
+        )
 
     def _insert(self, m: TableMap, record: TrailRecord) -> None:
         self._insert_mapped(m, record, self._full_row(m, record.columns))
@@ -156,26 +164,26 @@ class Applier:
         keys = self._key(m, row, record)
         sets = tuple(c for c in row if c not in keys) or keys
         sql = self._statement("update", m, sets, keys)
-        self.target.execute(sql, self._params(row, sets) + self._params(row, keys))
+        self.target.execute(sql, self._params(m, row, sets) + self._params(m, row, keys))
         self.counts["inserts"] += 1
 
     def _update(self, m: TableMap, record: TrailRecord) -> None:
         row = self._full_row(m, record.columns)
         keys = self._key(m, row, record)
-        self._update_where(m, record, row, keys, self._params(row, keys))
+        self._update_where(m, record, row, keys, self._params(m, row, keys))
 
     def _key_update(self, m: TableMap, record: TrailRecord) -> None:
         row = self._full_row(m, record.columns)
         before = m.row(record.before_columns)
         keys = self._key(m, before, record)
-        self._update_where(m, record, row, keys, self._params(before, keys))
+        self._update_where(m, record, row, keys, self._params(m, before, keys))
 
     def _update_where(
         self, m: TableMap, record: TrailRecord, row: Row, keys: tuple[str, ...], where: list[Any]
     ) -> None:
         sets = tuple(row)
         sql = self._statement("update", m, sets, keys)
-        if self.target.execute(sql, self._params(row, sets) + where):
+        if self.target.execute(sql, self._params(m, row, sets) + where):
             self.counts["updates"] += 1
             return
         if not m.handle_collisions:
@@ -190,7 +198,7 @@ class Applier:
         row = m.row(record.columns)
         keys = self._key(m, row, record)
         sql = self._statement("delete", m, (), keys)
-        if self.target.execute(sql, self._params(row, keys)):
+        if self.target.execute(sql, self._params(m, row, keys)):
             self.counts["deletes"] += 1
             return
         if not m.handle_collisions:

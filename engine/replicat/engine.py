@@ -41,7 +41,7 @@ from engine.checkpoints import (
     save_checkpoints,
 )
 from engine.events import Severity
-from engine.expr.rowrule import LOGICAL_OPS, Process, RowEnv, RowRule
+from engine.expr.rowrule import LOGICAL_OPS, Process, RowEnv
 from engine.groups import GroupDef
 from engine.heartbeat.apply import HeartbeatApplier
 from engine.heartbeat.names import for_capture
@@ -333,9 +333,15 @@ class ReplicatRun:
         if kind in m.ignore_ops:
             self.filtered += 1
             return
-        env = self._env(txn, record, m.rule, at) if m.rule is not None else None
-        if env is not None and env.rule.selects and not self._selected(txn, record, m, env, kind):
-            return
+        row_rule = m.rule
+        env: RowEnv | None = None
+        if row_rule is not None:
+            # what COLMAP expressions, WHERE and FILTER may ask about the record, at ``at``
+            # in the trail (@GETENV ('RECORD', 'FILESEQNO' / 'FILERBA')); the log position
+            # (GGHEADERINFO LOGRBA / LOGPOSITION) is the one its header carries
+            env = RecordEnv(row_rule, record, txn, at, self.process, self._stats, self.clock)
+            if m.selects and not self._selected(txn, record, m, env, kind):
+                return
         attempt = 0
         while True:
             if savepoints:
@@ -368,14 +374,6 @@ class ReplicatRun:
                 failure = (failure[0], f"{failure[1]} (after {attempt - 1} RETRYOP retries)")
             self._reperror(txn, record, failure[0], failure[1], m.target.name, m.reperrors)
             return
-
-    def _env(
-        self, txn: Transaction, record: TrailRecord, rule: RowRule, at: TrailPosition
-    ) -> RowEnv:
-        """What COLMAP expressions, WHERE and FILTER may ask about ``record``, at ``at`` in
-        the trail (@GETENV ('RECORD', 'FILESEQNO' / 'FILERBA')); the log position
-        (GGHEADERINFO LOGRBA / LOGPOSITION) is the one its header carries."""
-        return RecordEnv(rule, record, txn, at, self.process, self._stats, self.clock)
 
     def _selected(
         self, txn: Transaction, record: TrailRecord, m: TableMap, env: RowEnv, kind: str | None

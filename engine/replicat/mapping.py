@@ -33,8 +33,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from engine.expr.compiled import Binding, compile_bound
 from engine.expr.evaluate import Compiled
-from engine.expr.rowrule import Facts, Process, RowEnv, RowRule
+from engine.expr.rowrule import _GETENV, OP_TYPES, Facts, Process, RowEnv, RowRule, _known, _stamp
+from engine.expr.values import Value
 from engine.replicat import MappingError
 from engine.targets.base import ColumnInfo, TableInfo, Target
 from engine.trail.layout import event_io_type
@@ -176,6 +178,11 @@ class TableMap:
     ``by_index`` maps a trail column index to the target column it feeds; ``literals`` and
     ``computed`` are target columns set from constants and expressions; ``key`` names the
     target key columns; ``names`` are the trail table's column names (for expressions).
+
+    The plan apply runs, made once here rather than per record: ``targets`` (trail column
+    index -> target column name), ``infos`` (target column name -> its column, for
+    binding), ``key_names``, and ``compiled``: ``computed`` compiled for the source
+    table's rows, read from a :class:`RecordEnv` (:data:`RECORD_GETENV`).
     """
 
     source: str
@@ -189,18 +196,67 @@ class TableMap:
     handle_collisions: bool = False
     reperrors: tuple[RepError, ...] = ()
     ignore_ops: frozenset[str] = frozenset()
-    # ``computed`` compiled for the source table's rows (RowRule.fn): what apply runs
-    compiled: tuple[tuple[ColumnInfo, Compiled], ...] = ()
+    compiled: tuple[tuple[str, Compiled], ...] = ()  # target column name, its closure
     get_befores: bool = False
+    targets: dict[int, str] = field(default_factory=dict)
+    infos: dict[str, ColumnInfo] = field(default_factory=dict)
+    key_names: tuple[str, ...] = ()
+    selects: bool = False  # a WHERE or FILTER (rule.selects)
 
-    def row(self, columns: Columns) -> dict[str, tuple[ColumnInfo, str | None]]:
-        """Target column name -> (column, trail text) for the columns a record carries."""
-        out: dict[str, tuple[ColumnInfo, str | None]] = {}
+    def row(self, columns: Columns) -> dict[str, str | None]:
+        """Target column name -> trail text (None: NULL) for the columns a record carries."""
+        targets = self.targets
+        out: dict[str, str | None] = {}
         for index, value in columns:
-            col = self.by_index.get(index)
-            if col is not None:
-                out[col.name] = (col, value)
+            name = targets.get(index)
+            if name is not None:
+                out[name] = value
         return out
+
+
+def _optype(e: RecordEnv) -> Value:
+    r = e._record
+    return OP_TYPES.get(event_io_type(r.io_type, r.before_after))
+
+
+def _record_time(e: RecordEnv) -> Value:
+    return _stamp(e._record.io_time_us)
+
+
+def _csn(e: RecordEnv) -> Value:
+    return e._txn.logcsn or ""
+
+
+#: @GETENV (information type, key) -> its value in a :class:`RecordEnv`: the RowEnv's
+#: getters (:data:`engine.expr.rowrule._GETENV`), with those of the record's header and
+#: transaction read from them at once rather than from the :class:`Facts` (which a record
+#: then never needs to make). tests/replicat/test_record_env.py holds the two equal.
+RECORD_GETENV: dict[tuple[str, str], Callable[[Any], Value]] = {
+    **_GETENV,
+    ("GGHEADERINFO", "COMMITTIMESTAMP"): _record_time,
+    ("GGHEADERINFO", "IOTIME"): _record_time,
+    ("GGHEADERINFO", "OPTYPE"): _optype,
+    ("GGHEADERINFO", "TABLENAME"): lambda e: e._record.table,
+    ("GGHEADERINFO", "OBJECTNAME"): lambda e: e._record.table,
+    ("GGHEADERINFO", "SCHEMANAME"): lambda e: e._record.table.partition(".")[0],
+    ("GGHEADERINFO", "LOGRBA"): lambda e: e._record.audit_rba,
+    ("GGHEADERINFO", "LOGPOSITION"): lambda e: e._record.audit_pos,
+    ("GGHEADERINFO", "LOGCSN"): _csn,
+    ("TRANSACTION", "XID"): lambda e: e._txn.tranid or "",
+    ("TRANSACTION", "CSN"): _csn,
+    ("TRANSACTION", "RSN"): _csn,
+    ("TRANSACTION", "TIMESTAMP"): _record_time,
+    ("RECORD", "ROWID"): lambda e: e._record.rowid,
+    ("RECORD", "TIMESTAMP"): _record_time,
+    ("RECORD", "RSN"): _csn,
+    ("RECORD", "FILESEQNO"): lambda e: _known(e._at.seqno),
+    ("RECORD", "FILERBA"): lambda e: _known(e._at.rba),
+}  # fmt: skip
+
+
+def record_fn(rule: RowRule, e: Expr) -> Compiled:
+    """``e`` compiled for ``rule``'s rows as a :class:`RecordEnv` answers them."""
+    return compile_bound(e, Binding(rule.index, RECORD_GETENV))
 
 
 #: Facts made from all its fields at once (the named tuple's own __new__ takes keywords too)
@@ -364,6 +420,9 @@ class Mapper:
                     f"Error mapping from {table}: KEYCOLS column {k} not in {info.name}.",
                 )
             key.append(col)
+        infos = {c.name: c for c in by_index.values()}
+        infos.update((c.name, c) for c, _ in literals)
+        infos.update((c.name, c) for c, _ in computed)
         return TableMap(
             table,
             info,
@@ -376,6 +435,10 @@ class Mapper:
             rules.handle_collisions,
             rules.reperrors,
             rules.ignore_ops,
-            tuple((c, rule.fn(e)) for c, e in computed) if rule is not None else (),
+            tuple((c.name, record_fn(rule, e)) for c, e in computed) if rule is not None else (),
             rules.get_befores,
+            {i: c.name for i, c in by_index.items()},
+            infos,
+            tuple(c.name for c in key),
+            rule is not None and rule.selects,
         )

@@ -99,7 +99,9 @@ class SqliteTarget(Target):
         self.conn.close()
 
     def bind(self, column: ColumnInfo, text: str | None) -> Any:
-        if text is not None and column.kind == "number":
+        if text is None or column.kind == "text":  # (as Target.bind, without its call)
+            return text
+        if column.kind == "number":
             try:
                 return int(text)
             except ValueError:

@@ -384,6 +384,33 @@ def test_bound_compare_with_a_number_literal_can_fail() -> None:
     assert _ROW_RULE.fn(gt)(_row_env(None, "1", 5)) is None
 
 
+_flat_args = st.lists(_bound_leaf, min_size=1, max_size=5).map(tuple)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(
+        st.builds(Call, st.just("STRCAT"), _flat_args),
+        st.builds(
+            Call, st.just("IF"),
+            st.tuples(st.one_of(_bound_leaf, st.builds(Binary, st.sampled_from(_OPS),
+                                                       _bound_leaf, _bound_leaf)),
+                      _bound_leaf, _bound_leaf),
+        ),
+    ),
+    _row_values,
+    _row_values,
+)  # fmt: skip
+def test_strcat_and_if_forms_are_the_tree_walk(e: Call, k: str | None, a: str | None) -> None:
+    """@STRCAT of 2 and 3 arguments and @IF of a truth value have forms of their own in
+    engine.expr.compiled: with text, numbers, NULL, MISSING and INVALID arguments they give
+    what the tree walk gives, unbound and bound."""
+    env = _row_env(k, a, 5)
+    assert _outcome(lambda: _ROW_RULE.fn(e)(env)) == _outcome(lambda: evaluate_tree(e, env)), e
+    want = _outcome(lambda: evaluate_tree(e, ENV))
+    assert _outcome(lambda: evaluate(e, ENV)) == want, e
+
+
 # ------------------- property: column-wise (engine.expr.vector) = the tree walk per row
 
 _vector_leaf = st.one_of(
