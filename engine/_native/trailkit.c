@@ -14,13 +14,15 @@
  *   CRC-32 token ('C', info 0, length 4) appended to its T area (a T area added when it has
  *   none), the CRC over every byte before the value. None when an envelope or a section is
  *   wrong or a record would pass 65535 bytes (checksum.seal_records then says which).
- * - finish(blobs, tokens, io_time_us, trans_inds, first, total) is
+ * - finish(blobs, tokens, io_time_us, trans_inds, first, total[, user]) is
  *   engine/extract/assemble.finish_fragments: the templates of a transaction's fragments
  *   (concatenated row records with codec.row_record's defaults, made in the Spark tasks)
  *   finished as codec.finalize finishes one: TransInd by the record's place among
  *   ``total`` (this call's first record is number ``first``), the IO time, and on record 0
- *   the commit tokens appended to its T area. None when an envelope is wrong or record 0
- *   would pass 65535 bytes (finish_fragments then says which).
+ *   the commit tokens appended to its T area; ``user`` (a list of bytes, one per record of
+ *   this call, or None) appends each record's user token entries after them. None when an
+ *   envelope is wrong or a record would pass 65535 bytes (finish_fragments then says
+ *   which).
  *
  * The layout (docs/trail_format.md, engine/trail/layout.py) is big-endian: a record is the
  * G section, the H section with the 35-byte row header and the table name, the B (key
@@ -317,18 +319,36 @@ bad:
 #define AT_TRANS_IND (2 * SECTION + 3)
 #define AT_IO_TIME (2 * SECTION + 11)
 
+/* The user token bytes of record r (0-based in this call) from ``user`` (a list of bytes,
+ * one per record, or None); -1 with an exception set. */
+static int user_of(PyObject *user, Py_ssize_t r, const char **s, Py_ssize_t *n) {
+    *s = NULL;
+    *n = 0;
+    if (user == Py_None) return 0;
+    if (r >= PyList_GET_SIZE(user)) {
+        PyErr_SetString(PyExc_ValueError, "user: a list of bytes, one per record");
+        return -1;
+    }
+    return PyBytes_AsStringAndSize(PyList_GET_ITEM(user, r), (char **)s, n);
+}
+
 static PyObject *finish(PyObject *mod, PyObject *args) {
-    PyObject *blobs, *inds;
+    PyObject *blobs, *inds, *user = Py_None;
     const char *tokens;
     Py_ssize_t ntokens, first, total;
     long long io_time;
-    if (!PyArg_ParseTuple(args, "O!y#LO!nn", &PyList_Type, &blobs, &tokens, &ntokens, &io_time,
-                          &PyTuple_Type, &inds, &first, &total))
+    if (!PyArg_ParseTuple(args, "O!y#LO!nn|O", &PyList_Type, &blobs, &tokens, &ntokens, &io_time,
+                          &PyTuple_Type, &inds, &first, &total, &user))
         return NULL;
+    if (user != Py_None && !PyList_Check(user)) {
+        PyErr_SetString(PyExc_TypeError, "user: a list of bytes, one per record, or None");
+        return NULL;
+    }
     unsigned ind[4];
     if (trans_inds(inds, ind) < 0) return NULL;
-    Py_ssize_t nblobs = PyList_GET_SIZE(blobs), size = 0;
-    /* First pass: every envelope whole, and the size of the output. */
+    Py_ssize_t nblobs = PyList_GET_SIZE(blobs), size = 0, k = first, r = 0;
+    /* First pass: every envelope whole, each record's growth (the commit tokens on record
+     * 0, its user tokens) within the limit, and the size of the output. */
     for (Py_ssize_t j = 0; j < nblobs; j++) {
         PyObject *blob = PyList_GET_ITEM(blobs, j);
         if (!PyBytes_Check(blob)) {
@@ -337,44 +357,55 @@ static PyObject *finish(PyObject *mod, PyObject *args) {
         }
         const uint8_t *b = (const uint8_t *)PyBytes_AS_STRING(blob);
         Py_ssize_t n = PyBytes_GET_SIZE(blob);
-        for (Py_ssize_t pos = 0; pos < n;) {
+        for (Py_ssize_t pos = 0; pos < n; k++, r++) {
             Py_ssize_t len = envelope(b, pos, n);
             if (len < MIN_RECORD + ROW_HEADER) Py_RETURN_NONE;
+            const char *us;
+            Py_ssize_t nu;
+            if (user_of(user, r, &us, &nu) < 0) return NULL;
+            Py_ssize_t more = nu + (k == 0 ? ntokens : 0);
+            if (more) {
+                uint8_t tag = 0;
+                if (last_section(b + pos, len, &tag) < 0) Py_RETURN_NONE;
+                Py_ssize_t grow = more + (tag == 'T' ? 0 : SECTION);
+                if (len + grow > MAX_RECORD) Py_RETURN_NONE;
+                size += grow;
+            }
             pos += len;
         }
         size += n;
     }
-    Py_ssize_t grow = 0;
-    if (first == 0 && ntokens > 0) {
-        grow = ntokens; /* the T area grows, or one is added */
-        PyObject *blob0 = nblobs ? PyList_GET_ITEM(blobs, 0) : NULL;
-        if (blob0 == NULL || PyBytes_GET_SIZE(blob0) == 0) Py_RETURN_NONE;
-        const uint8_t *r = (const uint8_t *)PyBytes_AS_STRING(blob0);
-        Py_ssize_t len = r[2] << 8 | r[3];
-        uint8_t tag = 0;
-        if (last_section(r, len, &tag) < 0) Py_RETURN_NONE;
-        if (tag != 'T') grow += SECTION;
-        if (len + grow > MAX_RECORD) Py_RETURN_NONE;
+    if (user != Py_None && r != PyList_GET_SIZE(user)) {
+        PyErr_SetString(PyExc_ValueError, "user: a list of bytes, one per record");
+        return NULL;
     }
-    PyObject *result = PyBytes_FromStringAndSize(NULL, size + grow);
+    PyObject *result = PyBytes_FromStringAndSize(NULL, size);
     if (!result) return NULL;
     uint8_t *out = (uint8_t *)PyBytes_AS_STRING(result);
-    Py_ssize_t k = first;
+    k = first;
+    r = 0;
     for (Py_ssize_t j = 0; j < nblobs; j++) {
         PyObject *blob = PyList_GET_ITEM(blobs, j);
         const uint8_t *b = (const uint8_t *)PyBytes_AS_STRING(blob);
         Py_ssize_t n = PyBytes_GET_SIZE(blob);
-        for (Py_ssize_t pos = 0; pos < n; k++) {
-            const uint8_t *r = b + pos;
-            Py_ssize_t len = r[2] << 8 | r[3];
+        for (Py_ssize_t pos = 0; pos < n; k++, r++) {
+            const uint8_t *rec = b + pos;
+            Py_ssize_t len = rec[2] << 8 | rec[3];
             uint8_t *start = out;
-            if (k == 0 && grow) {
-                Py_ssize_t grown = len + grow;
-                uint8_t *p = open_t_area(out, r, len, ntokens, grown);
-                p = put(p, tokens, ntokens);
+            const char *us;
+            Py_ssize_t nu;
+            user_of(user, r, &us, &nu); /* (checked in the first pass) */
+            Py_ssize_t nt = k == 0 ? ntokens : 0;
+            if (nt + nu) {
+                uint8_t tag = 0;
+                last_section(rec, len, &tag);
+                Py_ssize_t grown = len + nt + nu + (tag == 'T' ? 0 : SECTION);
+                uint8_t *p = open_t_area(out, rec, len, nt + nu, grown);
+                if (nt) p = put(p, tokens, nt);
+                if (nu) p = put(p, us, nu);
                 out = section(p, 'Z', 1, (unsigned)grown);
             } else {
-                out = put(out, (const char *)r, len);
+                out = put(out, (const char *)rec, len);
             }
             unsigned t = total == 1 ? ind[3] : k == 0 ? ind[0] : k == total - 1 ? ind[2] : ind[1];
             start[AT_TRANS_IND] = (uint8_t)t;
@@ -391,7 +422,7 @@ static PyMethodDef methods[] = {
      "bytes | None"},
     {"count_records", count_records, METH_O, "count_records(buf) -> int (-1: a bad envelope)"},
     {"finish", finish, METH_VARARGS,
-     "finish(blobs, tokens, io_time_us, trans_inds, first, total) -> bytes | None"},
+     "finish(blobs, tokens, io_time_us, trans_inds, first, total, user=None) -> bytes | None"},
     {"seal", seal, METH_O, "seal(buf) -> bytes | None: each record with its CRC-32 token"},
     {NULL, NULL, 0, NULL},
 };

@@ -45,7 +45,12 @@ from engine.extract.decode import (
     Selection,
 )
 from engine.extract.lcr import Fragment, Kind, Position
-from engine.extract.tablerules import rows_in_task, with_columns
+from engine.extract.tablerules import (
+    fragment_tables,
+    rows_in_task,
+    select_fragment,
+    with_columns,
+)
 from engine.extract.txngroup import CLOSED, FRAGMENT, Step, group, table_ops
 from engine.extract.values import NUMBER_TYPES, Convert, converter, entry_converter
 from engine.source.codecs import CODECS, decode_text
@@ -808,38 +813,55 @@ def close(events: Iterable[Event], plan: MinePlan, sequence: int) -> list[Item]:
     rules = plan.rules
     out: list[Item] = []
     listed = events if isinstance(events, list) else list(events)
-    for s in group(listed, plan.compact, plan.fine_xids, rules, plan.horizon):
+    # rows of these tables never go in a fragment (their rule needs the driver)
+    kept_out = set(rules) - fragment_tables(rules) if rules else rules
+    for s in group(listed, plan.compact, plan.fine_xids, kept_out, plan.horizon):
         tag = s[0]
         if tag == CLOSED:
             try:
                 out.append(_closed(s, sequence, plan))
             except RecordLimitError:  # the driver finishes them, and says what is wrong
-                out.extend(_templated(m, sequence) for m in s[1])
+                out.extend(_one_by_one(m, sequence, rules) for m in s[1])
                 out.append(s[2])
         elif tag == FRAGMENT:
-            out.extend(_fragment(s, sequence))
-        elif tag == _ROW and s[17]:
-            # a row of a table with TABLE row options goes to the driver with its columns
-            out.append(with_columns(s) if s[9] in rules else _templated(s, sequence))
+            out.extend(_fragment(s, sequence, rules))
         else:
-            out.append(s)
+            out.append(_one_by_one(s, sequence, rules))
     return out
 
 
-def _fragment(step: Step, sequence: int) -> list[Item]:
+def _one_by_one(e: Event, sequence: int, rules: Mapping[str, RowRule]) -> Item:
+    """An event the driver takes change by change: a row with its record template, or (a
+    row of a table with TABLE row options: the driver applies them) with its columns."""
+    if e[0] != _ROW or not e[17]:
+        return e
+    return with_columns(e) if e[9] in rules else _templated(e, sequence)
+
+
+def _fragment(step: Step, sequence: int, rules: Mapping[str, RowRule]) -> list[Item]:
     """One :class:`Fragment` of a transaction's changes in this range (a
-    :data:`~engine.extract.txngroup.FRAGMENT` step), or (a record past a limit) the
-    events, templated, for the driver to finish."""
+    :data:`~engine.extract.txngroup.FRAGMENT` step), the rules of its rows' tables applied
+    (:func:`~engine.extract.tablerules.select_fragment`: WHERE and COLS / COLSEXCEPT here,
+    the tokens marked for the driver to add at commit), or (a record past a limit, a
+    selection that cannot say) the events one by one for the driver."""
     _, events, rows, sessions, refs, undone, ops = step
+    marks = b""
+    if rules and any(t in rules for t, _, _ in ops):
+        selected = select_fragment(rows, rules, table_ops)
+        if selected is None:
+            return [_one_by_one(e, sequence, rules) for e in events]
+        rows, ops, marks = selected
+        refs = tuple(r[13] for r in rows)
     try:
         records = _templates(rows, sequence)
     except RecordLimitError:
-        return [_templated(e, sequence) for e in events]
+        return [_one_by_one(e, sequence, rules) for e in events]
     first, end = events[0], events[-1]
     return [
         Fragment(
             first[1], Position(first[2], sequence, first[3]), end[4], end[5], end[6], end[7],
             first[5], first[7], sessions, records, len(rows), refs, undone, ops, len(events),
+            marks,
         )
     ]  # fmt: skip
 
