@@ -15,9 +15,10 @@ from __future__ import annotations
 import dataclasses
 import os
 import socket
+import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -25,6 +26,7 @@ from engine.expr.functions import format_date
 from engine.extract import assemble, miner
 from engine.extract.cache import Txn
 from engine.extract.capture import Capture, Stats
+from engine.extract.engine import ExtractRun
 from engine.extract.lcr import Fragment
 from engine.extract.lcrcodec import decode_lcrs, encode_lcrs
 from engine.extract.start import initial_positions
@@ -39,6 +41,9 @@ from engine.trail.writer import TrailWriter
 from params.check import check_text
 
 from .conftest import run_sql
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 GOLDEN = Path(__file__).parent / "golden" / "fragment_rules.txt"
 REGEN = os.environ.get("GGSCI_REGEN_GOLDEN") == "1"
@@ -290,3 +295,55 @@ def test_a_fragment_with_bad_marks_is_refused_as_data() -> None:
         raw = encode_lcrs([dataclasses.replace(good, marks=bad)])
         with pytest.raises(DataError, match="mark"):
             decode_lcrs(raw)
+
+
+PRM_BR = (
+    "EXTRACT e1\nSOURCEDB src\nEXTTRAIL ./dirdat/aa\nBR BRINTERVAL 20M, BRDIR ./BR\n"
+    "TABLE hr.emp, COLSEXCEPT (t), WHERE (id > 1), TOKENS (TKN-OP = GGS_OP_TYPE, "
+    "TKN-COMMIT = @GETENV ('GGHEADERINFO', 'COMMITTIMESTAMP'));\n"
+)
+
+
+def test_bounded_recovery_restarts_with_marked_fragments(
+    home: Home, source: Any, spark: SparkSession, seen: Seen
+) -> None:
+    """A transaction whose rule rows came in fragments is persisted by a BR checkpoint,
+    restored at the restart and committed after it: its records are selected once (id 1
+    out), cut (T gone) and carry the tokens of its commit."""
+    from .test_br import Log, Source
+
+    src = Source(source[0])
+    model = check_text(PRM_BR).model
+    try:
+        ext = ExtractRun(home, model, None, Log(), spark=spark, durable=False,
+                         clock=src.clock.now)  # fmt: skip
+        ext.run(threading.Event(), stop_at_eof=True)  # from minute 0 (test_br's Running)
+        for minute, change, commit in ((1, "T27", ""), (2, "T27", ""), (20, "", ""),
+                                       (41, "C1", "C1")):  # fmt: skip
+            src.at(minute)
+            if change:
+                src.change(change)
+            if commit:
+                src.commit(commit)
+            ext.run(threading.Event(), stop_at_eof=True)
+        ext.close()  # the checkpoint of 40 minutes persisted T27
+        src.at(42)
+        log = Log()
+        restarted = ExtractRun(home, model, None, log, spark=spark, durable=False,
+                               clock=src.clock.now)  # fmt: skip
+        assert "OGG-01641" in log.codes()  # a bounded recovery
+        (txn,) = restarted.capture.cache.open_transactions()
+        assert any(isinstance(e, Fragment) and e.marks for e in txn.rows)  # from its file
+        src.commit("T27")
+        restarted.run(threading.Event(), stop_at_eof=True)
+        restarted.close()
+    finally:
+        src.db.close()
+    recs = [r for _, r in TrailReader(str(home.root / "dirdat" / "aa")).records()]
+    data = [r for r in recs if r.io_type != IOType.METADATA]
+    assert [r.columns for r in data] == [((0, "3"),), ((0, "2"),)]  # C1, then T27's id 2
+    for r in data:
+        toks = dict(user_tokens(r))
+        stamp = format_date(micros_to_datetime(r.io_time_us), "YYYY-MM-DD HH:MI:SS.FFFFFF")
+        assert toks == {"TKN-OP": "INSERT", "TKN-COMMIT": stamp}
+    assert seen.op_tokens > 0  # (mined in Spark workers:) finished in one pass, with tokens
