@@ -11,8 +11,9 @@ one Spark session (local[*]), each time into a new trail:
 
 Prints ``name=value`` lines; ``extract_ratio`` is the options run's throughput over the
 plain run's (the same redo, so the ratio of their catch-up times, plain / options; goal
->= 0.7). The order is plain, options, plain again, ``--repeat N`` rounds of it (at most
-20): ``plain_s`` and ``options_s`` are the best of their runs (each run is listed).
+>= 0.7). The order is plain, then ``--repeat N`` times (at most 20) options and plain
+again, each options run between two plain ones: ``plain_s`` and ``options_s`` are the best
+of their runs (each run is listed).
 ``--cpu`` also mines the same redo without Spark, in this process, plain / options /
 plain (N rounds, the best time of each), and prints
 ``extract_ratio_cpu`` from the process's CPU time (steadier than the elapsed time on a
@@ -92,12 +93,13 @@ def main() -> None:
         plains: list[float] = []
         optionss: list[float] = []
         n_plain = n_opts = 0
-        for r in range(args.repeat):  # plain, options, plain: the best of each
-            at = chr(ord("a") + r)
-            plains.append(_run(home, spark, root.name, at + "p", "TABLE US03.*;")[0])
+        # plain, then N times options, plain: each options run between two plain ones
+        plains.append(_run(home, spark, root.name, "ap", "TABLE US03.*;")[0])
+        for r in range(args.repeat):
+            at = chr(ord("b") + r)
             t, n_opts = _run(home, spark, root.name, at + "o", OPTIONS)
             optionss.append(t)
-            t, n_plain = _run(home, spark, root.name, at + "q", "TABLE US03.*;")
+            t, n_plain = _run(home, spark, root.name, at + "p", "TABLE US03.*;")
             plains.append(t)
         plain, options = min(plains), min(optionss)
         if args.cpu:  # the same redo mined here, without Spark: CPU time

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "crc32.h"
+#include "entries.h"
 
 #define SECTION 4
 #define ROW_HEADER 35
@@ -118,48 +119,13 @@ static int trans_inds(PyObject *inds, unsigned ind[4]) {
     return PyErr_Occurred() ? -1 : 0;
 }
 
-static PyObject *records(PyObject *mod, PyObject *args) {
-    PyObject *rows, *inds, *user = Py_None;
-    const char *tokens;
-    Py_ssize_t ntokens;
-    unsigned long sequence;
-    long long io_time;
-    unsigned delete_io;
-    if (!PyArg_ParseTuple(args, "O!y#kLO!I|O", &PyList_Type, &rows, &tokens, &ntokens,
-                          &sequence, &io_time, &PyTuple_Type, &inds, &delete_io, &user))
-        return NULL;
-    if (user != Py_None &&
-        (!PyList_Check(user) || PyList_GET_SIZE(user) != PyList_GET_SIZE(rows))) {
-        PyErr_SetString(PyExc_ValueError, "user: a list of bytes, one per row");
-        return NULL;
-    }
-    unsigned ind[4];
-    if (trans_inds(inds, ind) < 0) return NULL;
-    Py_ssize_t n = PyList_GET_SIZE(rows);
-    Row *r = PyMem_Calloc((size_t)n + 1, sizeof(Row));
-    if (!r) return PyErr_NoMemory();
-    Py_ssize_t total = 0;
-    PyObject *result = NULL;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (row_of(PyList_GET_ITEM(rows, i), &r[i]) < 0) goto done;
-        if (user != Py_None &&
-            PyBytes_AsStringAndSize(PyList_GET_ITEM(user, i), (char **)&r[i].user,
-                                    &r[i].nuser) < 0)
-            goto done;
-        Py_ssize_t tok = (i == 0 ? ntokens : 0) + (r[i].nrowid >= 0 ? SECTION + r[i].nrowid + 2 : 0) +
-                         r[i].nuser;
-        Py_ssize_t len = 4 * SECTION + ROW_HEADER + r[i].nname + r[i].ndata;
-        if (r[i].nbefore) len += SECTION + r[i].nbefore;
-        if (tok) len += SECTION + tok;
-        if (r[i].nname > MAX_TABLE_NAME || len > MAX_RECORD) {
-            result = Py_NewRef(Py_None);
-            goto done;
-        }
-        r[i].length = len;
-        total += len;
-    }
-    result = PyBytes_FromStringAndSize(NULL, total);
-    if (!result) goto done;
+/* The records of rows r[0..n) (their lengths set by row_length), concatenated: TransInd
+ * by place among n, the commit ``tokens`` on record 0, each row's user tokens after them. */
+static PyObject *assemble(const Row *r, Py_ssize_t n, Py_ssize_t total, const char *tokens,
+                          Py_ssize_t ntokens, unsigned long sequence, long long io_time,
+                          const unsigned ind[4], unsigned delete_io) {
+    PyObject *result = PyBytes_FromStringAndSize(NULL, total);
+    if (!result) return NULL;
     uint8_t *p = (uint8_t *)PyBytes_AS_STRING(result);
     for (Py_ssize_t i = 0; i < n; i++) {
         const Row *w = &r[i];
@@ -204,8 +170,214 @@ static PyObject *records(PyObject *mod, PyObject *args) {
         }
         p = section(p, 'Z', 1, (unsigned)w->length);
     }
+    return result;
+}
+
+/* Row i's record length (set in r->length); 0 when it would pass a limit. */
+static Py_ssize_t row_length(Row *r, Py_ssize_t i, Py_ssize_t ntokens) {
+    Py_ssize_t tok =
+        (i == 0 ? ntokens : 0) + (r->nrowid >= 0 ? SECTION + r->nrowid + 2 : 0) + r->nuser;
+    Py_ssize_t len = 4 * SECTION + ROW_HEADER + r->nname + r->ndata;
+    if (r->nbefore) len += SECTION + r->nbefore;
+    if (tok) len += SECTION + tok;
+    if (r->nname > MAX_TABLE_NAME || len > MAX_RECORD) return 0;
+    return r->length = len;
+}
+
+static PyObject *records(PyObject *mod, PyObject *args) {
+    PyObject *rows, *inds, *user = Py_None;
+    const char *tokens;
+    Py_ssize_t ntokens;
+    unsigned long sequence;
+    long long io_time;
+    unsigned delete_io;
+    if (!PyArg_ParseTuple(args, "O!y#kLO!I|O", &PyList_Type, &rows, &tokens, &ntokens,
+                          &sequence, &io_time, &PyTuple_Type, &inds, &delete_io, &user))
+        return NULL;
+    if (user != Py_None &&
+        (!PyList_Check(user) || PyList_GET_SIZE(user) != PyList_GET_SIZE(rows))) {
+        PyErr_SetString(PyExc_ValueError, "user: a list of bytes, one per row");
+        return NULL;
+    }
+    unsigned ind[4];
+    if (trans_inds(inds, ind) < 0) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(rows);
+    Row *r = PyMem_Calloc((size_t)n + 1, sizeof(Row));
+    if (!r) return PyErr_NoMemory();
+    Py_ssize_t total = 0;
+    PyObject *result = NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (row_of(PyList_GET_ITEM(rows, i), &r[i]) < 0) goto done;
+        if (user != Py_None &&
+            PyBytes_AsStringAndSize(PyList_GET_ITEM(user, i), (char **)&r[i].user,
+                                    &r[i].nuser) < 0)
+            goto done;
+        Py_ssize_t len = row_length(&r[i], i, ntokens);
+        if (!len) {
+            result = Py_NewRef(Py_None);
+            goto done;
+        }
+        total += len;
+    }
+    result = assemble(r, n, total, tokens, ntokens, sequence, io_time, ind, delete_io);
 done:
     PyMem_Free(r);
+    return result;
+}
+
+/* select_records(rows, table, keep, conds, make, tokens, sequence, io_time_us, trans_inds,
+ * delete_io): rowscan.select and records in one pass (miner._select_records_py is its
+ * twin): the rows of ``table`` that pass each of ``conds`` (their data area's value of the
+ * column, decimal digits, compared as an integer; no entry or NULL fails), their data area
+ * and before image cut to the ``keep`` flags when given, ``make(io)`` (None: none) their
+ * user tokens, asked once per operation, made into the transaction's finished records.
+ * (records, rows kept, ((io, rows), ...) in order of first appearance); None when it cannot
+ * say: a row of another table or without parts, a malformed area, a compared value that
+ * is no plain number, more than 16 operations, a record past a limit. */
+static PyObject *select_records(PyObject *mod, PyObject *args) {
+    PyObject *list, *table, *keep_obj, *conds, *make, *inds;
+    const char *tokens;
+    Py_ssize_t ntokens;
+    unsigned long sequence;
+    long long io_time;
+    unsigned delete_io;
+    if (!PyArg_ParseTuple(args, "O!UOO!Oy#kLO!I", &PyList_Type, &list, &table, &keep_obj,
+                          &PyTuple_Type, &conds, &make, &tokens, &ntokens, &sequence, &io_time,
+                          &PyTuple_Type, &inds, &delete_io))
+        return NULL;
+    unsigned ind[4];
+    if (trans_inds(inds, ind) < 0) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(list), i, c;
+    long cols[MAX_CONDS];
+    int ops[MAX_CONDS], found[MAX_CONDS];
+    long long lits[MAX_CONDS], num[MAX_CONDS];
+    Py_ssize_t nconds = parse_conds(conds, cols, ops, lits);
+    if (nconds < 0) return NULL;
+    int keeping = keep_obj != Py_None;
+    Py_buffer keep;
+    if (keeping && PyObject_GetBuffer(keep_obj, &keep, PyBUF_SIMPLE) < 0) return NULL;
+    long io_keys[MAX_IOS];
+    PyObject *io_vals[MAX_IOS];
+    Py_ssize_t io_rows[MAX_IOS];
+    int nios = 0;
+    PyObject *result = NULL;
+    uint8_t *arena = NULL;
+    Row *r = PyMem_Calloc((size_t)n + 1, sizeof(Row));
+    if (!r) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    /* the cut areas: at most the areas themselves */
+    Py_ssize_t room = 0, used = 0, kept = 0, total = 0;
+    for (i = 0; keeping && i < n; i++) {
+        PyObject *e = PyList_GET_ITEM(list, i);
+        if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) < 18) goto decline;
+        PyObject *parts = PyTuple_GET_ITEM(e, 17);
+        if (!PyTuple_Check(parts) || PyTuple_GET_SIZE(parts) != 4 ||
+            !PyBytes_Check(PyTuple_GET_ITEM(parts, 1)) || !PyBytes_Check(PyTuple_GET_ITEM(parts, 2)))
+            goto decline;
+        room += PyBytes_GET_SIZE(PyTuple_GET_ITEM(parts, 1)) +
+                PyBytes_GET_SIZE(PyTuple_GET_ITEM(parts, 2));
+    }
+    if (keeping && !(arena = PyMem_Malloc((size_t)room + 1))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (i = 0; i < n; i++) {
+        PyObject *e = PyList_GET_ITEM(list, i);
+        if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 18) goto decline;
+        PyObject *name = PyTuple_GET_ITEM(e, 9), *parts = PyTuple_GET_ITEM(e, 17);
+        int same = name == table ? 1 : PyObject_RichCompareBool(name, table, Py_EQ);
+        if (same < 0) goto done;
+        if (!same || !PyTuple_Check(parts) || PyTuple_GET_SIZE(parts) != 4 ||
+            !PyBytes_Check(PyTuple_GET_ITEM(parts, 1)) || !PyBytes_Check(PyTuple_GET_ITEM(parts, 2)))
+            goto decline;
+        Row *w = &r[kept];
+        memset(w, 0, sizeof(Row));
+        if (row_of(e, w) < 0) {
+            if (!PyErr_ExceptionMatches(PyExc_TypeError)) goto done;
+            PyErr_Clear(); /* (a name or ROWID that is not bytes: the Python paths say) */
+            goto decline;
+        }
+        Py_ssize_t out_len = 0;
+        uint8_t *cut_to = keeping ? arena + used : NULL;
+        int bad = cond_area((const uint8_t *)w->data, w->ndata, nconds, cols, found, num,
+                            keeping ? &keep : NULL, cut_to, &out_len, 0);
+        int pass = 1;
+        for (c = 0; !bad && c < nconds; c++) {
+            if (found[c] == 3) bad = 1; /* text that is no plain number: the Python path */
+            else if (found[c] != 2 || !holds(ops[c], num[c], lits[c])) pass = 0;
+        }
+        if (bad) {
+            if (bad > 0 && !PyErr_Occurred()) goto decline;
+            goto done;
+        }
+        Py_ssize_t before_len = 0;
+        if (keeping && w->nbefore > 0) {
+            /* the before image loses the columns too (checked whether the row passes) */
+            int bfound[MAX_CONDS];
+            long long bnum[MAX_CONDS];
+            bad = cond_area((const uint8_t *)w->before, w->nbefore, nconds, cols, bfound, bnum,
+                            &keep, cut_to + out_len, &before_len, 1);
+            if (bad) {
+                if (bad > 0 && !PyErr_Occurred()) goto decline;
+                goto done;
+            }
+        }
+        if (!pass) continue;
+        if (keeping) {
+            w->data = (const char *)cut_to;
+            w->ndata = out_len;
+            if (w->nbefore > 0) {
+                w->before = (const char *)cut_to + out_len;
+                w->nbefore = before_len;
+            }
+            used += out_len + before_len;
+        }
+        long io = (long)w->io;
+        int k = 0;
+        while (k < nios && io_keys[k] != io) k++;
+        if (k == nios) {
+            if (nios == MAX_IOS) goto decline;
+            PyObject *made = make == Py_None ? PyBytes_FromStringAndSize(NULL, 0)
+                                             : PyObject_CallOneArg(make, PyTuple_GET_ITEM(e, 8));
+            if (made && !PyBytes_Check(made)) {
+                PyErr_SetString(PyExc_TypeError, "select: make(io) gives bytes");
+                Py_CLEAR(made);
+            }
+            if (!made) goto done;
+            io_keys[k] = io;
+            io_vals[k] = made;
+            io_rows[k] = 0;
+            nios++;
+        }
+        io_rows[k]++;
+        w->user = PyBytes_AS_STRING(io_vals[k]);
+        w->nuser = PyBytes_GET_SIZE(io_vals[k]);
+        kept++;
+    }
+    for (i = 0; i < kept; i++) {
+        Py_ssize_t len = row_length(&r[i], i, ntokens);
+        if (!len) goto decline;
+        total += len;
+    }
+    PyObject *data = assemble(r, kept, total, tokens, ntokens, sequence, io_time, ind, delete_io);
+    PyObject *counts = data ? PyTuple_New(nios) : NULL;
+    for (int k = 0; counts && k < nios; k++) {
+        PyObject *pair = Py_BuildValue("(ln)", io_keys[k], io_rows[k]);
+        if (!pair) Py_CLEAR(counts);
+        else PyTuple_SET_ITEM(counts, k, pair);
+    }
+    if (counts) result = Py_BuildValue("(NnN)", data, kept, counts);
+    else Py_XDECREF(data);
+    goto done;
+decline:
+    result = Py_NewRef(Py_None);
+done:
+    for (int k = 0; k < nios; k++) Py_DECREF(io_vals[k]);
+    PyMem_Free(arena);
+    PyMem_Free(r);
+    if (keeping) PyBuffer_Release(&keep);
     return result;
 }
 
@@ -420,6 +592,9 @@ static PyMethodDef methods[] = {
     {"records", records, METH_VARARGS,
      "records(rows, tokens, sequence, io_time_us, trans_inds, delete_io, user=None) -> "
      "bytes | None"},
+    {"select_records", select_records, METH_VARARGS,
+     "select_records(rows, table, keep, conds, make, tokens, sequence, io_time_us, trans_inds, "
+     "delete_io) -> (bytes, kept, ((io, rows), ...)) | None"},
     {"count_records", count_records, METH_O, "count_records(buf) -> int (-1: a bad envelope)"},
     {"finish", finish, METH_VARARGS,
      "finish(blobs, tokens, io_time_us, trans_inds, first, total, user=None) -> bytes | None"},

@@ -34,6 +34,7 @@ from engine.expr.vector import Vector, compile_vector
 from engine.extract.lcr import Lcr
 from engine.extract.rowselect import (
     MAX_SLOTS,
+    Cond,
     columns_of,
     conds_of,
     entries_of,
@@ -343,6 +344,45 @@ def _select_table(
     return None if got is None else [e for e, _ in got]
 
 
+#: rowscan.select's arguments after the rows: (table, keep mask, conditions, make)
+OneCall = tuple[str, bytes | None, tuple[Cond, ...], Callable[[int], bytes] | None]
+
+
+def one_call(
+    rows: list[tuple[Any, ...]],
+    rules: Mapping[str, RowRule],
+    process: Process,
+    xid: str,
+    scn: int,
+    time_us: int,
+    sequence: int,
+) -> OneCall | None:
+    """What ``rowscan.select`` (or ``trailkit.select_records``) needs to apply the rule of
+    the first row's table to a transaction's rows in one call: its table, keep mask and
+    conditions, and ``make(io)``, the token bytes of an operation (None: no TOKENS); None
+    when that table's rule is not one select applies (FILTER, another WHERE, STATS, the
+    row's facts). The call itself says None for rows of another table."""
+    table0 = rows[0][9] if rows else ""
+    first = rules.get(table0)
+    if first is None:
+        return None
+    plan = _plan(first)
+    if plan.conds is None:
+        return None
+    if not plan.tokens:
+        return table0, plan.keep_mask, plan.conds, None
+    csn = str(scn)
+    now = datetime.now()
+    stats: Counter[tuple[str, str]] = Counter()
+    packs: dict[tuple[object, ...], bytes] = {}
+
+    def make(io: int) -> bytes:
+        facts = Facts(table0, io, time_us, csn, xid, None, sequence, 0)
+        return first.token_bytes(RowEnv(first, {}, {}, facts, process, stats, now), packs)
+
+    return table0, plan.keep_mask, plan.conds, make
+
+
 def rows_in_task(
     rows: list[tuple[Any, ...]],
     rules: Mapping[str, RowRule],
@@ -366,26 +406,16 @@ def rows_in_task(
     :class:`Facts` when no expression reads the row's own facts
     (:attr:`RowRule.facts_shared`), and their token bytes when the TOKENS read nothing of
     the row (:attr:`RowRule.op_tokens`)."""
+    one = one_call(rows, rules, process, xid, scn, time_us, sequence)
+    if one is not None:  # usual: one table, a WHERE of comparisons with numbers at most
+        selected = _SELECT(rows, *one)
+        if selected is not None:
+            return selected
     csn = str(scn)
     now = datetime.now()
     stats: Counter[tuple[str, str]] = Counter()
     # token values -> their bytes, by rule (the names differ from table to table)
     packs: dict[int, dict[tuple[object, ...], bytes]] = {}
-    table0 = rows[0][9] if rows else ""
-    first = rules.get(table0)
-    if first is not None:  # usual: one table, a WHERE of comparisons with numbers at most
-        plan_ = _plan(first)
-        if plan_.conds is not None:
-
-            def make(io: int) -> bytes:
-                facts = Facts(table0, io, time_us, csn, xid, None, sequence, 0)
-                env = RowEnv(first, {}, {}, facts, process, stats, now)
-                return first.token_bytes(env, packs.setdefault(id(first), {}))
-
-            tokens_of = make if plan_.tokens else None
-            selected = _SELECT(rows, table0, plan_.keep_mask, plan_.conds, tokens_of)
-            if selected is not None:
-                return selected
     shared: dict[tuple[str, int], tuple[Facts, list[bytes]]] = {}  # facts, op tokens
     plans: dict[str, _Plan | None] = {}
     kept: list[tuple[tuple[Any, ...], RowEnv | list[bytes] | None]] = []
