@@ -142,7 +142,8 @@ class MinePlan:
     # ending above may be held for a later batch by the driver's thread merge (capture.py)
     horizon: int | None = None
     # TABLE row options by table (engine.extract.tablerules): applied where a transaction
-    # is closed in the task; in the others their rows reach the driver with columns
+    # is closed in the task, and in its fragments for tablerules.fragment_tables; other
+    # rows of these tables reach the driver with columns
     rules: Mapping[str, RowRule] = field(default_factory=dict)
     process: Process | None = None
 
