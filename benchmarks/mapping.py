@@ -11,14 +11,16 @@ one Spark session (local[*]), each time into a new trail:
 
 Prints ``name=value`` lines; ``extract_ratio`` is the options run's throughput over the
 plain run's (the same redo, so the ratio of their catch-up times, plain / options; goal
->= 0.7). The order is plain, options, plain again: ``plain_s`` is the better of the two.
+>= 0.7). The order is plain, then ``--repeat N`` times (at most 20) options and plain
+again, each options run between two plain ones: ``plain_s`` and ``options_s`` are the best
+of their runs (each run is listed).
 ``--cpu`` also mines the same redo without Spark, in this process, plain / options /
-plain (``--repeat N``, at most 20: N rounds, the best time of each), and prints
+plain (N rounds, the best time of each), and prints
 ``extract_ratio_cpu`` from the process's CPU time (steadier than the elapsed time on a
 loaded machine; the miner's work is the same) and ``options_extra_cpu_us_per_row``, what
 the options cost per row on top.
 
-    python benchmarks/mapping.py [--transactions N] [--backlog DIR] [--cpu [--repeat N]]
+    python benchmarks/mapping.py [--transactions N] [--backlog DIR] [--cpu] [--repeat N]
 """
 
 from __future__ import annotations
@@ -75,7 +77,7 @@ def main() -> None:
     ap.add_argument("--backlog", type=Path, help="keep (and reuse) the source database here")
     ap.add_argument("--cpu", action="store_true", help="also the CPU ratio mined in process")
     ap.add_argument("--repeat", type=int, default=1, choices=range(1, 21),
-                    help="--cpu rounds (the best of each)")  # fmt: skip
+                    help="rounds (the best of each)")  # fmt: skip
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         home = Home(Path(tmp))
@@ -88,10 +90,18 @@ def main() -> None:
         spark = get_session(SparkSettings(master="local[*]", log_file=home.dirrpt / "spark.log"))
         spark.range(1).count()
         warm_workers(spark, MINER_MODULES)
-        plain1, n_plain = _run(home, spark, root.name, "p1", "TABLE US03.*;")
-        options, n_opts = _run(home, spark, root.name, "o1", OPTIONS)
-        plain2, _ = _run(home, spark, root.name, "p2", "TABLE US03.*;")
-        plain = min(plain1, plain2)
+        plains: list[float] = []
+        optionss: list[float] = []
+        n_plain = n_opts = 0
+        # plain, then N times options, plain: each options run between two plain ones
+        plains.append(_run(home, spark, root.name, "ap", "TABLE US03.*;")[0])
+        for r in range(args.repeat):
+            at = chr(ord("b") + r)
+            t, n_opts = _run(home, spark, root.name, at + "o", OPTIONS)
+            optionss.append(t)
+            t, n_plain = _run(home, spark, root.name, at + "p", "TABLE US03.*;")
+            plains.append(t)
+        plain, options = min(plains), min(optionss)
         if args.cpu:  # the same redo mined here, without Spark: CPU time
             plain_cpu: list[float] = []
             options_cpu: list[float] = []
@@ -111,8 +121,8 @@ def main() -> None:
         print(f"load={os.getloadavg()[0]:.2f}")
         print(f"trail_records_plain={n_plain}")
         print(f"trail_records_options={n_opts}")
-        print(f"plain_s={plain:.2f} (runs {plain1:.2f}, {plain2:.2f})")
-        print(f"options_s={options:.2f}")
+        print(f"plain_s={plain:.2f} (runs {', '.join(f'{t:.2f}' for t in plains)})")
+        print(f"options_s={options:.2f} (runs {', '.join(f'{t:.2f}' for t in optionss)})")
         print(f"plain_rows_per_s={n_plain / plain:.0f}")
         print(f"options_rows_per_s={n_opts / options:.0f}")
         print(f"extract_ratio={plain / options:.2f}")

@@ -18,15 +18,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#define ENTRY 8
-#define NULL_ABSENT 0x0000
-#define NULL_PRESENT 0xFFFF
+#include "entries.h"
 
-static unsigned be16(const uint8_t *p) { return (unsigned)p[0] << 8 | p[1]; }
-
-static int flagged(const Py_buffer *mask, unsigned index) {
-    return (Py_ssize_t)index < mask->len && ((const uint8_t *)mask->buf)[index] != 0;
-}
+static unsigned be16(const uint8_t *p) { return ent16(p); }
 
 static PyObject *scan(PyObject *mod, PyObject *args) {
     Py_buffer data, reads, keep;
@@ -97,17 +91,6 @@ done:
 
 /* The header of the entry at pos: 1 when it is whole, well formed and after index last
  * (its index, null indicator, value length and end set), else 0. */
-static int entry(const uint8_t *b, Py_ssize_t pos, Py_ssize_t end, long last, unsigned *index,
-                 unsigned *null, unsigned *vlen, Py_ssize_t *stop) {
-    if (end - pos < ENTRY) return 0;
-    unsigned length = be16(b + pos + 2);
-    *index = be16(b + pos);
-    *null = be16(b + pos + 4);
-    *vlen = be16(b + pos + 6);
-    *stop = pos + ENTRY + *vlen;
-    return length == 4 + *vlen && (long)*index > last && *stop <= end;
-}
-
 /* The entries of one data area: the value of each column whose slot (a byte per column
  * index: 0 none, k the slot k - 1) is set goes to vals[slot] (a new reference; slots not
  * met keep what they hold), and the entries flagged in keep (when given) are copied to
@@ -259,75 +242,6 @@ done:
     return result;
 }
 
-#define MAX_CONDS 16
-#define MAX_IOS 16
-enum { OP_EQ, OP_NE, OP_LT, OP_GT, OP_LE, OP_GE };
-
-/* One data area for select: checked as walk checks it (a malformed area: 1); the value
- * of each condition's column noted (found[c]: 0 no entry, 1 NULL, 2 digits in num[c], 3
- * anything else, or -1 a read value that is not UTF-8 or has a bad null indicator: 1);
- * the entries flagged in keep (when given) copied to out. utf8: read values not all
- * digits are checked to be UTF-8 (the before image, whose values are not compared). */
-static int cond_area(const uint8_t *b, Py_ssize_t end, Py_ssize_t nconds, const long *cols,
-                     int *found, long long *num, const Py_buffer *keep, uint8_t *out,
-                     Py_ssize_t *out_len, int utf8) {
-    Py_ssize_t pos = 0;
-    long last = -1;
-    for (Py_ssize_t c = 0; c < nconds; c++) found[c] = 0;
-    while (pos < end) {
-        unsigned index, null, vlen;
-        Py_ssize_t stop;
-        if (!entry(b, pos, end, last, &index, &null, &vlen, &stop)) return 1;
-        for (Py_ssize_t c = 0; c < nconds; c++) {
-            if (cols[c] != (long)index) continue;
-            const uint8_t *v = b + pos + ENTRY;
-            if (null == NULL_PRESENT && vlen == 0) {
-                found[c] = 1;
-            } else if (null != NULL_ABSENT) {
-                return 1;
-            } else {
-                long long n = 0;
-                unsigned k = 0;
-                if (vlen > 0 && vlen <= 18)
-                    for (; k < vlen && v[k] >= '0' && v[k] <= '9'; k++) n = n * 10 + (v[k] - '0');
-                if (vlen > 0 && k == vlen) {
-                    found[c] = 2;
-                    num[c] = n;
-                } else {
-                    found[c] = 3;
-                    if (utf8) {
-                        PyObject *t = PyUnicode_DecodeUTF8((const char *)v, vlen, NULL);
-                        if (!t) {
-                            if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) return -1;
-                            PyErr_Clear();
-                            return 1;
-                        }
-                        Py_DECREF(t);
-                    }
-                }
-            }
-        }
-        if (keep && flagged(keep, index)) {
-            memcpy(out + *out_len, b + pos, (size_t)(stop - pos));
-            *out_len += stop - pos;
-        }
-        last = (long)index;
-        pos = stop;
-    }
-    return 0;
-}
-
-static int holds(int op, long long a, long long b) {
-    switch (op) {
-    case OP_EQ: return a == b;
-    case OP_NE: return a != b;
-    case OP_LT: return a < b;
-    case OP_GT: return a > b;
-    case OP_LE: return a <= b;
-    default: return a >= b;
-    }
-}
-
 /* ``area`` cut to the keep entries: a new bytes (the before image checked as cond_area
  * checks it, its read values UTF-8), or NULL with *bad set (malformed) or an exception. */
 static PyObject *cut(PyObject *area, Py_ssize_t nconds, const long *cols, const Py_buffer *keep,
@@ -362,22 +276,12 @@ static PyObject *select_rows(PyObject *mod, PyObject *args) {
     if (!PyArg_ParseTuple(args, "O!UOO!O", &PyList_Type, &list, &table, &keep_obj,
                           &PyTuple_Type, &conds, &make))
         return NULL;
-    Py_ssize_t nconds = PyTuple_GET_SIZE(conds), n = PyList_GET_SIZE(list), i, c;
+    Py_ssize_t n = PyList_GET_SIZE(list), i, c;
     long cols[MAX_CONDS];
     int ops[MAX_CONDS], found[MAX_CONDS];
     long long lits[MAX_CONDS], num[MAX_CONDS];
-    if (nconds > MAX_CONDS) {
-        PyErr_SetString(PyExc_ValueError, "select: at most 16 conditions");
-        return NULL;
-    }
-    for (c = 0; c < nconds; c++) {
-        PyObject *t = PyTuple_GET_ITEM(conds, c);
-        if (!PyArg_ParseTuple(t, "liL", &cols[c], &ops[c], &lits[c])) return NULL;
-        if (ops[c] < OP_EQ || ops[c] > OP_GE) {
-            PyErr_SetString(PyExc_ValueError, "select: an op is 0 to 5");
-            return NULL;
-        }
-    }
+    Py_ssize_t nconds = parse_conds(conds, cols, ops, lits);
+    if (nconds < 0) return NULL;
     int keeping = keep_obj != Py_None;
     Py_buffer keep;
     if (keeping && PyObject_GetBuffer(keep_obj, &keep, PyBUF_SIMPLE) < 0) return NULL;

@@ -14,13 +14,15 @@
  *   CRC-32 token ('C', info 0, length 4) appended to its T area (a T area added when it has
  *   none), the CRC over every byte before the value. None when an envelope or a section is
  *   wrong or a record would pass 65535 bytes (checksum.seal_records then says which).
- * - finish(blobs, tokens, io_time_us, trans_inds, first, total) is
+ * - finish(blobs, tokens, io_time_us, trans_inds, first, total[, user]) is
  *   engine/extract/assemble.finish_fragments: the templates of a transaction's fragments
  *   (concatenated row records with codec.row_record's defaults, made in the Spark tasks)
  *   finished as codec.finalize finishes one: TransInd by the record's place among
  *   ``total`` (this call's first record is number ``first``), the IO time, and on record 0
- *   the commit tokens appended to its T area. None when an envelope is wrong or record 0
- *   would pass 65535 bytes (finish_fragments then says which).
+ *   the commit tokens appended to its T area; ``user`` (a list of bytes, one per record of
+ *   this call, or None) appends each record's user token entries after them. None when an
+ *   envelope is wrong or a record would pass 65535 bytes (finish_fragments then says
+ *   which).
  *
  * The layout (docs/trail_format.md, engine/trail/layout.py) is big-endian: a record is the
  * G section, the H section with the 35-byte row header and the table name, the B (key
@@ -33,6 +35,7 @@
 #include <string.h>
 
 #include "crc32.h"
+#include "entries.h"
 
 #define SECTION 4
 #define ROW_HEADER 35
@@ -116,48 +119,13 @@ static int trans_inds(PyObject *inds, unsigned ind[4]) {
     return PyErr_Occurred() ? -1 : 0;
 }
 
-static PyObject *records(PyObject *mod, PyObject *args) {
-    PyObject *rows, *inds, *user = Py_None;
-    const char *tokens;
-    Py_ssize_t ntokens;
-    unsigned long sequence;
-    long long io_time;
-    unsigned delete_io;
-    if (!PyArg_ParseTuple(args, "O!y#kLO!I|O", &PyList_Type, &rows, &tokens, &ntokens,
-                          &sequence, &io_time, &PyTuple_Type, &inds, &delete_io, &user))
-        return NULL;
-    if (user != Py_None &&
-        (!PyList_Check(user) || PyList_GET_SIZE(user) != PyList_GET_SIZE(rows))) {
-        PyErr_SetString(PyExc_ValueError, "user: a list of bytes, one per row");
-        return NULL;
-    }
-    unsigned ind[4];
-    if (trans_inds(inds, ind) < 0) return NULL;
-    Py_ssize_t n = PyList_GET_SIZE(rows);
-    Row *r = PyMem_Calloc((size_t)n + 1, sizeof(Row));
-    if (!r) return PyErr_NoMemory();
-    Py_ssize_t total = 0;
-    PyObject *result = NULL;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (row_of(PyList_GET_ITEM(rows, i), &r[i]) < 0) goto done;
-        if (user != Py_None &&
-            PyBytes_AsStringAndSize(PyList_GET_ITEM(user, i), (char **)&r[i].user,
-                                    &r[i].nuser) < 0)
-            goto done;
-        Py_ssize_t tok = (i == 0 ? ntokens : 0) + (r[i].nrowid >= 0 ? SECTION + r[i].nrowid + 2 : 0) +
-                         r[i].nuser;
-        Py_ssize_t len = 4 * SECTION + ROW_HEADER + r[i].nname + r[i].ndata;
-        if (r[i].nbefore) len += SECTION + r[i].nbefore;
-        if (tok) len += SECTION + tok;
-        if (r[i].nname > MAX_TABLE_NAME || len > MAX_RECORD) {
-            result = Py_NewRef(Py_None);
-            goto done;
-        }
-        r[i].length = len;
-        total += len;
-    }
-    result = PyBytes_FromStringAndSize(NULL, total);
-    if (!result) goto done;
+/* The records of rows r[0..n) (their lengths set by row_length), concatenated: TransInd
+ * by place among n, the commit ``tokens`` on record 0, each row's user tokens after them. */
+static PyObject *assemble(const Row *r, Py_ssize_t n, Py_ssize_t total, const char *tokens,
+                          Py_ssize_t ntokens, unsigned long sequence, long long io_time,
+                          const unsigned ind[4], unsigned delete_io) {
+    PyObject *result = PyBytes_FromStringAndSize(NULL, total);
+    if (!result) return NULL;
     uint8_t *p = (uint8_t *)PyBytes_AS_STRING(result);
     for (Py_ssize_t i = 0; i < n; i++) {
         const Row *w = &r[i];
@@ -202,8 +170,214 @@ static PyObject *records(PyObject *mod, PyObject *args) {
         }
         p = section(p, 'Z', 1, (unsigned)w->length);
     }
+    return result;
+}
+
+/* Row i's record length (set in r->length); 0 when it would pass a limit. */
+static Py_ssize_t row_length(Row *r, Py_ssize_t i, Py_ssize_t ntokens) {
+    Py_ssize_t tok =
+        (i == 0 ? ntokens : 0) + (r->nrowid >= 0 ? SECTION + r->nrowid + 2 : 0) + r->nuser;
+    Py_ssize_t len = 4 * SECTION + ROW_HEADER + r->nname + r->ndata;
+    if (r->nbefore) len += SECTION + r->nbefore;
+    if (tok) len += SECTION + tok;
+    if (r->nname > MAX_TABLE_NAME || len > MAX_RECORD) return 0;
+    return r->length = len;
+}
+
+static PyObject *records(PyObject *mod, PyObject *args) {
+    PyObject *rows, *inds, *user = Py_None;
+    const char *tokens;
+    Py_ssize_t ntokens;
+    unsigned long sequence;
+    long long io_time;
+    unsigned delete_io;
+    if (!PyArg_ParseTuple(args, "O!y#kLO!I|O", &PyList_Type, &rows, &tokens, &ntokens,
+                          &sequence, &io_time, &PyTuple_Type, &inds, &delete_io, &user))
+        return NULL;
+    if (user != Py_None &&
+        (!PyList_Check(user) || PyList_GET_SIZE(user) != PyList_GET_SIZE(rows))) {
+        PyErr_SetString(PyExc_ValueError, "user: a list of bytes, one per row");
+        return NULL;
+    }
+    unsigned ind[4];
+    if (trans_inds(inds, ind) < 0) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(rows);
+    Row *r = PyMem_Calloc((size_t)n + 1, sizeof(Row));
+    if (!r) return PyErr_NoMemory();
+    Py_ssize_t total = 0;
+    PyObject *result = NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (row_of(PyList_GET_ITEM(rows, i), &r[i]) < 0) goto done;
+        if (user != Py_None &&
+            PyBytes_AsStringAndSize(PyList_GET_ITEM(user, i), (char **)&r[i].user,
+                                    &r[i].nuser) < 0)
+            goto done;
+        Py_ssize_t len = row_length(&r[i], i, ntokens);
+        if (!len) {
+            result = Py_NewRef(Py_None);
+            goto done;
+        }
+        total += len;
+    }
+    result = assemble(r, n, total, tokens, ntokens, sequence, io_time, ind, delete_io);
 done:
     PyMem_Free(r);
+    return result;
+}
+
+/* select_records(rows, table, keep, conds, make, tokens, sequence, io_time_us, trans_inds,
+ * delete_io): rowscan.select and records in one pass (miner._select_records_py is its
+ * twin): the rows of ``table`` that pass each of ``conds`` (their data area's value of the
+ * column, decimal digits, compared as an integer; no entry or NULL fails), their data area
+ * and before image cut to the ``keep`` flags when given, ``make(io)`` (None: none) their
+ * user tokens, asked once per operation, made into the transaction's finished records.
+ * (records, rows kept, ((io, rows), ...) in order of first appearance); None when it cannot
+ * say: a row of another table or without parts, a malformed area, a compared value that
+ * is no plain number, more than 16 operations, a record past a limit. */
+static PyObject *select_records(PyObject *mod, PyObject *args) {
+    PyObject *list, *table, *keep_obj, *conds, *make, *inds;
+    const char *tokens;
+    Py_ssize_t ntokens;
+    unsigned long sequence;
+    long long io_time;
+    unsigned delete_io;
+    if (!PyArg_ParseTuple(args, "O!UOO!Oy#kLO!I", &PyList_Type, &list, &table, &keep_obj,
+                          &PyTuple_Type, &conds, &make, &tokens, &ntokens, &sequence, &io_time,
+                          &PyTuple_Type, &inds, &delete_io))
+        return NULL;
+    unsigned ind[4];
+    if (trans_inds(inds, ind) < 0) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(list), i, c;
+    long cols[MAX_CONDS];
+    int ops[MAX_CONDS], found[MAX_CONDS];
+    long long lits[MAX_CONDS], num[MAX_CONDS];
+    Py_ssize_t nconds = parse_conds(conds, cols, ops, lits);
+    if (nconds < 0) return NULL;
+    int keeping = keep_obj != Py_None;
+    Py_buffer keep;
+    if (keeping && PyObject_GetBuffer(keep_obj, &keep, PyBUF_SIMPLE) < 0) return NULL;
+    long io_keys[MAX_IOS];
+    PyObject *io_vals[MAX_IOS];
+    Py_ssize_t io_rows[MAX_IOS];
+    int nios = 0;
+    PyObject *result = NULL;
+    uint8_t *arena = NULL;
+    Row *r = PyMem_Calloc((size_t)n + 1, sizeof(Row));
+    if (!r) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    /* the cut areas: at most the areas themselves */
+    Py_ssize_t room = 0, used = 0, kept = 0, total = 0;
+    for (i = 0; keeping && i < n; i++) {
+        PyObject *e = PyList_GET_ITEM(list, i);
+        if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) < 18) goto decline;
+        PyObject *parts = PyTuple_GET_ITEM(e, 17);
+        if (!PyTuple_Check(parts) || PyTuple_GET_SIZE(parts) != 4 ||
+            !PyBytes_Check(PyTuple_GET_ITEM(parts, 1)) || !PyBytes_Check(PyTuple_GET_ITEM(parts, 2)))
+            goto decline;
+        room += PyBytes_GET_SIZE(PyTuple_GET_ITEM(parts, 1)) +
+                PyBytes_GET_SIZE(PyTuple_GET_ITEM(parts, 2));
+    }
+    if (keeping && !(arena = PyMem_Malloc((size_t)room + 1))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (i = 0; i < n; i++) {
+        PyObject *e = PyList_GET_ITEM(list, i);
+        if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 18) goto decline;
+        PyObject *name = PyTuple_GET_ITEM(e, 9), *parts = PyTuple_GET_ITEM(e, 17);
+        int same = name == table ? 1 : PyObject_RichCompareBool(name, table, Py_EQ);
+        if (same < 0) goto done;
+        if (!same || !PyTuple_Check(parts) || PyTuple_GET_SIZE(parts) != 4 ||
+            !PyBytes_Check(PyTuple_GET_ITEM(parts, 1)) || !PyBytes_Check(PyTuple_GET_ITEM(parts, 2)))
+            goto decline;
+        Row *w = &r[kept];
+        memset(w, 0, sizeof(Row));
+        if (row_of(e, w) < 0) {
+            if (!PyErr_ExceptionMatches(PyExc_TypeError)) goto done;
+            PyErr_Clear(); /* (a name or ROWID that is not bytes: the Python paths say) */
+            goto decline;
+        }
+        Py_ssize_t out_len = 0;
+        uint8_t *cut_to = keeping ? arena + used : NULL;
+        int bad = cond_area((const uint8_t *)w->data, w->ndata, nconds, cols, found, num,
+                            keeping ? &keep : NULL, cut_to, &out_len, 0);
+        int pass = 1;
+        for (c = 0; !bad && c < nconds; c++) {
+            if (found[c] == 3) bad = 1; /* text that is no plain number: the Python path */
+            else if (found[c] != 2 || !holds(ops[c], num[c], lits[c])) pass = 0;
+        }
+        if (bad) {
+            if (bad > 0 && !PyErr_Occurred()) goto decline;
+            goto done;
+        }
+        Py_ssize_t before_len = 0;
+        if (keeping && w->nbefore > 0) {
+            /* the before image loses the columns too (checked whether the row passes) */
+            int bfound[MAX_CONDS];
+            long long bnum[MAX_CONDS];
+            bad = cond_area((const uint8_t *)w->before, w->nbefore, nconds, cols, bfound, bnum,
+                            &keep, cut_to + out_len, &before_len, 1);
+            if (bad) {
+                if (bad > 0 && !PyErr_Occurred()) goto decline;
+                goto done;
+            }
+        }
+        if (!pass) continue;
+        if (keeping) {
+            w->data = (const char *)cut_to;
+            w->ndata = out_len;
+            if (w->nbefore > 0) {
+                w->before = (const char *)cut_to + out_len;
+                w->nbefore = before_len;
+            }
+            used += out_len + before_len;
+        }
+        long io = (long)w->io;
+        int k = 0;
+        while (k < nios && io_keys[k] != io) k++;
+        if (k == nios) {
+            if (nios == MAX_IOS) goto decline;
+            PyObject *made = make == Py_None ? PyBytes_FromStringAndSize(NULL, 0)
+                                             : PyObject_CallOneArg(make, PyTuple_GET_ITEM(e, 8));
+            if (made && !PyBytes_Check(made)) {
+                PyErr_SetString(PyExc_TypeError, "select: make(io) gives bytes");
+                Py_CLEAR(made);
+            }
+            if (!made) goto done;
+            io_keys[k] = io;
+            io_vals[k] = made;
+            io_rows[k] = 0;
+            nios++;
+        }
+        io_rows[k]++;
+        w->user = PyBytes_AS_STRING(io_vals[k]);
+        w->nuser = PyBytes_GET_SIZE(io_vals[k]);
+        kept++;
+    }
+    for (i = 0; i < kept; i++) {
+        Py_ssize_t len = row_length(&r[i], i, ntokens);
+        if (!len) goto decline;
+        total += len;
+    }
+    PyObject *data = assemble(r, kept, total, tokens, ntokens, sequence, io_time, ind, delete_io);
+    PyObject *counts = data ? PyTuple_New(nios) : NULL;
+    for (int k = 0; counts && k < nios; k++) {
+        PyObject *pair = Py_BuildValue("(ln)", io_keys[k], io_rows[k]);
+        if (!pair) Py_CLEAR(counts);
+        else PyTuple_SET_ITEM(counts, k, pair);
+    }
+    if (counts) result = Py_BuildValue("(NnN)", data, kept, counts);
+    else Py_XDECREF(data);
+    goto done;
+decline:
+    result = Py_NewRef(Py_None);
+done:
+    for (int k = 0; k < nios; k++) Py_DECREF(io_vals[k]);
+    PyMem_Free(arena);
+    PyMem_Free(r);
+    if (keeping) PyBuffer_Release(&keep);
     return result;
 }
 
@@ -317,18 +491,36 @@ bad:
 #define AT_TRANS_IND (2 * SECTION + 3)
 #define AT_IO_TIME (2 * SECTION + 11)
 
+/* The user token bytes of record r (0-based in this call) from ``user`` (a list of bytes,
+ * one per record, or None); -1 with an exception set. */
+static int user_of(PyObject *user, Py_ssize_t r, const char **s, Py_ssize_t *n) {
+    *s = NULL;
+    *n = 0;
+    if (user == Py_None) return 0;
+    if (r >= PyList_GET_SIZE(user)) {
+        PyErr_SetString(PyExc_ValueError, "user: a list of bytes, one per record");
+        return -1;
+    }
+    return PyBytes_AsStringAndSize(PyList_GET_ITEM(user, r), (char **)s, n);
+}
+
 static PyObject *finish(PyObject *mod, PyObject *args) {
-    PyObject *blobs, *inds;
+    PyObject *blobs, *inds, *user = Py_None;
     const char *tokens;
     Py_ssize_t ntokens, first, total;
     long long io_time;
-    if (!PyArg_ParseTuple(args, "O!y#LO!nn", &PyList_Type, &blobs, &tokens, &ntokens, &io_time,
-                          &PyTuple_Type, &inds, &first, &total))
+    if (!PyArg_ParseTuple(args, "O!y#LO!nn|O", &PyList_Type, &blobs, &tokens, &ntokens, &io_time,
+                          &PyTuple_Type, &inds, &first, &total, &user))
         return NULL;
+    if (user != Py_None && !PyList_Check(user)) {
+        PyErr_SetString(PyExc_TypeError, "user: a list of bytes, one per record, or None");
+        return NULL;
+    }
     unsigned ind[4];
     if (trans_inds(inds, ind) < 0) return NULL;
-    Py_ssize_t nblobs = PyList_GET_SIZE(blobs), size = 0;
-    /* First pass: every envelope whole, and the size of the output. */
+    Py_ssize_t nblobs = PyList_GET_SIZE(blobs), size = 0, k = first, r = 0;
+    /* First pass: every envelope whole, each record's growth (the commit tokens on record
+     * 0, its user tokens) within the limit, and the size of the output. */
     for (Py_ssize_t j = 0; j < nblobs; j++) {
         PyObject *blob = PyList_GET_ITEM(blobs, j);
         if (!PyBytes_Check(blob)) {
@@ -337,44 +529,55 @@ static PyObject *finish(PyObject *mod, PyObject *args) {
         }
         const uint8_t *b = (const uint8_t *)PyBytes_AS_STRING(blob);
         Py_ssize_t n = PyBytes_GET_SIZE(blob);
-        for (Py_ssize_t pos = 0; pos < n;) {
+        for (Py_ssize_t pos = 0; pos < n; k++, r++) {
             Py_ssize_t len = envelope(b, pos, n);
             if (len < MIN_RECORD + ROW_HEADER) Py_RETURN_NONE;
+            const char *us;
+            Py_ssize_t nu;
+            if (user_of(user, r, &us, &nu) < 0) return NULL;
+            Py_ssize_t more = nu + (k == 0 ? ntokens : 0);
+            if (more) {
+                uint8_t tag = 0;
+                if (last_section(b + pos, len, &tag) < 0) Py_RETURN_NONE;
+                Py_ssize_t grow = more + (tag == 'T' ? 0 : SECTION);
+                if (len + grow > MAX_RECORD) Py_RETURN_NONE;
+                size += grow;
+            }
             pos += len;
         }
         size += n;
     }
-    Py_ssize_t grow = 0;
-    if (first == 0 && ntokens > 0) {
-        grow = ntokens; /* the T area grows, or one is added */
-        PyObject *blob0 = nblobs ? PyList_GET_ITEM(blobs, 0) : NULL;
-        if (blob0 == NULL || PyBytes_GET_SIZE(blob0) == 0) Py_RETURN_NONE;
-        const uint8_t *r = (const uint8_t *)PyBytes_AS_STRING(blob0);
-        Py_ssize_t len = r[2] << 8 | r[3];
-        uint8_t tag = 0;
-        if (last_section(r, len, &tag) < 0) Py_RETURN_NONE;
-        if (tag != 'T') grow += SECTION;
-        if (len + grow > MAX_RECORD) Py_RETURN_NONE;
+    if (user != Py_None && r != PyList_GET_SIZE(user)) {
+        PyErr_SetString(PyExc_ValueError, "user: a list of bytes, one per record");
+        return NULL;
     }
-    PyObject *result = PyBytes_FromStringAndSize(NULL, size + grow);
+    PyObject *result = PyBytes_FromStringAndSize(NULL, size);
     if (!result) return NULL;
     uint8_t *out = (uint8_t *)PyBytes_AS_STRING(result);
-    Py_ssize_t k = first;
+    k = first;
+    r = 0;
     for (Py_ssize_t j = 0; j < nblobs; j++) {
         PyObject *blob = PyList_GET_ITEM(blobs, j);
         const uint8_t *b = (const uint8_t *)PyBytes_AS_STRING(blob);
         Py_ssize_t n = PyBytes_GET_SIZE(blob);
-        for (Py_ssize_t pos = 0; pos < n; k++) {
-            const uint8_t *r = b + pos;
-            Py_ssize_t len = r[2] << 8 | r[3];
+        for (Py_ssize_t pos = 0; pos < n; k++, r++) {
+            const uint8_t *rec = b + pos;
+            Py_ssize_t len = rec[2] << 8 | rec[3];
             uint8_t *start = out;
-            if (k == 0 && grow) {
-                Py_ssize_t grown = len + grow;
-                uint8_t *p = open_t_area(out, r, len, ntokens, grown);
-                p = put(p, tokens, ntokens);
+            const char *us;
+            Py_ssize_t nu;
+            user_of(user, r, &us, &nu); /* (checked in the first pass) */
+            Py_ssize_t nt = k == 0 ? ntokens : 0;
+            if (nt + nu) {
+                uint8_t tag = 0;
+                last_section(rec, len, &tag);
+                Py_ssize_t grown = len + nt + nu + (tag == 'T' ? 0 : SECTION);
+                uint8_t *p = open_t_area(out, rec, len, nt + nu, grown);
+                if (nt) p = put(p, tokens, nt);
+                if (nu) p = put(p, us, nu);
                 out = section(p, 'Z', 1, (unsigned)grown);
             } else {
-                out = put(out, (const char *)r, len);
+                out = put(out, (const char *)rec, len);
             }
             unsigned t = total == 1 ? ind[3] : k == 0 ? ind[0] : k == total - 1 ? ind[2] : ind[1];
             start[AT_TRANS_IND] = (uint8_t)t;
@@ -389,9 +592,12 @@ static PyMethodDef methods[] = {
     {"records", records, METH_VARARGS,
      "records(rows, tokens, sequence, io_time_us, trans_inds, delete_io, user=None) -> "
      "bytes | None"},
+    {"select_records", select_records, METH_VARARGS,
+     "select_records(rows, table, keep, conds, make, tokens, sequence, io_time_us, trans_inds, "
+     "delete_io) -> (bytes, kept, ((io, rows), ...)) | None"},
     {"count_records", count_records, METH_O, "count_records(buf) -> int (-1: a bad envelope)"},
     {"finish", finish, METH_VARARGS,
-     "finish(blobs, tokens, io_time_us, trans_inds, first, total) -> bytes | None"},
+     "finish(blobs, tokens, io_time_us, trans_inds, first, total, user=None) -> bytes | None"},
     {"seal", seal, METH_O, "seal(buf) -> bytes | None: each record with its CRC-32 token"},
     {NULL, NULL, 0, NULL},
 };

@@ -17,7 +17,7 @@ from collections.abc import Set as AbstractSet
 
 from engine._native import load as load_native
 from engine.extract.lcr import Entry, Fragment, Kind, Lcr
-from engine.trail.codec import commit_tokens, encode_record, finalize, summarize
+from engine.trail.codec import commit_tokens, encode_record, finalize, pack_tokens, summarize
 from engine.trail.layout import (
     IO_TYPE_NAMES,
     OFF_BEFORE_AFTER,
@@ -81,10 +81,12 @@ def stream_encoded(
     """The records of a committed transaction encoded: ``(bytes, io_type)`` in order."""
     csn = str(commit_scn)
     for row, ind, first in _placed(rows):
-        if row.record:
+        if row.record:  # (a fragment's row of a table with TOKENS: its user tokens)
+            user = pack_tokens(row.tokens) if row.tokens else b""
             data = finalize(
-                row.record, ind, commit_time_us, csn if first else None, xid if first else None
-            )
+                row.record, ind, commit_time_us, csn if first else None, xid if first else None,
+                user,
+            )  # fmt: skip
         else:
             data = encode_record(_record(xid, commit_scn, commit_time_us, row, ind, first))
         yield data, row.io_type
@@ -122,24 +124,37 @@ def to_records(
 
 
 def finish_fragments(
-    blobs: list[bytes], xid: str, commit_scn: int, commit_time_us: int, first: int, total: int
+    blobs: list[bytes],
+    xid: str,
+    commit_scn: int,
+    commit_time_us: int,
+    first: int,
+    total: int,
+    user: list[bytes] | None = None,
 ) -> bytes:
     """The trail records of a committed transaction from its fragments' templates
     (:class:`~engine.extract.lcr.Fragment` ``records``, in change order), finished and
     concatenated: record ``first + i`` of ``total`` gets its TransInd, every one the
-    commit time, record 0 the LOGCSN and TRANID tokens. In C when the kernel is built
-    (one pass, no per-record Python); :func:`finish_fragments_py` is the same in Python
-    and the reference the tests hold the kernel to."""
+    commit time, record 0 the LOGCSN and TRANID tokens, and ``user[i]`` (None: none) the
+    user token entries of TABLE TOKENS after them. In C when the kernel is built (one
+    pass, no per-record Python); :func:`finish_fragments_py` is the same in Python and the
+    reference the tests hold the kernel to."""
     if _KIT is not None:
         tokens = commit_tokens(str(commit_scn), xid) if first == 0 else b""
-        done = _KIT.finish(blobs, tokens, commit_time_us, _INDS, first, total)
+        done = _KIT.finish(blobs, tokens, commit_time_us, _INDS, first, total, user)
         if done is not None:
             return bytes(done)
-    return finish_fragments_py(blobs, xid, commit_scn, commit_time_us, first, total)
+    return finish_fragments_py(blobs, xid, commit_scn, commit_time_us, first, total, user)
 
 
 def finish_fragments_py(
-    blobs: list[bytes], xid: str, commit_scn: int, commit_time_us: int, first: int, total: int
+    blobs: list[bytes],
+    xid: str,
+    commit_scn: int,
+    commit_time_us: int,
+    first: int,
+    total: int,
+    user: list[bytes] | None = None,
 ) -> bytes:
     """:func:`finish_fragments` record by record with :func:`finalize` (which raises
     :class:`~engine.trail.errors.RecordLimitError` for a record that would pass a limit)."""
@@ -153,9 +168,12 @@ def finish_fragments_py(
                 finalize(
                     template, trans_ind(k, total), commit_time_us,
                     csn if head else None, xid if head else None,
+                    user[k - first] if user is not None else b"",
                 )
             )  # fmt: skip
             k += 1
+    if user is not None and len(user) != k - first:
+        raise ValueError(f"user: {len(user)} token areas for {k - first} records")
     return b"".join(out)
 
 

@@ -593,21 +593,40 @@ class Capture:
         blobs: list[bytes] = []
         tables: dict[str, None] = {}
         first = held = 0
+        # the user tokens of records of tables with TOKENS (Fragment.marks), made once
+        # per table and operation: one per record of the chunk when one has any
+        user: list[bytes] | None = None
+        made: dict[tuple[str, int], bytes] = {}
         for f in entries:
             assert isinstance(f, Fragment)
             blobs.append(f.records)
+            if f.marks:
+                if user is None:
+                    user = [b""] * held
+                by_mark = [b""]
+                for table, io_type, _ in f.table_ops:
+                    got = made.get((table, io_type))
+                    if got is None:
+                        got = made[(table, io_type)] = self.rules.op_token_bytes(
+                            table, io_type, lcr.xid, lcr.scn, lcr.time_us
+                        )
+                    by_mark.append(got)
+                user.extend([by_mark[m] for m in f.marks])
+            elif user is not None:
+                user.extend([b""] * f.count)
             held += f.count
             for table, io_type, k in f.table_ops:
                 per_table[(table, io_type)] += k
                 tables[table] = None
             if held >= APPEND_CHUNK:  # a huge transaction goes out as it is read back
-                data = finish_fragments(blobs, lcr.xid, lcr.scn, lcr.time_us, first, total)
+                data = finish_fragments(blobs, lcr.xid, lcr.scn, lcr.time_us, first, total, user)
                 self.writer.append_transaction(data, held, tables, lcr.time_us, csn)
                 first += held
                 held = 0
                 blobs.clear()
+                user = None
         if held:
-            data = finish_fragments(blobs, lcr.xid, lcr.scn, lcr.time_us, first, total)
+            data = finish_fragments(blobs, lcr.xid, lcr.scn, lcr.time_us, first, total, user)
             self.writer.append_transaction(data, held, tables, lcr.time_us, csn)
         by_op = self.stats.by_op
         counts: list[tuple[str, str, int]] = []

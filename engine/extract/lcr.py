@@ -103,6 +103,13 @@ class Fragment:
     records cancel. ``pos`` is the first change, ``end`` / ``scn`` / ``subscn`` /
     ``time_us`` are those of the last: the fragment takes the last change's place in the
     thread merge, and re-reading from ``pos`` finds all of it again.
+
+    Rows of a table whose TABLE row options the task can apply (WHERE of integer
+    comparisons, COLS / COLSEXCEPT, TOKENS of the table and operation only:
+    :func:`engine.extract.tablerules.fragment_tables`) come selected and cut already:
+    ``records`` holds only the rows WHERE kept. Their user tokens may read the commit, so
+    they are added at commit: ``marks`` (empty when no record gets any) gives a byte per
+    record, 0 for none, ``1 + i`` for the tokens of ``table_ops[i]``'s table and operation.
     """
 
     xid: str
@@ -120,6 +127,7 @@ class Fragment:
     undone: tuple[str, ...]
     table_ops: tuple[tuple[str, int, int], ...]  # (table, io type, rows): STATS and counts
     lcrs: int  # the logical changes it stands for
+    marks: bytes = b""  # per record: 0, or 1 + the table_ops index of its user tokens
 
     @property
     def order_key(self) -> tuple[int, int, int, int, int]:
@@ -127,7 +135,10 @@ class Fragment:
 
     def weight(self) -> int:
         """Approximate bytes of memory held (the cache budget), as :meth:`Lcr.weight`."""
-        return 400 + len(self.records) + 60 * len(self.refs) + 80 * len(self.table_ops)
+        return (
+            400 + len(self.records) + len(self.marks) + 60 * len(self.refs)
+            + 80 * len(self.table_ops)
+        )  # fmt: skip
 
 
 #: What the transaction cache holds for an open transaction, in change order.

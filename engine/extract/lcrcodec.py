@@ -21,6 +21,9 @@ redo range, assembled in a task) is one record of its own layout::
            the byte length of every text (u32 each) then the texts: sessions (user, name,
            user, name ...), refs, undone, and table counts (table, io type, rows, table ...)
 
+A fragment with ``marks`` (rows of a table with TOKENS, selected in the task) is kind 9:
+the same, then the length of its marks (u32) and the marks, a byte per record.
+
 It is one ``struct`` call per record and one per column: the page-out of a huge transaction
 is on the capture's hot path. Every length is checked against what is left of the batch
 before it is used; a bad batch is a :class:`~engine.datafile.DataError`.
@@ -42,6 +45,7 @@ _COUNT: Final = struct.Struct("<I")
 _KINDS: Final = {k.value: k for k in Kind}
 _FRAG: Final = struct.Struct("<BB9q12I")
 _FRAGMENT_KIND: Final = 8
+_MARKED_KIND: Final = 9  # a fragment with marks
 _SEEN_MAX: Final = 1024  # distinct strings a batch's decoder keeps to share
 
 
@@ -60,15 +64,18 @@ def _encode_fragment(f: Fragment, append: Callable[[bytes], None]) -> None:
     sessions = _joined([t for pair in f.sessions for t in pair])
     refs, undone = _joined(f.refs), _joined(f.undone)
     ops = _joined([str(x) for op in f.table_ops for x in op])
+    kind = _MARKED_KIND if f.marks else _FRAGMENT_KIND
     append(
         _FRAG.pack(
-            _FRAGMENT_KIND, 0, p.thread, p.sequence, p.offset, f.end, f.scn, f.subscn, f.time_us,
+            kind, 0, p.thread, p.sequence, p.offset, f.end, f.scn, f.subscn, f.time_us,
             f.first_scn, f.first_time_us, f.count, f.lcrs, len(f.sessions), len(f.refs),
             len(f.undone), len(f.table_ops), len(xid), len(f.records), len(sessions), len(refs),
             len(undone), len(ops),
         )
     )  # fmt: skip
     append(b"".join((xid, f.records, sessions, refs, undone, ops)))
+    if f.marks:
+        append(_COUNT.pack(len(f.marks)) + f.marks)
 
 
 def _split(raw: bytes, n: int, what: str) -> list[str]:
@@ -89,7 +96,7 @@ def _decode_fragment(data: bytes, at: int) -> tuple[Fragment, int]:
     if at + _FRAG.size > len(data):
         raise DataError(f"truncated fragment at byte {at}")
     head = _FRAG.unpack_from(data, at)
-    (_, pad, thread, sequence, offset, end, scn, subscn, time_us, first_scn, first_time_us,
+    (kind, pad, thread, sequence, offset, end, scn, subscn, time_us, first_scn, first_time_us,
      count, lcrs, n_sessions, n_refs, n_undone, n_ops, *lengths) = head  # fmt: skip
     at += _FRAG.size
     if pad or at + sum(lengths) > len(data):
@@ -110,11 +117,23 @@ def _decode_fragment(data: bytes, at: int) -> tuple[Fragment, int]:
     ref_list = _split(refs, n_refs, "refs")
     if len(ref_list) != count:
         raise DataError(f"{len(ref_list)} undo references for {count} rows")
+    marks = b""
+    if kind == _MARKED_KIND:
+        if at + _COUNT.size > len(data):
+            raise DataError(f"truncated fragment marks at byte {at}")
+        (n_marks,) = _COUNT.unpack_from(data, at)
+        at += _COUNT.size
+        marks = data[at : at + n_marks]
+        at += n_marks
+        if n_marks != count or len(marks) != count:
+            raise DataError(f"{len(marks)} token marks for {count} rows")
+        if max(marks, default=0) > len(table_ops):
+            raise DataError(f"a token mark beyond the {len(table_ops)} table counts")
     fragment = Fragment(
         xid.decode("utf-8", "surrogatepass"), Position(thread, sequence, offset), end, scn,
         subscn, time_us, first_scn, first_time_us,
         tuple((flat[i], flat[i + 1]) for i in range(0, len(flat), 2)), records, count,
-        tuple(ref_list), tuple(_split(undone, n_undone, "undone")), table_ops, lcrs,
+        tuple(ref_list), tuple(_split(undone, n_undone, "undone")), table_ops, lcrs, marks,
     )  # fmt: skip
     return fragment, at
 
@@ -175,7 +194,7 @@ def decode_lcrs(data: bytes) -> list[Entry]:
     seen: dict[bytes, str] = {b"": ""}
     try:
         for _ in range(count):
-            if at < size and data[at] == _FRAGMENT_KIND:
+            if at < size and data[at] in (_FRAGMENT_KIND, _MARKED_KIND):
                 fragment, at = _decode_fragment(data, at)
                 rows.append(fragment)
                 continue

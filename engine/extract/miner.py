@@ -30,7 +30,7 @@ key in the undo): the driver fetches the key from the source by ROWID
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any, Final
@@ -45,7 +45,14 @@ from engine.extract.decode import (
     Selection,
 )
 from engine.extract.lcr import Fragment, Kind, Position
-from engine.extract.tablerules import rows_in_task, with_columns
+from engine.extract.rowselect import Cond, select_rows
+from engine.extract.tablerules import (
+    fragment_tables,
+    one_call,
+    rows_in_task,
+    select_fragment,
+    with_columns,
+)
 from engine.extract.txngroup import CLOSED, FRAGMENT, Step, group, table_ops
 from engine.extract.values import NUMBER_TYPES, Convert, converter, entry_converter
 from engine.source.codecs import CODECS, decode_text
@@ -135,7 +142,8 @@ class MinePlan:
     # ending above may be held for a later batch by the driver's thread merge (capture.py)
     horizon: int | None = None
     # TABLE row options by table (engine.extract.tablerules): applied where a transaction
-    # is closed in the task; in the others their rows reach the driver with columns
+    # is closed in the task, and in its fragments for tablerules.fragment_tables; other
+    # rows of these tables reach the driver with columns
     rules: Mapping[str, RowRule] = field(default_factory=dict)
     process: Process | None = None
 
@@ -808,38 +816,55 @@ def close(events: Iterable[Event], plan: MinePlan, sequence: int) -> list[Item]:
     rules = plan.rules
     out: list[Item] = []
     listed = events if isinstance(events, list) else list(events)
-    for s in group(listed, plan.compact, plan.fine_xids, rules, plan.horizon):
+    # rows of these tables never go in a fragment (their rule needs the driver)
+    kept_out = set(rules) - fragment_tables(rules) if rules else rules
+    for s in group(listed, plan.compact, plan.fine_xids, kept_out, plan.horizon):
         tag = s[0]
         if tag == CLOSED:
             try:
                 out.append(_closed(s, sequence, plan))
             except RecordLimitError:  # the driver finishes them, and says what is wrong
-                out.extend(_templated(m, sequence) for m in s[1])
+                out.extend(_one_by_one(m, sequence, rules) for m in s[1])
                 out.append(s[2])
         elif tag == FRAGMENT:
-            out.extend(_fragment(s, sequence))
-        elif tag == _ROW and s[17]:
-            # a row of a table with TABLE row options goes to the driver with its columns
-            out.append(with_columns(s) if s[9] in rules else _templated(s, sequence))
+            out.extend(_fragment(s, sequence, rules))
         else:
-            out.append(s)
+            out.append(_one_by_one(s, sequence, rules))
     return out
 
 
-def _fragment(step: Step, sequence: int) -> list[Item]:
+def _one_by_one(e: Event, sequence: int, rules: Mapping[str, RowRule]) -> Item:
+    """An event the driver takes change by change: a row with its record template, or (a
+    row of a table with TABLE row options: the driver applies them) with its columns."""
+    if e[0] != _ROW or not e[17]:
+        return e
+    return with_columns(e) if e[9] in rules else _templated(e, sequence)
+
+
+def _fragment(step: Step, sequence: int, rules: Mapping[str, RowRule]) -> list[Item]:
     """One :class:`Fragment` of a transaction's changes in this range (a
-    :data:`~engine.extract.txngroup.FRAGMENT` step), or (a record past a limit) the
-    events, templated, for the driver to finish."""
+    :data:`~engine.extract.txngroup.FRAGMENT` step), the rules of its rows' tables applied
+    (:func:`~engine.extract.tablerules.select_fragment`: WHERE and COLS / COLSEXCEPT here,
+    the tokens marked for the driver to add at commit), or (a record past a limit, a
+    selection that cannot say) the events one by one for the driver."""
     _, events, rows, sessions, refs, undone, ops = step
+    marks = b""
+    if rules and any(t in rules for t, _, _ in ops):
+        selected = select_fragment(rows, rules, table_ops)
+        if selected is None:
+            return [_one_by_one(e, sequence, rules) for e in events]
+        rows, ops, marks = selected
+        refs = tuple(r[13] for r in rows)
     try:
         records = _templates(rows, sequence)
     except RecordLimitError:
-        return [_templated(e, sequence) for e in events]
+        return [_one_by_one(e, sequence, rules) for e in events]
     first, end = events[0], events[-1]
     return [
         Fragment(
             first[1], Position(first[2], sequence, first[3]), end[4], end[5], end[6], end[7],
             first[5], first[7], sessions, records, len(rows), refs, undone, ops, len(events),
+            marks,
         )
     ]  # fmt: skip
 
@@ -868,26 +893,44 @@ def _templated(e: Event | Closed, sequence: int) -> Event | Closed:
 def _closed(step: Step, sequence: int, plan: MinePlan) -> Closed:
     """The :class:`Closed` of a :data:`~engine.extract.txngroup.CLOSED` step: its records
     finished, with the rules of TABLE row options applied to its rows here."""
-    _, events, end, rows, sessions, max_time, max_scn, ops = step
-    kind, xid, thread, offset, stop, scn, subscn, time_us = end[:8]
-    rollback = kind == _ROLLBACK
+    _, _, end, rows, _, _, _, ops = step
+    kind, xid, scn, time_us = end[0], end[1], end[5], end[7]
     tokens: list[bytes] | None = None
-    if rollback:
+    if kind == _ROLLBACK:
         rows, ops = [], ()
     elif plan.rules and any(t in plan.rules for t, _, _ in ops):
         assert plan.process is not None
+        one = one_call(rows, plan.rules, plan.process, xid, scn, time_us, sequence)
+        if one is not None:  # usual: selected and assembled in one call
+            done_ = _SELECT_RECORDS(rows, *one, commit_tokens(str(scn), xid), sequence,
+                                    time_us, _INDS, _DELETE)  # fmt: skip
+            if done_ is not None:
+                records, count, counts = done_
+                if count != len(rows):  # WHERE left some out
+                    ops = tuple((one[0], k, v) for k, v in counts)
+                return _closed_of(step, sequence, records, count, ops)
         done = rows_in_task(rows, plan.rules, plan.process, xid, scn, time_us, sequence)
         left = len(rows) != len(done)  # WHERE or FILTER left some out: count again
         rows = [r for r, _ in done]
         tokens = [t for _, t in done]
         if left:
             ops = table_ops(rows)
+    return _closed_of(
+        step, sequence, _records(rows, scn, xid, sequence, time_us, tokens), len(rows), ops
+    )
+
+
+def _closed_of(step: Step, sequence: int, records: bytes, count: int, ops: Any) -> Closed:
+    """The :class:`Closed` of a step with its finished ``records`` (``count`` of them) and
+    their (table, io type, rows)."""
+    _, events, end, _, sessions, max_time, max_scn, _ = step
+    kind, xid, thread, offset, stop, scn, subscn, time_us = end[:8]
     by_op: dict[int, int] = {}
     for _, k, v in ops:
         by_op[k] = by_op.get(k, 0) + v
     return Closed(
-        xid, thread, sequence, offset, stop, scn, subscn, time_us, rollback, sessions,
-        _records(rows, scn, xid, sequence, time_us, tokens), len(rows),
+        xid, thread, sequence, offset, stop, scn, subscn, time_us, kind == _ROLLBACK, sessions,
+        records, count,
         tuple((_io_name(k), v) for k, v in by_op.items()),
         tuple(dict.fromkeys(t for t, _, _ in ops)), len(events) + 1, max_time, max_scn,
         tuple((t, _io_name(k), v) for t, k, v in ops),
@@ -916,6 +959,13 @@ def _records(
         done = _KIT.records(rows, tokens, sequence, time_us, _INDS, _DELETE, user)
         if done is not None:
             return bytes(done)
+    return _records_py(rows, tokens, sequence, time_us, user)
+
+
+def _records_py(
+    rows: list[Event], tokens: bytes, sequence: int, time_us: int, user: list[bytes] | None
+) -> bytes:
+    """:func:`_records` in Python (``tokens``: the commit tokens of record 0)."""
     records = []
     n = len(rows)
     for i, r in enumerate(rows):
@@ -925,3 +975,40 @@ def _records(
                        (tokens if i == 0 else b"") + (user[i] if user else b""))
         )  # fmt: skip
     return b"".join(records)
+
+
+def select_records_py(
+    rows: list[Event],
+    table: str,
+    keep: bytes | None,
+    conds: tuple[Cond, ...],
+    make: Callable[[int], bytes] | None,
+    tokens: bytes,
+    sequence: int,
+    time_us: int,
+    inds: tuple[int, int, int, int] = _INDS,
+    delete_io: int = _DELETE,
+) -> tuple[bytes, int, tuple[tuple[int, int], ...]] | None:
+    """``trailkit.select_records`` in Python (its twin): :func:`select_rows` then the
+    transaction's records (:func:`_records_py`, ``tokens`` on record 0): (records, rows
+    kept, (io type, rows) in order of first appearance), or None where select says None,
+    a record passes a limit or the rows have more than 16 operations."""
+    got = select_rows(rows, table, keep, conds, make)
+    if got is None:
+        return None
+    counts: dict[int, int] = {}
+    for e, _ in got:
+        counts[e[8]] = counts.get(e[8], 0) + 1
+    if len(counts) > 16:
+        return None
+    try:
+        records = _records_py([e for e, _ in got], tokens, sequence, time_us, [t for _, t in got])
+    except RecordLimitError:
+        return None
+    return records, len(got), tuple(counts.items())
+
+
+#: select_records in C when built
+_SELECT_RECORDS: Final[Callable[..., tuple[bytes, int, tuple[tuple[int, int], ...]] | None]] = (
+    getattr(_KIT, "select_records", None) or select_records_py
+)

@@ -34,6 +34,7 @@ from engine.expr.vector import Vector, compile_vector
 from engine.extract.lcr import Lcr
 from engine.extract.rowselect import (
     MAX_SLOTS,
+    Cond,
     columns_of,
     conds_of,
     entries_of,
@@ -90,6 +91,8 @@ class TableRules:
         self.stats: Counter[tuple[str, str]] = Counter()
         self.filtered = 0
         self._entries: dict[tuple[object, ...], tuple[tuple[bytes, int, bytes], ...]] = {}
+        # tables whose rows may come in fragments, selected in their task already
+        self.in_fragments = fragment_tables(rules)
 
     @property
     def tables(self) -> frozenset[str]:
@@ -131,7 +134,19 @@ class TableRules:
         op_tokens: dict[tuple[str, int], tuple[Tokens, bytes | None]] = {}
         for lcr in rows:
             rule = rules.get(lcr.table)
-            if rule is None or lcr.record:  # (a template should not come: hooked)
+            if rule is None or lcr.record:
+                # a template of a rule's table is a fragment's row, selected in its task
+                # (fragment_tables): it only gets its operation's tokens
+                if rule is not None and rule.tokens and lcr.table in self.in_fragments:
+                    found = op_tokens.get((lcr.table, lcr.io_type))
+                    if found is None:
+                        facts = Facts(lcr.table, lcr.io_type, time_us, csn, xid, lcr.rowid,
+                                      lcr.pos.sequence, lcr.pos.offset)  # fmt: skip
+                        tokens = self._op_entries(rule, facts, now)
+                        found = op_tokens[(lcr.table, lcr.io_type)] = (tokens, _packed(tokens))
+                    if found[1] is None:
+                        raise RecordLimitError(_past_limit(lcr.table, found[0]))
+                    lcr = _changed(lcr, lcr.columns, lcr.before_columns, found[0])
                 yield lcr, None, None, None
                 continue
             plan = _plan(rule)
@@ -154,12 +169,8 @@ class TableRules:
                     if plan.tokens:
                         facts = Facts(lcr.table, lcr.io_type, time_us, csn, xid, lcr.rowid,
                                       lcr.pos.sequence, lcr.pos.offset)  # fmt: skip
-                        env = RowEnv(rule, {}, {}, facts, self.process, stats, now)
-                        tokens = rule.token_entries(env, self._entries)
-                    packed = None  # (a token past its limit: encode_record says so)
-                    if all(len(v) <= MAX_TOKEN_LENGTH for _, _, v in tokens):
-                        packed = pack_tokens(tokens) if tokens else b""
-                    found = (tokens, packed)
+                        tokens = self._op_entries(rule, facts, now)
+                    found = (tokens, _packed(tokens))
                     if plan.tokens:
                         op_tokens[(lcr.table, lcr.io_type)] = found
                 columns, before = lcr.columns, lcr.before_columns
@@ -184,6 +195,26 @@ class TableRules:
             if cols is not None and lcr.before_columns:  # a before image loses them too
                 lcr = dataclasses.replace(lcr, before_columns=rule.project(lcr.before_columns))
             yield lcr, cols, (env if rule.tokens else None), None
+
+    def _op_entries(self, rule: RowRule, facts: Facts, now: datetime) -> Tokens:
+        """The user token entries of the rows of ``facts``' table and operation (the rule's
+        TOKENS read nothing of the row: :attr:`RowRule.op_tokens`)."""
+        env = RowEnv(rule, {}, {}, facts, self.process, self.stats, now)
+        return rule.token_entries(env, self._entries)
+
+    def op_token_bytes(self, table: str, io_type: int, xid: str, scn: int, time_us: int) -> bytes:
+        """The user token bytes of a fragment's rows of ``table`` and operation ``io_type``
+        in the transaction ``xid`` committed at ``scn`` (``Fragment.marks``); b"" when the
+        table has no TOKENS. :class:`RecordLimitError` when a token is past its limit."""
+        rule = self.rules.get(table)
+        if rule is None or not rule.tokens:
+            return b""
+        facts = Facts(table, io_type, time_us, str(scn), xid, None, 0, 0)
+        tokens = self._op_entries(rule, facts, self.clock())
+        packed = _packed(tokens)
+        if packed is None:
+            raise RecordLimitError(_past_limit(table, tokens))
+        return packed
 
     def _tokens(self, item: tuple[Lcr, Columns | None, RowEnv | None], ind: int) -> Lcr:
         lcr, cols, env = item
@@ -242,6 +273,116 @@ def _changed(
                lcr.txn_name, lcr.text, lcr.record, tokens)  # fmt: skip
 
 
+def _packed(tokens: Tokens) -> bytes | None:
+    """The bytes of user token entries; None when one is past its limit."""
+    if all(len(v) <= MAX_TOKEN_LENGTH for _, _, v in tokens):
+        return pack_tokens(tokens) if tokens else b""
+    return None
+
+
+def _past_limit(table: str, tokens: Tokens) -> str:
+    longest = max(tokens, key=lambda t: len(t[2]))
+    return (
+        f"{table}: token {longest[0].decode('utf-8', 'replace')} of {len(longest[2])} bytes "
+        f"exceeds {MAX_TOKEN_LENGTH}"
+    )
+
+
+def fragment_tables(rules: Mapping[str, RowRule]) -> frozenset[str]:
+    """The tables whose rows may travel in a :class:`~engine.extract.lcr.Fragment` (a
+    transaction open across a task's range): their rule is applied in the task, once, and
+    needs nothing of the commit but its tokens, which the driver adds at commit
+    (``Fragment.marks``): WHERE none or comparisons of columns with integers, no FILTER,
+    TOKENS of the table and operation only (what ``rowscan.select`` does). None when a rule
+    reads @GETENV ('STATS', ...): the driver counts the rows of every table then."""
+    if any(r.counts for r in rules.values()):
+        return frozenset()
+    return frozenset(t for t, r in rules.items() if _plan(r).conds is not None)
+
+
+def select_fragment(
+    rows: list[tuple[Any, ...]], rules: Mapping[str, RowRule], ops: Callable[[list[Any]], Any]
+) -> tuple[list[tuple[Any, ...]], Any, bytes] | None:
+    """A fragment's row events (every one with record parts, its table's rule one of
+    :func:`fragment_tables`' or none) with the rules applied in the task: (the rows WHERE
+    keeps, their data areas and before images cut to COLS / COLSEXCEPT; ``ops`` of them
+    (``txngroup.table_ops``); their ``Fragment.marks``). None when the selection cannot
+    say (a compared value that is no plain number) or a fragment has more than 254 table
+    and operation pairs with tokens: its changes then go to the driver one by one."""
+    table0 = rows[0][9] if rows else ""
+    if all(e[9] == table0 for e in rows):  # usual: one table, one call
+        kept = _select_table(rows, table0, rules.get(table0))
+    else:
+        kept = []
+        for e in rows:
+            got = _select_table([e], e[9], rules.get(e[9]))
+            if got is None:
+                return None
+            kept.extend(got)
+    if kept is None:
+        return None
+    counted = ops(kept)
+    index = {(t, k): i for i, (t, k, _) in enumerate(counted)}
+    tokened = {t for t, _, _ in counted if t in rules and rules[t].tokens}
+    if not tokened:
+        return kept, counted, b""
+    if len(counted) > 254:
+        return None
+    marks = bytes([1 + index[(e[9], e[8])] if e[9] in tokened else 0 for e in kept])
+    return kept, counted, marks
+
+
+def _select_table(
+    rows: list[tuple[Any, ...]], table: str, rule: RowRule | None
+) -> list[tuple[Any, ...]] | None:
+    """``rows`` (all of ``table``) that its rule keeps, cut (select, without tokens)."""
+    if rule is None:
+        return rows
+    plan = _plan(rule)
+    assert plan.conds is not None
+    got = _SELECT(rows, table, plan.keep_mask, plan.conds, None)
+    return None if got is None else [e for e, _ in got]
+
+
+#: rowscan.select's arguments after the rows: (table, keep mask, conditions, make)
+OneCall = tuple[str, bytes | None, tuple[Cond, ...], Callable[[int], bytes] | None]
+
+
+def one_call(
+    rows: list[tuple[Any, ...]],
+    rules: Mapping[str, RowRule],
+    process: Process,
+    xid: str,
+    scn: int,
+    time_us: int,
+    sequence: int,
+) -> OneCall | None:
+    """What ``rowscan.select`` (or ``trailkit.select_records``) needs to apply the rule of
+    the first row's table to a transaction's rows in one call: its table, keep mask and
+    conditions, and ``make(io)``, the token bytes of an operation (None: no TOKENS); None
+    when that table's rule is not one select applies (FILTER, another WHERE, STATS, the
+    row's facts). The call itself says None for rows of another table."""
+    table0 = rows[0][9] if rows else ""
+    first = rules.get(table0)
+    if first is None:
+        return None
+    plan = _plan(first)
+    if plan.conds is None:
+        return None
+    if not plan.tokens:
+        return table0, plan.keep_mask, plan.conds, None
+    csn = str(scn)
+    now = datetime.now()
+    stats: Counter[tuple[str, str]] = Counter()
+    packs: dict[tuple[object, ...], bytes] = {}
+
+    def make(io: int) -> bytes:
+        facts = Facts(table0, io, time_us, csn, xid, None, sequence, 0)
+        return first.token_bytes(RowEnv(first, {}, {}, facts, process, stats, now), packs)
+
+    return table0, plan.keep_mask, plan.conds, make
+
+
 def rows_in_task(
     rows: list[tuple[Any, ...]],
     rules: Mapping[str, RowRule],
@@ -265,26 +406,16 @@ def rows_in_task(
     :class:`Facts` when no expression reads the row's own facts
     (:attr:`RowRule.facts_shared`), and their token bytes when the TOKENS read nothing of
     the row (:attr:`RowRule.op_tokens`)."""
+    one = one_call(rows, rules, process, xid, scn, time_us, sequence)
+    if one is not None:  # usual: one table, a WHERE of comparisons with numbers at most
+        selected = _SELECT(rows, *one)
+        if selected is not None:
+            return selected
     csn = str(scn)
     now = datetime.now()
     stats: Counter[tuple[str, str]] = Counter()
     # token values -> their bytes, by rule (the names differ from table to table)
     packs: dict[int, dict[tuple[object, ...], bytes]] = {}
-    table0 = rows[0][9] if rows else ""
-    first = rules.get(table0)
-    if first is not None:  # usual: one table, a WHERE of comparisons with numbers at most
-        plan_ = _plan(first)
-        if plan_.conds is not None:
-
-            def make(io: int) -> bytes:
-                facts = Facts(table0, io, time_us, csn, xid, None, sequence, 0)
-                env = RowEnv(first, {}, {}, facts, process, stats, now)
-                return first.token_bytes(env, packs.setdefault(id(first), {}))
-
-            tokens_of = make if plan_.tokens else None
-            selected = _SELECT(rows, table0, plan_.keep_mask, plan_.conds, tokens_of)
-            if selected is not None:
-                return selected
     shared: dict[tuple[str, int], tuple[Facts, list[bytes]]] = {}  # facts, op tokens
     plans: dict[str, _Plan | None] = {}
     kept: list[tuple[tuple[Any, ...], RowEnv | list[bytes] | None]] = []

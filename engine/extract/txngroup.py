@@ -10,8 +10,10 @@ the two to the same steps.
   after its rollbacks to savepoint, and its counts;
 - the changes of another transaction that can travel as one
   :class:`~engine.extract.lcr.Fragment` (every change a 5.2, 5.20, 5.6 or a row encoded here
-  of a table without TABLE row options; not restored by Bounded Recovery; below the thread
-  merge's ``horizon``) become one :data:`FRAGMENT` step at the last of them;
+  of a table not in ``rules``, the tables whose TABLE row options need the driver:
+  ``miner.close`` passes those :func:`~engine.extract.tablerules.fragment_tables` leaves
+  out; not restored by Bounded Recovery; below the thread merge's ``horizon``) become one
+  :data:`FRAGMENT` step at the last of them;
 - any other event is a step of its own (the event itself: the driver takes it one by one).
 
 The steps hold everything that needs a look at each change (membership, rows, sessions,

@@ -334,17 +334,24 @@ def commit_tokens(logcsn: str | None, tranid: str | None) -> bytes:
 
 
 def finalize(
-    template: bytes, trans_ind: int, io_time_us: int, logcsn: str | None, tranid: str | None
+    template: bytes,
+    trans_ind: int,
+    io_time_us: int,
+    logcsn: str | None,
+    tranid: str | None,
+    user: bytes = b"",
 ) -> bytes:
     """The record of ``template`` (a row record before its transaction commits:
     :func:`row_record` with its defaults) with its TransInd, IO time and, on the first
-    record of a transaction, the LOGCSN and TRANID tokens."""
-    if logcsn is None and tranid is None:
+    record of a transaction, the LOGCSN and TRANID tokens; ``user`` token entries (TABLE
+    TOKENS) after them."""
+    commit = logcsn is not None or tranid is not None
+    if not commit and not user:
         out = bytearray(template)
         out[_AT_TRANS_IND] = trans_ind
         _IO_TIME.pack_into(out, _AT_IO_TIME, io_time_us)
         return bytes(out)
-    extra = commit_tokens(logcsn, tranid)
+    extra = (commit_tokens(logcsn, tranid) if commit else b"") + user
     length = len(template) + len(extra)
     last_tag, start, size = sections(template, 0, len(template))[-1]
     if last_tag == TAG_TOKENS:  # the ORAROWID token is there: the area grows

@@ -260,6 +260,26 @@ _crow = st.tuples(
 )  # fmt: skip
 
 
+def _select_events(rows: list[tuple[str, int, Any, Any, bool]], at: int, xor: int) -> list[Any]:
+    """The events of ``_crow`` rows, sometimes one area damaged (its data or its before
+    image)."""
+    events = []
+    for i, (t, io, c, b, with_cols) in enumerate(rows):
+        e = _event(t, io, i * 10, encode_columns(c))
+        parts = (e[17][0], e[17][1], encode_columns(b), b"AAAAAAAAAAAAAAAAAA" if i % 2 else None)
+        events.append((*e[:11], c if with_cols else (), (), *e[13:17], parts))
+    if at < 6 and events:
+        e = events[at % len(events)]
+        p = e[17]
+        p = (
+            (p[0], _damaged(p[1], at, xor), p[2], p[3])
+            if at % 2
+            else (p[0], p[1], _damaged(p[2], at, xor)[: max(0, len(p[2]) - 1)], p[3])
+        )
+        events[at % len(events)] = (*e[:17], p)
+    return events
+
+
 @settings(max_examples=400, deadline=None)
 @given(st.lists(_crow, max_size=8), _conds, st.one_of(st.none(), _indices),
        st.booleans(), st.integers(0, 60), st.integers(1, 255))  # fmt: skip
@@ -275,20 +295,7 @@ def test_the_c_select_is_select_rows(
     comparisons), cut (COLSEXCEPT, the before image too), the same tokens, and None for
     the same transactions (another table, a malformed area, a value that is no plain
     number, a value past 18 digits)."""
-    events = []
-    for i, (t, io, c, b, with_cols) in enumerate(rows):
-        e = _event(t, io, i * 10, encode_columns(c))
-        parts = (e[17][0], e[17][1], encode_columns(b), b"AAAAAAAAAAAAAAAAAA" if i % 2 else None)
-        events.append((*e[:11], c if with_cols else (), (), *e[13:17], parts))
-    if at < 6 and events:  # sometimes one damaged area (its data or its before image)
-        e = events[at % len(events)]
-        p = e[17]
-        p = (
-            (p[0], _damaged(p[1], at, xor), p[2], p[3])
-            if at % 2
-            else (p[0], p[1], _damaged(p[2], at, xor)[: max(0, len(p[2]) - 1)], p[3])
-        )
-        events[at % len(events)] = (*e[:17], p)
+    events = _select_events(rows, at, xor)
     calls: list[int] = []
 
     def make(io: int) -> bytes:
@@ -409,3 +416,71 @@ def test_select_cuts_areas_past_its_stack_buffer() -> None:
     got = _SCAN.select(events, "HR.A", keep, ((0, 5, 1),), None)
     assert got is not None and len(got) == 4
     assert got == select_rows(events, "HR.A", keep, ((0, 5, 1),), None)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_crow, max_size=8), _conds, st.one_of(st.none(), _indices),
+       st.booleans(), st.integers(0, 60), st.integers(1, 255),
+       st.sampled_from([b"", b"\x4c\x00\x00\x02ab"]), st.sampled_from([0, 0, 65_400]))  # fmt: skip
+def test_the_c_select_records_is_select_then_records(
+    rows: list[tuple[str, int, Any, Any, bool]],
+    conds: list[tuple[int, int, int]],
+    keep: frozenset[int] | None,
+    tokens: bool,
+    at: int,
+    xor: int,
+    commit: bytes,
+    big: int,
+) -> None:
+    """trailkit.select_records (select and the transaction's records in one C pass, the
+    closed transaction's usual path) against its twin miner.select_records_py (select_rows,
+    then the records): the same bytes, rows kept and counts per operation, make asked for
+    the same operations, and None for the same transactions (those select refuses, a
+    record past 65535 bytes: ``big`` token bytes)."""
+    events = _select_events(rows, at, xor)
+    calls: list[int] = []
+
+    def make(io: int) -> bytes:
+        calls.append(io)
+        return b"\x54\x00" + (2 + big).to_bytes(2, "big") + b"T%d" % io + b"x" * big
+
+    keep_mask = None if keep is None else _mask(keep)
+    args = (events, "HR.A", keep_mask, tuple(conds), make if tokens else None, commit, 7, 99)
+    got = _KIT.select_records(*args, miner_module._INDS, miner_module._DELETE)
+    c_calls, calls[:] = list(calls), []
+    want = miner_module.select_records_py(*args)
+    assert got == want
+    if got is not None:
+        assert c_calls == calls  # make: once per operation, as the rows come
+        selected = select_rows(events, "HR.A", keep_mask, tuple(conds), None)
+        assert selected is not None and got[1] == len(selected)
+
+
+def test_select_records_keeps_cuts_and_places_as_select_and_records() -> None:
+    """By hand: WHERE (ID > 1) drops the first row, COLSEXCEPT of column 1 cuts the data
+    area and the before image; the two rows left are BEGIN and END; a token past the
+    record's limit makes both refuse."""
+    rows = [((0, "1"), (1, "a"), (2, "b")), ((0, "2"), (1, "c"), (2, "d")),
+            ((0, "3"), (1, "e"), (2, "f"))]  # fmt: skip
+    events = []
+    for i, c in enumerate(rows):
+        e = _event("HR.A", 15, i, encode_columns(c))
+        before = encode_columns(((0, c[0][1]), (1, "old"), (2, "z")))
+        events.append((*e[:17], (e[17][0], e[17][1], before, b"AAAAAAAAAAAAAAAAAA")))
+    conds = ((0, 3, 1),)  # column 0 > 1
+    keep = _mask(frozenset({0, 2}))
+    args = (events, "HR.A", keep, conds, lambda io: b"", b"", 7, 99)
+    got = _KIT.select_records(*args, miner_module._INDS, miner_module._DELETE)
+    assert got is not None and got == miner_module.select_records_py(*args)
+    records, kept, counts = got
+    assert (kept, counts) == (2, ((15, 2),))
+    from engine.trail.codec import decode_record
+
+    first, at = decode_record(records)
+    second, _ = decode_record(records, at)
+    assert [first.trans_ind, second.trans_ind] == [0, 2]
+    assert first.columns == ((0, "2"), (2, "d")) and first.before_columns == ((0, "2"), (2, "z"))
+    big = b"\x54\x00\xff\xdc" + b"x" * 0xFFDC
+    args = (events, "HR.A", keep, conds, lambda io: big, b"", 7, 99)
+    assert _KIT.select_records(*args, miner_module._INDS, miner_module._DELETE) is None
+    assert miner_module.select_records_py(*args) is None

@@ -5,6 +5,7 @@ against their Python twins ``writer.count_records``, ``checksum.seal_records`` a
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 from engine.extract import assemble
 from engine.trail import writer
 from engine.trail.checksum import seal_records
-from engine.trail.codec import finalize, row_record
+from engine.trail.codec import commit_tokens, finalize, row_record
 from engine.trail.errors import RecordLimitError, TrailError
 
 #: The kernel itself, whatever GGSCI_NATIVE says (these tests hold it to its Python twins;
@@ -164,3 +165,96 @@ def test_a_finished_fragment_is_the_record_the_columns_encode() -> None:
     assert done == finalize(template, 0, 1_000, "42", "9.1.2") + finalize(
         template, 2, 1_000, None, None
     )
+
+
+def _finished(
+    blobs: list[bytes], scn: int, when: int, first: int, total: int, user: list[bytes] | None
+) -> tuple[bytes | None, bytes | type[Exception], bytes | type[Exception]]:
+    """(the kernel's finish, finish_fragments without the kernel, finish_fragments_py):
+    an exception's type where one is raised."""
+
+    def caught(fn: Any) -> bytes | type[Exception]:
+        try:
+            got: bytes = fn()
+        except RecordLimitError as exc:
+            return type(exc)
+        return got
+
+    kernel = _KIT.finish(
+        blobs, commit_tokens(str(scn), "3.14.15") if first == 0 else b"", when,
+        assemble._INDS, first, total, user,
+    )  # fmt: skip
+    kit = assemble._KIT
+    try:
+        assemble._KIT = None
+        python = caught(lambda: assemble.finish_fragments(blobs, "3.14.15", scn, when, first,
+                                                          total, user))  # fmt: skip
+    finally:
+        assemble._KIT = kit
+    want = caught(lambda: assemble.finish_fragments_py(blobs, "3.14.15", scn, when, first,
+                                                        total, user))  # fmt: skip
+    return kernel, python, want
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    fragments=st.lists(
+        st.lists(
+            st.tuples(
+                st.sampled_from([0, 7, 300, 65_400]),  # data bytes (a record near the limit)
+                st.booleans(),  # ORAROWID (a T area)
+                st.sampled_from([0, 0, 9, 33, 200]),  # user token bytes
+            ),
+            max_size=4,
+        ),
+        min_size=1,
+        max_size=3,
+    ),
+    first=st.integers(0, 2),
+    more=st.integers(0, 2),
+    given_user=st.booleans(),
+)
+def test_the_c_finish_adds_user_tokens_as_the_python_finish(
+    fragments: list[list[tuple[int, bool, int]]], first: int, more: int, given_user: bool
+) -> None:
+    """With ``user`` (Fragment.marks: TABLE TOKENS of rows selected in the task), each
+    record gets its own token bytes after the commit tokens: kernel and twin give the same
+    bytes, or both refuse (a record past 65535 bytes)."""
+    rows = [r for f in fragments for r in f]
+    blobs = [
+        b"".join(
+            row_record(5, b"HR.EMP", b"d" * n, b"", b"A" * 18 if rowid else None, 7, i)
+            for i, (n, rowid, _) in enumerate(f)
+        )
+        for f in fragments
+    ]
+    user = [bytes([0x55]) * u for _, _, u in rows] if given_user else None
+    first = first if rows else 0
+    kernel, python, want = _finished(blobs, 42, 1_000, first, first + len(rows) + more, user)
+    assert python == want
+    assert kernel == (want if isinstance(want, bytes) else None)
+    if isinstance(want, bytes):
+        assert writer.count_records(want) == len(rows)
+
+
+def test_user_tokens_finish_as_the_task_assembles_them() -> None:
+    """A fragment's records finished with user tokens are the records a task assembles
+    for a transaction it closes (``row_record`` with the commit tokens then the user ones
+    on record 0, the user ones alone on the others), on both paths."""
+    user = [b"\x41\x00\x00\x02ab", b"", b"\x42\x00\x00\x01c"]
+    rowids = [b"A" * 18, None, b"B" * 18]
+    parts = [(5, b"HR.EMP", b"\x00\x00\x00\x05\x00\x00\x00\x011", b"", r) for r in rowids]
+    blob = b"".join(row_record(*p, 7, i) for i, p in enumerate(parts))
+    commit = commit_tokens("42", "3.14.15")
+    want = b"".join(
+        row_record(*p, 7, i, ind, 1_000, (commit if i == 0 else b"") + user[i])
+        for i, (p, ind) in enumerate(zip(parts, (0, 1, 2), strict=True))
+    )
+    kernel, python, py = _finished([blob], 42, 1_000, 0, 3, user)
+    assert kernel == python == py == want
+    # split in two calls (a huge transaction's chunks): the same bytes
+    one = row_record(*parts[0], 7, 0)
+    rest = blob[len(one) :]
+    head = assemble.finish_fragments([one], "3.14.15", 42, 1_000, 0, 3, user[:1])
+    tail = assemble.finish_fragments([rest], "3.14.15", 42, 1_000, 1, 3, user[1:])
+    assert head + tail == want
