@@ -130,7 +130,9 @@ class BrStats:
 
 
 def selection_digest(table_statements: list[str]) -> str:
-    """The TABLE selection a checkpoint was taken with: a change means normal recovery."""
+    """The TABLE selection a checkpoint was taken with, options included (WHERE, COLS,
+    TOKENS ...: the rows of a persisted fragment were selected and cut under them): a
+    change means normal recovery."""
     return hashlib.sha256(
         "\n".join(sorted(s.upper() for s in table_statements)).encode()
     ).hexdigest()[:16]

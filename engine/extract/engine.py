@@ -309,7 +309,13 @@ class ExtractRun(TransactionManagement):
         if b.off:
             return None
         base = Path(b.brdir) if Path(b.brdir).is_absolute() else home.root / b.brdir
-        statements = [f"{t.statement} {t.source}" for t in model.tables]
+        # with their options: a fragment persisted holds rows its WHERE and COLS already cut
+        statements = [
+            " ".join(
+                (t.statement, str(t.source), *(f"{o.name} {o.value or ''}" for o in t.options))
+            )
+            for t in model.tables
+        ]
         return BoundedRecovery(
             base / self.name,
             self.name,

@@ -307,6 +307,11 @@ def test_brreset_and_changed_selection_use_normal_recovery(
     assert run.br_request(("BRINTERVAL", "2H")) == ["BR interval set to 2H (7200 seconds)."]
     assert run.br_request(("BRSTATS",))[0].startswith("BR directory: ")
     run.close()
+    # a changed row option too: the persisted fragments were selected under the old WHERE
+    log = Log()
+    where = check_text(PRM.replace("TABLE hr.emp;", "TABLE hr.emp, WHERE (id > 2);")).model
+    ExtractRun(home, where, None, log, spark=spark, durable=False).close()
+    assert any("TABLE selection" in t for c, t in log.items if c == "OGG-10019")
     log = Log()
     changed = check_text(PRM.replace("TABLE hr.emp;", "TABLE hr.emp;\nTABLE hr.other;")).model
     ExtractRun(home, changed, None, log, spark=spark, durable=False).close()
