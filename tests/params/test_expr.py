@@ -452,3 +452,14 @@ def test_column_wise_evaluation_is_the_tree_walk_of_each_row(
 def test_column_wise_has_no_form_for_what_reads_more_than_columns() -> None:
     for e in (Col("A", "BEFORE"), Header("GGS_OP_TYPE"), Call("STRUP", (Col("A"),))):
         assert compile_vector(e, _ROW_RULE.index) is None
+
+
+@given(st.integers(min_value=-62135596800 * 10**6, max_value=253402300799999999))
+def test_commit_stamps_are_format_date(micros: int) -> None:
+    """@GETENV ('GGHEADERINFO', 'COMMITTIMESTAMP'), made once a second: the same text as
+    formatting the whole moment."""
+    from engine.expr.functions import format_date
+    from engine.expr.rowrule import STAMP, _stamp
+    from engine.trail.model import micros_to_datetime
+
+    assert _stamp(micros) == format_date(micros_to_datetime(micros), STAMP)
