@@ -34,7 +34,9 @@ from params.check import check_text
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-PRM = "EXTRACT r1\nSOURCEDB {db}\nEXTTRAIL ./dirdat/{trail}\nTABLE wl.*;\n"
+PRM = "EXTRACT r1\nSOURCEDB {db}\nEXTTRAIL ./dirdat/{trail}\n{tables}\n"
+#: Every table of the workload, no options.
+ALL_TABLES = "TABLE wl.*;"
 KINDS = ("busy", "idle", "switch")
 
 
@@ -49,10 +51,15 @@ def _write(root: str, spec: WorkloadSpec, pin: int | None) -> None:
 
 
 def capture_for(
-    home: Home, root: Path, trail: str, spark: SparkSession | None = None
+    home: Home,
+    root: Path,
+    trail: str,
+    spark: SparkSession | None = None,
+    tables: str = ALL_TABLES,
 ) -> tuple[Capture, TrailWriter]:
-    """A capture of every WL table of ``root`` from the start of its redo into ``trail``."""
-    model = check_text(PRM.format(db=root.name, trail=trail)).model
+    """A capture of the WL tables of ``root`` (``tables``: the TABLE statements) from the
+    start of its redo into ``trail``."""
+    model = check_text(PRM.format(db=root.name, trail=trail, tables=tables)).model
     writer = TrailWriter.open(home.root / "dirdat" / trail, durable=False, megabytes=500)
     start = initial_positions(root / "redo", (), 2)
     capture = Capture(model, root, writer, home.dirtmp / trail, start=start, spark=spark)

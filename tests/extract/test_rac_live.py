@@ -21,7 +21,7 @@ import pytest
 from engine.extract import capture as capture_module
 from engine.extract import merge
 from engine.extract.capture import Capture
-from engine.extract.livecheck import KINDS, capture_for, one_run, trail_content
+from engine.extract.livecheck import ALL_TABLES, KINDS, capture_for, one_run, trail_content
 from engine.extract.start import initial_positions
 from engine.home import Home
 from engine.source import database as database_module
@@ -83,10 +83,12 @@ def _run(
     log_bytes: int = 64 << 20,
     spec: WorkloadSpec = SPEC,
     spark: SparkSession | None = None,
+    tables: str = ALL_TABLES,
 ) -> Run:
     """The workload on a two-thread database; after each transaction ``step(k, db)``
     flushes what it chooses, then the live capture polls. ``pin``: the thread of each
-    workload session (default: the database's round robin)."""
+    workload session (default: the database's round robin); ``tables``: the TABLE
+    statements of both captures."""
     home = Home(tmp)
     home.create_subdirs()
     root = create_database(home.dirdb, "RAC", threads=2, log_bytes=log_bytes)
@@ -101,7 +103,7 @@ def _run(
         db.session("WL_SETUP", username="WL", thread=pin(0))
         for i in range(spec.sessions):
             db.session(f"WL_S{i:02d}", username="WL", thread=pin(i))
-    cap, writer = capture_for(home, root, "lv", spark)
+    cap, writer = capture_for(home, root, "lv", spark, tables)
     if spark is not None:  # small batches: a poll reads several, each mined ahead
         cap.split_bytes, cap.max_poll_splits = 2048, 1
     run = Run(b"", b"", cap, 0)
@@ -121,7 +123,7 @@ def _run(
     cap.close()
     writer.close()
     run.live = _content(home, "lv")
-    again, writer = capture_for(home, root, "cu")
+    again, writer = capture_for(home, root, "cu", tables=tables)
     drain(again)
     writer.close()
     run.catchup = _content(home, "cu")
@@ -173,6 +175,36 @@ def test_mined_ahead_on_spark_live_equals_catchup(
     assert run.live and run.live == run.catchup and not run.left
     assert any(taken)
     assert run.capture.stats.skipped_recovered == 0
+
+
+#: TABLE options of the kind the tasks apply to fragments (rowscan.select's): WHERE on the
+#: key, COLSEXCEPT, tokens of the operation and of the commit.
+RULES = (
+    "TABLE wl.wl_t01, COLSEXCEPT (name), WHERE (id > 5), TOKENS (TKN-OP = GGS_OP_TYPE, "
+    "TKN-COMMIT = @GETENV ('GGHEADERINFO', 'COMMITTIMESTAMP'));\nTABLE wl.wl_t02;\n"
+    "TABLE wl.side;"
+)
+
+
+def test_table_options_in_fragments_on_two_threads_live_equals_catchup(
+    tmp_path: Path, spark: SparkSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rows of a table with TABLE options travel in the fragments of transactions that
+    span the live run's small splits (selected and cut in the tasks, their tokens added at
+    commit), on two threads and mined ahead; the catch-up in one process closes every
+    transaction in its split instead. The trails are the same."""
+    marked: list[int] = []
+    real = Capture._fragment
+
+    def noted(self: Capture, f: Any) -> None:
+        marked.append(len(f.marks))
+        real(self, f)
+
+    monkeypatch.setattr(Capture, "_fragment", noted)
+    run = _run(tmp_path, _ahead, spec=replace(SPEC, transactions=40), spark=spark, tables=RULES)
+    assert run.live and run.live == run.catchup and not run.left
+    assert run.capture.stats.skipped_recovered == 0
+    assert any(marked)  # fragments held rows of the rule table
 
 
 def test_without_the_watermark_commits_are_lost(

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from engine.extract.capture import Capture, CaptureState
-from engine.extract.livecheck import PRM, capture_for, trail_content
+from engine.extract.livecheck import ALL_TABLES, PRM, capture_for, trail_content
 from engine.extract.start import initial_positions
 from engine.home import Home
 from engine.source.database import Database
@@ -128,7 +128,7 @@ def test_same_scn_commits_after_a_restart(pair: Pair, written: str) -> None:
         fh.truncate(cut)
     assert _ids(home, "rs") == list(range(1, int(written) + 1))
     writer = TrailWriter.open(dirdat / "rs", durable=False, megabytes=500)
-    model = check_text(PRM.format(db=pair.root.name, trail="rs")).model
+    model = check_text(PRM.format(db=pair.root.name, trail="rs", tables=ALL_TABLES)).model
     again = Capture(
         model,
         pair.root,
