@@ -72,7 +72,17 @@ fragments = st.builds(
 ).flatmap(
     lambda f: TEXTS.map(lambda refs: Fragment(**{**_fields(f), "refs": refs, "count": len(refs)}))
 )
-entries = lcrs | fragments
+
+
+def _marked(f: Fragment) -> st.SearchStrategy[Fragment]:
+    """``f`` with a token mark per record (kind 9 on disk): 0, or a table count's place."""
+    marks = st.binary(min_size=f.count, max_size=f.count).map(
+        lambda b: bytes(x % (len(f.table_ops) + 1) for x in b)
+    )
+    return marks.map(lambda m: Fragment(**{**_fields(f), "marks": m}))
+
+
+entries = lcrs | fragments | fragments.filter(lambda f: f.count > 0).flatmap(_marked)
 
 
 def _fields(f: Fragment) -> dict[str, Any]:
