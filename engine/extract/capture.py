@@ -488,7 +488,11 @@ class Capture:
         if self._pool is None:
             self._pool = ThreadPoolExecutor(2, thread_name_prefix="extract-mine")
         turn = self._order.next()  # the batch asked for first runs first (engine.jobturn)
-        return self._pool.submit(decode_splits, plan_, splits, self.spark, turn)
+        try:
+            return self._pool.submit(decode_splits, plan_, splits, self.spark, turn)
+        except BaseException:  # (never queued: the next batch must not wait for it)
+            turn.ended.set()
+            raise
 
     def _ahead_after(self, splits: list[Split]) -> None:
         """Queue the batch that follows ``splits`` now, so that the tasks never wait for the

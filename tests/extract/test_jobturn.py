@@ -4,6 +4,7 @@ suite's real SparkSession."""
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.jobturn import JobOrder, Turn, in_turn, job_ids
@@ -69,3 +70,29 @@ def test_jobs_after_a_turn_are_not_of_its_group(spark: SparkSession) -> None:
     sc = spark.sparkContext
     assert sc.parallelize([1], 1).count() == 1
     assert len(job_ids(sc, turn)) == 1
+
+
+def test_a_batch_never_queued_does_not_hold_the_next(spark: SparkSession, tmp_path: Path) -> None:
+    """The capture's pool refuses the batch (shut down): its turn ends at once, so the
+    batch asked for after it does not wait for a job that will never come."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import pytest
+
+    from engine.extract.livecheck import capture_for
+    from engine.extract.merge import Batch
+
+    from .test_rac_live import two_threads
+
+    home, root, db, _, _ = two_threads(tmp_path)
+    db.close()
+    cap, writer = capture_for(home, root, "nq", spark)
+    cap._pool = ThreadPoolExecutor(1)
+    cap._pool.shutdown()
+    with pytest.raises(RuntimeError):
+        cap._submit(Batch([], None))
+    after = cap._order.next()
+    assert after.before_ended is not None and after.before_ended.is_set()
+    cap._pool = None
+    cap.close()
+    writer.close()
