@@ -333,6 +333,7 @@ class Capture:
             process=self.rules.process,
             compact=self.compact if compact is None else compact,
             fine_xids=frozenset(self.through),
+            seal=self.writer.seals_records,  # the tasks seal what they close
         )
 
     def _refresh_dictionary(self) -> None:
@@ -561,7 +562,9 @@ class Capture:
             if out:
                 self.writer.append_many(out)
                 out.clear()
-            self.writer.append_transaction(c.records, c.count, c.tables, c.time_us, str(c.scn))
+            self.writer.append_transaction(
+                c.records, c.count, c.tables, c.time_us, str(c.scn), sealed=c.sealed
+            )
             by_op = self.stats.by_op
             for name, k in c.by_op:
                 by_op[name] = by_op.get(name, 0) + k

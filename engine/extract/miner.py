@@ -29,6 +29,7 @@ key in the undo): the driver fetches the key from the source by ROWID
 
 from __future__ import annotations
 
+import contextlib
 import struct
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -64,6 +65,7 @@ from engine.trail.codec import commit_tokens, row_record
 from engine.trail.errors import RecordLimitError
 from engine.trail.layout import BEFORE_IMAGE, IO_TYPE_NAMES, IOType, TransInd
 from engine.trail.model import Columns
+from engine.trail.writer import seal as seal_records
 
 _REC: Final = struct.Struct("<HBBIIHIQHqH")
 _REC_SIZE: Final = _REC.size
@@ -146,6 +148,9 @@ class MinePlan:
     # rows of these tables reach the driver with columns
     rules: Mapping[str, RowRule] = field(default_factory=dict)
     process: Process | None = None
+    # a closed transaction's records are sealed here (the trail's CHECKSUM, as the writer
+    # seals them): a cost per byte taken off the driver, which the tasks share
+    seal: bool = False
 
 
 def mine_plan(
@@ -158,8 +163,10 @@ def mine_plan(
     process: Process | None = None,
     compact: bool = True,
     fine_xids: frozenset[str] = frozenset(),
+    seal: bool = False,
 ) -> MinePlan:
-    """``keys``: the key of tables whose TABLE gives KEYCOLS (column indices)."""
+    """``keys``: the key of tables whose TABLE gives KEYCOLS (column indices); ``seal``:
+    closed transactions' records sealed by the miner (:attr:`MinePlan.seal`)."""
     tables: dict[int, TableInfo] = {}
     for t in dictionary.tables.values():
         ident = (t.owner.upper(), t.name.upper())
@@ -176,7 +183,7 @@ def mine_plan(
         )
         tables[t.obj] = info
         tables[t.dataobj] = info
-    return MinePlan(tables, compact, fine_xids, rules=dict(rules or {}), process=process)
+    return MinePlan(tables, compact, fine_xids, rules=dict(rules or {}), process=process, seal=seal)
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +208,7 @@ class Closed:
     max_time_us: int
     max_scn: int
     table_ops: tuple[tuple[str, str, int], ...] = ()  # (table, io-type name, count): STATS
+    sealed: bool = False  # records carry their checksum tokens (MinePlan.seal)
 
 
 @dataclass(slots=True)
@@ -908,7 +916,7 @@ def _closed(step: Step, sequence: int, plan: MinePlan) -> Closed:
                 records, count, counts = done_
                 if count != len(rows):  # WHERE left some out
                     ops = tuple((one[0], k, v) for k, v in counts)
-                return _closed_of(step, sequence, records, count, ops)
+                return _closed_of(step, sequence, records, count, ops, plan.seal)
         done = rows_in_task(rows, plan.rules, plan.process, xid, scn, time_us, sequence)
         left = len(rows) != len(done)  # WHERE or FILTER left some out: count again
         rows = [r for r, _ in done]
@@ -916,15 +924,27 @@ def _closed(step: Step, sequence: int, plan: MinePlan) -> Closed:
         if left:
             ops = table_ops(rows)
     return _closed_of(
-        step, sequence, _records(rows, scn, xid, sequence, time_us, tokens), len(rows), ops
+        step,
+        sequence,
+        _records(rows, scn, xid, sequence, time_us, tokens),
+        len(rows),
+        ops,
+        plan.seal,
     )
 
 
-def _closed_of(step: Step, sequence: int, records: bytes, count: int, ops: Any) -> Closed:
+def _closed_of(
+    step: Step, sequence: int, records: bytes, count: int, ops: Any, seal: bool = False
+) -> Closed:
     """The :class:`Closed` of a step with its finished ``records`` (``count`` of them) and
-    their (table, io type, rows)."""
+    their (table, io type, rows); sealed with ``seal`` (unless a record would pass the
+    limit with its checksum: the driver then seals them and says which)."""
     _, events, end, _, sessions, max_time, max_scn, _ = step
     kind, xid, thread, offset, stop, scn, subscn, time_us = end[:8]
+    sealed = False
+    if seal and count:
+        with contextlib.suppress(RecordLimitError):
+            records, sealed = seal_records(records), True
     by_op: dict[int, int] = {}
     for _, k, v in ops:
         by_op[k] = by_op.get(k, 0) + v
@@ -933,7 +953,7 @@ def _closed_of(step: Step, sequence: int, records: bytes, count: int, ops: Any) 
         records, count,
         tuple((_io_name(k), v) for k, v in by_op.items()),
         tuple(dict.fromkeys(t for t, _, _ in ops)), len(events) + 1, max_time, max_scn,
-        tuple((t, _io_name(k), v) for t, k, v in ops),
+        tuple((t, _io_name(k), v) for t, k, v in ops), sealed,
     )  # fmt: skip
 
 

@@ -13,7 +13,9 @@ T area gets one holding only the checksum (``G H D T Z``).
 
 The writer seals records as it writes them (:func:`seal_records`: in C by
 ``engine/_native/trailkit.c`` ``seal`` when built, the same bytes as here), so the Extract's
-hot path, the pump and the writer's own Metadata and RestartAbend records share one rule.
+hot path, the pump and the writer's own Metadata and RestartAbend records share one rule;
+the Extract's miner seals the transactions it closes in its task with the same function
+(``MinePlan.seal``), and the writer appends those as they are.
 Readers check with :func:`check_record`; the decoder drops the token, so a record read and
 encoded again (the pump) carries no stale checksum.
 """
@@ -119,6 +121,13 @@ def seal_records(data: Buffer) -> bytes:
         out.append(seal_record(data, pos))
         pos += length
     return b"".join(out)
+
+
+def seal_growth(data: Buffer, offset: int = 0) -> int:
+    """What :func:`seal_record` added to the sealed record at ``offset``: a token entry,
+    or (its T area holds the checksum alone) a whole new T area."""
+    _, _, size = sections(data, offset, record_length(data, offset))[-1]
+    return GROWTH_NEW_AREA if size == GROWTH else GROWTH
 
 
 def check_record(buf: Buffer, offset: int, length: int) -> CrcCheck | None:

@@ -35,7 +35,7 @@ from types import TracebackType
 from typing import BinaryIO
 
 from engine._native import load as load_native
-from engine.trail.checksum import GROWTH_NEW_AREA, seal_records
+from engine.trail.checksum import GROWTH_NEW_AREA, seal_growth, seal_records
 from engine.trail.codec import RecordSummary, encode_record, peek_logcsn, summarize
 from engine.trail.envelope import record_length
 from engine.trail.errors import TrailIOError
@@ -402,12 +402,18 @@ class TrailWriter:
         """Append encoded records; return the position after the last one."""
         return self.append_many(records)
 
-    def append_many(self, records: Iterable[bytes]) -> TrailPosition:
+    @property
+    def seals_records(self) -> bool:
+        """Whether records given sealed (:meth:`append_transaction` ``sealed``) fit: the
+        current file and every file after it (the configured CHECKSUM) carry checksums."""
+        return self._sealing and self.checksum
+
+    def append_many(self, records: Iterable[bytes], *, sealed: bool = False) -> TrailPosition:
         """Append encoded records in order; return the position after the last one.
 
         Each record's envelope and row header are checked (CorruptRecordError otherwise;
         the records before it in the batch stay appended). Nothing is durable until
-        :meth:`sync`.
+        :meth:`sync`. ``sealed``: the records carry their checksums already.
         """
         if self._file is None:
             raise TrailIOError(f"trail {self.trail} is closed")
@@ -418,8 +424,9 @@ class TrailWriter:
             self._check_name(summary.table)
             definitions = self._definitions(summary)
             needed = len(data) + sum(len(d) for d in definitions)
-            if self._sealing:
-                needed += (1 + len(definitions)) * GROWTH_NEW_AREA
+            if self._sealing:  # (a sealed record: as if it were not, for the same files)
+                grows = GROWTH_NEW_AREA - seal_growth(data) if sealed else GROWTH_NEW_AREA
+                needed += len(definitions) * GROWTH_NEW_AREA + grows
             if self._records and self._size + needed > self.max_bytes:
                 self.rollover()
                 definitions = self._definitions(summary)
@@ -429,7 +436,7 @@ class TrailWriter:
                 self._ddr_written = True
                 self._tdr_count += 1
                 self._defs_written.add(summary.table)
-            self._write(data)
+            self._write(data, sealed)
             if summary.io_type not in NON_TRANSACTIONAL_IO_TYPES:
                 if self._first_io is None:
                     self._first_io = summary.io_time_us
@@ -448,22 +455,28 @@ class TrailWriter:
         tables: Iterable[str],
         io_time_us: int,
         logcsn: str | None,
+        *,
+        sealed: bool = False,
     ) -> TrailPosition:
         """Append the ``count`` records of one transaction, encoded and concatenated (the
         Extract's miner assembles them), all with IO time ``io_time_us``, the first with
         LOGCSN ``logcsn``. One write when they fit in the current file and their tables'
         Metadata records are there already; record by record (:meth:`append_many`)
-        otherwise. The records' envelopes are checked either way."""
+        otherwise. The records' envelopes are checked either way. ``sealed``: they carry
+        their checksums already (sealed in the Extract's tasks: only when
+        :attr:`seals_records`)."""
         if self._file is None:
             raise TrailIOError(f"trail {self.trail} is closed")
-        data = seal(records) if self._sealing else records
+        if sealed and not self.seals_records:
+            raise TrailIOError(f"sealed records for {self.trail}, which has no checksums")
+        data = records if sealed or not self._sealing else seal(records)
         tables = tuple(tables)
         for table in tables:
             self._check_name(table)
         if self._size + len(data) > self.max_bytes or any(
             self._needs_definition(t) for t in tables
         ):
-            return self.append_many(split_records(records))
+            return self.append_many(split_records(records), sealed=sealed)
         if count_records(data) != count:
             raise TrailIOError(f"a transaction of {count} records holds another number")
         self._pending.append(data)
@@ -498,8 +511,8 @@ class TrailWriter:
         )
         return out
 
-    def _write(self, data: bytes) -> None:
-        if self._sealing:
+    def _write(self, data: bytes, sealed: bool = False) -> None:
+        if self._sealing and not sealed:
             data = seal(data)
         self._pending.append(data)
         self._size += len(data)

@@ -231,3 +231,45 @@ def test_bad_trail_names(tmp_path: Path) -> None:
         TrailWriter.open(tmp_path / "abc")
     with pytest.raises(TrailIOError):
         TrailWriter.open(tmp_path / "1a")
+
+
+def _records_after_headers(trail: Path) -> list[bytes]:
+    """Every record of the trail's files but their file headers, as written."""
+    from engine.trail.envelope import record_length
+    from engine.trail.writer import split_records
+
+    out = []
+    for path in sorted(trail.parent.glob(trail.name + "0*")):
+        data = path.read_bytes()
+        out.extend(split_records(data[record_length(data, 0) :]))  # after the file header
+    return out
+
+
+def test_transactions_given_sealed_are_written_as_the_writer_seals_them(tmp_path: Path) -> None:
+    """The Extract's tasks seal what they close (MinePlan.seal): the trail is the same,
+    through a rollover inside a transaction and the Metadata records of each new file."""
+    writers = {
+        side: TrailWriter.open(tmp_path / side / "aa", clock=_clock, durable=False, max_bytes=900)
+        for side in ("drv", "tsk")  # (names of one length: the same file headers)
+    }
+    for w in writers.values():
+        w.define_table(STUDENT)
+        assert w.seals_records
+    for t in range(12):
+        blob = b"".join(_insert(10 * t + i, trans_ind=i % 3) for i in range(1 + t % 4))
+        n = 1 + t % 4
+        writers["drv"].append_transaction(blob, n, [TABLE], 1_000_000, str(t))
+        writers["tsk"].append_transaction(seal(blob), n, [TABLE], 1_000_000, str(t), sealed=True)
+    for w in writers.values():
+        w.close()
+    driver = _records_after_headers(tmp_path / "drv" / "aa")
+    assert len(list((tmp_path / "drv").glob("aa0*"))) > 3  # rollovers inside transactions
+    assert driver == _records_after_headers(tmp_path / "tsk" / "aa")
+
+
+def test_sealed_records_are_refused_where_files_carry_no_checksum(tmp_path: Path) -> None:
+    w = TrailWriter.open(tmp_path / "aa", clock=_clock, durable=False, checksum=False)
+    assert not w.seals_records
+    with pytest.raises(TrailIOError, match="no checksums"):
+        w.append_transaction(seal(_insert(1)), 1, [TABLE], 1_000_000, "1", sealed=True)
+    w.close()

@@ -103,14 +103,14 @@ def run_until_killed(
     writes = 0
     real_write, real_create = writer._write, writer._create_file
 
-    def write(data: bytes) -> None:
+    def write(data: bytes, sealed: bool = False) -> None:
         nonlocal writes
         writes += 1
         if at_write is not None and writes >= at_write:
             writer.flush()
-            real_write(data)
+            real_write(data, sealed)
             raise Killed
-        real_write(data)
+        real_write(data, sealed)
 
     def create(seqno: int) -> None:
         real_create(seqno)
