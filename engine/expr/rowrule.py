@@ -401,13 +401,15 @@ def _stamp(micros: int) -> Value:
     return f"{_second(seconds)}.{fraction:06d}"
 
 
-#: The format of COMMITTIMESTAMP and IOTIME (GoldenGate's, with microseconds).
+#: The format of COMMITTIMESTAMP and IOTIME (GoldenGate's, with microseconds), and the
+#: second it begins with.
 STAMP: Final = "YYYY-MM-DD HH:MI:SS.FFFFFF"
+_SECOND: Final = "YYYY-MM-DD HH:MI:SS"
 
 
 @lru_cache(maxsize=256)
 def _second(seconds: int) -> str:
-    return str(format_date(micros_to_datetime(seconds * 1_000_000), STAMP[:-7]))
+    return str(format_date(micros_to_datetime(seconds * 1_000_000), _SECOND))
 
 
 def _known(v: int | None) -> Value:

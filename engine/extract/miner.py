@@ -65,7 +65,7 @@ from engine.trail.codec import commit_tokens, row_record
 from engine.trail.errors import RecordLimitError
 from engine.trail.layout import BEFORE_IMAGE, IO_TYPE_NAMES, IOType, TransInd
 from engine.trail.model import Columns
-from engine.trail.writer import seal as seal_records
+from engine.trail.writer import seal
 
 _REC: Final = struct.Struct("<HBBIIHIQHqH")
 _REC_SIZE: Final = _REC.size
@@ -934,17 +934,17 @@ def _closed(step: Step, sequence: int, plan: MinePlan) -> Closed:
 
 
 def _closed_of(
-    step: Step, sequence: int, records: bytes, count: int, ops: Any, seal: bool = False
+    step: Step, sequence: int, records: bytes, count: int, ops: Any, sealing: bool = False
 ) -> Closed:
     """The :class:`Closed` of a step with its finished ``records`` (``count`` of them) and
-    their (table, io type, rows); sealed with ``seal`` (unless a record would pass the
+    their (table, io type, rows); sealed with ``sealing`` (unless a record would pass the
     limit with its checksum: the driver then seals them and says which)."""
     _, events, end, _, sessions, max_time, max_scn, _ = step
     kind, xid, thread, offset, stop, scn, subscn, time_us = end[:8]
     sealed = False
-    if seal and count:
+    if sealing and count:
         with contextlib.suppress(RecordLimitError):
-            records, sealed = seal_records(records), True
+            records, sealed = seal(records), True
     by_op: dict[int, int] = {}
     for _, k, v in ops:
         by_op[k] = by_op.get(k, 0) + v
