@@ -46,9 +46,11 @@ TICKS = os.sysconf("SC_CLK_TCK")
 
 def tree_cpu(roots: list[int]) -> dict[str, float]:
     """CPU seconds (user + system, reaped children included) of ``roots`` and every process
-    under them, now, by ``<root's index>/<command>`` (0: the driver; java, python...)."""
+    under them, now, by ``<root's index>/<command>`` (0: the driver; java, python...); and,
+    by the same keys with ``:sys`` and ``:kfaults`` after them, the system CPU seconds and
+    the thousands of page faults (minor and major) within it."""
     parent: dict[int, int] = {}
-    cpu: dict[int, float] = {}
+    figures: dict[int, tuple[float, float, float]] = {}
     comm: dict[int, str] = {}
     for d in Path("/proc").iterdir():
         if not d.name.isdigit():
@@ -58,9 +60,15 @@ def tree_cpu(roots: list[int]) -> dict[str, float]:
         except OSError:
             continue
         pid = int(d.name)
-        fields = stat[stat.rindex(")") + 2 :].split()
-        parent[pid] = int(fields[1])
-        cpu[pid] = sum(int(x) for x in fields[11:15]) / TICKS
+        # from the state on: ppid 1, minflt cminflt majflt cmajflt 7-10, utime stime cutime
+        # cstime 11-14
+        f = [0, *map(int, stat[stat.rindex(")") + 2 :].split()[1:15])]
+        parent[pid] = f[1]
+        figures[pid] = (
+            sum(f[11:15]) / TICKS,
+            (f[12] + f[14]) / TICKS,
+            sum(f[7:11]) / 1000,
+        )
         comm[pid] = stat[stat.index("(") + 1 : stat.rindex(")")].split(".")[0].rstrip("0123456789")
     owner = {r: i for i, r in enumerate(roots)}
     grew = True
@@ -76,7 +84,10 @@ def tree_cpu(roots: list[int]) -> dict[str, float]:
         if name == "python" and pid not in roots:
             name = "python-workers"  # Spark's Python workers (the driver's own: "python")
         key = f"{'driver' if i == 0 else 'workers'}/{name}"
-        out[key] = out.get(key, 0.0) + cpu.get(pid, 0.0)
+        for suffix, value in zip(
+            ("", ":sys", ":kfaults"), figures.get(pid, (0.0, 0.0, 0.0)), strict=True
+        ):
+            out[key + suffix] = out.get(key + suffix, 0.0) + value
     return out
 
 
@@ -192,7 +203,7 @@ def child(args: argparse.Namespace) -> None:
                 {
                     "trail_records": s.trail_records,
                     "catchup_s": catchup,
-                    "cpu_s": sum(cpu.values()),
+                    "cpu_s": sum(v for k, v in cpu.items() if ":" not in k),
                     "cpu_by": {k: v for k, v in cpu.items() if abs(v) >= 0.01},
                     "start_s": start_s,
                     "batches": int(run.capture.timing["batches"]),

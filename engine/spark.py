@@ -353,9 +353,9 @@ def _imported(modules: tuple[str, ...]) -> list[str]:
 
     for name in modules:
         importlib.import_module(name)
-    from engine.extract.redo_source import freeze_worker
+    from engine.extract.redo_source import settle_worker
 
-    freeze_worker()  # what was just imported stays: out of the collector's walks
+    settle_worker()  # what was just imported stays: out of the collector's walks
     return [f"{os.path.dirname(engine.__file__ or '?')} on {socket.gethostname()}"]
 
 

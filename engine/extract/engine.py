@@ -43,6 +43,7 @@ from engine.extract.start import (
 )
 from engine.extract.txnmgmt import TransactionManagement
 from engine.groups import DEFAULT_MEGABYTES, GroupDef
+from engine.heap import keep_heap
 from engine.heartbeat.flow import ExtractRule
 from engine.heartbeat.names import for_capture
 from engine.heartbeat.settings import utc_now
@@ -78,6 +79,7 @@ class ExtractRun(TransactionManagement):
     ) -> None:
         if not model.trails:
             raise ExtractError("OGG-01044", "No EXTTRAIL or RMTTRAIL in the parameter file.")
+        keep_heap()  # the buffers of split after split stay this process's (engine/heap.py)
         self.home = home
         self.model = model
         self.report_line = report_line or (lambda _text: None)

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from engine.extract.lcr import Fragment, Position
 from engine.extract.miner import Closed, Event, MinePlan, Miner
+from engine.heap import keep_heap
 from engine.jobturn import Turn, in_turn
 from engine.source.catalog import RedoGapError
 from engine.source.errors import RedoFormatError
@@ -156,26 +157,32 @@ def _no_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
-_FROZEN: list[bool] = []  # whether this process has run freeze_worker
+_SETTLED: list[bool] = []  # whether this process has run settle_worker
 
 
-def freeze_worker() -> None:
-    """Exempt what a Python worker holds for good (the modules it imported: pyspark,
-    pyarrow, ggsci, about 58,000 objects) from the cyclic collector, once per worker.
-    PySpark's daemon runs ``gc.collect()`` after every task of a reused worker: walking
-    those objects cost about 27 ms of CPU a task, more than the rest of an empty task
-    (benchmarks/extract_scaling.py; docs/cluster.md). Later objects are collected as
-    before; the frozen ones are still freed by reference counting. (A flag, not
-    ``gc.get_freeze_count()``: that walks the frozen objects, about 9 ms.)"""
-    if not _FROZEN:
+def settle_worker() -> None:
+    """Once per Python worker, when it is warmed or at its first task:
+
+    - exempt what it holds for good (the modules it imported: pyspark, pyarrow, ggsci,
+      about 58,000 objects) from the cyclic collector. PySpark's daemon runs
+      ``gc.collect()`` after every task of a reused worker: walking those objects cost
+      about 27 ms of CPU a task, more than the rest of an empty task. Later objects are
+      collected as before; the frozen ones are still freed by reference counting.
+    - keep the C heap a split needs from one split to the next (:func:`engine.heap.keep_heap`):
+      about 4,000 fresh page faults a split otherwise.
+
+    (benchmarks/extract_scaling.py; docs/cluster.md. A flag, not ``gc.get_freeze_count()``:
+    that walks the frozen objects, about 9 ms.)"""
+    if not _SETTLED:
         gc.collect()
         gc.freeze()
-        _FROZEN.append(True)
+        keep_heap()
+        _SETTLED.append(True)
 
 
 def _task(plan_bc: Any, splits: Iterable[Split]) -> Iterator[bytes]:
     """A Spark task: each split's result, pickled and compressed (:func:`_packed`)."""
-    freeze_worker()
+    settle_worker()
     miner = Miner(plan_bc.value)
     for s in splits:
         with _no_cycle_collection():
@@ -235,7 +242,7 @@ def _unpacked(data: bytes) -> SplitResult:
 
 #: Tasks per slot in a batch: a task mines several splits in a row when there are more (each
 #: task has a fixed cost in the JVM and the worker; it was about 25 ms of CPU before the
-#: workers froze their modules, :func:`freeze_worker`; docs/cluster.md).
+#: workers froze their modules, :func:`settle_worker`; docs/cluster.md).
 TASKS_PER_SLOT: Final = 2
 
 

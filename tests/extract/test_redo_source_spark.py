@@ -21,7 +21,7 @@ from engine.spark import SparkSettings, _imported, session_conf
 def unfrozen(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """A process that has not frozen its objects yet; unfrozen again after the test."""
     gc.unfreeze()
-    monkeypatch.setattr(rs, "_FROZEN", [])
+    monkeypatch.setattr(rs, "_SETTLED", [])
     yield
     gc.unfreeze()
 

@@ -1,0 +1,56 @@
+"""The C heap of a long-lived mining process: a Spark task's Python worker keeps the memory a
+split needs instead of handing it back to the system after every split.
+
+A split of redo is read into a 16 MB buffer, joined into a second one and copied into a
+third, beside the events made from it: about 50 MB of C heap that is free again when the
+split is done. glibc's malloc gives the top of its heap back to the system once more than
+its trim threshold (by default twice its last large free, at most 64 MB) lies free there,
+and a worker's next split then takes every page again as a fresh, zeroed page fault. In a
+``local[2]`` catch-up of a million row changes the two Python workers took about 175,000
+such faults (0.5–1.2 s of system CPU: the largest part of what Spark's Python workers cost
+beyond the mining itself); a miner on the driver, whose heap holds other things above the
+split's, took none after its first splits (benchmarks/extract_scaling.py; docs/cluster.md,
+"What Spark costs on top of the mining").
+
+:func:`keep_heap` fixes the thresholds (which also stops glibc's adjusting them): blocks of
+up to :data:`MMAP_AT` come from the heap, and free memory at its top is kept up to
+:data:`KEEP_FREE`. A worker's resident memory stays at its largest split's, at most that
+much more than without it. Python's own object arenas are not affected (they are mapped
+apart from malloc's heap). Elsewhere than glibc (macOS, musl) it does nothing.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import functools
+import platform
+from typing import Final
+
+#: glibc's mallopt(3) parameters.
+M_TRIM_THRESHOLD: Final = -1
+M_MMAP_THRESHOLD: Final = -3
+
+#: Free memory kept at the top of the heap: a split's buffers (3 × 16 MB) with its events
+#: and results, twice over for a split larger than the default.
+KEEP_FREE: Final = 256 << 20
+#: Blocks below this come from the heap, not mmap(2): glibc's largest on 64-bit (a 16 MB
+#: split's buffers are under it; mallopt refuses more).
+MMAP_AT: Final = 32 << 20
+
+
+@functools.cache
+def keep_heap() -> bool:
+    """Fix this process's malloc thresholds (once; a worker calls it when it settles:
+    :func:`engine.extract.redo_source.settle_worker`). True when they were set, False when
+    the C library is not glibc or refused them."""
+    if platform.libc_ver()[0] != "glibc":
+        return False
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+    except OSError:
+        return False
+    mallopt = libc.mallopt
+    mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
+    mallopt.restype = ctypes.c_int
+    return bool(mallopt(M_MMAP_THRESHOLD, MMAP_AT)) and bool(mallopt(M_TRIM_THRESHOLD, KEEP_FREE))
