@@ -87,6 +87,8 @@ class FileCursor:
             self._file: BinaryIO = open(self.path, "rb")  # noqa: SIM115 (closed in close())
         except OSError as exc:
             raise TrailIOError(f"cannot open trail file {self.path}: {exc.strerror}") from exc
+        except ValueError as exc:  # a NUL byte in the name: no file can have it
+            raise TrailIOError(f"cannot open trail file {str(self.path)!r}: {exc}") from exc
         self._buf = bytearray()
         self._buf_rba = 0
         self.rba = rba

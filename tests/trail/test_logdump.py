@@ -208,6 +208,13 @@ def test_session_without_open_file_and_end_of_input() -> None:
     assert out.getvalue().endswith("Logdump 3 >\n")
 
 
+def test_open_of_a_name_no_file_can_have_is_one_line() -> None:
+    out = io.StringIO()
+    LogdumpSession(io.StringIO("OPEN \x00\nCOUNT\n"), out).run()
+    assert "cannot open trail file '\\x00': embedded null byte" in out.getvalue()
+    assert "no trail file open" in out.getvalue()
+
+
 def _app() -> typer.Typer:
     app = typer.Typer()
     app.command(name="logdump")(logdump)
