@@ -10,8 +10,13 @@ everything under the workers (executor JVMs and their Python workers), read from
 trails of all runs must be equal after their file header (``trails_equal``). The last line is
 ``speedup_2v1``: two workers' throughput over one worker's.
 
+The machine's speed drifts by ±25% over tens of seconds, so one run's CPU against another's
+is noisy: ``--rounds N`` runs the list N times, alternating, and gives each ratio as the
+median of its rounds (every round's value beside it).
+
     python benchmarks/extract_scaling.py [--transactions N] [--split-mb M] [--backlog DIR]
                                          [--runs inproc,local1,local2,cluster1,cluster2]
+                                         [--rounds N] [--threads]
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -237,6 +243,10 @@ def main() -> None:
     ap.add_argument("--backlog", type=Path, help="keep (and reuse) the source database here")
     ap.add_argument("--runs", default=",".join(RUNS))
     ap.add_argument("--threads", action="store_true", help="the JVMs' CPU by thread too")
+    ap.add_argument(
+        "--rounds", type=int, default=1,
+        help="run the list this many times, alternating; the ratios are the rounds' median",
+    )  # fmt: skip
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--master", default="none", help=argparse.SUPPRESS)
     ap.add_argument("--cores", default="", help=argparse.SUPPRESS)
@@ -247,8 +257,6 @@ def main() -> None:
     if args.child:
         child(args)
         return
-    from tests.extract import standalone
-
     with tempfile.TemporaryDirectory() as tmp:
         home = Home(Path(tmp) / "build")
         home.create_subdirs()
@@ -259,55 +267,75 @@ def main() -> None:
         redo_mb = sum(p.stat().st_size for p in (source / "redo").rglob("*.log")) / 1e6
         print(f"transactions={args.transactions} redo_mb={redo_mb:.0f} split_mb={args.split_mb}")
         print(f"load_before={os.getloadavg()[0]:.2f}")
-        results: dict[str, dict[str, Any]] = {}
-        bodies: dict[str, bytes] = {}
-        for name in args.runs.split(","):
-            cluster = None
-            master, cores = (
-                {"inproc": "none", "local1": "local[1]", "local2": "local[2]"}.get(name, ""),
-                "",
-            )
-            if name.startswith("cluster"):
-                n = int(name[len("cluster") :])
-                cluster = standalone.start(n)
-                master, cores = cluster.url, str(n)
-            out = Path(tmp) / f"{name}.trail"
-            try:
-                argv = [sys.executable, __file__, "--child", "--master", master,
-                        "--cores", cores, "--source", str(source), "--trail-out", str(out),
-                        "--split-mb", str(args.split_mb), *(["--threads"] if args.threads else []),
-                        "--worker-pids",
-                        ",".join(map(str, cluster.worker_pids())) if cluster else ""]  # fmt: skip
-                done = subprocess.run(argv, capture_output=True, text=True, check=False)
-            finally:
-                if cluster is not None:
-                    cluster.stop()
-            if done.returncode != 0:
-                print(f"{name}: failed\n{done.stderr[-3000:]}", file=sys.stderr)
-                raise SystemExit(1)
-            r = json.loads(done.stdout.strip().splitlines()[-1])
-            results[name] = r
-            bodies[name] = out.read_bytes()
-            rate = r["trail_records"] / r["catchup_s"]
-            print(
-                f"{name}: lcr_per_s={rate:.0f} catchup_s={r['catchup_s']:.2f} "
-                f"cpu_s={r['cpu_s']:.2f} start_s={r['start_s']:.1f} batches={r['batches']} "
-                f"driver_rss_mb={r['driver_rss_mb']} "
-                f"load={os.getloadavg()[0]:.2f} cpu_by={json.dumps(r['cpu_by'])}",
-                flush=True,
-            )
-            if args.threads:
-                print(f"{name}: java_threads={json.dumps(r['java_threads'])}", flush=True)
-                print(f"{name}: driver_threads={json.dumps(r['python_threads'])}", flush=True)
-        print(f"trails_equal={len(set(bodies.values())) == 1}")
+        results: dict[str, list[dict[str, Any]]] = {}
+        bodies: set[bytes] = set()
+        for _ in range(args.rounds):
+            for name in args.runs.split(","):
+                r, body = _run(name, args, source, Path(tmp))
+                results.setdefault(name, []).append(r)
+                bodies.add(body)
+        print(f"trails_equal={len(bodies) == 1}")
         if "inproc" in results:
-            base = results["inproc"]["cpu_s"]
-            for name, r in results.items():
+            for name, rs in results.items():
                 if name != "inproc":
-                    print(f"cpu_vs_inproc_{name}={r['cpu_s'] / base:.2f}")
+                    ratios = [
+                        r["cpu_s"] / b["cpu_s"] for r, b in zip(rs, results["inproc"], strict=True)
+                    ]
+                    _median_line(f"cpu_vs_inproc_{name}", ratios)
         if {"cluster1", "cluster2"} <= results.keys():
-            one, two = results["cluster1"], results["cluster2"]
-            print(f"speedup_2v1={one['catchup_s'] / two['catchup_s']:.2f}")
+            pairs = zip(results["cluster1"], results["cluster2"], strict=True)
+            _median_line("speedup_2v1", [one["catchup_s"] / two["catchup_s"] for one, two in pairs])
+
+
+def _median_line(name: str, values: list[float]) -> None:
+    """``name=median``, with every round's value after it when there are several."""
+    each = f" rounds={','.join(f'{v:.2f}' for v in values)}" if len(values) > 1 else ""
+    print(f"{name}={statistics.median(values):.2f}{each}", flush=True)
+
+
+def _run(
+    name: str, args: argparse.Namespace, source: Path, tmp: Path
+) -> tuple[dict[str, Any], bytes]:
+    """One run in a fresh process (a cluster started for it and stopped after): its figures,
+    printed, and its trail after the file header."""
+    from tests.extract import standalone
+
+    cluster = None
+    master, cores = (
+        {"inproc": "none", "local1": "local[1]", "local2": "local[2]"}.get(name, ""),
+        "",
+    )
+    if name.startswith("cluster"):
+        n = int(name[len("cluster") :])
+        cluster = standalone.start(n)
+        master, cores = cluster.url, str(n)
+    out = tmp / f"{name}.trail"
+    try:
+        argv = [sys.executable, __file__, "--child", "--master", master,
+                "--cores", cores, "--source", str(source), "--trail-out", str(out),
+                "--split-mb", str(args.split_mb), *(["--threads"] if args.threads else []),
+                "--worker-pids",
+                ",".join(map(str, cluster.worker_pids())) if cluster else ""]  # fmt: skip
+        done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    finally:
+        if cluster is not None:
+            cluster.stop()
+    if done.returncode != 0:
+        print(f"{name}: failed\n{done.stderr[-3000:]}", file=sys.stderr)
+        raise SystemExit(1)
+    r: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    rate = r["trail_records"] / r["catchup_s"]
+    print(
+        f"{name}: lcr_per_s={rate:.0f} catchup_s={r['catchup_s']:.2f} "
+        f"cpu_s={r['cpu_s']:.2f} start_s={r['start_s']:.1f} batches={r['batches']} "
+        f"driver_rss_mb={r['driver_rss_mb']} "
+        f"load={os.getloadavg()[0]:.2f} cpu_by={json.dumps(r['cpu_by'])}",
+        flush=True,
+    )
+    if args.threads:
+        print(f"{name}: java_threads={json.dumps(r['java_threads'])}", flush=True)
+        print(f"{name}: driver_threads={json.dumps(r['python_threads'])}", flush=True)
+    return r, out.read_bytes()
 
 
 if __name__ == "__main__":
