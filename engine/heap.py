@@ -7,16 +7,19 @@ split is done. glibc's malloc gives the top of its heap back to the system once 
 its trim threshold (by default twice its last large free, at most 64 MB) lies free there,
 and a worker's next split then takes every page again as a fresh, zeroed page fault. In a
 ``local[2]`` catch-up of a million row changes the two Python workers took about 175,000
-such faults (0.5–1.2 s of system CPU: the largest part of what Spark's Python workers cost
-beyond the mining itself); a miner on the driver, whose heap holds other things above the
-split's, took none after its first splits (benchmarks/extract_scaling.py; docs/cluster.md,
-"What Spark costs on top of the mining").
+such faults, with 0.55–1.17 s of system CPU (73,000 and 0.25–0.45 s with this); a miner
+looping over splits in one process, whose heap holds other things above the split's, took
+none after its first two (benchmarks/extract_scaling.py; docs/cluster.md, "Sizing" and
+"Scaling on this machine"). The driver's mining threads, whose malloc arenas
+grew and shrank about 4,700 times in the same catch-up, keep theirs the same way.
 
 :func:`keep_heap` fixes the thresholds (which also stops glibc's adjusting them): blocks of
 up to :data:`MMAP_AT` come from the heap, and free memory at its top is kept up to
 :data:`KEEP_FREE`. A worker's resident memory stays at its largest split's, at most that
 much more than without it. Python's own object arenas are not affected (they are mapped
-apart from malloc's heap). Elsewhere than glibc (macOS, musl) it does nothing.
+apart from malloc's heap). Elsewhere than glibc (macOS, musl) it does nothing, and where
+the process's environment sets malloc's thresholds itself (:data:`USER_SETTINGS`: on
+executors through ``spark.executorEnv.*``) those stand.
 """
 
 from __future__ import annotations
@@ -24,7 +27,9 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import functools
+import os
 import platform
+from collections.abc import Mapping
 from typing import Final
 
 #: glibc's mallopt(3) parameters.
@@ -39,12 +44,25 @@ KEEP_FREE: Final = 256 << 20
 MMAP_AT: Final = 32 << 20
 
 
+#: Environment variables by which a user sets glibc's malloc thresholds.
+USER_SETTINGS: Final = ("MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TOP_PAD_")
+
+
+def users_own(environ: Mapping[str, str]) -> bool:
+    """Whether ``environ`` sets malloc's thresholds (:data:`USER_SETTINGS`, or a
+    ``glibc.malloc`` tunable in ``GLIBC_TUNABLES``)."""
+    return any(k in environ for k in USER_SETTINGS) or "glibc.malloc." in environ.get(
+        "GLIBC_TUNABLES", ""
+    )
+
+
 @functools.cache
 def keep_heap() -> bool:
     """Fix this process's malloc thresholds (once; a worker calls it when it settles:
-    :func:`engine.extract.redo_source.settle_worker`). True when they were set, False when
-    the C library is not glibc or refused them."""
-    if platform.libc_ver()[0] != "glibc":
+    :func:`engine.extract.redo_source.settle_worker`). True when they were set; False when
+    the environment sets them (:func:`users_own`), the C library is not glibc or it refused
+    them."""
+    if users_own(os.environ) or platform.libc_ver()[0] != "glibc":
         return False
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")

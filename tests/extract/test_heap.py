@@ -12,6 +12,7 @@ import pytest
 
 from engine.extract import engine as extract_engine
 from engine.extract.engine import ExtractRun
+from engine.heap import users_own
 from engine.home import Home
 from params.check import check_text
 
@@ -35,11 +36,11 @@ print(json.dumps(faults[2:]))
 """
 
 
-def _faults(how: str) -> list[int]:
+def _faults(how: str, **env: str) -> list[int]:
     done = subprocess.run(
         [sys.executable, "-c", SPLITS, how],
         capture_output=True, text=True, check=True, cwd=ROOT,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", **env},
     )  # fmt: skip
     faults: list[int] = json.loads(done.stdout)
     return faults
@@ -52,6 +53,14 @@ def test_a_settled_worker_takes_no_fresh_pages_split_after_split() -> None:
     # buffers of the 3 each time)
     assert all(f >= buffer for f in _faults("plain"))
     assert sum(_faults("worker")) < buffer // 10
+    # the user's own thresholds stand: here glibc's defaults, written out
+    assert all(f >= buffer for f in _faults("worker", MALLOC_TRIM_THRESHOLD_=str(128 << 10)))
+
+
+def test_the_users_malloc_settings_are_told() -> None:
+    assert not users_own({"PATH": "/bin", "GLIBC_TUNABLES": "glibc.rtld.optional_static_tls=1"})
+    assert users_own({"MALLOC_MMAP_THRESHOLD_": "65536"})
+    assert users_own({"GLIBC_TUNABLES": "glibc.malloc.trim_threshold=0"})
 
 
 def test_an_extract_keeps_its_heap(
