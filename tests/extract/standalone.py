@@ -5,10 +5,16 @@ Used by tests/extract/test_cluster.py and benchmarks/extract_scaling.py. Workers
 root under ``unshare -m`` (CI is root), with a clean environment: nothing of the driver's
 ``PYTHONPATH``, and (in the test) ggsci's source directories hidden, so that the executors
 can only run the code the application ships.
+
+``cpu_quota`` puts each worker (its daemon, executor JVM and Python workers) in a cgroup of
+its own with a CFS quota of that many cores: on a machine with as many cores as workers,
+half-core workers leave the driver a core of its own (benchmarks/extract_scaling.py
+``--worker-quota``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -21,6 +27,7 @@ import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Final
 
 import pyspark
 
@@ -78,6 +85,7 @@ class Cluster:
     ui: str
     root: Path
     procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    cgroups: list[Path] = field(default_factory=list)
 
     def alive_workers(self) -> int:
         try:
@@ -100,6 +108,9 @@ class Cluster:
             except subprocess.TimeoutExpired:
                 os.killpg(p.pid, signal.SIGKILL)
                 p.wait()
+        for cg in self.cgroups:
+            with contextlib.suppress(OSError):  # (a process of it may still be exiting)
+                cg.rmdir()
         shutil.rmtree(self.root, ignore_errors=True)
 
     def logs(self) -> str:
@@ -115,9 +126,11 @@ def start(
     hide: Sequence[Path] = (),
     worker_memory: str = "1g",
     timeout: float = 60.0,
+    cpu_quota: float | None = None,
 ) -> Cluster:
     """A master on 127.0.0.1 and ``workers`` one-core workers, each under ``unshare -m``
-    with a tmpfs over every path of ``hide``."""
+    with a tmpfs over every path of ``hide`` (and, with ``cpu_quota``, in a cgroup that
+    caps its CPU at that many cores)."""
     check_unshare()
     root = Path(tempfile.mkdtemp(prefix="ggsci-cluster-"))
     port, ui_port = free_port(), free_port()
@@ -142,9 +155,14 @@ def start(
         for i in range(workers):
             work = root / f"worker{i}"
             work.mkdir()
+            join = ""
+            if cpu_quota is not None:
+                cg = _cpu_cgroup(f"{root.name}-worker{i}", cpu_quota)
+                cluster.cgroups.append(cg)
+                join = f'echo $$ > "{cg / "cgroup.procs"}"; '
             launch(
                 f"worker{i}",
-                ["unshare", "-m", "sh", "-c", f'set -e; {mounts}exec "$@"', "sh",
+                ["unshare", "-m", "sh", "-c", f'set -e; {join}{mounts}exec "$@"', "sh",
                  str(SPARK_CLASS), "org.apache.spark.deploy.worker.Worker", cluster.url,
                  "--host", "127.0.0.1", "--cores", "1", "--memory", worker_memory,
                  "--webui-port", str(free_port()), "--work-dir", str(work)],
@@ -162,3 +180,30 @@ def start(
         cluster.stop()
         raise
     return cluster
+
+
+#: Where a cgroup with a CPU quota is made: cgroup v2's unified tree (``cpu.max``) when its
+#: cpu controller is on, else v1's cpu hierarchy (``cpu.cfs_quota_us``).
+_CGROUP_V2: Final = Path("/sys/fs/cgroup")
+_CGROUP_V1: Final = Path("/sys/fs/cgroup/cpu")
+_PERIOD_US: Final = 100_000
+
+
+def _cpu_cgroup(name: str, cores: float) -> Path:
+    quota = max(1000, int(cores * _PERIOD_US))
+    try:
+        if "cpu" in (_CGROUP_V2 / "cgroup.subtree_control").read_text().split():
+            cg = _CGROUP_V2 / name
+            cg.mkdir()
+            (cg / "cpu.max").write_text(f"{quota} {_PERIOD_US}")
+            return cg
+    except OSError:
+        pass
+    try:
+        cg = _CGROUP_V1 / name
+        cg.mkdir()
+        (cg / "cpu.cfs_period_us").write_text(str(_PERIOD_US))
+        (cg / "cpu.cfs_quota_us").write_text(str(quota))
+    except OSError as exc:
+        raise ClusterError(f"cannot make a cgroup with a CPU quota here: {exc}") from None
+    return cg
