@@ -11,6 +11,7 @@ answers with GoldenGate's screen. Thread-safe: the engine adds, the request thre
 from __future__ import annotations
 
 import fnmatch
+import functools
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -104,6 +105,7 @@ def parse_request(args: Iterable[str]) -> StatsRequest:
     )
 
 
+@functools.cache  # a handful of io-type names, asked for every transaction written
 def op_of(io_name: str) -> str | None:
     """The STATS operation of an io-type name (``Insert``, ``FieldComp``, ``Delete``, ...)."""
     name = io_name.upper()
@@ -135,6 +137,8 @@ class StatsBook:
         now = clock()
         self._windows = {w: _Window(self._start(w, now)) for w in WINDOWS}
         self._keys: dict[tuple[str, str], tuple[str, str]] = {}
+        # counts added since the windows last took them (:meth:`_fold`)
+        self._pending: dict[tuple[tuple[str, str], str], int] = {}
         self._same_hour = (now, now)
         self._roll(now)
 
@@ -147,6 +151,7 @@ class StatsBook:
         return now.replace(microsecond=0)
 
     def _roll(self, now: datetime) -> None:
+        self._fold()  # what came before belongs to the windows that end here
         for name in ("DAILY", "HOURLY"):
             start = self._start(name, now)
             if start != self._windows[name].since:
@@ -156,8 +161,11 @@ class StatsBook:
 
     def add(self, counts: Iterable[tuple[str, str, str, int]]) -> None:
         """Add ``(source, target, operation, n)`` rows (operation in :data:`OPS`). Called
-        for every transaction a process writes: the windows roll only when the hour
-        changes, and table names are upper-cased once."""
+        for every transaction a process writes (an Extract: 10,000 calls per million
+        changes of the benchmark), so it only sums into one pending count per (tables,
+        operation); the four windows take those when they are read or roll
+        (:meth:`_fold`), and roll only when the hour changes. Table names are upper-cased
+        once."""
         rows = [r for r in counts if r[3]]
         if not rows:
             return
@@ -167,21 +175,35 @@ class StatsBook:
             start, end = self._same_hour
             if not start <= now < end:
                 self._roll(now)
-            windows = list(self._windows.values())
+            pending = self._pending
             for source, target, op, n in rows:
                 key = keys.get((source, target))
                 if key is None:
                     key = keys[(source, target)] = (source.upper(), target.upper())
-                for window in windows:
-                    window.counts.setdefault(key, Counter())[op] += n
+                pending[key, op] = pending.get((key, op), 0) + n
+
+    def _fold(self) -> None:
+        """Move the pending counts into every window (under the lock)."""
+        if not self._pending:
+            return
+        windows = list(self._windows.values())
+        for (key, op), n in self._pending.items():
+            for window in windows:
+                counts = window.counts.get(key)
+                if counts is None:
+                    counts = window.counts[key] = Counter()
+                counts[op] += n
+        self._pending.clear()
 
     def reset(self) -> None:
         with self._lock:
+            self._fold()
             self._windows["LATEST"] = _Window(self._start("LATEST", self.clock()))
 
     def total(self, op: str) -> int:
         """The TOTAL count of ``op`` over every table (for tests and status lines)."""
         with self._lock:
+            self._fold()
             return sum(c[op] for c in self._windows["TOTAL"].counts.values())
 
     def screen(self, request: StatsRequest) -> list[str]:

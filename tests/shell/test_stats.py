@@ -5,12 +5,23 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.home import Home
 from engine.ipc import Request
-from engine.stats import StatsBook, StatsRequest, StatsRequestError, handler, parse_request
+from engine.stats import (
+    LABELS,
+    OPS,
+    StatsBook,
+    StatsRequest,
+    StatsRequestError,
+    handler,
+    parse_request,
+)
 from ggsci.commands import models as M
 from ggsci.commands.parse import parse_command
 
@@ -133,3 +144,70 @@ def test_obey_files_with_stats_parse(tmp_path: Path) -> None:
         "STATS ER *, LATEST, RESET\n"
     )
     assert syntax_errors(script) == []
+
+
+_TABLES = ("HR.EMP", "hr.dept", "SALES.ORDERS")
+_STEPS = st.lists(
+    st.one_of(
+        st.tuples(st.just("add"), st.integers(0, 2), st.sampled_from(OPS), st.integers(0, 5)),
+        st.tuples(st.just("tick"), st.integers(0, 3 * 3600)),
+        st.tuples(st.just("reset")),
+        st.tuples(st.just("read")),
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(steps=_STEPS)
+def test_every_window_counts_what_was_added_in_it(steps: list[tuple[Any, ...]]) -> None:
+    """Whatever the order of adds, hours and days passing, RESETs and reads (the windows
+    take the pending counts only when read or rolled), each window shows exactly the adds
+    made in it: TOTAL all, DAILY this day's, HOURLY this hour's, LATEST those since RESET."""
+    clock = Clock()
+    b = StatsBook(clock)
+    added: list[tuple[datetime, str, str, int]] = []
+    since_reset = 0  # the adds before the last RESET
+    for step in steps:
+        if step[0] == "add":
+            _, t, op, n = step
+            b.add([(_TABLES[t], _TABLES[t], op, n)])
+            added.append((clock.now, _TABLES[t].upper(), op, n))
+        elif step[0] == "tick":
+            clock.now += timedelta(seconds=step[1])
+        elif step[0] == "reset":
+            b.reset()
+            since_reset = len(added)
+        else:
+            _check_windows(b, clock.now, added, since_reset)
+    _check_windows(b, clock.now, added, since_reset)
+
+
+def _check_windows(
+    b: StatsBook, now: datetime, added: list[tuple[datetime, str, str, int]], since_reset: int
+) -> None:
+    assert b.total("INSERT") == sum(n for _, _, op, n in added if op == "INSERT")
+    hour = now.replace(minute=0, second=0)
+    within = {
+        "TOTAL": lambda i, t: True,
+        "DAILY": lambda i, t: t.date() == now.date(),
+        "HOURLY": lambda i, t: t.replace(minute=0, second=0) == hour,
+        "LATEST": lambda i, t: i >= since_reset,
+    }
+    for table in {t.upper() for t in _TABLES}:
+        for window, inside in within.items():
+            want = {op: 0 for op in OPS}
+            for i, (t, name, op, n) in enumerate(added):
+                if name == table and inside(i, t):
+                    want[op] += n
+            screen = b.screen(StatsRequest((window,), table=table))
+            got = {
+                op: float(line.split()[-1])
+                for op in OPS
+                for line in screen
+                if line.strip().startswith(f"Total {LABELS[op]}")
+            }
+            if any(n for _, name, _, n in added if name == table):
+                assert got == {op: float(n) for op, n in want.items()}, (window, table)
+            else:
+                assert "No database operations have been performed." in screen
