@@ -105,7 +105,7 @@ def parse_request(args: Iterable[str]) -> StatsRequest:
     )
 
 
-@functools.cache  # a handful of io-type names, asked for every transaction written
+@functools.lru_cache(maxsize=256)  # a handful of io-type names, asked per transaction
 def op_of(io_name: str) -> str | None:
     """The STATS operation of an io-type name (``Insert``, ``FieldComp``, ``Delete``, ...)."""
     name = io_name.upper()
