@@ -24,11 +24,8 @@ executors through ``spark.executorEnv.*``) those stand.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import functools
 import os
-import platform
 from collections.abc import Mapping
 from typing import Final
 
@@ -56,19 +53,27 @@ def users_own(environ: Mapping[str, str]) -> bool:
     )
 
 
+def _glibc() -> bool:
+    try:
+        return (os.confstr("CS_GNU_LIBC_VERSION") or "").startswith("glibc")
+    except (ValueError, OSError):  # not a name this system knows (musl, macOS)
+        return False
+
+
 @functools.cache
 def keep_heap() -> bool:
     """Fix this process's malloc thresholds (once; a worker calls it when it settles:
     :func:`engine.extract.redo_source.settle_worker`). True when they were set; False when
     the environment sets them (:func:`users_own`), the C library is not glibc or it refused
     them."""
-    if users_own(os.environ) or platform.libc_ver()[0] != "glibc":
+    if users_own(os.environ) or not _glibc():
         return False
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-    except OSError:
+    import ctypes  # (here: only a process that mines needs it)
+
+    # the C library the interpreter is linked with (no search: find_library runs ldconfig)
+    mallopt = getattr(ctypes.CDLL(None), "mallopt", None)
+    if mallopt is None:
         return False
-    mallopt = libc.mallopt
     mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
     mallopt.restype = ctypes.c_int
     return bool(mallopt(M_MMAP_THRESHOLD, MMAP_AT)) and bool(mallopt(M_TRIM_THRESHOLD, KEEP_FREE))
