@@ -32,6 +32,8 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from engine.errors import GGError
+
 if TYPE_CHECKING:  # pyspark is imported lazily: importing this module starts nothing
     from pyspark.sql import SparkSession
 
@@ -65,13 +67,11 @@ _lock = threading.Lock()
 _session: list[Any] = []
 
 
-class SparkConfigError(Exception):
+class SparkConfigError(GGError):
     """A Spark setting that cannot be used (one line for the user, with an OGG code)."""
 
     def __init__(self, text: str, code: str = "OGG-01668") -> None:
-        super().__init__(text)
-        self.code = code
-        self.text = text
+        super().__init__(code, text)
 
 
 @dataclass(frozen=True)
