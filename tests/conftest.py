@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 # The test harness (tests/harness: soaks, pipeline homes, reference decoders, the built-in
 # group runner) is imported as ``tests.harness`` by this process and by the processes it
@@ -21,6 +22,28 @@ if _ROOT not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
+
+
+# Property tests run on shared, loaded machines (CI has 2 cores): time is not what they check.
+# Per-test @settings keep their own example counts and inherit these.
+settings.register_profile(
+    "ggsci", deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
+settings.load_profile("ggsci")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--regen-golden",
+        action="store_true",
+        help="rewrite the golden files with what the tests get (tests/harness/golden.py)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    from tests.harness import golden
+
+    golden.set_regenerating(bool(config.getoption("--regen-golden")))
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import importlib
 import itertools
 import random
 import shutil
@@ -54,6 +53,7 @@ from engine.trail.model import TrailRecord
 from engine.trail.reader import TrailReader
 from engine.trail.writer import TrailWriter
 from params.check import check_text
+from tests.harness import kernels
 
 from .conftest import run_sql
 
@@ -63,8 +63,8 @@ if TYPE_CHECKING:
 #: The C record walk (engine/_native/redomine.c), held to this module's Python below.
 _C = load_native("redomine")
 needs_c = pytest.mark.skipif(_C is None, reason="the C kernel is disabled (GGSCI_NATIVE=0)")
-#: The kernel itself, whatever GGSCI_NATIVE says, for the CRC tests (not built: they fail).
-_KERNEL = importlib.import_module("engine._native.redomine")
+#: The kernel itself, whatever GGSCI_NATIVE says, for the CRC tests (not built: they skip).
+_KERNEL = kernels.kernel_or_none("redomine")
 VECTORS = Path(__file__).resolve().parents[1] / "source" / "vectors"
 PRM = (
     "EXTRACT m1\nSOURCEDB {db}\nEXTTRAIL ./dirdat/{trail}\nTRANLOGOPTIONS EXCLUDEUSER GGREP\n"
@@ -603,6 +603,7 @@ def test_the_c_number_text_is_the_python_one_where_it_has_one(raw: bytes) -> Non
         assert text == number_text(raw)
 
 
+@kernels.needs("redomine")
 @given(
     st.integers(0, 3000).flatmap(lambda n: st.binary(min_size=n, max_size=n)),
     st.integers(0, 15),
@@ -612,9 +613,11 @@ def test_the_c_crc32_is_zlibs(data: bytes, skip: int) -> None:
     CPU with PCLMULQDQ): both, at any alignment, give zlib's CRC. (The length is drawn
     first: binary() alone keeps to short buffers and never reached the folding.)"""
     view = memoryview(data)[skip:]
+    assert _KERNEL is not None
     assert _KERNEL.crc32(view) == zlib.crc32(view)
 
 
+@kernels.needs("redomine")
 def test_the_c_crc32_is_zlibs_at_every_length_around_the_folding() -> None:
     """Every length to 300 bytes (the tables, the folding's 64-byte start, its 16-byte
     steps and the tails) and some large ones, at every alignment of a 16-byte load."""
@@ -623,6 +626,7 @@ def test_the_c_crc32_is_zlibs_at_every_length_around_the_folding() -> None:
         data = rnd.randbytes(n + 15)
         for skip in range(16):
             view = memoryview(data)[skip : skip + n]
+            assert _KERNEL is not None
             assert _KERNEL.crc32(view) == zlib.crc32(view), (n, skip)
 
 

@@ -6,7 +6,6 @@ thread-merge horizon."""
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from hypothesis import given, settings
@@ -14,9 +13,10 @@ from hypothesis import strategies as st
 
 from engine.changes import Kind
 from engine.extract import txngroup
+from tests.harness import kernels
 
 #: The kernel itself, whatever GGSCI_NATIVE says (a kernel that was not built fails here).
-_KERNEL = importlib.import_module("engine._native.txngroup")
+_KERNEL = kernels.kernel("txngroup")
 
 _XIDS = ("0001.001.00000001", "0001.002.00000002", "0002.001.00000003", "0003.004.00000004")
 _TABLES = ("US03.STUDENT", "US03.COURSE", "HR.T")
