@@ -41,12 +41,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.cluster.session import SparkSettings, batch_splits, get_session, warm_workers
+from engine.cluster.spark import SparkSettings, batch_splits, get_session, warm_workers
 from engine.embedded.bulk import BulkSession
 from engine.embedded.database import Database, create_database
 from engine.embedded.dictionary import ColumnDef
-from engine.extract.engine import ExtractRun
 from engine.extract.redo_source import MINER_MODULES
+from engine.extract.run import ExtractRun
 from engine.home.layout import Home
 from params.check import check_text
 

@@ -49,7 +49,7 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
     """The suite's only SparkSession (``local[2]``; Spark's log in a temporary directory)."""
-    from engine.cluster.session import SparkSettings, get_session, stop_session
+    from engine.cluster.spark import SparkSettings, get_session, stop_session
 
     log = tmp_path_factory.mktemp("spark") / "spark.log"
     session = get_session(SparkSettings(master="local[2]", app_name="ggsci-tests", log_file=log))

@@ -9,7 +9,7 @@ transactions the trail already holds whole (append-mode recovery, seed 003), so 
 committed transaction is in the trail exactly once.
 
 A transaction that begins and commits inside one split reaches the driver assembled by the
-miner (:class:`~engine.extract.miner.Closed`): the driver only decides whether it is
+miner (:class:`~engine.extract.tasks.miner.Closed`): the driver only decides whether it is
 written and appends its bytes. The others come change by change through the cache. When a
 Bounded Recovery checkpoint falls inside a batch, the batch is mined again change by change
 so that the checkpoint sees every open transaction as it was at that point. With Spark, the
@@ -41,12 +41,9 @@ from engine.cluster.jobturn import JobOrder
 from engine.embedded.catalog import RedoCatalog
 from engine.embedded.dictionary import Dictionary, load_dictionary
 from engine.expr.rowrule import Process, UnknownColumn
-from engine.extract.assemble import finish_fragments, op_name, stream_encoded, surviving
 from engine.extract.cache import TransactionCache, Txn
-from engine.extract.decode import Decoder, Selection
 from engine.extract.keyfetch import KeyFetch
 from engine.extract.merge import NONE, Batch, plan_batch
-from engine.extract.miner import Closed, Event, MinePlan, mine_plan
 from engine.extract.redo_source import (
     DEFAULT_SPLIT_BYTES,
     Split,
@@ -57,7 +54,10 @@ from engine.extract.redo_source import (
     thread_positions_after,
 )
 from engine.extract.start import ExtractError
-from engine.extract.tablerules import TableRules, resolve
+from engine.extract.tasks.assemble import finish_fragments, op_name, stream_encoded, surviving
+from engine.extract.tasks.decode import Decoder, Selection
+from engine.extract.tasks.miner import Closed, Event, MinePlan, mine_plan
+from engine.extract.tasks.tablerules import TableRules, resolve
 from engine.heartbeat.flow import ExtractRule
 from engine.trail.model import TableDef as TrailTableDef
 from engine.trail.model import TrailPosition, micros_to_datetime
@@ -590,7 +590,7 @@ class Capture:
     ) -> None:
         """A transaction held in fragments only (no change by change row, none undone):
         its records finished from the fragments' templates in one pass per chunk
-        (:func:`~engine.extract.assemble.finish_fragments`), not row by row."""
+        (:func:`~engine.extract.tasks.assemble.finish_fragments`), not row by row."""
         if out:
             self.writer.append_many(out)
             out.clear()

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.cluster.session import SparkConfigError, batch_splits, extract_session, task_failure
+from engine.cluster.spark import SparkConfigError, batch_splits, extract_session, task_failure
 from engine.embedded.catalog import RedoGapError
-from engine.extract.engine import ExtractRun
 from engine.extract.longtrans import RequestError
 from engine.extract.redo_source import MINER_MODULES
+from engine.extract.run import ExtractRun
 from engine.extract.start import ExtractError
 from engine.runtime.events import Severity
 from engine.runtime.ipc import Reply, Request

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from engine.extract.engine import ExtractRun
+from engine.extract.run import ExtractRun
 from engine.home.layout import Home
 from engine.logdump.session import LogdumpSession
 from engine.trail.layout import IOType

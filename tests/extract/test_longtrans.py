@@ -15,8 +15,8 @@ from engine.embedded.clock import ManualClock
 from engine.embedded.database import Database
 from engine.embedded.logs import list_logs
 from engine.embedded.sql import execute
-from engine.extract.engine import ExtractRun
 from engine.extract.longtrans import RequestError
+from engine.extract.run import ExtractRun
 from engine.home.checkpoints import load_checkpoints
 from engine.home.layout import Home
 from engine.runtime.events import Severity

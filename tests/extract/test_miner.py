@@ -39,13 +39,13 @@ from engine.embedded.logs import list_logs
 from engine.embedded.redo_scan import scan_frames
 from engine.embedded.workload import WorkloadSpec, run_workload
 from engine.extract import capture as capture_module
-from engine.extract.assemble import trans_ind
 from engine.extract.capture import Capture, Stats, selection_for
-from engine.extract.decode import BEFORES_FULL, Decoder, Selection
-from engine.extract.miner import Miner, mine_plan
 from engine.extract.redo_source import _tasks, continues
 from engine.extract.start import initial_positions
-from engine.extract.values import number_text, reference_text
+from engine.extract.tasks.assemble import trans_ind
+from engine.extract.tasks.decode import BEFORES_FULL, Decoder, Selection
+from engine.extract.tasks.miner import Miner, mine_plan
+from engine.extract.tasks.values import number_text, reference_text
 from engine.home.layout import Home
 from engine.trail.codec import encode_record, finalize
 from engine.trail.layout import BEFORE_IMAGE, IOType, wire_io_type
@@ -661,7 +661,7 @@ def test_the_c_assembly_of_a_transaction_is_row_records(
     sequence: int,
     time_us: int,
 ) -> None:
-    from engine.extract import miner as miner_module
+    from engine.extract.tasks import miner as miner_module
 
     events = [(0, xid, 1, pos, 0, 0, 0, 0, io, "T", "", (), (), "", "", "", "", p)
               for io, pos, p in rows]  # fmt: skip

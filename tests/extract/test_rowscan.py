@@ -15,16 +15,16 @@ from hypothesis import strategies as st
 
 from engine.expr.rowrule import Process, RowRule
 from engine.expr.values import Status
-from engine.extract import miner as miner_module
-from engine.extract import tablerules
-from engine.extract.rowselect import (
+from engine.extract.tasks import miner as miner_module
+from engine.extract.tasks import tablerules
+from engine.extract.tasks.rowselect import (
     columns_of,
     entries_of,
     scan_entries,
     scan_rows,
     select_rows,
 )
-from engine.extract.tablerules import rows_in_task
+from engine.extract.tasks.tablerules import rows_in_task
 from engine.trail.codec import decode_column_entries, encode_columns, pack_tokens
 from engine.trail.errors import CorruptRecordError, RecordLimitError
 from params.expr import Assignment, Binary, Call, Col, Filter, Header, Lit, Unary

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.changes import Kind
-from engine.extract import txngroup
+from engine.extract.tasks import txngroup
 from tests.harness import kernels
 
 #: The kernel itself, whatever GGSCI_NATIVE says (a kernel that was not built fails here).

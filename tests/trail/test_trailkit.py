@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.extract import assemble
+from engine.extract.tasks import assemble
 from engine.trail import writer
 from engine.trail.checksum import seal_records
 from engine.trail.codec import commit_tokens, finalize, row_record
