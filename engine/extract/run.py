@@ -20,13 +20,15 @@ from typing import TYPE_CHECKING
 
 from engine.changes import Position
 from engine.cluster.heap import keep_heap
+from engine.cluster.spark import batch_splits
 from engine.embedded.catalog import RedoCatalog, RedoGapError
 from engine.extract import longtrans as lt
 from engine.extract.br import BoundedRecovery, BrError, Restored, selection_digest
 from engine.extract.cache import Txn
-from engine.extract.capture import Capture, CaptureState
+from engine.extract.capture import Capture, CaptureHooks, CaptureState
 from engine.extract.keyfetch import for_extract
 from engine.extract.orphans import OrphanScanner
+from engine.extract.redo_source import DEFAULT_SPLIT_BYTES
 from engine.extract.start import (
     ExtractError,
     initial_positions,
@@ -151,6 +153,7 @@ class ExtractRun(TransactionManagement):
                                 last_commit_scn=again.last_commit_scn,
                                 last_commit_xids=())  # fmt: skip
                 altered = True  # not a restart where the last run left off: no BR restore
+        self.stats_book = StatsBook(clock, output=self.trail_path)
         self.br = self._open_br(model, home)
         restored = None
         if self.br is not None and state is not None and not altered:
@@ -195,6 +198,23 @@ class ExtractRun(TransactionManagement):
                 spark=spark,
                 state=state,
                 heartbeat=ExtractRule(for_capture(home.globals_file), self.name, heartbeat_clock),
+                hooks=CaptureHooks(
+                    on_commit=self._committed,
+                    on_counts=lambda rows: self.stats_book.add(counted(rows)),
+                    br_due=self._br_due if self.br is not None else None,
+                    br_take=self._br_checkpoint if self.br is not None else None,
+                ),
+                catalog=catalog,
+                fetch=for_extract(
+                    model,
+                    self.root,
+                    lambda: self.capture.decoder.dictionary,
+                    lambda: self.capture.keycols,
+                    emit,
+                ),
+                split_bytes=_split_bytes(),
+                # a batch mines one wave of the share's tasks (another is mined ahead)
+                max_poll_splits=batch_splits(spark) if spark is not None else 8,
             )
         except ExtractError:  # e.g. OGG-00366, a TABLE option naming an unknown column
             self.writer.close()
@@ -202,25 +222,14 @@ class ExtractRun(TransactionManagement):
         except RedoGapError as exc:  # ARCHIVEDLOGONLY without a destination, archives unreadable
             self.writer.close()
             raise ExtractError(exc.code, exc.message) from exc
-        self.stats_book = StatsBook(clock, output=self.trail_path)
         self.at_eof = False  # the last poll found nothing (LAG: 'At EOF')
-        self.capture.on_counts = lambda rows: self.stats_book.add(counted(rows))
-        split_mb = os.environ.get("GGSCI_EXTRACT_SPLIT_MB")
-        if split_mb and split_mb.isdigit():  # tuning and benchmarks: smaller batches
-            self.capture.split_bytes = int(split_mb) << 20
         if restored is not None:
             self.capture.restore(restored.txns, restored.checkpoint.current)
         if self.capture.heartbeat is not None:  # LOGBSN on heartbeat records (seed 001)
             self.capture.heartbeat.restart = self._oldest_open
-        self.capture.fetch = for_extract(model, self.root, lambda: self.capture.decoder.dictionary,
-                                         lambda: self.capture.keycols, emit)  # fmt: skip
         self._redo_files: dict[tuple[int, int], str | None] = {}  # (thread, seq): log path
         csn_saved = self.checkpoints.csn if self.checkpoints else None
         self.latest_txn = csn_saved.latest_txn if csn_saved else None  # SHOWCH "Latest TXN"
-        self.capture.on_commit = self._committed
-        if self.br is not None:
-            self.capture.br_due = self._br_due
-            self.capture.br_take = self._br_checkpoint
         self.orphans = OrphanScanner(
             model.tranlog.trans_cleanup_frequency, model.tranlog.purge_orphaned
         )
@@ -665,3 +674,11 @@ def _recovery_cp(
 
 def _same_trail(a: str, b: str) -> bool:
     return normalize_trail(a) == normalize_trail(b)
+
+
+def _split_bytes() -> int:
+    """``GGSCI_EXTRACT_SPLIT_MB`` (tuning and benchmarks: smaller batches), else the default."""
+    split_mb = os.environ.get("GGSCI_EXTRACT_SPLIT_MB")
+    if split_mb and split_mb.isdigit():
+        return int(split_mb) << 20
+    return DEFAULT_SPLIT_BYTES

@@ -24,12 +24,12 @@ import pytest
 from engine.changes import Fragment
 from engine.embedded.database import Database, create_database
 from engine.expr.functions import format_date
-from engine.extract.tasks import assemble, miner
 from engine.extract.cache import Txn
 from engine.extract.capture import Capture, Stats
 from engine.extract.lcrcodec import decode_lcrs, encode_lcrs
 from engine.extract.run import ExtractRun
 from engine.extract.start import initial_positions
+from engine.extract.tasks import assemble, miner
 from engine.extract.tasks.tablerules import TableRules
 from engine.home.layout import Home
 from engine.trail.codec import decode_record, user_tokens
