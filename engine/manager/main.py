@@ -378,8 +378,9 @@ class Manager:
         pf = ProcessFile(
             pf.kind, pf.name, pid, State.RUNNING, pf.started, pf.ticks, pf.socket, self.port
         )
-        write_process_file(self.home, pf)
+        # logged before RUNNING is published: whoever sees it running finds the line too
         self.event("OGG-00983", Severity.INFO, f"Manager started (port {self.port}).")
+        write_process_file(self.home, pf)
         signal.signal(signal.SIGTERM, lambda *_: self.stop_event.set())
         self.autostart()
         next_purge = 0.0
