@@ -555,3 +555,15 @@ def row_changes(rec: Record) -> list[RowChange]:
         )
         undo = None
     return out
+
+
+def undo_ids(v: Vector) -> tuple[Xid | None, int, int, str]:
+    """A 5.1's (or 5.6 / 5.11's) transaction and object, without decoding its row."""
+    if v.op == "5.1":
+        o = v.order
+        d = _field(v, 0)
+        xid = Xid(
+            _get(d, KTUDB_AT, "usn", o), _get(d, KTUDB_AT, "slt", o), _get(d, KTUDB_AT, "sqn", o)
+        )
+        return (xid, *_ktub(v, 1))
+    return (None, *_ktub(v, 0))
