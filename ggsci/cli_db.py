@@ -368,8 +368,20 @@ def crash_instance(
 
 
 @app.command("logs")
-def logs(name: str, home: HomeOpt = None) -> None:
-    """List redo logs: thread, sequence, status, SCN range, size, path."""
+def logs(
+    name: Annotated[
+        str, typer.Argument(help="Database name, or an archive location (dir, s3://).")
+    ],
+    format_: Annotated[
+        str | None, typer.Option("--format", help="LOG_ARCHIVE_FORMAT of an archive location.")
+    ] = None,
+    home: HomeOpt = None,
+) -> None:
+    """List redo logs: thread, sequence, status, SCN range, size, path. For an archive
+    location of Oracle logs: thread, sequence, SCN range, resetlogs id, version, from headers."""
+    if os.sep in name or "://" in name or Path(name).is_dir():
+        _oracle_logs(name, format_)
+        return
     with _db(home, name) as db:
         infos = db.list_logs()
     for i in infos:
@@ -378,6 +390,24 @@ def logs(name: str, home: HomeOpt = None) -> None:
         typer.echo(
             f"{i.thread:3d} {i.sequence:9d} {status:8s} {i.first_scn:>12d} {nxt:>12s} "
             f"{i.size:>12d} {i.path}"
+        )
+
+
+def _oracle_logs(location: str, fmt: str | None) -> None:
+    from engine.redo.catalog import list_logs as oracle_logs
+    from engine.redo.errors import RedoError
+    from engine.storage import StorageError
+
+    try:
+        found = oracle_logs(location, fmt)
+    except (RedoError, StorageError) as exc:
+        raise _fail(exc) from None
+    typer.echo("THREAD  SEQUENCE    FIRST_SCN     NEXT_SCN  RESETLOGS_ID  VERSION     BLOCKS  PATH")
+    for f in found:
+        h = f.header
+        typer.echo(
+            f"{h.thread:6d} {h.sequence:9d} {h.first_scn:>12d} {h.next_scn:>12d} "
+            f"{h.resetlogs_id:>13d}  {h.version_text:10s} {h.blocks:>6d}  {f.location}"
         )
 
 

@@ -10,6 +10,7 @@ the header, not the name, says what a log is.
 from __future__ import annotations
 
 import re
+from urllib.parse import urlsplit
 from dataclasses import dataclass
 
 from engine import storage
@@ -78,15 +79,23 @@ def read_log_header(location: str) -> LogHeader:
 
 
 def list_logs(location: str, fmt: str | None = DEFAULT_FORMAT) -> list[LogFile]:
-    """Every archived log under ``location`` whose name matches ``fmt`` (None: every file),
-    by (thread, sequence). A matching file that is not a redo log is an error naming it."""
+    """Every archived log under ``location`` whose name matches ``fmt``, by (thread,
+    sequence). A matching file that is not a redo log is an error naming it; with no format
+    (None), every file that is a redo log by its header."""
     pattern = format_regex(fmt) if fmt else None
     logs = []
     for e in storage.list_files(location):
-        name = e.location.rstrip("/").rsplit("/", 1)[-1]
+        path = urlsplit(e.location).path if "://" in e.location else e.location
+        name = path.rstrip("/").rsplit("/", 1)[-1]
         if pattern and not pattern.match(name):
             continue
-        logs.append(LogFile(e.location, e.size, read_log_header(e.location)))
+        try:
+            header = read_log_header(e.location)
+        except RedoError:
+            if pattern:
+                raise
+            continue  # no format given: files that are not redo logs are not listed
+        logs.append(LogFile(e.location, e.size, header))
     return sorted(logs, key=lambda f: (f.thread, f.sequence, f.header.resetlogs_id))
 
 

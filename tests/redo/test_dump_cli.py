@@ -82,3 +82,38 @@ def test_dump_bad_inputs(tmp_path: Path) -> None:
     bad.write_text("zz\n")
     r = runner.invoke(app, ["dump", "--hex", str(bad), "--layout", "10g"])
     assert r.exit_code == 1 and "--layout" in r.output
+
+
+def test_logs_of_an_archive_location(tmp_path: Path) -> None:
+    import shutil
+
+    for p in (LOG15, LOG16):
+        shutil.copy(need(p), tmp_path / p.name)
+    (tmp_path / "notes.txt").write_text("not a log")
+    r = runner.invoke(app, ["logs", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    rows = [line.split() for line in r.output.splitlines()[1:]]
+    assert [row[:6] for row in rows] == [
+        ["1", "15", "2266630", "2267717", "1224959854", "23.6.0.0"],
+        ["1", "16", "2267717", "2267723", "1224959854", "23.6.0.0"],
+    ]
+    (tmp_path / "arch1_17_1224959854.dbf").write_bytes(b"junk" * 100)
+    r = runner.invoke(app, ["logs", str(tmp_path), "--format", "arch%t_%s_%r.dbf"])
+    assert (
+        r.exit_code == 1 and "arch1_17_1224959854.dbf" in r.output and "GGS-REDO-0002" in r.output
+    )
+
+
+def test_logs_in_object_storage(s3_server: str) -> None:
+    from engine import storage
+    from engine.redo import catalog
+
+    base = storage.join(s3_server, "arch")
+    for p in (LOG15, LOG16):
+        storage.put_file(need(p), storage.join(base, p.name))
+    found = catalog.list_logs(base, "arch%t_%s_%r.dbf")
+    assert [(f.thread, f.sequence, f.header.resetlogs_id) for f in found] == [
+        (1, 15, 1224959854),
+        (1, 16, 1224959854),
+    ]
+    assert [f.sequence for f in catalog.chain(found, 1, 15, None, base)] == [15, 16]
