@@ -10,8 +10,8 @@ the header, not the name, says what a log is.
 from __future__ import annotations
 
 import re
-from urllib.parse import urlsplit
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from engine import storage
 from engine.redo.errors import RedoError
