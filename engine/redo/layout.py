@@ -32,6 +32,7 @@ class Layout:
     size: int
     fields: tuple[Field, ...]
     _structs: dict[str, struct.Struct] = field(default_factory=dict, compare=False, repr=False)
+    _names: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     def __post_init__(self) -> None:
         pos = 0
@@ -46,16 +47,17 @@ class Layout:
         if pos > self.size:
             raise ValueError(f"{self.name} fields end at {pos}, beyond its size {self.size}")
         body = "".join(parts)
+        object.__setattr__(self, "_names", tuple(f.name for f in self.fields))
         for order in ("<", ">"):
             self._structs[order] = struct.Struct(order + body)
 
     @property
     def names(self) -> tuple[str, ...]:
-        return tuple(f.name for f in self.fields)
+        return self._names
 
     def unpack(self, buf: bytes | bytearray | memoryview, pos: int, order: Order) -> dict[str, Any]:
         """The fields at ``buf[pos:]`` (the caller has checked ``size`` bytes are there)."""
-        return dict(zip(self.names, self._structs[order].unpack_from(buf, pos), strict=True))
+        return dict(zip(self._names, self._structs[order].unpack_from(buf, pos), strict=True))
 
     def pack_into(self, buf: bytearray, pos: int, order: Order, values: dict[str, Any]) -> None:
         """Write the named fields (missing names are written as 0)."""
