@@ -1,6 +1,9 @@
 """Committed transactions of captured tables, assembled from Oracle redo records.
 
-Feed records in log order (:meth:`Capture.feed`); each 5.4 commit gives back the
+Two layers: :class:`Miner` turns each record into transaction events in log order (begin,
+session, row, undo of a row, end), the stream a transaction cache consumes (the Extract's,
+through engine/extract/oracle_source.py); :class:`Capture` assembles them itself: feed
+records in log order (:meth:`Capture.feed`); each 5.4 commit gives back the
 transaction it ends, with its row changes in redo order, typed by the dictionary. Rolled-back
 transactions are dropped; a 5.6 / 5.11 (undo applied: rollback to a savepoint) with its
 level-11 partner takes back the latest change of that transaction to the row it names.
@@ -55,15 +58,47 @@ class Transaction:
     changes: tuple[RowEvent, ...]
 
 
-@dataclass
-class _Open:
-    begin_scn: int
-    user: str = ""
-    changes: list[RowEvent] = field(default_factory=list)
-    pieces: list[V.RowChange] = field(default_factory=list)
+@dataclass(frozen=True)
+class TxBegin:
+    xid: V.Xid
+    scn: int
 
 
-class Capture:
+@dataclass(frozen=True)
+class TxSession:
+    xid: V.Xid
+    user: str
+    name: str
+
+
+@dataclass(frozen=True)
+class TxRow:
+    xid: V.Xid
+    row: RowEvent
+    ref: str  # names this change for a TxUndo
+
+
+@dataclass(frozen=True)
+class TxUndo:
+    xid: V.Xid
+    ref: str
+
+
+@dataclass(frozen=True)
+class TxEnd:
+    xid: V.Xid
+    rollback: bool
+    commit_scn: int
+    time: int  # redo time of the LWN
+
+
+TxEvent = TxBegin | TxSession | TxRow | TxUndo | TxEnd
+
+
+class Miner:
+    """Records to transaction events. Only vectors of captured tables (and the transaction
+    layer, and the dictionary's own tables for structure changes) are decoded."""
+
     def __init__(
         self,
         dictionary: Dictionary,
@@ -80,11 +115,13 @@ class Capture:
             if t.full_name in DICTIONARY_TABLES
             for d in t.data_objs
         }
-        self.open: dict[V.Xid, _Open] = {}
         self.lwn_scn = 0
         self.lwn_time = 0
         self.records = 0
         self._warned: set[tuple[str, str]] = set()
+        self._made = 0  # changes named so far: a ref is never reused
+        self._live: dict[tuple[V.Xid, str], list[str]] = {}  # refs of a row's changes, newest last
+        self._pieces: dict[V.Xid, list[V.RowChange]] = {}
         for t in self.tables.values():
             for c in t.columns:
                 if c.type.upper().split("(")[0] not in DECODERS:
@@ -97,11 +134,11 @@ class Capture:
                 f"OGG-01431: column {c.name} of {t.full_name} has type {c.type}, not captured"
             )
 
-    def feed(self, rec: Record) -> list[Transaction]:
+    def feed(self, rec: Record) -> list[TxEvent]:
         self.records += 1
         if rec.lwn:
             self.lwn_scn, self.lwn_time = rec.lwn.scn, rec.lwn.time
-        done: list[Transaction] = []
+        out: list[TxEvent] = []
         xid: V.Xid | None = None
         undo: V.Undo | None = None
         undone: tuple[int, int] | None = None  # (con, data obj) of a 5.6 / 5.11
@@ -111,7 +148,7 @@ class Capture:
                 b = V.decode(v)
                 assert isinstance(b, V.Begin)
                 xid = b.xid
-                self.open.setdefault(xid, _Open(rec.scn))
+                out.append(TxBegin(xid, rec.scn))
             elif op == "5.1":
                 uxid, _objn, objd, opc = V.undo_ids(v)
                 xid = uxid or xid
@@ -128,32 +165,27 @@ class Capture:
             elif op == "5.20":
                 s = V.decode(v)
                 assert isinstance(s, V.Session)
-                if xid and xid in self.open and s.user:
-                    self.open[xid].user = s.user
+                if xid and s.user:
+                    out.append(TxSession(xid, s.user, s.transaction_name))
             elif op == "5.4":
                 e = V.decode(v)
                 assert isinstance(e, V.End)
-                t = self.open.pop(e.xid, None)
-                if t is not None and not e.rollback and t.changes:
-                    done.append(
-                        Transaction(
-                            e.xid,
-                            t.begin_scn,
-                            self.lwn_scn or rec.scn,
-                            self.lwn_time,
-                            t.user,
-                            tuple(t.changes),
-                        )
-                    )
+                self._forget(e.xid)
+                out.append(TxEnd(e.xid, e.rollback, self.lwn_scn or rec.scn, self.lwn_time))
             elif v.layer == 11:
                 key = (v.con_id, v.obj)
                 if key in self.dict_tables:
                     self._dictionary_change(v, undo, rec)
                 elif key in self.tables:
-                    self._row(v, undo, rec, xid, undone == key)
+                    out += self._row(v, undo, rec, xid, undone == key)
                 undo = None
                 undone = None
-        return done
+        return out
+
+    def _forget(self, xid: V.Xid) -> None:
+        self._pieces.pop(xid, None)
+        for k in [k for k in self._live if k[0] == xid]:
+            del self._live[k]
 
     # ------------------------------------------------------------------ rows
 
@@ -201,16 +233,15 @@ class Capture:
 
     def _row(
         self, v: Vector, undo: V.Undo | None, rec: Record, xid: V.Xid | None, undoing: bool
-    ) -> None:
+    ) -> list[TxEvent]:
         t = self.tables[(v.con_id, v.obj)]
         d = V.decode(v)
         if not isinstance(d, V.Redo):
-            return
+            return []
         row = d.row
         xid = d.xid or (undo.xid if undo else None) or xid
         if xid is None:
-            return
-        tx = self.open.setdefault(xid, _Open(rec.scn))
+            return []
         if row.compressed:
             raise CaptureStop(
                 f"{t.full_name}: a compressed row at SCN {rec.scn}: "
@@ -218,66 +249,111 @@ class Capture:
             )
         rid = rowid(v.obj, v.dba, row.slot)
         if undoing:  # rollback to savepoint: the partner takes back the latest change to this row
-            for i in range(len(tx.changes) - 1, -1, -1):
-                if tx.changes[i].rowid == rid:
-                    del tx.changes[i]
-                    break
-            return
+            live = self._live.get((xid, rid))
+            return [TxUndo(xid, live.pop())] if live else []
         supp = undo.supp.columns if undo and undo.supp else ()
         before_cols = (undo.row.columns if undo and undo.row else ()) + supp
         name = row.name
+        out: list[TxEvent] = []
+
+        def emit(
+            op: str,
+            r: str,
+            before: tuple[tuple[int, bytes | None], ...],
+            after: tuple[tuple[int, bytes | None], ...],
+        ) -> None:
+            self._made += 1
+            ref = f"{r}#{self._made}"
+            self._live.setdefault((xid, r), []).append(ref)
+            ev = RowEvent(
+                op, t, rec.scn, rec.rba, r, self._values(t, before), self._values(t, after)
+            )
+            out.append(TxRow(xid, ev, ref))
+
         if name == "IRP":
             fb = row.fb or 0
-            if not (fb & FB_F and fb & FB_L):
-                self._piece(tx, t, v, row, rec, rid)
-                return
-            self._emit(tx, "INSERT", t, rec, rid, (), row.columns)
+            if fb & FB_F and fb & FB_L:
+                emit("INSERT", rid, (), row.columns)
+            else:
+                whole = self._piece(xid, v, row, rid)
+                if whole:
+                    emit("INSERT", whole[0], (), whole[1])
         elif name == "DRP":
-            self._emit(tx, "DELETE", t, rec, rid, before_cols, ())
+            emit("DELETE", rid, before_cols, ())
         elif name in ("URP", "ORP"):
-            self._emit(tx, "UPDATE", t, rec, rid, before_cols, row.columns + supp)
+            emit("UPDATE", rid, before_cols, row.columns + supp)
         elif name == "QMI":
             for slot, cols in zip(row.slots, row.rows, strict=False):
-                self._emit(tx, "INSERT", t, rec, rowid(v.obj, v.dba, slot), (), cols)
+                emit("INSERT", rowid(v.obj, v.dba, slot), (), cols)
         elif name == "QMD":
             rows = undo.row.rows if undo and undo.row else ()
             for i, slot in enumerate(row.slots):
-                self._emit(
-                    tx,
-                    "DELETE",
-                    t,
-                    rec,
-                    rowid(v.obj, v.dba, slot),
-                    rows[i] if i < len(rows) else (),
-                    (),
-                )
+                emit("DELETE", rowid(v.obj, v.dba, slot), rows[i] if i < len(rows) else (), ())
+        return out
 
-    def _piece(self, tx: _Open, t: Table, v: Vector, row: V.RowOp, rec: Record, rid: str) -> None:
+    def _piece(
+        self, xid: V.Xid, v: Vector, row: V.RowOp, rid: str
+    ) -> tuple[str, tuple[tuple[int, bytes | None], ...]] | None:
         """A row inserted in several pieces: Oracle writes the last piece first and the head
         (F) last; the row is complete when both ends are in."""
-        tx.pieces.append(
+        pieces = self._pieces.setdefault(xid, [])
+        pieces.append(
             V.RowChange(v.op, v.obj, v.con_id, None, row.fb, None, rid, row.columns, (), ())
         )
-        fbs = [p.fb or 0 for p in tx.pieces]
-        if any(f & FB_F for f in fbs) and any(f & FB_L for f in fbs):
-            cols: list[tuple[int, bytes | None]] = []
-            for p in reversed(tx.pieces):
-                base = len(cols)
-                cols += [(base + n, val) for n, val in p.after]
-            head = tx.pieces[-1].rowid
-            tx.pieces.clear()
-            self._emit(tx, "INSERT", t, rec, head, (), tuple(cols))
+        fbs = [p.fb or 0 for p in pieces]
+        if not (any(f & FB_F for f in fbs) and any(f & FB_L for f in fbs)):
+            return None
+        cols: list[tuple[int, bytes | None]] = []
+        for p in reversed(pieces):
+            base = len(cols)
+            cols += [(base + n, val) for n, val in p.after]
+        head = pieces[-1].rowid
+        pieces.clear()
+        return head, tuple(cols)
 
-    def _emit(
+
+@dataclass
+class _Open:
+    begin_scn: int
+    user: str = ""
+    changes: list[tuple[str, RowEvent]] = field(default_factory=list)
+
+
+class Capture:
+    """The events of a :class:`Miner` assembled into committed transactions."""
+
+    def __init__(
         self,
-        tx: _Open,
-        op: str,
-        t: Table,
-        rec: Record,
-        rid: str,
-        before: tuple[tuple[int, bytes | None], ...],
-        after: tuple[tuple[int, bytes | None], ...],
+        dictionary: Dictionary,
+        captured: Callable[[Table], bool],
+        warn: Callable[[str], None] = lambda _m: None,
     ) -> None:
-        tx.changes.append(
-            RowEvent(op, t, rec.scn, rec.rba, rid, self._values(t, before), self._values(t, after))
-        )
+        self.miner = Miner(dictionary, captured, warn)
+        self.open: dict[V.Xid, _Open] = {}
+
+    @property
+    def records(self) -> int:
+        return self.miner.records
+
+    def feed(self, rec: Record) -> list[Transaction]:
+        done: list[Transaction] = []
+        for ev in self.miner.feed(rec):
+            if isinstance(ev, TxBegin):
+                self.open.setdefault(ev.xid, _Open(ev.scn))
+            elif isinstance(ev, TxSession):
+                if ev.xid in self.open:
+                    self.open[ev.xid].user = ev.user
+            elif isinstance(ev, TxRow):
+                self.open.setdefault(ev.xid, _Open(ev.row.scn)).changes.append((ev.ref, ev.row))
+            elif isinstance(ev, TxUndo):
+                tx = self.open.get(ev.xid)
+                if tx:
+                    tx.changes = [(r, c) for r, c in tx.changes if r != ev.ref]
+            else:
+                t = self.open.pop(ev.xid, None)
+                if t is not None and not ev.rollback and t.changes:
+                    changes = tuple(c for _r, c in t.changes)
+                    done.append(
+                        Transaction(ev.xid, t.begin_scn, ev.commit_scn, ev.time, t.user, changes)
+                    )
+        return done

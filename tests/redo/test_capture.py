@@ -206,7 +206,7 @@ def test_an_insert_written_with_the_tables_is_captured() -> None:
         )
         assert cap.feed(rec) == []
     (tx,) = cap.open.values()
-    assert [c.after for c in tx.changes] == [(("ID", Decimal(5)), ("NAME", "x"))] * 2
+    assert [c.after for _ref, c in tx.changes] == [(("ID", Decimal(5)), ("NAME", "x"))] * 2
 
 
 def test_unsupported_column_types_warn_by_table_and_column() -> None:
