@@ -51,6 +51,7 @@ from engine.home.checkpoints import Position as CpPosition
 from engine.home.groups import DEFAULT_MEGABYTES, GroupDef, normalize_trail
 from engine.home.layout import Home
 from engine.runtime.events import Severity
+from engine.runtime.loop import GroupRun, Stop
 from engine.runtime.stats import StatsBook, counted
 from engine.trail.model import datetime_to_micros, micros_to_datetime
 from engine.trail.recovery import RecoveryMode
@@ -64,7 +65,7 @@ if TYPE_CHECKING:
 Emit = Callable[[str, Severity, str], None]
 
 
-class ExtractRun(TransactionManagement):
+class ExtractRun(TransactionManagement, GroupRun):
     def __init__(
         self,
         home: Home,
@@ -255,36 +256,39 @@ class ExtractRun(TransactionManagement):
         self.last_checkpoint = 0.0
 
     # -- running --------------------------------------------------------------------
-    def run(
-        self, stop: threading.Event, *, stop_at_eof: bool = False, idle_wait: float = 0.5
-    ) -> None:
-        interval = max(1, self.model.checkpoint_secs)
-        while not stop.is_set():
-            if self.rollover_requested.is_set():
-                self.writer.rollover()
-                self.rollover_requested.clear()
-                self.checkpoint()
-                self.rollover_done.set()
-            with self.lock:
-                n = self.capture.poll()
-                self.at_eof = n == 0
-                self._warn_long_transactions()
-                self._purge_orphans()
-                if self.br is not None and (self.br_requested or self._br_due(0)):
-                    # BRCHECKPOINT IMMEDIATE, or due on the Extract's clock (an idle source too)
-                    self.br_requested = None
-                    self.writer.sync()
-                    redo = self.capture.last_time_us or self._now_us()
-                    self._br_checkpoint(self.capture.applied_positions(), redo)
-            self._report_count()
-            now = time.monotonic()
-            if n or now - self.last_checkpoint >= interval:
-                self.checkpoint()
-            if stop_at_eof and n == 0:
-                break
-            if n == 0 and not self.rollover_requested.is_set():
-                stop.wait(idle_wait)
-        self.checkpoint()
+    @property
+    def checkpoint_secs(self) -> int:
+        return self.model.checkpoint_secs
+
+    def between(self) -> None:
+        """SEND ... ROLLOVER, acted on between batches (the request waits for it)."""
+        if self.rollover_requested.is_set():
+            self.writer.rollover()
+            self.rollover_requested.clear()
+            self.checkpoint()
+            self.rollover_done.set()
+
+    def wake(self) -> bool:
+        return self.rollover_requested.is_set()
+
+    def poll(self) -> int:
+        """One batch of capture, then what is due on the Extract's clock: long-running
+        transaction warnings, the orphan purge, a Bounded Recovery checkpoint, REPORTCOUNT."""
+        with self.lock:
+            n = self.capture.poll()
+            self._warn_long_transactions()
+            self._purge_orphans()
+            if self.br is not None and (self.br_requested or self._br_due(0)):
+                # BRCHECKPOINT IMMEDIATE, or due on the Extract's clock (an idle source too)
+                self.br_requested = None
+                self.writer.sync()
+                redo = self.capture.last_time_us or self._now_us()
+                self._br_checkpoint(self.capture.applied_positions(), redo)
+        self._report_count()
+        return n
+
+    def run(self, stop: Stop, *, stop_at_eof: bool = False, idle: float = 0.5) -> None:
+        super().run(stop, stop_at_eof=stop_at_eof, idle=idle)
 
     def _committed(self, xid: str, _scn: int, _records: int) -> None:
         self.latest_txn = xid
@@ -478,8 +482,8 @@ class ExtractRun(TransactionManagement):
         raise lt.RequestError(f"ERROR: invalid BR request: {' '.join(args)}")
 
     def _br_timeline(self, rest: tuple[str, ...]) -> list[str]:
-        """BRSTATUS's picture (engine.pictures.br), and its SVG for ``FILE name.svg``."""
-        from engine.pictures import br as pic
+        """BRSTATUS's picture (engine.extract.brpicture), and its SVG for ``FILE name.svg``."""
+        from engine.extract import brpicture as pic
 
         assert self.br is not None
         if rest and (len(rest) != 2 or rest[0].upper() != "FILE" or
