@@ -28,7 +28,7 @@ class MissingLogError(RedoError):
 
 
 class IncarnationError(RedoError):
-    default_code = "OGG-01028"
+    default_code = "OGG-02028"
 
 
 @dataclass(frozen=True)
