@@ -7,6 +7,8 @@ records in log order (:meth:`Capture.feed`); each 5.4 commit gives back the
 transaction it ends, with its row changes in redo order, typed by the dictionary. Rolled-back
 transactions are dropped; a 5.6 / 5.11 (undo applied: rollback to a savepoint) with its
 level-11 partner takes back the latest change of that transaction to the row it names.
+A 19.1 direct-path block of a captured table gives an insert per row, in the transaction of
+the record's 5.1 / 5.2 (a block with neither in its record is not attributed: not captured).
 Only vectors of captured tables (and the transaction layer) are decoded, so what the
 database does elsewhere is read but never an error.
 
@@ -172,6 +174,8 @@ class Miner:
                 assert isinstance(e, V.End)
                 self._forget(e.xid)
                 out.append(TxEnd(e.xid, e.rollback, self.lwn_scn or rec.scn, self.lwn_time))
+            elif op == "19.1" and (v.con_id, v.obj) in self.tables and xid is not None:
+                out += self._direct(v, rec, xid)
             elif v.layer == 11:
                 key = (v.con_id, v.obj)
                 if key in self.dict_tables:
@@ -289,6 +293,20 @@ class Miner:
             rows = undo.row.rows if undo and undo.row else ()
             for i, slot in enumerate(row.slots):
                 emit("DELETE", rowid(v.obj, v.dba, slot), rows[i] if i < len(rows) else (), ())
+        return out
+
+    def _direct(self, v: Vector, rec: Record, xid: V.Xid) -> list[TxEvent]:
+        """19.1: a block written by a direct-path load; each of its rows an insert."""
+        t = self.tables[(v.con_id, v.obj)]
+        d = V.decode(v)
+        if not isinstance(d, V.DirectLoad):
+            return []
+        out: list[TxEvent] = []
+        for slot, _fb, cols in d.rows:
+            self._made += 1
+            r = rowid(v.obj, v.dba, slot)
+            ev = RowEvent("INSERT", t, rec.scn, rec.rba, r, (), self._values(t, cols))
+            out.append(TxRow(xid, ev, f"{r}#{self._made}"))
         return out
 
     def _piece(

@@ -88,6 +88,12 @@ KDO_URP_AT = {
 KDO_URP_NULLS = 26
 KDO_SLOT_AT = {"slot": (16, "H"), "tabn": (18, "B")}  # DRP, LKR, CFA
 KDO_ARRAY_AT = {"tabn": (16, "B"), "nrow": (18, "B")}  # QMI, QMD
+# 19.1 direct-path load: a whole data block image (ktbbh, ITL entries, kdbh, row directory)
+KTBBH_AT = {"type": (0, "B"), "objd": (4, "I"), "itc": (16, "B")}
+KTBBH_ITL = 24  # the ITL list starts here, 24 bytes an entry
+KDBH_AT = {"flag": (0, "B"), "ntab": (1, "B"), "nrow": (2, "H")}
+KDBH_DIRECTORY = 14  # table directory (4 bytes a table), then the row directory (2 a row)
+BLOCK_TYPE_DATA = 1
 SUPP_AT = {"type": (0, "B"), "fb": (1, "B"), "cc": (2, "H"), "before": (6, "H"), "after": (8, "H")}
 SUPP_ROW_AT = {"bdba": (20, "I"), "slot": (24, "H")}  # in the 28-byte form
 KDO_OP_MASK = 0x1F
@@ -204,11 +210,18 @@ class Redo:  # 11.x
 
 
 @dataclass(frozen=True)
+class DirectLoad:  # 19.1
+    objd: int
+    block_type: int
+    rows: tuple[tuple[int, int, tuple[tuple[int, bytes | None], ...]], ...]  # (slot, fb, columns)
+
+
+@dataclass(frozen=True)
 class Other:
     op: str
 
 
-Decoded = Begin | Undo | End | Session | Redo | Other
+Decoded = Begin | Undo | End | Session | Redo | DirectLoad | Other
 
 
 def undo_xid_of(cls: int, slt: int, sqn: int) -> Xid:
@@ -487,7 +500,39 @@ def _redo(v: Vector) -> Decoded:
     return Redo(xid, row)
 
 
+def _row_at(block: bytes, pos: int) -> tuple[int, tuple[tuple[int, bytes | None], ...]]:
+    """A row in a block: flag byte, lock byte, column count, then length-prefixed columns."""
+    if pos + 3 > len(block):
+        raise RedoCorruptError("a row header runs past its block", pos)
+    fb, cc = block[pos], block[pos + 2]
+    vals = _one_field_columns(block[pos + 3 :], cc)
+    return fb, tuple(enumerate(vals))
+
+
+def _direct_load(v: Vector) -> Decoded:
+    o = v.order
+    blk = _field(v, 0)
+    typ = _get(blk, KTBBH_AT, "type", o)
+    objd = _get(blk, KTBBH_AT, "objd", o)
+    if typ != BLOCK_TYPE_DATA:
+        return DirectLoad(objd, typ, ())
+    kdbh = KTBBH_ITL + KTBBH_ITL * _get(blk, KTBBH_AT, "itc", o)
+    head = blk[kdbh:]
+    ntab, nrow = _get(head, KDBH_AT, "ntab", o), _get(head, KDBH_AT, "nrow", o)
+    rd = KDBH_DIRECTORY + 4 * ntab
+    if rd + 2 * nrow > len(head):
+        raise RedoCorruptError(f"19.1: a row directory of {nrow} rows runs past the block")
+    rows = []
+    for slot, off in enumerate(struct.unpack_from(f"{o}{nrow}H", head, rd)):
+        if off == 0xFFFF or kdbh + off >= len(blk):
+            continue  # a free slot
+        fb, cols = _row_at(blk, kdbh + off)
+        rows.append((slot, fb, cols))
+    return DirectLoad(objd, typ, tuple(rows))
+
+
 DECODERS: dict[str, Callable[[Vector], Decoded]] = {
+    "19.1": _direct_load,
     "5.1": _undo,
     "5.2": _begin,
     "5.4": _end,

@@ -221,3 +221,40 @@ def test_unsupported_column_types_warn_by_table_and_column() -> None:
         warns.append,
     )
     assert warns == ["OGG-01431: column DOC of OLR_TEST.TEST_CDC has type CLOB, not captured"]
+
+
+def test_a_direct_path_load_gives_an_insert_per_row() -> None:
+    """oracdc's real 19.1 block image written as a block of OLR_TEST.TEST_CDC, inside a
+    transaction (5.2 ... 5.4 built with the vector tables): nine inserts, IDs 1..9."""
+    import struct
+
+    from tests.redo import oracdc
+    from tests.redo.corpus import ORACDC
+
+    dic = dictionary.load(need(CHECKPOINT))
+    (src,) = oracdc.records(need(ORACDC) / "Op19_1_Test.java")
+    block = next(v for v in framing.parse_record(src.raw).vectors if v.op == "19.1").fields[0]
+    ktudh = bytearray(32)
+    struct.pack_into("<HxxI", ktudh, 0, 5, 77)
+    ktucm = bytearray(20)
+    struct.pack_into("<HxxI", ktucm, 0, 5, 77)
+    hdr = {"con_id": 3, "afn": 23}
+    begin = framing.build_vector("12c", "<", [bytes(ktudh)], layer=5, code=2, cls=15 + 2 * 4, **hdr)
+    load = framing.build_vector(
+        "12c", "<", [block], layer=19, code=1, cls=1, dba=0x0600000E, obj=72726, **hdr
+    )
+    end = framing.build_vector("12c", "<", [bytes(ktucm)], layer=5, code=4, cls=15 + 2 * 4, **hdr)
+    lwn = framing.Lwn(0, 1, 1, dic.scn + 1, 0)
+    cap = C.Capture(dic, lambda t: t.owner == "OLR_TEST")
+    assert (
+        cap.feed(
+            framing.parse_record(framing.build_record("<", dic.scn + 1, 1, [begin, load], lwn))
+        )
+        == []
+    )
+    (tx,) = cap.feed(framing.parse_record(framing.build_record("<", dic.scn + 2, 1, [end])))
+    assert tx.xid.text() == "4.5.77" and tx.commit_scn == dic.scn + 1
+    assert [(c.op, c.after[0]) for c in tx.changes] == [
+        ("INSERT", ("ID", Decimal(i))) for i in range(1, 10)
+    ]
+    assert len({c.rowid for c in tx.changes}) == 9

@@ -236,3 +236,27 @@ def test_mutated_log_resealed_never_crashes_the_capture(where: int, junk: bytes)
             cap.feed(r)
     except RedoError:
         pass
+
+
+def test_direct_path_blocks() -> None:
+    """19.1: the block image's rows, as the tests state their object, container and rows."""
+    import re
+
+    for name in ("Op19_1_Test.java", "Op19_1_IdxObj16334300_Test.java"):
+        path = need(ORACDC) / name
+        text = path.read_text(encoding="utf-8")
+        obj = int(re.search(r"changeColb\(\)\.obj\(\), (\d+)\)", text).group(1))  # type: ignore[union-attr]
+        con = int(re.search(r"changeColb\(\)\.conId\(\), (\d+)\)", text).group(1))  # type: ignore[union-attr]
+        rows = re.search(r"qmRowCount\(\), (\d+)\)", text)
+        (rec,) = oracdc.records(path)
+        r = F.parse_record(rec.raw, rec.order, rec.layout)  # type: ignore[arg-type]
+        (v,) = [v for v in r.vectors if v.op == "19.1"]
+        d = V.decode(v)
+        assert isinstance(d, V.DirectLoad)
+        assert (v.obj, d.objd, v.con_id) == (obj, obj, con)
+        if rows:
+            assert len(d.rows) == int(rows.group(1)) == 9
+            assert [c[0][1] for _s, _fb, c in d.rows] == [bytes([0xC1, 2 + i]) for i in range(9)]
+            assert {fb_text(fb) for _s, fb, _c in d.rows} == {"--H-FL--"}
+        else:
+            assert d.block_type == 2 and d.rows == ()  # an index block: no table rows
