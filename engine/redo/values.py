@@ -183,4 +183,9 @@ def decode_value(type_name: str, raw: bytes | None, charset: str = "AL32UTF8") -
     fn = DECODERS.get(base)
     if fn is None:
         raise RedoCorruptError(f"column type {type_name} is not supported")
-    return fn(raw, charset)
+    try:
+        return fn(raw, charset)
+    except (ValueError, OverflowError) as exc:  # out of range for Python's types
+        if isinstance(exc, RedoCorruptError):
+            raise
+        raise RedoCorruptError(f"{base} {raw.hex()}: {exc}") from None
