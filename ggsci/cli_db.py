@@ -467,12 +467,16 @@ def dump(
         str, typer.Option(help="Vector headers of --hex records: 11g or 12c.")
     ] = "12c",
     big_endian: Annotated[bool, typer.Option(help="--hex records are big-endian.")] = False,
+    dictionary: Annotated[
+        Path | None,
+        typer.Option(help="Dictionary JSON: --json adds tables and typed column values."),
+    ] = None,
     home: HomeOpt = None,
 ) -> None:
     """Print a redo log in Oracle logfile dump text format (or JSON): an embedded database's
     by NAME, an Oracle log file by path, or records given as hex (--hex FILE)."""
     if hex_file is not None or (name is not None and (os.sep in name or Path(name).is_file())):
-        _dump_oracle(name, hex_file, json_, layout, big_endian, from_scn)
+        _dump_oracle(name, hex_file, json_, layout, big_endian, from_scn, dictionary)
         return
     if name is None:
         raise _fail(DatabaseError("give a database name, a log file path, or --hex FILE"))
@@ -496,10 +500,12 @@ def _dump_oracle(
     layout: str,
     big_endian: bool,
     from_scn: int,
+    dictionary: Path | None = None,
 ) -> None:
     """``ggsci db dump`` of Oracle's own format (engine.redo): one error line, never a traceback."""
     import json
 
+    from engine.redo.dictionary import load as load_oracle_dictionary
     from engine.redo.dumptext import dump_lines, record_json
     from engine.redo.errors import RedoError
     from engine.redo.framing import iter_records, read_header
@@ -509,6 +515,7 @@ def _dump_oracle(
         raise _fail(DatabaseError(f"--layout {layout}: use 11g or 12c"))
     out = sys.stdout
     try:
+        dic = load_oracle_dictionary(dictionary) if dictionary is not None else None
         if hex_file is not None:
             lines = hex_file.read_text(encoding="ascii", errors="replace").splitlines()
             records = list(hex_records(lines, ">" if big_endian else "<", layout))
@@ -532,7 +539,7 @@ def _dump_oracle(
         raise _fail(DatabaseError(f"{exc.filename or hex_file}: {exc.strerror}")) from None
     if json_:
         for r in records:
-            out.write(json.dumps(record_json(r)) + "\n")
+            out.write(json.dumps(record_json(r, dic)) + "\n")
         return
     for line in dump_lines(records, layout):
         out.write(line + "\n")

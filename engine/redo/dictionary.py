@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +80,10 @@ class Dictionary:
     tables: tuple[Table, ...]
 
     def by_data_obj(self) -> dict[tuple[int, int], Table]:
+        return self._by_data_obj
+
+    @cached_property
+    def _by_data_obj(self) -> dict[tuple[int, int], Table]:
         return {(t.con_id, d): t for t in self.tables for d in t.data_objs}
 
     def by_obj(self) -> dict[tuple[int, int], Table]:

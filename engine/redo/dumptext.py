@@ -13,8 +13,11 @@ from typing import Any
 
 from engine.redo import layout as L
 from engine.redo import vectors as V
+from engine.redo.dictionary import Dictionary
+from engine.redo.errors import RedoError
 from engine.redo.framing import Record, Vector
 from engine.redo.rowid import fb_text, rowid
+from engine.redo.values import decode_value
 
 
 def _scn(scn: int) -> str:
@@ -111,7 +114,28 @@ def _hexcols(cols: Iterable[tuple[int, bytes | None]]) -> list[dict[str, Any]]:
     return [{"col": n, "hex": None if val is None else val.hex()} for n, val in cols]
 
 
-def record_json(rec: Record) -> dict[str, Any]:
+def _typed(
+    dic: Dictionary | None, con_id: int, obj: int, cols: Iterable[tuple[int, bytes | None]]
+) -> tuple[str, dict[str, Any]] | None:
+    """With a dictionary: the table's name and the columns' values by name (text, as JSON)."""
+    t = dic.by_data_obj().get((con_id, obj)) if dic else None
+    if t is None or dic is None:
+        return None
+    out: dict[str, Any] = {}
+    for n, raw in cols:
+        c = t.column_at(n + 1)
+        if c is None:
+            continue
+        try:
+            val = decode_value(c.type, raw, dic.charset(c))
+        except RedoError as exc:
+            out[c.name] = {"error": exc.message}
+            continue
+        out[c.name] = val.hex() if isinstance(val, bytes) else None if val is None else str(val)
+    return t.full_name, out
+
+
+def record_json(rec: Record, dic: Dictionary | None = None) -> dict[str, Any]:
     changes: list[dict[str, Any]] = []
     undo: V.Undo | None = None
     for v in rec.vectors:
@@ -152,6 +176,9 @@ def record_json(rec: Record) -> dict[str, Any]:
                 ch["fb"] = fb_text(fb)
             ch["rowid"] = rowid(v.obj, v.dba, d.row.slot)
             ch["columns"] = _hexcols(d.row.columns)
+            typed = _typed(dic, v.con_id, v.obj, d.row.columns)
+            if typed:
+                ch["table"], ch["values"] = typed
             if d.row.compressed:
                 ch["compressed"] = True
             undo = None

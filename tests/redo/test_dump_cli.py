@@ -117,3 +117,19 @@ def test_logs_in_object_storage(s3_server: str) -> None:
         (1, 16, 1224959854),
     ]
     assert [f.sequence for f in catalog.chain(found, 1, 15, None, base)] == [15, 16]
+
+
+def test_dump_json_with_a_dictionary(tmp_path: Path) -> None:
+    from tests.redo.corpus import CHECKPOINT
+
+    r = runner.invoke(
+        app, ["dump", "--json", "--dictionary", str(need(CHECKPOINT)), str(need(LOG15))]
+    )
+    assert r.exit_code == 0, r.output
+    objs = [json.loads(line) for line in r.output.splitlines()]
+    typed = [c for o in objs for c in o["changes"] if c.get("table") == "OLR_TEST.TEST_CDC"]
+    assert [(c["op"], c["values"]) for c in typed] == [("11.2", {"ID": "1", "NAME": "hello world"})]
+    r = runner.invoke(
+        app, ["dump", "--json", "--dictionary", str(tmp_path / "absent.json"), str(LOG16)]
+    )
+    assert r.exit_code == 1 and r.output.startswith("GGS-REDO-0010") and "Traceback" not in r.output
