@@ -104,8 +104,8 @@ def socket_path(home: Home, kind: str, name: str) -> Path:
 def read_process_file(home: Home, kind: str, name: str) -> ProcessFile | None:
     path = process_file_path(home, kind, name)
     try:
-        return ProcessFile.from_json(read_json(path))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return ProcessFile.from_json(read_json(path, sealed=True, max_bytes=1 << 16))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return None  # missing, unreadable or corrupt: no process file (the lock still tells)
 
 

@@ -14,6 +14,7 @@ import pytest
 from engine.groups import GroupStore
 from engine.home import Home
 from engine.ipc import Request
+from engine.jsonfile import seal
 from engine.manager import Manager
 from engine.mgrparams import ManagerParams
 from engine.names import InvalidGroupName, check_group_name
@@ -134,10 +135,10 @@ def test_one_corrupt_group_file_affects_its_group_only(shell: Shell, home: Home)
 def test_a_group_file_of_the_wrong_shape_is_named(shell: Shell, home: Home) -> None:
     add_groups(shell)
     (home.dirchk / "REP1.grp").write_text('["a list"]')
-    (home.dirchk / "EXT1.grp").write_text('{"kind": "EXTRACT"}')
+    (home.dirchk / "EXT1.grp").write_text(json.dumps(seal({"kind": "EXTRACT"})))
     out = shell.run("INFO ALL")
     assert "ERROR: Group file dirchk/EXT1.grp is corrupt (missing 'name').\n" in out
-    assert "ERROR: Group file dirchk/REP1.grp is corrupt (TypeError:" in out
+    assert "ERROR: Group file dirchk/REP1.grp is corrupt (not a JSON object but list)" in out
     assert "EXTRACT     STOPPED     EXT2" in out
 
 
