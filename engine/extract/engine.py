@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.checkpoints import (
+    Checkpoints,
     CsnState,
     ReadCheckpoint,
     WriteCheckpoint,
@@ -32,6 +33,7 @@ from engine.extract import longtrans as lt
 from engine.extract.br import BoundedRecovery, BrError, Restored, selection_digest
 from engine.extract.cache import Txn
 from engine.extract.capture import Capture, CaptureState
+from engine.extract.cpcheck import commit_problem, shown_positions_problem
 from engine.extract.keyfetch import for_extract
 from engine.extract.lcr import Position
 from engine.extract.orphans import OrphanScanner
@@ -118,7 +120,13 @@ class ExtractRun(TransactionManagement):
                 f"Recovered trail {trail.path}: {rec.action} {rec.partial_records} record(s) "
                 "of a partly written transaction.",
             )
-        self.checkpoints = load_checkpoints(home, "EXTRACT", self.name)
+        try:
+            self.checkpoints = load_checkpoints(home, "EXTRACT", self.name)
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            self.writer.close()
+            raise ExtractError(
+                "OGG-00444", f"Checkpoint file dirchk/{self.name}.cpe is corrupt ({exc})."
+            ) from None
         state = None
         altered = False
         cps = self.checkpoints
@@ -134,6 +142,7 @@ class ExtractRun(TransactionManagement):
                     "BOUNDED RECOVERY: reset to initial or altered checkpoint.",
                 )
         if state is not None and not altered and cps is not None:
+            self._check_state(cps, state, model)
             # The trail against the write checkpoint: lost data is captured again, or abend.
             try:
                 again = recapture_lost_trail(
@@ -296,6 +305,25 @@ class ExtractRun(TransactionManagement):
             return None
         oldest = min(txns, key=lambda t: t.start_scn)
         return (oldest.start_scn, oldest.start_time_us)
+
+    def _check_state(self, cps: Checkpoints, state: CaptureState, model: ParamFile) -> None:
+        """The checkpoint against the redo it names (:mod:`engine.extract.cpcheck`):
+        ExtractError OGG-00444 naming the file when it cannot be true."""
+        problem = shown_positions_problem(cps, state)
+        if problem is None:
+            try:
+                logs = RedoCatalog.for_extract(self.root, model.tranlog).logs()
+            except RedoGapError:
+                logs = []  # an archive destination unreadable: the reader says so
+            problem = commit_problem(state, logs)
+        if problem is not None:
+            self.writer.close()
+            raise ExtractError(
+                "OGG-00444",
+                f"Checkpoint file dirchk/{self.name}.cpe cannot be believed: {problem}. "
+                f"Reposition with ALTER EXTRACT {self.name} (EXTSEQNO/EXTRBA, SCN or BEGIN) "
+                "to capture from a point you choose.",
+            )
 
     # -- Bounded Recovery -------------------------------------------------------------
     def _now_us(self) -> int:
