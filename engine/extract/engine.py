@@ -374,6 +374,13 @@ class ExtractRun(TransactionManagement):
             )
             self.emit("OGG-10019", Severity.INFO, BR_NOT_USED)
             return None
+        for damaged in restored.passed:
+            self.emit(
+                "OGG-01643",
+                Severity.INFO,
+                f"BOUNDED RECOVERY: CANCELED: for object pool 1: {self.name}: {damaged}; "
+                f"using {restored.path.name}, the checkpoint before it.",
+            )
         cp = restored.checkpoint
         if cp.selection != self.br.selection:
             self.emit(
