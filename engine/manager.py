@@ -46,7 +46,7 @@ from engine.status import (
     start_ticks,
     write_process_file,
 )
-from engine.trust import BadFile, NotHomeOwner, check_home_owner
+from engine.trust import BadFile, NotHomeOwner, check_home_owner, private_umask
 
 POLL_SECONDS = 0.2
 KILL_WAIT_SECONDS = 5.0
@@ -405,6 +405,7 @@ def _monotonic() -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    private_umask()
     parser = argparse.ArgumentParser(prog="python -m engine.manager")
     parser.add_argument("--home", required=True)
     args = parser.parse_args(argv)

@@ -61,7 +61,7 @@ from engine.status import (
     start_ticks,
     write_process_file,
 )
-from engine.trust import BadFile, NotHomeOwner, check_home_owner
+from engine.trust import BadFile, NotHomeOwner, check_home_owner, private_umask
 
 RUNNERS: dict[str, str] = {
     "EXTRACT": "engine.extract.runner:ExtractRunner",
@@ -429,6 +429,7 @@ def _abend(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    private_umask()
     parser = argparse.ArgumentParser(prog="python -m engine.process")
     parser.add_argument("kind", choices=sorted(RUNNERS))
     parser.add_argument("group")

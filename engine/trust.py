@@ -162,3 +162,27 @@ def shape_error(path: Path, home: Home, exc: Exception, what: str = "File") -> B
     else:
         reason = f"is corrupt ({type(exc).__name__}: {exc})"
     return BadFile(path, home, reason, what)
+
+
+UMASK_ENV = "GGSCI_UMASK"
+PRIVATE_UMASK = 0o077
+
+
+def private_umask(environ: dict[str, str] | None = None) -> int:
+    """Set this process's umask for the files and directories it makes in a home and return
+    it: 077 (the owner's alone: directories 0700, files 0600) unless ``GGSCI_UMASK`` (octal,
+    e.g. ``027``) opens them on purpose; write access for others is never granted (``022``
+    is always part of it). Every entry point calls this first (ggsci, the Manager, group
+    processes), so a home is private whatever umask the user's shell has. Children
+    (Spark's JVM, group processes) inherit it."""
+    env = os.environ if environ is None else environ
+    mask = PRIVATE_UMASK
+    text = env.get(UMASK_ENV, "").strip()
+    if text:
+        try:
+            mask = int(text, 8) & 0o777
+        except ValueError:
+            mask = PRIVATE_UMASK  # not octal: the private default
+    mask |= 0o022
+    os.umask(mask)
+    return mask

@@ -101,6 +101,13 @@ def test_a_changed_last_commit_scn_is_found_not_acted_upon(
     with pytest.raises(ExtractError, match="above every SCN of the redo before its read"):
         run_extract(home, spark)
     assert trail_ids(home) == [str(i) for i in range(1, 6)]  # nothing skipped, nothing written
+    # recovery as documented: a position given replaces the damaged file
+    edit(home, reseal=False, last_commit_scn=1)
+    out = Shell(home).run("ALTER EXTRACT e1, EXTSEQNO 1, EXTRBA 0")
+    assert out.startswith("WARNING: Checkpoint file dirchk/E1.cpe is corrupt (checksum mismatch)")
+    assert out.endswith("EXTRACT altered.\n")
+    run_extract(home, spark)  # from the start of the redo: what the trail holds is skipped
+    assert trail_ids(home) == [str(i) for i in range(1, 11)]
 
 
 def test_a_read_position_off_a_record_boundary_is_found(
