@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -82,3 +84,15 @@ def check_golden(name: str, text: str, home: Home | None = None) -> None:
         return
     assert path.exists(), f"missing golden file {path}; run with GGSCI_REGEN_GOLDEN=1"
     assert text == path.read_text(), f"{name} differs from its golden file"
+
+
+@pytest.fixture
+def root_home() -> Iterator[Home]:
+    """A home every user may search the way to (tests as another user, trust_helpers)."""
+    from .trust_helpers import open_home
+
+    home = open_home()
+    try:
+        yield home
+    finally:
+        shutil.rmtree(home.root.parent, ignore_errors=True)

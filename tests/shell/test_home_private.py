@@ -16,7 +16,6 @@ import os
 import stat
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -39,7 +38,7 @@ from engine.trail.writer import TrailWriter
 from engine.trust import private_umask
 
 from .conftest import Shell
-from .trust_helpers import NOBODY, as_nobody, open_home
+from .trust_helpers import NOBODY, as_nobody
 
 HOLD = """
 fds = []
@@ -60,14 +59,8 @@ def mode(path: Path) -> int:
 
 
 @pytest.fixture
-def home() -> Iterator[Home]:
-    h = open_home()
-    try:
-        yield h
-    finally:
-        import shutil
-
-        shutil.rmtree(h.root.parent, ignore_errors=True)
+def home(root_home: Home) -> Home:
+    return root_home
 
 
 def test_lock_files_are_created_for_the_owner_alone(home: Home) -> None:

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,7 +20,7 @@ from engine.process import run_group
 from engine.trust import NotHomeOwner, check_home_owner
 
 from .conftest import Shell
-from .trust_helpers import NOBODY, as_nobody, open_home
+from .trust_helpers import NOBODY, as_nobody
 
 RULE = "a group name is 1 to 8 characters, a letter then letters, digits or _."
 
@@ -211,15 +209,6 @@ def test_a_credential_store_readable_by_others_is_not_used(shell: Shell, home: H
 
 
 # -- who may act on a home ---------------------------------------------------------------------
-
-
-@pytest.fixture
-def root_home() -> Iterator[Home]:
-    home = open_home()
-    try:
-        yield home
-    finally:
-        shutil.rmtree(home.root.parent)
 
 
 def test_only_the_owner_acts_on_a_home(root_home: Home) -> None:
