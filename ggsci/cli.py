@@ -59,7 +59,7 @@ def build_shell_app() -> typer.Typer:
 
 
 def main() -> None:
-    from engine.trust import private_umask
+    from engine.home.trust import private_umask
 
     private_umask()
     try:

@@ -1,6 +1,6 @@
 """An Extract's checkpoint against what it names, checked at start before it is acted upon.
 
-The checkpoint file is sealed (:mod:`engine.jsonfile`), which finds a changed digit. These
+The checkpoint file is sealed (:mod:`engine.home.jsonfile`), which finds a changed digit. These
 checks find a checkpoint whose seal was made to match but whose content cannot be true, at
 the cost of reading the current redo log of each thread up to the read position once:
 
@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from engine.checkpoints import Checkpoints
+from engine.embedded.logfile import peek
+from engine.embedded.logs import LogInfo
+from engine.embedded.redo_scan import scan_frames
 from engine.extract.capture import CaptureState
-from engine.source.logfile import peek
-from engine.source.logs import LogInfo
-from engine.source.redo_scan import scan_frames
+from engine.home.checkpoints import Checkpoints
 
 
 def shown_positions_problem(cps: Checkpoints, saved: CaptureState) -> str | None:

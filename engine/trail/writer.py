@@ -35,7 +35,7 @@ from types import TracebackType
 from typing import BinaryIO
 
 from engine._native import load as load_native
-from engine.lockfile import foreign_holder, open_lock_file
+from engine.home.lockfile import foreign_holder, open_lock_file
 from engine.trail.checksum import GROWTH_NEW_AREA, seal_growth, seal_records
 from engine.trail.codec import RecordSummary, encode_record, peek_logcsn, summarize
 from engine.trail.envelope import record_length

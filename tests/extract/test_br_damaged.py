@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from engine.extract import br as br_module
-from engine.extract.engine import ExtractRun
-from engine.home import Home
+from engine.extract.run import ExtractRun
+from engine.home.layout import Home
 from params.check import check_text
 
 from .test_br import PRM, Log, Source, _po_fixture, persist_t27, trail

@@ -14,15 +14,15 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from shell.conftest import Shell
 
-from engine.checkpoints import checkpoint_path
-from engine.extract.engine import ExtractRun
+from engine.embedded.database import Database
+from engine.extract.run import ExtractRun
 from engine.extract.start import ExtractError
-from engine.groups import GroupStore, checked_checkpoints
-from engine.home import Home
-from engine.jsonfile import seal
-from engine.source.database import Database
+from engine.home.checkpoints import checkpoint_path
+from engine.home.groups import GroupStore, checked_checkpoints
+from engine.home.jsonfile import seal
+from engine.home.layout import Home
+from engine.home.trust import BadFile
 from engine.trail.reader import TrailReader
-from engine.trust import BadFile
 from params.check import check_text
 
 from .conftest import run_sql

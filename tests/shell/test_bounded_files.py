@@ -13,12 +13,12 @@ import time
 
 import pytest
 
-from engine.checkpoints import checkpoint_path
-from engine.groups import GroupStore, checked_checkpoints
-from engine.home import Home
-from engine.jsonfile import JsonRefused, loads_bounded, nesting
-from engine.status import MANAGER, State, read_process_file
-from engine.trust import BadFile
+from engine.home.checkpoints import checkpoint_path
+from engine.home.groups import GroupStore, checked_checkpoints
+from engine.home.jsonfile import JsonRefused, loads_bounded, nesting
+from engine.home.layout import Home
+from engine.home.status import MANAGER, State, read_process_file
+from engine.home.trust import BadFile
 
 from .conftest import Shell
 
@@ -130,7 +130,7 @@ def test_one_changed_digit_in_a_checkpoint_file_is_found(shell: Shell, home: Hom
 
 
 def test_a_process_file_with_a_changed_digit_counts_as_none(home: Home) -> None:
-    from engine.status import ProcessFile, write_process_file
+    from engine.home.status import ProcessFile, write_process_file
 
     write_process_file(home, ProcessFile("REPLICAT", "REP1", os.getpid(), State.RUNNING, "x"))
     assert read_process_file(home, "REPLICAT", "REP1") is not None

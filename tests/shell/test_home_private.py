@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.home import Home
-from engine.source.database import Database, create_database
-from engine.source.errors import DatabaseError
-from engine.status import (
+from engine.embedded.database import Database, create_database
+from engine.embedded.errors import DatabaseError
+from engine.home.layout import Home
+from engine.home.status import (
     MANAGER,
     LockHeld,
     ProcessLock,
@@ -33,9 +33,9 @@ from engine.status import (
     lock_path,
     status_of,
 )
+from engine.home.trust import private_umask
 from engine.trail.errors import TrailIOError
 from engine.trail.writer import TrailWriter
-from engine.trust import private_umask
 
 from .conftest import Shell
 from .trust_helpers import NOBODY, as_nobody

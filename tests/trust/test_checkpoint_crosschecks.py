@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from shell.conftest import Shell
 
-from engine.checkpoints import checkpoint_path, load_checkpoints
-from engine.groups import checked_checkpoints
-from engine.home import Home
-from engine.jsonfile import seal
+from engine.home.checkpoints import checkpoint_path, load_checkpoints
+from engine.home.groups import checked_checkpoints
+from engine.home.jsonfile import seal
+from engine.home.layout import Home
+from engine.home.trust import BadFile
 from engine.pump import PumpError
-from engine.pump.txreader import TransactionReader
-from engine.trust import BadFile
+from engine.trail.txreader import TransactionReader
 from trust.test_pump_restart_checksums import source_trail, start_pump
 
 
