@@ -118,10 +118,10 @@ def write_json(path: Path, data: Any, mode: int = 0o600, *, sealed: bool = True)
         os.fchmod(fd, mode)  # the umask may have cut it, an older file may be wider
         _write_all(fd, (json.dumps(body, indent=1, sort_keys=True) + "\n").encode())
         os.fsync(fd)
-    except OSError:
+    except OSError as exc:
         os.close(fd)
         tmp.unlink(missing_ok=True)
-        raise
+        raise OSError(exc.errno, exc.strerror, str(path)) from None  # the file, named
     os.close(fd)
     os.replace(tmp, path)
     dir_fd = os.open(path.parent, os.O_RDONLY)
