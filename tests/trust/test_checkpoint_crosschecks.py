@@ -6,19 +6,24 @@ seal finds it first (OGG-00444). A position ALTER EXTRACT set is never refused."
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
 from shell.conftest import Shell
 
 from engine.home.checkpoints import checkpoint_path, load_checkpoints
-from engine.home.groups import checked_checkpoints
+from engine.home.groups import GroupKind, SourceType, checked_checkpoints
 from engine.home.jsonfile import seal
 from engine.home.layout import Home
 from engine.home.trust import BadFile
 from engine.pump import PumpError
+from engine.replicat import ReplicatError
+from engine.replicat.engine import ReplicatRun
 from engine.trail.txreader import TransactionReader
 from trust.test_pump_restart_checksums import source_trail, start_pump
+
+from replicat_helpers import add_group, ins, model, txn_records, write_trail  # isort: skip
 
 
 @pytest.fixture
@@ -111,3 +116,40 @@ def test_alter_extract_extseqno_extrba_is_never_refused(home: Home) -> None:
     finally:
         run.close()
     start_pump(home).close()  # and a plain restart after it is believed
+
+
+def test_a_replicat_read_position_moved_is_found_and_alter_is_not_refused(home: Home) -> None:
+    """The same for a Replicat that keeps its progress in its checkpoint file (no
+    checkpoint table): a moved read position would apply transactions twice or skip them."""
+    conn = sqlite3.connect(home.root / "tgt.db")
+    conn.execute("CREATE TABLE emp (id NUMERIC PRIMARY KEY, name TEXT, sal NUMERIC)")
+    conn.close()
+    trail = home.root / "dirrmt" / "bb"
+    write_trail(trail, [txn_records(100 + i, [ins(i)]) for i in range(6)])
+    group = add_group(home, GroupKind.REPLICAT, "REP", SourceType.EXTTRAIL, "./dirrmt/bb")
+    prm = "REPLICAT rep\nTARGETDB ./tgt.db\nASSUMETARGETDEFS\nMAP hr.*, TARGET hr.*;\n"
+
+    def replicat() -> ReplicatRun:
+        return ReplicatRun(home, model(home, "rep", prm), group, lambda *_: None)
+
+    r = replicat()
+    r.run(lambda: False, stop_at_eof=True)
+    r.close()
+    reader = TransactionReader(trail)
+    ends = [(t.end.seqno, t.end.rba) for t in reader.poll()]
+    reader.close()
+    path = checkpoint_path(home, "REPLICAT", "REP")
+    data = json.loads(path.read_text())
+    seqno, rba = ends[3]
+    for key in ("startup", "recovery", "current"):
+        data["reads"][0][key].update(seqno=seqno, rba=rba)
+    path.write_text(json.dumps(seal(data), indent=1))
+    with pytest.raises(ReplicatError) as exc:
+        replicat()
+    assert exc.value.code == "OGG-01705" and "dirchk/REP.cpr does not match trail" in str(exc.value)
+    out = Shell(home).run(f"ALTER REPLICAT rep, EXTSEQNO {ends[-1][0]}, EXTRBA {ends[-1][1]}")
+    assert out == "REPLICAT altered.\n", out
+    r = replicat()  # the position the user gave: believed
+    r.run(lambda: False, stop_at_eof=True)
+    r.close()
+    replicat().close()  # and the mark it published after
