@@ -6,7 +6,8 @@ the cost of reading the current redo log of each thread up to the read position 
 
 - the read positions GGSCI shows (``reads``) are those the capture state resumes from, unless
   ADD or ALTER moved them (the checkpoint then says ``altered`` and the state is not used);
-- the last commit written is not above the last SCN read;
+- the last commit written is not below the LOGCSN of the trail's last transaction when the
+  checkpoint covers it, nor above the last SCN read;
 - each read position lies in its redo log (not past its end) on a record boundary;
 - the last commit written is not above the highest SCN of the records before the read
   positions (redo read up to there is all a commit can have come from).
@@ -25,6 +26,7 @@ from engine.embedded.logs import LogInfo
 from engine.embedded.redo_scan import scan_frames
 from engine.extract.capture import CaptureState
 from engine.home.checkpoints import Checkpoints
+from engine.trail.recovery import CompletedTransaction
 
 
 def shown_positions_problem(cps: Checkpoints, saved: CaptureState) -> str | None:
@@ -43,6 +45,21 @@ def shown_positions_problem(cps: Checkpoints, saved: CaptureState) -> str | None
                 f"{shown[1]}) is not the one its capture state resumes from ({state})"
             )
     return None
+
+
+def trail_problem(saved: CaptureState, last: CompletedTransaction | None) -> str | None:
+    """The last commit against the trail's last LOGCSN: when the trail's last transaction is
+    one the checkpoint covers (it ends at or before the checkpoint's trail position), the
+    checkpoint's last commit cannot be below it (a commit written is a commit made)."""
+    if last is None or last.logcsn is None or not last.logcsn.isdigit():
+        return None
+    if last.end > saved.trail or int(last.logcsn) <= saved.last_commit_scn:
+        return None  # written after the checkpoint (it is read again), or consistent
+    return (
+        f"its last commit SCN {saved.last_commit_scn} is below the LOGCSN {last.logcsn} of "
+        f"the trail's last transaction, which it covers (Seqno {last.end.seqno}, RBA "
+        f"{last.end.rba})"
+    )
 
 
 def commit_problem(saved: CaptureState, logs: Iterable[LogInfo]) -> str | None:

@@ -26,7 +26,7 @@ from engine.extract import longtrans as lt
 from engine.extract.br import BoundedRecovery, BrError, Restored, selection_digest
 from engine.extract.cache import Txn
 from engine.extract.capture import Capture, CaptureHooks, CaptureState
-from engine.extract.cpcheck import commit_problem, shown_positions_problem
+from engine.extract.cpcheck import commit_problem, shown_positions_problem, trail_problem
 from engine.extract.keyfetch import for_extract
 from engine.extract.orphans import OrphanScanner
 from engine.extract.redo_source import DEFAULT_SPLIT_BYTES
@@ -322,7 +322,10 @@ class ExtractRun(TransactionManagement, GroupRun):
     def _check_state(self, cps: Checkpoints, state: CaptureState, model: ParamFile) -> None:
         """The checkpoint against the redo it names (:mod:`engine.extract.cpcheck`):
         ExtractError OGG-00444 naming the file when it cannot be true."""
-        problem = shown_positions_problem(cps, state)
+        rec = self.writer.recovery
+        problem = shown_positions_problem(cps, state) or trail_problem(
+            state, rec.last_transaction if rec is not None else None
+        )
         if problem is None:
             try:
                 logs = RedoCatalog.for_extract(self.root, model.tranlog).logs()

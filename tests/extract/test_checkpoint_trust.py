@@ -110,7 +110,7 @@ def test_a_changed_last_commit_scn_is_found_not_acted_upon(
     assert trail_ids(home) == [str(i) for i in range(1, 11)]
 
 
-def test_a_read_position_off_a_record_boundary_is_found(
+def test_a_read_position_off_a_record_boundary_or_a_commit_below_the_trail_is_found(
     home: Home, source: Any, spark: SparkSession
 ) -> None:
     prepared(home, source, spark)
@@ -125,6 +125,14 @@ def test_a_read_position_off_a_record_boundary_is_found(
         r["current"]["rba"] -= 3
     path.write_text(json.dumps(seal(data), indent=1))
     with pytest.raises(ExtractError, match="not on a record boundary of redo log"):
+        run_extract(home, spark)
+    for pos in data["extra"]["capture"]["current"].values():
+        pos["offset"] += 3
+    for r in data["reads"]:
+        r["current"]["rba"] += 3
+    data["extra"]["capture"]["last_commit_scn"] -= 1  # below the trail's last LOGCSN
+    path.write_text(json.dumps(seal(data), indent=1))
+    with pytest.raises(ExtractError, match=r"is below the LOGCSN \d+ of the trail.s last"):
         run_extract(home, spark)
 
 
