@@ -40,7 +40,7 @@ from engine.home.status import (
     start_ticks,
     write_process_file,
 )
-from engine.home.trust import BadFile, NotHomeOwner, check_home_owner
+from engine.home.trust import BadFile, NotHomeOwner, check_home_owner, private_umask
 from engine.manager.access import AccessPolicy
 from engine.manager.params import (
     DEFAULT_PORT,
@@ -411,6 +411,7 @@ def _monotonic() -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    private_umask()
     parser = argparse.ArgumentParser(prog="python -m engine.manager.main")
     parser.add_argument("--home", required=True)
     args = parser.parse_args(argv)

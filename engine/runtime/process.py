@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import abc
 import argparse
+import contextlib
+import errno
 import importlib
 import os
 import signal
@@ -51,7 +53,7 @@ from engine.home.status import (
     start_ticks,
     write_process_file,
 )
-from engine.home.trust import BadFile, NotHomeOwner, check_home_owner
+from engine.home.trust import BadFile, NotHomeOwner, check_home_owner, display, private_umask
 from engine.runtime import paraminfo
 from engine.runtime.events import (
     CAPTURE_COMPONENT,
@@ -399,6 +401,10 @@ def _run_locked(
         ctx.runner.run(ctx)
     except GGError as exc:  # ProcessAbend, or any concern's error that reached the top
         return _abend(home, ctx, pf, server, exc.code, exc.text)
+    except OSError as exc:
+        if not exc.filename:  # without its file the traceback is what tells where
+            ctx.report.line(traceback.format_exc().rstrip())
+        return _abend(home, ctx, pf, server, "OGG-01668", os_error_text(exc, home))
     except Exception as exc:
         ctx.report.line(traceback.format_exc().rstrip())
         return _abend(home, ctx, pf, server, "OGG-01668", f"{type(exc).__name__}: {exc}")
@@ -434,13 +440,26 @@ def _abend(
     ctx.event(code, Severity.ERROR, text)
     if code != "OGG-01668":
         ctx.event("OGG-01668", Severity.ERROR, "PROCESS ABENDING.")
-    write_process_file(
-        home, pf.with_state(State.ABENDED, stopped=ctx.clock().isoformat(" ", "seconds"))
-    )
+    with contextlib.suppress(OSError):  # dirpcs full too: the lock, dropped at exit, tells
+        write_process_file(
+            home, pf.with_state(State.ABENDED, stopped=ctx.clock().isoformat(" ", "seconds"))
+        )
     return 1
 
 
+def os_error_text(exc: OSError, home: Home) -> str:
+    """One line for an I/O error, naming its file (relative to the home) when it has one."""
+    reason = f"(error {exc.errno}, {exc.strerror or exc})"
+    if not exc.filename:
+        return f"I/O error {reason}."
+    name = display(Path(str(exc.filename)), home)
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        return f"Cannot write {name} {reason}."
+    return f"I/O error on {name} {reason}."
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    private_umask()
     parser = argparse.ArgumentParser(prog="python -m engine.runtime.process")
     parser.add_argument("kind", choices=sorted(RUNNERS))
     parser.add_argument("group")
