@@ -1,0 +1,65 @@
+"""The executor contract (docs/cluster.md, "The executors' environment"): a Python with only
+pyspark (and its py4j) and pyarrow, plus the archive the Extract ships, imports everything
+a mining task imports and loads a mining plan with FILTER and WHERE expressions in it.
+Here without a cluster: an isolated interpreter (``-I -S``: no site-packages, no
+``PYTHONPATH``) whose path is the unpacked archive and a directory holding only those
+packages. tests/extract/test_cluster.py runs its workers on such an environment too.
+"""
+
+from __future__ import annotations
+
+import pickle
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+from engine.extract.redo_source import MINER_MODULES
+from engine.ship import EXECUTOR_NEEDS, build_archive, package_dir
+from params.check import check_text
+
+
+def bare_site(dest: Path) -> Path:
+    """A directory holding only what an executor's Python must have (symbolic links)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in EXECUTOR_NEEDS:
+        (dest / name).symlink_to(package_dir(name))
+    return dest
+
+
+def test_a_bare_python_runs_what_a_task_imports(tmp_path: Path) -> None:
+    archive = build_archive(tmp_path / "ship")
+    unpacked = tmp_path / "ggsci_code"
+    with zipfile.ZipFile(archive) as z:
+        z.extractall(unpacked)
+    site = bare_site(tmp_path / "site")
+    model = check_text(
+        "EXTRACT e\nSOURCEDB src\nEXTTRAIL ./dirdat/ra\n"
+        "TABLE US03.T, FILTER (FEE > 3), WHERE (NAME = 'x');\n"
+    ).model
+    plan = tmp_path / "tables.pickle"
+    plan.write_bytes(pickle.dumps(model.tables))
+    code = (
+        "import sys, pickle, importlib\n"
+        f"sys.path[:0] = [{str(unpacked)!r}, {str(site)!r}]\n"
+        f"for m in {MINER_MODULES!r}: importlib.import_module(m)\n"
+        "import engine.spark\n"
+        f"print(engine.spark._imported({MINER_MODULES!r})[0])\n"
+        f"tables = pickle.loads(open({str(plan)!r}, 'rb').read())\n"
+        "print(type(tables[0].filters[0].condition).__name__)\n"
+        "bad = [m.__name__ for m in list(sys.modules.values())\n"
+        "       if 'site-packages' in (getattr(m, '__file__', None) or '')]\n"
+        "assert not bad, bad\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    where, kind = done.stdout.split("\n")[:2]
+    assert where.startswith(f"{unpacked}/engine on "), where
+    assert kind == "Binary"
