@@ -2,7 +2,7 @@
 transactions from a local trail to a remote trail (another directory standing in for another
 host), with checkpoints published only after the copied bytes are durable.
 
-Modules: :mod:`engine.pump.txreader` (whole transactions from a trail that is still being
+Modules: :mod:`engine.trail.txreader` (whole transactions from a trail that is still being
 written; also used by Replicat), :mod:`engine.pump.pump` (the copy loop, restart without
 duplicates), :mod:`engine.pump.runner` (the group process's runner).
 
