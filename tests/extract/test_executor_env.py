@@ -15,7 +15,7 @@ import zipfile
 from pathlib import Path
 
 from engine.extract.redo_source import MINER_MODULES
-from engine.ship import EXECUTOR_NEEDS, build_archive, package_dir
+from engine.cluster.ship import EXECUTOR_NEEDS, build_archive, package_dir
 from params.check import check_text
 
 
@@ -43,8 +43,8 @@ def test_a_bare_python_runs_what_a_task_imports(tmp_path: Path) -> None:
         "import sys, pickle, importlib\n"
         f"sys.path[:0] = [{str(unpacked)!r}, {str(site)!r}]\n"
         f"for m in {MINER_MODULES!r}: importlib.import_module(m)\n"
-        "import engine.spark\n"
-        f"print(engine.spark._imported({MINER_MODULES!r})[0])\n"
+        "import engine.cluster.session\n"
+        f"print(engine.cluster.session._imported({MINER_MODULES!r})[0])\n"
         f"tables = pickle.loads(open({str(plan)!r}, 'rb').read())\n"
         "print(type(tables[0].filters[0].condition).__name__)\n"
         "bad = [m.__name__ for m in list(sys.modules.values())\n"
