@@ -14,8 +14,8 @@ import sys
 import zipfile
 from pathlib import Path
 
-from engine.extract.redo_source import MINER_MODULES
 from engine.cluster.ship import EXECUTOR_NEEDS, build_archive, package_dir
+from engine.extract.redo_source import MINER_MODULES
 from params.check import check_text
 
 
