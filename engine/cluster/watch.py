@@ -15,9 +15,9 @@ Manager's AUTORESTART can act on it). :meth:`Watchdog.status` says what it waits
 The bounds (``SPARKCONF`` keys of ggsci's own, as Spark's libraries name theirs; a time as
 Spark writes one: ``90``, ``90s``, ``2min``, ``1h``):
 
-- ``spark.ggsci.startupTimeout`` (120 s): from the session's start until the Extract's
-  executors have run their first tasks (the JVM, registration with the master, executors
-  granted and started, the shipped code imported);
+- ``spark.ggsci.startupTimeout`` (120 s): the most the session may take to start (the
+  JVM, registration with the master), and then the most until the Extract's executors have
+  run their first tasks (executors granted and started, the shipped code imported);
 - ``spark.ggsci.progressTimeout`` (300 s): a job in flight with no task finished;
 - ``spark.ggsci.masterTimeout`` (60 s): the connection to a standalone master lost without
   a new master taking the application over (docs/cluster.md, "Master high availability").
@@ -176,6 +176,7 @@ class Watchdog:
     def attach(self, sc: Any) -> None:
         """The session is up: check the driver's address, then watch from a thread."""
         self.sc = sc
+        self.t0 = self._since = self.clock()  # the executors' own start-up bound from now
         conf = sc.getConf()
         self.master = conf.get("spark.master") or ""
         host, port = conf.get("spark.driver.host"), conf.get("spark.driver.port")

@@ -86,6 +86,19 @@ class Cluster:
     root: Path
     procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
     cgroups: list[Path] = field(default_factory=list)
+    master_argv: list[str] = field(default_factory=list)
+
+    def restart_master(self, *, down_s: float = 1.0) -> None:
+        """Kill the master (SIGKILL) and start a new one on the same port: a standalone
+        master without recovery forgets its applications; its workers register again."""
+        os.killpg(self.procs[0].pid, signal.SIGKILL)
+        self.procs[0].wait()
+        time.sleep(down_s)
+        with open(self.root / "master.log", "ab") as log:
+            self.procs[0] = subprocess.Popen(
+                self.master_argv, env=base_env(), stdout=log, stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )  # fmt: skip
 
     def alive_workers(self) -> int:
         try:
@@ -145,12 +158,12 @@ def start(
         log.close()
         cluster.procs.append(proc)
 
+    cluster.master_argv = [
+        str(SPARK_CLASS), "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
+        "--port", str(port), "--webui-port", str(ui_port),
+    ]  # fmt: skip
     try:
-        launch(
-            "master",
-            [str(SPARK_CLASS), "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
-             "--port", str(port), "--webui-port", str(ui_port)],
-        )  # fmt: skip
+        launch("master", cluster.master_argv)
         mounts = "".join(f'mount -t tmpfs -o size=4m ggsci-hidden "{p}"; ' for p in hide)
         for i in range(workers):
             work = root / f"worker{i}"
@@ -207,3 +220,27 @@ def _cpu_cgroup(name: str, cores: float) -> Path:
     except OSError as exc:
         raise ClusterError(f"cannot make a cgroup with a CPU quota here: {exc}") from None
     return cg
+
+
+def bare_python(dest: Path) -> Path:
+    """An executor's Python as docs/cluster.md says to build one: a virtual environment of
+    this Python version holding only pyspark (with its py4j) and pyarrow, here linked to
+    the driver's copies (the same versions). Nothing else of the driver's environment
+    (pyparsing, ggsci) is importable in it. Returns its interpreter."""
+    import sys
+    import venv
+
+    venv.EnvBuilder(with_pip=False, symlinks=True).create(dest)
+    site = next(dest.glob("lib/python3*/site-packages"))
+    for name in ("pyspark", "py4j", "pyarrow"):
+        spec_dir = Path(__import__(name).__file__ or "").parent
+        (site / name).symlink_to(spec_dir)
+    python = dest / "bin" / "python"
+    probe = subprocess.run(
+        [str(python), "-c", "import pyspark, pyarrow\ntry:\n import pyparsing\nexcept "
+         "ImportError: print('bare')"],
+        capture_output=True, text=True, check=False, timeout=60,
+    )  # fmt: skip
+    if probe.stdout.strip() != "bare":
+        raise ClusterError(f"cannot build a bare executor Python ({sys.version}): {probe}")
+    return python
