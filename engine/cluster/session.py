@@ -379,7 +379,7 @@ def warm_workers(session: SparkSession, modules: tuple[str, ...]) -> list[str]:
     got = sorted(set(rdd.collect()))
     failed = [g.removeprefix(FAILED) for g in got if g.startswith(FAILED)]
     if failed:
-        raise SparkConfigError(failed[0])
+        raise SparkConfigError(task_failure(RuntimeError(failed[0])) or failed[0])
     return got
 
 
@@ -403,16 +403,9 @@ def _imported(modules: tuple[str, ...]) -> list[str]:
 
         settle_worker()  # what was just imported stays: out of the collector's walks
     except Exception as exc:
-        from engine._native import MISSING
+        from engine.cluster.worker import cannot_run_line
 
-        text = str(exc).removeprefix(f"{MISSING}: ")
-        if MISSING not in str(exc):
-            text = (
-                f"an executor on host {host} cannot run the shipped code with "
-                f"{sys.executable}: {type(exc).__name__}: {exc} (docs/cluster.md, "
-                '"The executors\' environment")'
-            )
-        return [FAILED + " ".join(text.split())]
+        return [FAILED + cannot_run_line(exc, host, sys.executable)]
     return [f"{os.path.dirname(engine.__file__ or '?')} on {host}"]
 
 

@@ -8,6 +8,8 @@ Called by the Extract's tasks at their first split and by the executor check
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
+from typing import Any, Final
 
 from engine.cluster.heap import keep_heap
 
@@ -33,3 +35,40 @@ def settle_worker() -> None:
         gc.freeze()
         keep_heap()
         _SETTLED.append(True)
+
+
+#: The first bytes of a task's result that is not a mined split but the reason the task's
+#: Python cannot run the miner (a kernel that does not load, a module that is missing).
+CANNOT_RUN: Final = b"GGSCI-CANNOT-RUN:"
+
+
+def mine_partition(plan_bc: Any, splits: Iterator[Any]) -> Iterator[bytes]:
+    """A mining task (the function Spark ships, from this module, which imports nothing of
+    the miner): the miner's results, or one :data:`CANNOT_RUN` line when its modules cannot
+    be imported here. Such a task succeeds, so that Spark does not retry it on another
+    executor and hide a broken one: the driver abends with the line
+    (:func:`engine.extract.redo_source.decode_splits`). Checked in each Python worker at
+    its first task (a module that failed to import is tried again by the next task)."""
+    try:
+        from engine.extract.redo_source import mine_task
+    except Exception as exc:
+        import socket
+        import sys
+
+        yield CANNOT_RUN + cannot_run_line(exc, socket.gethostname(), sys.executable).encode()
+        return
+    yield from mine_task(plan_bc, splits)
+
+
+def cannot_run_line(exc: BaseException, host: str, python: str) -> str:
+    """One line: why this executor's Python cannot run the shipped code."""
+    from engine._native import MISSING
+
+    text = str(exc)
+    if MISSING in text:
+        return f"{MISSING}: " + " ".join(text.split(MISSING, 1)[1].lstrip(": ").split())
+    return (
+        f"{MISSING}: an executor on host {host} cannot run the shipped code with {python}: "
+        f"{type(exc).__name__}: {' '.join(text.split())} (docs/cluster.md, \"The executors' "
+        'environment")'
+    )

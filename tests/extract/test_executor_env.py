@@ -63,3 +63,45 @@ def test_a_bare_python_runs_what_a_task_imports(tmp_path: Path) -> None:
     where, kind = done.stdout.split("\n")[:2]
     assert where.startswith(f"{unpacked}/engine on "), where
     assert kind == "Binary"
+
+
+def test_an_executor_without_the_kernels_says_so_in_its_result(tmp_path: Path) -> None:
+    """A mining task (and the warm-up task) on a Python that cannot load the kernels
+    returns one line instead of failing: Spark cannot retry it on another executor and
+    hide the broken one; the driver abends with that line."""
+    from engine._native import MISSING
+    from engine.cluster.session import FAILED, task_failure
+    from engine.cluster.worker import CANNOT_RUN
+    from engine.extract.redo_source import CannotRun
+
+    archive = build_archive(tmp_path / "ship")
+    unpacked = tmp_path / "ggsci_code"
+    with zipfile.ZipFile(archive) as z:
+        z.extractall(unpacked)
+    for so in (unpacked / "engine" / "_native").glob("*.so"):
+        so.unlink()  # kernels built for another platform, say
+    site = bare_site(tmp_path / "site")
+    code = (
+        "import sys, os\n"
+        f"sys.path[:0] = [{str(unpacked)!r}, {str(site)!r}]\n"
+        "os.environ['GGSCI_NATIVE'] = 'require'\n"
+        "from engine.cluster.worker import mine_partition\n"
+        "from engine.cluster.session import _imported\n"
+        "print(list(mine_partition(None, iter([])))[0].decode())\n"
+        f"print(_imported({MINER_MODULES!r})[0])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    mined, warmed = done.stdout.splitlines()[:2]
+    assert mined.startswith(CANNOT_RUN.decode() + MISSING), mined
+    assert warmed.startswith(FAILED + MISSING), warmed
+    line = task_failure(CannotRun(mined.removeprefix(CANNOT_RUN.decode())))
+    assert line is not None and line.startswith("the C kernel engine._native.")
+    assert "cannot be loaded on host" in line and "GGSCI_NATIVE=0" in line

@@ -34,13 +34,13 @@ class _Broadcast:
 
 def test_a_task_freezes_its_worker_once(unfrozen: None) -> None:
     assert gc.get_freeze_count() == 0
-    assert list(rs._task(_Broadcast(MinePlan({})), [])) == []
+    assert list(rs.mine_task(_Broadcast(MinePlan({})), [])) == []
     frozen = gc.get_freeze_count()
     assert frozen > 1000  # the modules' objects: PySpark's collect after each task skips them
     garbage = [[] for _ in range(100)]
     for g in garbage:
         g.append(g)  # cycles made after the freeze, alive during the next task
-    assert list(rs._task(_Broadcast(MinePlan({})), [])) == []
+    assert list(rs.mine_task(_Broadcast(MinePlan({})), [])) == []
     # once per worker: nothing new frozen (frozen objects that died since are not counted)
     assert gc.get_freeze_count() <= frozen
     del garbage, g
