@@ -312,9 +312,9 @@ def _decoded(
             job = rdd.mapPartitions(functools.partial(mine_partition, bc))
             with in_turn(sc, turn):
                 packed = job.collect()
-            for r in packed:  # an executor that cannot run the miner: loud, not retried
-                if r.startswith(CANNOT_RUN):
-                    raise CannotRun(r[len(CANNOT_RUN) :].decode(errors="replace"))
+            for raw in packed:  # an executor that cannot run the miner: loud, not retried
+                if raw.startswith(CANNOT_RUN):
+                    raise CannotRun(raw[len(CANNOT_RUN) :].decode(errors="replace"))
             done = [_unpacked(r) for r in packed]
     if len(done) < len(splits):
         miner = Miner(plan)
