@@ -483,6 +483,8 @@ def extract_session(
         f"{sc.applicationId}), {task_slots(session)} task slot(s), "
         f"{batch_splits(session)} split(s) a batch; the tasks run ggsci from " + "; ".join(origins)
     )
+    if sc.uiWebUrl:  # SPARKCONF spark.ui.enabled=true
+        summary += f"; Spark UI {sc.uiWebUrl}"
     return session, summary
 
 

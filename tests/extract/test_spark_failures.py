@@ -120,3 +120,36 @@ def test_the_driver_log_signs() -> None:
     signs.read("ERROR StandaloneSchedulerBackend: Application has been killed. Reason: All "
                "masters are unresponsive! Giving up.", 7.0)  # fmt: skip
     assert "All masters are unresponsive" in signs.dead
+
+
+def test_ui_and_event_log_by_parameter(tmp_path: Path) -> None:
+    """SPARKCONF turns the UI on (its address in the report) and writes an event log for
+    the History Server, named after the group (docs/cluster.md)."""
+    from engine.embedded.database import Database, create_database
+    from engine.embedded.sql import execute
+
+    home = Home(tmp_path / "home")
+    home.create_subdirs()
+    with Database(create_database(home.dirdb, "src")) as db:
+        s = db.session("ddl")
+        execute(db, s, "CREATE TABLE us03.t (k NUMBER PRIMARY KEY)")
+        execute(db, s, "INSERT INTO us03.t VALUES (1)")
+        execute(db, s, "COMMIT")
+    events = tmp_path / "spark-events"
+    events.mkdir()
+    extra = (
+        "SPARKCONF spark.ui.enabled=true\n"
+        f"SPARKCONF spark.ui.port={standalone.free_port()}\n"
+        "SPARKCONF spark.eventLog.enabled=true\n"
+        f"SPARKCONF spark.eventLog.dir=file://{events}\n"
+        "SPARKCONF spark.eventLog.compress=false\n"  # (to read it here)
+    )
+    rc, out, _ = run_extract(home, PRM.format(extra=extra), master="local[1]")
+    assert rc == 0, out
+    report = (home.dirrpt / "E1.rpt").read_text()
+    assert "; Spark UI http://" in report, report
+    logs = [p for p in events.rglob("*") if p.is_file()]
+    assert logs, list(events.rglob("*"))
+    text = "".join(p.read_text(errors="replace") for p in logs)
+    assert '"Event":"SparkListenerApplicationStart"' in text
+    assert '"App Name":"ggsci-extract-E1"' in text
