@@ -318,26 +318,38 @@ def get_session(settings: SparkSettings | None = None) -> SparkSession:
             builder = builder.master(s.master)
         for k, v in conf.items():
             builder = builder.config(k, v)
-        # The JVM inherits our stderr; give it the log file instead, for its whole life,
-        # so that its start-up chatter never reaches the user's screen.
-        saved = os.dup(2)
-        with open(s.log_file, "ab") as log:
-            since = log.tell()
-            os.dup2(log.fileno(), 2)
-            try:
-                session = builder.getOrCreate()
-            except Exception as exc:  # one line: the cause, never Spark's traceback
-                where = "spark-submit's" if s.master is None else str(master)
-                raise SparkConfigError(
-                    f"The Spark session cannot start (master {where}): "
-                    f"{cause(exc, None if s.master is None else s.log_file, since)}"
-                ) from None
-            finally:
-                os.dup2(saved, 2)
-                os.close(saved)
+        since = s.log_file.stat().st_size if s.log_file.is_file() else 0
+        try:
+            if s.master is not None:  # (under spark-submit its JVM runs already)
+                _launch_jvm(s.log_file, {"spark.master": s.master, **conf})
+            session = builder.getOrCreate()
+        except Exception as exc:  # one line: the cause, never Spark's traceback
+            where = "spark-submit's" if s.master is None else str(master)
+            raise SparkConfigError(
+                f"The Spark session cannot start (master {where}): "
+                f"{cause(exc, None if s.master is None else s.log_file, since)}"
+            ) from None
         session.sparkContext.setLogLevel("WARN")
         _session.append(session)
         return session
+
+
+def _launch_jvm(log_file: Path, conf: Mapping[str, str]) -> None:
+    """Launch the driver's JVM (with ``conf``, as the session's builder would) with the log
+    file as its standard error, for its whole life, so that its start-up chatter never
+    reaches the user's screen; this process's own standard error is redirected only while
+    the JVM is launched (a message the Extract writes while the session still starts, its
+    start-up bound, reaches the screen)."""
+    from pyspark import SparkConf, SparkContext
+
+    saved = os.dup(2)
+    with open(log_file, "ab") as log:
+        os.dup2(log.fileno(), 2)
+        try:
+            SparkContext._ensure_initialized(conf=SparkConf().setAll(list(conf.items())))
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
 
 
 def task_slots(session: SparkSession) -> int:

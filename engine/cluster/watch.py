@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from engine.cluster.cause import text_cause
 from params.handlers_spark import GGSCI_TIMES, spark_seconds
 
 STARTUP_KEY: Final = "spark.ggsci.startupTimeout"
@@ -94,8 +95,16 @@ class LogSigns:
     disconnected_at: float | None = None
     dead: str = ""
     no_resources: bool = False
+    refused: str = ""  # why the master refused the connection (its innermost cause)
+    _refusing: bool = False
 
     def read(self, line: str, now: float) -> None:
+        if "Failed to connect to master" in line:
+            self._refusing = True
+        elif self._refusing and line.startswith("Caused by: "):
+            self.refused = text_cause(line) or self.refused
+        elif line[:4].isdigit():  # the next logged line: the trace is over
+            self._refusing = False
         if "Granted executor ID" in line:
             self.granted += 1
         elif " removed: " in line and "Executor " in line:
@@ -291,6 +300,8 @@ class Watchdog:
             return f": {s.dead}"
         if s.disconnected_at is not None:
             return f": the connection to the master {self.master} was lost"
+        if s.refused:
+            return f": the master refused the application ({s.refused})"
         return ""
 
     def _waiting(self, now: float) -> str:

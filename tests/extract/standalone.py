@@ -87,6 +87,7 @@ class Cluster:
     procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
     cgroups: list[Path] = field(default_factory=list)
     master_argv: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
 
     def restart_master(self, *, down_s: float = 1.0) -> None:
         """Kill the master (SIGKILL) and start a new one on the same port: a standalone
@@ -96,7 +97,7 @@ class Cluster:
         time.sleep(down_s)
         with open(self.root / "master.log", "ab") as log:
             self.procs[0] = subprocess.Popen(
-                self.master_argv, env=base_env(), stdout=log, stderr=subprocess.STDOUT,
+                self.master_argv, env=self.env or base_env(), stdout=log, stderr=subprocess.STDOUT,
                 start_new_session=True,
             )  # fmt: skip
 
@@ -140,6 +141,7 @@ def start(
     worker_memory: str = "1g",
     timeout: float = 60.0,
     cpu_quota: float | None = None,
+    daemon_conf: dict[str, str] | None = None,
 ) -> Cluster:
     """A master on 127.0.0.1 and ``workers`` one-core workers, each under ``unshare -m``
     with a tmpfs over every path of ``hide`` (and, with ``cpu_quota``, in a cgroup that
@@ -149,6 +151,9 @@ def start(
     port, ui_port = free_port(), free_port()
     cluster = Cluster(f"spark://127.0.0.1:{port}", f"http://127.0.0.1:{ui_port}", root)
     env = base_env()
+    if daemon_conf:  # the master's and workers' own Spark settings (authentication, say)
+        env["SPARK_DAEMON_JAVA_OPTS"] = " ".join(f"-D{k}={v}" for k, v in daemon_conf.items())
+    cluster.env = env
 
     def launch(name: str, argv: list[str]) -> None:
         log = open(root / f"{name}.log", "wb")  # noqa: SIM115 (the child keeps it)

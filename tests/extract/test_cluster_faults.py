@@ -69,14 +69,15 @@ def ggsci(home: Home, *commands: str) -> str:
     return done.stdout + done.stderr
 
 
-def extract(home: Home, extra: str) -> subprocess.Popen[str]:
-    """``ggsci extract`` in the foreground (live), its output piped."""
+def extract(home: Home, extra: str, *, stop_at_eof: bool = False) -> subprocess.Popen[str]:
+    """``ggsci extract`` in the foreground (live, or to the end of the redo), its output
+    piped."""
     (home.dirprm / "e1.prm").write_text(
         f"EXTRACT e1\nSOURCEDB src\nEXTTRAIL ./dirdat/ea\n{extra}TABLE HR.*;\n"
     )
     return subprocess.Popen(
         [sys.executable, "-m", "ggsci", "extract", "paramfile", "dirprm/e1.prm",
-         "--home", str(home.root)],
+         "--home", str(home.root), *(["--stop-at-eof"] if stop_at_eof else [])],
         cwd=home.root, env=env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         start_new_session=True,
     )  # fmt: skip

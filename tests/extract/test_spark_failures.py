@@ -120,6 +120,18 @@ def test_the_driver_log_signs() -> None:
     signs.read("ERROR StandaloneSchedulerBackend: Application has been killed. Reason: All "
                "masters are unresponsive! Giving up.", 7.0)  # fmt: skip
     assert "All masters are unresponsive" in signs.dead
+    for line in (
+        "2026-11-28 11:55:54.427 WARN StandaloneAppClient$ClientEndpoint: Failed to connect to "
+        "master 127.0.0.1:45537",
+        "org.apache.spark.SparkException: Exception thrown in awaitResult: ",
+        "\tat org.apache.spark.util.SparkThreadUtils$.awaitResult(SparkThreadUtils.scala:53)",
+        "Caused by: java.lang.RuntimeException: java.lang.IllegalStateException: Expected "
+        "SaslMessage, received something else (maybe your client does not have SASL enabled?)",
+        "2026-11-28 11:56:00.000 INFO StandaloneAppClient$ClientEndpoint: Connecting to master",
+        "Caused by: java.io.IOException: not after a refusal",
+    ):
+        signs.read(line, 8.0)
+    assert signs.refused.startswith("RuntimeException: java.lang.IllegalStateException: Expected")
 
 
 def test_ui_and_event_log_by_parameter(tmp_path: Path) -> None:
