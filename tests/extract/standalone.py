@@ -27,7 +27,7 @@ import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import pyspark
 
@@ -225,6 +225,16 @@ def _cpu_cgroup(name: str, cores: float) -> Path:
     except OSError as exc:
         raise ClusterError(f"cannot make a cgroup with a CPU quota here: {exc}") from None
     return cg
+
+
+def start_or_fail(workers: int, **options: Any) -> Cluster:
+    """:func:`start` for a test fixture: a cluster that cannot start fails the test."""
+    import pytest
+
+    try:
+        return start(workers, **options)
+    except ClusterError as exc:
+        pytest.fail(f"cannot start the standalone cluster: {exc}")
 
 
 def bare_python(dest: Path) -> Path:

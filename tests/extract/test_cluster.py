@@ -57,10 +57,7 @@ TXNS, ROWS, SESSIONS = 120, 100, 4
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[standalone.Cluster]:
     """Master and two one-core workers that see neither the test's files nor ggsci's code."""
     hidden = [tmp_path_factory.getbasetemp(), *(package_dir(p) for p in PACKAGES)]
-    try:
-        c = standalone.start(2, hide=hidden)
-    except standalone.ClusterError as exc:
-        pytest.fail(f"cannot start the standalone cluster: {exc}")
+    c = standalone.start_or_fail(2, hide=hidden)
     yield c
     c.stop()
 

@@ -37,15 +37,15 @@ pytestmark = [pytest.mark.spark, pytest.mark.e2e]
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[standalone.Cluster]:
-    try:
-        c = standalone.start(1)
-    except standalone.ClusterError as exc:
-        pytest.fail(f"cannot start the standalone cluster: {exc}")
+    c = standalone.start_or_fail(1)
     yield c
     c.stop()
 
 
-def source(home: Home, rows: int = 20) -> None:
+def source(tmp_path: Path, rows: int = 20) -> Home:
+    """A home with a source database ``src`` of ``rows`` committed inserts into HR.EMP."""
+    home = Home(tmp_path / "home")
+    home.create_subdirs()
     root = create_database(home.dirdb, "src")
     with Database(root) as db:
         s = db.session("ddl")
@@ -53,6 +53,7 @@ def source(home: Home, rows: int = 20) -> None:
         for i in range(rows):
             execute(db, s, f"INSERT INTO hr.emp VALUES ({i}, 'n{i}')")
             execute(db, s, "COMMIT")
+    return home
 
 
 def env() -> dict[str, str]:
@@ -112,9 +113,7 @@ def test_a_cluster_held_by_another_application(cluster: standalone.Cluster, tmp_
          str(hog_py)],
         env=env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip
-    home = Home(tmp_path / "home")
-    home.create_subdirs()
-    source(home)
+    home = source(tmp_path)
     try:
         deadline = time.monotonic() + 120
         while (app := _app(cluster, "hog")) is None or int(str(app["cores"])) < 1:
@@ -162,9 +161,7 @@ def test_a_cluster_held_by_another_application(cluster: standalone.Cluster, tmp_
 
 
 def test_a_wrong_driver_host(cluster: standalone.Cluster, tmp_path: Path) -> None:
-    home = Home(tmp_path / "home")
-    home.create_subdirs()
-    source(home)
+    home = source(tmp_path)
     t0 = time.monotonic()
     proc = extract(
         home,
@@ -182,9 +179,7 @@ def test_the_master_restarted_under_a_live_extract(
     cluster: standalone.Cluster, tmp_path: Path
 ) -> None:
     """Runs last in this module: its master is a new one afterwards."""
-    home = Home(tmp_path / "home")
-    home.create_subdirs()
-    source(home)
+    home = source(tmp_path)
     proc = extract(
         home,
         f"SPARKMASTER {cluster.url}\nSPARKCONF spark.ggsci.masterTimeout=15s\n",

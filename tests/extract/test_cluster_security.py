@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from engine.home.layout import Home
 from tests.extract import standalone
 from tests.extract.test_cluster_faults import extract, finish, one_error, source
 
@@ -27,10 +26,7 @@ SECURE = {
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[standalone.Cluster]:
-    try:
-        c = standalone.start(1, daemon_conf=SECURE)
-    except standalone.ClusterError as exc:
-        pytest.fail(f"cannot start the standalone cluster: {exc}")
+    c = standalone.start_or_fail(1, daemon_conf=SECURE)
     yield c
     c.stop()
 
@@ -38,9 +34,7 @@ def cluster() -> Iterator[standalone.Cluster]:
 def test_an_extract_with_the_secret_runs_encrypted(
     cluster: standalone.Cluster, tmp_path: Path
 ) -> None:
-    home = Home(tmp_path / "home")
-    home.create_subdirs()
-    source(home)
+    home = source(tmp_path)
     conf = "".join(f"SPARKCONF {k}={v}\n" for k, v in SECURE.items())
     proc = extract(home, f"SPARKMASTER {cluster.url}\n{conf}", stop_at_eof=True)
     out = finish(proc, 300)
@@ -53,9 +47,7 @@ def test_an_extract_with_the_secret_runs_encrypted(
 def test_an_extract_without_the_secret_is_refused_in_one_line(
     cluster: standalone.Cluster, tmp_path: Path
 ) -> None:
-    home = Home(tmp_path / "home")
-    home.create_subdirs()
-    source(home)
+    home = source(tmp_path)
     proc = extract(
         home,
         f"SPARKMASTER {cluster.url}\nSPARKCONF spark.ggsci.startupTimeout=30s\n",
