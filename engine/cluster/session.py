@@ -23,6 +23,7 @@ dynamic allocation (released after a minute idle) unless told otherwise.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import threading
@@ -34,7 +35,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 from engine.cluster.cause import cause
 from engine.cluster.watch import Limits, SparkFault, Watchdog, bounded
-from params.handlers_spark import setting_error
+from engine.cluster.worker import FAILED, warm_task
+from params.sparksettings import setting_error
 
 if TYPE_CHECKING:  # pyspark is imported lazily: importing this module starts nothing
     from pyspark.sql import SparkSession
@@ -387,38 +389,12 @@ def warm_workers(session: SparkSession, modules: tuple[str, ...]) -> list[str]:
     the tasks imported ggsci from (``dir on host``)."""
     sc = session.sparkContext
     n = max(1, sc.defaultParallelism)
-    rdd = sc.parallelize(range(n), n).mapPartitions(lambda _: _imported(modules))
+    rdd = sc.parallelize(range(n), n).mapPartitions(functools.partial(warm_task, modules))
     got = sorted(set(rdd.collect()))
     failed = [g.removeprefix(FAILED) for g in got if g.startswith(FAILED)]
     if failed:
         raise SparkConfigError(task_failure(RuntimeError(failed[0])) or failed[0])
     return got
-
-
-#: How a warm-up task reports that it cannot run ggsci's code.
-FAILED: Final = "FAILED: "
-
-
-def _imported(modules: tuple[str, ...]) -> list[str]:
-    """Runs in a task: import ``modules``; where the task's ggsci code comes from, or
-    :data:`FAILED` and why not (one line)."""
-    import importlib
-    import socket
-
-    host = socket.gethostname()
-    try:
-        import engine
-
-        for name in modules:
-            importlib.import_module(name)
-        from engine.cluster.worker import settle_worker
-
-        settle_worker()  # what was just imported stays: out of the collector's walks
-    except Exception as exc:
-        from engine.cluster.worker import cannot_run_line
-
-        return [FAILED + cannot_run_line(exc, host, sys.executable)]
-    return [f"{os.path.dirname(engine.__file__ or '?')} on {host}"]
 
 
 def globals_spark(globals_file: Path, root: Path) -> SparkParams:

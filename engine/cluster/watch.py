@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from engine.cluster.cause import text_cause
-from params.handlers_spark import GGSCI_TIMES, spark_seconds
+from params.sparksettings import GGSCI_TIMES, spark_seconds
 
 STARTUP_KEY: Final = "spark.ggsci.startupTimeout"
 PROGRESS_KEY: Final = "spark.ggsci.progressTimeout"

@@ -8,6 +8,8 @@ Called by the Extract's tasks at their first split and by the executor check
 from __future__ import annotations
 
 import gc
+import os
+import sys
 from collections.abc import Iterator
 from typing import Any, Final
 
@@ -72,3 +74,26 @@ def cannot_run_line(exc: BaseException, host: str, python: str) -> str:
         f"{type(exc).__name__}: {' '.join(text.split())} (docs/cluster.md, \"The executors' "
         'environment")'
     )
+
+
+#: How a warm-up task reports that it cannot run ggsci's code.
+FAILED: Final = "FAILED: "
+
+
+def warm_task(modules: tuple[str, ...], _: Iterator[Any]) -> list[str]:
+    """A warm-up task (:func:`engine.cluster.session.warm_workers`; shipped from this
+    module, which imports nothing of ggsci's but the heap's): import ``modules``; where the
+    task's ggsci code comes from, or :data:`FAILED` and why not (one line)."""
+    import importlib
+    import socket
+
+    host = socket.gethostname()
+    try:
+        import engine
+
+        for name in modules:
+            importlib.import_module(name)
+        settle_worker()  # what was just imported stays: out of the collector's walks
+    except Exception as exc:
+        return [FAILED + cannot_run_line(exc, host, sys.executable)]
+    return [f"{os.path.dirname(engine.__file__ or '?')} on {host}"]

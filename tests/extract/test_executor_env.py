@@ -43,8 +43,8 @@ def test_a_bare_python_runs_what_a_task_imports(tmp_path: Path) -> None:
         "import sys, pickle, importlib\n"
         f"sys.path[:0] = [{str(unpacked)!r}, {str(site)!r}]\n"
         f"for m in {MINER_MODULES!r}: importlib.import_module(m)\n"
-        "import engine.cluster.session\n"
-        f"print(engine.cluster.session._imported({MINER_MODULES!r})[0])\n"
+        "import engine.cluster.worker\n"
+        f"print(engine.cluster.worker.warm_task({MINER_MODULES!r}, iter([]))[0])\n"
         f"tables = pickle.loads(open({str(plan)!r}, 'rb').read())\n"
         "print(type(tables[0].filters[0].condition).__name__)\n"
         "bad = [m.__name__ for m in list(sys.modules.values())\n"
@@ -70,8 +70,8 @@ def test_an_executor_without_the_kernels_says_so_in_its_result(tmp_path: Path) -
     returns one line instead of failing: Spark cannot retry it on another executor and
     hide the broken one; the driver abends with that line."""
     from engine._native import MISSING
-    from engine.cluster.session import FAILED, task_failure
-    from engine.cluster.worker import CANNOT_RUN
+    from engine.cluster.session import task_failure
+    from engine.cluster.worker import CANNOT_RUN, FAILED
     from engine.extract.redo_source import CannotRun
 
     archive = build_archive(tmp_path / "ship")
@@ -86,9 +86,9 @@ def test_an_executor_without_the_kernels_says_so_in_its_result(tmp_path: Path) -
         f"sys.path[:0] = [{str(unpacked)!r}, {str(site)!r}]\n"
         "os.environ['GGSCI_NATIVE'] = 'require'\n"
         "from engine.cluster.worker import mine_partition\n"
-        "from engine.cluster.session import _imported\n"
+        "from engine.cluster.worker import warm_task\n"
         "print(list(mine_partition(None, iter([])))[0].decode())\n"
-        f"print(_imported({MINER_MODULES!r})[0])\n"
+        f"print(warm_task({MINER_MODULES!r}, iter([]))[0])\n"
     )
     done = subprocess.run(
         [sys.executable, "-I", "-S", "-c", code],
@@ -105,3 +105,39 @@ def test_an_executor_without_the_kernels_says_so_in_its_result(tmp_path: Path) -
     line = task_failure(CannotRun(mined.removeprefix(CANNOT_RUN.decode())))
     assert line is not None and line.startswith("the C kernel engine._native.")
     assert "cannot be loaded on host" in line and "GGSCI_NATIVE=0" in line
+
+
+def test_a_missing_module_on_an_executor_is_one_line(tmp_path: Path) -> None:
+    """The modules Spark ships the tasks' functions from (engine.cluster.worker,
+    engine.cluster.session) import without any of ggsci's dependencies, so that an executor
+    missing one reports it in one line (the warm-up task's result) rather than failing
+    the task with a traceback (Spark would retry it, and the driver print 100 lines)."""
+    import shutil
+
+    from engine.cluster.worker import FAILED
+
+    archive = build_archive(tmp_path / "ship")
+    unpacked = tmp_path / "ggsci_code"
+    with zipfile.ZipFile(archive) as z:
+        z.extractall(unpacked)
+    shutil.rmtree(unpacked / "pyparsing")  # as if it were not shipped
+    site = bare_site(tmp_path / "site")
+    code = (
+        "import sys\n"
+        f"sys.path[:0] = [{str(unpacked)!r}, {str(site)!r}]\n"
+        "import engine.cluster.session\n"
+        "from engine.cluster.worker import warm_task\n"
+        f"print(warm_task({MINER_MODULES!r}, iter([]))[0])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    line = done.stdout.strip()
+    assert line.startswith(FAILED) and "cannot run the shipped code" in line, line
+    assert "No module named 'pyparsing'" in line and "\n" not in line

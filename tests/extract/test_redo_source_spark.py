@@ -13,7 +13,8 @@ import pytest
 
 from engine.changes import Fragment, Position
 from engine.cluster import worker
-from engine.cluster.session import SparkSettings, _imported, session_conf
+from engine.cluster.session import SparkSettings, session_conf
+from engine.cluster.worker import warm_task
 from engine.extract import redo_source as rs
 from engine.extract.miner import Closed, MinePlan
 
@@ -48,7 +49,7 @@ def test_a_task_freezes_its_worker_once(unfrozen: None) -> None:
 
 
 def test_warming_a_worker_freezes_what_it_imported(unfrozen: None) -> None:
-    _imported(("json",))
+    warm_task(("json",), iter([]))
     assert gc.get_freeze_count() > 1000
 
 
