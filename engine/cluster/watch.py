@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from engine.cluster.cause import text_cause
+from engine.errors import GGError
 from params.sparksettings import GGSCI_TIMES, spark_seconds
 
 STARTUP_KEY: Final = "spark.ggsci.startupTimeout"
@@ -50,13 +51,11 @@ CODE: Final = "OGG-01668"
 POLL_S: Final = 1.0
 
 
-class SparkFault(Exception):
+class SparkFault(GGError):
     """The application cannot go on: an OGG code and one line."""
 
     def __init__(self, text: str, code: str = CODE) -> None:
-        super().__init__(text)
-        self.code = code
-        self.text = text
+        super().__init__(code, text)
 
 
 def seconds(key: str, text: str) -> float:

@@ -2,7 +2,7 @@
 walks, and the C heap a split needs stays between splits.
 
 Called by the Extract's tasks at their first split and by the executor check
-(:func:`engine.cluster.session`), so a worker that was warmed is settled already.
+(:func:`engine.cluster.spark`), so a worker that was warmed is settled already.
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ FAILED: Final = "FAILED: "
 
 
 def warm_task(modules: tuple[str, ...], _: Iterator[Any]) -> list[str]:
-    """A warm-up task (:func:`engine.cluster.session.warm_workers`; shipped from this
+    """A warm-up task (:func:`engine.cluster.spark.warm_workers`; shipped from this
     module, which imports nothing of ggsci's but the heap's): import ``modules``; where the
     task's ggsci code comes from, or :data:`FAILED` and why not (one line)."""
     import importlib

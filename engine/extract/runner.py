@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.cluster.session import SparkConfigError, batch_splits, extract_session, task_failure
+from engine.cluster.spark import SparkConfigError, extract_session, task_failure
 from engine.cluster.watch import Limits, Watchdog
 from engine.embedded.catalog import RedoGapError
-from engine.extract.engine import ExtractRun
 from engine.extract.longtrans import RequestError
 from engine.extract.redo_source import MINER_MODULES
+from engine.extract.run import ExtractRun
 from engine.extract.start import ExtractError
 from engine.runtime.events import Severity
 from engine.runtime.ipc import Reply, Request
@@ -29,6 +29,7 @@ class ExtractRunner(GroupRunner):
 
     def __init__(self) -> None:
         self.run_: ExtractRun | None = None
+        self.watch: Watchdog | None = None
 
     def prepare(self, ctx: GroupContext) -> None:
         model = load_group_params(ctx)
@@ -56,7 +57,6 @@ class ExtractRunner(GroupRunner):
             )
         except ExtractError as exc:
             raise ProcessAbend(exc.code, exc.text) from exc
-        self.run_.capture.max_poll_splits = batch_splits(spark)
         self._register(ctx)
         ctx.event(
             "OGG-01055",

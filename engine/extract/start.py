@@ -12,6 +12,7 @@ from engine.changes import Position
 from engine.embedded.catalog import RedoGapError, log_header, record_heads
 from engine.embedded.clock import to_micros
 from engine.embedded.logs import LogInfo, list_logs
+from engine.errors import GGError
 from engine.home.checkpoints import Checkpoints, ReadCheckpoint
 from engine.home.layout import Home
 from engine.trail.model import TrailPosition
@@ -20,13 +21,8 @@ from engine.trail.writer import TrailWriter
 from params.models import ParamFile
 
 
-class ExtractError(Exception):
+class ExtractError(GGError):
     """The run cannot start or go on; ``code`` is the OGG message to abend with."""
-
-    def __init__(self, code: str, text: str) -> None:
-        super().__init__(f"{code} {text}")
-        self.code = code
-        self.text = text
 
 
 def source_root(home: Home, model: ParamFile) -> Path:

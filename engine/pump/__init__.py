@@ -12,11 +12,8 @@ of this package's exceptions.
 
 from __future__ import annotations
 
+from engine.errors import GGError
 
-class PumpError(Exception):
+
+class PumpError(GGError):
     """The pump cannot start or go on; ``code`` is the OGG message to abend with."""
-
-    def __init__(self, code: str, text: str) -> None:
-        super().__init__(f"{code} {text}")
-        self.code = code
-        self.text = text

@@ -37,6 +37,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
+from engine.errors import GGError
 from engine.home.checkpoints import Checkpoints, load_checkpoints
 from engine.home.groups import GroupDef, GroupStore, SourceType, checked_checkpoints
 from engine.home.layout import Home
@@ -78,13 +79,8 @@ def runner_kind(group: GroupDef) -> str:
     return group.kind
 
 
-class ProcessAbend(Exception):
+class ProcessAbend(GGError):
     """Raised by a runner to abend with an OGG message (code and text go to report and log)."""
-
-    def __init__(self, code: str, text: str) -> None:
-        super().__init__(f"{code} {text}")
-        self.code = code
-        self.text = text
 
 
 @dataclass
@@ -405,7 +401,7 @@ def _run_locked(
         ctx.runner.prepare(ctx)
         ctx.starting = None
         ctx.runner.run(ctx)
-    except ProcessAbend as exc:
+    except GGError as exc:  # ProcessAbend, or any concern's error that reached the top
         return _abend(home, ctx, pf, server, exc.code, exc.text)
     except Exception as exc:
         ctx.report.line(traceback.format_exc().rstrip())

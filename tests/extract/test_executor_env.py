@@ -16,8 +16,8 @@ import zipfile
 from pathlib import Path
 
 from engine._native import MISSING
-from engine.cluster.session import task_failure
 from engine.cluster.ship import EXECUTOR_NEEDS, build_archive, package_dir
+from engine.cluster.spark import task_failure
 from engine.cluster.worker import CANNOT_RUN, FAILED
 from engine.extract.redo_source import MINER_MODULES, CannotRun
 from params.check import check_text
@@ -98,12 +98,12 @@ def test_an_executor_without_the_kernels_says_so_in_its_result(tmp_path: Path) -
 
 def test_a_missing_module_on_an_executor_is_one_line(tmp_path: Path) -> None:
     """The modules Spark ships the tasks' functions from (engine.cluster.worker,
-    engine.cluster.session) import without any of ggsci's dependencies, so that an executor
+    engine.cluster.spark) import without any of ggsci's dependencies, so that an executor
     missing one reports it in one line (the warm-up task's result) rather than failing
     the task with a traceback (Spark would retry it, and the driver print 100 lines)."""
     (line,) = run_bare(
         tmp_path,
-        "import engine.cluster.session\nfrom engine.cluster.worker import warm_task\n"
+        "import engine.cluster.spark\nfrom engine.cluster.worker import warm_task\n"
         f"print(warm_task({MINER_MODULES!r}, iter([]))[0])\n",
         drop=("pyparsing",),  # as if it were not shipped
     )

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Final
 from engine.cluster.cause import cause
 from engine.cluster.watch import Limits, SparkFault, Watchdog, bounded
 from engine.cluster.worker import FAILED, warm_task
+from engine.errors import GGError
 from params.sparksettings import setting_error
 
 if TYPE_CHECKING:  # pyspark is imported lazily: importing this module starts nothing
@@ -80,13 +81,11 @@ _lock = threading.Lock()
 _session: list[Any] = []
 
 
-class SparkConfigError(Exception):
+class SparkConfigError(GGError):
     """A Spark setting that cannot be used (one line for the user, with an OGG code)."""
 
     def __init__(self, text: str, code: str = "OGG-01668") -> None:
-        super().__init__(text)
-        self.code = code
-        self.text = text
+        super().__init__(code, text)
 
 
 @dataclass(frozen=True)
