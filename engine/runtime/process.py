@@ -108,12 +108,14 @@ class GroupContext:
     """What the process waits for while it starts (``SEND ... STATUS`` says it), None once up."""
     runner: GroupRunner | None = None
 
-    def wait_for(self, what: str, work: Callable[[], T]) -> T | None:
+    def wait_for(
+        self, what: str, work: Callable[[], T], detail: Callable[[], str | None] | None = None
+    ) -> T | None:
         """Do ``work`` (a slow start-up step: a Spark session) in a background thread while
-        ``SEND ... STATUS`` answers ``starting: <what>``; its result, or None when STOP (or
-        SIGTERM) came first: the thread is abandoned (it is a daemon; a JVM it launched ends
-        with the process, whose end closes the JVM's standard input). Its exception is raised
-        here."""
+        ``SEND ... STATUS`` answers ``starting: <what>`` (``: <detail()>`` when it says
+        what the step waits for); its result, or None when STOP (or SIGTERM) came first: the
+        thread is abandoned (it is a daemon; a JVM it launched ends with the process, whose
+        end closes the JVM's standard input). Its exception is raised here."""
         self.starting = what
         box: list[T] = []
         failed: list[BaseException] = []
@@ -129,6 +131,8 @@ class GroupContext:
 
         threading.Thread(target=body, name=f"start-up: {what}", daemon=True).start()
         while not done.wait(STARTUP_POLL):
+            now = detail() if detail is not None else None
+            self.starting = f"{what}: {now}" if now else what
             if self.stop_requested.is_set():
                 self.report.line(f"Stopped while starting ({what}).")
                 return None
