@@ -55,10 +55,13 @@ def lake_run(
     ops: int = 1000,
     extra: str = "",
     cpt: str | None = "gg.chkpt",
+    reuse: bool = False,
 ) -> tuple[LakeReplicatRun, list[str]]:
+    """The Replicat REP of ``home`` (added, unless ``reuse``: as a process restarted)."""
     (home.dirprm / "rep.props").write_text(props_text(kind, location, extra))
-    group = add_group(home, GroupKind.REPLICAT, "REP", SourceType.EXTTRAIL, TRAIL)
-    if cpt:
+    stored = GroupStore(home).get("REP") if reuse else None
+    group = stored or add_group(home, GroupKind.REPLICAT, "REP", SourceType.EXTTRAIL, TRAIL)
+    if cpt and not reuse:
         group = replace(group, checkpoint_table=cpt)
         GroupStore(home).save(group)
     seen: list[str] = []

@@ -47,6 +47,10 @@ class DeltaLakeTable(LakeTable):
         keys = desc[len(_KEY_PREFIX) :] if desc.startswith(_KEY_PREFIX) else ""
         self.key = tuple(k for k in keys.split(",") if k)
 
+    def _record(self, stamp: Stamp) -> CommitProperties:
+        """The commit properties that record ``stamp`` (txn action and commitInfo)."""
+        return _props(stamp)
+
     def recorded(self, group: str) -> TrailPosition | None:
         v = self.dt.transaction_version(f"ggsci.{group}")
         return None if v is None else version_position(v)
@@ -83,8 +87,9 @@ class DeltaLakeTable(LakeTable):
         upserts, deletes = self.filled(reduced, key_cols)
         try:
             if reduced.truncated:
+                props = self._record(stamp)
                 write_deltalake(
-                    self.dt, self.arrow(upserts), mode="overwrite", commit_properties=_props(stamp)
+                    self.dt, self.arrow(upserts), mode="overwrite", commit_properties=props
                 )
                 return
             parts = []
@@ -99,7 +104,11 @@ class DeltaLakeTable(LakeTable):
             on = " AND ".join(f"t.{_q(k)} = s.{_q(k)}" for k in key_cols)
             (
                 self.dt.merge(
-                    source, on, source_alias="s", target_alias="t", commit_properties=_props(stamp)
+                    source,
+                    on,
+                    source_alias="s",
+                    target_alias="t",
+                    commit_properties=self._record(stamp),
                 )
                 .when_matched_delete(predicate=f"s.{_q('__gg_op')} = 'D'")
                 .when_matched_update(updates=sets, predicate=f"s.{_q('__gg_op')} = 'U'")
@@ -113,7 +122,7 @@ class DeltaLakeTable(LakeTable):
         self._check()
         try:
             write_deltalake(
-                self.dt, self.arrow(rows), mode="append", commit_properties=_props(stamp)
+                self.dt, self.arrow(rows), mode="append", commit_properties=self._record(stamp)
             )
         except (DeltaError, OSError) as exc:
             raise LakeError(f"Delta table {self.name}: append failed: {_line(exc)}") from exc

@@ -50,6 +50,10 @@ class IcebergTable(LakeTable):
         self.schema = self.table.schema().as_arrow()
         self.key = tuple(k for k in self.table.properties.get(KEY_PROPERTY, "").split(",") if k)
 
+    def _record(self, stamp: Stamp) -> dict[str, str]:
+        """The snapshot properties (and table property) that record ``stamp``."""
+        return {_position_property(stamp.group): stamp.to_json()}
+
     def recorded(self, group: str) -> TrailPosition | None:
         text = self.table.properties.get(_position_property(group))
         return None if text is None else Stamp.from_json(text).position
@@ -87,7 +91,7 @@ class IcebergTable(LakeTable):
     def commit_apply(self, reduced: Reduced, key_cols: tuple[str, ...], stamp: Stamp) -> None:
         self._check()
         upserts, deletes = self.filled(reduced, key_cols)
-        summary = {_position_property(stamp.group): stamp.to_json()}
+        summary = self._record(stamp)
         try:
             with warnings.catch_warnings(), self.table.transaction() as tx:
                 # a key the batch inserts first is in no file yet: nothing to delete
@@ -99,7 +103,8 @@ class IcebergTable(LakeTable):
                     tx.delete(self._where(touched, key_cols), snapshot_properties=summary)
                 if upserts:
                     tx.append(self.arrow(upserts), snapshot_properties=summary)
-                tx.set_properties(summary)
+                if summary:
+                    tx.set_properties(summary)
         except LakeError:
             raise
         except Exception as exc:  # pyiceberg raises many kinds; the message says which
@@ -108,11 +113,12 @@ class IcebergTable(LakeTable):
 
     def commit_append(self, rows: list[Row], stamp: Stamp) -> None:
         self._check()
-        summary = {_position_property(stamp.group): stamp.to_json()}
+        summary = self._record(stamp)
         try:
             with self.table.transaction() as tx:
                 tx.append(self.arrow(rows), snapshot_properties=summary)
-                tx.set_properties(summary)
+                if summary:
+                    tx.set_properties(summary)
         except LakeError:
             raise
         except Exception as exc:
