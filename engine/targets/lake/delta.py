@@ -8,7 +8,6 @@ commit carries the Replicat's position as an application transaction and in comm
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any
 
 import pyarrow as pa
@@ -16,6 +15,7 @@ from deltalake import CommitProperties, DeltaTable, Field, Transaction, write_de
 from deltalake.exceptions import DeltaError, TableNotFoundError
 from deltalake.schema import PrimitiveType
 
+from engine import storage
 from engine.targets.lake import LakeError
 from engine.targets.lake.location import Location
 from engine.targets.lake.reduce import Reduced, Row
@@ -37,8 +37,11 @@ def _q(name: str) -> str:
 
 
 class DeltaLakeTable(LakeTable):
-    def __init__(self, name: str, uri: str, options: dict[str, str], dt: DeltaTable) -> None:
-        self.name, self.uri, self.options, self.dt = name, uri, options, dt
+    def __init__(
+        self, name: str, location: Location, parts: tuple[str, ...], dt: DeltaTable
+    ) -> None:
+        self.name, self.location, self.parts, self.dt = name, location, parts, dt
+        self.uri = location.table_uri(*parts)
         self._load()
 
     def _load(self) -> None:
@@ -56,9 +59,12 @@ class DeltaLakeTable(LakeTable):
         return None if v is None else version_position(v)
 
     def exists(self) -> bool:
+        """The log file of the version this process knows is still there (a table deleted,
+        or replaced by another, has not got it)."""
+        log = self.location.storage_of(*self.parts, "_delta_log", f"{self.dt.version():020d}.json")
         try:
-            return DeltaTable.is_deltatable(self.uri, self.options)
-        except (DeltaError, OSError):
+            return storage.exists(log)
+        except storage.StorageError:
             return False
 
     def _check(self) -> None:
@@ -151,23 +157,23 @@ class DeltaStore:
     def __init__(self, location: Location) -> None:
         self.location = location
 
-    def uri(self, owner: str, name: str) -> str:
-        return self.location.table_uri(*(p.lower() for p in (owner, name) if p))
+    def parts(self, owner: str, name: str) -> tuple[str, ...]:
+        return tuple(p.lower() for p in (owner, name) if p)
 
     def open(self, owner: str, name: str) -> DeltaLakeTable | None:
-        uri = self.uri(owner, name)
+        uri = self.location.table_uri(*self.parts(owner, name))
         try:
             dt = DeltaTable(uri, storage_options=self.location.delta_options or None)
         except TableNotFoundError:
             return None
         except (DeltaError, OSError) as exc:
             raise LakeError(f"Delta table at {uri}: {_line(exc)}", "OGG-00664") from exc
-        return DeltaLakeTable(_shown(owner, name), uri, self.location.delta_options, dt)
+        return DeltaLakeTable(_shown(owner, name), self.location, self.parts(owner, name), dt)
 
     def create(
         self, owner: str, name: str, schema: pa.Schema, key: tuple[str, ...]
     ) -> DeltaLakeTable:
-        uri = self.uri(owner, name)
+        uri = self.location.table_uri(*self.parts(owner, name))
         try:
             dt = DeltaTable.create(
                 uri,
@@ -179,10 +185,7 @@ class DeltaStore:
             )
         except (DeltaError, OSError) as exc:
             raise LakeError(f"Cannot create Delta table {uri}: {_line(exc)}") from exc
-        return DeltaLakeTable(_shown(owner, name), uri, self.location.delta_options, dt)
-
-    def retention(self) -> timedelta:
-        return timedelta(hours=168)
+        return DeltaLakeTable(_shown(owner, name), self.location, self.parts(owner, name), dt)
 
 
 def _shown(owner: str, name: str) -> str:

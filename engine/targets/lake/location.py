@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from engine.storage import describe
+from engine.storage import describe, join
 from engine.targets.lake import LakeError
 
 
@@ -25,8 +25,13 @@ class Location:
     uri: str
     shown: str
     local: Path | None = None
+    storage: str = ""  # as engine.storage names it (credentials in it: never shown)
     delta_options: dict[str, str] = field(default_factory=dict)
     iceberg_options: dict[str, str] = field(default_factory=dict)
+
+    def storage_of(self, *parts: str) -> str:
+        """A file under the location as :mod:`engine.storage` names it."""
+        return join(self.storage, *parts)
 
     def table_uri(self, *parts: str) -> str:
         if self.local is not None:
@@ -39,7 +44,7 @@ def resolve(text: str, home: Path) -> Location:
     if parts.scheme in ("", "file"):
         path = Path(unquote(parts.path) if parts.scheme == "file" else text).expanduser()
         path = path if path.is_absolute() else home / path
-        return Location(str(path), str(path), path)
+        return Location(str(path), str(path), path, storage=str(path))
     if parts.scheme not in ("s3", "s3a"):
         raise LakeError(
             f"gg.handler location {describe(text)}: only a directory or an s3:// URL is supported",
@@ -63,4 +68,4 @@ def resolve(text: str, home: Path) -> Location:
         url = endpoint if "://" in endpoint else f"{scheme}://{endpoint}"
         delta |= {"AWS_ENDPOINT_URL": url, "AWS_ALLOW_HTTP": str(scheme == "http").lower()}
         iceberg |= {"s3.endpoint": url}
-    return Location(uri, describe(text), None, delta, iceberg)
+    return Location(uri, describe(text), None, text, delta, iceberg)
