@@ -104,13 +104,15 @@ class LakeMapper(Mapper):
         super().__init__(model, catalog)  # type: ignore[arg-type]
         self.catalog = catalog
         self._defs: dict[str, tuple[str, ...]] = {}
+        self._seen: dict[str, TableDef] = {}  # the definition last looked at (by identity)
 
     def maps_for(self, table: str, definition: TableDef | None) -> tuple[TableMap, ...]:
-        if definition is not None:
+        if definition is not None and self._seen.get(table) is not definition:
             names = definition.column_names
             if self._defs.get(table, names) != names:
                 self.forget(table)
             self._defs[table] = names
+            self._seen[table] = definition
         return super().maps_for(table, definition)
 
     def _resolve(self, table: str, spec: TableSpec, definition: TableDef | None) -> TableMap:
