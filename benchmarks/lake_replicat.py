@@ -38,11 +38,11 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent)]
 
-from engine import checkpoint_table as ct  # noqa: E402
-from engine.events import Severity  # noqa: E402
-from engine.groups import GroupDef, GroupKind, GroupStore, SourceType  # noqa: E402
-from engine.home import Home  # noqa: E402
+from engine.home.groups import GroupDef, GroupKind, GroupStore, SourceType  # noqa: E402
+from engine.home.layout import Home  # noqa: E402
+from engine.replicat import checkpoint_table as ct  # noqa: E402
 from engine.replicat.engine import ReplicatRun  # noqa: E402
+from engine.runtime.events import Severity  # noqa: E402
 from engine.targets.lake import applier as lake_applier  # noqa: E402
 from engine.targets.lake import tables as lake_tables  # noqa: E402
 from engine.targets.lake.run import LakeReplicatRun  # noqa: E402

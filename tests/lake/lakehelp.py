@@ -10,10 +10,10 @@ from typing import Any
 
 from replicat_helpers import add_group, model
 
-from engine import checkpoint_table as ct
-from engine.events import Severity
-from engine.groups import GroupKind, GroupStore, SourceType
-from engine.home import Home
+from engine.home.groups import GroupKind, GroupStore, SourceType
+from engine.home.layout import Home
+from engine.replicat import checkpoint_table as ct
+from engine.runtime.events import Severity
 from engine.targets.lake.run import LakeReplicatRun
 
 TRAIL = "./dirrmt/bb"

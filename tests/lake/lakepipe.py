@@ -12,9 +12,9 @@ from typing import Any
 
 from lakehelp import props_text
 
-from engine import pipeline_home as ph
-from engine.home import Home
+from engine.home.layout import Home
 from engine.targets.base import temporal_text
+from tests.harness import pipeline_home as ph
 
 CKPT_DB = "./dirchk/lake.db"
 COLUMNS = tuple(c for c, _ in ph.WORKLOAD_COLUMNS)
@@ -103,8 +103,8 @@ def history_verdict(home: Home, kind: str, location: str, spec: ph.PipelineSpec)
     source's committed changes (engine.soak.expected): lost, dup, out_of_order. Each change
     is compared by the columns the trail carries for it (a compressed update its changed
     columns and key, a delete its key), with its CSN and transaction id."""
-    from engine.soak.audit import compare_audit
-    from engine.soak.expected import image, read_source
+    from tests.harness.soak.audit import compare_audit
+    from tests.harness.soak.expected import image, read_source
 
     source = read_source(home.dirdb / "SRC", spec.schemas)
     rows: list[tuple[str, str, dict[str, Any]]] = []

@@ -21,7 +21,7 @@ from lakepipe import (
 )
 from pipeline import add_and_start, ggsci, report, shutdown, wait_until, workload
 
-from engine import pipeline_home as ph
+from tests.harness import pipeline_home as ph
 
 pytestmark = pytest.mark.e2e
 
@@ -61,5 +61,10 @@ def test_pipeline_into_lakehouse_tables_row_by_row(tmp_path: Path, kind: str) ->
         assert re.fullmatch(r"-?\d+\.\d\ds +\S.* +SRC +\S+ +EXT1 ==> PMP1 ==> REP1",
                             lines[at + 2]), out  # fmt: skip
         assert f"Handler lake ({kind})" in out, out
+        request = "OPTIMIZE" if kind == "deltalake" else "EXPIRESNAPSHOTS RETAINHOURS 0"
+        out = ggsci(home, f"SEND REPLICAT rep1, {request}")
+        done = "optimized" if kind == "deltalake" else "snapshots expired"
+        assert out.count(done) == 4 and "WL.WL_T01: " in out and "HIST.WL_T02: " in out, out
+        assert in_sync()
     finally:
         shutdown(home, spec)

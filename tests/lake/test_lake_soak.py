@@ -25,8 +25,8 @@ import pytest
 from lakehelp import CKPT_DB, lake_home, read_delta, read_iceberg
 from replicat_helpers import add_group, txn_records, write_trail
 
-from engine.groups import GroupKind, GroupStore, SourceType
-from engine.home import Home
+from engine.home.groups import GroupKind, GroupStore, SourceType
+from engine.home.layout import Home
 from engine.trail.layout import IOType
 from engine.trail.model import TableDef
 

@@ -24,14 +24,14 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 
-from engine.events import Severity
-from engine.groups import GroupDef
 from engine.heartbeat.settings import utc_now
-from engine.home import Home
-from engine.pump.txreader import Transaction
+from engine.home.groups import GroupDef
+from engine.home.layout import Home
 from engine.replicat import ReplicatError
 from engine.replicat.engine import Emit, ReplicatRun
 from engine.replicat.progress import Progress
+from engine.runtime.events import Severity
+from engine.runtime.loop import Stop
 from engine.targets import TargetError
 from engine.targets.lake import LakeError, require
 from engine.targets.lake.applier import LakeApplier, LakeCatalog, LakeMapper, Store
@@ -41,6 +41,7 @@ from engine.targets.resolve import open_target
 from engine.trail.errors import TrailError
 from engine.trail.model import TrailPosition, TrailRecord
 from engine.trail.reader import read_error_text
+from engine.trail.txreader import Transaction
 from params.check import find_handler_props
 from params.handlerprops import HandlerProps, check_properties
 from params.models import ParamFile
@@ -129,6 +130,9 @@ class LakeReplicatRun(ReplicatRun):
 
     # -- batching -----------------------------------------------------------------------
     def poll(self) -> int:
+        """Read what the trail holds into the batch; commit it when it holds GROUPTRANSOPS
+        operations or ``batchIntervalMs`` has passed. A batch still open counts as work (the
+        run neither waits idle nor stops at end of data until it is committed)."""
         seen = 0
         try:
             for txn in self.reader.poll():
@@ -144,35 +148,29 @@ class LakeReplicatRun(ReplicatRun):
         except TrailError as exc:
             self.flush()
             self.dirty = True
-            self.file_checkpoint()
+            self.checkpoint()
             raise ReplicatError("OGG-01184", read_error_text(exc)) from exc
-        if self._batch and time.monotonic() - self._batch_started >= self.interval:
-            self.flush()
+        if self._batch:
+            left = self.interval - (time.monotonic() - self._batch_started)
+            if left <= 0:
+                self.flush()
+            elif not seen:
+                time.sleep(min(left, 0.05))  # more may come before the batch is due
         if seen:
             self.dirty = True
-        return seen
+        return seen or (1 if self._batch else 0)
 
     def flush(self) -> None:
         batch, self._batch, self._batch_ops = self._batch, [], 0
         if batch:
             self._apply_group(batch)
+            self.dirty = True
 
-    def run(
-        self, stop: Callable[[], bool], *, stop_at_eof: bool = False, idle: float = 0.2
-    ) -> None:
-        interval = max(1, self.model.checkpoint_secs)
-        idle = min(idle, max(self.interval, 0.01))
-        while not stop():
-            n = self.poll()
-            self.at_eof = n == 0 and not self._batch
-            if n or time.monotonic() - self.last_file_checkpoint >= interval:
-                self.file_checkpoint()
-            if n == 0:
-                if stop_at_eof and not self._batch:
-                    break
-                time.sleep(idle)
-        self.flush()
-        self.file_checkpoint()
+    def run(self, stop: Stop, *, stop_at_eof: bool = False, idle: float = 0.2) -> None:
+        super().run(stop, stop_at_eof=stop_at_eof, idle=idle)
+        if self._batch:  # what was read before the stop
+            self.flush()
+            self.checkpoint()
 
     # -- applying -----------------------------------------------------------------------
     def _apply(self, txns: list[Transaction], *, savepoints: bool) -> None:
