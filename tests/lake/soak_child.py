@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "replicat"))
 def main(argv: list[str]) -> int:
     from lakehelp import lake_run
 
-    from engine.home import Home
+    from engine.home.layout import Home
     from engine.targets.lake import tables
     from engine.targets.lake.delta import DeltaLakeTable
     from engine.targets.lake.iceberg import IcebergTable
