@@ -152,6 +152,7 @@ class LakeApplier(Applier):
         self.txn: Any = None  # the transaction being applied (engine.pump.txreader)
         self.at = TrailPosition(0, 0)
         self.batches: dict[str, _Batch] = {}
+        self._ts: tuple[int, str | None] = (-1, None)  # the last commit time and its text
 
     def apply(self, m: TableMap, record: TrailRecord, env: Env | None = None) -> None:
         self._env = env
@@ -203,10 +204,13 @@ class LakeApplier(Applier):
     def _history(self, record: TrailRecord) -> dict[str, Any]:
         txn, at = self.txn, self.at
         letter = _OP_LETTER.get(record.io_type, "U")
-        when = valid_datetime(record.io_time_us) if record.io_time_us else None
+        us = record.io_time_us
+        if us != self._ts[0]:  # the records of a transaction share their commit time
+            when = valid_datetime(us) if us else None
+            self._ts = (us, when.isoformat(" ") if when else None)
         return {
             "OP_TYPE": letter,
-            "OP_TS": when.isoformat(" ") if when else None,
+            "OP_TS": self._ts[1],
             "CSN": txn.logcsn if txn is not None else None,
             "TRANID": txn.tranid if txn is not None else None,
             "POSITION": f"{at.seqno:010d}{at.rba:010d}",
