@@ -8,17 +8,30 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from engine.home.groups import GroupDef
+from engine.home.layout import Home
 from engine.replicat import ReplicatError
-from engine.replicat.engine import ReplicatRun
+from engine.replicat.engine import Emit, ReplicatRun
 from engine.runtime.events import Severity
 from engine.runtime.ipc import Reply, Request
 from engine.runtime.paramcheck import load_group_params
 from engine.runtime.process import GroupContext, GroupRunner, ProcessAbend
 from engine.runtime.stats import handler as stats_handler
 from engine.targets import TargetError
+from params.models import ParamFile
 
 if TYPE_CHECKING:
     from engine.targets.lake.run import LakeReplicatRun
+
+
+def open_run(home: Home, model: ParamFile, group: GroupDef, emit: Emit) -> ReplicatRun:
+    """The Replicat's run: into lakehouse tables for TARGETDB LIBFILE (a Big Data handler,
+    engine.targets.lake), else into the SQL target."""
+    if model.handler_props is not None:
+        from engine.targets.lake.run import LakeReplicatRun
+
+        return LakeReplicatRun(home, model, group, emit)
+    return ReplicatRun(home, model, group, emit)
 
 
 class ReplicatRunner(GroupRunner):
@@ -28,13 +41,9 @@ class ReplicatRunner(GroupRunner):
     def prepare(self, ctx: GroupContext) -> None:
         model = load_group_params(ctx)
         try:
-            if model.handler_props is not None:  # TARGETDB LIBFILE: a lakehouse handler
-                from engine.targets.lake.run import LakeReplicatRun
-
-                self.run_ = LakeReplicatRun(ctx.home, model, ctx.group, ctx.event)
-                self._lake_requests(ctx, self.run_)
-            else:
-                self.run_ = ReplicatRun(ctx.home, model, ctx.group, ctx.event)
+            self.run_ = open_run(ctx.home, model, ctx.group, ctx.event)
+            if model.handler_props is not None:
+                self._lake_requests(ctx, self.run_)  # type: ignore[arg-type]
         except ReplicatError as exc:
             raise ProcessAbend(exc.code, exc.text) from exc
         except TargetError as exc:

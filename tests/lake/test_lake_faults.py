@@ -95,3 +95,29 @@ def test_a_missing_library_is_one_line_naming_the_extra(monkeypatch: pytest.Monk
         "pip install 'ggsci[lake]' (the extra 'lake')."
     )
     require("deltalake")
+
+
+def test_the_foreground_replicat_delivers_to_the_lake(tmp_path: Path) -> None:
+    """``ggsci replicat paramfile dirprm/rep.prm --stop-at-eof`` with TARGETDB LIBFILE."""
+    import os
+    import subprocess
+
+    from lakehelp import TRAIL, prm, props_text
+    from replicat_helpers import add_group
+
+    from engine.home.groups import GroupKind, SourceType
+
+    home = lake_home(tmp_path / "home")
+    write_trail(home.root / "dirrmt" / "bb", [txn_records(100, [ins(1), ins(2)])])
+    add_group(home, GroupKind.REPLICAT, "REP", SourceType.EXTTRAIL, TRAIL)
+    (home.dirprm / "rep.props").write_text(props_text("deltalake"))
+    (home.dirprm / "rep.prm").write_text(prm(MAP_APPLY))
+    out = subprocess.run(
+        [sys.executable, "-m", "ggsci", "replicat", "paramfile", "dirprm/rep.prm", "--stop-at-eof"],
+        cwd=home.root, env={**os.environ, "GGHOME": str(home.root)}, capture_output=True,
+        text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert [r["ID"] for r in read_delta(home.root / "lake" / "hr" / "emp")] == ["1", "2"]
+    report = (home.dirrpt / "REP.rpt").read_text()
+    assert "Created deltalake table HR.EMP" in report, report
