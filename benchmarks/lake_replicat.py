@@ -41,11 +41,11 @@ sys.path[:0] = [str(HERE.parent)]
 from engine.home.groups import GroupDef, GroupKind, GroupStore, SourceType  # noqa: E402
 from engine.home.layout import Home  # noqa: E402
 from engine.replicat import checkpoint_table as ct  # noqa: E402
+from engine.replicat import lakeapply as lake_applier  # noqa: E402
 from engine.replicat.engine import ReplicatRun  # noqa: E402
+from engine.replicat.lakerun import LakeReplicatRun  # noqa: E402
 from engine.runtime.events import Severity  # noqa: E402
-from engine.targets.lake import applier as lake_applier  # noqa: E402
 from engine.targets.lake import tables as lake_tables  # noqa: E402
-from engine.targets.lake.run import LakeReplicatRun  # noqa: E402
 from engine.trail.codec import encode_record  # noqa: E402
 from engine.trail.layout import IOType, TransInd  # noqa: E402
 from engine.trail.model import TableDef, TrailRecord  # noqa: E402

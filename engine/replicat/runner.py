@@ -21,14 +21,14 @@ from engine.targets import TargetError
 from params.models import ParamFile
 
 if TYPE_CHECKING:
-    from engine.targets.lake.run import LakeReplicatRun
+    from engine.replicat.lakerun import LakeReplicatRun
 
 
 def open_run(home: Home, model: ParamFile, group: GroupDef, emit: Emit) -> ReplicatRun:
     """The Replicat's run: into lakehouse tables for TARGETDB LIBFILE (a Big Data handler,
     engine.targets.lake), else into the SQL target."""
     if model.handler_props is not None:
-        from engine.targets.lake.run import LakeReplicatRun
+        from engine.replicat.lakerun import LakeReplicatRun
 
         return LakeReplicatRun(home, model, group, emit)
     return ReplicatRun(home, model, group, emit)
@@ -58,7 +58,7 @@ class ReplicatRunner(GroupRunner):
 
     def _lake_requests(self, ctx: GroupContext, run: LakeReplicatRun) -> None:
         """SEND REPLICAT name, OPTIMIZE | VACUUM | EXPIRESNAPSHOTS [RETAINHOURS n]."""
-        from engine.targets.lake.run import DEFAULT_RETAIN_HOURS, MAINTENANCE
+        from engine.replicat.lakerun import DEFAULT_RETAIN_HOURS, MAINTENANCE
 
         def answer(request: Request) -> Reply:
             action = request.command.upper()

@@ -13,8 +13,8 @@ from replicat_helpers import add_group, model
 from engine.home.groups import GroupKind, GroupStore, SourceType
 from engine.home.layout import Home
 from engine.replicat import checkpoint_table as ct
+from engine.replicat.lakerun import LakeReplicatRun
 from engine.runtime.events import Severity
-from engine.targets.lake.run import LakeReplicatRun
 
 TRAIL = "./dirrmt/bb"
 CKPT_DB = "dirchk/lake.db"

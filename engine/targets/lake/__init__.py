@@ -9,8 +9,10 @@ Modules:
 - :mod:`reduce`    one batch's operations on one table reduced to one row state per key
 - :mod:`delta`     Delta tables: create, add columns, MERGE / append with the position, maintain
 - :mod:`iceberg`   Iceberg tables: the same through pyiceberg
-- :mod:`applier`   the Replicat's records as batches per table (MAP, COLMAP, history columns)
-- :mod:`run`       the Replicat run that commits a batch per table, then its checkpoint
+
+The Replicat's side (a room above this one) is :mod:`engine.replicat.lakeapply` (records as
+batches per table: MAP, COLMAP, history columns) and :mod:`engine.replicat.lakerun` (the run
+that commits a batch per table, then its checkpoint).
 
 The libraries are the package's optional extra ``lake``: :func:`require` gives one line
 naming it when one is missing.

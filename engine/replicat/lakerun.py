@@ -4,7 +4,7 @@ property=dirprm/NAME.props``).
 It is the Replicat of :mod:`engine.replicat.engine` (trail, MAP, COLMAP, WHERE, FILTER,
 REPERROR DISCARD/IGNORE, checkpoint table, heartbeats) with these differences:
 
-* Records go to per-table batches (:mod:`engine.targets.lake.applier`), not SQL statements.
+* Records go to per-table batches (:mod:`engine.replicat.lakeapply`), not SQL statements.
 * A batch is GROUPTRANSOPS operations, or what the trail held when ``batchIntervalMs``
   passed since the batch's first transaction was read, whichever comes first: a user trades
   latency against the number of table versions.
@@ -29,12 +29,12 @@ from engine.home.groups import GroupDef
 from engine.home.layout import Home
 from engine.replicat import ReplicatError
 from engine.replicat.engine import Emit, ReplicatRun
+from engine.replicat.lakeapply import LakeApplier, LakeCatalog, LakeMapper, Store
 from engine.replicat.progress import Progress
 from engine.runtime.events import Severity
 from engine.runtime.loop import Stop
 from engine.targets import TargetError
 from engine.targets.lake import LakeError, require
-from engine.targets.lake.applier import LakeApplier, LakeCatalog, LakeMapper, Store
 from engine.targets.lake.location import resolve
 from engine.targets.lake.tables import Stamp
 from engine.targets.resolve import open_target
