@@ -16,6 +16,7 @@ only, not the source's key.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from engine.expr.evaluate import Env
@@ -152,7 +153,7 @@ class LakeApplier(Applier):
         self.txn: Any = None  # the transaction being applied (engine.pump.txreader)
         self.at = TrailPosition(0, 0)
         self.batches: dict[str, _Batch] = {}
-        self._ts: tuple[int, str | None] = (-1, None)  # the last commit time and its text
+        self._ts: tuple[int, datetime | None] = (-1, None)  # the last commit time (UTC)
 
     def apply(self, m: TableMap, record: TrailRecord, env: Env | None = None) -> None:
         self._env = env
@@ -207,7 +208,7 @@ class LakeApplier(Applier):
         us = record.io_time_us
         if us != self._ts[0]:  # the records of a transaction share their commit time
             when = valid_datetime(us) if us else None
-            self._ts = (us, when.isoformat(" ") if when else None)
+            self._ts = (us, when.replace(tzinfo=UTC) if when else None)
         return {
             "OP_TYPE": letter,
             "OP_TS": self._ts[1],

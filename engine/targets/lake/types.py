@@ -23,6 +23,7 @@ a value its column cannot hold stops the Replicat with the table, column and val
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 import pyarrow as pa
@@ -63,6 +64,9 @@ def _cast(values: list[Any], t: pa.DataType) -> pa.Array:
     if pa.types.is_string(t) or pa.types.is_large_string(t):
         return pa.array(values, t)
     if pa.types.is_timestamp(t):
+        first = next((v for v in values if v is not None), None)
+        if isinstance(first, datetime):  # the history's commit times (aware, UTC)
+            return pa.array(values, t)
         values = [temporal_text(v) if isinstance(v, str) else v for v in values]
     elif pa.types.is_date(t):
         values = [temporal_text(v)[:10] if isinstance(v, str) else v for v in values]
