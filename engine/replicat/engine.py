@@ -276,6 +276,7 @@ class ReplicatRun(GroupRun):
                     self._apply_record(txn, record, savepoints, at)
                 applied += 1
                 progress = _after(progress, txn)
+            self._commit_batch(progress)
             if self.cptable is not None:
                 self.cptable.save(progress, self.clock())
             self.target.commit()
@@ -297,6 +298,11 @@ class ReplicatRun(GroupRun):
         self.skipped += skipped
         if txns:
             self.last_io_us = txns[-1].io_time_us or self.last_io_us
+
+    def _commit_batch(self, progress: Progress) -> None:
+        """Commit what the group's records wrote outside the target transaction (a target
+        that is not the checkpoint database: engine.targets.lake), recording ``progress``
+        there; called before the checkpoint table's row is written and committed."""
 
     def _discard_transaction(self, txn: Transaction, exc: _TransDiscard) -> None:
         """REPERROR TRANSDISCARD: the transaction's records to the discard file, its end
