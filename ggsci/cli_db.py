@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
-from engine.home import resolve_home
+from engine.home import HomeError, resolve_home
 from engine.source.archiver import Archiver, archive_dest, set_archive_dest
 from engine.source.database import (
     Database,
@@ -40,10 +40,10 @@ T = TypeVar("T")
 
 def _dirdb(home: str | None) -> Path:
     """The home's ``dirdb/``; one line and exit status 1 when the home is another user's."""
-    resolved = resolve_home(home)
     try:
+        resolved = resolve_home(home)
         check_home_owner(resolved)
-    except NotHomeOwner as exc:
+    except (HomeError, NotHomeOwner) as exc:
         raise _fail(exc) from None
     return resolved.dirdb
 

@@ -59,6 +59,18 @@ def _parse(words: list[str]) -> tuple[Path, Path | None, bool]:
     return paramfile, reportfile, brreset
 
 
+def home_of(home: str | Path | None) -> Home:
+    """The home (``--home``, then $GGHOME, then the current directory); one line and exit 1
+    when it names no directory."""
+    from engine.home import HomeError, resolve_home
+
+    try:
+        return resolve_home(home)
+    except HomeError as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(1) from None
+
+
 def in_home(h: Home, path: Path) -> Path:
     """Relative names are the home's, as when GoldenGate's programs run in its directory."""
     return path if path.is_absolute() else h.root / path
@@ -133,12 +145,11 @@ def extract(
     from engine.extract.engine import ExtractRun
     from engine.extract.start import ExtractError
     from engine.groups import GroupStore
-    from engine.home import resolve_home
     from engine.source.catalog import RedoGapError
     from params.models import ExpectedGroup
 
     paramfile, reportfile, brreset = _parse(words)
-    h = resolve_home(home)  # --home, then $GGHOME, then the current directory
+    h = home_of(home)
     paramfile, reportfile = in_home(h, paramfile), reportfile and in_home(h, reportfile)
     # an Extract's file: a Replicat's is refused at its first line, naming the REPLICAT
     result = checked(h, paramfile, ExpectedGroup("EXTRACT"))
