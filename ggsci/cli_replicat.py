@@ -27,12 +27,13 @@ def replicat(
     home: HomePath = None,
 ) -> None:
     """Run a Replicat in the foreground, as GoldenGate's ``replicat paramfile ...`` does."""
-    from engine.events import DELIVERY_COMPONENT, Event, Severity, log_event
-    from engine.groups import GroupKind, GroupStore
+    from engine.home.groups import GroupKind, GroupStore
+    from engine.home.layout import in_home
     from engine.replicat import ReplicatError
     from engine.replicat.engine import ReplicatRun
+    from engine.runtime.events import DELIVERY_COMPONENT, Event, Severity, log_event
     from engine.targets import TargetError
-    from ggsci.cli_extract import _parse, checked, home_of, in_home, locked_report
+    from ggsci.cli_extract import _parse, checked, home_of, locked_report
     from params.check import check_file
     from params.models import ExpectedGroup
 

@@ -17,7 +17,7 @@ from typing import Annotated
 
 import typer
 
-from engine.home import HomeError, named_home
+from engine.home.layout import HomeError, named_home
 from ggsci import launch
 
 HomeOption = Annotated[

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.home import Home, HomeError, named_home
+from engine.home.layout import Home, HomeError, named_home
 from params import textfile
 
 from .conftest import Shell
