@@ -179,7 +179,6 @@ IGNORED_OPTIONS: dict[str, frozenset[str]] = {
     "RMTHOST": frozenset({"KEYNAME", "COMPRESSTHRESHOLD", "TCPBUFSIZE", "TCPFLUSHBYTES",
                           "IPV4", "IPV6", "STREAMING", "NOSTREAMING", "PARAMS"}),
     "CACHEMGR": frozenset({"CACHEBUFFERSIZE", "CACHEPAGEOUTSIZE", "CACHEDIRECTORY"}),
-    "DISCARDFILE": frozenset({"MAXBYTES"}),
     "AUTORESTART": frozenset({"WAITSECONDS"}),
     "PURGEOLDEXTRACTS": frozenset({"FREQUENCYMINUTES", "FREQUENCYHOURS"}),
     "USERID": frozenset({"PASSWORD", "SYSDBA"}),

@@ -288,6 +288,7 @@ class Discard:
     append: bool = False
     purge: bool = False
     megabytes: int | None = None
+    max_bytes: int | None = None
 
 
 @dataclass(frozen=True)
