@@ -69,6 +69,7 @@ class Builder:
     manager: dict[str, Any] = field(default_factory=dict)
     get_truncates: bool = False
     get_update_befores: bool = False
+    full_deletes: bool = False  # NOCOMPRESSDELETES in force
     current_trail: str | None = None
     seen: dict[str, Statement] = field(default_factory=dict)
     count: int = 0

@@ -430,6 +430,7 @@ def h_table(b: Builder, p: Parsed) -> None:
         b.get_update_befores,
         b.current_trail,
         b.line,
+        b.full_deletes,
     )
     if kw in ("MAP", "MAPEXCLUDE"):
         spec = map_behaviour(b, p, spec)

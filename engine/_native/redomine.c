@@ -204,6 +204,7 @@ typedef struct {
     uint32_t dataobj;
     int captured, hooked;
     int befores; /* decode.BEFORES_*: 0 none, 1 a before-image record, 2 FULL, 3 COMPACT */
+    int full_deletes; /* decode.FULL_DELETES (NOCOMPRESSDELETES): a delete's whole row */
     Py_ssize_t ncols;
     uint8_t *kinds;
     PyObject *entries; /* tuple: the Python entry converter of each column */
@@ -700,7 +701,9 @@ static pos_t rows(Walker *w, const Rec *r, pos_t body, pos_t p, pos_t undo, uint
             goto done;
         }
         key_of(t, before, key, n);
-        int e = emit_row(w, out, t, xid, IO_DELETE, bdba, slot, key, 0, NULL, ref, h);
+        int e = t->full_deletes
+                    ? emit_row(w, out, t, xid, IO_DELETE, bdba, slot, before, 1, NULL, ref, h)
+                    : emit_row(w, out, t, xid, IO_DELETE, bdba, slot, key, 0, NULL, ref, h);
         rc = e ? e : p;
         goto done;
     }
@@ -747,8 +750,9 @@ static pos_t rows(Walker *w, const Rec *r, pos_t body, pos_t p, pos_t undo, uint
                 memset(before, 0, sizeof(Val) * (size_t)n);
             }
             key_of(t, before, key, n);
-            int e = emit_row(w, out, t, xid, IO_DELETE, bdba, u32(b, slots + 4 * (pos_t)i), key,
-                             0, NULL, ref, h);
+            int full = t->full_deletes;
+            int e = emit_row(w, out, t, xid, IO_DELETE, bdba, u32(b, slots + 4 * (pos_t)i),
+                             full ? before : key, full, NULL, ref, h);
             if (e) {
                 rc = e;
                 goto done;
@@ -1140,7 +1144,8 @@ static int load_table(Table *t, PyObject *obj, PyObject *spec) {
     t->dataobj = (uint32_t)dataobj;
     t->captured = captured;
     t->hooked = hooked;
-    t->befores = befores;
+    t->befores = befores & 15;
+    t->full_deletes = (befores & 16) != 0;
     t->ncols = PyBytes_GET_SIZE(kinds);
     if (PyTuple_GET_SIZE(entries) != t->ncols) {
         PyErr_SetString(PyExc_ValueError, "one entry converter per column");

@@ -49,6 +49,7 @@ from engine.extract.decode import (
     BEFORES_FULL,
     BEFORES_NONE,
     BEFORES_RECORD,
+    FULL_DELETES,
     Selection,
 )
 from engine.extract.rowselect import Cond, select_rows
@@ -131,6 +132,7 @@ class TableInfo:
     truncates: bool
     hooked: bool
     befores: int = BEFORES_NONE  # decode.BEFORES_*: GETUPDATEBEFORES, UPDATERECORDFORMAT
+    full_deletes: bool = False  # NOCOMPRESSDELETES: a delete carries the whole before image
 
 
 @dataclass(frozen=True)
@@ -180,6 +182,7 @@ def mine_plan(
             ident in selection.truncates,
             t.qualified in hooked,
             selection.befores_of(t),
+            selection.deletes_full(t),
         )
         tables[t.obj] = info
         tables[t.dataobj] = info
@@ -351,7 +354,7 @@ class Miner:
                 info.captured,
                 info.hooked,
                 self.helper(info).entry,
-                info.befores,
+                info.befores | (FULL_DELETES if info.full_deletes else 0),
             )
             for obj, info in self.tables.items()
         }
@@ -510,11 +513,12 @@ class Miner:
                      head, seq)  # fmt: skip
             return p
         key = info.key
+        full = info.full_deletes  # NOCOMPRESSDELETES: the whole row, as an insert's
         if op == b"DRP":
             p = _skip_ints(buf, _skip_rows(buf, p))
             before = _undo_row(buf, undo)
-            bkey = {i: before[i] for i in key if i in before}
-            emit(out, cols, xid, _DELETE, rowid(dataobj, bdba, slot), bkey, False, None, ref,
+            bkey = before if full else {i: before[i] for i in key if i in before}
+            emit(out, cols, xid, _DELETE, rowid(dataobj, bdba, slot), bkey, full, None, ref,
                  head, seq)  # fmt: skip
             return p
         if op == b"QMD":
@@ -523,8 +527,8 @@ class Miner:
             urows = _undo_rows(buf, undo)
             for i, s in enumerate(slots):
                 before = urows[i][1] if i < len(urows) else _EMPTY
-                bkey = {k: before[k] for k in key if k in before}
-                emit(out, cols, xid, _DELETE, rowid(dataobj, bdba, s), bkey, False, None, ref,
+                bkey = dict(before) if full else {k: before[k] for k in key if k in before}
+                emit(out, cols, xid, _DELETE, rowid(dataobj, bdba, s), bkey, full, None, ref,
                      head, seq)  # fmt: skip
             return p
         p = _skip_ints(buf, _skip_rows(buf, p))
