@@ -279,9 +279,11 @@ class Decoder:
 
         if any(i not in cols for i in key_idx):  # no key in the redo: fetched (keyfetch)
             return [row(IOType.FIELDCOMP, columns)]  # and then no before image
-        if key_changed:
+        if key_changed:  # under UPDATERECORDFORMAT a GGSUnifiedPKUpdate (seed 003: 135)
             bimg = before if mode else {i: before[i] for i in key_idx if i in before}
-            return [row(IOType.KEYFIELDCOMP, columns, self._encode(table, bimg))]
+            unified = mode in (BEFORES_FULL, BEFORES_COMPACT)
+            io = IOType.UNIFIED_PK_UPDATE if unified else IOType.KEYFIELDCOMP
+            return [row(io, columns, self._encode(table, bimg))]
         if mode == BEFORES_NONE:
             return [row(IOType.FIELDCOMP, columns)]
         bcols = self._encode(table, before)

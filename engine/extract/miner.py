@@ -46,6 +46,7 @@ from engine.embedded.redo_scan import scan_frames
 from engine.expr.rowrule import Process, RowRule
 from engine.extract.assemble import trans_ind
 from engine.extract.decode import (
+    BEFORES_COMPACT,
     BEFORES_FULL,
     BEFORES_NONE,
     BEFORES_RECORD,
@@ -95,6 +96,7 @@ _EMPTY: dict[int, bytes | None] = {}
 _INSERT, _DELETE = int(IOType.INSERT), int(IOType.DELETE)
 _FIELDCOMP, _KEYFIELDCOMP = int(IOType.FIELDCOMP), int(IOType.KEYFIELDCOMP)
 _BEFORE_FIELDCOMP, _UNIFIED = _FIELDCOMP | BEFORE_IMAGE, int(IOType.UNIFIED_UPDATE)
+_UNIFIED_PK = int(IOType.UNIFIED_PK_UPDATE)
 _BEGIN_IND, _MIDDLE, _END, _WHOLE = (int(t) for t in TransInd)
 #: Column entries and table name that surely fit a record with every token (64 KiB).
 _ROOM: Final = 65_535 - 200
@@ -359,7 +361,7 @@ class Miner:
             for obj, info in self.tables.items()
         }
         kinds = (_ROW, _BEGIN, _COMMIT_K, _ROLLBACK, _SESSION_K, _UNDO_K)
-        io = (_INSERT, _DELETE, _FIELDCOMP, _KEYFIELDCOMP, _BEFORE_FIELDCOMP, _UNIFIED)
+        io = (_INSERT, _DELETE, _FIELDCOMP, _KEYFIELDCOMP, _BEFORE_FIELDCOMP, _UNIFIED, _UNIFIED_PK)
         return _NATIVE.Walker(spec, kinds, io)
 
     # -- one record -----------------------------------------------------------------
@@ -545,7 +547,8 @@ class Miner:
                 emit(out, cols, xid, _FIELDCOMP, rid, merged, False, None, ref, head, seq, True)
             elif key_changed:  # decode.Decoder._update says which images go where
                 bkey = before if mode else {i: before[i] for i in key if i in before}
-                emit(out, cols, xid, _KEYFIELDCOMP, rid, merged, False, bkey, ref, head, seq)
+                io = _UNIFIED_PK if mode in (BEFORES_FULL, BEFORES_COMPACT) else _KEYFIELDCOMP
+                emit(out, cols, xid, io, rid, merged, False, bkey, ref, head, seq)
             elif mode == BEFORES_NONE:
                 emit(out, cols, xid, _FIELDCOMP, rid, merged, False, None, ref, head, seq)
             elif mode == BEFORES_RECORD:
