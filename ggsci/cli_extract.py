@@ -141,7 +141,7 @@ def extract(
 ) -> None:
     """Run an Extract in the foreground, as GoldenGate's ``extract paramfile ...`` does."""
     from engine.embedded.catalog import RedoGapError
-    from engine.extract.engine import ExtractRun
+    from engine.extract.run import ExtractRun
     from engine.extract.start import ExtractError
     from engine.home.groups import GroupStore
     from engine.runtime.events import CAPTURE_COMPONENT, Event, Severity, log_event
@@ -170,7 +170,7 @@ def extract(
         _pump(h, model, group, emit, report, stop_at_eof)
         return
 
-    from engine.cluster.session import SparkConfigError, batch_splits, extract_session, task_failure
+    from engine.cluster.spark import SparkConfigError, extract_session, task_failure
     from engine.extract.redo_source import MINER_MODULES
 
     try:
@@ -186,7 +186,6 @@ def extract(
     except ExtractError as exc:
         emit(exc.code, Severity.ERROR, exc.text)
         raise typer.Exit(1) from exc
-    run.capture.max_poll_splits = batch_splits(spark)
     emit("OGG-00993", Severity.INFO, f"EXTRACT {name} started.")
     stop = threading.Event()
     try:

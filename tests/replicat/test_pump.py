@@ -166,7 +166,7 @@ def test_a_pump_run_in_the_foreground_pumps_its_source_trail(
     add_group(home, GroupKind.EXTRACT, "PMP", SourceType.EXTTRAILSOURCE, "./dirdat/aa")
     model(home, "pmp", PRM)
     monkeypatch.setattr(
-        "engine.cluster.session.extract_session",
+        "engine.cluster.spark.extract_session",
         lambda *a, **k: pytest.fail("a pump needs no Spark session"),
     )
     result = CliRunner().invoke(
