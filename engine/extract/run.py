@@ -135,9 +135,16 @@ class ExtractRun(TransactionManagement, GroupRun):
         cps = self.checkpoints
         if cps is not None and "capture" in cps.extra:
             saved = CaptureState.from_json(cps.extra["capture"])
-            if not cps.altered or not _repositioned(cps.reads, saved):
-                state = saved
-            else:
+            moved = cps.altered and _repositioned(cps.reads, saved)
+            # seed 000: an altered I/O checkpoint (IOEXTSEQNO/IOEXTRBA: the recovery position;
+            # ETROLLOVER: the write position) also means normal recovery, from that position
+            io_moved = cps.altered and (
+                _recovery_moved(cps.reads, saved)
+                or _write_moved(cps, trail.path, saved.trail.seqno)
+            )
+            if not moved:
+                state = replace(saved, recovery=_recovery_of(cps.reads, saved))
+            if moved or io_moved:
                 altered = True
                 emit(
                     "OGG-01635",
@@ -388,7 +395,11 @@ class ExtractRun(TransactionManagement, GroupRun):
                 Severity.INFO,
                 f"BOUNDED RECOVERY: CANCELED: for object pool 1: {self.name}: {exc}",
             )
-            self.emit("OGG-10019", Severity.INFO, BR_NOT_USED)
+            if self.model.br.off_on_failure:  # seed 000: off for the runtime processing
+                self.emit("OGG-10019", Severity.INFO, BR_OFF_ON_FAILURE)
+                self.br = None
+            else:
+                self.emit("OGG-10019", Severity.INFO, BR_NOT_USED)
             return None
         for damaged in restored.passed:
             self.emit(
@@ -673,6 +684,28 @@ def _points_known(
     return out
 
 
+def _recovery_moved(reads: tuple[ReadCheckpoint, ...], saved: CaptureState) -> bool:
+    """Whether ALTER ... IOEXTSEQNO/IOEXTRBA moved a recovery position the run saved."""
+    return _recovery_of(reads, saved) != saved.recovery
+
+
+def _recovery_of(reads: tuple[ReadCheckpoint, ...], saved: CaptureState) -> dict[int, Position]:
+    """The saved recovery positions, each replaced by the checkpoint's where that differs (an
+    ALTER set it; a run writes both from the same state)."""
+    out = dict(saved.recovery)
+    for r in reads:
+        t = r.current.thread
+        mine = out.get(t)
+        if mine is not None and (r.recovery.seqno, r.recovery.rba) != (mine.sequence, mine.offset):
+            out[t] = replace(mine, sequence=r.recovery.seqno, offset=r.recovery.rba)
+    return out
+
+
+def _write_moved(cps: Checkpoints, trail: str, saved_seqno: int) -> bool:
+    """Whether ALTER ... ETROLLOVER moved this trail's write position past the saved file."""
+    return any(w.position.seqno > saved_seqno for w in cps.writes if _same_trail(w.trail, trail))
+
+
 def _repositioned(reads: tuple[ReadCheckpoint, ...], saved: CaptureState) -> bool:
     """Whether ADD/ALTER moved a read position away from where the run left it."""
     for r in reads:
@@ -682,6 +715,10 @@ def _repositioned(reads: tuple[ReadCheckpoint, ...], saved: CaptureState) -> boo
     return False
 
 
+BR_OFF_ON_FAILURE = (
+    "BOUNDED RECOVERY: BR not being used for restore. Extract will revert to normal recovery "
+    "and, as BROFFONFAILURE asks, leave Bounded Recovery off for this run."
+)
 BR_NOT_USED = (
     "BOUNDED RECOVERY: BR not being used for restore. Extract will revert to normal recovery "
     "for this recovery and then turn on Bounded Recovery again."

@@ -458,6 +458,7 @@ _REDO_ONLY: Final[tuple[tuple[str, Callable[[ParamFile], bool]], ...]] = (
     ("FETCHOPTIONS", lambda m: bool(m.fetch_options)),
     ("GETUPDATEBEFORES", lambda m: any(t.get_update_befores for t in m.tables)),
     ("UPDATERECORDFORMAT", lambda m: m.update_record_format is not None),
+    ("NOCOMPRESSDELETES", lambda m: any(t.full_deletes for t in m.tables)),
 )
 
 

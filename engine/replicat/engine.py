@@ -203,6 +203,7 @@ class ReplicatRun(GroupRun):
             in_home(home, d.path) if d else home.dirrpt / f"{group.name}.dsc",
             append=bool(d and d.append),
             megabytes=d.megabytes if d else None,
+            max_bytes=d.max_bytes if d else None,
         )
         self._discards: list[tuple[TrailRecord, int, str, TrailPosition, str]] = []
         self.batch_id = cps.batch_id if cps else 0

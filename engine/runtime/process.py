@@ -65,6 +65,7 @@ from engine.runtime.events import (
 )
 from engine.runtime.ipc import HandlerTable, IpcServer, Reply, Request
 from engine.runtime.report import ReportWriter
+from engine.runtime.stats import StatsBook
 
 RUNNERS: dict[str, str] = {
     "EXTRACT": "engine.extract.runner:ExtractRunner",
@@ -107,6 +108,14 @@ class GroupContext:
     starting: str | None = "loading the engine"
     """What the process waits for while it starts (``SEND ... STATUS`` says it), None once up."""
     runner: GroupRunner | None = None
+    stats_book: StatsBook | None = None
+    """The runner's operation counts (its STATS): the report's Run Time Statistics."""
+
+    def run_time_statistics(self) -> None:
+        """Write the Run Time Statistics to the report (at stop, on SEND ... REPORT)."""
+        if self.stats_book is not None:
+            for line in self.stats_book.run_time_statistics():
+                self.report.line(line)
 
     def wait_for(
         self, what: str, work: Callable[[], T], detail: Callable[[], str | None] | None = None
@@ -259,6 +268,7 @@ def default_handlers(ctx: GroupContext, runner: GroupRunner | None = None) -> Ha
         ctx.report.line(
             f"{ctx.clock():%Y-%m-%d %H:%M:%S}  Report requested by SEND {ctx.group.kind}."
         )
+        ctx.run_time_statistics()
         return Reply(("Request processed.",))
 
     def getlag(_: Request) -> Reply:
@@ -414,6 +424,7 @@ def _run_locked(
         return _abend(home, ctx, pf, server, "OGG-01668", f"{type(exc).__name__}: {exc}")
     if server is not None:
         server.close()
+    ctx.run_time_statistics()
     ctx.event("OGG-00991", Severity.INFO, f"{kind} {group.name} stopped normally.")
     write_process_file(
         home, pf.with_state(State.STOPPED, stopped=clock().isoformat(" ", "seconds"))
