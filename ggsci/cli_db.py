@@ -25,7 +25,7 @@ from engine.embedded.database import (
 )
 from engine.embedded.dictionary import load_dictionary
 from engine.embedded.errors import DatabaseError, SourceError
-from engine.home.layout import resolve_home
+from engine.home.layout import HomeError, resolve_home
 from engine.home.trust import NotHomeOwner, check_home_owner
 
 if TYPE_CHECKING:
@@ -40,10 +40,10 @@ T = TypeVar("T")
 
 def _dirdb(home: str | None) -> Path:
     """The home's ``dirdb/``; one line and exit status 1 when the home is another user's."""
-    resolved = resolve_home(home)
     try:
+        resolved = resolve_home(home)
         check_home_owner(resolved)
-    except NotHomeOwner as exc:
+    except (HomeError, NotHomeOwner) as exc:
         raise _fail(exc) from None
     return resolved.dirdb
 
