@@ -168,17 +168,76 @@ def _shown(dest: str | None) -> str:
 
 @app.command("drop")
 def drop(name: str, home: HomeOpt = None) -> None:
-    """Drop a database, its tables and its redo logs."""
+    """Drop a database, its tables and its redo logs (an attached one: forget it; its
+    archived logs are not touched)."""
+    from engine.redo.attached import detach
+    from engine.redo.errors import RedoError
+
+    try:
+        if detach(_dirdb(home), name):
+            typer.echo(f"Database {name.upper()} detached (its archived logs are kept).")
+            return
+    except RedoError as exc:
+        raise _fail(exc) from None
     _guard(lambda: drop_database(_dirdb(home), name))
     typer.echo(f"Database {name.upper()} dropped.")
+
+
+@app.command("attach")
+def attach(
+    name: str,
+    archive: Annotated[
+        str,
+        typer.Option(
+            "--archive", help="Where the archived logs are: a directory, a mount, or s3://."
+        ),
+    ],
+    dictionary: Annotated[
+        Path,
+        typer.Option(
+            "--dictionary",
+            help="The dictionary: OpenLogReplicator's schema checkpoint or ggsci's own JSON "
+            "(engine/redo/sql/ggsci_dictionary.sql).",
+        ),
+    ],
+    format_: Annotated[
+        str | None,
+        typer.Option("--format", help="LOG_ARCHIVE_FORMAT of the logs (default %t_%s_%r.dbf)."),
+    ] = None,
+    home: HomeOpt = None,
+) -> None:
+    """Attach a real Oracle database by its archived logs and its dictionary (for an
+    Extract's SOURCEDB with TRANLOGOPTIONS ARCHIVEDLOGONLY)."""
+    from engine.redo.attached import attach as attach_db
+    from engine.redo.catalog import list_logs as oracle_logs
+    from engine.redo.errors import RedoError
+    from engine.storage import StorageError, describe
+
+    try:
+        db = attach_db(_dirdb(home), name, archive, dictionary, format_)
+        tables = len(db.dictionary().tables)
+        found = len(oracle_logs(db.archive, db.format))
+    except (RedoError, StorageError) as exc:
+        raise _fail(exc) from None
+    typer.echo(
+        f"Database {db.name} attached: archived logs {db.format} under {describe(db.archive)} "
+        f"({found} now), dictionary of {tables} table(s)."
+    )
 
 
 @app.command("list")
 def list_(home: HomeOpt = None) -> None:
     """List the databases of the home."""
-    names = databases(_dirdb(home))
+    dirdb = _dirdb(home)
+    names = databases(dirdb)
     for n in names:
         typer.echo(n)
+    if dirdb.is_dir():
+        from engine.redo.attached import RECORD
+
+        for p in sorted(dirdb.glob(f"*/{RECORD}")):
+            typer.echo(f"{p.parent.name} (attached: Oracle archived logs)")
+            names.append(p.parent.name)
     if not names:
         typer.echo("No databases.")
 
@@ -381,6 +440,16 @@ def logs(
     location of Oracle logs: thread, sequence, SCN range, resetlogs id, version, from headers."""
     if os.sep in name or "://" in name or Path(name).is_dir():
         _oracle_logs(name, format_)
+        return
+    from engine.redo.attached import attached
+    from engine.redo.errors import RedoError
+
+    try:
+        found = attached(_dirdb(home), name)
+    except RedoError as exc:
+        raise _fail(exc) from None
+    if found is not None:
+        _oracle_logs(found.archive, format_ or found.format)
         return
     with _db(home, name) as db:
         infos = db.list_logs()

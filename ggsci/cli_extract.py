@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from engine.home.groups import GroupDef
     from engine.home.layout import Home
     from engine.pump.pump import Emit
+    from engine.redo.attached import Attached
     from engine.runtime.report import ReportWriter
     from params.check import CheckResult
     from params.models import ExpectedGroup, ParamFile
@@ -170,6 +171,17 @@ def extract(
         _pump(h, model, group, emit, report, stop_at_eof)
         return
 
+    from engine.extract.alo import attached_source
+
+    try:
+        source = attached_source(h, model)
+    except ExtractError as exc:
+        emit(exc.code, Severity.ERROR, exc.text)
+        raise typer.Exit(1) from exc
+    if source is not None:  # a real Oracle database's archived logs: no Spark session
+        _alo(h, model, group, emit, report, stop_at_eof, source)
+        return
+
     from engine.cluster.spark import SparkConfigError, extract_session, task_failure
     from engine.cluster.watch import Limits, Watchdog
     from engine.extract.redo_source import MINER_MODULES
@@ -216,6 +228,58 @@ def extract(
         f"EXTRACT {name}: {s.records_read} redo records, {s.transactions} committed "
         f"transaction(s), {s.rollbacks} rolled back, {s.trail_records} trail record(s) "
         f"to {run.trail_path}."
+    )
+    report.line(summary)
+    emit("OGG-00991", Severity.INFO, f"EXTRACT {name} stopped normally.")
+    typer.echo(summary)
+    sys.stdout.flush()
+
+
+def _alo(
+    h: Home,
+    model: ParamFile,
+    group: GroupDef | None,
+    emit: Emit,
+    report: ReportWriter,
+    stop_at_eof: bool,
+    source: Attached,
+) -> None:
+    """An Extract of an attached Oracle database (``SOURCEDB`` of ``ggsci db attach``): it
+    reads the archived logs in process, with no Spark session."""
+    from engine.extract.alo import AloRun
+    from engine.extract.start import ExtractError
+    from engine.redo.errors import RedoError
+    from engine.runtime.events import Severity
+
+    try:
+        run = AloRun(h, model, group, emit, source)
+    except ExtractError as exc:
+        emit(exc.code, Severity.ERROR, exc.text)
+        raise typer.Exit(1) from exc
+    except RedoError as exc:
+        emit(exc.code, Severity.ERROR, exc.message)
+        raise typer.Exit(1) from exc
+    name = run.name
+    emit(
+        "OGG-01055",
+        Severity.INFO,
+        f"Recovery initialization completed for target file {run.trail_path}.",
+    )
+    emit("OGG-00993", Severity.INFO, f"EXTRACT {name} started.")
+    try:
+        run.run(lambda: False, stop_at_eof=stop_at_eof)
+    except KeyboardInterrupt:
+        run.checkpoint()
+    except RedoError as exc:  # OGG-00446 naming the sequence, another incarnation, ...
+        emit(exc.code, Severity.ERROR, exc.message)
+        raise typer.Exit(1) from exc
+    finally:
+        run.close()
+    cur = run.capture.current
+    summary = (
+        f"EXTRACT {name}: archived logs of {source.name} read to thread {cur.thread} sequence "
+        f"{cur.sequence - 1 if cur.offset == 0 else cur.sequence}, "
+        f"{run.capture.transactions} committed transaction(s) to {run.trail_path}."
     )
     report.line(summary)
     emit("OGG-00991", Severity.INFO, f"EXTRACT {name} stopped normally.")

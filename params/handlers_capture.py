@@ -146,6 +146,8 @@ def h_tranlogoptions(b: Builder, p: Parsed) -> None:
         elif o.name == "ALTARCHIVELOGDEST":
             path = [x for x in o.args if isinstance(x, Tok)][-1]
             t["alt_archive_log_dests"] = (*t.get("alt_archive_log_dests", ()), unquote(path.text))
+        elif o.name == "ALTARCHIVEDLOGFORMAT" and a is not None:
+            t["alt_archived_log_format"] = unquote(a.text)
         elif o.name == "PATHMAP" and a is not None:
             pairs = _path_map(a.text)
             if pairs is None:

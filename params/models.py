@@ -266,6 +266,7 @@ class TranlogOptions:
     include_tags: tuple[str, ...] = ()
     archived_log_only: bool = False
     alt_archive_log_dests: tuple[str, ...] = ()
+    alt_archived_log_format: str | None = None  # ALTARCHIVEDLOGFORMAT (attached databases)
     path_map: tuple[tuple[str, str], ...] = ()  # PATHMAP: (driver prefix, Spark task prefix)
     bufsize: int = 1_024_000
     other: tuple[tuple[str, str], ...] = ()

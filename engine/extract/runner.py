@@ -12,10 +12,12 @@ from collections.abc import Callable
 from engine.cluster.spark import SparkConfigError, extract_session, task_failure
 from engine.cluster.watch import Limits, Watchdog
 from engine.embedded.catalog import RedoGapError
+from engine.extract.alo import REFUSED, AloRun, attached_source, refusal
 from engine.extract.longtrans import RequestError
 from engine.extract.redo_source import MINER_MODULES
 from engine.extract.run import ExtractRun
 from engine.extract.start import ExtractError
+from engine.redo.errors import RedoError
 from engine.runtime.events import Severity
 from engine.runtime.ipc import Reply, Request
 from engine.runtime.paramcheck import load_group_params
@@ -29,10 +31,22 @@ class ExtractRunner(GroupRunner):
 
     def __init__(self) -> None:
         self.run_: ExtractRun | None = None
+        self.alo: AloRun | None = None
         self.watch: Watchdog | None = None
 
     def prepare(self, ctx: GroupContext) -> None:
         model = load_group_params(ctx)
+        try:
+            source = attached_source(ctx.home, model)
+            if source is not None:  # a real Oracle database's archived logs: no Spark
+                self.alo = AloRun(ctx.home, model, ctx.group, ctx.event, source)
+        except ExtractError as exc:
+            raise ProcessAbend(exc.code, exc.text) from exc
+        except RedoError as exc:
+            raise ProcessAbend(exc.code, exc.message) from exc
+        if self.alo is not None:
+            self._register_alo(ctx, self.alo)
+            return
         watch = self.watch = Watchdog(Limits())
         try:  # SEND STATUS: "starting: Spark session: <what it waits for>"; STOP stops it
             started = ctx.wait_for(
@@ -63,6 +77,26 @@ class ExtractRunner(GroupRunner):
             Severity.INFO,
             f"Recovery initialization completed for target file {self.run_.trail_path}.",
         )
+
+    def _register_alo(self, ctx: GroupContext, run: AloRun) -> None:
+        def refuse(line: str) -> Callable[[Request], Reply]:
+            return lambda _r: Reply.error(line)
+
+        for request in REFUSED:
+            ctx.handlers.add(request, refuse(refusal(request, run.source.name)))
+        ctx.event(
+            "OGG-01055",
+            Severity.INFO,
+            f"Recovery initialization completed for target file {run.trail_path}.",
+        )
+
+    def _run_alo(self, run: AloRun, ctx: GroupContext) -> None:
+        try:
+            run.run(ctx.stop_requested)
+        except RedoError as exc:  # OGG-00446 naming the sequence, another incarnation, ...
+            raise ProcessAbend(exc.code, exc.message) from exc
+        finally:
+            run.close()
 
     def _register(self, ctx: GroupContext) -> None:
         run = self.run_
@@ -109,6 +143,9 @@ class ExtractRunner(GroupRunner):
         ctx.handlers.add("STOP", stop)
 
     def run(self, ctx: GroupContext) -> None:
+        if self.alo is not None:
+            self._run_alo(self.alo, ctx)
+            return
         if self.run_ is None:
             return  # stopped while starting
         try:
@@ -132,9 +169,13 @@ class ExtractRunner(GroupRunner):
             raise ProcessAbend(fault.code, fault.text)
 
     def at_eof(self, ctx: GroupContext) -> bool:
+        if self.alo is not None:
+            return self.alo.at_eof
         return self.run_ is not None and self.run_.at_eof
 
     def status_lines(self, ctx: GroupContext) -> list[str]:
+        if self.alo is not None:
+            return self.alo.status_lines()
         lines = self.run_.status_lines() if self.run_ else super().status_lines(ctx)
         waiting = self.watch.status() if self.watch is not None else None
         return [*lines, f"  Spark: {waiting}"] if waiting else lines

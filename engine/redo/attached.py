@@ -1,0 +1,148 @@
+"""A real Oracle database attached to a home by its archived logs (``ggsci db attach``).
+
+Laid out beside the embedded databases, as ``dirdb/NAME/``:
+
+- ``attached.json`` (sealed, :mod:`engine.home.jsonfile`): ``{"kind": "oracle-archived-logs",
+  "archive": LOCATION, "format": LOG_ARCHIVE_FORMAT, "dictionary": "oracle_dictionary.json",
+  "attached": ISO time}``; LOCATION is an absolute directory or a storage URL (``s3://``);
+- ``oracle_dictionary.json``: a copy of the dictionary given (OpenLogReplicator's schema
+  checkpoint or ggsci's own dictionary JSON, :mod:`engine.redo.dictionary`), so the
+  database's decoding does not depend on a file outside the home.
+
+Names follow the embedded databases' rule (:func:`engine.embedded.database.check_name`): upper
+case, at most 30 of ``A-Z 0-9 _ $ #``. ``SOURCEDB NAME`` of an Extract then reads this
+database's archived logs (:mod:`engine.extract.alo`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from engine import storage
+from engine.embedded.database import check_name
+from engine.embedded.errors import SourceError
+from engine.home.jsonfile import JsonRefused, read_json, write_json
+from engine.redo.catalog import DEFAULT_FORMAT
+from engine.redo.dictionary import Dictionary, DictionaryError
+from engine.redo.dictionary import load as load_dictionary
+from engine.redo.errors import RedoError
+
+KIND = "oracle-archived-logs"
+RECORD = "attached.json"
+DICTIONARY = "oracle_dictionary.json"
+
+
+class AttachError(RedoError):
+    """A mistake in ``ggsci db attach`` or an attached database that cannot be used."""
+
+    default_code = "GGS-REDO-0020"
+
+
+@dataclass(frozen=True)
+class Attached:
+    """One attached database: where its archived logs are, their names, its dictionary."""
+
+    name: str
+    root: Path
+    archive: str
+    format: str
+
+    @property
+    def dictionary_path(self) -> Path:
+        return self.root / DICTIONARY
+
+    def dictionary(self) -> Dictionary:
+        return load_dictionary(self.dictionary_path)
+
+
+def _location(archive: str) -> str:
+    """The archive location as stored: a local path made absolute and checked to be a
+    directory; a storage URL checked to be usable (listed once)."""
+    if storage.is_local(archive):
+        path = storage.local_path(archive).resolve()
+        if not path.is_dir():
+            raise AttachError(f"archive location {archive} is not a directory")
+        return str(path)
+    try:
+        storage.list_files(archive)
+    except storage.StorageError as exc:
+        raise AttachError(f"archive location {archive}: {exc.message}") from None
+    return archive
+
+
+def _format(fmt: str) -> str:
+    if "%s" not in fmt.lower():
+        raise AttachError(f"archive format {fmt!r} has no %s (the log sequence number)")
+    if "/" in fmt:
+        raise AttachError(f"archive format {fmt!r} names a directory: give it with --archive")
+    return fmt
+
+
+def attach(dirdb: Path, name: str, archive: str, dictionary: Path, fmt: str | None) -> Attached:
+    """Record ``name`` under ``dirdb``: the archive location, its format and a copy of the
+    dictionary (read first: one that does not load is refused, nothing is written)."""
+    try:
+        up = check_name(name)
+    except SourceError as exc:
+        raise AttachError(exc.message) from None
+    root = dirdb / up
+    if (root / "data.sqlite").exists():
+        raise AttachError(f"database {up} already exists as an embedded database")
+    if (root / RECORD).exists():
+        raise AttachError(f"database {up} is already attached (ggsci db drop {up} first)")
+    location = _location(archive)
+    fmt = _format(fmt or DEFAULT_FORMAT)
+    try:
+        text = dictionary.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        why = getattr(exc, "strerror", None) or exc
+        raise AttachError(f"dictionary {dictionary}: {why}") from None
+    load_dictionary(dictionary, text)  # DictionaryError (one line) when it is not one
+    root.mkdir(parents=True, exist_ok=True)
+    (root / DICTIONARY).write_text(text, encoding="utf-8")
+    record = {
+        "kind": KIND,
+        "archive": location,
+        "format": fmt,
+        "dictionary": DICTIONARY,
+        "attached": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+    write_json(root / RECORD, record)
+    return Attached(up, root, location, fmt)
+
+
+def attached(dirdb: Path, name: str) -> Attached | None:
+    """The attached database ``name`` of ``dirdb``; None when it is not one (an embedded
+    database, or none); :class:`AttachError` when its record is damaged."""
+    try:
+        up = check_name(name)
+    except SourceError:
+        return None
+    root = dirdb / up
+    path = root / RECORD
+    if not path.exists():
+        return None
+    try:
+        data = read_json(path, sealed=True)
+        if data.get("kind") != KIND:
+            raise AttachError(f"{path}: not an attached database record")
+        return Attached(up, root, str(data["archive"]), str(data["format"]))
+    except (JsonRefused, KeyError, TypeError, AttributeError) as exc:
+        raise AttachError(f"{path} is damaged ({exc}): attach {up} again") from None
+
+
+def detach(dirdb: Path, name: str) -> bool:
+    """Forget an attached database (its logs are not touched); whether it was one."""
+    found = attached(dirdb, name)
+    if found is None:
+        return False
+    (found.root / RECORD).unlink()
+    (found.root / DICTIONARY).unlink(missing_ok=True)
+    if not any(found.root.iterdir()):
+        found.root.rmdir()
+    return True
+
+
+__all__ = ["AttachError", "Attached", "DictionaryError", "attach", "attached", "detach"]

@@ -1,0 +1,186 @@
+"""An Extract over a real Oracle database's archived logs, through ``ggsci`` as a user runs
+it: ``ggsci db attach``, the parameter file (SOURCEDB, TRANLOGOPTIONS ARCHIVEDLOGONLY),
+``ADD EXTRACT ..., TRANLOG, EXTSEQNO 15, EXTRBA 0``, ``ADD EXTTRAIL``, ``ggsci extract
+paramfile ... --stop-at-eof`` and ``ggsci logdump --json`` (each a child process), then the
+same run again (nothing written twice), and a missing sequence (OGG-00446 naming it).
+The errors of ``db attach`` and of a parameter file without ARCHIVEDLOGONLY are one line."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from engine.extract.alo import initial_state
+from engine.extract.start import ExtractError
+from engine.home.checkpoints import Position as CpPosition
+from engine.home.checkpoints import load_checkpoints
+from engine.home.layout import Home
+from engine.redo.catalog import list_logs
+from engine.redo.layout import redo_time
+from ggsci.cli import build_app
+from tests.redo.corpus import CHECKPOINT, LOG15, LOG16, need
+
+FMT = "arch%t_%s_%r.dbf"
+PRM = "EXTRACT e1\nSOURCEDB ora23\n{tranlog}EXTTRAIL ./dirdat/aa\nTABLE OLR_TEST.*;\n"
+ALO = "TRANLOGOPTIONS ARCHIVEDLOGONLY\n"
+
+
+def _ggsci(home: Path, *args: str, timeout: float = 180.0) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "GGHOME": str(home)}
+    return subprocess.run(
+        [sys.executable, "-m", "ggsci", *args],
+        env=env, cwd=home, capture_output=True, text=True, timeout=timeout, check=False,
+    )  # fmt: skip
+
+
+def _home(tmp_path: Path, logs: tuple[Path, ...], tranlog: str = ALO) -> tuple[Path, Path]:
+    home = Home(tmp_path / "gghome")
+    home.create_subdirs()
+    arch = tmp_path / "arch"
+    arch.mkdir()
+    for log in logs:
+        shutil.copy(need(log), arch / log.name)
+    (home.dirprm / "e1.prm").write_text(PRM.format(tranlog=tranlog))
+    return home.root, arch
+
+
+def _attach(root: Path, arch: Path, logs: int) -> None:
+    r = _ggsci(root, "db", "attach", "ora23", "--archive", str(arch),
+               "--dictionary", str(need(CHECKPOINT)), "--format", FMT)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("Database ORA23 attached: archived logs arch%t_%s_%r.dbf under ")
+    assert r.stdout.endswith(f"({logs} now), dictionary of 20 table(s).\n")
+
+
+def _add(root: Path) -> None:
+    r = _ggsci(root, "run", "ADD EXTRACT e1, TRANLOG, EXTSEQNO 15, EXTRBA 0",
+               "ADD EXTTRAIL ./dirdat/aa, EXTRACT e1")  # fmt: skip
+    assert "EXTRACT added." in r.stdout and "EXTTRAIL added." in r.stdout, r.stdout + r.stderr
+
+
+def _rows(root: Path) -> list[dict[str, object]]:
+    files = sorted(str(p) for p in (root / "dirdat").iterdir())
+    r = _ggsci(root, "logdump", "--json", "--fileheader", "OFF", *files)
+    assert r.returncode == 0, r.stderr
+    recs = [json.loads(line) for line in r.stdout.splitlines() if line.strip()]
+    return [x for x in recs if x["io_type"] not in (None, 170)]
+
+
+def test_the_fixture_through_ggsci_once_and_a_restart_writes_nothing_twice(
+    tmp_path: Path,
+) -> None:
+    root, arch = _home(tmp_path, (LOG15, LOG16))
+    _attach(root, arch, 2)
+    r = _ggsci(root, "db", "logs", "ora23")  # by name now
+    assert r.returncode == 0, r.stderr
+    assert [ln.split()[:2] for ln in r.stdout.splitlines()[1:]] == [["1", "15"], ["1", "16"]]
+    _add(root)
+    run = _ggsci(root, "extract", "paramfile", "dirprm/e1.prm", "--stop-at-eof")
+    assert run.returncode == 0, run.stderr
+    assert "1 committed transaction(s) to ./dirdat/aa" in run.stdout
+    (row,) = _rows(root)
+    assert (row["op"], row["table"]) == ("Insert", "OLR_TEST.TEST_CDC")
+    assert row["columns"] == {"ID": "1", "NAME": "hello world"}
+    assert row["tokens"]["TRANID"] == "10.12.572"  # type: ignore[index]
+    assert row["tokens"]["LOGCSN"] == "2267707"  # type: ignore[index]
+    cps = load_checkpoints(Home(root), "EXTRACT", "E1")
+    assert cps is not None and cps.csn is not None
+    assert (cps.csn.latest_csn, cps.csn.latest_txn) == (2267707, "10.12.572")
+    (read,) = cps.reads
+    assert (read.current.seqno, read.current.rba) == (17, 0)
+    info = _ggsci(root, "run", "INFO EXTRACT e1")
+    assert "Seqno 17, RBA 0" in info.stdout, info.stdout
+    again = _ggsci(root, "extract", "paramfile", "dirprm/e1.prm", "--stop-at-eof")
+    assert again.returncode == 0, again.stderr
+    assert "0 committed transaction(s)" in again.stdout
+    assert len(_rows(root)) == 1
+
+
+def test_a_missing_sequence_abends_naming_it(tmp_path: Path) -> None:
+    root, arch = _home(tmp_path, (LOG16,))
+    _attach(root, arch, 1)
+    _add(root)
+    run = _ggsci(root, "extract", "paramfile", "dirprm/e1.prm", "--stop-at-eof")
+    assert run.returncode == 1
+    assert "OGG-00446" in run.stderr
+    assert "Could not find archived log for sequence 15 thread 1" in run.stderr
+    assert "Traceback" not in run.stderr
+    assert "Could not find archived log for sequence 15" in (root / "ggserr.log").read_text()
+
+
+# -- one-line mistakes, in process ---------------------------------------------------------
+cli = CliRunner()
+
+
+def _invoke(root: Path, *args: str) -> tuple[int, str]:
+    r = cli.invoke(build_app(), ["db", *args, "--home", str(root)])
+    return r.exit_code, r.output
+
+
+def test_attach_mistakes_are_one_line(tmp_path: Path) -> None:
+    root, arch = _home(tmp_path, ())
+    dic = str(need(CHECKPOINT))
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    cases = [
+        (("attach", "no good!", "--archive", str(arch), "--dictionary", dic), "invalid"),
+        (("attach", "x", "--archive", str(tmp_path / "none"), "--dictionary", dic), "not a dir"),
+        (("attach", "x", "--archive", str(arch), "--dictionary", str(bad)), "bad.json"),
+        (("attach", "x", "--archive", str(arch), "--dictionary", dic, "--format", "a.dbf"),
+         "has no %s"),
+    ]  # fmt: skip
+    for args, what in cases:
+        code, out = _invoke(root, *args)
+        assert code == 1 and what in out and len(out.strip().splitlines()) == 1, out
+    assert not (root / "dirdb" / "X").exists()
+    code, out = _invoke(root, "attach", "x", "--archive", str(arch), "--dictionary", dic)
+    assert code == 0, out
+    code, out = _invoke(root, "attach", "x", "--archive", str(arch), "--dictionary", dic)
+    assert code == 1 and "already attached" in out
+    assert _invoke(root, "list")[1].splitlines() == ["X (attached: Oracle archived logs)"]
+    code, out = _invoke(root, "drop", "x")
+    assert code == 0 and "detached" in out and not (root / "dirdb" / "X").exists()
+
+
+def test_sourcedb_of_an_attached_database_needs_archivedlogonly(tmp_path: Path) -> None:
+    root, arch = _home(tmp_path, (LOG15,), tranlog="")
+    _invoke(root, "attach", "ora23", "--archive", str(arch), "--dictionary",
+            str(need(CHECKPOINT)), "--format", FMT)  # fmt: skip
+    r = cli.invoke(
+        build_app(), ["extract", "paramfile", "dirprm/e1.prm", "--stop-at-eof", "--home", str(root)]
+    )
+    assert r.exit_code == 1
+    assert "OGG-00664" in r.output and "add TRANLOGOPTIONS ARCHIVEDLOGONLY" in r.output
+    assert "Traceback" not in r.output
+
+
+def test_scn_and_begin_time_position_in_the_log_that_holds_them(tmp_path: Path) -> None:
+    arch = tmp_path / "arch"
+    arch.mkdir()
+    for log in (LOG15, LOG16):
+        shutil.copy(need(log), arch / log.name)
+    logs = list_logs(str(arch), FMT)
+    h15, h16 = (f.header for f in logs)
+    at = initial_state(logs, CpPosition(scn=2267707), "arch")
+    assert (at.recovery.sequence, at.recovery.offset, at.last_commit_scn) == (15, 0, 2267707)
+    assert initial_state(logs, CpPosition(scn=h16.first_scn), "arch").recovery.sequence == 16
+    beyond = initial_state(logs, CpPosition(scn=h16.next_scn), "arch")
+    assert beyond.recovery.sequence == 17  # wait for the next archive
+    assert initial_state(logs, None, "arch").recovery.sequence == 15  # the oldest there
+    assert initial_state(logs, CpPosition(seqno=16, rba=512), "arch").recovery.offset == 512
+    assert h15.next_scn <= h16.first_scn
+    with pytest.raises(ExtractError, match=r"OGG-00446 .* no archived log under arch"):
+        initial_state([], CpPosition(scn=1), "arch")
+    # BEGIN time: the log whose time range holds it (the header times, to the second)
+    start15 = datetime(*redo_time(h15.first_time)).isoformat(" ")
+    end16 = datetime(*redo_time(h16.next_time)).isoformat(" ")
+    assert initial_state(logs, CpPosition(timestamp=start15), "arch").recovery.sequence == 15
+    assert initial_state(logs, CpPosition(timestamp=end16), "arch").recovery.sequence == 17
