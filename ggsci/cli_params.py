@@ -15,9 +15,9 @@ from engine.home.layout import Home, HomeError, resolve_home
 from engine.runtime.paramcheck import group_of_file
 from params import textfile
 from params.check import CheckResult, check_file
-from params.errors import render, to_json
+from params.errors import Diagnostic, Severity, render, to_json
 from params.masking import MASK, mask_secrets, secret_key
-from params.models import ExpectedGroup
+from params.models import ExpectedGroup, FileKind
 
 app = typer.Typer(help="Check and show GoldenGate parameter files.", no_args_is_help=True)
 
@@ -45,7 +45,25 @@ def _check(file: Path, home: Home | None) -> CheckResult:
     owner = home or (Home(where.parent) if where.name == "dirprm" else None)  # a home's file
     whose = group_of_file(owner, file) if owner is not None else None
     expected = ExpectedGroup(*whose) if whose else None
-    return check_file(file, cwd=home.root if home else None, expected=expected)
+    result = check_file(file, cwd=home.root if home else None, expected=expected)
+    return _with_source(result, owner) if owner is not None else result
+
+
+def _with_source(result: CheckResult, home: Home) -> CheckResult:
+    """An Extract's SOURCEDB of a database attached to the home (``ggsci db attach``) needs
+    TRANLOGOPTIONS ARCHIVEDLOGONLY: an error at the SOURCEDB line otherwise."""
+    from engine.redo.attached import source_problem
+
+    model = result.model
+    name = model.login.sourcedb
+    if model.kind is not FileKind.EXTRACT or name is None:
+        return result
+    problem = source_problem(home.dirdb, name, model.tranlog.archived_log_only)
+    at = next((s for s in result.statements if s.text.upper().startswith("SOURCEDB")), None)
+    if problem is None or at is None:
+        return result
+    found = Diagnostic(Severity.ERROR, "source", problem, at.locate(0))
+    return dataclasses.replace(result, diagnostics=(*result.diagnostics, found))
 
 
 def _summary(result: CheckResult) -> str:

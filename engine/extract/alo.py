@@ -44,7 +44,7 @@ from engine.home.checkpoints import (
 from engine.home.checkpoints import Position as CpPosition
 from engine.home.groups import DEFAULT_MEGABYTES, GroupDef, normalize_trail
 from engine.home.layout import Home
-from engine.redo.attached import Attached, attached
+from engine.redo.attached import Attached, attached, source_problem
 from engine.redo.catalog import LogFile, list_logs
 from engine.redo.errors import RedoError
 from engine.redo.layout import redo_time
@@ -143,12 +143,9 @@ class AloRun(GroupRun):
         clock: Callable[[], datetime] = datetime.now,
     ) -> None:
         tranlog = model.tranlog
-        if not tranlog.archived_log_only:
-            raise ExtractError(
-                "OGG-00664",
-                f"SOURCEDB {source.name} is an attached database read from its archived logs: "
-                "add TRANLOGOPTIONS ARCHIVEDLOGONLY to the parameter file.",
-            )
+        problem = source_problem(source.root.parent, source.name, tranlog.archived_log_only)
+        if problem is not None:
+            raise ExtractError("OGG-00664", f"{problem}.")
         if group is not None and group.threads != 1:
             raise ExtractError(
                 "OGG-00664",
@@ -247,8 +244,10 @@ class AloRun(GroupRun):
         return self.model.checkpoint_secs
 
     def poll(self) -> int:
+        before = self.capture.current
         n = self.capture.poll()
-        self.dirty = self.dirty or n > 0
+        # a log without a captured commit still moves the position (published when idle)
+        self.dirty = self.dirty or n > 0 or self.capture.current != before
         return n
 
     def checkpoint(self) -> None:

@@ -133,6 +133,22 @@ def attached(dirdb: Path, name: str) -> Attached | None:
         raise AttachError(f"{path} is damaged ({exc}): attach {up} again") from None
 
 
+def source_problem(dirdb: Path, sourcedb: str, archived_log_only: bool) -> str | None:
+    """What is wrong with ``SOURCEDB sourcedb`` of an Extract when it names a database
+    attached here (None when nothing is, or it is not attached): it needs TRANLOGOPTIONS
+    ARCHIVEDLOGONLY (the logs are only ever read where they are archived)."""
+    try:
+        found = attached(dirdb, sourcedb)
+    except AttachError as exc:
+        return exc.message
+    if found is None or archived_log_only:
+        return None
+    return (
+        f"SOURCEDB {found.name} is an attached database read from its archived logs: "
+        "add TRANLOGOPTIONS ARCHIVEDLOGONLY to the parameter file"
+    )
+
+
 def detach(dirdb: Path, name: str) -> bool:
     """Forget an attached database (its logs are not touched); whether it was one."""
     found = attached(dirdb, name)
@@ -145,4 +161,12 @@ def detach(dirdb: Path, name: str) -> bool:
     return True
 
 
-__all__ = ["AttachError", "Attached", "DictionaryError", "attach", "attached", "detach"]
+__all__ = [
+    "AttachError",
+    "Attached",
+    "DictionaryError",
+    "attach",
+    "attached",
+    "detach",
+    "source_problem",
+]

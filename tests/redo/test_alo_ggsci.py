@@ -12,6 +12,8 @@ import os
 import shutil
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
@@ -184,3 +186,67 @@ def test_scn_and_begin_time_position_in_the_log_that_holds_them(tmp_path: Path) 
     end16 = datetime(*redo_time(h16.next_time)).isoformat(" ")
     assert initial_state(logs, CpPosition(timestamp=start15), "arch").recovery.sequence == 15
     assert initial_state(logs, CpPosition(timestamp=end16), "arch").recovery.sequence == 17
+
+
+def test_params_check_names_the_missing_archivedlogonly(tmp_path: Path) -> None:
+    root, arch = _home(tmp_path, (), tranlog="")
+    prm = str(root / "dirprm" / "e1.prm")
+    r = cli.invoke(build_app(), ["params", "check", prm])
+    assert r.exit_code == 0, r.output  # nothing attached yet: SOURCEDB names no database here
+    _invoke(root, "attach", "ora23", "--archive", str(arch), "--dictionary",
+            str(need(CHECKPOINT)))  # fmt: skip
+    r = cli.invoke(build_app(), ["params", "check", prm])
+    assert r.exit_code == 1
+    assert "e1.prm:2:1: error: SOURCEDB ORA23 is an attached database read from its archived " \
+        "logs: add TRANLOGOPTIONS ARCHIVEDLOGONLY" in r.output  # fmt: skip
+    (root / "dirprm" / "e1.prm").write_text(PRM.format(tranlog=ALO))
+    assert cli.invoke(build_app(), ["params", "check", prm]).exit_code == 0
+
+
+def _wait(what: Callable[[], bool], timeout: float = 120.0) -> None:
+    end = time.monotonic() + timeout
+    while not what():
+        assert time.monotonic() < end, "timed out"
+        time.sleep(0.3)
+
+
+def _read_at(root: Path) -> int:
+    cps = load_checkpoints(Home(root), "EXTRACT", "E1")
+    return cps.reads[0].current.seqno if cps is not None and cps.reads else 0
+
+
+def test_the_group_process_waits_for_the_next_archive_and_refuses_showtrans(
+    tmp_path: Path,
+) -> None:
+    """The Extract as its group process (as START EXTRACT runs it): sequence 15 only, then 16
+    archived while it runs; SEND requests it cannot serve are one line; STOP stops it."""
+    root, arch = _home(tmp_path, (LOG15,))
+    _attach(root, arch, 1)
+    _add(root)
+    env = {**os.environ, "GGHOME": str(root)}
+    log = tmp_path / "process.out"
+    with log.open("w") as out_file:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "engine.runtime.process", "EXTRACT", "E1", "--home", str(root)],
+            env=env, cwd=root, stdout=out_file, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    try:
+        _wait(lambda: _read_at(root) == 16)  # sequence 15 read, 16 not archived yet: waits
+        assert proc.poll() is None
+        out = _ggsci(root, "run", "SEND EXTRACT e1, SHOWTRANS").stdout
+        assert (
+            "SHOWTRANS is not available for an Extract reading the archived logs of attached "
+            "database ORA23" in out
+        ), out
+        status = _ggsci(root, "run", "SEND EXTRACT e1, STATUS").stdout
+        assert "next sequence 16" in status, status
+        shutil.copy(LOG16, arch / LOG16.name)
+        _wait(lambda: _read_at(root) == 17)
+        stopped = _ggsci(root, "run", "STOP EXTRACT e1").stdout
+        assert proc.wait(timeout=60) == 0, stopped + log.read_text()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    (row,) = _rows(root)
+    assert row["columns"] == {"ID": "1", "NAME": "hello world"}
