@@ -12,8 +12,9 @@ sequence there while the next is missing: ``OGG-00446`` naming it; a log of anot
 incarnation: refused by name. A restart from :attr:`state` (the recovery position: the start
 of the oldest open transaction) reads again from there and skips commits already in the trail.
 
-Not wired to ``ggsci`` yet (no ``db attach`` / ``SOURCEDB`` of an archive location): see
-docs/extract.md, "Capture from a real database's archived logs".
+Run as an Extract group by :class:`engine.extract.alo.AloRun` (``SOURCEDB`` of a database
+attached with ``ggsci db attach``): see docs/extract.md, "Capture from a real database's
+archived logs".
 """
 
 from __future__ import annotations

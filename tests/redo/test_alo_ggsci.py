@@ -29,6 +29,7 @@ from engine.redo.catalog import list_logs
 from engine.redo.layout import redo_time
 from ggsci.cli import build_app
 from tests.redo.corpus import CHECKPOINT, LOG15, LOG16, need
+from tests.shell.conftest import Shell
 
 FMT = "arch%t_%s_%r.dbf"
 PRM = "EXTRACT e1\nSOURCEDB ora23\n{tranlog}EXTTRAIL ./dirdat/aa\nTABLE OLR_TEST.*;\n"
@@ -250,3 +251,31 @@ def test_the_group_process_waits_for_the_next_archive_and_refuses_showtrans(
             proc.wait()
     (row,) = _rows(root)
     assert row["columns"] == {"ID": "1", "NAME": "hello world"}
+
+
+def test_altarchivelogdest_and_altarchivedlogformat_replace_the_attached_ones(
+    tmp_path: Path,
+) -> None:
+    """Attached with an empty location and the default format; the parameter file points at
+    where the logs really are, under their own names (in process: no Spark is started)."""
+    root, arch = _home(tmp_path, (LOG15, LOG16))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, out = _invoke(root, "attach", "ora23", "--archive", str(empty), "--dictionary",
+                        str(need(CHECKPOINT)))  # fmt: skip
+    assert code == 0 and "(0 now)" in out, out
+    (root / "dirprm" / "e1.prm").write_text(
+        PRM.format(
+            tranlog=f"{ALO}TRANLOGOPTIONS ALTARCHIVELOGDEST {arch}\n"
+            f"TRANLOGOPTIONS ALTARCHIVEDLOGFORMAT '{FMT}'\n"
+        )
+    )
+    shell = Shell(Home(root))
+    shell.run("ADD EXTRACT e1, TRANLOG, EXTSEQNO 15, EXTRBA 0")
+    shell.run("ADD EXTTRAIL ./dirdat/aa, EXTRACT e1")
+    r = cli.invoke(
+        build_app(), ["extract", "paramfile", "dirprm/e1.prm", "--stop-at-eof", "--home", str(root)]
+    )
+    assert r.exit_code == 0, r.output
+    assert "1 committed transaction(s) to ./dirdat/aa" in r.output
+    assert (root / "dirdat" / "aa000000000").exists()
