@@ -245,7 +245,12 @@ class AloRun(GroupRun):
 
     def poll(self) -> int:
         before = self.capture.current
-        n = self.capture.poll()
+        try:
+            n = self.capture.poll()
+        except RedoError:  # what was written before it is published: a restart skips it
+            self.dirty = True
+            self.checkpoint()
+            raise
         # a log without a captured commit still moves the position (published when idle)
         self.dirty = self.dirty or n > 0 or self.capture.current != before
         return n

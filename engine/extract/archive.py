@@ -60,6 +60,25 @@ class ArchiveState:
         )
 
 
+@dataclass
+class _Progress:
+    """The last commit written (SCN and the XIDs committed at it) and how many this poll."""
+
+    last_scn: int
+    xids: set[str]
+    written: int = 0
+
+    def written_before(self, scn: int, xid: str) -> bool:
+        return scn < self.last_scn or (scn == self.last_scn and xid in self.xids)
+
+    def add(self, scn: int, xid: str) -> None:
+        if scn > self.last_scn:
+            self.last_scn = scn
+            self.xids.clear()
+        self.xids.add(xid)
+        self.written += 1
+
+
 class ArchiveCapture:
     def __init__(
         self,
@@ -110,57 +129,60 @@ class ArchiveCapture:
             return 0
         pos = self.current
         cache = self.cache
-        written = 0
-        last_scn, last_xids = self.state.last_commit_scn, set(self.state.last_commit_xids)
-        for log in logs:
-            data = storage.read_range(log.location, 0, log.size)
-            header = read_header(data)
-            if self.src is None:
-                self.src = OracleLcrs(
-                    self.dictionary, self.captured, pos.thread, header.block_size, self.warn
-                )
-                for t in self.src.miner.tables.values():
-                    self.writer.define_table(table_def(t))
-            src = self.src
-            src.block_size = header.block_size
-            for rec in iter_records(data, header):
-                for lcr in src.lcrs(rec):
-                    if lcr.pos < pos:
-                        continue  # before where reading starts (EXTRBA, or a recovery position)
-                    if lcr.kind == Kind.BEGIN:
-                        cache.begin(lcr)
-                    elif lcr.kind == Kind.SESSION:
-                        cache.session(lcr)
-                    elif lcr.kind == Kind.ROW:
-                        cache.add(lcr)
-                    elif lcr.kind == Kind.UNDO:
-                        cache.undo(lcr)
-                    elif lcr.kind == Kind.ROLLBACK:
-                        cache.rollback(lcr.xid)
-                    elif lcr.kind == Kind.COMMIT:
-                        done = cache.commit(lcr.xid)
-                        if done is None or not done[1]:
-                            continue
-                        if lcr.scn < last_scn or (lcr.scn == last_scn and lcr.xid in last_xids):
-                            continue  # in the trail already (a restart re-reads)
-                        rows = done[1]
-                        out = [d for d, _io in stream_encoded(lcr.xid, lcr.scn, lcr.time_us, rows)]
-                        self.writer.append_transaction(
-                            b"".join(out),
-                            len(out),
-                            {r.table for r in rows},
-                            lcr.time_us,
-                            str(lcr.scn),
-                        )
-                        if lcr.scn > last_scn:
-                            last_scn, last_xids = lcr.scn, set()
-                        last_xids.add(lcr.xid)
-                        written += 1
-            self.current = Position(pos.thread, log.sequence + 1, 0)
-        self.writer.sync()
-        # A restart resumes at the oldest transaction still open, else where reading is.
-        oldest = cache.oldest()
-        recovery = oldest.start if oldest else self.current
-        self.state = ArchiveState(recovery, last_scn, tuple(sorted(last_xids)))
-        self.transactions += written
-        return written
+        done = _Progress(self.state.last_commit_scn, set(self.state.last_commit_xids))
+        try:
+            for log in logs:
+                self._read_log(log, pos, done)
+        finally:  # also when a log fails midway: what was appended is durable and counted
+            self.writer.sync()
+            # A restart resumes at the oldest transaction still open, else where reading is.
+            oldest = cache.oldest()
+            recovery = oldest.start if oldest else self.current
+            self.state = ArchiveState(recovery, done.last_scn, tuple(sorted(done.xids)))
+            self.transactions += done.written
+        return done.written
+
+    def _read_log(self, log: LogFile, pos: Position, done: _Progress) -> None:
+        """Read one archived log from ``pos`` on, counting what is written in ``done``."""
+        cache = self.cache
+        data = storage.read_range(log.location, 0, log.size)
+        header = read_header(data)
+        if self.src is None:
+            self.src = OracleLcrs(
+                self.dictionary, self.captured, pos.thread, header.block_size, self.warn
+            )
+            for t in self.src.miner.tables.values():
+                self.writer.define_table(table_def(t))
+        src = self.src
+        src.block_size = header.block_size
+        for rec in iter_records(data, header):
+            for lcr in src.lcrs(rec):
+                if lcr.pos < pos:
+                    continue  # before where reading starts (EXTRBA, or a recovery position)
+                if lcr.kind == Kind.BEGIN:
+                    cache.begin(lcr)
+                elif lcr.kind == Kind.SESSION:
+                    cache.session(lcr)
+                elif lcr.kind == Kind.ROW:
+                    cache.add(lcr)
+                elif lcr.kind == Kind.UNDO:
+                    cache.undo(lcr)
+                elif lcr.kind == Kind.ROLLBACK:
+                    cache.rollback(lcr.xid)
+                elif lcr.kind == Kind.COMMIT:
+                    txn = cache.commit(lcr.xid)
+                    if txn is None or not txn[1]:
+                        continue
+                    if done.written_before(lcr.scn, lcr.xid):
+                        continue  # in the trail already (a restart re-reads)
+                    rows = txn[1]
+                    out = [d for d, _io in stream_encoded(lcr.xid, lcr.scn, lcr.time_us, rows)]
+                    self.writer.append_transaction(
+                        b"".join(out),
+                        len(out),
+                        {r.table for r in rows},
+                        lcr.time_us,
+                        str(lcr.scn),
+                    )
+                    done.add(lcr.scn, lcr.xid)
+        self.current = Position(pos.thread, log.sequence + 1, 0)

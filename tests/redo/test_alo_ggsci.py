@@ -279,3 +279,28 @@ def test_altarchivelogdest_and_altarchivedlogformat_replace_the_attached_ones(
     assert r.exit_code == 0, r.output
     assert "1 committed transaction(s) to ./dirdat/aa" in r.output
     assert (root / "dirdat" / "aa000000000").exists()
+
+
+def test_a_corrupt_log_abends_and_the_restart_writes_nothing_twice(tmp_path: Path) -> None:
+    """Sequence 15 read and its transaction written, 16 damaged (a flipped byte in a block:
+    its checksum): one line and exit 1, the checkpoint holds the commit written; with the good
+    16 in its place the run goes on and writes nothing again."""
+    root, arch = _home(tmp_path, (LOG15,))
+    bad = bytearray(need(LOG16).read_bytes())
+    bad[3 * 512 + 100] ^= 0xFF
+    (arch / LOG16.name).write_bytes(bytes(bad))
+    _invoke(root, "attach", "ora23", "--archive", str(arch), "--dictionary",
+            str(need(CHECKPOINT)), "--format", FMT)  # fmt: skip
+    shell = Shell(Home(root))
+    shell.run("ADD EXTRACT e1, TRANLOG, EXTSEQNO 15, EXTRBA 0")
+    shell.run("ADD EXTTRAIL ./dirdat/aa, EXTRACT e1")
+    argv = ("extract", "paramfile", "dirprm/e1.prm", "--stop-at-eof")
+    r = _ggsci(root, *argv)  # (a process of its own: the group's lock is the process's)
+    assert r.returncode == 1 and "GGS-REDO-000" in r.stderr and "Traceback" not in r.stderr
+    cps = load_checkpoints(Home(root), "EXTRACT", "E1")
+    assert cps is not None and cps.csn is not None and cps.csn.latest_csn == 2267707
+    shutil.copy(LOG16, arch / LOG16.name)
+    r = _ggsci(root, *argv)
+    assert r.returncode == 0 and "0 committed transaction(s)" in r.stdout, r.stderr
+    (row,) = _rows(root)
+    assert row["tokens"]["TRANID"] == "10.12.572"  # type: ignore[index]
