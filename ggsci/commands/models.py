@@ -376,6 +376,7 @@ class NotOffered(Command):
     command: str
     reason: str
     failure: bool = False
+    rest: str = ""  # what followed: a PostgreSQL login acts on REGISTER / TRANDATA
 
 
 @dataclass(frozen=True)
