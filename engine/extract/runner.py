@@ -21,6 +21,16 @@ from engine.process import GroupContext, GroupRunner, ProcessAbend
 from engine.source.catalog import RedoGapError
 from engine.spark import SparkConfigError, batch_splits, extract_session, task_failure
 from engine.stats import handler as stats_handler
+from params.models import ParamFile
+
+
+def _postgres_source(ctx: GroupContext, model: ParamFile) -> bool:
+    from engine.postgres.connect import SourceLoginError, pg_source
+
+    try:
+        return pg_source(ctx.home, model) is not None
+    except SourceLoginError as exc:
+        raise ProcessAbend("OGG-00664", f"Cannot log in: {exc}") from exc
 
 
 class ExtractRunner(GroupRunner):
@@ -39,6 +49,12 @@ class ExtractRunner(GroupRunner):
             self.pump.prepare(ctx)
             return
         model = load_group_params(ctx)
+        if _postgres_source(ctx, model):  # issue 25: no Spark, engine/postgres
+            from engine.postgres.run import PgExtractRunner
+
+            self.pump = PgExtractRunner(model)
+            self.pump.prepare(ctx)
+            return
         try:  # SEND STATUS: "starting: Spark session"; STOP meanwhile stops at once
             started = ctx.wait_for(
                 "Spark session",

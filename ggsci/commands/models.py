@@ -50,6 +50,7 @@ class GroupOptions:
     extseqno: int | None = None
     extrba: int | None = None
     scn: int | None = None
+    lsn: str | None = None  # a PostgreSQL source's start: X/Y (kept as the SCN, 64-bit)
     threads: int | None = None
     thread: int | None = None
     etrollover: bool = False

@@ -144,13 +144,22 @@ def add_group(session: Session, cmd: M.AddGroup) -> None:
             f"ERROR: {mode} {cmd.kind} needs Oracle's in-database capture/apply, "
             "which ggsci does not offer; add a classic group instead."
         )
+    if o.lsn is not None:  # a PostgreSQL source: the LSN is its SCN (engine/postgres)
+        from engine.postgres.lsn import BadLsn, parse_lsn
+
+        if o.scn is not None:
+            raise CommandFailed("ERROR: LSN and SCN are the same start point: give one.")
+        try:
+            o = replace(o, scn=parse_lsn(o.lsn))
+        except BadLsn as exc:
+            raise CommandFailed(f"ERROR: {exc}.") from exc
     if kind == GroupKind.EXTRACT:
         source = SourceType(o.source or "TRANLOG")
         if source == SourceType.TRANLOG and not (
             o.begin or o.scn is not None or o.extseqno is not None
         ):
             raise CommandFailed(
-                "ERROR: TRANLOG needs a start point: BEGIN, SCN or EXTSEQNO/EXTRBA."
+                "ERROR: TRANLOG needs a start point: BEGIN, SCN, LSN or EXTSEQNO/EXTRBA."
             )
     else:
         if o.source is None:
