@@ -25,17 +25,17 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from engine.events import Severity
+from engine.changes import Kind, Lcr, Position
 from engine.expr.rowrule import Process, UnknownColumn
-from engine.extract.assemble import op_name, stream_encoded, surviving
 from engine.extract.cache import TransactionCache
-from engine.extract.decode import _FORMATS, BEFORES_NONE, BEFORES_RECORD
-from engine.extract.lcr import Kind, Lcr, Position
-from engine.extract.tablerules import TableRules, resolve
+from engine.extract.tasks.assemble import op_name, stream_encoded, surviving
+from engine.extract.tasks.decode import _FORMATS, BEFORES_NONE, BEFORES_RECORD
+from engine.extract.tasks.tablerules import TableRules, resolve
 from engine.postgres import testdecoding as td
 from engine.postgres.catalog import PgTable, load_table, split_qualified
 from engine.postgres.lsn import format_lsn, parse_lsn
 from engine.postgres.slot import slot_state
+from engine.runtime.events import Severity
 from engine.trail.layout import BEFORE_IMAGE, IOType
 from engine.trail.model import Columns, datetime_to_micros
 from engine.trail.model import TableDef as TrailTableDef

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.home import Home
+from engine.home.layout import Home
 from params.models import ParamFile
 
 

@@ -16,7 +16,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from engine.checkpoints import (
+from engine.extract.run import open_output_trail
+from engine.extract.start import ExtractError
+from engine.home.checkpoints import (
     CsnState,
     ReadCheckpoint,
     WriteCheckpoint,
@@ -24,19 +26,17 @@ from engine.checkpoints import (
     next_checkpoint,
     save_checkpoints,
 )
-from engine.checkpoints import Position as CpPosition
-from engine.events import Severity
-from engine.extract.engine import open_output_trail
-from engine.extract.start import ExtractError
-from engine.groups import GroupDef
-from engine.home import Home
+from engine.home.checkpoints import Position as CpPosition
+from engine.home.groups import GroupDef
+from engine.home.layout import Home
 from engine.postgres.capture import PgCapture, PgCaptureError, PgState
 from engine.postgres.connect import PgSource, SourceLoginError, connect, pg_source
 from engine.postgres.lsn import format_lsn
 from engine.postgres.slot import Registration, load_registration, slot_state
-from engine.process import GroupContext, GroupRunner, ProcessAbend
-from engine.stats import StatsBook, counted
-from engine.stats import handler as stats_handler
+from engine.runtime.events import Severity
+from engine.runtime.process import GroupContext, GroupRunner, ProcessAbend
+from engine.runtime.stats import StatsBook, counted
+from engine.runtime.stats import handler as stats_handler
 from engine.trail.model import datetime_to_micros, micros_to_datetime
 from params.models import ParamFile
 

@@ -20,10 +20,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from engine.home import Home
-from engine.jsonfile import write_json
+from engine.home.jsonfile import write_json
+from engine.home.layout import Home
+from engine.home.trust import BadFile, read_trusted_json
 from engine.postgres.lsn import format_lsn, parse_lsn
-from engine.trust import BadFile, read_trusted_json
 
 PLUGIN = "test_decoding"
 SUFFIX = ".pgslot"

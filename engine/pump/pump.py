@@ -2,7 +2,7 @@
 
 Guarantees (the same as Extract's toward its trail):
 
-* Only whole transactions reach the remote trail (:mod:`engine.pump.txreader`), in source
+* Only whole transactions reach the remote trail (:mod:`engine.trail.txreader`), in source
   order; records of tables no TABLE statement selects are left out (PASSTHRU: records are
   copied as they are, no mapping).
 * A checkpoint (read position = end of the last source transaction copied; write position)
@@ -31,10 +31,12 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
-from pathlib import Path
 from typing import Final, Protocol
 
-from engine.checkpoints import (
+from engine.heartbeat.flow import RoutingRule
+from engine.heartbeat.names import for_capture
+from engine.heartbeat.settings import utc_now
+from engine.home.checkpoints import (
     Checkpoints,
     Position,
     ReadCheckpoint,
@@ -43,16 +45,13 @@ from engine.checkpoints import (
     next_checkpoint,
     save_checkpoints,
 )
-from engine.events import Severity
-from engine.groups import DEFAULT_MEGABYTES, GroupDef, normalize_trail
-from engine.heartbeat.flow import RoutingRule
-from engine.heartbeat.names import for_capture
-from engine.heartbeat.settings import utc_now
-from engine.home import Home
+from engine.home.groups import DEFAULT_MEGABYTES, GroupDef, normalize_trail
+from engine.home.layout import Home, in_home
 from engine.pump import PumpError
 from engine.pump.rowoptions import PumpRowOptions, RowOptionError
-from engine.pump.txreader import Transaction, TransactionReader
-from engine.stats import StatsBook, counted
+from engine.runtime.events import Severity
+from engine.runtime.loop import GroupRun
+from engine.runtime.stats import StatsBook, counted
 from engine.trail.codec import encode_record
 from engine.trail.errors import ReleaseError, TrailError
 from engine.trail.files import TrailName
@@ -67,6 +66,7 @@ from engine.trail.reader import (
 )
 from engine.trail.recovery import RecoveryMode, complete_transactions
 from engine.trail.releases import parse_release, release_of_level
+from engine.trail.txreader import Transaction, TransactionReader
 from engine.trail.writer import TrailWriter
 from params.models import (
     BoundedRecovery,
@@ -91,12 +91,7 @@ class RecordHook(Protocol):
         ...
 
 
-def in_home(home: Home, path: str) -> Path:
-    p = Path(path)
-    return p if p.is_absolute() else home.root / p
-
-
-class Pump:
+class Pump(GroupRun):
     """One pump run over a home, its parameter file and its group definition."""
 
     def __init__(
@@ -357,20 +352,9 @@ class Pump:
         self.copied_records += len(out)
         self.stats_book.add(counted(Counter((r.table, r.op_name) for r in out)))
 
-    def run(
-        self, stop: Callable[[], bool], *, stop_at_eof: bool = False, idle: float = 0.2
-    ) -> None:
-        interval = max(1, self.model.checkpoint_secs)
-        while not stop():
-            n = self.poll()
-            self.at_eof = n == 0
-            if n or time.monotonic() - self.last_checkpoint >= interval:
-                self.checkpoint()
-            if n == 0:
-                if stop_at_eof:
-                    break
-                time.sleep(idle)
-        self.checkpoint()
+    @property
+    def checkpoint_secs(self) -> int:
+        return self.model.checkpoint_secs
 
     def checkpoint(self) -> None:
         """Make the remote trail durable, then publish the positions that cover it."""

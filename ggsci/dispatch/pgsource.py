@@ -8,10 +8,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
 
-from engine.events import GGSCI_COMPONENT, Event, Severity, log_event
 from engine.postgres import slot as pgslot
 from engine.postgres import trandata as td
 from engine.postgres.lsn import format_lsn
+from engine.runtime.events import GGSCI_COMPONENT, Event, Severity, log_event
 from ggsci.commands import models as M
 from ggsci.session import CommandFailed, Session
 
@@ -78,7 +78,7 @@ def _register(session: Session, cmd: M.NotOffered) -> None:
             f"({verb} EXTRACT group DATABASE)."
         )
     group = words[0].upper()
-    from engine.names import valid_group_name
+    from engine.home.names import valid_group_name
 
     if not valid_group_name(group):
         raise CommandFailed(f"ERROR: Invalid group name {words[0]}.")

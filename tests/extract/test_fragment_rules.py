@@ -2,7 +2,7 @@
 
 The rows of a table whose rule the task can apply (WHERE of integer comparisons,
 COLS / COLSEXCEPT, TOKENS of the table and operation: ``tablerules.fragment_tables``) travel
-in a :class:`~engine.extract.lcr.Fragment` selected and cut already, their user tokens
+in a :class:`~engine.changes.Fragment` selected and cut already, their user tokens
 added by the driver at commit (``Fragment.marks``). Every path must give the trail the
 change-by-change path gives (every row on the driver, ``TableRules`` at commit): the
 fragments finished in one pass, a rollback to savepoint that reopens them, the cache
@@ -13,7 +13,6 @@ fragment codec) and restored. ``golden/fragment_rules.txt`` shows the trail.
 from __future__ import annotations
 
 import dataclasses
-import os
 import socket
 import threading
 from collections.abc import Iterator
@@ -22,23 +21,24 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from engine.changes import Fragment
+from engine.embedded.database import Database, create_database
 from engine.expr.functions import format_date
-from engine.extract import assemble, miner
 from engine.extract.cache import Txn
 from engine.extract.capture import Capture, Stats
-from engine.extract.engine import ExtractRun
-from engine.extract.lcr import Fragment
 from engine.extract.lcrcodec import decode_lcrs, encode_lcrs
+from engine.extract.run import ExtractRun
 from engine.extract.start import initial_positions
-from engine.extract.tablerules import TableRules
-from engine.home import Home
-from engine.source.database import Database, create_database
+from engine.extract.tasks import assemble, miner
+from engine.extract.tasks.tablerules import TableRules
+from engine.home.layout import Home
 from engine.trail.codec import decode_record, user_tokens
 from engine.trail.layout import IOType
 from engine.trail.model import TrailRecord, micros_to_datetime
 from engine.trail.reader import TrailReader
 from engine.trail.writer import TrailWriter
 from params.check import check_text
+from tests.harness import golden
 
 from .conftest import run_sql
 
@@ -46,7 +46,6 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 GOLDEN = Path(__file__).parent / "golden" / "fragment_rules.txt"
-REGEN = os.environ.get("GGSCI_REGEN_GOLDEN") == "1"
 #: WHERE reads V, which COLSEXCEPT removes: the task selects before it cuts
 PRM = (
     "EXTRACT f1\nSOURCEDB {db}\nEXTTRAIL ./dirdat/{trail}\n"
@@ -232,7 +231,7 @@ def test_fragments_of_rule_tables_write_the_change_by_change_trail(
     assert seen.marked > 0 and seen.op_tokens > 0 and seen.reopened > 0
     assert seen.undecided > 0
     shown = _render(want + want_forced)
-    if REGEN:
+    if golden.regenerating():
         GOLDEN.write_text("\n".join(shown) + "\n")
     assert shown == GOLDEN.read_text().splitlines()
 
@@ -284,8 +283,8 @@ def test_a_persisted_marked_fragment_restores_to_the_same_records(
 def test_a_fragment_with_bad_marks_is_refused_as_data() -> None:
     """A page or BR file whose marks do not fit its fragment is a DataError, not a wrong
     token on a record."""
-    from engine.datafile import DataError
-    from engine.extract.lcr import Position
+    from engine.changes import Position
+    from engine.home.datafile import DataError
 
     f = Fragment("1.2.3", Position(1, 1, 0), 10, 5, 0, 0, 5, 0, (), b"", 0, (), (),
                  (("HR.ACC", 5, 0),), 1, b"")  # fmt: skip

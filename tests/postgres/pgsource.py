@@ -9,11 +9,11 @@ from typing import Any
 
 import psycopg
 
-from engine.events import Severity
-from engine.groups import GroupDef, GroupKind, GroupStore, SourceType
-from engine.home import Home
+from engine.home.groups import GroupDef, GroupKind, GroupStore, SourceType
+from engine.home.layout import Home
 from engine.postgres.run import PgExtractRun
 from engine.postgres.slot import register
+from engine.runtime.events import Severity
 from engine.trail.model import TrailRecord
 from engine.trail.reader import TrailReader
 from params.check import check_text

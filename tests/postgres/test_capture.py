@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.home import Home
+from engine.home.layout import Home
 from engine.trail.codec import user_tokens
 from engine.trail.layout import IOType
 from tests.postgres.pgsource import Events, prm, records, run_once, setup_group, sql
@@ -174,7 +174,7 @@ def test_begin_time_skips_earlier_commits(home: Home, pgdb: str) -> None:
 
 def test_unregistered_group_is_refused(home: Home, pgdb: str) -> None:
     from engine.extract.start import ExtractError
-    from engine.groups import GroupDef, GroupKind, SourceType
+    from engine.home.groups import GroupDef, GroupKind, SourceType
     from engine.postgres.run import PgExtractRun
     from params.check import check_text
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from engine.home import Home
+from engine.home.layout import Home
 from engine.postgres.slot import load_registration, slot_name
 from tests.shell.conftest import Shell
 

@@ -1,0 +1,1034 @@
+"""The Extract's log miner: one byte range of redo to events for the driver, in a Spark task.
+
+It applies seed 002's rules exactly as :class:`engine.extract.tasks.decode.Decoder` does (that
+class is the readable statement of them, and a test holds the two to the same trail), but
+reads the record payloads in place (``struct.unpack_from`` over the buffer
+:mod:`engine.embedded.redo_scan` fills), without building a dataclass per change vector: the
+bodies of opcodes that capture ignores (index redo 10.x, block cleanouts 4.1, the undo of
+an insert) are stepped over, and column values go to trail text through
+:mod:`engine.extract.tasks.values`. A captured row is encoded here, as a trail record template
+(:func:`engine.trail.codec.row_record` with its defaults: the driver finishes it).
+
+Output (:class:`Mined`), in log order:
+
+- *events*: plain tuples (:data:`EVENT_FIELDS`), one per logical change, for the changes
+  the driver must see one by one (transactions open across the range's ends);
+- *closed* transactions: a transaction that begins (5.2) and ends (5.4) inside the range
+  is assembled here whole: its trail records, finished (TransInd, commit time, LOGCSN,
+  TRANID) and concatenated, travel as one :class:`Closed` placed where it commits. The
+  driver only decides whether to write it (recovery, EXCLUDEUSER, SKIPTRANS) and appends
+  the bytes. ``compact=False`` turns this off (the driver then sees every change; used
+  when a Bounded Recovery checkpoint falls inside the batch).
+
+Transactions with a row of a *hooked* table never close here: their rows carry columns
+(no template) so that the driver's per-record hook can rewrite or drop them. So do those
+with an update whose key columns the redo does not carry (seed 002's dumps: no supplemental
+key in the undo): the driver fetches the key from the source by ROWID
+(:mod:`engine.extract.keyfetch`, FETCHOPTIONS).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import struct
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from operator import itemgetter
+from typing import Any, Final
+
+from engine._native import load as load_native
+from engine.changes import Fragment, Kind, Position
+from engine.embedded.codecs import CODECS, decode_text
+from engine.embedded.dictionary import Dictionary
+from engine.embedded.errors import RedoCorruptError
+from engine.embedded.ids import RowId
+from engine.embedded.redo_scan import scan_frames
+from engine.expr.rowrule import Process, RowRule
+from engine.extract.tasks.assemble import trans_ind
+from engine.extract.tasks.decode import (
+    BEFORES_FULL,
+    BEFORES_NONE,
+    BEFORES_RECORD,
+    Selection,
+)
+from engine.extract.tasks.rowselect import Cond, select_rows
+from engine.extract.tasks.tablerules import (
+    fragment_tables,
+    one_call,
+    rows_in_task,
+    select_fragment,
+    with_columns,
+)
+from engine.extract.tasks.txngroup import CLOSED, FRAGMENT, Step, group, table_ops
+from engine.extract.tasks.values import NUMBER_TYPES, Convert, converter, entry_converter
+from engine.trail.codec import commit_tokens, row_record
+from engine.trail.errors import RecordLimitError
+from engine.trail.layout import BEFORE_IMAGE, IO_TYPE_NAMES, IOType, TransInd
+from engine.trail.model import Columns
+from engine.trail.writer import seal
+
+_REC: Final = struct.Struct("<HBBIIHIQHqH")
+_REC_SIZE: Final = _REC.size
+_LWN_SIZE: Final = 12
+_CV: Final = struct.Struct("<BBBBHHIIQHB")
+_CV_SIZE: Final = _CV.size
+_AT_TAG: Final = _CV_SIZE - 1  # the body tag is the change header's last byte
+_NULL_XID: Final = bytes(8)
+_KDO: Final = struct.Struct("<IIHHBBHBHH")
+_KDO_SLOT: Final = struct.Struct("<IIH")  # bdba, hdba, slot: the head of _KDO
+_UNDO: Final = struct.Struct("<HHIIIHHHHHHBIB")
+_XID: Final = struct.Struct("<HHI")
+_UBA: Final = struct.Struct("<IHH")
+_SLOT: Final = struct.Struct("<HI")
+_COMMIT: Final = struct.Struct("<HIHHH")
+_IDX_SIZE: Final = struct.calcsize("<BHHHIIB")
+_SESSION_SIZE: Final = struct.calcsize("<IIIQ")
+_DIRECT: Final = struct.Struct("<IQIH")
+_COL: Final = struct.Struct("<Hi")
+_U16: Final = struct.Struct("<H")
+_U32: Final = struct.Struct("<I")
+_NULL: Final = 0xFFFFFFFF
+_ROLLBACK_FLAG: Final = 0x04
+_UNDO_CLASS_BASE: Final = 15  # undo header class of segment usn = 15 + 2 * usn
+_EMPTY: dict[int, bytes | None] = {}
+_INSERT, _DELETE = int(IOType.INSERT), int(IOType.DELETE)
+_FIELDCOMP, _KEYFIELDCOMP = int(IOType.FIELDCOMP), int(IOType.KEYFIELDCOMP)
+_BEFORE_FIELDCOMP, _UNIFIED = _FIELDCOMP | BEFORE_IMAGE, int(IOType.UNIFIED_UPDATE)
+_BEGIN_IND, _MIDDLE, _END, _WHOLE = (int(t) for t in TransInd)
+#: Column entries and table name that surely fit a record with every token (64 KiB).
+_ROOM: Final = 65_535 - 200
+Parts = tuple[bytes, bytes, bytes, bytes | None]  # table name, data, key before image, ROWID
+
+# Body tags (redo_codec.TAGS)
+_T_KDO, _T_INDEX, _T_SLOT, _T_UNDO, _T_COMMIT, _T_APPLIED, _T_SESSION = 1, 2, 3, 4, 5, 6, 7
+_T_CLEANOUT, _T_DIRECT, _T_DDL, _T_OPAQUE = 8, 9, 10, 11
+
+#: An event: the fields of an :class:`~engine.changes.Lcr`, its position flattened.
+EVENT_FIELDS: Final = (
+    "kind", "xid", "thread", "offset", "end", "scn", "subscn", "time_us", "io_type", "table",
+    "rowid", "columns", "before_columns", "ref", "user", "txn_name", "text", "record",
+)  # fmt: skip
+Event = tuple[Any, ...]
+_ROW, _BEGIN, _COMMIT_K = int(Kind.ROW), int(Kind.BEGIN), int(Kind.COMMIT)
+_ROLLBACK, _SESSION_K, _UNDO_K, _DDL = (
+    int(Kind.ROLLBACK),
+    int(Kind.SESSION),
+    int(Kind.UNDO),
+    int(Kind.DDL),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TableInfo:
+    """What the miner needs of one table, resolved on the driver."""
+
+    qualified: str
+    name: bytes
+    dataobj: int
+    types: tuple[str, ...]
+    key: tuple[int, ...]
+    captured: bool
+    truncates: bool
+    hooked: bool
+    befores: int = BEFORES_NONE  # decode.BEFORES_*: GETUPDATEBEFORES, UPDATERECORDFORMAT
+
+
+@dataclass(frozen=True)
+class MinePlan:
+    """Built on the driver once per batch and broadcast to the tasks."""
+
+    tables: dict[int, TableInfo]  # by object number and data object number
+    compact: bool = True
+    fine_xids: frozenset[str] = frozenset()  # never closed in a task (BR-restored ones)
+    # only a transaction that ends at or below this SCN is closed in a task (None: any); one
+    # ending above may be held for a later batch by the driver's thread merge (capture.py)
+    horizon: int | None = None
+    # TABLE row options by table (engine.extract.tasks.tablerules): applied where a transaction
+    # is closed in the task, and in its fragments for tablerules.fragment_tables; other
+    # rows of these tables reach the driver with columns
+    rules: Mapping[str, RowRule] = field(default_factory=dict)
+    process: Process | None = None
+    # a closed transaction's records are sealed here (the trail's CHECKSUM, as the writer
+    # seals them): a cost per byte taken off the driver, which the tasks share
+    seal: bool = False
+
+
+def mine_plan(
+    dictionary: Dictionary,
+    selection: Selection,
+    *,
+    hooked: frozenset[str] = frozenset(),
+    keys: Mapping[str, tuple[int, ...]] | None = None,
+    rules: Mapping[str, RowRule] | None = None,
+    process: Process | None = None,
+    compact: bool = True,
+    fine_xids: frozenset[str] = frozenset(),
+    seal: bool = False,
+) -> MinePlan:
+    """``keys``: the key of tables whose TABLE gives KEYCOLS (column indices); ``seal``:
+    closed transactions' records sealed by the miner (:attr:`MinePlan.seal`)."""
+    tables: dict[int, TableInfo] = {}
+    for t in dictionary.tables.values():
+        ident = (t.owner.upper(), t.name.upper())
+        info = TableInfo(
+            t.qualified,
+            t.qualified.encode("utf-8"),
+            t.dataobj,
+            tuple(c.type for c in t.columns),
+            (keys or {}).get(t.qualified) or tuple(t.column_index(k) for k in t.key_columns),
+            selection.captured(t),
+            ident in selection.truncates,
+            t.qualified in hooked,
+            selection.befores_of(t),
+        )
+        tables[t.obj] = info
+        tables[t.dataobj] = info
+    return MinePlan(tables, compact, fine_xids, rules=dict(rules or {}), process=process, seal=seal)
+
+
+@dataclass(frozen=True, slots=True)
+class Closed:
+    """A transaction that began and ended inside the range, assembled, at its 5.4."""
+
+    xid: str
+    thread: int
+    sequence: int
+    offset: int  # of the commit (or rollback) record
+    end: int
+    scn: int
+    subscn: int
+    time_us: int
+    rollback: bool
+    sessions: tuple[tuple[str, str], ...]  # (user, transaction name) of its 5.20s
+    records: bytes  # the finished trail records, concatenated
+    count: int
+    by_op: tuple[tuple[str, int], ...]
+    tables: tuple[str, ...]  # tables of its records, in order of first appearance
+    lcrs: int  # the logical changes it stands for
+    max_time_us: int
+    max_scn: int
+    table_ops: tuple[tuple[str, str, int], ...] = ()  # (table, io-type name, count): STATS
+    sealed: bool = False  # records carry their checksum tokens (MinePlan.seal)
+
+
+@dataclass(slots=True)
+class Mined:
+    """The output of one range: ``items`` are events and :class:`Closed`, in log order."""
+
+    items: list[Event | Closed | Fragment] = field(default_factory=list)
+    resume: int | None = None
+    records: int = 0
+    sequence: int = 0
+    first_time_us: int = 0  # redo time of the first change (0: none)
+    max_time_us: int = 0
+
+
+Raw = dict[int, bytes | None]  # column number -> Oracle bytes (None: NULL)
+
+#: The C record walk, when built (``GGSCI_NATIVE=0``: this module's Python only).
+_NATIVE: Final = load_native("redomine")
+#: The C assembly of a transaction's trail records, when built.
+_KIT: Final = load_native("trailkit")
+_INDS: Final = (_BEGIN_IND, _MIDDLE, _END, _WHOLE)
+_TIME: Final = itemgetter(7)  # an event's time_us
+_WHOLE_INDS: Final = (_WHOLE, _WHOLE, _WHOLE, _WHOLE)  # templates: every record whole
+
+
+def _value_kind(type_name: str) -> int:
+    """How the C walk converts a column's values: 0 NUMBER, 1 character data (the bytes
+    are the text), 2 through the column's Python entry converter."""
+    if type_name in NUMBER_TYPES:
+        return 0
+    codec = CODECS.get(type_name)
+    return 1 if codec is not None and codec[1] is decode_text else 2
+
+
+class _Columns:
+    """Per-table column converters, to text and to trail entries (one set per task).
+
+    A row image is either *full* (an insert: every column of the table, absent ones NULL)
+    or *keyed* (the columns present, in column order, those past the table's end left
+    out), as :class:`Decoder` builds them."""
+
+    def __init__(self, info: TableInfo) -> None:
+        self.info = info
+        self.convert: tuple[Convert, ...] = tuple(converter(t) for t in info.types)
+        self.entry = tuple(entry_converter(i, t) for i, t in enumerate(info.types))
+        self.n = len(info.types)
+
+    def columns(self, cols: Raw, full: bool) -> Columns:
+        conv = self.convert
+        if full:
+            get = cols.get
+            return tuple((i, c(get(i))) for i, c in enumerate(conv))
+        n = self.n
+        return tuple((i, conv[i](cols[i])) for i in sorted(cols) if i < n)
+
+    def entries(self, cols: Raw, full: bool) -> bytes:
+        entry = self.entry
+        if full:
+            get = cols.get
+            return b"".join([e(get(i)) for i, e in enumerate(entry)])
+        n = self.n
+        return b"".join([entry[i](cols[i]) for i in sorted(cols) if i < n])
+
+
+class Miner:
+    """Decodes records into events; keeps per-table helpers across records."""
+
+    def __init__(self, plan: MinePlan) -> None:
+        self.plan = plan
+        self.tables = plan.tables
+        self._cols: dict[str, _Columns] = {}
+        self._rowid_head: dict[tuple[int, int], str] = {}
+        self._xids: dict[bytes, str] = {}
+        self._slots: dict[int, str] = {}
+        self._walker = self._native_walker()
+
+    def helper(self, info: TableInfo) -> _Columns:
+        h = self._cols.get(info.qualified)
+        if h is None:
+            h = self._cols[info.qualified] = _Columns(info)
+        return h
+
+    def rowid(self, dataobj: int, dba: int, slot: int) -> str:
+        head = self._rowid_head.get((dataobj, dba))
+        if head is None:
+            head = self._rowid_head[(dataobj, dba)] = str(RowId.from_dba(dataobj, dba, 0))[:15]
+        tail = self._slots.get(slot)
+        if tail is None:
+            tail = self._slots[slot] = str(RowId(0, 0, 0, slot))[15:]
+        return head + tail
+
+    # -- one range ------------------------------------------------------------------
+    def mine(self, path: str, start: int, end: int | None) -> Mined:
+        out, n, resume, sequence = self.walk(path, start, end)
+        first = out[0][7] if out else 0
+        latest = max(map(_TIME, out)) if out else 0
+        items = close(out, self.plan, sequence)
+        return Mined(items, resume, n, sequence, first, latest)
+
+    def walk(
+        self, path: str, start: int, end: int | None
+    ) -> tuple[list[Event], int, int | None, int]:
+        """The events of a range, before :func:`close`: (events, records read, offset
+        past the last, log sequence)."""
+        out: list[Event] = []
+        scan = scan_frames(path, start, end)
+        record = self.record
+
+        def each(offset: int, stop: int, buf: bytes, lo: int, length: int) -> None:
+            try:
+                record(buf, lo, lo + length, scan.sequence, offset, stop, out)
+            except (struct.error, IndexError, ValueError) as exc:
+                raise RedoCorruptError(f"{path}: record at {offset} corrupt: {exc}") from exc
+
+        walker = self._walker
+        if walker is not None:
+            n, resume = scan.walk(
+                lambda buf, base, pos, end, eof: walker.walk(buf, base, pos, end, eof, out), each
+            )
+        else:
+            n, resume = 0, None
+            for frame in scan:
+                each(*frame)
+                resume = frame[1]
+                n += 1
+        return out, n, resume, scan.sequence
+
+    def _native_walker(self) -> Any:
+        """The C record walk (:mod:`engine._native.redomine`) set up for this plan's
+        tables, or None when the kernel is not there."""
+        if _NATIVE is None:
+            return None
+        spec = {
+            obj: (
+                info.qualified,
+                info.name,
+                info.dataobj,
+                bytes(_value_kind(t) for t in info.types),
+                info.key,
+                info.captured,
+                info.hooked,
+                self.helper(info).entry,
+                info.befores,
+            )
+            for obj, info in self.tables.items()
+        }
+        kinds = (_ROW, _BEGIN, _COMMIT_K, _ROLLBACK, _SESSION_K, _UNDO_K)
+        io = (_INSERT, _DELETE, _FIELDCOMP, _KEYFIELDCOMP, _BEFORE_FIELDCOMP, _UNIFIED)
+        return _NATIVE.Walker(spec, kinds, io)
+
+    # -- one record -----------------------------------------------------------------
+    def record(
+        self, buf: bytes, p: int, end: int, seq: int, offset: int, stop: int, out: list[Event]
+    ) -> None:
+        thread, _vld, flags, _s, _b, _o, _ln, scn, subscn, micros, n = _REC.unpack_from(buf, p)
+        p += _REC_SIZE + (_LWN_SIZE if flags & 1 else 0)
+        head = (thread, offset, stop, scn, subscn, micros)
+        xid: str | None = None
+        undo = -1  # position of the last undo body (5.1) read in this record
+        session: tuple[str, str] | None = None
+        xids = self._xids
+        last = n - 1
+        for i in range(n):
+            tag = buf[p + _AT_TAG]  # the change header is unpacked only where it is needed
+            if tag == _T_UNDO:
+                undo = p = p + _CV_SIZE
+                raw = buf[p + 34 : p + 42]
+                xid = xids.get(raw) or self._xid(raw)
+                p = _skip_undo(buf, p)
+                continue
+            if tag == _T_INDEX:
+                if i == last:  # nothing of it is needed, nor anything after it
+                    p = end
+                    break
+                p = _skip_index(buf, p + _CV_SIZE)
+                continue
+            layer, _code, _typ, _mk, cls, _afn, dba, obj, _cscn, cseq, tag = _CV.unpack_from(buf, p)
+            p += _CV_SIZE
+            if tag == _T_KDO:
+                body = p
+                p, kind, kraw, uba_dba = _kdo_head(buf, p)
+                if layer != 11:
+                    p = _skip_kdo_rest(buf, p)
+                    continue
+                if kind == b"F" and kraw != _NULL_XID:
+                    xid = xids.get(kraw) or self._xid(kraw)
+                elif xid is None:
+                    p = _skip_kdo_rest(buf, p)
+                    continue
+                p = self._rows(buf, body, p, undo, obj, xid, uba_dba, cseq, head, seq, out)
+            elif tag == _T_SLOT:
+                slt, sqn = _SLOT.unpack_from(buf, p)
+                p += 28
+                xid = f"{(cls - _UNDO_CLASS_BASE) // 2}.{slt}.{sqn}"
+                out.append((_BEGIN, xid, *head, 0, "", None, (), (), "", "", "", "", b""))
+            elif tag == _T_COMMIT:
+                slt, sqn, _srt, _sta, flg = _COMMIT.unpack_from(buf, p)
+                p += 26
+                cx = f"{(cls - _UNDO_CLASS_BASE) // 2}.{slt}.{sqn}"
+                kind_c = _ROLLBACK if flg & _ROLLBACK_FLAG else _COMMIT_K
+                out.append((kind_c, cx, *head, 0, "", None, (), (), "", "", "", "", b""))
+            elif tag == _T_APPLIED:
+                usn, slot, sqn = _XID.unpack_from(buf, p)
+                udba, useq, urec = _UBA.unpack_from(buf, p + 8)
+                p += 16
+                ref = f"{udba:x}.{useq:x}.{urec:x}"
+                ux = f"{usn}.{slot}.{sqn}"
+                out.append((_UNDO_K, ux, *head, 0, "", None, (), (), ref, "", "", "", b""))
+            elif tag == _T_SESSION:
+                p += _SESSION_SIZE
+                user, p = _str(buf, p)
+                name, p = _str(buf, p)
+                _client, p = _str(buf, p)
+                session = (user, name)
+            elif tag == _T_CLEANOUT:
+                (count,) = _U16.unpack_from(buf, p + 8)
+                p += 10 + 12 * count
+            elif tag == _T_DIRECT:
+                seg, _csc, bdba, _itc = _DIRECT.unpack_from(buf, p)
+                usn, slot, sqn = _XID.unpack_from(buf, p + 18)
+                xid = f"{usn}.{slot}.{sqn}"
+                p = self._direct(buf, p + 26, seg, dba or bdba, xid, head, seq, out)
+            elif tag == _T_DDL:
+                usn, slot, sqn = _XID.unpack_from(buf, p)
+                (dobj,) = _U32.unpack_from(buf, p + 8)
+                xid = f"{usn}.{slot}.{sqn}"
+                owner, p = _str(buf, p + 12)
+                name, p = _str(buf, p)
+                text, p = _str(buf, p)
+                _definition, p = _str(buf, p)
+                out.append(self._ddl(xid, dobj, owner, name, text, head, seq))
+            elif tag == _T_OPAQUE:
+                (lines,) = _U32.unpack_from(buf, p)
+                p += 4
+                for _ in range(lines):
+                    p = _skip_raw(buf, p)
+            elif tag != 0:
+                raise RedoCorruptError(f"unknown change vector body tag {tag}")
+        if p != end:
+            raise RedoCorruptError(f"{end - p} trailing bytes after record")
+        if xid is not None and session is not None:
+            user, name = session
+            out.append((_SESSION_K, xid, *head, 0, "", None, (), (), "", user, name, "", b""))
+
+    # -- rows -----------------------------------------------------------------------
+    def _xid(self, raw: bytes) -> str:
+        """The text of a transaction id (usn u16, slot u16, sqn u32), remembered."""
+        usn, slot, sqn = _XID.unpack_from(raw)
+        text = f"{usn}.{slot}.{sqn}"
+        if len(self._xids) >= 65_536:
+            self._xids.clear()
+        self._xids[raw] = text
+        return text
+
+    def _rows(
+        self,
+        buf: bytes,
+        body: int,
+        p: int,
+        undo: int,
+        obj: int,
+        xid: str,
+        uba: int,
+        cseq: int,
+        head: tuple[int, int, int, int, int, int],
+        seq: int,
+        out: list[Event],
+    ) -> int:
+        """The row op of the KDO at ``body`` (``p`` is past its KTB, whose undo block
+        address is at ``uba``, 0: none): its events; returns the position after the body."""
+        uobj = _U32.unpack_from(buf, undo + 4)[0] if undo >= 0 else obj
+        tables = self.tables
+        info = tables.get(uobj) or tables.get(obj)
+        if info is None or not info.captured:
+            return _skip_kdo_rest(buf, p)
+        if uba:
+            udba, useq, urec = _UBA.unpack_from(buf, uba)
+            ref = f"{udba:x}.{useq:x}.{urec:x}"
+        else:
+            ref = f"{head[1]}:{cseq}"
+        bdba, _h, slot = _KDO_SLOT.unpack_from(buf, body)
+        (nlen,) = _U32.unpack_from(buf, body + 21)
+        op = bytes(buf[body + 25 : body + 25 + nlen])
+        after, p = _cols(buf, p)
+        cols = self.helper(info)
+        rowid = self.rowid
+        dataobj = info.dataobj
+        emit = self._emit
+        if op == b"IRP":
+            p = _skip_ints(buf, _skip_rows(buf, p))
+            emit(out, cols, xid, _INSERT, rowid(dataobj, bdba, slot), after, True, None, ref,
+                 head, seq)  # fmt: skip
+            return p
+        if op == b"QMI":
+            rows, p = _rows(buf, p)
+            p = _skip_ints(buf, p)
+            for rslot, rcols in rows:
+                emit(out, cols, xid, _INSERT, rowid(dataobj, bdba, rslot), rcols, True, None, ref,
+                     head, seq)  # fmt: skip
+            return p
+        key = info.key
+        if op == b"DRP":
+            p = _skip_ints(buf, _skip_rows(buf, p))
+            before = _undo_row(buf, undo)
+            bkey = {i: before[i] for i in key if i in before}
+            emit(out, cols, xid, _DELETE, rowid(dataobj, bdba, slot), bkey, False, None, ref,
+                 head, seq)  # fmt: skip
+            return p
+        if op == b"QMD":
+            p = _skip_rows(buf, p)
+            slots, p = _ints(buf, p)
+            urows = _undo_rows(buf, undo)
+            for i, s in enumerate(slots):
+                before = urows[i][1] if i < len(urows) else _EMPTY
+                bkey = {k: before[k] for k in key if k in before}
+                emit(out, cols, xid, _DELETE, rowid(dataobj, bdba, s), bkey, False, None, ref,
+                     head, seq)  # fmt: skip
+            return p
+        p = _skip_ints(buf, _skip_rows(buf, p))
+        if op == b"URP":
+            before = _undo_row(buf, undo)
+            key_changed = any(
+                i in after and before.get(i, after[i]) != after[i] for i in key if i in before
+            )
+            merged: Raw = {i: before[i] for i in key if i in before}
+            merged.update(after)
+            rid = rowid(dataobj, bdba, slot)
+            mode = info.befores
+            if any(i not in merged for i in key):  # no key in the redo: the driver fetches it
+                emit(out, cols, xid, _FIELDCOMP, rid, merged, False, None, ref, head, seq, True)
+            elif key_changed:  # decode.Decoder._update says which images go where
+                bkey = before if mode else {i: before[i] for i in key if i in before}
+                emit(out, cols, xid, _KEYFIELDCOMP, rid, merged, False, bkey, ref, head, seq)
+            elif mode == BEFORES_NONE:
+                emit(out, cols, xid, _FIELDCOMP, rid, merged, False, None, ref, head, seq)
+            elif mode == BEFORES_RECORD:
+                emit(out, cols, xid, _BEFORE_FIELDCOMP, rid, before, False, None, ref, head, seq)
+                emit(out, cols, xid, _FIELDCOMP, rid, merged, False, None, ref, head, seq)
+            else:
+                image = merged if mode == BEFORES_FULL else after
+                emit(out, cols, xid, _UNIFIED, rid, image, False, before, ref, head, seq)
+        return p
+
+    def _emit(
+        self,
+        out: list[Event],
+        cols: _Columns,
+        xid: str,
+        io_type: int,
+        rowid: str,
+        image: Raw,
+        full: bool,
+        before: Raw | None,
+        ref: str,
+        head: tuple[int, int, int, int, int, int],
+        seq: int,
+        keyless: bool = False,
+    ) -> None:
+        """One row event: with the parts of its trail record (:data:`Parts`, made into a
+        record by :func:`close`), or (a hooked table, a record too large, an update whose
+        key the redo lacks: ``keyless``, fetched on the driver by
+        :mod:`engine.extract.keyfetch`) with its columns as text for the driver to handle."""
+        info = cols.info
+        parts: Parts | None = None
+        if not info.hooked and not keyless:
+            try:
+                data = cols.entries(image, full)
+                bkey = cols.entries(before, False) if before else b""
+                if len(data) + len(bkey) + len(info.name) <= _ROOM:
+                    parts = (info.name, data, bkey, rowid.encode("ascii"))
+            except RecordLimitError:
+                pass  # the driver encodes it from the columns, and says what is wrong
+        if parts is not None:
+            columns: Columns = ()
+            bcols: Columns = ()
+        else:
+            columns = cols.columns(image, full)
+            bcols = cols.columns(before, False) if before else ()
+        out.append(
+            (_ROW, xid, *head, io_type, info.qualified, rowid, columns, bcols, ref, "", "", "",
+             parts or b"")
+        )  # fmt: skip
+
+    def _direct(
+        self,
+        buf: bytes,
+        p: int,
+        seg: int,
+        block_dba: int,
+        xid: str,
+        head: tuple[int, int, int, int, int, int],
+        seq: int,
+        out: list[Event],
+    ) -> int:
+        """19.1: the change header's DBA is the formatted block; ``bdba`` the range header."""
+        rows, p = _rows(buf, p)
+        info = self.tables.get(seg)
+        if info is None or not info.captured:
+            return p
+        cols = self.helper(info)
+        ref = f"dl:{head[1]}"
+        for rslot, rcols in rows:
+            self._emit(out, cols, xid, _INSERT, self.rowid(info.dataobj, block_dba, rslot), rcols,
+                       True, None, ref, head, seq)  # fmt: skip
+        return p
+
+    def _ddl(
+        self,
+        xid: str,
+        obj: int,
+        owner: str,
+        name: str,
+        text: str,
+        head: tuple[int, int, int, int, int, int],
+        seq: int,
+    ) -> Event:
+        info = self.tables.get(obj)
+        words = text.split()
+        truncate = len(words) >= 2 and words[0].upper() == "TRUNCATE"
+        if truncate and info is not None and info.truncates:
+            parts = b"" if info.hooked else (info.name, b"", b"", None)
+            return (_ROW, xid, *head, int(IOType.PURGEDATA), info.qualified, None, (), (),
+                    f"ddl:{head[1]}", "", "", "", parts)  # fmt: skip
+        return (_DDL, xid, *head, 0, f"{owner}.{name}", None, (), (), "", "", "", text, b"")
+
+
+# -- body readers: (value, new position) or new position -----------------------------------
+def _str(buf: bytes, p: int) -> tuple[str, int]:
+    (n,) = _U32.unpack_from(buf, p)
+    p += 4
+    if n == _NULL:
+        return "", p
+    if p + n > len(buf):
+        raise RedoCorruptError(f"field length {n} beyond record at {p}")
+    return bytes(buf[p : p + n]).decode("utf-8", errors="replace"), p + n
+
+
+def _skip_raw(buf: bytes, p: int) -> int:
+    (n,) = _U32.unpack_from(buf, p)
+    return p + 4 if n == _NULL else p + 4 + n
+
+
+def _cols(buf: bytes, p: int) -> tuple[dict[int, bytes | None], int]:
+    (n,) = _U16.unpack_from(buf, p)
+    p += 2
+    out: dict[int, bytes | None] = {}
+    unpack = _COL.unpack_from
+    for _ in range(n):
+        no, ln = unpack(buf, p)
+        p += 6
+        if ln < 0:
+            out[no] = None
+        else:
+            out[no] = buf[p : p + ln]
+            p += ln
+    return out, p
+
+
+def _skip_cols(buf: bytes, p: int) -> int:
+    n: int = _U16.unpack_from(buf, p)[0]
+    p += 2
+    if not n:
+        return p
+    unpack = _COL.unpack_from
+    for _ in range(n):
+        _no, ln = unpack(buf, p)
+        p += 6 + (ln if ln > 0 else 0)
+    return p
+
+
+def _rows(buf: bytes, p: int) -> tuple[list[tuple[int, dict[int, bytes | None]]], int]:
+    (n,) = _U16.unpack_from(buf, p)
+    p += 2
+    out = []
+    for _ in range(n):
+        (slot,) = _U16.unpack_from(buf, p)
+        p = _skip_raw(buf, p + 5)  # slot, lb, cc; then the flag string
+        cols, p = _cols(buf, p)
+        out.append((slot, cols))
+    return out, p
+
+
+def _skip_rows(buf: bytes, p: int) -> int:
+    n: int = _U16.unpack_from(buf, p)[0]
+    p += 2
+    for _ in range(n):
+        p = _skip_cols(buf, _skip_raw(buf, p + 5))
+    return p
+
+
+def _ints(buf: bytes, p: int) -> tuple[tuple[int, ...], int]:
+    (n,) = _U16.unpack_from(buf, p)
+    p += 2
+    return struct.unpack_from(f"<{n}I", buf, p), p + 4 * n
+
+
+def _skip_ints(buf: bytes, p: int) -> int:
+    n: int = _U16.unpack_from(buf, p)[0]
+    return p + 2 + 4 * n
+
+
+# The skips below are the hottest code of the miner: the string skips are written out.
+_u16 = _U16.unpack_from
+_u32 = _U32.unpack_from
+
+
+def _skip_ktb(buf: bytes, p: int) -> int:
+    """Past a KTB: its fixed part, flag string and cleanout entries."""
+    ncl: int = _u16(buf, p + 19)[0]
+    n: int = _u32(buf, p + 37)[0]
+    return p + (41 if n == _NULL else 41 + n) + 12 * ncl
+
+
+def _skip_names(buf: bytes, p: int) -> int:
+    """Past a KDO's fixed part and its two strings (op name, flags): at its KTB."""
+    n: int = _u32(buf, p + 21)[0]
+    p += 25 if n == _NULL else 25 + n
+    n = _u32(buf, p)[0]
+    return p + 4 if n == _NULL else p + 4 + n
+
+
+def _kdo_head(buf: bytes, p: int) -> tuple[int, bytes, bytes, int]:
+    """Past a KDO's fixed part, name, flags and KTB: (position, KTB kind, KTB xid bytes,
+    position of the KTB's undo block address, 0 when the address is null)."""
+    k = _skip_names(buf, p)
+    kind = buf[k + 1 : k + 2]
+    ncl: int = _u16(buf, k + 19)[0]
+    n: int = _u32(buf, k + 37)[0]
+    end = k + (41 if n == _NULL else 41 + n) + 12 * ncl
+    return end, kind, buf[k + 2 : k + 10], k + 10 if _u32(buf, k + 10)[0] else 0
+
+
+def _skip_kdo_rest(buf: bytes, p: int) -> int:
+    p = _skip_cols(buf, p)
+    if _u16(buf, p)[0]:
+        p = _skip_rows(buf, p)
+    else:
+        p += 2
+    n: int = _u16(buf, p)[0]
+    return p + 2 + 4 * n
+
+
+def _skip_kdo(buf: bytes, p: int) -> int:
+    return _skip_kdo_rest(buf, _skip_ktb(buf, _skip_names(buf, p)))
+
+
+def _skip_index(buf: bytes, p: int) -> int:
+    n: int = _u32(buf, p + _IDX_SIZE)[0]  # action
+    p += _IDX_SIZE + (4 if n == _NULL else 4 + n)
+    p = _skip_ktb(buf, p)
+    n = _u32(buf, p)[0]  # keys
+    p += 4 if n == _NULL else 4 + n
+    p += 2 + 4 * _u16(buf, p)[0]  # key sizes
+    p += 2 + 4 * _u16(buf, p)[0]  # slots
+    n = _u32(buf, p)[0]  # key data
+    return p + 4 if n == _NULL else p + 4 + n
+
+
+def _skip_undo(buf: bytes, p: int) -> int:
+    bits = buf[p + 33]
+    p += 42  # fixed part and xid
+    if bits & 2:
+        p = _skip_kdo(buf, p)
+    if bits & 4:
+        p = _skip_index(buf, p)
+    return _skip_cols(buf, p)
+
+
+def _undo_kdo(buf: bytes, undo: int) -> int:
+    """Position of the undo's KDO (after its name, flags and KTB), or -1."""
+    if undo < 0 or not buf[undo + 33] & 2:
+        return -1
+    return _skip_ktb(buf, _skip_names(buf, undo + 42))
+
+
+def _undo_row(buf: bytes, undo: int) -> dict[int, bytes | None]:
+    """The before image an undo record carries: its row columns, then the supplemental
+    key columns (which win: they are the row's identity)."""
+    if undo < 0:
+        return {}
+    bits = buf[undo + 33]
+    p = undo + 42
+    before: dict[int, bytes | None] = {}
+    if bits & 2:
+        p = _skip_ktb(buf, _skip_names(buf, p))
+        before, p = _cols(buf, p)
+        p = _skip_ints(buf, _skip_rows(buf, p))
+    if bits & 4:
+        p = _skip_index(buf, p)
+    supplemental, _ = _cols(buf, p)
+    before.update(supplemental)
+    return before
+
+
+def _undo_rows(buf: bytes, undo: int) -> list[tuple[int, dict[int, bytes | None]]]:
+    p = _undo_kdo(buf, undo)
+    if p < 0:
+        return []
+    return _rows(buf, _skip_cols(buf, p))[0]
+
+
+# -- closing transactions inside the range ---------------------------------------------------
+Item = Event | Closed | Fragment
+
+
+def close(events: Iterable[Event], plan: MinePlan, sequence: int) -> list[Item]:
+    """Replace the events of every transaction that begins and ends in ``events`` by one
+    :class:`Closed` at its end, and the changes of every other transaction whose rows can
+    be encoded here by one :class:`~engine.changes.Fragment` at its last change (with
+    ``plan.compact``; see the module docstring); the rows left get their record templates
+    (:func:`engine.trail.codec.row_record` with its defaults, which the driver finishes).
+    Which events go where is :func:`engine.extract.tasks.txngroup.group`'s (in C when built)."""
+    rules = plan.rules
+    out: list[Item] = []
+    listed = events if isinstance(events, list) else list(events)
+    # rows of these tables never go in a fragment (their rule needs the driver)
+    kept_out = set(rules) - fragment_tables(rules) if rules else rules
+    for s in group(listed, plan.compact, plan.fine_xids, kept_out, plan.horizon):
+        tag = s[0]
+        if tag == CLOSED:
+            try:
+                out.append(_closed(s, sequence, plan))
+            except RecordLimitError:  # the driver finishes them, and says what is wrong
+                out.extend(_one_by_one(m, sequence, rules) for m in s[1])
+                out.append(s[2])
+        elif tag == FRAGMENT:
+            out.extend(_fragment(s, sequence, rules))
+        else:
+            out.append(_one_by_one(s, sequence, rules))
+    return out
+
+
+def _one_by_one(e: Event, sequence: int, rules: Mapping[str, RowRule]) -> Item:
+    """An event the driver takes change by change: a row with its record template, or (a
+    row of a table with TABLE row options: the driver applies them) with its columns."""
+    if e[0] != _ROW or not e[17]:
+        return e
+    return with_columns(e) if e[9] in rules else _templated(e, sequence)
+
+
+def _fragment(step: Step, sequence: int, rules: Mapping[str, RowRule]) -> list[Item]:
+    """One :class:`Fragment` of a transaction's changes in this range (a
+    :data:`~engine.extract.tasks.txngroup.FRAGMENT` step), the rules of its rows' tables applied
+    (:func:`~engine.extract.tasks.tablerules.select_fragment`: WHERE and COLS / COLSEXCEPT here,
+    the tokens marked for the driver to add at commit), or (a record past a limit, a
+    selection that cannot say) the events one by one for the driver."""
+    _, events, rows, sessions, refs, undone, ops = step
+    marks = b""
+    if rules and any(t in rules for t, _, _ in ops):
+        selected = select_fragment(rows, rules, table_ops)
+        if selected is None:
+            return [_one_by_one(e, sequence, rules) for e in events]
+        rows, ops, marks = selected
+        refs = tuple(r[13] for r in rows)
+    try:
+        records = _templates(rows, sequence)
+    except RecordLimitError:
+        return [_one_by_one(e, sequence, rules) for e in events]
+    first, end = events[0], events[-1]
+    return [
+        Fragment(
+            first[1], Position(first[2], sequence, first[3]), end[4], end[5], end[6], end[7],
+            first[5], first[7], sessions, records, len(rows), refs, undone, ops, len(events),
+            marks,
+        )
+    ]  # fmt: skip
+
+
+def _templates(rows: list[Event], sequence: int) -> bytes:
+    """The record templates of ``rows`` (row_record with its defaults), concatenated: in C
+    when the kernel is built; :class:`RecordLimitError` when one passes a limit."""
+    if _KIT is not None:
+        done = _KIT.records(rows, b"", sequence, 0, _WHOLE_INDS, _DELETE)
+        if done is not None:
+            return bytes(done)
+    out = []
+    for r in rows:
+        name, data, before, rowid = r[17]
+        out.append(row_record(r[8], name, data, before, rowid, sequence, r[3]))
+    return b"".join(out)
+
+
+def _templated(e: Event | Closed, sequence: int) -> Event | Closed:
+    if isinstance(e, Closed) or e[0] != _ROW or not e[17]:
+        return e
+    name, data, before, rowid = e[17]
+    return (*e[:17], row_record(e[8], name, data, before, rowid, sequence, e[3]))
+
+
+def _closed(step: Step, sequence: int, plan: MinePlan) -> Closed:
+    """The :class:`Closed` of a :data:`~engine.extract.tasks.txngroup.CLOSED` step: its records
+    finished, with the rules of TABLE row options applied to its rows here."""
+    _, _, end, rows, _, _, _, ops = step
+    kind, xid, scn, time_us = end[0], end[1], end[5], end[7]
+    tokens: list[bytes] | None = None
+    if kind == _ROLLBACK:
+        rows, ops = [], ()
+    elif plan.rules and any(t in plan.rules for t, _, _ in ops):
+        assert plan.process is not None
+        one = one_call(rows, plan.rules, plan.process, xid, scn, time_us, sequence)
+        if one is not None:  # usual: selected and assembled in one call
+            done_ = _SELECT_RECORDS(rows, *one, commit_tokens(str(scn), xid), sequence,
+                                    time_us, _INDS, _DELETE)  # fmt: skip
+            if done_ is not None:
+                records, count, counts = done_
+                if count != len(rows):  # WHERE left some out
+                    ops = tuple((one[0], k, v) for k, v in counts)
+                return _closed_of(step, sequence, records, count, ops, plan.seal)
+        done = rows_in_task(rows, plan.rules, plan.process, xid, scn, time_us, sequence)
+        left = len(rows) != len(done)  # WHERE or FILTER left some out: count again
+        rows = [r for r, _ in done]
+        tokens = [t for _, t in done]
+        if left:
+            ops = table_ops(rows)
+    return _closed_of(
+        step,
+        sequence,
+        _records(rows, scn, xid, sequence, time_us, tokens),
+        len(rows),
+        ops,
+        plan.seal,
+    )
+
+
+def _closed_of(
+    step: Step, sequence: int, records: bytes, count: int, ops: Any, sealing: bool = False
+) -> Closed:
+    """The :class:`Closed` of a step with its finished ``records`` (``count`` of them) and
+    their (table, io type, rows); sealed with ``sealing`` (unless a record would pass the
+    limit with its checksum: the driver then seals them and says which)."""
+    _, events, end, _, sessions, max_time, max_scn, _ = step
+    kind, xid, thread, offset, stop, scn, subscn, time_us = end[:8]
+    sealed = False
+    if sealing and count:
+        with contextlib.suppress(RecordLimitError):
+            records, sealed = seal(records), True
+    by_op: dict[int, int] = {}
+    for _, k, v in ops:
+        by_op[k] = by_op.get(k, 0) + v
+    return Closed(
+        xid, thread, sequence, offset, stop, scn, subscn, time_us, kind == _ROLLBACK, sessions,
+        records, count,
+        tuple((_io_name(k), v) for k, v in by_op.items()),
+        tuple(dict.fromkeys(t for t, _, _ in ops)), len(events) + 1, max_time, max_scn,
+        tuple((t, _io_name(k), v) for t, k, v in ops), sealed,
+    )  # fmt: skip
+
+
+def _io_name(io: int) -> str:
+    return IO_TYPE_NAMES.get(io, f"IOType{io}")
+
+
+def _records(
+    rows: list[Event],
+    scn: int,
+    xid: str,
+    sequence: int,
+    time_us: int,
+    user: list[bytes] | None = None,
+) -> bytes:
+    """The trail records of a transaction's rows (their parts made by :meth:`Miner._emit`),
+    finished and concatenated: in C (:mod:`engine._native.trailkit`) when it is built and
+    no record passes a limit; here otherwise, where ``row_record`` says which."""
+    if not rows:
+        return b""
+    tokens = commit_tokens(str(scn), xid)
+    if _KIT is not None:
+        done = _KIT.records(rows, tokens, sequence, time_us, _INDS, _DELETE, user)
+        if done is not None:
+            return bytes(done)
+    return _records_py(rows, tokens, sequence, time_us, user)
+
+
+def _records_py(
+    rows: list[Event], tokens: bytes, sequence: int, time_us: int, user: list[bytes] | None
+) -> bytes:
+    """:func:`_records` in Python (``tokens``: the commit tokens of record 0)."""
+    records = []
+    n = len(rows)
+    for i, r in enumerate(rows):
+        name, data, before, rowid = r[17]
+        records.append(
+            row_record(r[8], name, data, before, rowid, sequence, r[3], trans_ind(i, n), time_us,
+                       (tokens if i == 0 else b"") + (user[i] if user else b""))
+        )  # fmt: skip
+    return b"".join(records)
+
+
+def select_records_py(
+    rows: list[Event],
+    table: str,
+    keep: bytes | None,
+    conds: tuple[Cond, ...],
+    make: Callable[[int], bytes] | None,
+    tokens: bytes,
+    sequence: int,
+    time_us: int,
+    inds: tuple[int, int, int, int] = _INDS,
+    delete_io: int = _DELETE,
+) -> tuple[bytes, int, tuple[tuple[int, int], ...]] | None:
+    """``trailkit.select_records`` in Python (its twin): :func:`select_rows` then the
+    transaction's records (:func:`_records_py`, ``tokens`` on record 0): (records, rows
+    kept, (io type, rows) in order of first appearance), or None where select says None,
+    a record passes a limit or the rows have more than 16 operations."""
+    got = select_rows(rows, table, keep, conds, make)
+    if got is None:
+        return None
+    counts: dict[int, int] = {}
+    for e, _ in got:
+        counts[e[8]] = counts.get(e[8], 0) + 1
+    if len(counts) > 16:
+        return None
+    try:
+        records = _records_py([e for e, _ in got], tokens, sequence, time_us, [t for _, t in got])
+    except RecordLimitError:
+        return None
+    return records, len(got), tuple(counts.items())
+
+
+#: select_records in C when built
+_SELECT_RECORDS: Final[Callable[..., tuple[bytes, int, tuple[tuple[int, int], ...]] | None]] = (
+    getattr(_KIT, "select_records", None) or select_records_py
+)
