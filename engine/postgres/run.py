@@ -204,7 +204,11 @@ class PgExtractRun:
                 batch_id=self.batch_id,
                 now=self.clock(),
                 source_time=when,
-                extra={"pg": state.to_json(), "slot": self.reg.slot},
+                extra={
+                    "pg": state.to_json(),
+                    "slot": self.reg.slot,
+                    "slot_status": self._slot_status(),
+                },
                 csn=CsnState(
                     state.last_commit_lsn or None, self.latest_txn, state.read_lsn or None, stamp
                 ),
@@ -213,6 +217,18 @@ class PgExtractRun:
             self.checkpoints = cps
             self.last_checkpoint = time.monotonic()
             self.capture.confirm()
+
+    def _slot_status(self) -> dict[str, object]:
+        """What INFO EXTRACT ..., DETAIL shows of the slot (as of this checkpoint)."""
+        st = slot_state(self.conn, self.reg.slot)
+        if st is None:
+            return {"wal_status": "missing"}
+        return {
+            "plugin": st.plugin,
+            "wal_status": st.wal_status,
+            "confirmed_lsn": None if st.confirmed_lsn is None else format_lsn(st.confirmed_lsn),
+            "retained": st.retained,
+        }
 
     def close(self) -> None:
         self.writer.close()

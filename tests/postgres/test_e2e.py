@@ -1,0 +1,167 @@
+"""PostgreSQL ==> PostgreSQL end to end with real processes: the PostgreSQL Extract, the
+pump and the Replicat under the Manager, a workload running while the Extract is killed
+with SIGKILL again and again; then an independent audit of the trail (every committed
+ledger row once: lost 0, duplicated 0, and the audit proven by a mutation that drops and
+one that repeats a change) and the target equal to the source."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from engine.home.layout import Home
+from engine.home.status import read_process_file
+from engine.trail.model import TrailRecord
+from tests.harness import pipeline_home as ph
+from tests.postgres.cluster import Cluster
+from tests.postgres.pgsource import records
+from tests.replicat.pipeline import kill9, running, wait_until
+
+pytestmark = [pytest.mark.postgres, pytest.mark.e2e]
+
+
+@pytest.fixture
+def target_db(pg_cluster: Cluster) -> Iterator[str]:
+    name = f"tgt{time.monotonic_ns() % 10**9}"
+    with psycopg.connect(pg_cluster.url(), autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    yield pg_cluster.url(name)
+    with psycopg.connect(pg_cluster.url(), autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE {name} WITH (FORCE)")
+
+
+SCHEMA = (
+    "CREATE TABLE ledger (id bigint PRIMARY KEY, tag text)",
+    "CREATE TABLE acct (id int PRIMARY KEY, balance numeric(12,2), note text, seen timestamptz)",
+)
+
+
+def audit(recs: list[TrailRecord], committed: set[str]) -> tuple[int, int]:
+    """(lost, duplicated) of the ledger inserts: each committed ledger id once in the trail."""
+    seen = Counter(
+        str(dict(r.columns)[0])
+        for r in recs
+        if r.table == "public.ledger" and r.op_name == "Insert"
+    )
+    lost = sum(1 for i in committed if seen[i] == 0)
+    duplicated = sum(n - 1 for n in seen.values() if n > 1) + sum(
+        1 for i in seen if i not in committed
+    )
+    return lost, duplicated
+
+
+def _workload(url: str, stop: threading.Event, committed: set[str], seed: int) -> None:
+    rnd = random.Random(seed)
+    n = 0
+    with psycopg.connect(url) as conn:
+        while not stop.is_set() and n < 4000:
+            n += 1
+            with conn.transaction():
+                conn.execute("INSERT INTO ledger VALUES (%s, %s)", (n, f"t{n}"))
+                for _ in range(rnd.randint(1, 6)):
+                    k = rnd.randint(1, 50)
+                    op = rnd.random()
+                    if op < 0.5:
+                        conn.execute(
+                            "INSERT INTO acct VALUES (%s, %s, %s, now()) ON CONFLICT (id) DO "
+                            "UPDATE SET balance = acct.balance + 1, note = EXCLUDED.note",
+                            (k, rnd.randint(0, 10**6) / 100, "x" * rnd.randint(0, 40)),
+                        )
+                    elif op < 0.8:
+                        conn.execute("UPDATE acct SET balance = balance - 1 WHERE id = %s", (k,))
+                    else:
+                        conn.execute("DELETE FROM acct WHERE id = %s", (k,))
+                rolled_back = rnd.random() < 0.1
+                if rolled_back:
+                    raise psycopg.Rollback()
+            if not rolled_back:
+                committed.add(str(n))
+            time.sleep(0.002)
+
+
+def _rows(url: str, table: str) -> list[tuple[object, ...]]:
+    with psycopg.connect(url) as conn:
+        return [tuple(r) for r in conn.execute(f"SELECT * FROM {table} ORDER BY 1").fetchall()]
+
+
+def test_postgres_to_postgres_kill9_soak(tmp_path: Path, pgdb: str, target_db: str) -> None:
+    for url in (pgdb, target_db):
+        with psycopg.connect(url, autocommit=True) as conn:
+            for s in SCHEMA:
+                conn.execute(s)
+    home = Home(tmp_path / "home")
+    home.create_subdirs()
+    ph.write_prm_files(home, {
+        "mgr.prm": ph.MGR_PRM,
+        "epg.prm": f"EXTRACT EPG\nSOURCEDB {pgdb}\nEXTTRAIL ./dirdat/ep\nTABLE public.*;\n",
+        "ppg.prm": "EXTRACT PPG\nRMTHOST localhost, MGRPORT 7809\nRMTTRAIL ./dirrmt/rp\n"
+                   "PASSTHRU\nTABLE public.*;\n",
+        "rpg.prm": f"REPLICAT RPG\nTARGETDB {target_db}\nASSUMETARGETDEFS\n"
+                   "MAP public.*, TARGET public.*;\n",
+    })  # fmt: skip
+    out = ph.run_ggsci(
+        home,
+        f"DBLOGIN SOURCEDB {target_db}", "ADD CHECKPOINTTABLE public.ggs_ckpt",
+        f"DBLOGIN SOURCEDB {pgdb}", "ADD TRANDATA public.*", "REGISTER EXTRACT epg DATABASE",
+        "START MANAGER", "ADD EXTRACT epg, TRANLOG, BEGIN NOW", "ADD EXTTRAIL ./dirdat/ep, EXTRACT epg",
+        "ADD EXTRACT ppg, EXTTRAILSOURCE ./dirdat/ep", "ADD RMTTRAIL ./dirrmt/rp, EXTRACT ppg",
+        "ADD REPLICAT rpg, EXTTRAIL ./dirrmt/rp, CHECKPOINTTABLE public.ggs_ckpt",
+        "START EXTRACT epg", "START EXTRACT ppg", "START REPLICAT rpg",
+    )  # fmt: skip
+    assert "OGG-25355" in out, out
+    committed: set[str] = set()
+    stop = threading.Event()
+    try:
+        wait_until(lambda: running(home, "EXTRACT", "EPG"), "the Extract to run", 60)
+        worker = threading.Thread(target=_workload, args=(pgdb, stop, committed, 7))
+        worker.start()
+        for _ in range(3):
+            time.sleep(1.5)
+            wait_until(lambda: running(home, "EXTRACT", "EPG"), "the Extract to run", 60)
+            kill9(home, "EXTRACT", "EPG")
+            ph.run_ggsci(home, "START EXTRACT epg")
+        time.sleep(1)
+        stop.set()
+        worker.join(60)
+        wait_until(lambda: running(home, "EXTRACT", "EPG"), "the Extract to run", 60)
+        wait_until(
+            lambda: "Replication slot 'epg_" in ph.run_ggsci(home, "SEND EXTRACT epg, STATUS"),
+            "SEND STATUS to show the slot", 60,
+        )  # fmt: skip
+        status = ph.run_ggsci(home, "SEND EXTRACT epg, STATUS", "INFO EXTRACT epg, DETAIL")
+        assert "WAL retained:" in status and "Confirmed LSN:" in status, status
+        assert "Log Read Checkpoint  PostgreSQL WAL" in status, status
+        assert "Replication Slot     epg_" in status and "WAL Retained" in status, status
+        wait_until(
+            lambda: _rows(pgdb, "ledger") == _rows(target_db, "ledger")
+            and _rows(pgdb, "acct") == _rows(target_db, "acct"),
+            "the target to equal the source", 120,
+        )  # fmt: skip
+        lag = ph.run_ggsci(home, "LAG EXTRACT epg", "STATS EXTRACT epg")
+        assert "PUBLIC.LEDGER" in lag and "Total updates" in lag, lag
+    finally:
+        stop.set()
+        ph.run_ggsci(home, "STOP REPLICAT rpg", "STOP EXTRACT ppg", "STOP EXTRACT epg",
+                     "STOP MANAGER !")  # fmt: skip
+        for kind, name in (("EXTRACT", "EPG"), ("EXTRACT", "PPG"), ("REPLICAT", "RPG")):
+            pf = read_process_file(home, kind, name)
+            if pf is not None and running(home, kind, name):
+                import os
+                import signal
+
+                os.kill(pf.pid, signal.SIGKILL)
+    assert len(committed) > 50
+    recs = records(home, "ep")
+    assert audit(recs, committed) == (0, 0)
+    # the audit sees a change dropped and a change repeated
+    ledger = [i for i, r in enumerate(recs) if r.table == "public.ledger"]
+    dropped = recs[: ledger[5]] + recs[ledger[5] + 1 :]
+    assert audit(dropped, committed) == (1, 0)
+    assert audit([*recs, recs[ledger[7]]], committed) == (0, 1)
