@@ -52,7 +52,7 @@ FETCH_ROWS = 5_000
 APPEND_CHUNK = 10_000
 
 PEEK_SQL = (
-    "SELECT lsn::text, data FROM pg_logical_slot_peek_changes(%s, NULL, %s, "
+    "SELECT (lsn - '0/0')::bigint, data FROM pg_logical_slot_peek_changes(%s, NULL, %s, "
     "'include-xids', '1', 'include-timestamp', '1', 'skip-empty-xacts', '1')"
 )
 
@@ -157,6 +157,7 @@ class PgCapture:
         self._warned: set[str] = set()
         self.rules = TableRules({}, Process(model.group or ""), datetime.now)
         self.keycols: dict[str, tuple[int, ...]] = {}
+        self._befores: dict[str, int] = {}  # per table: how its updates carry before images
         self.conn.execute("SET TimeZone = 'UTC'")
         self.conn.execute("SET DateStyle = 'ISO, YMD'")
         self.conn.execute("SET lc_monetary = 'C'")
@@ -278,9 +279,8 @@ class PgCapture:
             cur = self.conn.cursor(name="ggsci_peek")
             cur.itersize = FETCH_ROWS
             cur.execute(PEEK_SQL, (self.slot, self.batch_changes))
-            for lsn_text, data in cur:
+            for lsn, data in cur:
                 parsed = td.parse_line(data)
-                lsn = parse_lsn(lsn_text)
                 if isinstance(parsed, td.Change):
                     n += 1
                     for lcr in self._lcrs(parsed, xid, lsn):
@@ -402,10 +402,13 @@ class PgCapture:
         return tuple((i, have.get(i)) for i, c in enumerate(table.columns) if c.convert is not None)
 
     def _update(self, table: PgTable, xid: str, lsn: int, new: Columns, old: Columns) -> list[Lcr]:
-        spec = self.model.captured(table.schema, table.name)
-        mode = BEFORES_NONE
-        if spec is not None and spec.get_update_befores:
-            mode = _FORMATS.get(self.model.update_record_format, BEFORES_RECORD)
+        mode = self._befores.get(name := table.qualified)
+        if mode is None:
+            spec = self.model.captured(table.schema, table.name)
+            mode = BEFORES_NONE
+            if spec is not None and spec.get_update_befores:
+                mode = _FORMATS.get(self.model.update_record_format, BEFORES_RECORD)
+            self._befores[name] = mode
         keys = self._key_idx(table)
         after = dict(new)
         before_full = self._full_old(table, old) if old and table.identity == "f" else old
@@ -413,7 +416,6 @@ class PgCapture:
         key_changed = bool(old) and any(
             i in before and i in after and before[i] != after[i] for i in keys
         )
-        name = table.qualified
         if key_changed:
             bimg = before_full if mode else tuple((i, before[i]) for i in keys if i in before)
             return [self._row(xid, lsn, IOType.KEYFIELDCOMP, name, new, bimg)]

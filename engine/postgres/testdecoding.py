@@ -18,6 +18,7 @@ did not change (not logged: the column is left out, never written as NULL). The 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Final
 
@@ -75,6 +76,14 @@ class Message:
 Parsed = Change | Begin | Commit | Message
 
 
+#: one column (``name[type]:value``) or a marker, after optional spaces: a quoted or bare
+#: name, the type up to ``]:``, a quoted literal (``'`` doubled) or a bare word
+_TOKEN = re.compile(
+    r""" *(?:(old-key:|new-tuple:|\(no-tuple-data\))"""
+    r"""|("(?:[^"]|"")*"|[^\s\[]+)\[((?:[^\]]|\](?!:))*)\]:('(?:[^']|'')*'(?=\s|$)|\S*))"""
+)
+
+
 def parse_line(data: str) -> Parsed:
     if data.startswith("table "):
         return parse_change(data)
@@ -124,14 +133,20 @@ def unquote_ident(name: str) -> str:
 
 def parse_change(s: str) -> Change:
     i = 6  # after "table "
-    tables = []
-    while True:
-        name, i = _qualified(s, i)
-        tables.append(name)
-        if s.startswith(", ", i):
-            i += 2
-            continue
-        break
+    colon = s.find(": ", i)
+    head = s[i:colon] if colon > 0 else ""
+    if head and '"' not in head and "[" not in head:  # plain names: no quoting to undo
+        tables = head.split(", ")
+        i = colon
+    else:
+        tables = []
+        while True:
+            name, i = _qualified(s, i)
+            tables.append(name)
+            if s.startswith(", ", i):
+                i += 2
+                continue
+            break
     if not s.startswith(": ", i):
         raise DecodeError(f"':' expected after the table name at offset {i}")
     i += 2
@@ -148,55 +163,33 @@ def parse_change(s: str) -> Change:
     new: list[Column] = []
     target = old if op == "DELETE" else new
     n = len(s)
+    match = _TOKEN.match
     while i < n:
-        if s[i] == " ":
-            i += 1
-            continue
-        if s.startswith("old-key:", i):
-            target = old
-            i += 8
-            continue
-        if s.startswith("new-tuple:", i):
-            target = new
-            i += 10
-            continue
-        if s.startswith("(no-tuple-data)", i):
-            i += 15
-            continue
-        name, i = _ident(s, i)
-        if i >= n or s[i] != "[":
-            raise DecodeError(f"'[' expected after column {name} at offset {i}")
-        close = s.find("]:", i)
-        if close < 0:
-            raise DecodeError(f"']:' expected after the type of column {name} at offset {i}")
-        type_name = s[i + 1 : close]
-        i = close + 2
-        value: Value
-        if i < n and s[i] == "'":
-            j = i + 1
-            while True:
-                k = s.find("'", j)
-                if k < 0:
-                    raise DecodeError(f"unterminated value of column {name} at offset {i}")
-                if k + 1 < n and s[k + 1] == "'":
-                    j = k + 2
-                    continue
+        m = match(s, i)
+        if m is None:
+            if not s[i:].strip():
                 break
-            value = s[i + 1 : k]
+            raise DecodeError(f"column expected at offset {i}")
+        i = m.end()
+        marker, name, type_name, raw = m.groups()
+        if marker is not None:
+            if marker == "old-key:":
+                target = old
+            elif marker == "new-tuple:":
+                target = new
+            continue
+        value: Value
+        if raw[:1] == "'":
+            value = raw[1:-1]
             if "''" in value:
                 value = value.replace("''", "'")
-            i = k + 1
+        elif raw == "null":
+            value = None
+        elif raw == "unchanged-toast-datum":
+            value = UNCHANGED_TOAST
         else:
-            k = s.find(" ", i)
-            if k < 0:
-                k = n
-            word = s[i:k]
-            i = k
-            if word == "null":
-                value = None
-            elif word == "unchanged-toast-datum":
-                value = UNCHANGED_TOAST
-            else:
-                value = word
-        target.append((unquote_ident(name), type_name, value))
+            value = raw
+        if name[0] == '"':
+            name = name[1:-1].replace('""', '"')
+        target.append((name, type_name, value))
     return Change(tuple(tables), op, tuple(new), tuple(old))
