@@ -80,6 +80,8 @@ from params.handlers_map import (
     warn_reperror_after_maps,
 )
 from params.handlers_spark import h_sparkconf, h_sparkmaster, h_sparkproperties
+from params.postgres_rules import NOT_USED as PG_NOT_USED
+from params.postgres_rules import is_postgres_spec
 from params.text import Statement
 
 HANDLERS: dict[str, Handler] = {
@@ -236,10 +238,28 @@ def build(
             b.count += 1
     warn_reperror_after_maps(b)
     warn_updaterecordformat_alone(b)
+    _warn_not_used_for_postgres(b, statements)
     if expected is not None and "GROUP" not in b.seen:
         first = statements[0].origin if statements else Origin(path, 1, 1, "")
         b.diagnostics.append(Diagnostic(Severity.ERROR, "wrong-group", expected.mismatch(), first))
     return _finish(b, is_globals), b.diagnostics
+
+
+def _warn_not_used_for_postgres(b: Builder, statements: list[Statement]) -> None:
+    """An Extract of a PostgreSQL source: the Oracle-only parameters warned as not used."""
+    if b.fields.get("kind") != m.FileKind.EXTRACT:
+        return
+    login = b.fields.get("login")
+    if login is None:
+        return
+    userid_db = login.userid.partition("@")[2] if login.userid else None
+    if not (is_postgres_spec(login.sourcedb) or is_postgres_spec(userid_db)):
+        return
+    for st in statements:
+        why = PG_NOT_USED.get(st.keyword)
+        if why is not None:
+            b.statement = st
+            b.warn("not-used", f"{st.keyword} is not used by a PostgreSQL Extract: {why}")
 
 
 def _check_ranges(b: Builder, kw: str, parsed: Parsed) -> None:

@@ -10,12 +10,12 @@ runs).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.home.layout import Home
 from params.models import ParamFile
+from params.postgres_rules import is_postgres_spec
 
 
 @dataclass(frozen=True)
@@ -25,11 +25,7 @@ class PgSource:
     password: str | None = field(default=None, repr=False)
 
 
-def is_postgres(spec: str | None) -> bool:
-    return bool(spec) and (
-        str(spec).startswith(("postgresql://", "postgres://"))
-        or bool(re.match(r"^\s*[a-z_]+\s*=", str(spec)))
-    )
+is_postgres = is_postgres_spec
 
 
 class SourceLoginError(Exception):

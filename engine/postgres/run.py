@@ -34,6 +34,7 @@ from engine.postgres.connect import PgSource, SourceLoginError, connect, pg_sour
 from engine.postgres.lsn import format_lsn
 from engine.postgres.slot import Registration, load_registration, slot_state
 from engine.runtime.events import Severity
+from engine.runtime.ipc import Reply, Request
 from engine.runtime.process import GroupContext, GroupRunner, ProcessAbend
 from engine.runtime.stats import StatsBook, counted
 from engine.runtime.stats import handler as stats_handler
@@ -283,6 +284,16 @@ class PgExtractRunner(GroupRunner):
             raise ProcessAbend(exc.code, exc.text) from exc
         run = self.run_
         ctx.handlers.add("STATS", stats_handler(run.stats_book))
+
+        def no_open_transactions(req: Request) -> Reply:
+            return Reply.error(
+                f"ERROR: {req.command} is not available for a PostgreSQL Extract: its "
+                "replication slot gives a transaction only when it commits, so there are no "
+                "open transactions to show, skip or force."
+            )
+
+        for command in ("SHOWTRANS", "SKIPTRANS", "FORCETRANS", "BR"):
+            ctx.handlers.add(command, no_open_transactions)
         ctx.event(
             "OGG-01055",
             Severity.INFO,

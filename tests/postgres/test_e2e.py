@@ -139,6 +139,8 @@ def test_postgres_to_postgres_kill9_soak(tmp_path: Path, pgdb: str, target_db: s
         assert "WAL retained:" in status and "Confirmed LSN:" in status, status
         assert "Log Read Checkpoint  PostgreSQL WAL" in status, status
         assert "Replication Slot     epg_" in status and "WAL Retained" in status, status
+        refused = ph.run_ggsci(home, "SEND EXTRACT epg, SHOWTRANS")
+        assert "SHOWTRANS is not available for a PostgreSQL Extract" in refused, refused
         wait_until(
             lambda: _rows(pgdb, "ledger") == _rows(target_db, "ledger")
             and _rows(pgdb, "acct") == _rows(target_db, "acct"),

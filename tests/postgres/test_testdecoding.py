@@ -91,3 +91,18 @@ def test_lsn_round_trip(value: int) -> None:
 def test_bad_lsn() -> None:
     with pytest.raises(BadLsn):
         parse_lsn("0/XYZ")
+
+
+def test_params_check_warns_oracle_only_parameters_of_a_postgres_extract() -> None:
+    from params.check import check_text
+
+    text = (
+        "EXTRACT epg\nSOURCEDB postgresql://gg@db/src\nTRANLOGOPTIONS EXCLUDEUSER gg\n"
+        "BR BROFF\nWARNLONGTRANS 1H\nEXTTRAIL ./dirdat/ep\nTABLE public.*;\n"
+    )
+    warned = [d.message for d in check_text(text).diagnostics if d.code == "not-used"]
+    assert any(m.startswith("TRANLOGOPTIONS is not used by a PostgreSQL Extract") for m in warned)
+    assert any(m.startswith("BR is not used by a PostgreSQL Extract") for m in warned)
+    assert any(m.startswith("WARNLONGTRANS is not used by a PostgreSQL Extract") for m in warned)
+    oracle = text.replace("postgresql://gg@db/src", "src")
+    assert not [d for d in check_text(oracle).diagnostics if "PostgreSQL" in d.message]
