@@ -270,6 +270,19 @@ class PgCapture:
     def poll(self) -> int:
         """Read and write what the slot has now (up to one batch); the changes read past
         what was read before (0 when the slot, not yet advanced, gave the same again)."""
+        import psycopg
+
+        try:
+            return self._poll()
+        except psycopg.Error as exc:  # connection lost, WAL removed under the slot, ...
+            text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise PgCaptureError(
+                "OGG-25366",
+                f"Reading replication slot '{self.slot}' failed after read LSN "
+                f"{format_lsn(self.read_lsn)}: {text}",
+            ) from exc
+
+    def _poll(self) -> int:
         self.check_slot()
         before = self.read_lsn
         n = 0

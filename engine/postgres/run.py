@@ -303,10 +303,14 @@ class PgExtractRunner(GroupRunner):
     def run(self, ctx: GroupContext) -> None:
         if self.run_ is None:
             return
+        import psycopg
+
         try:
             self.run_.run(ctx.stop_requested)
         except PgCaptureError as exc:
             raise ProcessAbend(exc.code, exc.text) from exc
+        except psycopg.Error as exc:  # the slot's advance or status: connection lost
+            raise ProcessAbend("OGG-25366", f"The source database failed: {_first(exc)}") from exc
         finally:
             self.run_.close()
 
