@@ -1,7 +1,7 @@
 """Column values of a PostgreSQL source, from ``test_decoding``'s text to the trail's text.
 
-The mapping (docs/postgres-source.md states it for users; this table is the one place it
-lives). The capture session runs with ``TimeZone=UTC``, ``DateStyle=ISO`` and
+The mapping (docs/postgres-source.md points users here: this table is the one place it is
+stated). The capture session runs with ``TimeZone=UTC``, ``DateStyle=ISO`` and
 ``lc_monetary=C`` so that the server's text is the same whoever configured the database.
 
 ==========================================  =================================================
