@@ -36,6 +36,7 @@ from engine.postgres.catalog import PgTable, load_table, split_qualified
 from engine.postgres.lsn import format_lsn, parse_lsn
 from engine.postgres.slot import slot_state
 from engine.runtime.events import Severity
+from engine.trail.codec import column_entry, row_record
 from engine.trail.layout import BEFORE_IMAGE, IOType
 from engine.trail.model import Columns, datetime_to_micros
 from engine.trail.model import TableDef as TrailTableDef
@@ -158,6 +159,7 @@ class PgCapture:
         self.rules = TableRules({}, Process(model.group or ""), datetime.now)
         self.keycols: dict[str, tuple[int, ...]] = {}
         self._befores: dict[str, int] = {}  # per table: how its updates carry before images
+        self._names: dict[str, bytes] = {}  # table name -> its bytes in records
         self.conn.execute("SET TimeZone = 'UTC'")
         self.conn.execute("SET DateStyle = 'ISO, YMD'")
         self.conn.execute("SET lc_monetary = 'C'")
@@ -367,26 +369,38 @@ class PgCapture:
         table = self._table(ch.table)
         if table is None:
             return []
-        index = table.index_of()
-        if any(name not in index for name, _, _ in ch.new + ch.old):  # a column added
+        try:
+            new = self._columns(table, table.index, ch.new)
+            old = self._columns(table, table.index, ch.old) if ch.old else ()
+        except KeyError:  # a column the catalog did not have: added since it was read
             table = self._table(ch.table, reload=True)
             if table is None:
                 return []
-            index = table.index_of()
-        new = self._columns(table, index, ch.new)
+            # still unknown: dropped since this change (decoded with the catalog of its
+            # time); such a column is left out
+            new = self._columns(table, table.index, ch.new, strict=False)
+            old = self._columns(table, table.index, ch.old, strict=False) if ch.old else ()
         if ch.op == "INSERT":
             return [self._row(xid, lsn, IOType.INSERT, table.qualified, new)]
-        old = self._columns(table, index, ch.old)
         if ch.op == "DELETE":
             return [self._row(xid, lsn, IOType.DELETE, table.qualified, self._key_of(table, old))]
         return self._update(table, xid, lsn, new, old)
 
     def _columns(
-        self, table: PgTable, index: dict[str, int], cols: tuple[td.Column, ...]
+        self,
+        table: PgTable,
+        index: dict[str, int],
+        cols: tuple[td.Column, ...],
+        *,
+        strict: bool = True,
     ) -> Columns:
+        """The changed row's columns as trail text, by column index; KeyError (strict) for
+        a column the catalog does not have."""
         out = []
         for name, _type, value in cols:
-            i = index[name]
+            i = index.get(name, -1) if not strict else index[name]
+            if i < 0:
+                continue
             conv = table.columns[i].convert
             if conv is None or isinstance(value, td.Unchanged):
                 continue  # unsupported (warned), or TOAST the update left alone: not NULL
@@ -399,7 +413,7 @@ class PgCapture:
         if keys is not None:
             return keys
         if table.key:
-            index = table.index_of()
+            index = table.index
             return tuple(index[k] for k in table.key if k in index)
         return tuple(range(len(table.columns)))
 
@@ -442,21 +456,24 @@ class PgCapture:
             ]
         return [self._row(xid, lsn, IOType.UNIFIED_UPDATE, name, new, bcols)]
 
-    @staticmethod
     def _row(
-        xid: str, lsn: int, io_type: int, table: str, columns: Columns, before: Columns = ()
+        self, xid: str, lsn: int, io_type: int, table: str, columns: Columns, before: Columns = ()
     ) -> Lcr:
-        return Lcr(
-            Kind.ROW,
-            xid,
-            _pos(lsn),
-            0,
-            lsn,
-            io_type=io_type,
-            table=table,
-            columns=columns,
-            before_columns=before,
-        )
+        """A row change; of a table without TABLE row options, with its record encoded now
+        (a template :func:`~engine.trail.codec.finalize` completes at commit), as the redo
+        Extract's miner does: half the cost of encoding it from its columns."""
+        pos = _pos(lsn)
+        if table in self.rules.rules:
+            return Lcr(Kind.ROW, xid, pos, 0, lsn, io_type=io_type, table=table,
+                       columns=columns, before_columns=before)  # fmt: skip
+        name = self._names.get(table)
+        if name is None:
+            name = self._names[table] = table.encode()
+        entry = column_entry
+        data = b"".join([entry(i, v) for i, v in columns])
+        bdata = b"".join([entry(i, v) for i, v in before]) if before else b""
+        record = row_record(io_type, name, data, bdata, None, pos.sequence, pos.offset)
+        return Lcr(Kind.ROW, xid, pos, 0, lsn, io_type=io_type, table=table, record=record)
 
     # -- checkpoints -------------------------------------------------------------------
     def durable_state(self) -> PgState:

@@ -6,7 +6,7 @@ the catalog did not have (a column added)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from engine.postgres.testdecoding import unquote_ident
@@ -56,9 +56,13 @@ class PgTable:
     columns: tuple[Column, ...]
     key: tuple[str, ...]  # primary key column names, in key order
     identity: str  # d | f | n | i
+    index: dict[str, int] = field(default_factory=dict, compare=False)  # name -> position
+
+    def __post_init__(self) -> None:
+        self.index.update((c.name, i) for i, c in enumerate(self.columns))
 
     def index_of(self) -> dict[str, int]:
-        return {c.name: i for i, c in enumerate(self.columns)}
+        return self.index
 
     @property
     def unsupported(self) -> tuple[Column, ...]:

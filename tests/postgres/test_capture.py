@@ -199,3 +199,16 @@ def test_dropped_slot_abends_naming_slot_and_lsn(home: Home, pgdb: str) -> None:
         run_once(home, group, prm(pgdb))
     assert info.value.code == "OGG-25361"
     assert reg.slot in info.value.text and "checkpoint read LSN 0/" in info.value.text
+
+
+def test_columns_added_and_dropped_while_capturing(home: Home, pgdb: str) -> None:
+    sql(pgdb, "CREATE TABLE t (id int PRIMARY KEY, a text, gone text)")
+    group = setup_group(home, pgdb)
+    sql(pgdb, "INSERT INTO t VALUES (1, 'x', 'g')")
+    run_once(home, group, prm(pgdb))
+    sql(pgdb, "INSERT INTO t VALUES (2, 'y', 'h')", "ALTER TABLE t DROP COLUMN gone",
+        "ALTER TABLE t ADD COLUMN b int", "INSERT INTO t VALUES (3, 'z', 7)")  # fmt: skip
+    run_once(home, group, prm(pgdb))
+    assert [dict(r.columns) for r in records(home)] == [
+        {0: "1", 1: "x", 2: "g"}, {0: "2", 1: "y"}, {0: "3", 1: "z", 2: "7"},
+    ]  # fmt: skip
