@@ -43,8 +43,8 @@ def pg_source(home: Home, model: ParamFile) -> PgSource | None:
 
         try:
             cred = CredentialStore(home).lookup(login.alias, login.domain)
-        except (CredentialStoreError, ValueError) as exc:
-            raise SourceLoginError(str(exc)) from exc
+        except (CredentialStoreError, ValueError):
+            return None  # not known to be PostgreSQL: the redo Extract reports its login
         user, _, db = cred.user.partition("@")
         if is_postgres(db):
             return PgSource(db, user or None, cred.password)

@@ -212,3 +212,17 @@ def test_columns_added_and_dropped_while_capturing(home: Home, pgdb: str) -> Non
     assert [dict(r.columns) for r in records(home)] == [
         {0: "1", 1: "x", 2: "g"}, {0: "2", 1: "y"}, {0: "3", 1: "z", 2: "7"},
     ]  # fmt: skip
+
+
+def test_useridalias_names_the_postgres_source(home: Home, pgdb: str) -> None:
+    from ggsci.credstore import CredentialStore
+
+    store = CredentialStore(home)
+    store.create()
+    store.add(f"postgres@{pgdb}", "unused-with-trust", "pgsrc", None, replace=False)
+    sql(pgdb, "CREATE TABLE t (id int PRIMARY KEY)")
+    group = setup_group(home, pgdb)
+    sql(pgdb, "INSERT INTO t VALUES (1)")
+    text = "EXTRACT EPG\nUSERIDALIAS pgsrc\nEXTTRAIL ./dirdat/ep\nTABLE public.*;\n"
+    run_once(home, group, text)
+    assert [dict(r.columns) for r in records(home)] == [{0: "1"}]
