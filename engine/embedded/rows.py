@@ -7,20 +7,18 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 from engine.embedded import redogen as rg
-from engine.embedded.codecs import Value, encode_value
+from engine.embedded.codecs import encode_value
 from engine.embedded.dictionary import IndexDef, TableDef
 from engine.embedded.errors import ConstraintError, SourceError, SqlError
 from engine.embedded.ids import RowId
 from engine.embedded.redo import Column
+from engine.embedded.state import Engine
+from engine.embedded.state import Row as Row  # the row type of every row helper
 from engine.embedded.values import to_python, to_sqlite
 
-if TYPE_CHECKING:
-    from engine.embedded.session import Engine
-
-Row = tuple[Value, ...]
 _T = TypeVar("_T")
 
 

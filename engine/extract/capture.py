@@ -403,7 +403,7 @@ class Capture:
         fragments = any(isinstance(i, Fragment) for r in results for i in r.items)
         n = self._apply(merged, base, mid_batch_br=not fragments)
         self.timing["apply_s"] += time.perf_counter() - done_mining
-        self.positions = thread_positions_after(results, self.positions, self.redo_dir)
+        self.positions = thread_positions_after(results, self.positions)
         self.stats.lcrs += n
         return n
 

@@ -354,7 +354,7 @@ def continues(predicted: dict[int, Position], actual: dict[int, Position]) -> bo
 
 
 def thread_positions_after(
-    results: Sequence[SplitResult], positions: dict[int, Position], redo_dir: Path
+    results: Sequence[SplitResult], positions: dict[int, Position]
 ) -> dict[int, Position]:
     """Where each thread resumes after ``results``: after its last record read; past the
     end of an archived log that was read to its end (the next sequence, offset 0)."""

@@ -457,8 +457,8 @@ class ExtractRun(TransactionManagement, GroupRun):
         raise lt.RequestError(f"ERROR: invalid BR request: {' '.join(args)}")
 
     def _br_timeline(self, rest: tuple[str, ...]) -> list[str]:
-        """BRSTATUS's picture (engine.pictures.br), and its SVG for ``FILE name.svg``."""
-        from engine.pictures import br as pic
+        """BRSTATUS's picture (engine.extract.brpicture), and its SVG for ``FILE name.svg``."""
+        from engine.extract import brpicture as pic
 
         assert self.br is not None
         if rest and (len(rest) != 2 or rest[0].upper() != "FILE" or

@@ -274,7 +274,3 @@ def process_state(home: Home, kind: str, name: str) -> tuple[ProcessFile | None,
 
 def status_of(home: Home, kind: str, name: str) -> State:
     return process_state(home, kind, name)[1]
-
-
-def is_running(home: Home, kind: str, name: str) -> bool:
-    return status_of(home, kind, name) in (State.STARTING, State.RUNNING)
