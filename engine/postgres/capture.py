@@ -31,6 +31,7 @@ from engine.extract.cache import TransactionCache
 from engine.extract.tasks.assemble import op_name, stream_encoded, surviving
 from engine.extract.tasks.decode import _FORMATS, BEFORES_NONE, BEFORES_RECORD
 from engine.extract.tasks.tablerules import TableRules, resolve
+from engine.heartbeat.flow import ExtractRule
 from engine.postgres import testdecoding as td
 from engine.postgres.catalog import PgTable, load_table, split_qualified
 from engine.postgres.lsn import format_lsn, parse_lsn
@@ -132,8 +133,12 @@ class PgCapture:
         begin_us: int | None = None,
         begin_lsn: int | None = None,
         cache_budget: int | None = None,
+        heartbeat: ExtractRule | None = None,
     ) -> None:
         self.model = model
+        # heartbeat tables are captured without a TABLE line; their committed rows are
+        # rewritten by the heartbeat rule (seed 001's OUTGOING_EXTRACT) before encoding
+        self.heartbeat = heartbeat
         self.conn = conn
         self.slot = slot
         self.writer = writer
@@ -160,6 +165,7 @@ class PgCapture:
         self.keycols: dict[str, tuple[int, ...]] = {}
         self._befores: dict[str, int] = {}  # per table: how its updates carry before images
         self._names: dict[str, bytes] = {}  # table name -> its bytes in records
+        self._hooked: set[str] = set()  # heartbeat tables: rows keep their columns
         self.conn.execute("SET TimeZone = 'UTC'")
         self.conn.execute("SET DateStyle = 'ISO, YMD'")
         self.conn.execute("SET lc_monetary = 'C'")
@@ -221,14 +227,14 @@ class PgCapture:
         ).fetchall()
         for (qualified,) in rows:
             schema, name = split_qualified(str(qualified))
-            if self.model.captured(schema, name) is not None:
+            if self._selects(schema, name):
                 self._table(str(qualified))
 
     def _table(self, qualified: str, *, reload: bool = False) -> PgTable | None:
         if qualified in self.tables and not reload:
             return self.tables[qualified]
         schema, name = split_qualified(qualified)
-        if self.model.captured(schema, name) is None:
+        if not self._selects(schema, name):
             self.tables[qualified] = None
             return None
         table = load_table(self._query, qualified)
@@ -236,6 +242,8 @@ class PgCapture:
         if table is None:
             return None
         self._resolve(table)
+        if self.heartbeat is not None and self.heartbeat.owns(schema, name):
+            self._hooked.add(qualified)
         self.writer.define_table(TrailTableDef(qualified, tuple(c.name for c in table.columns)))
         for c in table.unsupported:
             key = f"{qualified}.{c.name}"
@@ -256,6 +264,15 @@ class PgCapture:
                 "cannot be identified; use ADD TRANDATA.",
             )
         return table
+
+    def _selects(self, schema: str, name: str) -> bool:
+        if self.model.captured(schema, name) is not None:
+            return True
+        return self.heartbeat is not None and self.heartbeat.owns(schema, name)
+
+    def _columns_of(self, table: str) -> tuple[str, ...] | None:
+        t = self.tables.get(table)
+        return tuple(c.name for c in t.columns) if t is not None else None
 
     def _resolve(self, table: PgTable) -> None:
         names = tuple(c.name for c in table.columns)
@@ -330,7 +347,10 @@ class PgCapture:
                 self.stats.skipped_before_begin += 1
             return
         self.stats.transactions += 1
-        rows = self.rules.rows(surviving(entries, txn.undone), c.xid, lsn, time_us)
+        rows: Iterable[Lcr] = surviving(entries, txn.undone)
+        if self.heartbeat is not None:
+            rows = self.heartbeat.rows(rows, self._columns_of)
+        rows = self.rules.rows(rows, c.xid, lsn, time_us)
         tables: list[str] = []
         per_table: Counter[tuple[str, str]] = Counter()
         by_op = self.stats.by_op
@@ -463,7 +483,7 @@ class PgCapture:
         (a template :func:`~engine.trail.codec.finalize` completes at commit), as the redo
         Extract's miner does: half the cost of encoding it from its columns."""
         pos = _pos(lsn)
-        if table in self.rules.rules:
+        if table in self.rules.rules or table in self._hooked:
             return Lcr(Kind.ROW, xid, pos, 0, lsn, io_type=io_type, table=table,
                        columns=columns, before_columns=before)  # fmt: skip
         name = self._names.get(table)

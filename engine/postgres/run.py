@@ -18,6 +18,9 @@ from typing import Any
 
 from engine.extract.run import open_output_trail
 from engine.extract.start import ExtractError
+from engine.heartbeat.flow import ExtractRule
+from engine.heartbeat.names import for_capture
+from engine.heartbeat.settings import utc_now
 from engine.home.checkpoints import (
     CsnState,
     ReadCheckpoint,
@@ -55,6 +58,7 @@ class PgExtractRun:
         source: PgSource | None = None,
         durable: bool = True,
         clock: Callable[[], datetime] = datetime.now,
+        heartbeat_clock: Callable[[], datetime] = utc_now,
     ) -> None:
         if not model.trails:
             raise ExtractError("OGG-01044", "No EXTTRAIL or RMTTRAIL in the parameter file.")
@@ -106,6 +110,7 @@ class PgExtractRun:
                 trail_csn=trail_csn,
                 begin_us=begin_us,
                 begin_lsn=group.scn if state is None else None,
+                heartbeat=ExtractRule(for_capture(home.globals_file), self.name, heartbeat_clock),
             )
         except PgCaptureError as exc:
             self.close()

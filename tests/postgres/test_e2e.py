@@ -152,13 +152,7 @@ def test_postgres_to_postgres_kill9_soak(tmp_path: Path, pgdb: str, target_db: s
         stop.set()
         ph.run_ggsci(home, "STOP REPLICAT rpg", "STOP EXTRACT ppg", "STOP EXTRACT epg",
                      "STOP MANAGER !")  # fmt: skip
-        for kind, name in (("EXTRACT", "EPG"), ("EXTRACT", "PPG"), ("REPLICAT", "RPG")):
-            pf = read_process_file(home, kind, name)
-            if pf is not None and running(home, kind, name):
-                import os
-                import signal
-
-                os.kill(pf.pid, signal.SIGKILL)
+        _kill_groups(home)
     assert len(committed) > 50
     recs = records(home, "ep")
     assert audit(recs, committed) == (0, 0)
@@ -167,3 +161,58 @@ def test_postgres_to_postgres_kill9_soak(tmp_path: Path, pgdb: str, target_db: s
     dropped = recs[: ledger[5]] + recs[ledger[5] + 1 :]
     assert audit(dropped, committed) == (1, 0)
     assert audit([*recs, recs[ledger[7]]], committed) == (0, 1)
+
+
+def test_heartbeat_from_a_postgres_source(tmp_path: Path, pgdb: str, target_db: str) -> None:
+    """ADD HEARTBEATTABLE after a PostgreSQL DBLOGIN: the Manager's job updates it, the
+    Extract captures it without a TABLE line, and it reaches the target's GG_LAG through
+    the pump and the Replicat."""
+    home = Home(tmp_path / "home")
+    home.create_subdirs()
+    ph.write_prm_files(home, {
+        "mgr.prm": ph.MGR_PRM,
+        "epg.prm": f"EXTRACT EPG\nSOURCEDB {pgdb}\nEXTTRAIL ./dirdat/ep\nTABLE public.*;\n",
+        "ppg.prm": "EXTRACT PPG\nRMTHOST localhost, MGRPORT 7809\nRMTTRAIL ./dirrmt/rp\n"
+                   "PASSTHRU\nTABLE public.*;\n",
+        "rpg.prm": f"REPLICAT RPG\nTARGETDB {target_db}\nASSUMETARGETDEFS\n"
+                   "MAP public.*, TARGET public.*;\n",
+    })  # fmt: skip
+    out = ph.run_ggsci(
+        home,
+        f"DBLOGIN SOURCEDB {target_db}", "ADD CHECKPOINTTABLE public.ggs_ckpt",
+        "ADD HEARTBEATTABLE, TARGETONLY",
+        f"DBLOGIN SOURCEDB {pgdb}", "ADD HEARTBEATTABLE, FREQUENCY 1",
+        "REGISTER EXTRACT epg DATABASE",
+        "START MANAGER", "ADD EXTRACT epg, TRANLOG, BEGIN NOW", "ADD EXTTRAIL ./dirdat/ep, EXTRACT epg",
+        "ADD EXTRACT ppg, EXTTRAILSOURCE ./dirdat/ep", "ADD RMTTRAIL ./dirrmt/rp, EXTRACT ppg",
+        "ADD REPLICAT rpg, EXTTRAIL ./dirrmt/rp, CHECKPOINTTABLE public.ggs_ckpt",
+        "START EXTRACT epg", "START EXTRACT ppg", "START REPLICAT rpg",
+    )  # fmt: skip
+    assert "OGG-25355" in out and "OGG-14091" in out, out
+    paths = "SELECT DISTINCT incoming_path FROM postgres.gg_lag_history"
+    try:
+        wait_until(
+            lambda: _query(target_db, paths) == [("EPG ==> PPG ==> RPG",)], "heartbeats", 120
+        )
+    finally:
+        ph.run_ggsci(home, "STOP REPLICAT rpg", "STOP EXTRACT ppg", "STOP EXTRACT epg",
+                     "STOP MANAGER !")  # fmt: skip
+        _kill_groups(home)
+
+
+def _query(url: str, q: str) -> list[tuple[object, ...]]:
+    with psycopg.connect(url) as conn:
+        try:
+            return [tuple(r) for r in conn.execute(q).fetchall()]
+        except psycopg.Error:
+            return []
+
+
+def _kill_groups(home: Home) -> None:
+    import os
+    import signal
+
+    for kind, name in (("EXTRACT", "EPG"), ("EXTRACT", "PPG"), ("REPLICAT", "RPG")):
+        pf = read_process_file(home, kind, name)
+        if pf is not None and running(home, kind, name):
+            os.kill(pf.pid, signal.SIGKILL)
