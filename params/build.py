@@ -81,7 +81,7 @@ from params.handlers_map import (
 )
 from params.handlers_spark import h_sparkconf, h_sparkmaster, h_sparkproperties
 from params.postgres_rules import NOT_USED as PG_NOT_USED
-from params.postgres_rules import is_postgres_spec
+from params.postgres_rules import PG_ONLY, is_postgres_spec
 from params.text import Statement
 
 HANDLERS: dict[str, Handler] = {
@@ -103,6 +103,8 @@ HANDLERS: dict[str, Handler] = {
     "REPORT": h_report,
     "DISCARDFILE": h_discardfile,
     "GETTRUNCATES": toggle_handler("get_truncates", True),
+    "GETREPLICATES": flag_handler("get_replicates", True),
+    "IGNOREREPLICATES": flag_handler("get_replicates", False),
     "IGNORETRUNCATES": toggle_handler("get_truncates", False),
     "GETUPDATEBEFORES": toggle_handler("get_update_befores", True),
     "IGNOREUPDATEBEFORES": toggle_handler("get_update_befores", False),
@@ -249,17 +251,31 @@ def _warn_not_used_for_postgres(b: Builder, statements: list[Statement]) -> None
     """An Extract of a PostgreSQL source: the Oracle-only parameters warned as not used."""
     if b.fields.get("kind") != m.FileKind.EXTRACT:
         return
-    login = b.fields.get("login")
-    if login is None:
-        return
+    login = b.fields.get("login") or m.Login()
     userid_db = login.userid.partition("@")[2] if login.userid else None
-    if not (is_postgres_spec(login.sourcedb) or is_postgres_spec(userid_db)):
-        return
+    postgres = is_postgres_spec(login.sourcedb) or is_postgres_spec(userid_db)
     for st in statements:
+        b.statement = st
+        if not postgres:  # loop detection acts for a PostgreSQL Extract only
+            if st.keyword in PG_ONLY or (
+                st.keyword == "TRANLOGOPTIONS" and "FILTERTABLE" in st.text.upper().split()
+            ):
+                what = (
+                    "TRANLOGOPTIONS FILTERTABLE" if st.keyword == "TRANLOGOPTIONS" else st.keyword
+                )
+                b.warn("not-used", f"{what} is used by a PostgreSQL Extract only")
+            continue
         why = PG_NOT_USED.get(st.keyword)
-        if why is not None:
-            b.statement = st
+        if why is not None and not _only_filtertable(st.text):
             b.warn("not-used", f"{st.keyword} is not used by a PostgreSQL Extract: {why}")
+
+
+def _only_filtertable(text: str) -> bool:
+    """TRANLOGOPTIONS [FILTERTABLE t]...: nothing but what a PostgreSQL Extract acts on."""
+    words = text.replace(",", " ").split()[1:]
+    return (
+        bool(words) and all(w.upper() == "FILTERTABLE" for w in words[0::2]) and len(words) % 2 == 0
+    )
 
 
 def _check_ranges(b: Builder, kw: str, parsed: Parsed) -> None:
@@ -336,4 +352,5 @@ def _finish(b: Builder, is_globals: bool) -> m.ParamFile:
         ),
         unused=tuple(b.unused),
         fetch_options=f.get("fetch_options", ()),
+        get_replicates=f.get("get_replicates", False),
     )

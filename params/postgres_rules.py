@@ -15,7 +15,7 @@ from typing import Final
 #: parameter -> why a PostgreSQL Extract does not use it
 NOT_USED: Final[dict[str, str]] = {
     "TRANLOGOPTIONS": "it sets how Oracle redo is read; PostgreSQL's WAL is decoded by the "
-    "server for the replication slot",
+    "server for the replication slot (only FILTERTABLE acts)",
     "THREADOPTIONS": "PostgreSQL has one WAL, no redo threads",
     "BR": "Bounded Recovery persists open transactions; the slot delivers only committed ones",
     "FETCHOPTIONS": "the key comes from REPLICA IDENTITY (ADD TRANDATA), nothing is fetched",
@@ -23,6 +23,10 @@ NOT_USED: Final[dict[str, str]] = {
     "DDL": "DDL is not in PostgreSQL's logical decoding",
     "DDLOPTIONS": "DDL is not in PostgreSQL's logical decoding",
 }
+
+
+#: parameters only a PostgreSQL Extract acts on (TRANLOGOPTIONS FILTERTABLE's companions)
+PG_ONLY: Final = frozenset({"GETREPLICATES", "IGNOREREPLICATES"})
 
 
 def is_postgres_spec(spec: str | None) -> bool:

@@ -101,6 +101,7 @@ class PgStats:
     transactions: int = 0
     skipped_recovered: int = 0
     skipped_before_begin: int = 0
+    replicated: int = 0  # a Replicat's transactions left out (FILTERTABLE, IGNOREREPLICATES)
     trail_records: int = 0
     changes: int = 0
     by_op: dict[str, int] = field(default_factory=dict)
@@ -166,6 +167,10 @@ class PgCapture:
         self._befores: dict[str, int] = {}  # per table: how its updates carry before images
         self._names: dict[str, bytes] = {}  # table name -> its bytes in records
         self._hooked: set[str] = set()  # heartbeat tables: rows keep their columns
+        # TRANLOGOPTIONS FILTERTABLE: a transaction changing one is a Replicat's (loop
+        # detection); IGNOREREPLICATES (the default) skips it, GETREPLICATES keeps it
+        self.filter_tables = frozenset(_plain(t) for t in model.tranlog.filter_tables)
+        self.replicated: set[str] = set()
         self.conn.execute("SET TimeZone = 'UTC'")
         self.conn.execute("SET DateStyle = 'ISO, YMD'")
         self.conn.execute("SET lc_monetary = 'C'")
@@ -338,13 +343,18 @@ class PgCapture:
             return
         txn, entries = done
         seen, self.skip_upto = self.skip_upto, max(self.skip_upto, lsn)
-        if lsn <= seen or (self.begin_us is not None and time_us < self.begin_us):
+        replicated = c.xid in self.replicated and not self.model.get_replicates
+        self.replicated.discard(c.xid)
+        early = self.begin_us is not None and time_us < self.begin_us
+        if lsn <= seen or early or replicated:
             for _ in entries:  # drain: releases the transaction's page file
                 pass
             if lsn <= seen:
                 self.stats.skipped_recovered += 1
-            else:
+            elif early:
                 self.stats.skipped_before_begin += 1
+            else:
+                self.stats.replicated += 1
             return
         self.stats.transactions += 1
         rows: Iterable[Lcr] = surviving(entries, txn.undone)
@@ -386,6 +396,8 @@ class PgCapture:
                 if spec is not None and spec.get_truncates:
                     out.append(self._row(xid, lsn, IOType.PURGEDATA, table.qualified, ()))
             return out
+        if self.filter_tables and _plain(ch.table) in self.filter_tables:
+            self.replicated.add(xid)
         table = self._table(ch.table)
         if table is None:
             return []
@@ -500,6 +512,12 @@ class PgCapture:
         """Make the trail durable, then describe what a checkpoint may publish."""
         self.writer.sync()
         return PgState(self.read_lsn, self.last_commit_lsn, self.last_time_us, self.last_xid)
+
+
+def _plain(name: str) -> str:
+    """A table name compared as unquoted SQL names are (``public.t`` = ``PUBLIC.T``)."""
+    schema, table = split_qualified(name)
+    return f"{schema}.{table}".lower()
 
 
 def _noting(rows: Iterable[Lcr], tables: list[str]) -> Iterator[Lcr]:

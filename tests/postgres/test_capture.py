@@ -226,3 +226,18 @@ def test_useridalias_names_the_postgres_source(home: Home, pgdb: str) -> None:
     text = "EXTRACT EPG\nUSERIDALIAS pgsrc\nEXTTRAIL ./dirdat/ep\nTABLE public.*;\n"
     run_once(home, group, text)
     assert [dict(r.columns) for r in records(home)] == [{0: "1"}]
+
+
+@pytest.mark.parametrize("get", [False, True])
+def test_filtertable_leaves_out_a_replicats_transactions(home: Home, pgdb: str, get: bool) -> None:
+    sql(pgdb, "CREATE TABLE t (id int PRIMARY KEY)", "CREATE TABLE ggs_ckpt (g text, n int)")
+    group = setup_group(home, pgdb)
+    sql(pgdb, "BEGIN", "INSERT INTO t VALUES (1)", "INSERT INTO ggs_ckpt VALUES ('R', 1)",
+        "COMMIT", "INSERT INTO t VALUES (2)")  # fmt: skip
+    extra = "TRANLOGOPTIONS FILTERTABLE public.ggs_ckpt\n" + (
+        "GETREPLICATES\n" if get else "IGNOREREPLICATES\n"
+    )
+    run = run_once(home, group, prm(pgdb, "TABLE public.t;", extra=extra))
+    kept = [dict(r.columns)[0] for r in records(home)]
+    assert kept == (["1", "2"] if get else ["2"])
+    assert run.capture.stats.replicated == (0 if get else 1)

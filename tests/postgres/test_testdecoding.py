@@ -106,3 +106,21 @@ def test_params_check_warns_oracle_only_parameters_of_a_postgres_extract() -> No
     assert any(m.startswith("WARNLONGTRANS is not used by a PostgreSQL Extract") for m in warned)
     oracle = text.replace("postgresql://gg@db/src", "src")
     assert not [d for d in check_text(oracle).diagnostics if "PostgreSQL" in d.message]
+
+
+def test_params_check_filtertable_acts_for_postgres_only() -> None:
+    from params.check import check_text
+
+    pg = (
+        "EXTRACT epg\nSOURCEDB postgresql://gg@db/src\nTRANLOGOPTIONS FILTERTABLE gg.ckpt\n"
+        "IGNOREREPLICATES\nEXTTRAIL ./dirdat/ep\nTABLE public.*;\n"
+    )
+    result = check_text(pg)
+    assert [d.message for d in result.diagnostics if d.code == "not-used"] == []
+    assert result.model.tranlog.filter_tables == ("gg.ckpt",)
+    assert not result.model.get_replicates
+    assert check_text(pg.replace("IGNOREREPLICATES", "GETREPLICATES")).model.get_replicates
+    oracle = pg.replace("postgresql://gg@db/src", "src")
+    warned = [d.message for d in check_text(oracle).diagnostics if d.code == "not-used"]
+    assert "TRANLOGOPTIONS FILTERTABLE is used by a PostgreSQL Extract only" in warned
+    assert "IGNOREREPLICATES is used by a PostgreSQL Extract only" in warned
