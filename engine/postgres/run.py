@@ -87,9 +87,15 @@ class PgExtractRun:
         rec = self.writer.recovery
         last = rec.last_transaction if rec is not None else None
         trail_csn = int(str(last.logcsn)) if last is not None and str(last.logcsn).isdigit() else 0
-        self.checkpoints = load_checkpoints(home, "EXTRACT", self.name)
-        cps = self.checkpoints
-        state = PgState.from_json(cps.extra["pg"]) if cps and "pg" in cps.extra else None
+        try:
+            self.checkpoints = load_checkpoints(home, "EXTRACT", self.name)
+            cps = self.checkpoints
+            state = PgState.from_json(cps.extra["pg"]) if cps and "pg" in cps.extra else None
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            self.close()
+            raise ExtractError(
+                "OGG-00444", f"Checkpoint file dirchk/{self.name}.cpe is corrupt ({exc})."
+            ) from None
         begin_us = None
         if group.begin:
             local = datetime.fromisoformat(group.begin).astimezone(UTC).replace(tzinfo=None)
