@@ -104,6 +104,8 @@ HANDLERS: dict[str, Handler] = {
     "IGNORETRUNCATES": toggle_handler("get_truncates", False),
     "GETUPDATEBEFORES": toggle_handler("get_update_befores", True),
     "IGNOREUPDATEBEFORES": toggle_handler("get_update_befores", False),
+    "NOCOMPRESSDELETES": toggle_handler("full_deletes", True),
+    "COMPRESSDELETES": toggle_handler("full_deletes", False),
     "LOGALLSUPCOLS": flag_handler("log_all_sup_cols"),
     "UPDATERECORDFORMAT": h_updaterecordformat,
     "RECOVERYOPTIONS": h_recoveryoptions,

@@ -9,8 +9,11 @@ from dataclasses import replace
 
 from params import models as m
 from params.builder import (
+    DISCARD_MAXBYTES,
+    DISCARD_MEGABYTES,
     GROUP_NAME,
     PORT_RANGE,
+    TRAIL_MEGABYTES,
     Builder,
     Handler,
     arg_of,
@@ -167,7 +170,7 @@ def h_trail(b: Builder, p: Parsed) -> None:
             f"like ./dirdat/aa (got {prefix!r})",
             tok.loc + len(tok.text) - len(prefix),
         )
-    mb = as_int(b, arg_of(opt_named(p, "MEGABYTES")), "MEGABYTES", 1, 2000)
+    mb = as_int(b, arg_of(opt_named(p, "MEGABYTES")), "MEGABYTES", *TRAIL_MEGABYTES)
     checksum = opt_named(p, "NOCHECKSUM") is None
     if not checksum and opt_named(p, "CHECKSUM") is not None:
         b.error("value", "CHECKSUM and NOCHECKSUM together: choose one", tok.loc)
@@ -196,7 +199,7 @@ def h_extfile(b: Builder, p: Parsed) -> None:
         m.ExtFile(
             path,
             remote,
-            as_int(b, arg_of(opt_named(p, "MEGABYTES")), "MEGABYTES", 1, 2000),
+            as_int(b, arg_of(opt_named(p, "MEGABYTES")), "MEGABYTES", *TRAIL_MEGABYTES),
             as_int(b, arg_of(opt_named(p, "MAXFILES")), "MAXFILES", 1),
             opt_named(p, "PURGE") is not None,
             opt_named(p, "APPEND") is not None,
@@ -281,11 +284,14 @@ def h_report(b: Builder, p: Parsed) -> None:
 def h_discardfile(b: Builder, p: Parsed) -> None:
     if opt_named(p, "APPEND") and opt_named(p, "PURGE"):
         b.error("conflict", "DISCARDFILE takes APPEND or PURGE, not both")
+    if opt_named(p, "MAXBYTES") and opt_named(p, "MEGABYTES"):
+        b.error("conflict", "DISCARDFILE takes MAXBYTES or MEGABYTES, not both")
     b.fields["discard"] = m.Discard(
         unquote(p.positional[0].text),
         opt_named(p, "APPEND") is not None,
         opt_named(p, "PURGE") is not None,
-        as_int(b, arg_of(opt_named(p, "MEGABYTES")), "MEGABYTES", 1, 2000),
+        as_int(b, arg_of(opt_named(p, "MEGABYTES")), "MEGABYTES", *DISCARD_MEGABYTES),
+        as_int(b, arg_of(opt_named(p, "MAXBYTES")), "MAXBYTES", *DISCARD_MAXBYTES),
     )
 
 
@@ -450,6 +456,7 @@ def h_table(b: Builder, p: Parsed) -> None:
         b.get_update_befores,
         b.current_trail,
         b.line,
+        b.full_deletes,
     )
     if kw in ("MAP", "MAPEXCLUDE"):
         spec = map_behaviour(b, p, spec)

@@ -125,6 +125,8 @@ class TableSpec:
     get_update_befores: bool = False
     trail: str | None = None
     line: int = 0
+    full_deletes: bool = False
+    """NOCOMPRESSDELETES in force at this TABLE: its deletes carry every column (seed 003)."""
     # Replicat MAP behaviour, resolved where the MAP stands (the toggles before it, then
     # its own options): operations it skips (IGNOREINSERTS/UPDATES/DELETES), every
     # operation as an insert (INSERTALLRECORDS), HANDLECOLLISIONS, and the REPERROR rules
@@ -288,6 +290,7 @@ class Discard:
     append: bool = False
     purge: bool = False
     megabytes: int | None = None
+    max_bytes: int | None = None
 
 
 @dataclass(frozen=True)

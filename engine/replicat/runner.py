@@ -49,6 +49,7 @@ class ReplicatRunner(GroupRunner):
         except TargetError as exc:
             raise ProcessAbend("OGG-00664", exc.message) from exc
         ctx.handlers.add("STATS", stats_handler(self.run_.stats_book))
+        ctx.stats_book = self.run_.stats_book
         ctx.event(
             "OGG-06505",
             Severity.INFO,
