@@ -63,7 +63,7 @@ def replicat(
             typer.echo(ev.format(datetime.now()), err=True)
 
     try:
-        run = ReplicatRun(h, result.model, group, emit)
+        run = ReplicatRun(h, result.model, group, emit, report_line=report.line)
     except (ReplicatError, TargetError) as exc:
         if isinstance(exc, ReplicatError):
             emit(exc.code, Severity.ERROR, exc.text)

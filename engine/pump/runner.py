@@ -23,7 +23,7 @@ class PumpRunner(GroupRunner):
     def prepare(self, ctx: GroupContext) -> None:
         model = load_group_params(ctx)
         try:
-            self.pump = Pump(ctx.home, model, ctx.group, ctx.event)
+            self.pump = Pump(ctx.home, model, ctx.group, ctx.event, report_line=ctx.report.line)
         except PumpError as exc:
             raise ProcessAbend(exc.code, exc.text) from exc
         pump = self.pump

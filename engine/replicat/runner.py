@@ -22,7 +22,9 @@ class ReplicatRunner(GroupRunner):
     def prepare(self, ctx: GroupContext) -> None:
         model = load_group_params(ctx)
         try:
-            self.run_ = ReplicatRun(ctx.home, model, ctx.group, ctx.event)
+            self.run_ = ReplicatRun(
+                ctx.home, model, ctx.group, ctx.event, report_line=ctx.report.line
+            )
         except ReplicatError as exc:
             raise ProcessAbend(exc.code, exc.text) from exc
         except TargetError as exc:

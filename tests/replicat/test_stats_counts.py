@@ -152,3 +152,33 @@ def test_run_time_statistics_in_the_report_on_send_report_and_at_stop(home: Home
         ["#", "inserts:", "2"], ["#", "updates:", "1"], ["#", "deletes:", "1"],
         ["#", "discards:", "0"],
     ]  # fmt: skip
+
+
+def test_reportcount_acts_in_a_pump_and_a_replicat(home: Home) -> None:
+    """Issue 29: REPORTCOUNT was accepted in a pump and a Replicat and did nothing there (25
+    minutes of workload, no "records processed" line). Both now write GoldenGate's line."""
+    txns = [txn_records(100 + i, [ins(10 * i + 1), ins(10 * i + 2)]) for i in range(3)]
+    write_trail(home.root / "dirdat" / "aa", txns)
+    pmp = add_group(home, GroupKind.EXTRACT, "PMP", SourceType.EXTTRAILSOURCE, "./dirdat/aa")
+    prm = (
+        "EXTRACT pmp\nRMTHOST localhost, MGRPORT 7809\nRMTTRAIL ./dirrmt/bb\n"
+        "REPORTCOUNT EVERY 2 RECORDS, RATE\nTABLE hr.emp;\n"
+    )
+    lines: list[str] = []
+    pump = Pump(home, model(home, "pmp", prm), pmp, lambda *a: None, durable=False,
+                report_line=lines.append)  # fmt: skip
+    pump.run(lambda: False, stop_at_eof=True)
+    pump.close()
+    assert lines and lines[-1].startswith("6 records processed as of ")
+    assert "(rate " in lines[-1] and ",delta " in lines[-1]
+    rep = add_group(home, GroupKind.REPLICAT, "REP", SourceType.EXTTRAIL, "./dirrmt/bb")
+    rprm = (
+        "REPLICAT rep\nTARGETDB ./tgt.db\nASSUMETARGETDEFS\nREPORTCOUNT EVERY 1 RECORDS\n"
+        "MAP hr.emp, TARGET hr.emp;\n"
+    )
+    applied: list[str] = []
+    r = ReplicatRun(home, model(home, "rep", rprm), rep, lambda *a: None,
+                    report_line=applied.append)  # fmt: skip
+    r.run(lambda: False, stop_at_eof=True)
+    r.close()
+    assert applied and applied[-1].startswith("6 records processed as of ")
