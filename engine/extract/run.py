@@ -89,6 +89,7 @@ class ExtractRun(TransactionManagement, GroupRun):
         self.model = model
         self.report_line = report_line or (lambda _text: None)
         self.report_counter = ReportCounter(model.report_count, self.report_line, clock)
+        self.after_first_poll: Callable[[], None] | None = None
         self.name = (model.group or (group.name if group else "EXTRACT")).upper()
         self.group = group
         self.emit = emit
@@ -285,6 +286,9 @@ class ExtractRun(TransactionManagement, GroupRun):
         transaction warnings, the orphan purge, a Bounded Recovery checkpoint, REPORTCOUNT."""
         with self.lock:
             n = self.capture.poll()
+            if self.after_first_poll is not None:  # the start-up phases end here
+                done, self.after_first_poll = self.after_first_poll, None
+                done()
             self._warn_long_transactions()
             self._purge_orphans()
             if self.br is not None and (self.br_requested or self._br_due(0)):

@@ -30,7 +30,9 @@ class ExtractRunner(GroupRunner):
         self.run_: ExtractRun | None = None
 
     def prepare(self, ctx: GroupContext) -> None:
+        ctx.phase("parameter file")
         model = load_group_params(ctx)
+        ctx.phase("Spark session")
         try:  # SEND STATUS: "starting: Spark session"; STOP meanwhile stops at once
             started = ctx.wait_for(
                 "Spark session",
@@ -43,6 +45,7 @@ class ExtractRunner(GroupRunner):
         spark, summary = started
         ctx.report.line(summary)
         ctx.starting = "recovery"
+        ctx.phase("recovery (trail, checkpoints, Bounded Recovery)")
         try:
             self.run_ = ExtractRun(
                 ctx.home, model, ctx.group, ctx.event, spark=spark, report_line=ctx.report.line
@@ -50,6 +53,8 @@ class ExtractRunner(GroupRunner):
         except ExtractError as exc:
             raise ProcessAbend(exc.code, exc.text) from exc
         self._register(ctx)
+        ctx.phase("first read of the redo")
+        self.run_.after_first_poll = lambda: ctx.phase(None)
         ctx.event(
             "OGG-01055",
             Severity.INFO,
