@@ -39,6 +39,7 @@ class PumpRunner(GroupRunner):
         ctx.handlers.add("ROLLOVER", rollover)
         ctx.handlers.add("STATS", stats_handler(pump.stats_book))
         ctx.stats_book = pump.stats_book
+        pump.after_batch = ctx.report_schedule(pump.model.report_schedule)
 
     def run(self, ctx: GroupContext) -> None:
         assert self.pump is not None

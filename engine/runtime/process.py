@@ -64,6 +64,7 @@ from engine.runtime.events import (
 )
 from engine.runtime.ipc import HandlerTable, IpcServer, Reply, Request
 from engine.runtime.report import ReportWriter
+from engine.runtime.reportschedule import ReportSchedule
 from engine.runtime.stats import StatsBook
 
 RUNNERS: dict[str, str] = {
@@ -129,6 +130,16 @@ class GroupContext:
             self._phase = None
         else:
             self._phase = (what, now)
+
+    def report_schedule(self, entries: tuple[str, ...]) -> Callable[[], None]:
+        """What a run calls after each batch: the Run Time Statistics when REPORT says."""
+        schedule = ReportSchedule(entries, self.clock)
+
+        def tick() -> None:
+            if schedule.due():
+                self.run_time_statistics()
+
+        return tick
 
     def run_time_statistics(self) -> None:
         """Write the Run Time Statistics to the report (at stop, on SEND ... REPORT)."""

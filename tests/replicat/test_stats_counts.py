@@ -182,3 +182,56 @@ def test_reportcount_acts_in_a_pump_and_a_replicat(home: Home) -> None:
     r.run(lambda: False, stop_at_eof=True)
     r.close()
     assert applied and applied[-1].startswith("6 records processed as of ")
+
+
+def test_report_at_writes_the_run_time_statistics_on_its_schedule(home: Home) -> None:
+    """REPORT AT hh:mi [ON day] (issue 29: accepted and not used): the Run Time Statistics go
+    to the report when a scheduled moment passes, once per moment, from the run's loop."""
+    from datetime import datetime, timedelta
+
+    from engine.runtime.process import GroupContext
+    from engine.runtime.report import ReportWriter
+    from engine.runtime.reportschedule import ReportSchedule
+
+    now = [datetime(2026, 3, 14, 9, 58, 0)]  # a Saturday
+    clock = lambda: now[0]  # noqa: E731
+    daily = ReportSchedule(("AT 10:00",), clock)
+    sunday = ReportSchedule(("ON SUNDAY",), clock)
+    both = ReportSchedule(("AT 03:00 ON SUNDAY",), clock)
+    seen = []
+    for minutes in (1, 1, 1, 60 * 14, 60 * 3 + 1, 60 * 20):
+        now[0] += timedelta(minutes=minutes)
+        seen.append((daily.due(), sunday.due(), both.due()))
+    assert seen == [
+        (False, False, False),  # 09:59
+        (True, False, False),  # 10:00
+        (False, False, False),  # 10:01
+        (False, True, False),  # Sunday 00:01: midnight passed
+        (False, False, True),  # Sunday 03:02
+        (True, False, False),  # Sunday 23:02: 10:00 passed
+    ]
+    write_trail(home.root / "dirdat" / "aa", [txn_records(100, [ins(1)])])
+    group = add_group(home, GroupKind.EXTRACT, "PMP", SourceType.EXTTRAILSOURCE, "./dirdat/aa")
+    prm = (
+        "EXTRACT pmp\nRMTHOST localhost, MGRPORT 7809\nRMTTRAIL ./dirrmt/bb\n"
+        "REPORT AT 10:00\nTABLE hr.emp;\n"
+    )
+    now[0] = datetime(2026, 3, 14, 9, 59, 59)
+    pump = Pump(home, model(home, "pmp", prm), group, lambda *a: None, durable=False,
+                clock=clock)  # fmt: skip
+    ctx = GroupContext(home, group, clock, ReportWriter(home.dirrpt / "PMP.rpt", clock))
+    ctx.stats_book = pump.stats_book
+    pump.after_batch = ctx.report_schedule(pump.model.report_schedule)
+
+    poll = pump.poll
+
+    def ticking(limit: int | None = 1000) -> int:  # a second passes per batch
+        now[0] += timedelta(seconds=1)
+        return poll(limit)
+
+    pump.poll = ticking  # type: ignore[method-assign]
+    pump.run(lambda: False, stop_at_eof=True)
+    pump.close()
+    text = (home.dirrpt / "PMP.rpt").read_text()
+    assert text.count("** Run Time Statistics **") == 1
+    assert "Report at 2026-03-14 10:00:00" in text and "#" in text
