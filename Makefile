@@ -12,7 +12,7 @@ $(BIN)/python:
 
 $(STAMP): pyproject.toml setup.py $(wildcard engine/_native/*.c engine/_native/*.h) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,lake]'
 	touch $(STAMP)
 
 # The virtualenv with `ggsci` installed in it (editable); say how to put it on PATH.

@@ -171,10 +171,12 @@ def extract(
         return
 
     from engine.cluster.spark import SparkConfigError, extract_session, task_failure
+    from engine.cluster.watch import Limits, Watchdog
     from engine.extract.redo_source import MINER_MODULES
 
+    watch = Watchdog(Limits())
     try:
-        spark, summary = extract_session(h, model, name, master, MINER_MODULES)
+        spark, summary = extract_session(h, model, name, master, MINER_MODULES, watch)
     except SparkConfigError as exc:
         emit(exc.code, Severity.ERROR, exc.text)
         raise typer.Exit(1) from exc
@@ -188,6 +190,7 @@ def extract(
         raise typer.Exit(1) from exc
     emit("OGG-00993", Severity.INFO, f"EXTRACT {name} started.")
     stop = threading.Event()
+    watch.on_fault(lambda _: stop.set())  # a stall: the run stops, then abends below
     try:
         run.run(stop, stop_at_eof=stop_at_eof)
     except KeyboardInterrupt:
@@ -197,13 +200,17 @@ def extract(
         emit(exc.code, Severity.ERROR, exc.message)
         raise typer.Exit(1) from exc
     except Exception as exc:
-        line = task_failure(exc)  # a task's own check, in one line rather than a trace
-        if line is None:
+        line = watch.fault.text if watch.fault is not None else task_failure(exc)
+        if line is None:  # (a task's own check, or the watchdog's: one line, no trace)
             raise
         emit("OGG-01668", Severity.ERROR, line)
-        raise typer.Exit(1) from exc
+        raise typer.Exit(1) from None
     finally:
         run.close()
+        watch.close()
+    if watch.fault is not None:
+        emit(watch.fault.code, Severity.ERROR, watch.fault.text)
+        raise typer.Exit(1)
     s = run.capture.stats
     summary = (
         f"EXTRACT {name}: {s.records_read} redo records, {s.transactions} committed "

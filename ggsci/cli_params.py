@@ -16,7 +16,7 @@ from engine.runtime.paramcheck import group_of_file
 from params import textfile
 from params.check import CheckResult, check_file
 from params.errors import render, to_json
-from params.masking import mask_secrets
+from params.masking import MASK, mask_secrets, secret_key
 from params.models import ExpectedGroup
 
 app = typer.Typer(help="Check and show GoldenGate parameter files.", no_args_is_help=True)
@@ -95,6 +95,8 @@ def _plain(value: Any) -> Any:
     if isinstance(value, enum.Enum):
         return value.value
     if isinstance(value, tuple | list):
+        if len(value) == 2 and str(value[0]).startswith("spark.") and secret_key(value[0]):
+            return [value[0], MASK]  # a (setting, value) pair: SPARKCONF's
         return [_plain(v) for v in value]
     return value
 

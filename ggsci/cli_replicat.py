@@ -30,7 +30,7 @@ def replicat(
     from engine.home.groups import GroupKind, GroupStore
     from engine.home.layout import in_home
     from engine.replicat import ReplicatError
-    from engine.replicat.engine import ReplicatRun
+    from engine.replicat.runner import open_run
     from engine.runtime.events import DELIVERY_COMPONENT, Event, Severity, log_event
     from engine.targets import TargetError
     from ggsci.cli_extract import _parse, checked, home_of, locked_report
@@ -63,7 +63,8 @@ def replicat(
             typer.echo(ev.format(datetime.now()), err=True)
 
     try:
-        run = ReplicatRun(h, result.model, group, emit, report_line=report.line)
+        run = open_run(h, result.model, group, emit)
+        run.report_counter.line = report.line  # REPORTCOUNT's lines
     except (ReplicatError, TargetError) as exc:
         if isinstance(exc, ReplicatError):
             emit(exc.code, Severity.ERROR, exc.text)

@@ -312,6 +312,7 @@ def _finish(b: Builder, is_globals: bool) -> m.ParamFile:
         group_trans_ops=f.get("group_trans_ops", 1000),
         max_trans_ops=f.get("max_trans_ops"),
         target_db=f.get("target_db"),
+        handler_props=f.get("handler_props"),
         manager=mgr,
         spark=m.SparkParams(
             f.get("spark_master"), tuple(f.get("spark_conf", {}).items()), f.get("spark_properties")

@@ -184,7 +184,7 @@ IGNORED_OPTIONS: dict[str, frozenset[str]] = {
     "USERID": frozenset({"PASSWORD", "SYSDBA"}),
     "USERIDALIAS": frozenset({"SYSDBA"}),
     "SOURCEDB": frozenset({"SESSIONCHARSET", "PASSWORD", "SYSDBA"}),
-    "TARGETDB": frozenset({"SET", "SESSIONCHARSET", "PASSWORD", "SYSDBA"}),
+    "TARGETDB": frozenset({"SESSIONCHARSET", "PASSWORD", "SYSDBA"}),
     "WARNLONGTRANS": frozenset({"NOUSETHREADS", "USELASTREADTIME", "SKIPEMPTYTRANS"}),
     "TRANLOGOPTIONS": frozenset({"BUFSIZE", "EXCLUDETAG", "INCLUDETAG", "EXCLUDEUSERID"}),
 }  # fmt: skip

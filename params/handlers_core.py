@@ -24,7 +24,7 @@ from params.builder import (
     unquote,
 )
 from params.catalog import FORMAT_RELEASES, did_you_mean, format_release_name
-from params.grammar import Parsed, Tok
+from params.grammar import Option, Parsed, Tok
 from params.handlers_map import map_behaviour
 from params.handlers_table import table_behaviour
 
@@ -82,15 +82,41 @@ def h_sourcedb(b: Builder, p: Parsed) -> None:
 
 
 def h_targetdb(b: Builder, p: Parsed) -> None:
-    if opt_named(p, "LIBFILE") is not None:
-        b.warn("not-used", "TARGETDB LIBFILE (a Java adapter handler) is not used by this engine")
-        _record_unused(b, p)
+    if (lib := opt_named(p, "LIBFILE")) is not None:
+        _targetdb_libfile(b, p, lib)
         return
     if not p.positional:
         b.error("syntax", "TARGETDB needs a database name or URL", len(p.keyword.text))
         return
+    if (o := opt_named(p, "SET")) is not None:
+        b.warn("not-used", "TARGETDB SET is used with LIBFILE only (a Big Data handler's "
+               "properties file)", o.loc)  # fmt: skip
     b.fields["target_db"] = unquote(p.positional[0].text)
     b.fields["login"] = _login_from(b, p, b.fields.get("login", m.Login()))
+
+
+def _targetdb_libfile(b: Builder, p: Parsed, lib: Option) -> None:
+    """TARGETDB LIBFILE libggjava.so SET property=dirprm/NAME.props (GoldenGate for Big
+    Data): the handler's properties file, read and checked by params.check."""
+    lib_tok = arg_of(lib)
+    if lib_tok is not None and unquote(lib_tok.text).rsplit("/", 1)[-1] != "libggjava.so":
+        b.error("value", "TARGETDB LIBFILE must be libggjava.so (the Big Data adapter)",
+                lib_tok.loc)  # fmt: skip
+    tok = arg_of(opt_named(p, "SET"))
+    text = unquote(tok.text) if tok is not None else ""
+    key, eq, path = text.partition("=")
+    if tok is None or not eq or key.strip().lower() != "property" or not path.strip():
+        b.error("syntax", "TARGETDB LIBFILE needs SET property=dirprm/NAME.props",
+                tok.loc if tok is not None else len(p.keyword.text))  # fmt: skip
+        return
+    assert tok is not None and b.statement is not None
+    skip = len(key) + 1 + (len(tok.text) - len(text)) // 2
+    o = b.statement.locate(tok.loc + skip)
+    b.fields["handler_props"] = m.HandlerPropsFile(path.strip(), o.line, o.col, o.source)
+    for other in ("USERID", "USERIDALIAS", "DOMAIN"):
+        if (opt := opt_named(p, other)) is not None:
+            b.warn("not-used", f"TARGETDB {other} is not used with LIBFILE (a Big Data "
+                   "handler reads its properties file)", opt.loc)  # fmt: skip
 
 
 def h_userid(b: Builder, p: Parsed) -> None:

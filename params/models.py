@@ -383,6 +383,17 @@ class FetchOptions:
 
 
 @dataclass(frozen=True)
+class HandlerPropsFile:
+    """TARGETDB LIBFILE ... SET property=PATH: the handler's properties file, as written
+    (relative to the home), and where PATH begins in the parameter file."""
+
+    path: str
+    line: int
+    col: int
+    source: str
+
+
+@dataclass(frozen=True)
 class ParamFile:
     """The effective content of one parameter file (after OBEY, macros and substitution)."""
 
@@ -414,6 +425,7 @@ class ParamFile:
     group_trans_ops: int = 1000
     max_trans_ops: int | None = None
     target_db: str | None = None
+    handler_props: HandlerPropsFile | None = None  # TARGETDB LIBFILE ... SET property=
     manager: Manager = field(default_factory=Manager)
     spark: SparkParams = field(default_factory=SparkParams)
     unused: tuple[Unused, ...] = ()

@@ -26,6 +26,7 @@ from engine.extract import longtrans as lt
 from engine.extract.br import BoundedRecovery, BrError, Restored, selection_digest
 from engine.extract.cache import Txn
 from engine.extract.capture import Capture, CaptureHooks, CaptureState
+from engine.extract.cpcheck import commit_problem, shown_positions_problem, trail_problem
 from engine.extract.keyfetch import for_extract
 from engine.extract.orphans import OrphanScanner
 from engine.extract.redo_source import DEFAULT_SPLIT_BYTES
@@ -124,7 +125,13 @@ class ExtractRun(TransactionManagement, GroupRun):
                 f"Recovered trail {trail.path}: {rec.action} {rec.partial_records} record(s) "
                 "of a partly written transaction.",
             )
-        self.checkpoints = load_checkpoints(home, "EXTRACT", self.name)
+        try:
+            self.checkpoints = load_checkpoints(home, "EXTRACT", self.name)
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            self.writer.close()
+            raise ExtractError(
+                "OGG-00444", f"Checkpoint file dirchk/{self.name}.cpe is corrupt ({exc})."
+            ) from None
         state = None
         altered = False
         cps = self.checkpoints
@@ -147,6 +154,7 @@ class ExtractRun(TransactionManagement, GroupRun):
                     "BOUNDED RECOVERY: reset to initial or altered checkpoint.",
                 )
         if state is not None and not altered and cps is not None:
+            self._check_state(cps, state, model)
             # The trail against the write checkpoint: lost data is captured again, or abend.
             try:
                 again = recapture_lost_trail(
@@ -323,6 +331,28 @@ class ExtractRun(TransactionManagement, GroupRun):
         oldest = min(txns, key=lambda t: t.start_scn)
         return (oldest.start_scn, oldest.start_time_us)
 
+    def _check_state(self, cps: Checkpoints, state: CaptureState, model: ParamFile) -> None:
+        """The checkpoint against the redo it names (:mod:`engine.extract.cpcheck`):
+        ExtractError OGG-00444 naming the file when it cannot be true."""
+        rec = self.writer.recovery
+        problem = shown_positions_problem(cps, state) or trail_problem(
+            state, rec.last_transaction if rec is not None else None
+        )
+        if problem is None:
+            try:
+                logs = RedoCatalog.for_extract(self.root, model.tranlog).logs()
+            except RedoGapError:
+                logs = []  # an archive destination unreadable: the reader says so
+            problem = commit_problem(state, logs)
+        if problem is not None:
+            self.writer.close()
+            raise ExtractError(
+                "OGG-00444",
+                f"Checkpoint file dirchk/{self.name}.cpe cannot be believed: {problem}. "
+                f"Reposition with ALTER EXTRACT {self.name} (EXTSEQNO/EXTRBA, SCN or BEGIN) "
+                "to capture from a point you choose.",
+            )
+
     # -- Bounded Recovery -------------------------------------------------------------
     def _now_us(self) -> int:
         """The Extract's processing clock (injected): what BR checkpoints are due on."""
@@ -376,6 +406,13 @@ class ExtractRun(TransactionManagement, GroupRun):
             else:
                 self.emit("OGG-10019", Severity.INFO, BR_NOT_USED)
             return None
+        for damaged in restored.passed:
+            self.emit(
+                "OGG-01643",
+                Severity.INFO,
+                f"BOUNDED RECOVERY: CANCELED: for object pool 1: {self.name}: {damaged}; "
+                f"using {restored.path.name}, the checkpoint before it.",
+            )
         cp = restored.checkpoint
         if cp.selection != self.br.selection:
             self.emit(

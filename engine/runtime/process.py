@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import abc
 import argparse
+import contextlib
+import errno
 import importlib
 import os
 import signal
@@ -52,7 +54,7 @@ from engine.home.status import (
     start_ticks,
     write_process_file,
 )
-from engine.home.trust import BadFile, NotHomeOwner, check_home_owner
+from engine.home.trust import BadFile, NotHomeOwner, check_home_owner, display, private_umask
 from engine.runtime import paraminfo
 from engine.runtime.events import (
     CAPTURE_COMPONENT,
@@ -147,12 +149,14 @@ class GroupContext:
             for line in self.stats_book.run_time_statistics():
                 self.report.line(line)
 
-    def wait_for(self, what: str, work: Callable[[], T]) -> T | None:
+    def wait_for(
+        self, what: str, work: Callable[[], T], detail: Callable[[], str | None] | None = None
+    ) -> T | None:
         """Do ``work`` (a slow start-up step: a Spark session) in a background thread while
-        ``SEND ... STATUS`` answers ``starting: <what>``; its result, or None when STOP (or
-        SIGTERM) came first: the thread is abandoned (it is a daemon; a JVM it launched ends
-        with the process, whose end closes the JVM's standard input). Its exception is raised
-        here."""
+        ``SEND ... STATUS`` answers ``starting: <what>`` (``: <detail()>`` when it says
+        what the step waits for); its result, or None when STOP (or SIGTERM) came first: the
+        thread is abandoned (it is a daemon; a JVM it launched ends with the process, whose
+        end closes the JVM's standard input). Its exception is raised here."""
         self.starting = what
         box: list[T] = []
         failed: list[BaseException] = []
@@ -168,6 +172,8 @@ class GroupContext:
 
         threading.Thread(target=body, name=f"start-up: {what}", daemon=True).start()
         while not done.wait(STARTUP_POLL):
+            now = detail() if detail is not None else None
+            self.starting = f"{what}: {now}" if now else what
             if self.stop_requested.is_set():
                 self.report.line(f"Stopped while starting ({what}).")
                 return None
@@ -441,6 +447,10 @@ def _run_locked(
         ctx.runner.run(ctx)
     except GGError as exc:  # ProcessAbend, or any concern's error that reached the top
         return _abend(home, ctx, pf, server, exc.code, exc.text)
+    except OSError as exc:
+        if not exc.filename:  # without its file the traceback is what tells where
+            ctx.report.line(traceback.format_exc().rstrip())
+        return _abend(home, ctx, pf, server, "OGG-01668", os_error_text(exc, home))
     except Exception as exc:
         ctx.report.line(traceback.format_exc().rstrip())
         return _abend(home, ctx, pf, server, "OGG-01668", f"{type(exc).__name__}: {exc}")
@@ -477,13 +487,26 @@ def _abend(
     ctx.event(code, Severity.ERROR, text)
     if code != "OGG-01668":
         ctx.event("OGG-01668", Severity.ERROR, "PROCESS ABENDING.")
-    write_process_file(
-        home, pf.with_state(State.ABENDED, stopped=ctx.clock().isoformat(" ", "seconds"))
-    )
+    with contextlib.suppress(OSError):  # dirpcs full too: the lock, dropped at exit, tells
+        write_process_file(
+            home, pf.with_state(State.ABENDED, stopped=ctx.clock().isoformat(" ", "seconds"))
+        )
     return 1
 
 
+def os_error_text(exc: OSError, home: Home) -> str:
+    """One line for an I/O error, naming its file (relative to the home) when it has one."""
+    reason = f"(error {exc.errno}, {exc.strerror or exc})"
+    if not exc.filename:
+        return f"I/O error {reason}."
+    name = display(Path(str(exc.filename)), home)
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        return f"Cannot write {name} {reason}."
+    return f"I/O error on {name} {reason}."
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    private_umask()
     parser = argparse.ArgumentParser(prog="python -m engine.runtime.process")
     parser.add_argument("kind", choices=sorted(RUNNERS))
     parser.add_argument("group")
