@@ -39,7 +39,9 @@ class PumpRunner(GroupRunner):
         ctx.handlers.add("ROLLOVER", rollover)
         ctx.handlers.add("STATS", stats_handler(pump.stats_book))
         ctx.stats_book = pump.stats_book
-        pump.after_batch = ctx.report_schedule(pump.model.report_schedule)
+        pump.after_batch = ctx.report_schedule(
+            pump.model.report_schedule, pump.model.report_rollover
+        )
 
     def run(self, ctx: GroupContext) -> None:
         assert self.pump is not None

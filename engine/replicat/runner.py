@@ -51,7 +51,9 @@ class ReplicatRunner(GroupRunner):
             raise ProcessAbend("OGG-00664", exc.message) from exc
         ctx.handlers.add("STATS", stats_handler(self.run_.stats_book))
         ctx.stats_book = self.run_.stats_book
-        self.run_.after_batch = ctx.report_schedule(self.run_.model.report_schedule)
+        self.run_.after_batch = ctx.report_schedule(
+            self.run_.model.report_schedule, self.run_.model.report_rollover
+        )
         ctx.event(
             "OGG-06505",
             Severity.INFO,

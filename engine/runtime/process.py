@@ -133,13 +133,20 @@ class GroupContext:
         else:
             self._phase = (what, now)
 
-    def report_schedule(self, entries: tuple[str, ...]) -> Callable[[], None]:
-        """What a run calls after each batch: the Run Time Statistics when REPORT says."""
+    def report_schedule(
+        self, entries: tuple[str, ...], rollover: tuple[str, ...] = ()
+    ) -> Callable[[], None]:
+        """What a run calls after each batch: the Run Time Statistics when REPORT says; when
+        REPORTROLLOVER says, them and then a new report file."""
         schedule = ReportSchedule(entries, self.clock)
+        rolls = ReportSchedule(rollover, self.clock)
 
         def tick() -> None:
-            if schedule.due():
+            rolled = rolls.due()
+            if schedule.due() or rolled:
                 self.run_time_statistics()
+            if rolled:
+                self.report.rollover()
 
         return tick
 

@@ -235,3 +235,39 @@ def test_report_at_writes_the_run_time_statistics_on_its_schedule(home: Home) ->
     text = (home.dirrpt / "PMP.rpt").read_text()
     assert text.count("** Run Time Statistics **") == 1
     assert "Report at 2026-03-14 10:00:00" in text and "#" in text
+
+
+def test_reportrollover_writes_the_statistics_then_starts_a_new_report(home: Home) -> None:
+    """REPORTROLLOVER AT hh:mi (was "not used"): at the moment, the Run Time Statistics end
+    the report, which becomes PMP0.rpt, and PMP.rpt begins again saying so."""
+    from datetime import datetime, timedelta
+
+    from engine.runtime.process import GroupContext
+    from engine.runtime.report import ReportWriter
+
+    write_trail(home.root / "dirdat" / "aa", [txn_records(100, [ins(1)])])
+    group = add_group(home, GroupKind.EXTRACT, "PMP", SourceType.EXTTRAILSOURCE, "./dirdat/aa")
+    prm = (
+        "EXTRACT pmp\nRMTHOST localhost, MGRPORT 7809\nRMTTRAIL ./dirrmt/bb\n"
+        "REPORTROLLOVER AT 10:00\nTABLE hr.emp;\n"
+    )
+    result = model(home, "pmp", prm)
+    assert result.report_rollover == ("AT 10:00",)
+    now = [datetime(2026, 3, 14, 9, 59, 30)]
+    clock = lambda: now[0]  # noqa: E731
+    pump = Pump(home, result, group, lambda *a: None, durable=False, clock=clock)
+    report = ReportWriter(home.dirrpt / "PMP.rpt", clock)
+    report.line("the report so far")
+    ctx = GroupContext(home, group, clock, report)
+    ctx.stats_book = pump.stats_book
+    tick = ctx.report_schedule(result.report_schedule, result.report_rollover)
+    pump.poll()
+    tick()
+    now[0] += timedelta(minutes=1)
+    tick()
+    pump.close()
+    old = (home.dirrpt / "PMP0.rpt").read_text()
+    assert old.startswith("the report so far") and "** Run Time Statistics **" in old
+    new = (home.dirrpt / "PMP.rpt").read_text()
+    assert new.startswith("2026-03-14 10:00:30  Report rolled over (REPORTROLLOVER)")
+    assert "PMP0.rpt" in new and "Run Time Statistics" not in new
