@@ -43,6 +43,7 @@ class ExtractRunner(GroupRunner):
         self.pg: GroupRunner | None = None  # a PostgreSQL source's runner (engine/postgres)
 
     def prepare(self, ctx: GroupContext) -> None:
+        ctx.phase("parameter file")
         model = load_group_params(ctx)
         if _postgres_source(ctx, model):  # issue 25: no Spark, engine/postgres
             from engine.postgres.run import PgExtractRunner
@@ -50,6 +51,7 @@ class ExtractRunner(GroupRunner):
             self.pg = PgExtractRunner(model)
             self.pg.prepare(ctx)
             return
+        ctx.phase("Spark session")
         watch = self.watch = Watchdog(Limits())
         try:  # SEND STATUS: "starting: Spark session: <what it waits for>"; STOP stops it
             started = ctx.wait_for(
@@ -68,6 +70,7 @@ class ExtractRunner(GroupRunner):
         spark, summary = started
         ctx.report.line(summary)
         ctx.starting = "recovery"
+        ctx.phase("recovery (trail, checkpoints, Bounded Recovery)")
         try:
             self.run_ = ExtractRun(
                 ctx.home, model, ctx.group, ctx.event, spark=spark, report_line=ctx.report.line
@@ -75,6 +78,8 @@ class ExtractRunner(GroupRunner):
         except ExtractError as exc:
             raise ProcessAbend(exc.code, exc.text) from exc
         self._register(ctx)
+        ctx.phase("first read of the redo")
+        self.run_.after_first_poll = lambda: ctx.phase(None)
         ctx.event(
             "OGG-01055",
             Severity.INFO,
@@ -114,6 +119,7 @@ class ExtractRunner(GroupRunner):
         ctx.handlers.add("BR", guarded(lambda r: run.br_request(r.args)))
         ctx.handlers.add("STATS", stats_handler(run.stats_book))
         ctx.stats_book = run.stats_book
+        run.after_batch = ctx.report_schedule(run.model.report_schedule, run.model.report_rollover)
         ctx.handlers.add("TRANLOGOPTIONS", guarded(lambda r: run.tranlog_request(r.args)))
 
         def stop(_: Request) -> Reply:

@@ -289,6 +289,7 @@ class PgExtractRunner(GroupRunner):
 
     def prepare(self, ctx: GroupContext) -> None:
         ctx.starting = "recovery"
+        ctx.phase("recovery (slot, trail, checkpoint)")
         try:
             self.run_ = PgExtractRun(ctx.home, self.model, ctx.group, ctx.event)
         except ExtractError as exc:
@@ -305,6 +306,7 @@ class PgExtractRunner(GroupRunner):
 
         for command in ("SHOWTRANS", "SKIPTRANS", "FORCETRANS", "BR"):
             ctx.handlers.add(command, no_open_transactions)
+        ctx.phase(None)
         ctx.event(
             "OGG-01055",
             Severity.INFO,
