@@ -23,6 +23,16 @@ from engine.runtime.ipc import Reply, Request
 from engine.runtime.paramcheck import load_group_params
 from engine.runtime.process import GroupContext, GroupRunner, ProcessAbend
 from engine.runtime.stats import handler as stats_handler
+from params.models import ParamFile
+
+
+def _postgres_source(ctx: GroupContext, model: ParamFile) -> bool:
+    from engine.postgres.connect import SourceLoginError, pg_source
+
+    try:
+        return pg_source(ctx.home, model) is not None
+    except SourceLoginError as exc:
+        raise ProcessAbend("OGG-00664", f"Cannot log in: {exc}") from exc
 
 
 class ExtractRunner(GroupRunner):
@@ -33,13 +43,17 @@ class ExtractRunner(GroupRunner):
         self.run_: ExtractRun | None = None
         self.alo: AloRun | None = None
         self.watch: Watchdog | None = None
+        self.pg: GroupRunner | None = None  # a PostgreSQL source's runner (engine/postgres)
 
     def prepare(self, ctx: GroupContext) -> None:
+        ctx.phase("parameter file")
         model = load_group_params(ctx)
         try:
             source = attached_source(ctx.home, model)
             if source is not None:  # a real Oracle database's archived logs: no Spark
+                ctx.phase("recovery (archived logs, trail, checkpoint)")
                 self.alo = AloRun(ctx.home, model, ctx.group, ctx.event, source)
+                ctx.phase(None)
         except ExtractError as exc:
             raise ProcessAbend(exc.code, exc.text) from exc
         except RedoError as exc:
@@ -47,6 +61,13 @@ class ExtractRunner(GroupRunner):
         if self.alo is not None:
             self._register_alo(ctx, self.alo)
             return
+        if _postgres_source(ctx, model):  # issue 25: no Spark, engine/postgres
+            from engine.postgres.run import PgExtractRunner
+
+            self.pg = PgExtractRunner(model)
+            self.pg.prepare(ctx)
+            return
+        ctx.phase("Spark session")
         watch = self.watch = Watchdog(Limits())
         try:  # SEND STATUS: "starting: Spark session: <what it waits for>"; STOP stops it
             started = ctx.wait_for(
@@ -65,6 +86,7 @@ class ExtractRunner(GroupRunner):
         spark, summary = started
         ctx.report.line(summary)
         ctx.starting = "recovery"
+        ctx.phase("recovery (trail, checkpoints, Bounded Recovery)")
         try:
             self.run_ = ExtractRun(
                 ctx.home, model, ctx.group, ctx.event, spark=spark, report_line=ctx.report.line
@@ -72,6 +94,8 @@ class ExtractRunner(GroupRunner):
         except ExtractError as exc:
             raise ProcessAbend(exc.code, exc.text) from exc
         self._register(ctx)
+        ctx.phase("first read of the redo")
+        self.run_.after_first_poll = lambda: ctx.phase(None)
         ctx.event(
             "OGG-01055",
             Severity.INFO,
@@ -131,6 +155,7 @@ class ExtractRunner(GroupRunner):
         ctx.handlers.add("BR", guarded(lambda r: run.br_request(r.args)))
         ctx.handlers.add("STATS", stats_handler(run.stats_book))
         ctx.stats_book = run.stats_book
+        run.after_batch = ctx.report_schedule(run.model.report_schedule, run.model.report_rollover)
         ctx.handlers.add("TRANLOGOPTIONS", guarded(lambda r: run.tranlog_request(r.args)))
 
         def stop(_: Request) -> Reply:
@@ -145,6 +170,9 @@ class ExtractRunner(GroupRunner):
     def run(self, ctx: GroupContext) -> None:
         if self.alo is not None:
             self._run_alo(self.alo, ctx)
+            return
+        if self.pg is not None:
+            self.pg.run(ctx)
             return
         if self.run_ is None:
             return  # stopped while starting
@@ -171,11 +199,15 @@ class ExtractRunner(GroupRunner):
     def at_eof(self, ctx: GroupContext) -> bool:
         if self.alo is not None:
             return self.alo.at_eof
+        if self.pg is not None:
+            return self.pg.at_eof(ctx)
         return self.run_ is not None and self.run_.at_eof
 
     def status_lines(self, ctx: GroupContext) -> list[str]:
         if self.alo is not None:
             return self.alo.status_lines()
+        if self.pg is not None:
+            return self.pg.status_lines(ctx)
         lines = self.run_.status_lines() if self.run_ else super().status_lines(ctx)
         waiting = self.watch.status() if self.watch is not None else None
         return [*lines, f"  Spark: {waiting}"] if waiting else lines
