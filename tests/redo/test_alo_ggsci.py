@@ -304,3 +304,30 @@ def test_a_corrupt_log_abends_and_the_restart_writes_nothing_twice(tmp_path: Pat
     assert r.returncode == 0 and "0 committed transaction(s)" in r.stdout, r.stderr
     (row,) = _rows(root)
     assert row["tokens"]["TRANID"] == "10.12.572"  # type: ignore[index]
+
+
+def test_an_archive_in_object_storage(tmp_path: Path, s3_server: str) -> None:
+    """Attached by an s3:// location (the local S3 server): db logs by name, and the Extract
+    reads the logs through engine/storage (in process: no Spark is started)."""
+    from engine import storage
+
+    base = storage.join(s3_server, "arch")
+    for p in (LOG15, LOG16):
+        storage.put_file(need(p), storage.join(base, p.name))
+    root, _arch = _home(tmp_path, ())
+    code, out = _invoke(root, "attach", "ora23", "--archive", base, "--dictionary",
+                        str(need(CHECKPOINT)), "--format", FMT)  # fmt: skip
+    assert code == 0 and "(2 now)" in out, out
+    code, out = _invoke(root, "logs", "ora23")
+    assert code == 0 and [ln.split()[1] for ln in out.splitlines()[1:]] == ["15", "16"], out
+    code, out = _invoke(root, "attach", "ora24", "--archive", "ftp://host/arch",
+                        "--dictionary", str(need(CHECKPOINT)))  # fmt: skip
+    assert code == 1 and len(out.strip().splitlines()) == 1, out
+    assert out.startswith("GGS-REDO-0020: archive location ftp://host/arch: "), out
+    shell = Shell(Home(root))
+    shell.run("ADD EXTRACT e1, TRANLOG, EXTSEQNO 15, EXTRBA 0")
+    shell.run("ADD EXTTRAIL ./dirdat/aa, EXTRACT e1")
+    r = cli.invoke(
+        build_app(), ["extract", "paramfile", "dirprm/e1.prm", "--stop-at-eof", "--home", str(root)]
+    )
+    assert r.exit_code == 0 and "1 committed transaction(s)" in r.output, r.output
