@@ -176,7 +176,7 @@ def test_every_reference_tranlogoption_is_recognised() -> None:
         + "TRANLOGOPTIONS DBLOGREADER DBLOGREADERBUFSIZE 1048576 INTEGRATEDPARAMS (max_sga_size 200, parallelism 2)\n"
         "TRANLOGOPTIONS MININGUSERALIAS tiger2 DOMAIN d ASMUSER SYS@ASM, ASMPASSWORD pw\n"
         "TRANLOGOPTIONS LOGRETENTION ENABLED PERFORMANCEPROFILE HIGH MIXEDENDIAN ON\n"
-        "TRANLOGOPTIONS ALTARCHIVEDLOGFORMAT %t_%s_%r.arc INSTANCE ora1 THREADID 1\n"
+        "TRANLOGOPTIONS ALTLOGDEST /u01/logs\n"
     )
     assert r.ok, [d.message for d in r.errors]
     assert {d.code for d in r.diagnostics} == {"not-used"}
