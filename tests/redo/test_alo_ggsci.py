@@ -331,3 +331,26 @@ def test_an_archive_in_object_storage(tmp_path: Path, s3_server: str) -> None:
         build_app(), ["extract", "paramfile", "dirprm/e1.prm", "--stop-at-eof", "--home", str(root)]
     )
     assert r.exit_code == 0 and "1 committed transaction(s)" in r.output, r.output
+
+
+@pytest.mark.parametrize(
+    ("start", "written"),
+    [("SCN 2267707", 1), ("SCN 2267708", 0), ("BEGIN 2000-01-01 00:00", 1), ("BEGIN NOW", 0)],
+)
+def test_add_extract_scn_and_begin_position_the_run(
+    tmp_path: Path, start: str, written: int
+) -> None:
+    """ADD EXTRACT ..., SCN n: the commit at SCN 2267707 is written from SCN 2267707 on, not
+    from 2267708; BEGIN long ago: from the oldest log there; BEGIN NOW (the shell's clock is
+    a week after the logs): from the next sequence to be archived."""
+    root, arch = _home(tmp_path, (LOG15, LOG16))
+    _invoke(root, "attach", "ora23", "--archive", str(arch), "--dictionary",
+            str(need(CHECKPOINT)), "--format", FMT)  # fmt: skip
+    shell = Shell(Home(root))
+    out = shell.run(f"ADD EXTRACT e1, TRANLOG, {start}")
+    assert shell.ok, out
+    shell.run("ADD EXTTRAIL ./dirdat/aa, EXTRACT e1")
+    r = cli.invoke(
+        build_app(), ["extract", "paramfile", "dirprm/e1.prm", "--stop-at-eof", "--home", str(root)]
+    )
+    assert r.exit_code == 0 and f" {written} committed transaction(s)" in r.output, r.output
