@@ -50,6 +50,7 @@ from engine.redo.errors import RedoError
 from engine.redo.layout import redo_time
 from engine.runtime.events import Severity
 from engine.runtime.loop import GroupRun
+from engine.trail.model import valid_datetime
 from engine.trail.recovery import RecoveryMode
 from engine.trail.releases import parse_release
 from engine.trail.writer import TrailWriter
@@ -265,8 +266,11 @@ class AloRun(GroupRun):
         state = self.capture.state
         cur = self.capture.current
 
+        stamp = valid_datetime(state.last_commit_time_us) if state.last_commit_time_us else None
+        shown = stamp.isoformat(" ") if stamp else None
+
         def at(p: Position) -> CpPosition:
-            return CpPosition(seqno=p.sequence, rba=p.offset, thread=p.thread)
+            return CpPosition(seqno=p.sequence, rba=p.offset, thread=p.thread, timestamp=shown)
 
         read = ReadCheckpoint("TRANLOG", at(self.startup), at(state.recovery), at(cur))
         write = WriteCheckpoint(
@@ -285,7 +289,7 @@ class AloRun(GroupRun):
             write=write,
             batch_id=self.batch_id,
             now=self.clock(),
-            source_time=None,
+            source_time=stamp,
             extra={STATE_KEY: state.to_json()},
             csn=CsnState(state.last_commit_scn or None, latest),
         )

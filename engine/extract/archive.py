@@ -41,12 +41,14 @@ class ArchiveState:
     recovery: Position
     last_commit_scn: int = 0
     last_commit_xids: tuple[str, ...] = ()
+    last_commit_time_us: int = 0  # its redo time (source-local microseconds since 1970)
 
     def to_json(self) -> dict[str, object]:
         return {
             "recovery": self.recovery.to_json(),
             "last_commit_scn": self.last_commit_scn,
             "last_commit_xids": list(self.last_commit_xids),
+            "last_commit_time_us": self.last_commit_time_us,
         }
 
     @classmethod
@@ -56,7 +58,10 @@ class ArchiveState:
         xids = d.get("last_commit_xids", [])
         assert isinstance(xids, list)
         return cls(
-            Position.from_json(rec), int(str(d.get("last_commit_scn", 0))), tuple(map(str, xids))
+            Position.from_json(rec),
+            int(str(d.get("last_commit_scn", 0))),
+            tuple(map(str, xids)),
+            int(str(d.get("last_commit_time_us", 0))),
         )
 
 
@@ -66,12 +71,14 @@ class _Progress:
 
     last_scn: int
     xids: set[str]
+    time_us: int = 0
     written: int = 0
 
     def written_before(self, scn: int, xid: str) -> bool:
         return scn < self.last_scn or (scn == self.last_scn and xid in self.xids)
 
-    def add(self, scn: int, xid: str) -> None:
+    def add(self, scn: int, xid: str, time_us: int) -> None:
+        self.time_us = time_us
         if scn > self.last_scn:
             self.last_scn = scn
             self.xids.clear()
@@ -129,7 +136,8 @@ class ArchiveCapture:
             return 0
         pos = self.current
         cache = self.cache
-        done = _Progress(self.state.last_commit_scn, set(self.state.last_commit_xids))
+        was = self.state
+        done = _Progress(was.last_commit_scn, set(was.last_commit_xids), was.last_commit_time_us)
         try:
             for log in logs:
                 self._read_log(log, pos, done)
@@ -138,7 +146,8 @@ class ArchiveCapture:
             # A restart resumes at the oldest transaction still open, else where reading is.
             oldest = cache.oldest()
             recovery = oldest.start if oldest else self.current
-            self.state = ArchiveState(recovery, done.last_scn, tuple(sorted(done.xids)))
+            xids = tuple(sorted(done.xids))
+            self.state = ArchiveState(recovery, done.last_scn, xids, done.time_us)
             self.transactions += done.written
         return done.written
 
@@ -184,5 +193,5 @@ class ArchiveCapture:
                         lcr.time_us,
                         str(lcr.scn),
                     )
-                    done.add(lcr.scn, lcr.xid)
+                    done.add(lcr.scn, lcr.xid, lcr.time_us)
         self.current = Position(pos.thread, log.sequence + 1, 0)

@@ -99,6 +99,7 @@ def test_the_fixture_through_ggsci_once_and_a_restart_writes_nothing_twice(
     assert (cps.csn.latest_csn, cps.csn.latest_txn) == (2267707, "10.12.572")
     (read,) = cps.reads
     assert (read.current.seqno, read.current.rba) == (17, 0)
+    assert read.current.timestamp == "2026-03-07 01:44:40"  # the last commit's redo time
     info = _ggsci(root, "run", "INFO EXTRACT e1")
     assert "Seqno 17, RBA 0" in info.stdout, info.stdout
     again = _ggsci(root, "extract", "paramfile", "dirprm/e1.prm", "--stop-at-eof")
