@@ -17,12 +17,14 @@ Each test prints the time from the fault to the message (issue 28's figures).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -183,6 +185,79 @@ def test_a_wrong_driver_host(cluster: standalone.Cluster, tmp_path: Path) -> Non
     assert proc.returncode == 1, out
     one_error(out, "cannot call the driver back at 127.0.0.2:", "spark.driver.host")
     print(f"wrong spark.driver.host: {took:.1f} s from the start to the message")
+
+
+def descendants(pid: int) -> list[int]:
+    """The processes under ``pid`` (from /proc), deepest last."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def executor_pids(cluster: standalone.Cluster) -> list[int]:
+    out = []
+    for pid in descendants(cluster.worker_pids()[0]):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"CoarseGrainedExecutorBackend" in cmdline:
+            out.append(pid)
+    return out
+
+
+def test_tasks_that_never_finish(cluster: standalone.Cluster, tmp_path: Path) -> None:
+    """An executor frozen (SIGSTOP) while the Extract has work for it: no task finishes,
+    and the Extract abends at its progress bound instead of waiting for ever."""
+    home = source(tmp_path)
+    proc = extract(
+        home,
+        f"SPARKMASTER {cluster.url}\nSPARKCONF spark.ggsci.progressTimeout=20s\n"
+        "SPARKCONF spark.dynamicAllocation.minExecutors=1\n",
+    )
+    frozen: list[int] = []
+    try:
+        deadline = time.monotonic() + 180
+        while not any(p.stat().st_size > 2000 for p in home.dirdat.glob("ea*")):
+            assert proc.poll() is None, finish(proc, 5)
+            assert time.monotonic() < deadline, "the Extract wrote nothing"
+            time.sleep(0.5)
+        frozen = executor_pids(cluster)
+        assert frozen, "no executor process found"
+        for pid in frozen:
+            os.kill(pid, signal.SIGSTOP)
+        root = next(p for p in home.dirdb.iterdir() if (p / "data.sqlite").exists())
+        with Database(root) as db:  # work for the frozen executor
+            s = db.session("more")
+            for i in range(1000, 1020):
+                execute(db, s, f"INSERT INTO hr.emp VALUES ({i}, 'n{i}')")
+                execute(db, s, "COMMIT")
+        t0, wall0 = time.monotonic(), datetime.now()
+        out = finish(proc, 240)
+    finally:
+        for pid in frozen:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGCONT)
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    took = time.monotonic() - t0
+    assert proc.returncode == 1, out
+    line = one_error(out, "No Spark task finished for 2", "spark.ggsci.progressTimeout")
+    said = (datetime.strptime(line[:19], "%Y-%m-%d %H:%M:%S") - wall0).total_seconds()
+    print(
+        f"frozen executor: {said:.0f} s from the work to the message (bound 20 s), "
+        f"{took:.1f} s to the process's end (Spark's stop waits for the frozen executor)"
+    )
 
 
 def test_the_master_restarted_under_a_live_extract(
