@@ -38,6 +38,7 @@ class PumpRunner(GroupRunner):
 
         ctx.handlers.add("ROLLOVER", rollover)
         ctx.handlers.add("STATS", stats_handler(pump.stats_book))
+        ctx.stats_book = pump.stats_book
 
     def run(self, ctx: GroupContext) -> None:
         assert self.pump is not None
