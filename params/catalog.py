@@ -204,7 +204,6 @@ IGNORED_PARAMETERS: dict[str, str] = {
     "NOPASSTHRU": "the pump applies its TABLE options with it or without it",
     "LOGALLSUPCOLS": "the Extract writes the columns the redo holds",
     "EXTFILE": "the Extract writes trails only (EXTTRAIL, RMTTRAIL)",
-    "REPORT": "no report is written on a schedule",
     "RMTHOST": "the pump writes its RMTTRAIL on this machine (no Collector is reached)",
     "RMTFILE": "the Extract writes trails only (EXTTRAIL, RMTTRAIL)",
 }  # fmt: skip

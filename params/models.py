@@ -413,6 +413,7 @@ class ParamFile:
     tranlog: TranlogOptions = field(default_factory=TranlogOptions)
     report_count: ReportCount | None = None
     report_schedule: tuple[str, ...] = ()
+    report_rollover: tuple[str, ...] = ()  # REPORTROLLOVER AT/ON: a new report file then
     discard: Discard | None = None
     log_all_sup_cols: bool = False
     update_record_format: str | None = None

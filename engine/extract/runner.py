@@ -32,7 +32,9 @@ class ExtractRunner(GroupRunner):
         self.watch: Watchdog | None = None
 
     def prepare(self, ctx: GroupContext) -> None:
+        ctx.phase("parameter file")
         model = load_group_params(ctx)
+        ctx.phase("Spark session")
         watch = self.watch = Watchdog(Limits())
         try:  # SEND STATUS: "starting: Spark session: <what it waits for>"; STOP stops it
             started = ctx.wait_for(
@@ -51,6 +53,7 @@ class ExtractRunner(GroupRunner):
         spark, summary = started
         ctx.report.line(summary)
         ctx.starting = "recovery"
+        ctx.phase("recovery (trail, checkpoints, Bounded Recovery)")
         try:
             self.run_ = ExtractRun(
                 ctx.home, model, ctx.group, ctx.event, spark=spark, report_line=ctx.report.line
@@ -58,6 +61,8 @@ class ExtractRunner(GroupRunner):
         except ExtractError as exc:
             raise ProcessAbend(exc.code, exc.text) from exc
         self._register(ctx)
+        ctx.phase("first read of the redo")
+        self.run_.after_first_poll = lambda: ctx.phase(None)
         ctx.event(
             "OGG-01055",
             Severity.INFO,
@@ -97,6 +102,7 @@ class ExtractRunner(GroupRunner):
         ctx.handlers.add("BR", guarded(lambda r: run.br_request(r.args)))
         ctx.handlers.add("STATS", stats_handler(run.stats_book))
         ctx.stats_book = run.stats_book
+        run.after_batch = ctx.report_schedule(run.model.report_schedule, run.model.report_rollover)
         ctx.handlers.add("TRANLOGOPTIONS", guarded(lambda r: run.tranlog_request(r.args)))
 
         def stop(_: Request) -> Reply:

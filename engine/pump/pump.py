@@ -51,6 +51,7 @@ from engine.pump import PumpError
 from engine.pump.rowoptions import PumpRowOptions, RowOptionError
 from engine.runtime.events import Severity
 from engine.runtime.loop import GroupRun
+from engine.runtime.reportcount import ReportCounter
 from engine.runtime.stats import StatsBook, counted
 from engine.trail.codec import encode_record
 from engine.trail.errors import ReleaseError, TrailError
@@ -106,6 +107,7 @@ class Pump(GroupRun):
         durable: bool = True,
         clock: Callable[[], datetime] = datetime.now,
         hook: RecordHook | None = None,
+        report_line: Callable[[str], None] | None = None,
     ) -> None:
         if not group.source_path:
             raise PumpError("OGG-01044", f"EXTRACT {group.name} has no EXTTRAILSOURCE trail.")
@@ -126,6 +128,8 @@ class Pump(GroupRun):
         self.trail_path = trail.path
         self.trail_kind = "RMTTRAIL" if trail.remote else "EXTTRAIL"
         self.stats_book = StatsBook(clock, output=trail.path)
+        # REPORTCOUNT: the records copied, as the Extract counts the records it writes
+        self.report_counter = ReportCounter(model.report_count, report_line or _no_line, clock)
         self.at_eof = False  # the last poll found nothing (LAG: 'At EOF')
         mb = next(
             (
@@ -328,6 +332,7 @@ class Pump(GroupRun):
             raise PumpError("OGG-01184", read_error_text(exc)) from exc
         if seen:
             self.dirty = True
+        self.report_counter.tick(self.copied_records)
         return seen
 
     def _copy(self, txn: Transaction) -> None:
@@ -460,6 +465,10 @@ _REDO_ONLY: Final[tuple[tuple[str, Callable[[ParamFile], bool]], ...]] = (
     ("UPDATERECORDFORMAT", lambda m: m.update_record_format is not None),
     ("NOCOMPRESSDELETES", lambda m: any(t.full_deletes for t in m.tables)),
 )
+
+
+def _no_line(_text: str) -> None:
+    pass
 
 
 def _capture_only(model: ParamFile) -> list[str]:

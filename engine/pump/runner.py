@@ -23,7 +23,7 @@ class PumpRunner(GroupRunner):
     def prepare(self, ctx: GroupContext) -> None:
         model = load_group_params(ctx)
         try:
-            self.pump = Pump(ctx.home, model, ctx.group, ctx.event)
+            self.pump = Pump(ctx.home, model, ctx.group, ctx.event, report_line=ctx.report.line)
         except PumpError as exc:
             raise ProcessAbend(exc.code, exc.text) from exc
         pump = self.pump
@@ -39,6 +39,9 @@ class PumpRunner(GroupRunner):
         ctx.handlers.add("ROLLOVER", rollover)
         ctx.handlers.add("STATS", stats_handler(pump.stats_book))
         ctx.stats_book = pump.stats_book
+        pump.after_batch = ctx.report_schedule(
+            pump.model.report_schedule, pump.model.report_rollover
+        )
 
     def run(self, ctx: GroupContext) -> None:
         assert self.pump is not None
