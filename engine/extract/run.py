@@ -96,35 +96,10 @@ class ExtractRun(TransactionManagement, GroupRun):
         self.emit = emit
         self.clock = clock
         self.root = source_root(home, model)
+        self.writer, self.trail_path, self.megabytes = open_output_trail(
+            home, model, group, self.name, self.root.name, durable=durable, emit=emit
+        )
         trail = model.trails[0]
-        added = next(
-            (t for t in (group.trails if group else ()) if _same_trail(t.path, trail.path)),
-            None,
-        )
-        mb = added.megabytes if added else None
-        release_name = trail.format_release or (added.format_release if added else None)
-        self.trail_path = trail.path
-        self.megabytes = mb or trail.megabytes or DEFAULT_MEGABYTES
-        target = Path(trail.path) if Path(trail.path).is_absolute() else home.root / trail.path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        self.writer = TrailWriter.open(
-            target,
-            megabytes=self.megabytes,
-            header_info={"Producer": "ggsci", "GroupName": self.name, "DbName": self.root.name},
-            durable=durable,
-            checksum=trail.checksum,
-            recovery=RecoveryMode.of_option(model.recovery_options),
-            release=parse_release(release_name) if release_name else None,
-            objectdefs=trail.objectdefs,
-        )
-        rec = self.writer.recovery
-        if rec is not None and rec.action != "none":
-            emit(
-                "OGG-01740",
-                Severity.INFO,
-                f"Recovered trail {trail.path}: {rec.action} {rec.partial_records} record(s) "
-                "of a partly written transaction.",
-            )
         try:
             self.checkpoints = load_checkpoints(home, "EXTRACT", self.name)
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
@@ -651,6 +626,49 @@ class ExtractRun(TransactionManagement, GroupRun):
             f"  Trail {self.trail_path}: {s.trail_records} records written, position "
             f"{self.writer.position.seqno}/{self.writer.position.rba}",
         ]
+
+
+def open_output_trail(
+    home: Home,
+    model: ParamFile,
+    group: GroupDef | None,
+    name: str,
+    db_name: str,
+    *,
+    durable: bool,
+    emit: Emit,
+) -> tuple[TrailWriter, str, int]:
+    """The Extract's output trail opened for appending (recovering a partly written
+    transaction, said as OGG-01740): the writer, the trail's path and its megabytes."""
+    trail = model.trails[0]
+    added = next(
+        (t for t in (group.trails if group else ()) if _same_trail(t.path, trail.path)),
+        None,
+    )
+    mb = added.megabytes if added else None
+    release_name = trail.format_release or (added.format_release if added else None)
+    megabytes = mb or trail.megabytes or DEFAULT_MEGABYTES
+    target = Path(trail.path) if Path(trail.path).is_absolute() else home.root / trail.path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    writer = TrailWriter.open(
+        target,
+        megabytes=megabytes,
+        header_info={"Producer": "ggsci", "GroupName": name, "DbName": db_name},
+        durable=durable,
+        checksum=trail.checksum,
+        recovery=RecoveryMode.of_option(model.recovery_options),
+        release=parse_release(release_name) if release_name else None,
+        objectdefs=trail.objectdefs,
+    )
+    rec = writer.recovery
+    if rec is not None and rec.action != "none":
+        emit(
+            "OGG-01740",
+            Severity.INFO,
+            f"Recovered trail {trail.path}: {rec.action} {rec.partial_records} record(s) "
+            "of a partly written transaction.",
+        )
+    return writer, trail.path, megabytes
 
 
 def _points_known(
