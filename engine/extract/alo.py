@@ -78,6 +78,32 @@ def refusal(request: str, source: str) -> str:
     )
 
 
+def not_used(model: ParamFile) -> list[str]:
+    """What the parameter file asks for that this run does not do (each a "not used" warning
+    at the start): TABLE row options, and the TRANLOGOPTIONS that filter transactions."""
+    out = []
+    for t in model.tables:
+        names = [o.name for o in t.options]
+        names += ["WHERE"] * (t.where is not None) + ["FILTER"] * bool(t.filters)
+        names += ["TOKENS"] * bool(t.tokens)
+        if t.statement == "TABLE" and names:
+            shown = ", ".join(sorted(set(names)))
+            out.append(
+                f"TABLE {t.source.text or t.source.owner + '.' + t.source.name} options ({shown})"
+            )
+    tl = model.tranlog
+    for name, present in (
+        ("EXCLUDEUSER", tl.exclude_users),
+        ("EXCLUDEUSERID", tl.exclude_user_ids),
+        ("EXCLUDETRANS", tl.exclude_trans),
+        ("EXCLUDETAG", tl.exclude_tags),
+        ("INCLUDETAG", tl.include_tags),
+    ):
+        if present:
+            out.append(f"TRANLOGOPTIONS {name}")
+    return out
+
+
 def attached_source(home: Home, model: ParamFile) -> Attached | None:
     """The attached database SOURCEDB names, None when it names none (or an embedded one);
     :class:`ExtractError` when its record is damaged."""
@@ -212,6 +238,13 @@ class AloRun(GroupRun):
             state,
             warn=self._warn,
         )
+        for what in not_used(model):
+            emit(
+                "OGG-10144",
+                Severity.WARNING,
+                f"{what} not used by an Extract reading the archived logs of attached "
+                f"database {source.name}: its rows are written as captured.",
+            )
         self.batch_id = self.checkpoints.batch_id if self.checkpoints else 0
         self.dirty = True
         self.last_checkpoint = 0.0

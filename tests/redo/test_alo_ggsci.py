@@ -355,3 +355,27 @@ def test_add_extract_scn_and_begin_position_the_run(
         build_app(), ["extract", "paramfile", "dirprm/e1.prm", "--stop-at-eof", "--home", str(root)]
     )
     assert r.exit_code == 0 and f" {written} committed transaction(s)" in r.output, r.output
+
+
+def test_what_the_run_does_not_apply_is_warned(tmp_path: Path) -> None:
+    """TABLE row options and the transaction filters of TRANLOGOPTIONS are not applied by
+    this run yet: each is a "not used" warning at the start, not silently ignored."""
+    root, arch = _home(tmp_path, (LOG15,))
+    (root / "dirprm" / "e1.prm").write_text(
+        "EXTRACT e1\nSOURCEDB ora23\nTRANLOGOPTIONS ARCHIVEDLOGONLY\n"
+        "TRANLOGOPTIONS EXCLUDEUSER GGADMIN\nEXTTRAIL ./dirdat/aa\n"
+        "TABLE OLR_TEST.*, COLS (ID), WHERE (ID > 0);\n"
+    )
+    _invoke(root, "attach", "ora23", "--archive", str(arch), "--dictionary",
+            str(need(CHECKPOINT)), "--format", FMT)  # fmt: skip
+    shell = Shell(Home(root))
+    shell.run("ADD EXTRACT e1, TRANLOG, EXTSEQNO 15, EXTRBA 0")
+    shell.run("ADD EXTTRAIL ./dirdat/aa, EXTRACT e1")
+    r = cli.invoke(
+        build_app(), ["extract", "paramfile", "dirprm/e1.prm", "--stop-at-eof", "--home", str(root)]
+    )
+    assert r.exit_code == 0, r.output
+    warned = [ln for ln in r.output.splitlines() if "OGG-10144" in ln]
+    assert len(warned) == 2, r.output
+    assert "TABLE OLR_TEST.* options (COLS, WHERE) not used" in warned[0]
+    assert "TRANLOGOPTIONS EXCLUDEUSER not used" in warned[1]
