@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from engine.events import MANAGER_COMPONENT
 from engine.home import Home
 from engine.ipc import IpcError, Reply, send_request
 from engine.status import (
@@ -69,6 +70,10 @@ def start_manager(home: Home, timeout: float = START_TIMEOUT) -> ManagerInfo:
     if not wait_for(lambda: lock_holder(home, MANAGER, MANAGER) is None, timeout):
         raise ControlError("Manager is still stopping; try again.")  # wrote its state, ending
     before = read_process_file(home, MANAGER, MANAGER)
+    try:
+        log_size = home.ggserr_log.stat().st_size
+    except OSError:
+        log_size = 0
     home.dirpcs.mkdir(parents=True, exist_ok=True)
     out = home.sub("dirout")
     out.mkdir(exist_ok=True)
@@ -93,8 +98,23 @@ def start_manager(home: Home, timeout: float = START_TIMEOUT) -> ManagerInfo:
     wait_for(settled, timeout)
     info = manager_info(home)
     if info is None:
+        why = _manager_errors(home, log_size)
+        if why:
+            raise ControlError("Manager failed to start:\n" + "\n".join(why))
         raise ControlError("Manager failed to start; see VIEW GGSEVT.")
     return info
+
+
+def _manager_errors(home: Home, since: int) -> list[str]:
+    """The Manager's ERROR lines written to ggserr.log after byte ``since`` (why it did not
+    start), as they stand in the log."""
+    try:
+        with home.ggserr_log.open("rb") as log:
+            log.seek(since)
+            text = log.read(1 << 20).decode("utf-8", "replace")
+    except OSError:
+        return []
+    return [ln for ln in text.splitlines() if "  ERROR   " in ln and MANAGER_COMPONENT in ln]
 
 
 def manager_request(home: Home, text: str, timeout: float = 30.0) -> Reply:

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from engine import paraminfo
 from engine.access import AccessPolicy
@@ -31,7 +32,13 @@ from engine.groups import GroupKind, GroupStore
 from engine.heartbeat.schedule import HeartbeatSchedule
 from engine.home import Home
 from engine.ipc import HandlerTable, IpcServer, Reply, Request, TcpListener
-from engine.mgrparams import DEFAULT_PORT, ManagerParamError, ManagerParams, load_manager_params
+from engine.mgrparams import (
+    DEFAULT_PORT,
+    ManagerParamError,
+    ManagerParams,
+    check_manager_params,
+)
+from engine.mgrwatch import ManagerWatch
 from engine.names import InvalidGroupName, check_group_name
 from engine.purge import purge_candidates
 from engine.status import (
@@ -42,6 +49,7 @@ from engine.status import (
     State,
     lock_holder,
     process_state,
+    read_process_file,
     socket_path,
     start_ticks,
     write_process_file,
@@ -112,6 +120,7 @@ class Manager:
         read = _statements(home.dirprm / "mgr.prm")  # as read at start-up, for GETPARAMINFO
         self.table.add("GETPARAMINFO", paraminfo.handler("MANAGER", "dirprm/mgr.prm", lambda: read))
         self.heartbeats = HeartbeatSchedule(home, self.event)
+        self.watches = ManagerWatch(home, params, self.event, clock)
 
     def event(self, code: str, severity: Severity, text: str) -> None:
         log_event(
@@ -181,6 +190,7 @@ class Manager:
                     ),
                 )
             self.last_state[(kind, name)] = State.STARTING
+        self.watches.started(kind, name, _monotonic())
         self.event("OGG-00975", Severity.INFO, f"{kind} {name} starting.")
         return Reply((f"{kind} {name} starting",))
 
@@ -335,16 +345,7 @@ class Manager:
     def serve(self) -> int:
         pid = os.getpid()
         sock = socket_path(self.home, MANAGER, MANAGER)
-        pf = ProcessFile(
-            MANAGER,
-            MANAGER,
-            pid,
-            State.STARTING,
-            self.clock().isoformat(" ", "seconds"),
-            ticks=start_ticks(pid),
-            socket=str(sock),
-            port=self.port,
-        )
+        pf = _manager_file(State.STARTING, self.clock(), socket=str(sock), port=self.port)
         write_process_file(self.home, pf)
         try:
             tcp = TcpListener(
@@ -375,6 +376,8 @@ class Manager:
         )
         write_process_file(self.home, pf)
         self.event("OGG-00983", Severity.INFO, f"Manager started (port {self.port}).")
+        for warning in self.params.warnings:
+            self.event("OGG-10144", Severity.WARNING, f"Parameter file mgr.prm: {warning}.")
         signal.signal(signal.SIGTERM, lambda *_: self.stop_event.set())
         self.autostart()
         next_purge = 0.0
@@ -387,6 +390,7 @@ class Manager:
                     next_purge = now + self.params.check_minutes * 60
                     self.purge()
                 self.heartbeats.tick()
+                self.watches.tick(now)
             except Exception as exc:  # one bad file must not stop the Manager; log, go on
                 self.event("OGG-01091", Severity.WARNING, f"Manager check failed: {exc!r}.")
         server.close()
@@ -429,33 +433,48 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _serve(home: Home) -> int:
+    """Check mgr.prm and serve; a Manager that cannot start (an error in mgr.prm, or any
+    failure) says why in ggserr.log, where GGSCI's START MANAGER finds it."""
     try:
-        params = load_manager_params(home.dirprm / "mgr.prm")
-    except (ManagerParamError, ValueError) as exc:
-        log_event(
-            home.ggserr_log,
-            Event(
-                "OGG-00303",
-                Severity.ERROR,
-                f"Problem in mgr.prm: {exc}.",
-                MANAGER_COMPONENT,
-                "mgr.prm",
-            ),
-        )
-        pid = os.getpid()
-        write_process_file(
-            home,
-            ProcessFile(
-                MANAGER,
-                MANAGER,
-                pid,
-                State.ABENDED,
-                datetime.now().isoformat(" ", "seconds"),
-                ticks=start_ticks(pid),
-            ),
-        )
+        params = check_manager_params(home.dirprm / "mgr.prm", home.root)
+    except ManagerParamError as exc:
+        for line in exc.lines:
+            _abend_event(home, "OGG-00303", f"Problem in param file [mgr.prm]: {line}.")
+        _abended(home)
         return 1
-    return Manager(home, params).serve()
+    try:
+        return Manager(home, params).serve()
+    except Exception as exc:  # the reason belongs in ggserr.log, not only in dirout/MGR.out
+        _abend_event(home, "OGG-01091", f"Manager abended: {type(exc).__name__}: {exc}.")
+        _abended(home)
+        raise
+
+
+def _abend_event(home: Home, code: str, text: str) -> None:
+    log_event(home.ggserr_log, Event(code, Severity.ERROR, text, MANAGER_COMPONENT, "mgr.prm"))
+
+
+def _abended(home: Home) -> None:
+    pid = os.getpid()
+    pf = read_process_file(home, MANAGER, MANAGER)
+    if pf is not None and pf.pid == pid:
+        write_process_file(home, pf.with_state(State.ABENDED))
+        return
+    write_process_file(home, _manager_file(State.ABENDED, datetime.now()))
+
+
+def _manager_file(state: State, when: datetime, **extra: Any) -> ProcessFile:
+    """This process's own process file (the Manager's)."""
+    pid = os.getpid()
+    return ProcessFile(
+        MANAGER,
+        MANAGER,
+        pid,
+        state,
+        when.isoformat(" ", "seconds"),
+        ticks=start_ticks(pid),
+        **extra,
+    )
 
 
 if __name__ == "__main__":

@@ -194,12 +194,7 @@ IGNORED_OPTIONS: dict[str, frozenset[str]] = {
 #: act on: each gets a "not used" warning after its checks. Found by
 #: tests/params/test_acts_or_warns.py (nothing in the engine reads what they set).
 IGNORED_PARAMETERS: dict[str, str] = {
-    **dict.fromkeys(
-        ("DYNAMICPORTLIST", "LAGREPORTMINUTES", "LAGREPORTHOURS", "LAGINFOSECONDS",
-         "LAGINFOMINUTES", "LAGINFOHOURS", "LAGCRITICALSECONDS", "LAGCRITICALMINUTES",
-         "LAGCRITICALHOURS"),
-        "the Manager does not act on it",
-    ),
+    "DYNAMICPORTLIST": "the Manager starts no Collector",
     "MAXTRANSOPS": "a source transaction is applied in one target transaction",
     "PASSTHRU": "the pump applies its TABLE options with it or without it",
     "NOPASSTHRU": "the pump applies its TABLE options with it or without it",

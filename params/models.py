@@ -347,6 +347,10 @@ class Manager:
     lag_info_seconds: int | None = None
     lag_critical_seconds: int | None = None
     access_rules: tuple[AccessRule, ...] = ()
+    check_minutes: int | None = None
+    startup_validation_seconds: int | None = None
+    down_report_minutes: int | None = None
+    down_critical: bool = False
 
 
 @dataclass(frozen=True)
