@@ -22,11 +22,11 @@ import threading
 import time
 from pathlib import Path
 
+from engine.cluster.session import SparkSettings, get_session
+from engine.embedded.database import Database, create_database
+from engine.embedded.workload import WorkloadSpec, run_workload
 from engine.extract.engine import ExtractRun
-from engine.home import Home
-from engine.source.database import Database, create_database
-from engine.source.workload import WorkloadSpec, run_workload
-from engine.spark import SparkSettings, get_session
+from engine.home.layout import Home
 from params.check import check_text
 
 

@@ -24,12 +24,12 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from engine.embedded.database import Database, create_database
+from engine.embedded.logfile import read_records
+from engine.embedded.logs import log_path
+from engine.embedded.workload import WorkloadSpec, run_workload
 from engine.extract.br import BoundedRecovery, BrError
-from engine.home import Home
-from engine.source.database import Database, create_database
-from engine.source.logfile import read_records
-from engine.source.logs import log_path
-from engine.source.workload import WorkloadSpec, run_workload
+from engine.home.layout import Home
 from engine.trail.reader import TrailReader
 
 INTERVAL_S = 3600

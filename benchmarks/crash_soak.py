@@ -2,11 +2,11 @@
 killed with SIGKILL while the workload commits inserts, updates and deletes (with
 rollbacks, from several sessions), restarted each time, and finally drained with
 ``--stop-at-eof``; the trail must then hold every committed transaction of the source
-exactly once, whole, in commit order, every column as committed (engine/soak/trailcheck).
+exactly once, whole, in commit order, every column as committed (tests/harness/soak/trailcheck).
 
 A kill counts as effective only when the Extract had written to the trail since its
 previous kill and the source had committed transactions it had not written yet
-(engine/soak/kills); the soak waits for that (at most ``--arm-seconds``) before each kill
+(tests/harness/soak/kills); the soak waits for that (at most ``--arm-seconds``) before each kill
 and reports requested and effective kills. Each kill costs a JVM start.
 
 Prints ``name=value`` lines; the last is ``kills_effective=N lost=L dup=D`` (with the
@@ -27,14 +27,16 @@ import tempfile
 import time
 from pathlib import Path
 
-from engine import pipeline_home as ph
-from engine.home import Home
-from engine.soak.expected import read_source
-from engine.soak.kills import Kill, KillLog
-from engine.soak.pipeline import EXTRACT, SoakSpec, Workload, wait_for
-from engine.soak.trailcheck import TrailTally, check_trail
-from engine.source.database import Database, create_database
-from engine.source.workload import run_workload
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/harness
+
+from engine.embedded.database import Database, create_database
+from engine.embedded.workload import run_workload
+from engine.home.layout import Home
+from tests.harness import pipeline_home as ph
+from tests.harness.soak.expected import read_source
+from tests.harness.soak.kills import Kill, KillLog
+from tests.harness.soak.pipeline import EXTRACT, SoakSpec, Workload, wait_for
+from tests.harness.soak.trailcheck import TrailTally, check_trail
 
 
 def main() -> None:

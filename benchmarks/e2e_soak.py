@@ -23,8 +23,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from engine.home import Home
-from engine.soak.pipeline import KINDS, SoakSpec, run_soak
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/harness
+
+from engine.home.layout import Home
+from tests.harness.soak.pipeline import KINDS, SoakSpec, run_soak
 
 
 def main() -> None:

@@ -50,7 +50,7 @@ from extract_throughput import SHAPES, Shape, _backlog  # noqa: E402
 
 from engine.extract.engine import ExtractRun  # noqa: E402
 from engine.extract.redo_source import MINER_MODULES  # noqa: E402
-from engine.home import Home  # noqa: E402
+from engine.home.layout import Home  # noqa: E402
 from engine.trail.layout import SECTION  # noqa: E402
 from params.check import check_text  # noqa: E402
 
@@ -162,7 +162,7 @@ def _minus(after: dict[str, float], before: dict[str, float]) -> dict[str, float
 
 def child(args: argparse.Namespace) -> None:
     """One run, in this process: print a JSON line of its figures."""
-    from engine.spark import batch_splits, get_session, settings_for, warm_workers
+    from engine.cluster.session import batch_splits, get_session, settings_for, warm_workers
 
     workers = [int(p) for p in args.worker_pids.split(",") if p]
     with tempfile.TemporaryDirectory() as tmp:

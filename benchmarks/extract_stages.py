@@ -25,10 +25,10 @@ import argparse
 import time
 from pathlib import Path
 
+from engine.embedded.dictionary import load_dictionary
 from engine.extract import redo_source as rs
 from engine.extract.decode import Selection
 from engine.extract.miner import Miner, close, mine_plan
-from engine.source.dictionary import load_dictionary
 
 
 def main() -> None:

@@ -6,7 +6,7 @@ VARCHAR2, two NUMBER), and transactions of 100 row changes each: 50% of them ins
 transactions, then 30% update transactions (TUITION_FEE of 100 existing rows), then 20%
 delete transactions, eight sessions with their transactions open at the same time (their
 changes interleave in the redo). Written through the embedded database's fast DML path
-(:class:`engine.source.bulk.BulkSession`: the same redo as SQL statements would write).
+(:class:`engine.embedded.bulk.BulkSession`: the same redo as SQL statements would write).
 Prints ``name=value`` lines; the last is ``lcr_per_s`` (row changes captured per second of
 catch-up; the start of the JVM and of its Python workers, which the Extract does before it
 reads, is excluded and reported as ``spark_start_s``). ``mine_wait_s`` is the driver waiting
@@ -41,13 +41,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.cluster.session import SparkSettings, batch_splits, get_session, warm_workers
+from engine.embedded.bulk import BulkSession
+from engine.embedded.database import Database, create_database
+from engine.embedded.dictionary import ColumnDef
 from engine.extract.engine import ExtractRun
 from engine.extract.redo_source import MINER_MODULES
-from engine.home import Home
-from engine.source.bulk import BulkSession
-from engine.source.database import Database, create_database
-from engine.source.dictionary import ColumnDef
-from engine.spark import SparkSettings, batch_splits, get_session, warm_workers
+from engine.home.layout import Home
 from params.check import check_text
 
 

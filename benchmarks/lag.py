@@ -22,11 +22,13 @@ import threading
 import time
 from pathlib import Path
 
-from engine import pipeline_home as ph
-from engine.home import Home
-from engine.source.database import Database
-from engine.source.workload import WorkloadSpec, run_workload
-from engine.status import State, read_process_file
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/harness
+
+from engine.embedded.database import Database
+from engine.embedded.workload import WorkloadSpec, run_workload
+from engine.home.layout import Home
+from engine.home.status import State, read_process_file
+from tests.harness import pipeline_home as ph
 
 ROWS_PER_TXN = 10
 PARTS = ("extract", "pump", "replicat_read", "replicat_apply")

@@ -32,10 +32,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent)]
 
-from engine.events import Severity  # noqa: E402
-from engine.groups import GroupDef, GroupKind, GroupStore, SourceType  # noqa: E402
-from engine.home import Home  # noqa: E402
+from engine.home.groups import GroupDef, GroupKind, GroupStore, SourceType  # noqa: E402
+from engine.home.layout import Home  # noqa: E402
 from engine.replicat.engine import ReplicatRun  # noqa: E402
+from engine.runtime.events import Severity  # noqa: E402
 from engine.trail.codec import encode_record  # noqa: E402
 from engine.trail.layout import IOType, TransInd  # noqa: E402
 from engine.trail.model import TableDef, TrailRecord  # noqa: E402

@@ -1,7 +1,7 @@
 """Live capture of a two-thread (RAC) source, soaked: does the live run lose or repeat a
 commit that a catch-up of the same redo has? (issue 13)
 
-Each run (:func:`engine.extract.livecheck.one_run`): a fresh two-thread database, a
+Each run (:func:`tests.harness.livecheck.one_run`): a fresh two-thread database, a
 workload in another process while this process's capture loop polls the redo as it is
 written, then a catch-up of the same redo; the trails compared transaction by transaction
 (``lost``, ``dup``) and byte for byte. Kinds of run, in turn: ``busy`` (both threads),
@@ -28,10 +28,12 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/harness
+
+from engine.embedded.workload import WorkloadSpec
 from engine.extract.capture import Capture
-from engine.extract.livecheck import KINDS, compare, one_run
-from engine.home import Home
-from engine.source.workload import WorkloadSpec
+from engine.home.layout import Home
+from tests.harness.livecheck import KINDS, compare, one_run
 
 
 def ggsci_run(tmp: Path, seed: int, transactions: int, tps: float) -> dict[str, object]:

@@ -63,9 +63,9 @@ PROCESS_LIMIT = 3.0
 
 
 def _process_home(root: Path) -> Path:
-    from engine.home import Home
-    from engine.source.database import Database, create_database
-    from engine.source.sql import execute
+    from engine.embedded.database import Database, create_database
+    from engine.embedded.sql import execute
+    from engine.home.layout import Home
 
     home = Home(root / "home")
     home.create_subdirs()
@@ -92,9 +92,9 @@ def _trail_records(home: Path) -> int:
 
 def measure_process(runs: int) -> tuple[float, float, float]:
     """Median seconds from START to RUNNING, to the engine up, to the first trail record."""
-    from engine.control import group_request, manager_request, start_manager, stop_manager
-    from engine.home import Home
-    from engine.status import State, process_state
+    from engine.home.layout import Home
+    from engine.home.status import State, process_state
+    from engine.runtime.control import group_request, manager_request, start_manager, stop_manager
 
     running, up, first = [], [], []
     for _ in range(runs):

@@ -24,9 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from engine.source.database import Database, create_database
-from engine.source.logfile import read_records
-from engine.source.workload import WorkloadSpec, WorkloadStats, parse_mix, run_workload
+from engine.embedded.database import Database, create_database
+from engine.embedded.logfile import read_records
+from engine.embedded.workload import WorkloadSpec, WorkloadStats, parse_mix, run_workload
 
 
 def _run(root: Path, spec: WorkloadSpec) -> WorkloadStats:

@@ -14,7 +14,7 @@ import argparse
 import time
 from datetime import datetime
 
-from engine.stats import StatsBook, counted
+from engine.runtime.stats import StatsBook, counted
 
 
 def main() -> None:

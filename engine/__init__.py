@@ -1,4 +1,5 @@
-"""The runtime: home layout, source database and redo, Extract/pump/Replicat, trail, BR.
+"""The runtime, one folder per concern (the README's "How the code is laid out").
 
-Only engine code may start a JVM (pyspark); modules imported by the shell must not.
+Only engine code may start a JVM (pyspark), and only from :mod:`engine.cluster` and the Extract's
+task modules; modules imported by the shell must not.
 """

@@ -30,9 +30,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from engine.pipeline_home import PipelineSpec
+    from tests.harness.pipeline_home import PipelineSpec
 
 HERE = Path(__file__).resolve().parent
+# The demo sets its home up with the test harness's pipeline home (tests/harness).
+sys.path.insert(0, str(HERE.parent))
 DEMO_HOME = HERE.parent / "demo-home"
 
 
@@ -112,8 +114,8 @@ def stop_leftovers() -> None:
     dirpcs = DEMO_HOME / "dirpcs"
     if not dirpcs.is_dir():
         return
-    from engine.home import Home
-    from engine.status import State, effective_state, read_process_file
+    from engine.home.layout import Home
+    from engine.home.status import State, effective_state, read_process_file
 
     home = Home(DEMO_HOME)
     for f in dirpcs.glob("*.p*"):
@@ -196,7 +198,7 @@ def long_running_transactions() -> int:
 def _pipeline_spec() -> PipelineSpec:
     """EXT1 (section 3's, examples/dirprm/ext1.prm) ==> PMP1 ==> REP1 into target.db, with
     the HR table and the workload's; heartbeats every second."""
-    from engine import pipeline_home as ph
+    from tests.harness import pipeline_home as ph
 
     columns = (("EMPLOYEE_ID", "NUMERIC PRIMARY KEY"), ("NAME", "VARCHAR(40)"),
                ("SALARY", "NUMERIC"), ("HIRED", "DATE"))  # fmt: skip
@@ -213,8 +215,8 @@ def _pipeline_spec() -> PipelineSpec:
 
 
 def _compare(spec: PipelineSpec) -> list[tuple[str, int, int, bool]]:
-    from engine import pipeline_home as ph
-    from engine.home import Home
+    from engine.home.layout import Home
+    from tests.harness import pipeline_home as ph
 
     home, out = Home(DEMO_HOME), []
     for table in spec.tables:
@@ -229,8 +231,8 @@ def pipeline() -> int:
     its progress in the checkpoint table in the same transactions."""
     import sqlite3
 
-    from engine import pipeline_home as ph
-    from engine.home import Home
+    from engine.home.layout import Home
+    from tests.harness import pipeline_home as ph
 
     banner("5. Extract ==> pump ==> Replicat into an SQLite target")
     spec, home = _pipeline_spec(), Home(DEMO_HOME)

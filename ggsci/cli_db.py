@@ -1,6 +1,6 @@
-"""``ggsci db ...``: the embedded source database (thin typer commands over engine.source).
+"""``ggsci db ...``: the embedded source database (thin typer commands over engine.embedded).
 
-Every command turns a :class:`~engine.source.errors.SourceError` into one line
+Every command turns a :class:`~engine.embedded.errors.SourceError` into one line
 ``CODE: message`` on stderr and exit status 1; never a traceback for a user mistake.
 """
 
@@ -15,22 +15,22 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
-from engine.home import resolve_home
-from engine.source.archiver import Archiver, archive_dest, set_archive_dest
-from engine.source.database import (
+from engine.embedded.archiver import Archiver, archive_dest, set_archive_dest
+from engine.embedded.database import (
     Database,
     create_database,
     databases,
     drop_database,
     open_database,
 )
-from engine.source.dictionary import load_dictionary
-from engine.source.errors import DatabaseError, SourceError
-from engine.trust import NotHomeOwner, check_home_owner
+from engine.embedded.dictionary import load_dictionary
+from engine.embedded.errors import DatabaseError, SourceError
+from engine.home.layout import resolve_home
+from engine.home.trust import NotHomeOwner, check_home_owner
 
 if TYPE_CHECKING:
-    from engine.source.redo import RedoRecord
-    from engine.source.sql import Result
+    from engine.embedded.redo import RedoRecord
+    from engine.embedded.sql import Result
 
 app = typer.Typer(help="The embedded source database and its redo log.", no_args_is_help=True)
 
@@ -204,7 +204,7 @@ def _run_sql(db: Database, text: str, session: str | None, user: str, thread: in
     """Run a script in a named session (its transaction stays open across invocations), or
     in a session of this invocation only, which commits at the end like SQL*Plus's EXIT
     (and rolls back when a statement fails)."""
-    from engine.source.sql import run_script
+    from engine.embedded.sql import run_script
 
     anonymous = session is None
     s = db.session(session or f"CLI{os.getpid()}", username=user, thread=thread)
@@ -289,7 +289,7 @@ def workload(
     home: HomeOpt = None,
 ) -> None:
     """Generate a reproducible OLTP workload (with a progress bar)."""
-    from engine.source.workload import WorkloadSpec, WorkloadStats, parse_mix, run_workload
+    from engine.embedded.workload import WorkloadSpec, WorkloadStats, parse_mix, run_workload
 
     long_count, long_age = 0, 3600.0
     if long_txn:
@@ -390,7 +390,7 @@ def import_dump(
     home: HomeOpt = None,
 ) -> None:
     """Append the records of Oracle dump text to NAME's redo, keeping SCNs/XIDs/RBAs."""
-    from engine.source.dump_parse import parse_dump
+    from engine.embedded.dump_parse import parse_dump
 
     dic = _guard(lambda: load_dictionary(dictionary))
     records: list[tuple[str, RedoRecord]] = []
@@ -430,7 +430,7 @@ def dump(
     home: HomeOpt = None,
 ) -> None:
     """Print the redo log in Oracle logfile dump text format."""
-    from engine.source.dump_write import dump_text
+    from engine.embedded.dump_write import dump_text
 
     with _db(home, name) as db:
         located = db.records(thread, from_scn)

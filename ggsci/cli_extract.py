@@ -14,9 +14,11 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from engine.home.layout import in_home
+
 if TYPE_CHECKING:
-    from engine.home import Home
-    from engine.report import ReportWriter
+    from engine.home.layout import Home
+    from engine.runtime.report import ReportWriter
     from params.check import CheckResult
     from params.models import ExpectedGroup
 
@@ -59,11 +61,6 @@ def _parse(words: list[str]) -> tuple[Path, Path | None, bool]:
     return paramfile, reportfile, brreset
 
 
-def in_home(h: Home, path: Path) -> Path:
-    """Relative names are the home's, as when GoldenGate's programs run in its directory."""
-    return path if path.is_absolute() else h.root / path
-
-
 def checked(h: Home, paramfile: Path, expected: ExpectedGroup) -> CheckResult:
     """The file checked as ``expected``'s, every diagnostic on stderr; exit 1 on an error."""
     from params.check import check_file
@@ -92,9 +89,9 @@ def locked_report(
 ) -> ReportWriter:
     """Take the group's lock for this process's life (the home's owner only, one instance of
     the group: else one line and exit 1), then start its report with the parameter echo."""
-    from engine.report import ReportWriter
-    from engine.status import LockHeld, ProcessLock
-    from engine.trust import NotHomeOwner, check_home_owner
+    from engine.home.status import LockHeld, ProcessLock
+    from engine.home.trust import NotHomeOwner, check_home_owner
+    from engine.runtime.report import ReportWriter
 
     try:
         check_home_owner(h)
@@ -129,12 +126,12 @@ def extract(
     ] = None,
 ) -> None:
     """Run an Extract in the foreground, as GoldenGate's ``extract paramfile ...`` does."""
-    from engine.events import CAPTURE_COMPONENT, Event, Severity, log_event
+    from engine.embedded.catalog import RedoGapError
     from engine.extract.engine import ExtractRun
     from engine.extract.start import ExtractError
-    from engine.groups import GroupStore
-    from engine.home import resolve_home
-    from engine.source.catalog import RedoGapError
+    from engine.home.groups import GroupStore
+    from engine.home.layout import resolve_home
+    from engine.runtime.events import CAPTURE_COMPONENT, Event, Severity, log_event
     from params.models import ExpectedGroup
 
     paramfile, reportfile, brreset = _parse(words)
@@ -154,8 +151,8 @@ def extract(
         if severity is not Severity.INFO:
             typer.echo(ev.format(datetime.now()), err=True)
 
+    from engine.cluster.session import SparkConfigError, batch_splits, extract_session, task_failure
     from engine.extract.redo_source import MINER_MODULES
-    from engine.spark import SparkConfigError, batch_splits, extract_session, task_failure
 
     try:
         spark, summary = extract_session(h, model, name, master, MINER_MODULES)

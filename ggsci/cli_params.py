@@ -11,8 +11,8 @@ from typing import Annotated, Any
 
 import typer
 
-from engine.home import Home, resolve_home
-from engine.paramcheck import group_of_file
+from engine.home.layout import Home, resolve_home
+from engine.runtime.paramcheck import group_of_file
 from params.check import CheckResult, check_file
 from params.errors import render, to_json
 from params.masking import mask_secrets

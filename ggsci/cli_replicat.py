@@ -27,13 +27,13 @@ def replicat(
     home: HomePath = None,
 ) -> None:
     """Run a Replicat in the foreground, as GoldenGate's ``replicat paramfile ...`` does."""
-    from engine.events import DELIVERY_COMPONENT, Event, Severity, log_event
-    from engine.groups import GroupKind, GroupStore
-    from engine.home import resolve_home
+    from engine.home.groups import GroupKind, GroupStore
+    from engine.home.layout import in_home, resolve_home
     from engine.replicat import ReplicatError
     from engine.replicat.engine import ReplicatRun
+    from engine.runtime.events import DELIVERY_COMPONENT, Event, Severity, log_event
     from engine.targets import TargetError
-    from ggsci.cli_extract import _parse, checked, in_home, locked_report
+    from ggsci.cli_extract import _parse, checked, locked_report
     from params.check import check_file
     from params.models import ExpectedGroup
 

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.home import Home
-from engine.jsonfile import write_json
-from engine.trust import BadFile, display, json_reason, read_trusted
+from engine.home.jsonfile import write_json
+from engine.home.layout import Home
+from engine.home.trust import BadFile, display, json_reason, read_trusted
 
 DEFAULT_DOMAIN = "OracleGoldenGate"
 STORE_DIR = "dircrd"

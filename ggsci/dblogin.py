@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
-from engine.home import Home
+from engine.home.layout import Home
 
 SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 
@@ -77,7 +77,7 @@ def check_login(db: Database, user: str, password: str | None, os_auth: bool = F
     they do not match); ``os_auth`` (SOURCEDB alone, or USERID /) logs in as the operating
     system user who owns the home, as Oracle's operating-system authentication does."""
     if db.kind == "embedded":
-        from engine.source import users
+        from engine.embedded import users
 
         if not os_auth and not users.check_login(Path(db.target), user, password):
             raise LoginError(users.INVALID_LOGIN)

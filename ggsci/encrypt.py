@@ -5,7 +5,7 @@ character is detected, never decrypted to garbage. The key is ``DEFAULT`` (a key
 ggsci, as GoldenGate's DEFAULT key is: it only keeps the password out of plain sight) or a
 name looked up in the home's ``ENCKEYS`` file, GoldenGate's format: one ``name  0xHEX`` a line
 (``--`` or ``#`` comments), the file written by the home's owner and not writable by others
-(:func:`engine.trust.read_trusted`). The AES key is derived from the key's bytes with HKDF
+(:func:`engine.home.trust.read_trusted`). The AES key is derived from the key's bytes with HKDF
 (SHA-256) to the algorithm's size, so any key length in ENCKEYS gives a proper key.
 
 The encrypted form is upper-case text: ``AA`` + a letter for the algorithm (``B`` AES128,
@@ -23,8 +23,8 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from engine.home import Home
-from engine.trust import BadFile, read_trusted
+from engine.home.layout import Home
+from engine.home.trust import BadFile, read_trusted
 
 ALGORITHMS = {"AES128": 16, "AES192": 24, "AES256": 32}
 DEFAULT_ALGORITHM = "AES128"

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import platformdirs
 
-from engine.home import Home, resolve_home
-from engine.trust import NotHomeOwner, check_home_owner
+from engine.home.layout import Home, resolve_home
+from engine.home.trust import NotHomeOwner, check_home_owner
 
 SHELL_COMMANDS = ("run", "obey")
 

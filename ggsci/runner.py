@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TextIO
 
-from engine.home import Home
+from engine.home.layout import Home
 from ggsci.commands.models import CommandError
 from ggsci.commands.parse import is_blank_or_comment, parse_command
 from ggsci.dispatch.table import bind, execute

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TextIO
 
-from engine.events import Clock, current_user
-from engine.home import Home
+from engine.home.layout import Home
+from engine.runtime.events import Clock, current_user
 
 LineReader = Callable[[str], "str | None"]
 

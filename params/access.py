@@ -3,8 +3,9 @@
 ``ACCESSRULE[, PROG program][, IPADDR address][, PRI n][, login_ID]{, ALLOW | DENY}`` as in
 GoldenGate. Pure: no I/O. :func:`build_access_rule` takes the options as parsed (name, value,
 position) and returns the rule or positioned messages; both the parameter checker
-(:mod:`params.handlers_manager`) and the Manager (:mod:`engine.mgrparams`) use it, so they
-accept and refuse the same lines. Which request a rule governs is :mod:`engine.access`'s job.
+(:mod:`params.handlers_manager`) and the Manager (:mod:`engine.manager.params`) use it, so they
+accept and refuse the same lines. Which request a rule governs is
+:mod:`engine.manager.access`'s job.
 
 login_ID (``USER``, ``PASSWORD``, ``ENCRYPTKEY``) is refused: this Manager's port takes no
 login, so such a rule could never match, and a DENY that silently never applies is worse than

@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+
+# The test harness (tests/harness: soaks, pipeline homes, reference decoders, the built-in
+# group runner) is imported as ``tests.harness`` by this process and by the processes it
+# starts (a Manager started by a test loads ``tests.harness.runners``), so the repository
+# root is on their path too.
+_ROOT = str(Path(__file__).resolve().parents[1])
+if _ROOT not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        p for p in (_ROOT, os.environ.get("PYTHONPATH")) if p
+    )
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -14,7 +26,7 @@ if TYPE_CHECKING:
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
     """The suite's only SparkSession (``local[2]``; Spark's log in a temporary directory)."""
-    from engine.spark import SparkSettings, get_session, stop_session
+    from engine.cluster.session import SparkSettings, get_session, stop_session
 
     log = tmp_path_factory.mktemp("spark") / "spark.log"
     session = get_session(SparkSettings(master="local[2]", app_name="ggsci-tests", log_file=log))

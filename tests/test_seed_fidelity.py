@@ -10,14 +10,14 @@ import sqlite3
 from datetime import datetime
 from pathlib import Path
 
-from engine import checkpoint_table as ct
 from engine.heartbeat.flow import RESTART_CSN
-from engine.pump.txreader import Transaction
+from engine.replicat import checkpoint_table as ct
 from engine.replicat.progress import CheckpointTable, Progress
 from engine.targets.sqlite import SqliteTarget
 from engine.trail.codec import user_token
 from engine.trail.layout import IOType
 from engine.trail.model import TrailPosition, TrailRecord
+from engine.trail.txreader import Transaction
 
 
 def test_seed_004_create_ts_is_when_the_table_was_created(tmp_path: Path) -> None:

@@ -2,7 +2,7 @@
  * redomine: the Extract miner's record walk in C (engine/extract/miner.py is its reference).
  *
  * Walker.walk(buf, base, pos, end, eof, out) walks the redo frames of a loaded window of
- * one log (engine/source/redo_scan.py: `buf` holds logical positions [base, base +
+ * one log (engine/embedded/redo_scan.py: `buf` holds logical positions [base, base +
  * len(buf))) from logical position `pos`, verifies each frame's checksum and decodes its
  * record exactly as miner.Miner.record does, appending the same event tuples to `out`.
  * It stops, returning (pos, frames, last stop), at the first frame it leaves to Python:

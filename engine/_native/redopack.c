@@ -1,5 +1,5 @@
 /*
- * redopack: the workload fast path's row-change kernel in C. engine/source/redopack.py is
+ * redopack: the workload fast path's row-change kernel in C. engine/embedded/redopack.py is
  * its reference and its fallback: the same classes, methods and bytes (held equal by
  * tests/source/test_source_redopack.py).
  *
@@ -10,13 +10,13 @@
  * (advancing the transaction's TxnIds as TxnIds.next_rec does), choose each block's redo
  * KTB (a transaction's first change in a block carries the cleanout of the ITL entries
  * that commits left, popped from the database's dirty map), pack the change vectors as
- * engine/source/bulkpack.py does and frame the records as LogWriter.add_native does
+ * engine/embedded/bulkpack.py does and frame the records as LogWriter.add_native does
  * (record head with the RBA where the record lands, length, CRC-32). commit() packs the
  * 5.4 that ends a transaction; cut_blocks() is LogWriter's block cutter
- * (engine/source/logfile.py).
+ * (engine/embedded/logfile.py).
  *
  * Layouts: docs/redo_format.md; the PACK formats below are the structs of
- * engine/source/redo_codec.py (LAYOUT), little-endian ('c' and 'q' written as B and Q).
+ * engine/embedded/redo_codec.py (LAYOUT), little-endian ('c' and 'q' written as B and Q).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -337,7 +337,7 @@ static int as_i64(PyObject *o, uint64_t *out) {
 }
 
 /* ---- the transaction ------------------------------------------------------------------------ */
-/* What the kernel reads of an engine.source.redopack.Txn (head, ids, dirty, session). */
+/* What the kernel reads of an engine.embedded.redopack.Txn (head, ids, dirty, session). */
 typedef struct {
     uint64_t cls, header_dba, usn, slot, sqn, logon; /* TxHead */
     PyObject *ids, *blocks, *dirty, *session;
@@ -415,7 +415,7 @@ static int tx_write(const Tx *t) {
     return bad ? -1 : 0;
 }
 
-/* ---- change vectors (engine/source/bulkpack.py) ------------------------------------------------ */
+/* ---- change vectors (engine/embedded/bulkpack.py) ------------------------------------------------ */
 /* A redo KTB (redopack.change, first_ktb; bulkpack ktb_continue, ktb_first): op 0x02 C in
    a block the transaction changed before (CV typ 0), else 0x01 F (typ 2), or 0x11 F with
    the cleanout of the ITL entries commits left in the block when ``scn`` is given (row
@@ -1041,7 +1041,7 @@ static PyMethodDef module_methods[] = {
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "redopack",
-    .m_doc = "The workload fast path's row-change kernel in C (engine/source/redopack.py).",
+    .m_doc = "The workload fast path's row-change kernel in C (engine/embedded/redopack.py).",
     .m_size = -1,
     .m_methods = module_methods,
 };

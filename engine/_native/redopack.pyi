@@ -2,8 +2,8 @@
 pure-Python twins, which state what each does (tests/source/test_source_redopack.py holds
 the two to the same bytes)."""
 
-from engine.source.logfile import cut_blocks as cut_blocks
-from engine.source.redopack import Table as Table
-from engine.source.redopack import commit as commit
+from engine.embedded.logfile import cut_blocks as cut_blocks
+from engine.embedded.redopack import Table as Table
+from engine.embedded.redopack import commit as commit
 
 def crc32(data: bytes) -> int: ...

@@ -7,8 +7,8 @@ in the record :data:`Status.MISSING`). Either side that maps rows (Extract TABLE
 pump, Replicat MAP) builds an Env and calls :func:`evaluate` or :func:`holds`.
 """
 
-from engine.expr import compiled as _compiled  # noqa: F401  (sets COMPILER)
 from engine.expr import functions as _functions  # noqa: F401  (fills FUNCTIONS)
-from engine.expr.evaluate import Env, SimpleEnv, Status, Value, evaluate, holds, to_text
+from engine.expr.compiled import evaluate, holds
+from engine.expr.evaluate import Env, SimpleEnv, Status, Value, to_text
 
 __all__ = ["Env", "SimpleEnv", "Status", "Value", "evaluate", "holds", "to_text"]

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from engine.expr.evaluate import COMPILER, FUNCTIONS, Compiled, Env, _presence, evaluate_tree
+from engine.expr.evaluate import FUNCTIONS, Compiled, Env, _presence, evaluate_tree
 from engine.expr.functions import STRING_FUNCTIONS, _getenv_words
 from engine.expr.values import Status, Value, arith, compare, text, truth
 from params.expr import HEADER_ELEMENTS, Binary, Call, Col, Expr, Header, Lit, Unary, Word
@@ -329,4 +329,27 @@ def _call(e: Call, b: Binding | None) -> Compiled:
     return lambda env: tree(e, env)
 
 
-COMPILER.append(compile_expr)
+#: id of an expression -> (the expression, kept alive so that its id stays its own; closure)
+_COMPILED: dict[int, tuple[Expr, Compiled]] = {}
+
+
+def compiled(e: Expr) -> Compiled:
+    """``e`` compiled (once per expression object)."""
+    found = _COMPILED.get(id(e))
+    if found is not None and found[0] is e:
+        return found[1]
+    fn = compile_expr(e)
+    if len(_COMPILED) > 4096:  # expressions come from parameter files: a bound, not a cache
+        _COMPILED.clear()
+    _COMPILED[id(e)] = (e, fn)
+    return fn
+
+
+def evaluate(e: Expr, env: Env) -> Value:
+    """The value of ``e`` for the record ``env`` describes (compiled). Never raises."""
+    return compiled(e)(env)
+
+
+def holds(e: Expr, env: Env) -> bool:
+    """A condition is met only when it is true: unknown (NULL, missing) is not."""
+    return truth(compiled(e)(env)) is True

@@ -14,7 +14,7 @@ from typing import Protocol
 from engine.expr.values import Status, Value, arith, compare, to_text, truth
 from params.expr import HEADER_ELEMENTS, Binary, Call, Col, Expr, Header, Lit, Unary, Word
 
-__all__ = ["Env", "SimpleEnv", "Status", "Value", "evaluate", "evaluate_tree", "holds", "to_text"]
+__all__ = ["Env", "SimpleEnv", "Status", "Value", "evaluate_tree", "to_text"]
 
 
 class Env(Protocol):
@@ -75,10 +75,6 @@ _TESTS = {"PRESENT", "ABSENT", "NULL"}
 #: Function name -> implementation; filled by :mod:`engine.expr.functions`.
 FUNCTIONS: dict[str, Callable[[Call, Env], Value]] = {}
 Compiled = Callable[[Env], Value]
-#: Expr -> its closure; set by :mod:`engine.expr.compiled` (imported by the package).
-COMPILER: list[Callable[[Expr], Compiled]] = []
-#: id of an expression -> (the expression, kept alive so that its id stays its own; closure)
-_COMPILED: dict[int, tuple[Expr, Compiled]] = {}
 
 
 def _presence(test: str, v: Value) -> bool:
@@ -150,27 +146,3 @@ def evaluate_tree(e: Expr, env: Env) -> Value:
     if t is Word:
         return e.name  # type: ignore[union-attr]
     return Status.INVALID
-
-
-def compiled(e: Expr) -> Compiled:
-    """``e`` compiled (once per expression object)."""
-    found = _COMPILED.get(id(e))
-    if found is not None and found[0] is e:
-        return found[1]
-    if not COMPILER:  # (imported without the package's __init__ having run it)
-        import engine.expr.compiled  # noqa: F401
-    fn = COMPILER[0](e)
-    if len(_COMPILED) > 4096:  # expressions come from parameter files: a bound, not a cache
-        _COMPILED.clear()
-    _COMPILED[id(e)] = (e, fn)
-    return fn
-
-
-def evaluate(e: Expr, env: Env) -> Value:
-    """The value of ``e`` for the record ``env`` describes (compiled). Never raises."""
-    return compiled(e)(env)
-
-
-def holds(e: Expr, env: Env) -> bool:
-    """A condition is met only when it is true: unknown (NULL, missing) is not."""
-    return truth(compiled(e)(env)) is True

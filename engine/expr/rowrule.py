@@ -19,8 +19,8 @@ from datetime import datetime
 from functools import cached_property, lru_cache
 from typing import Final, NamedTuple
 
-from engine.expr.compiled import Binding, compile_bound
-from engine.expr.evaluate import Compiled, evaluate
+from engine.expr.compiled import Binding, compile_bound, evaluate
+from engine.expr.evaluate import Compiled
 from engine.expr.functions import format_date
 from engine.expr.values import Status, Value, to_text, truth
 from engine.trail.codec import pack_tokens, user_token

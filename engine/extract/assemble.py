@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 
 from engine._native import load as load_native
-from engine.extract.lcr import Entry, Fragment, Kind, Lcr
+from engine.changes import Entry, Fragment, Kind, Lcr
 from engine.trail.codec import commit_tokens, encode_record, finalize, pack_tokens, summarize
 from engine.trail.layout import (
     IO_TYPE_NAMES,
@@ -133,7 +133,7 @@ def finish_fragments(
     user: list[bytes] | None = None,
 ) -> bytes:
     """The trail records of a committed transaction from its fragments' templates
-    (:class:`~engine.extract.lcr.Fragment` ``records``, in change order), finished and
+    (:class:`~engine.changes.Fragment` ``records``, in change order), finished and
     concatenated: record ``first + i`` of ``total`` gets its TransInd, every one the
     commit time, record 0 the LOGCSN and TRANID tokens, and ``user[i]`` (None: none) the
     user token entries of TABLE TOKENS after them. In C when the kernel is built (one

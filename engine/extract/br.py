@@ -24,7 +24,7 @@ restores the persisted transactions and re-reads redo from the restart position:
 about two intervals of redo, however old the oldest open transaction. Files are written
 whole to a temporary name and renamed, and carry a SHA-256 of their content.
 
-A persisted object holds data only (:mod:`engine.datafile` frames): a first frame with the
+A persisted object holds data only (:mod:`engine.home.datafile` frames): a first frame with the
 transaction's state as tagged values, then its rows in batches of :data:`BATCH` in the
 binary layout of :mod:`engine.extract.lcrcodec`. Anything else — a truncated file, a flipped
 byte, a file of the old pickle format — is a :class:`BrError`: normal recovery.
@@ -41,10 +41,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine import datafile as df
+from engine.changes import Entry, Position
 from engine.extract.cache import Txn
-from engine.extract.lcr import Entry, Position
 from engine.extract.lcrcodec import decode_lcrs, encode_lcrs
+from engine.home import datafile as df
 
 # 3: data-only frames (2 and before were pickles, which are refused: normal recovery)
 MAGIC = b"GGSCI-BR-PO\x03"

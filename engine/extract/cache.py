@@ -6,7 +6,7 @@ rows in the order they were made, minus those undone by a rollback to savepoint;
 discards it. When the rows held in memory exceed the budget (``CACHEMGR CACHESIZE``), the
 largest transaction's rows are paged out to a file in ``dirtmp/`` and read back at commit,
 so a transaction larger than memory still commits whole. A page-out file is a sequence of
-data-only frames (:mod:`engine.datafile`: length, SHA-256) of row batches in the layout of
+data-only frames (:mod:`engine.home.datafile`: length, SHA-256) of row batches in the layout of
 :mod:`engine.extract.lcrcodec`; a damaged one is a :class:`CacheError`, never code run.
 
 Driver-side only. The clock is the redo's: ages are measured against the time of the last
@@ -21,10 +21,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine import datafile as df
+from engine.changes import Entry, Fragment, Lcr, Position
 from engine.extract.assemble import surviving
-from engine.extract.lcr import Entry, Fragment, Lcr, Position
 from engine.extract.lcrcodec import decode_lcrs, encode_lcrs
+from engine.home import datafile as df
 
 DEFAULT_BUDGET = 256 << 20
 SPILL_MAGIC = b"GGSCI-TXN-PAGE\x01"

@@ -36,12 +36,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from engine.changes import Entry, Fragment, Kind, Lcr, Position
+from engine.cluster.jobturn import JobOrder
+from engine.embedded.catalog import RedoCatalog
+from engine.embedded.dictionary import Dictionary, load_dictionary
 from engine.expr.rowrule import Process, UnknownColumn
 from engine.extract.assemble import finish_fragments, op_name, stream_encoded, surviving
 from engine.extract.cache import TransactionCache, Txn
 from engine.extract.decode import Decoder, Selection
 from engine.extract.keyfetch import KeyFetch
-from engine.extract.lcr import Entry, Fragment, Kind, Lcr, Position
 from engine.extract.merge import NONE, Batch, plan_batch
 from engine.extract.miner import Closed, Event, MinePlan, mine_plan
 from engine.extract.redo_source import (
@@ -56,9 +59,6 @@ from engine.extract.redo_source import (
 from engine.extract.start import ExtractError
 from engine.extract.tablerules import TableRules, resolve
 from engine.heartbeat.flow import ExtractRule
-from engine.jobturn import JobOrder
-from engine.source.catalog import RedoCatalog
-from engine.source.dictionary import Dictionary, load_dictionary
 from engine.trail.model import TableDef as TrailTableDef
 from engine.trail.model import TrailPosition, micros_to_datetime
 from engine.trail.tail import tranids_at
@@ -488,7 +488,7 @@ class Capture:
             return done
         if self._pool is None:
             self._pool = ThreadPoolExecutor(2, thread_name_prefix="extract-mine")
-        turn = self._order.next()  # the batch asked for first runs first (engine.jobturn)
+        turn = self._order.next()  # the batch asked for first runs first (engine.cluster.jobturn)
         try:
             return self._pool.submit(decode_splits, plan_, splits, self.spark, turn)
         except BaseException:  # (never queued: the next batch must not wait for it)

@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Context, Decimal
 
-from engine.extract.lcr import Kind, Lcr, Position
-from engine.source.dictionary import Dictionary, TableDef
-from engine.source.ids import RowId, Uba, Xid
-from engine.source.redo import (
+from engine.changes import Kind, Lcr, Position
+from engine.embedded.dictionary import Dictionary, TableDef
+from engine.embedded.ids import RowId, Uba, Xid
+from engine.embedded.redo import (
     ChangeVector,
     Commit,
     Ddl,

@@ -18,22 +18,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.checkpoints import (
-    CsnState,
-    ReadCheckpoint,
-    WriteCheckpoint,
-    load_checkpoints,
-    next_checkpoint,
-    save_checkpoints,
-)
-from engine.checkpoints import Position as CpPosition
-from engine.events import Severity
+from engine.changes import Position
+from engine.cluster.heap import keep_heap
+from engine.embedded.catalog import RedoCatalog, RedoGapError
 from engine.extract import longtrans as lt
 from engine.extract.br import BoundedRecovery, BrError, Restored, selection_digest
 from engine.extract.cache import Txn
 from engine.extract.capture import Capture, CaptureState
 from engine.extract.keyfetch import for_extract
-from engine.extract.lcr import Position
 from engine.extract.orphans import OrphanScanner
 from engine.extract.start import (
     ExtractError,
@@ -42,14 +34,22 @@ from engine.extract.start import (
     source_root,
 )
 from engine.extract.txnmgmt import TransactionManagement
-from engine.groups import DEFAULT_MEGABYTES, GroupDef
-from engine.heap import keep_heap
 from engine.heartbeat.flow import ExtractRule
 from engine.heartbeat.names import for_capture
 from engine.heartbeat.settings import utc_now
-from engine.home import Home
-from engine.source.catalog import RedoCatalog, RedoGapError
-from engine.stats import StatsBook, counted
+from engine.home.checkpoints import (
+    CsnState,
+    ReadCheckpoint,
+    WriteCheckpoint,
+    load_checkpoints,
+    next_checkpoint,
+    save_checkpoints,
+)
+from engine.home.checkpoints import Position as CpPosition
+from engine.home.groups import DEFAULT_MEGABYTES, GroupDef, normalize_trail
+from engine.home.layout import Home
+from engine.runtime.events import Severity
+from engine.runtime.stats import StatsBook, counted
 from engine.trail.model import datetime_to_micros, micros_to_datetime
 from engine.trail.recovery import RecoveryMode
 from engine.trail.releases import parse_release
@@ -79,7 +79,7 @@ class ExtractRun(TransactionManagement):
     ) -> None:
         if not model.trails:
             raise ExtractError("OGG-01044", "No EXTTRAIL or RMTTRAIL in the parameter file.")
-        keep_heap()  # the buffers of split after split stay this process's (engine/heap.py)
+        keep_heap()  # the buffers of split after split stay this process's (engine/cluster/heap.py)
         self.home = home
         self.model = model
         self.report_line = report_line or (lambda _text: None)
@@ -664,4 +664,4 @@ def _recovery_cp(
 
 
 def _same_trail(a: str, b: str) -> bool:
-    return Path(a).as_posix().lstrip("./") == Path(b).as_posix().lstrip("./")
+    return normalize_trail(a) == normalize_trail(b)

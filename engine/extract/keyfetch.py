@@ -7,7 +7,7 @@ fetches what it needs from the source database; so does this hook, on the driver
 leaves such an update with its columns (:meth:`engine.extract.miner.Miner._rows`, the C walk
 declines it), and :meth:`KeyFetch.rows` - a per-record hook at commit, like the heartbeat
 rule - reads the key columns of the row at the record's ROWID from the embedded source
-(:class:`engine.source.fetch.RowFetcher`) and adds them to the record, which is then the
+(:class:`engine.embedded.fetch.RowFetcher`) and adds them to the record, which is then the
 seed's record (key, then the changed columns).
 
 When the key cannot be fetched (the row is gone, ``FETCHOPTIONS NOFETCH`` or
@@ -26,13 +26,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
-from engine.events import Severity
-from engine.extract.lcr import Lcr
+from engine.changes import Lcr
+from engine.embedded.dictionary import Dictionary, TableDef
+from engine.embedded.errors import SourceError
+from engine.embedded.fetch import RowFetcher
 from engine.extract.start import ExtractError
 from engine.extract.values import converter
-from engine.source.dictionary import Dictionary, TableDef
-from engine.source.errors import SourceError
-from engine.source.fetch import RowFetcher
+from engine.runtime.events import Severity
 from engine.trail.codec import user_token
 from engine.trail.layout import IOType
 from params.models import FetchOptions, ParamFile, TableSpec

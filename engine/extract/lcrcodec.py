@@ -10,7 +10,7 @@ records; one record is::
     body   the eight strings / bytes (UTF-8), then each column as
            index i64, value length i32 (-1: NULL), value bytes
 
-A :class:`~engine.extract.lcr.Fragment` (kind 8: the changes of one transaction in one
+A :class:`~engine.changes.Fragment` (kind 8: the changes of one transaction in one
 redo range, assembled in a task) is one record of its own layout::
 
     head   kind u8 (8), 0 u8, thread, sequence, offset, end, scn, subscn, time_us,
@@ -26,7 +26,7 @@ the same, then the length of its marks (u32) and the marks, a byte per record.
 
 It is one ``struct`` call per record and one per column: the page-out of a huge transaction
 is on the capture's hot path. Every length is checked against what is left of the batch
-before it is used; a bad batch is a :class:`~engine.datafile.DataError`.
+before it is used; a bad batch is a :class:`~engine.home.datafile.DataError`.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ import struct
 from collections.abc import Callable, Sequence
 from typing import Final
 
-from engine.datafile import DataError
-from engine.extract.lcr import Entry, Fragment, Kind, Lcr, Position
+from engine.changes import Entry, Fragment, Kind, Lcr, Position
+from engine.home.datafile import DataError
 from engine.trail.model import Columns
 
 _HEAD: Final = struct.Struct("<BB8q10I")

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from engine.changes import Position
 from engine.extract.cache import Txn
-from engine.extract.lcr import Position
 from engine.trail.model import micros_to_datetime
 
 DASHES = "-" * 60

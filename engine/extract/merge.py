@@ -7,7 +7,7 @@ arrives later with a lower SCN than one already written (and, written in commit 
 it would be taken for one the trail already holds). Per thread, the SCN at or below which
 it is complete once a batch is read comes from:
 
-- the thread's *progress mark* (:class:`~engine.source.logfile.Progress`, in its current
+- the thread's *progress mark* (:class:`~engine.embedded.logfile.Progress`, in its current
   log's first block): the database rewrites it at every redo flush, for idle threads too,
   so an idle thread does not hold the others back; a *closed* thread (its instance
   crashed) holds nothing back;
@@ -28,12 +28,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.extract.lcr import Position
+from engine.changes import Position
+from engine.embedded.errors import RedoFormatError
+from engine.embedded.logfile import Progress, read_head
+from engine.embedded.logs import LogInfo, list_logs
+from engine.embedded.redo_scan import first_scn_at  # any storage (an archived copy on s3://)
 from engine.extract.redo_source import Split, logs_by_thread, positions_after, thread_splits
-from engine.source.errors import RedoFormatError
-from engine.source.logfile import Progress, read_head
-from engine.source.logs import LogInfo, list_logs
-from engine.source.redo_scan import first_scn_at  # any storage (an archived copy on s3://)
 
 NONE = -1  # nothing known of a thread
 
@@ -126,7 +126,7 @@ def plan_batch(
     most ``max_splits`` of a thread, cut to the SCN where the first thread cut stops (so
     that a thread does not run far ahead of another only to be held); threads in ``hold``
     (ahead already) are not read. ``listing`` lists the logs (after the marks are read),
-    from where the Extract reads them (:class:`~engine.source.catalog.RedoCatalog`)."""
+    from where the Extract reads them (:class:`~engine.embedded.catalog.RedoCatalog`)."""
     dirs, marks = _marks(redo_dir)
     by_thread = logs_by_thread(list_logs(redo_dir) if listing is None else listing())
     appeared = _new_threads(redo_dir, dirs)

@@ -3,7 +3,7 @@
 It applies seed 002's rules exactly as :class:`engine.extract.decode.Decoder` does (that
 class is the readable statement of them, and a test holds the two to the same trail), but
 reads the record payloads in place (``struct.unpack_from`` over the buffer
-:mod:`engine.source.redo_scan` fills), without building a dataclass per change vector: the
+:mod:`engine.embedded.redo_scan` fills), without building a dataclass per change vector: the
 bodies of opcodes that capture ignores (index redo 10.x, block cleanouts 4.1, the undo of
 an insert) are stepped over, and column values go to trail text through
 :mod:`engine.extract.values`. A captured row is encoded here, as a trail record template
@@ -37,6 +37,12 @@ from operator import itemgetter
 from typing import Any, Final
 
 from engine._native import load as load_native
+from engine.changes import Fragment, Kind, Position
+from engine.embedded.codecs import CODECS, decode_text
+from engine.embedded.dictionary import Dictionary
+from engine.embedded.errors import RedoCorruptError
+from engine.embedded.ids import RowId
+from engine.embedded.redo_scan import scan_frames
 from engine.expr.rowrule import Process, RowRule
 from engine.extract.assemble import trans_ind
 from engine.extract.decode import (
@@ -45,7 +51,6 @@ from engine.extract.decode import (
     BEFORES_RECORD,
     Selection,
 )
-from engine.extract.lcr import Fragment, Kind, Position
 from engine.extract.rowselect import Cond, select_rows
 from engine.extract.tablerules import (
     fragment_tables,
@@ -56,11 +61,6 @@ from engine.extract.tablerules import (
 )
 from engine.extract.txngroup import CLOSED, FRAGMENT, Step, group, table_ops
 from engine.extract.values import NUMBER_TYPES, Convert, converter, entry_converter
-from engine.source.codecs import CODECS, decode_text
-from engine.source.dictionary import Dictionary
-from engine.source.errors import RedoCorruptError
-from engine.source.ids import RowId
-from engine.source.redo_scan import scan_frames
 from engine.trail.codec import commit_tokens, row_record
 from engine.trail.errors import RecordLimitError
 from engine.trail.layout import BEFORE_IMAGE, IO_TYPE_NAMES, IOType, TransInd
@@ -103,7 +103,7 @@ Parts = tuple[bytes, bytes, bytes, bytes | None]  # table name, data, key before
 _T_KDO, _T_INDEX, _T_SLOT, _T_UNDO, _T_COMMIT, _T_APPLIED, _T_SESSION = 1, 2, 3, 4, 5, 6, 7
 _T_CLEANOUT, _T_DIRECT, _T_DDL, _T_OPAQUE = 8, 9, 10, 11
 
-#: An event: the fields of an :class:`~engine.extract.lcr.Lcr`, its position flattened.
+#: An event: the fields of an :class:`~engine.changes.Lcr`, its position flattened.
 EVENT_FIELDS: Final = (
     "kind", "xid", "thread", "offset", "end", "scn", "subscn", "time_us", "io_type", "table",
     "rowid", "columns", "before_columns", "ref", "user", "txn_name", "text", "record",
@@ -817,7 +817,7 @@ Item = Event | Closed | Fragment
 def close(events: Iterable[Event], plan: MinePlan, sequence: int) -> list[Item]:
     """Replace the events of every transaction that begins and ends in ``events`` by one
     :class:`Closed` at its end, and the changes of every other transaction whose rows can
-    be encoded here by one :class:`~engine.extract.lcr.Fragment` at its last change (with
+    be encoded here by one :class:`~engine.changes.Fragment` at its last change (with
     ``plan.compact``; see the module docstring); the rows left get their record templates
     (:func:`engine.trail.codec.row_record` with its defaults, which the driver finishes).
     Which events go where is :func:`engine.extract.txngroup.group`'s (in C when built)."""

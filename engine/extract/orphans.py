@@ -9,8 +9,8 @@ re-scan to confirm, purge, as GoldenGate does).
 
 The source's state is read from its SQLite file, read-only; this module does not open the
 database (which another process may hold). The saved values are data
-(:mod:`engine.source.statefile`); a damaged or old-format one is a
-:class:`~engine.datafile.DataError`.
+(:mod:`engine.embedded.statefile`); a damaged or old-format one is a
+:class:`~engine.home.datafile.DataError`.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
+from engine.embedded.statefile import decode_sessions, decode_state_fields
 from engine.extract.cache import Txn
-from engine.source.statefile import decode_sessions, decode_state_fields
 
 
 @dataclass(frozen=True)

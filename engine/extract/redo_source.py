@@ -23,13 +23,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from engine.extract.lcr import Fragment, Position
+from engine.changes import Fragment, Position
+from engine.cluster.jobturn import Turn, in_turn
+from engine.cluster.worker import settle_worker
+from engine.embedded.catalog import RedoGapError
+from engine.embedded.errors import RedoFormatError
+from engine.embedded.logs import LogInfo, list_logs
 from engine.extract.miner import Closed, Event, MinePlan, Miner
-from engine.heap import keep_heap
-from engine.jobturn import Turn, in_turn
-from engine.source.catalog import RedoGapError
-from engine.source.errors import RedoFormatError
-from engine.source.logs import LogInfo, list_logs
 from engine.storage import StorageError
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ DEFAULT_SPLIT_BYTES = 16 << 20
 #: zstd 1 (6 ms, 0.49 MB, 2.4 ms), lz4 (4 ms, 0.89 MB, 0.9 ms) and none, once the bytes'
 #: trip through the JVM is counted (about 6 ms of CPU a MB in all: docs/cluster.md).
 _CODEC: Final = ("zstd", -3)
-#: What a Spark task imports to mine (engine.spark.warm_workers, at the Extract's start).
+#: What a Spark task imports to mine (engine.cluster.session.warm_workers, at the Extract's start).
 MINER_MODULES: Final = ("engine.extract.redo_source", "pyarrow")
 
 
@@ -155,29 +155,6 @@ def _no_cycle_collection() -> Iterator[None]:
     finally:
         if was:
             gc.enable()
-
-
-_SETTLED: list[bool] = []  # whether this process has run settle_worker
-
-
-def settle_worker() -> None:
-    """Once per Python worker, when it is warmed or at its first task:
-
-    - exempt what it holds for good (the modules it imported: pyspark, pyarrow, ggsci,
-      about 58,000 objects) from the cyclic collector. PySpark's daemon runs
-      ``gc.collect()`` after every task of a reused worker: walking those objects cost
-      about 27 ms of CPU a task, more than the rest of an empty task. Later objects are
-      collected as before; the frozen ones are still freed by reference counting.
-    - keep the C heap a split needs from one split to the next (:func:`engine.heap.keep_heap`):
-      about 4,000 fresh page faults a split otherwise.
-
-    (benchmarks/extract_scaling.py; docs/cluster.md. A flag, not ``gc.get_freeze_count()``:
-    that walks the frozen objects, about 9 ms.)"""
-    if not _SETTLED:
-        gc.collect()
-        gc.freeze()
-        keep_heap()
-        _SETTLED.append(True)
 
 
 def _task(plan_bc: Any, splits: Iterable[Split]) -> Iterator[bytes]:
@@ -294,7 +271,7 @@ def _destroy(entry: _Shared) -> None:
         entry.broadcast.destroy(blocking=False)
 
 
-#: The process's shared plan broadcasts (one SparkSession a process: engine/spark.py).
+#: The process's shared plan broadcasts (one SparkSession a process: engine/cluster/session.py).
 PLANS: Final = SharedPlans()
 
 
@@ -306,8 +283,8 @@ def decode_splits(
 ) -> list[SplitResult]:
     """Mine every split; in order of ``splits``. With Spark, one task per split, but for
     the splits of online logs the driver reads itself (``Split.local``); the job waits for
-    ``turn`` (:mod:`engine.jobturn`: a batch asked for earlier runs first). Redo that
-    cannot be read raises :class:`~engine.source.catalog.RedoGapError` naming where."""
+    ``turn`` (:mod:`engine.cluster.jobturn`: a batch asked for earlier runs first). Redo that
+    cannot be read raises :class:`~engine.embedded.catalog.RedoGapError` naming where."""
     try:
         return _decoded(plan, splits, spark, turn)
     finally:  # (a batch with no job, or failing before it, lets the next one call in)

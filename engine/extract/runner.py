@@ -1,4 +1,4 @@
-"""The Extract group process's runner (registered in :data:`engine.process.RUNNERS`).
+"""The Extract group process's runner (registered in :data:`engine.runtime.process.RUNNERS`).
 
 ``prepare`` checks the parameter file (abend with every diagnostic), starts the process's
 SparkSession in a background thread (the process already answers SEND; STOP meanwhile stops it),
@@ -9,35 +9,27 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.events import Severity
+from engine.cluster.session import SparkConfigError, batch_splits, extract_session, task_failure
+from engine.embedded.catalog import RedoGapError
 from engine.extract.engine import ExtractRun
 from engine.extract.longtrans import RequestError
 from engine.extract.redo_source import MINER_MODULES
 from engine.extract.start import ExtractError
-from engine.groups import SourceType
-from engine.ipc import Reply, Request
-from engine.paramcheck import load_group_params
-from engine.process import GroupContext, GroupRunner, ProcessAbend
-from engine.source.catalog import RedoGapError
-from engine.spark import SparkConfigError, batch_splits, extract_session, task_failure
-from engine.stats import handler as stats_handler
+from engine.runtime.events import Severity
+from engine.runtime.ipc import Reply, Request
+from engine.runtime.paramcheck import load_group_params
+from engine.runtime.process import GroupContext, GroupRunner, ProcessAbend
+from engine.runtime.stats import handler as stats_handler
 
 
 class ExtractRunner(GroupRunner):
-    """Capture from redo; a group added with EXTTRAILSOURCE is a data pump and runs
-    :class:`engine.pump.runner.PumpRunner` instead (same process model, no Spark)."""
+    """Capture from redo. (A group added with EXTTRAILSOURCE is a data pump: the process runs
+    :class:`engine.pump.runner.PumpRunner` for it, :func:`engine.runtime.process.runner_kind`.)"""
 
     def __init__(self) -> None:
         self.run_: ExtractRun | None = None
-        self.pump: GroupRunner | None = None
 
     def prepare(self, ctx: GroupContext) -> None:
-        if ctx.group.source == SourceType.EXTTRAILSOURCE:
-            from engine.pump.runner import PumpRunner
-
-            self.pump = PumpRunner()
-            self.pump.prepare(ctx)
-            return
         model = load_group_params(ctx)
         try:  # SEND STATUS: "starting: Spark session"; STOP meanwhile stops at once
             started = ctx.wait_for(
@@ -109,9 +101,6 @@ class ExtractRunner(GroupRunner):
         ctx.handlers.add("STOP", stop)
 
     def run(self, ctx: GroupContext) -> None:
-        if self.pump is not None:
-            self.pump.run(ctx)
-            return
         if self.run_ is None:
             return  # stopped while starting
         try:
@@ -127,11 +116,7 @@ class ExtractRunner(GroupRunner):
             self.run_.close()
 
     def at_eof(self, ctx: GroupContext) -> bool:
-        if self.pump is not None:
-            return self.pump.at_eof(ctx)
         return self.run_ is not None and self.run_.at_eof
 
     def status_lines(self, ctx: GroupContext) -> list[str]:
-        if self.pump is not None:
-            return self.pump.status_lines(ctx)
         return self.run_.status_lines() if self.run_ else super().status_lines(ctx)

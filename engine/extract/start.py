@@ -8,25 +8,21 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from engine import storage
-from engine.checkpoints import Checkpoints, ReadCheckpoint
-from engine.extract.lcr import Position
-from engine.home import Home
-from engine.source.catalog import RedoGapError, log_header, record_heads
-from engine.source.clock import to_micros
-from engine.source.logs import LogInfo, list_logs
+from engine.changes import Position
+from engine.embedded.catalog import RedoGapError, log_header, record_heads
+from engine.embedded.clock import to_micros
+from engine.embedded.logs import LogInfo, list_logs
+from engine.errors import GGError
+from engine.home.checkpoints import Checkpoints, ReadCheckpoint
+from engine.home.layout import Home
 from engine.trail.model import TrailPosition
 from engine.trail.reader import reaches, write_gap
 from engine.trail.writer import TrailWriter
 from params.models import ParamFile
 
 
-class ExtractError(Exception):
+class ExtractError(GGError):
     """The run cannot start or go on; ``code`` is the OGG message to abend with."""
-
-    def __init__(self, code: str, text: str) -> None:
-        super().__init__(f"{code} {text}")
-        self.code = code
-        self.text = text
 
 
 def source_root(home: Home, model: ParamFile) -> Path:
@@ -60,7 +56,7 @@ def initial_positions(
     """Where a new Extract starts, per thread: EXTSEQNO/EXTRBA, else the first record at or
     after SCN / BEGIN time, else (no group definition) the start of the logs.
 
-    The logs are ``listing``'s (:meth:`~engine.source.catalog.RedoCatalog.logs`: the online
+    The logs are ``listing``'s (:meth:`~engine.embedded.catalog.RedoCatalog.logs`: the online
     logs and the archived copies in the archive destinations, on any storage), else the
     online logs of ``redo_dir``; the SCN and time searches read them where they are. A
     begin point older than a thread's oldest available log, when that log had a
@@ -198,7 +194,7 @@ def recapture_lost_trail(
     naming the files and positions) when that cannot be done: no such checkpoint is left,
     or its redo is gone. Only when ``written`` is this trail's: its write checkpoint is at
     or after it (ALTER ... ETROLLOVER moves it to the next file). ``listing``: the logs
-    where the Extract reads them (:meth:`~engine.source.catalog.RedoCatalog.logs`, archived
+    where the Extract reads them (:meth:`~engine.embedded.catalog.RedoCatalog.logs`, archived
     copies included), else the online logs of ``redo_dir``."""
     rec = writer.recovery
     published = _trail_write(cps, trail)

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime
 from typing import Any
 
+from engine.changes import Lcr
 from engine.expr.rowrule import (
     LOGICAL_OPS,
     Facts,
@@ -31,7 +32,6 @@ from engine.expr.rowrule import (
 from engine.expr.rowrule import rule_for as _rule_for
 from engine.expr.values import Status, Value, truth
 from engine.expr.vector import Vector, compile_vector
-from engine.extract.lcr import Lcr
 from engine.extract.rowselect import (
     MAX_SLOTS,
     Cond,
@@ -289,7 +289,7 @@ def _past_limit(table: str, tokens: Tokens) -> str:
 
 
 def fragment_tables(rules: Mapping[str, RowRule]) -> frozenset[str]:
-    """The tables whose rows may travel in a :class:`~engine.extract.lcr.Fragment` (a
+    """The tables whose rows may travel in a :class:`~engine.changes.Fragment` (a
     transaction open across a task's range): their rule is applied in the task, once, and
     needs nothing of the commit but its tokens, which the driver adds at commit
     (``Fragment.marks``): WHERE none or comparisons of columns with integers, no FILTER,

@@ -9,7 +9,7 @@ the two to the same steps.
   *closed* in the task: one :data:`CLOSED` step at its end, with its changes, the rows left
   after its rollbacks to savepoint, and its counts;
 - the changes of another transaction that can travel as one
-  :class:`~engine.extract.lcr.Fragment` (every change a 5.2, 5.20, 5.6 or a row encoded here
+  :class:`~engine.changes.Fragment` (every change a 5.2, 5.20, 5.6 or a row encoded here
   of a table not in ``rules``, the tables whose TABLE row options need the driver:
   ``miner.close`` passes those :func:`~engine.extract.tablerules.fragment_tables` leaves
   out; not restored by Bounded Recovery; below the thread merge's ``horizon``) become one
@@ -29,7 +29,7 @@ from collections.abc import Set as AbstractSet
 from typing import Any, Final
 
 from engine._native import load as load_native
-from engine.extract.lcr import Kind
+from engine.changes import Kind
 
 Event = tuple[Any, ...]
 #: (table, io type, rows) in order of first appearance.

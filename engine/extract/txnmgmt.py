@@ -12,14 +12,14 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from engine.datafile import DataError
-from engine.events import Severity
+from engine.changes import Entry, Fragment
 from engine.extract import longtrans as lt
 from engine.extract.cache import Txn
 from engine.extract.capture import Capture
-from engine.extract.lcr import Entry, Fragment
 from engine.extract.orphans import OrphanScanner, read_source_state
-from engine.home import Home
+from engine.home.datafile import DataError
+from engine.home.layout import Home
+from engine.runtime.events import Severity
 from params.models import ParamFile
 
 

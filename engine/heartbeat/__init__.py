@@ -23,11 +23,8 @@ Nothing here imports pyspark.
 
 from __future__ import annotations
 
+from engine.errors import GGError
 
-class HeartbeatError(RuntimeError):
+
+class HeartbeatError(GGError, RuntimeError):
     """A heartbeat operation that cannot be done; ``text`` is the one line to show."""
-
-    def __init__(self, code: str, text: str) -> None:
-        super().__init__(f"{code} {text}")
-        self.code = code
-        self.text = text

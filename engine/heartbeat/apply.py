@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from engine.events import Severity
 from engine.heartbeat.flow import (
     STAMPED,
     Row,
@@ -32,6 +31,7 @@ from engine.heartbeat.flow import (
 )
 from engine.heartbeat.names import HeartbeatNames, Role
 from engine.heartbeat.schema import HEARTBEAT_CSN, HISTORY_CSN, PATH_KEY
+from engine.runtime.events import Severity
 from engine.targets.base import TableInfo, Target
 from engine.trail.model import TableDef, TrailRecord
 

@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from datetime import datetime
 
-from engine.extract.lcr import Lcr
+from engine.changes import Lcr
 from engine.heartbeat.names import HeartbeatNames, Role
 from engine.heartbeat.schema import OUTGOING_RECEIVED
 from engine.trail.codec import user_token, user_tokens

@@ -22,7 +22,7 @@ from engine.heartbeat.names import PURGE_JOB, UPDATE_JOB, HeartbeatNames
 from engine.heartbeat.store import EmbeddedStore, SqlStore
 
 if TYPE_CHECKING:
-    from engine.source.database import Database
+    from engine.embedded.database import Database
 
 JOB_MODULE = "engine.heartbeat.jobs"
 
@@ -63,7 +63,7 @@ def run_purge(store: SqlStore, now: datetime) -> datetime | None:
 
 @dataclass
 class EmbeddedJob:
-    """A scheduler job of the embedded source (:mod:`engine.source.scheduler`)."""
+    """A scheduler job of the embedded source (:mod:`engine.embedded.scheduler`)."""
 
     names: HeartbeatNames
     purge: bool

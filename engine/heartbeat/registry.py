@@ -17,8 +17,8 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from engine.heartbeat.names import HeartbeatNames
-from engine.home import Home
-from engine.jsonfile import read_json, write_json
+from engine.home.jsonfile import read_json, write_json
+from engine.home.layout import Home
 
 
 @dataclass(frozen=True)

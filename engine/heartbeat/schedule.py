@@ -2,7 +2,7 @@
 
 * SQLite and PostgreSQL databases have no scheduler: the Manager runs both jobs itself, with its
   UTC clock, connecting for each run.
-* The embedded source has its own small scheduler (:mod:`engine.source.scheduler`), which runs
+* The embedded source has its own small scheduler (:mod:`engine.embedded.scheduler`), which runs
   in whatever process has the database open. When no process has it open, the Manager opens it
   for the moment a job is due and lets its scheduler run; when another process has it open
   (a workload), that process runs the jobs and the Manager looks again a second later.
@@ -20,14 +20,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from engine.events import Severity
 from engine.heartbeat import registry
 from engine.heartbeat.jobs import run_purge, run_update
 from engine.heartbeat.registry import Entry
 from engine.heartbeat.schema import Dialect
 from engine.heartbeat.settings import utc_now
 from engine.heartbeat.store import SqlStore
-from engine.home import Home
+from engine.home.layout import Home
+from engine.runtime.events import Severity
 
 Emit = Callable[[str, Severity, str], None]
 BUSY_RETRY = 1.0  # the embedded database is open elsewhere: its own scheduler runs the jobs
@@ -109,8 +109,8 @@ class HeartbeatSchedule:
         return _delay(dues, now)
 
     def _run_embedded(self, entry: Entry) -> float:
-        from engine.source.database import Database
-        from engine.source.errors import DatabaseError
+        from engine.embedded.database import Database
+        from engine.embedded.errors import DatabaseError
 
         try:
             db = Database(Path(entry.target), lock_wait=0.0)

@@ -1,7 +1,7 @@
 """What ADD / ALTER HEARTBEATTABLE set, as kept in the settings table (one row).
 
 GoldenGate keeps FREQUENCY in its scheduler job and RETENTION_TIME in its purge procedure; our
-databases have no scheduler (the embedded one has a small one, :mod:`engine.source.scheduler`),
+databases have no scheduler (the embedded one has a small one, :mod:`engine.embedded.scheduler`),
 so the values live in ``<name>_SETTINGS`` in the same database as the tables they govern: INFO
 HEARTBEATTABLE, the Manager and the in-database jobs all read them there. LAST_PURGE_TS is when
 the purge job last ran (it runs again PURGE_FREQUENCY days later).

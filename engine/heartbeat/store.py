@@ -35,7 +35,7 @@ from engine.heartbeat.schema import (
 from engine.heartbeat.settings import Settings, stamp, to_datetime
 
 if TYPE_CHECKING:
-    from engine.source.database import Database
+    from engine.embedded.database import Database
 
 NAME_COLUMNS = ("INCOMING_EXTRACT", "INCOMING_REPLICAT", "OUTGOING_EXTRACT", "OUTGOING_REPLICAT")
 PATH_COLUMNS = ("INCOMING_ROUTING_PATH", "OUTGOING_ROUTING_PATH")
@@ -217,7 +217,7 @@ class EmbeddedStore(SqlStore):
         return self.db.session(self.SESSION, username=self.owner)
 
     def create(self, settings: Settings, now: datetime) -> None:
-        from engine.source.dictionary import ColumnDef
+        from engine.embedded.dictionary import ColumnDef
 
         session = self._session()
         for role in TABLE_ORDER:
@@ -241,7 +241,7 @@ class EmbeddedStore(SqlStore):
         self.db.checkpoint()
 
     def _insert_row(self, role: Role, values: dict[str, Any]) -> None:
-        from engine.source import dml
+        from engine.embedded import dml
 
         table = self.db.table(self.owner, self.names.name(role).upper())
         row = tuple(_value(c.type, values.get(c.name)) for c in table.columns)
@@ -269,7 +269,7 @@ class EmbeddedStore(SqlStore):
         """UPDATE through a session: ``values`` are column -> SQLite expression with ``?``;
         every other non-key column is written too (as itself), so the redo and the captured
         record carry the whole row, as supplemental logging of all columns would."""
-        from engine.source import dml
+        from engine.embedded import dml
 
         table = self.db.table(self.owner, self.names.name(role).upper())
         key = set(KEYS.get(role, ()))
@@ -291,7 +291,7 @@ class EmbeddedStore(SqlStore):
         return self._update(Role.SEED, {"HEARTBEAT_TIMESTAMP": "?"}, "", [self.ts(now)])
 
     def purge(self, now: datetime, settings: Settings) -> int:
-        from engine.source import dml
+        from engine.embedded import dml
 
         cutoff = now - timedelta(days=settings.retention_days)
         table = self.db.table(self.owner, self.names.history.upper())
@@ -304,7 +304,7 @@ class EmbeddedStore(SqlStore):
         return n
 
     def delete_entries(self, group: str) -> int:
-        from engine.source import dml
+        from engine.embedded import dml
 
         where, params = self.entry_filter(group)
         table = self.db.table(self.owner, self.names.heartbeat.upper())

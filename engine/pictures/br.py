@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.changes import Position
 from engine.extract.br import CP_NAME, BrCheckpoint
 from engine.extract.cache import Txn
-from engine.extract.lcr import Position
 from engine.pictures.svg import Canvas
 from engine.trail.model import micros_to_datetime
 

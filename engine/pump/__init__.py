@@ -2,7 +2,7 @@
 transactions from a local trail to a remote trail (another directory standing in for another
 host), with checkpoints published only after the copied bytes are durable.
 
-Modules: :mod:`engine.pump.txreader` (whole transactions from a trail that is still being
+Modules: :mod:`engine.trail.txreader` (whole transactions from a trail that is still being
 written; also used by Replicat), :mod:`engine.pump.pump` (the copy loop, restart without
 duplicates), :mod:`engine.pump.runner` (the group process's runner).
 
@@ -12,11 +12,8 @@ of this package's exceptions.
 
 from __future__ import annotations
 
+from engine.errors import GGError
 
-class PumpError(Exception):
+
+class PumpError(GGError):
     """The pump cannot start or go on; ``code`` is the OGG message to abend with."""
-
-    def __init__(self, code: str, text: str) -> None:
-        super().__init__(f"{code} {text}")
-        self.code = code
-        self.text = text

@@ -2,7 +2,7 @@
 
 Guarantees (the same as Extract's toward its trail):
 
-* Only whole transactions reach the remote trail (:mod:`engine.pump.txreader`), in source
+* Only whole transactions reach the remote trail (:mod:`engine.trail.txreader`), in source
   order; records of tables no TABLE statement selects are left out (PASSTHRU: records are
   copied as they are, no mapping).
 * A checkpoint (read position = end of the last source transaction copied; write position)
@@ -31,10 +31,12 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
-from pathlib import Path
 from typing import Final, Protocol
 
-from engine.checkpoints import (
+from engine.heartbeat.flow import RoutingRule
+from engine.heartbeat.names import for_capture
+from engine.heartbeat.settings import utc_now
+from engine.home.checkpoints import (
     Checkpoints,
     Position,
     ReadCheckpoint,
@@ -43,16 +45,12 @@ from engine.checkpoints import (
     next_checkpoint,
     save_checkpoints,
 )
-from engine.events import Severity
-from engine.groups import DEFAULT_MEGABYTES, GroupDef, normalize_trail
-from engine.heartbeat.flow import RoutingRule
-from engine.heartbeat.names import for_capture
-from engine.heartbeat.settings import utc_now
-from engine.home import Home
+from engine.home.groups import DEFAULT_MEGABYTES, GroupDef, normalize_trail
+from engine.home.layout import Home, in_home
 from engine.pump import PumpError
 from engine.pump.rowoptions import PumpRowOptions, RowOptionError
-from engine.pump.txreader import Transaction, TransactionReader
-from engine.stats import StatsBook, counted
+from engine.runtime.events import Severity
+from engine.runtime.stats import StatsBook, counted
 from engine.trail.codec import encode_record
 from engine.trail.errors import ReleaseError, TrailError
 from engine.trail.files import TrailName
@@ -67,6 +65,7 @@ from engine.trail.reader import (
 )
 from engine.trail.recovery import RecoveryMode, complete_transactions
 from engine.trail.releases import parse_release, release_of_level
+from engine.trail.txreader import Transaction, TransactionReader
 from engine.trail.writer import TrailWriter
 from params.models import (
     BoundedRecovery,
@@ -89,11 +88,6 @@ class RecordHook(Protocol):
     def __call__(self, record: TrailRecord, definition: TableDef | None) -> TrailRecord | None:
         """The record to write (maybe rewritten), or None to drop it."""
         ...
-
-
-def in_home(home: Home, path: str) -> Path:
-    p = Path(path)
-    return p if p.is_absolute() else home.root / p
 
 
 class Pump:

@@ -22,10 +22,10 @@ from engine.expr.rowrule import (
     UnknownColumn,
     rule_for,
 )
-from engine.pump.txreader import Transaction
 from engine.trail.codec import user_tokens
 from engine.trail.layout import TOKEN_USER, TransInd, event_io_type
 from engine.trail.model import TableDef, TrailRecord
+from engine.trail.txreader import Transaction
 from params.models import ParamFile
 
 

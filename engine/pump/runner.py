@@ -7,13 +7,13 @@ SparkSession: a pump only copies trail records.
 
 from __future__ import annotations
 
-from engine.events import Severity
-from engine.ipc import Reply, Request
-from engine.paramcheck import load_group_params
-from engine.process import GroupContext, GroupRunner, ProcessAbend
 from engine.pump import PumpError
 from engine.pump.pump import Pump
-from engine.stats import handler as stats_handler
+from engine.runtime.events import Severity
+from engine.runtime.ipc import Reply, Request
+from engine.runtime.paramcheck import load_group_params
+from engine.runtime.process import GroupContext, GroupRunner, ProcessAbend
+from engine.runtime.stats import handler as stats_handler
 
 
 class PumpRunner(GroupRunner):

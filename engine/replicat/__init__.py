@@ -14,14 +14,11 @@ root; :class:`MappingError` (a MAP/COLMAP that cannot be resolved) and :class:`A
 
 from __future__ import annotations
 
+from engine.errors import GGError
 
-class ReplicatError(Exception):
+
+class ReplicatError(GGError):
     """Replicat cannot start or go on; ``code`` is the OGG message to abend with."""
-
-    def __init__(self, code: str, text: str) -> None:
-        super().__init__(f"{code} {text}")
-        self.code = code
-        self.text = text
 
 
 class MappingError(ReplicatError, ValueError):

@@ -33,28 +33,26 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from datetime import datetime
 
-from engine.checkpoints import (
+from engine.expr.rowrule import LOGICAL_OPS, Process, RowEnv
+from engine.heartbeat.apply import HeartbeatApplier
+from engine.heartbeat.names import for_capture
+from engine.heartbeat.settings import utc_now
+from engine.home.checkpoints import (
     Position,
     ReadCheckpoint,
     load_checkpoints,
     next_checkpoint,
     save_checkpoints,
 )
-from engine.events import Severity
-from engine.expr.rowrule import LOGICAL_OPS, Process, RowEnv
-from engine.groups import GroupDef
-from engine.heartbeat.apply import HeartbeatApplier
-from engine.heartbeat.names import for_capture
-from engine.heartbeat.settings import utc_now
-from engine.home import Home
-from engine.pump.pump import in_home
-from engine.pump.txreader import Transaction, TransactionReader
+from engine.home.groups import GroupDef
+from engine.home.layout import Home, in_home
 from engine.replicat import ApplyError, ReplicatError
 from engine.replicat.apply import Applier, is_before_image
 from engine.replicat.discard import DiscardFile
 from engine.replicat.mapping import Mapper, RecordEnv, TableMap
 from engine.replicat.progress import CheckpointTable, Progress, group_key
-from engine.stats import StatsBook, op_of
+from engine.runtime.events import Severity
+from engine.runtime.stats import StatsBook, op_of
 from engine.targets import TargetError
 from engine.targets.base import Target
 from engine.targets.resolve import open_target, target_spec
@@ -62,6 +60,7 @@ from engine.trail.errors import TrailError
 from engine.trail.files import TrailName
 from engine.trail.model import TrailPosition, TrailRecord, valid_datetime
 from engine.trail.reader import position_problem, read_error_text
+from engine.trail.txreader import Transaction, TransactionReader
 from params.models import ParamFile, RepError
 
 Emit = Callable[[str, Severity, str], None]

@@ -274,7 +274,7 @@ class RecordEnv(RowEnv):
         self,
         rule: RowRule,
         record: TrailRecord,
-        txn: Any,  # engine.pump.txreader.Transaction (logcsn, tranid)
+        txn: Any,  # engine.trail.txreader.Transaction (logcsn, tranid)
         at: TrailPosition,
         process: Process,
         stats: Mapping[tuple[str, str], int],

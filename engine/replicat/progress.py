@@ -11,8 +11,8 @@ were applied. Columns, as seed 004 defines them:
   CSN), comma-separated; what does not fit the column's 2,000 characters overflows into
   ``_lox`` rows (LOG_CMPLT_XIDS_SEQ 1, 2, ...) keyed by the same LOG_CMPLT_CSN;
 * CREATE_TS: when the checkpoint table was created (the column default set by
-  :func:`engine.checkpoint_table.ddl`; a table of an older version, without it, is upgraded
-  in place on first use: :func:`engine.checkpoint_table.upgrade`), LAST_UPDATE_TS: when the
+  :func:`engine.replicat.checkpoint_table.ddl`; a table of an older version, without it, is upgraded
+  in place on first use: :func:`engine.replicat.checkpoint_table.upgrade`), LAST_UPDATE_TS: when the
   row was last written;
 * AUDIT_TS: the source commit time of the last applied transaction;
 * LOG_BSN: where Extract could be repositioned to for this Replicat (seed 004): the begin SCN
@@ -35,13 +35,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from engine import checkpoint_table as ct
 from engine.heartbeat.flow import restart_of
-from engine.pump.txreader import Transaction
 from engine.replicat import ReplicatError
+from engine.replicat import checkpoint_table as ct
 from engine.targets import TargetError
 from engine.targets.base import Target
 from engine.trail.model import TrailPosition
+from engine.trail.txreader import Transaction
 
 XIDS_WIDTH = 2000
 VERSION = 1

@@ -1,4 +1,4 @@
-"""The Replicat group process's runner (registered in :data:`engine.process.RUNNERS`).
+"""The Replicat group process's runner (registered in :data:`engine.runtime.process.RUNNERS`).
 
 ``prepare`` checks the parameter file (abend with every diagnostic), connects to the target,
 reads the checkpoint table and positions in the trail; ``run`` applies until STOP.
@@ -6,12 +6,12 @@ reads the checkpoint table and positions in the trail; ``run`` applies until STO
 
 from __future__ import annotations
 
-from engine.events import Severity
-from engine.paramcheck import load_group_params
-from engine.process import GroupContext, GroupRunner, ProcessAbend
 from engine.replicat import ReplicatError
 from engine.replicat.engine import ReplicatRun
-from engine.stats import handler as stats_handler
+from engine.runtime.events import Severity
+from engine.runtime.paramcheck import load_group_params
+from engine.runtime.process import GroupContext, GroupRunner, ProcessAbend
+from engine.runtime.stats import handler as stats_handler
 from engine.targets import TargetError
 
 

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any, Final, Protocol
 from urllib.parse import unquote, urlsplit, urlunsplit
 
-#: The error code of every storage failure (engine/source/errors.py's GGS-SRC family).
+#: The error code of every storage failure (engine/embedded/errors.py's GGS-SRC family).
 CODE: Final = "GGS-SRC-0600"
 _LOCAL_SCHEMES: Final = ("", "file")
 #: Schemes whose first URI part is a bucket (part of the path inside the filesystem).

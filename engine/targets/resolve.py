@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.home import Home
+from engine.home.layout import Home
 from engine.targets import TargetConnectError
 from engine.targets.base import Target
 from params.models import ParamFile

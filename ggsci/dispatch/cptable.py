@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from engine import checkpoint_table as ct
+from engine.replicat import checkpoint_table as ct
 from ggsci.commands import models as M
 from ggsci.session import CommandFailed, Login, Session
 

@@ -10,8 +10,8 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from engine.groups import GroupStore
-from engine.paramcheck import check_param_file, group_of_file
+from engine.home.groups import GroupStore
+from engine.runtime.paramcheck import check_param_file, group_of_file
 from ggsci.commands import models as M
 from ggsci.session import CommandFailed, Session
 from ggsci.textin import read_text

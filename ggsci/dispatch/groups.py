@@ -8,7 +8,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from engine.checkpoints import (
+from engine.home.checkpoints import (
     Checkpoints,
     Position,
     ReadCheckpoint,
@@ -16,8 +16,7 @@ from engine.checkpoints import (
     delete_checkpoints,
     save_checkpoints,
 )
-from engine.events import GGSCI_COMPONENT, Event, Severity, log_event
-from engine.groups import (
+from engine.home.groups import (
     DEFAULT_MEGABYTES,
     GroupDef,
     GroupKind,
@@ -28,14 +27,15 @@ from engine.groups import (
     checked_checkpoints,
     normalize_trail,
 )
-from engine.names import InvalidGroupName, valid_group_name, valid_group_pattern
-from engine.status import (
+from engine.home.names import InvalidGroupName, valid_group_name, valid_group_pattern
+from engine.home.status import (
     MANAGER,
     State,
     process_state,
     remove_process_file,
 )
-from engine.trust import BadFile
+from engine.home.trust import BadFile
+from engine.runtime.events import GGSCI_COMPONENT, Event, Severity, log_event
 from ggsci.commands import models as M
 from ggsci.render import screens
 from ggsci.session import AlreadyReported, CommandFailed, Session

@@ -13,7 +13,6 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from engine.events import GGSCI_COMPONENT, Event, Severity, log_event
 from engine.heartbeat import registry
 from engine.heartbeat.jobs import job_definitions
 from engine.heartbeat.lag import history_lines, lag_lines, read_history, read_lag
@@ -30,6 +29,7 @@ from engine.heartbeat.schedule import connect
 from engine.heartbeat.schema import Dialect
 from engine.heartbeat.settings import Settings, utc_now
 from engine.heartbeat.store import EmbeddedStore, SqlStore
+from engine.runtime.events import GGSCI_COMPONENT, Event, Severity, log_event
 from ggsci.commands import models as M
 from ggsci.session import CommandFailed, Login, Session
 
@@ -54,7 +54,7 @@ def _store(session: Session, write: bool) -> Iterator[SqlStore]:
     login = _login(session)
     names = _names(session, login)
     if login.kind == "embedded" and write:
-        from engine.source.database import Database
+        from engine.embedded.database import Database
 
         db = Database(Path(login.target))
         try:
@@ -102,7 +102,7 @@ def _entry(login: Login, store: SqlStore) -> registry.Entry:
 
 def _define_jobs(store: EmbeddedStore, settings: Settings) -> list[str]:
     """The embedded source's scheduler jobs for ``settings``; returns the jobs defined."""
-    from engine.source.scheduler import JobDef, define_job, drop_job
+    from engine.embedded.scheduler import JobDef, define_job, drop_job
 
     defined = []
     for name, (target, args) in job_definitions(store.names).items():
@@ -253,7 +253,7 @@ def _delete(session: Session, store: SqlStore) -> None:
     if not any(present.values()):
         raise CommandFailed(_missing(store))
     if isinstance(store, EmbeddedStore):
-        from engine.source.scheduler import drop_job
+        from engine.embedded.scheduler import drop_job
 
         for job, code in ((UPDATE_JOB, "OGG-14006"), (PURGE_JOB, "OGG-14019")):
             if drop_job(store.db.conn, job):
@@ -282,7 +282,7 @@ def _delete(session: Session, store: SqlStore) -> None:
 
 def _run(session: Session, action: str, write: bool, body: Any) -> None:
     """Open the store and run ``body``, with every database failure as one line."""
-    from engine.source.errors import SourceError
+    from engine.embedded.errors import SourceError
 
     try:
         with _store(session, write) as store:

@@ -10,9 +10,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from engine.checkpoints import checkpoint_path, load_checkpoints
-from engine.groups import GroupDef
-from engine.jsonfile import write_json
+from engine.home.checkpoints import checkpoint_path, load_checkpoints
+from engine.home.groups import GroupDef
+from engine.home.jsonfile import write_json
 from ggsci.commands import models as M
 from ggsci.dispatch.groups import resolve
 from ggsci.dispatch.processes import _each

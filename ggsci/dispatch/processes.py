@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.control import (
+from engine.home.groups import GroupDef
+from engine.runtime.control import (
     ControlError,
     group_process,
     group_request,
@@ -16,9 +17,8 @@ from engine.control import (
     start_manager,
     stop_manager,
 )
-from engine.groups import GroupDef
-from engine.ipc import Reply
-from engine.stats import StatsRequest
+from engine.runtime.ipc import Reply
+from engine.runtime.stats import StatsRequest
 from ggsci.commands import models as M
 from ggsci.dispatch.groups import resolve
 from ggsci.session import AlreadyReported, CommandFailed, Session

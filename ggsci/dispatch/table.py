@@ -12,7 +12,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from engine.events import ggsci_command, log_event
+from engine.runtime.events import ggsci_command, log_event
 from ggsci.commands import models as M
 from ggsci.commands.parse import is_blank_or_comment, parse_command, render_error
 from ggsci.dispatch import basic, cptable, creds, files, groups, heartbeat, operator, processes

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from engine.checkpoints import Checkpoints, CsnState, Position, ReadCheckpoint
-from engine.groups import GroupDef, SourceType
-from engine.status import ProcessFile, State
+from engine.home.checkpoints import Checkpoints, CsnState, Position, ReadCheckpoint
+from engine.home.groups import GroupDef, SourceType
+from engine.home.status import ProcessFile, State
 
 LABEL = 21
 TASK_SOURCES = (SourceType.SOURCEISTABLE, SourceType.SPECIALRUN)

@@ -15,8 +15,8 @@ from pathlib import Path
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
-from engine.groups import GroupStore
-from engine.home import Home
+from engine.home.groups import GroupStore
+from engine.home.layout import Home
 from ggsci.commands import keywords as K
 
 WORD_RE = re.compile(r"[^\s,]+")

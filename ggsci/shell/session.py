@@ -24,7 +24,7 @@ from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.key_binding.key_processor import KeyPressEvent
 from prompt_toolkit.output import Output
 
-from engine.home import Home
+from engine.home.layout import Home
 from ggsci.session import Session
 from ggsci.shell.completion import GGSCICompleter
 from ggsci.shell.lexer import STYLE, GGSCILexer

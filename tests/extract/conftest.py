@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.home import Home
-from engine.source.database import Database, create_database
-from engine.source.sql import execute
+from engine.embedded.database import Database, create_database
+from engine.embedded.sql import execute
+from engine.home.layout import Home
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from engine.extract.engine import ExtractRun
-from engine.home import Home
+from engine.home.layout import Home
 from engine.logdump.session import LogdumpSession
 from engine.trail.layout import IOType
 from engine.trail.model import TrailRecord

@@ -17,15 +17,15 @@ from pathlib import Path
 import pytest
 
 from engine import storage
+from engine.embedded.archiver import archived_location, set_archive_dest
+from engine.embedded.clock import ManualClock, to_micros
+from engine.embedded.database import Database, create_database
+from engine.embedded.logfile import BLOCK, FileHeader
+from engine.embedded.sql import execute
 from engine.extract.engine import ExtractRun
 from engine.extract.start import ExtractError
-from engine.groups import GroupStore
-from engine.home import Home
-from engine.source.archiver import archived_location, set_archive_dest
-from engine.source.clock import ManualClock, to_micros
-from engine.source.database import Database, create_database
-from engine.source.logfile import BLOCK, FileHeader
-from engine.source.sql import execute
+from engine.home.groups import GroupStore
+from engine.home.layout import Home
 from engine.trail.reader import TrailReader
 from params.check import check_text
 from tests.shell.conftest import Shell

@@ -17,16 +17,16 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from engine.events import Severity
+from engine.changes import Fragment, Kind, Lcr, Position
+from engine.embedded.clock import ManualClock
+from engine.embedded.database import Database
+from engine.embedded.sql import execute
 from engine.extract import br as br_module
 from engine.extract.cache import Txn
 from engine.extract.engine import ExtractRun
-from engine.extract.lcr import Fragment, Kind, Lcr, Position
 from engine.extract.longtrans import RequestError
-from engine.home import Home
-from engine.source.clock import ManualClock
-from engine.source.database import Database
-from engine.source.sql import execute
+from engine.home.layout import Home
+from engine.runtime.events import Severity
 from engine.trail.reader import TrailReader
 from params.check import check_text
 

@@ -12,11 +12,11 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.datafile import seal
+from engine.changes import Kind, Lcr, Position
 from engine.extract.assemble import to_records
 from engine.extract.cache import SPILL_MAGIC, TransactionCache
-from engine.extract.lcr import Kind, Lcr, Position
 from engine.extract.lcrcodec import encode_lcrs
+from engine.home.datafile import seal
 from engine.trail.layout import IOType, TransInd
 
 ops = st.lists(

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engine.embedded.database import Database, create_database
 from engine.extract.engine import ExtractRun
-from engine.home import Home
-from engine.source.database import Database, create_database
+from engine.home.layout import Home
 from engine.trail.reader import TrailReader
 from params.check import check_text
 
@@ -104,7 +104,7 @@ def test_excluded_user_and_open_transaction_kept_across_restart(
     with open_db() as db:
         run_sql(db, [*DDL, ("s1", "INSERT INTO hr.emp VALUES (1, 'open', 1)")])
         ggrep = db.session("rep", username="GGREP")
-        from engine.source.sql import execute
+        from engine.embedded.sql import execute
 
         execute(db, ggrep, "INSERT INTO hr.emp VALUES (9, 'loop', 9)")
         execute(db, ggrep, "COMMIT")

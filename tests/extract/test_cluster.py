@@ -27,17 +27,17 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from engine.cluster.ship import PACKAGES, UNPACKED, package_dir
+from engine.embedded.archiver import set_archive_dest
+from engine.embedded.bulk import BulkSession
+from engine.embedded.database import Database, create_database
+from engine.embedded.dictionary import ColumnDef
 from engine.extract.engine import ExtractRun
-from engine.extract.livecheck import trail_content
-from engine.home import Home
-from engine.ship import PACKAGES, UNPACKED, package_dir
-from engine.source.archiver import set_archive_dest
-from engine.source.bulk import BulkSession
-from engine.source.database import Database, create_database
-from engine.source.dictionary import ColumnDef
+from engine.home.layout import Home
 from engine.trail.layout import SECTION
 from params.check import check_text
 from tests.extract import standalone
+from tests.harness.livecheck import trail_content
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 
 from engine import _native
-from engine.ship import UNPACKED, build_archive
-from engine.spark import (
+from engine.cluster.session import (
     CLUSTER_DEFAULTS,
     DEFAULT_MASTER,
     JVM_FLAGS,
@@ -29,6 +28,7 @@ from engine.spark import (
     task_slots,
     user_conf,
 )
+from engine.cluster.ship import UNPACKED, build_archive
 from params.check import check_text
 from params.models import SparkParams
 
@@ -188,8 +188,8 @@ def test_archive_holds_the_packages_and_kernels(tmp_path: Path) -> None:
     first = build_archive(tmp_path)
     assert build_archive(tmp_path) == first  # same content, same archive (not rebuilt)
     names = zipfile.ZipFile(first).namelist()
-    assert {"engine/spark.py", "params/data/parameters.txt", "ggsci/cli.py"} <= set(names)
-    assert "engine/spark_log4j2.properties" in names
+    assert {"engine/cluster/session.py", "params/data/parameters.txt", "ggsci/cli.py"} <= set(names)
+    assert "engine/cluster/spark_log4j2.properties" in names
     for k in _native.KERNELS:
         assert any(n.startswith(f"engine/_native/{k}.cpython-") for n in names), k
     assert not any("__pycache__" in n or n.endswith(".c") for n in names)
@@ -232,7 +232,7 @@ def test_missing_kernel_fails_loudly_when_required(monkeypatch: pytest.MonkeyPat
 def test_bad_globals_or_properties_stop_ggsci_extract_in_one_line(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from engine.home import Home
+    from engine.home.layout import Home
     from ggsci.cli import build_app
 
     home = Home(tmp_path / "home")

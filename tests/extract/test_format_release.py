@@ -7,7 +7,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from engine.extract.engine import ExtractRun
-from engine.home import Home
+from engine.home.layout import Home
 from engine.trail.metadata import metadata_kind
 from engine.trail.model import TrailRecord
 from engine.trail.reader import TrailReader

@@ -2,7 +2,7 @@
 
 The rows of a table whose rule the task can apply (WHERE of integer comparisons,
 COLS / COLSEXCEPT, TOKENS of the table and operation: ``tablerules.fragment_tables``) travel
-in a :class:`~engine.extract.lcr.Fragment` selected and cut already, their user tokens
+in a :class:`~engine.changes.Fragment` selected and cut already, their user tokens
 added by the driver at commit (``Fragment.marks``). Every path must give the trail the
 change-by-change path gives (every row on the driver, ``TableRules`` at commit): the
 fragments finished in one pass, a rollback to savepoint that reopens them, the cache
@@ -22,17 +22,17 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from engine.changes import Fragment
+from engine.embedded.database import Database, create_database
 from engine.expr.functions import format_date
 from engine.extract import assemble, miner
 from engine.extract.cache import Txn
 from engine.extract.capture import Capture, Stats
 from engine.extract.engine import ExtractRun
-from engine.extract.lcr import Fragment
 from engine.extract.lcrcodec import decode_lcrs, encode_lcrs
 from engine.extract.start import initial_positions
 from engine.extract.tablerules import TableRules
-from engine.home import Home
-from engine.source.database import Database, create_database
+from engine.home.layout import Home
 from engine.trail.codec import decode_record, user_tokens
 from engine.trail.layout import IOType
 from engine.trail.model import TrailRecord, micros_to_datetime
@@ -284,8 +284,8 @@ def test_a_persisted_marked_fragment_restores_to_the_same_records(
 def test_a_fragment_with_bad_marks_is_refused_as_data() -> None:
     """A page or BR file whose marks do not fit its fragment is a DataError, not a wrong
     token on a record."""
-    from engine.datafile import DataError
-    from engine.extract.lcr import Position
+    from engine.changes import Position
+    from engine.home.datafile import DataError
 
     f = Fragment("1.2.3", Position(1, 1, 0), 10, 5, 0, 0, 5, 0, (), b"", 0, (), (),
                  (("HR.ACC", 5, 0),), 1, b"")  # fmt: skip

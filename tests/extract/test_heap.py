@@ -1,4 +1,4 @@
-"""A mining process keeps the C heap a split needs from one split to the next (engine.heap)."""
+"""A mining process keeps the C heap a split needs from one split to the next (engine.cluster.heap)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
+from engine.cluster.heap import users_own
 from engine.extract import engine as extract_engine
 from engine.extract.engine import ExtractRun
-from engine.heap import users_own
-from engine.home import Home
+from engine.home.layout import Home
 from params.check import check_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SPLITS = """
 import json, resource, sys
 if sys.argv[1] == "worker":
-    from engine.extract.redo_source import settle_worker
+    from engine.cluster.worker import settle_worker
     settle_worker()
 faults = []
 for _ in range(6):

@@ -1,4 +1,4 @@
-"""Batches asked for from two threads run in the order asked (engine.jobturn), on the
+"""Batches asked for from two threads run in the order asked (engine.cluster.jobturn), on the
 suite's real SparkSession."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.jobturn import JobOrder, Turn, in_turn, job_ids
+from engine.cluster.jobturn import JobOrder, Turn, in_turn, job_ids
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -79,8 +79,8 @@ def test_a_batch_never_queued_does_not_hold_the_next(spark: SparkSession, tmp_pa
 
     import pytest
 
-    from engine.extract.livecheck import capture_for
     from engine.extract.merge import Batch
+    from tests.harness.livecheck import capture_for
 
     from .test_rac_live import two_threads
 

@@ -13,19 +13,19 @@ from typing import Any
 
 import pytest
 
-from engine.events import Severity
+from engine.changes import Kind, Lcr, Position
+from engine.embedded.database import Database
+from engine.embedded.dictionary import Dictionary, load_dictionary
+from engine.embedded.fetch import RowFetcher
+from engine.embedded.ids import RowId
+from engine.embedded.logs import list_logs
 from engine.extract.assemble import stream_encoded
 from engine.extract.decode import Selection
 from engine.extract.keyfetch import NOT_FETCHED, KeyFetch, KeyNotFetched, for_extract
-from engine.extract.lcr import Kind, Lcr, Position
 from engine.extract.miner import Closed, Miner, mine_plan
 from engine.extract.start import ExtractError
-from engine.home import Home
-from engine.source.database import Database
-from engine.source.dictionary import Dictionary, load_dictionary
-from engine.source.fetch import RowFetcher
-from engine.source.ids import RowId
-from engine.source.logs import list_logs
+from engine.home.layout import Home
+from engine.runtime.events import Severity
 from engine.trail.codec import decode_record, user_tokens
 from engine.trail.layout import IOType
 from params.check import check_text

@@ -10,16 +10,16 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from engine.checkpoints import load_checkpoints
-from engine.events import Severity
+from engine.changes import Fragment
+from engine.embedded.clock import ManualClock
+from engine.embedded.database import Database
+from engine.embedded.logs import list_logs
+from engine.embedded.sql import execute
 from engine.extract.engine import ExtractRun
-from engine.extract.lcr import Fragment
 from engine.extract.longtrans import RequestError
-from engine.home import Home
-from engine.source.clock import ManualClock
-from engine.source.database import Database
-from engine.source.logs import list_logs
-from engine.source.sql import execute
+from engine.home.checkpoints import load_checkpoints
+from engine.home.layout import Home
+from engine.runtime.events import Severity
 from engine.trail.reader import TrailReader
 from params.check import check_text
 

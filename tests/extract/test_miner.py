@@ -29,25 +29,25 @@ from hypothesis import strategies as st
 
 from engine._native import enabled as native_enabled
 from engine._native import load as load_native
+from engine.changes import Kind, Lcr, Position
+from engine.embedded.codecs import encode_number
+from engine.embedded.database import Database, create_database
+from engine.embedded.dictionary import load_dictionary
+from engine.embedded.dump_parse import parse_dump
+from engine.embedded.errors import CodecError, RedoCorruptError
+from engine.embedded.logfile import logical_of, physical, read_frames, read_records
+from engine.embedded.logs import list_logs
+from engine.embedded.redo_scan import scan_frames
+from engine.embedded.workload import WorkloadSpec, run_workload
 from engine.extract import capture as capture_module
 from engine.extract.assemble import trans_ind
 from engine.extract.capture import Capture, Stats, selection_for
 from engine.extract.decode import BEFORES_FULL, Decoder, Selection
-from engine.extract.lcr import Kind, Lcr, Position
 from engine.extract.miner import Miner, mine_plan
 from engine.extract.redo_source import _tasks, continues
 from engine.extract.start import initial_positions
 from engine.extract.values import number_text, reference_text
-from engine.home import Home
-from engine.source.codecs import encode_number
-from engine.source.database import Database, create_database
-from engine.source.dictionary import load_dictionary
-from engine.source.dump_parse import parse_dump
-from engine.source.errors import CodecError, RedoCorruptError
-from engine.source.logfile import logical_of, physical, read_frames, read_records
-from engine.source.logs import list_logs
-from engine.source.redo_scan import scan_frames
-from engine.source.workload import WorkloadSpec, run_workload
+from engine.home.layout import Home
 from engine.trail.codec import encode_record, finalize
 from engine.trail.layout import BEFORE_IMAGE, IOType, wire_io_type
 from engine.trail.model import TrailRecord
@@ -108,7 +108,7 @@ def _sources(tmp: Path) -> dict[str, Path]:
     with Database(sql) as db:
         run_sql(db, SCRIPT)
         rep = db.session("rep", username="GGREP")
-        from engine.source.sql import execute
+        from engine.embedded.sql import execute
 
         execute(db, rep, "INSERT INTO hr.emp VALUES (99, 'loop', 9)")
         execute(db, rep, "COMMIT")

@@ -7,12 +7,12 @@ import threading
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from engine.events import Severity
+from engine.embedded.clock import ManualClock
+from engine.embedded.database import Database
+from engine.embedded.sql import execute
 from engine.extract.engine import ExtractRun
-from engine.home import Home
-from engine.source.clock import ManualClock
-from engine.source.database import Database
-from engine.source.sql import execute
+from engine.home.layout import Home
+from engine.runtime.events import Severity
 from params.check import check_text
 
 if TYPE_CHECKING:

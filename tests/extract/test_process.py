@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.home import Home
-from engine.source.database import Database, create_database
-from engine.source.sql import execute
-from engine.status import MANAGER, State, read_process_file
+from engine.embedded.database import Database, create_database
+from engine.embedded.sql import execute
+from engine.home.layout import Home
+from engine.home.status import MANAGER, State, read_process_file
 from engine.trail.reader import TrailReader
 
 pytestmark = pytest.mark.e2e

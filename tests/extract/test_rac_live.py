@@ -18,19 +18,19 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from engine.embedded import database as database_module
+from engine.embedded.clock import ManualClock
+from engine.embedded.database import Database, create_database
+from engine.embedded.session import Session
+from engine.embedded.sql import execute
+from engine.embedded.workload import WorkloadSpec, WorkloadStats, run_workload
 from engine.extract import capture as capture_module
 from engine.extract import merge
 from engine.extract.capture import Capture
-from engine.extract.livecheck import ALL_TABLES, KINDS, capture_for, one_run, trail_content
 from engine.extract.start import initial_positions
-from engine.home import Home
-from engine.source import database as database_module
-from engine.source.clock import ManualClock
-from engine.source.database import Database, create_database
-from engine.source.session import Session
-from engine.source.sql import execute
-from engine.source.workload import WorkloadSpec, WorkloadStats, run_workload
+from engine.home.layout import Home
 from engine.trail.writer import TrailWriter
+from tests.harness.livecheck import ALL_TABLES, KINDS, capture_for, one_run, trail_content
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

@@ -11,17 +11,18 @@ from typing import Any
 
 import pytest
 
+from engine.changes import Fragment, Position
+from engine.cluster import worker
+from engine.cluster.session import SparkSettings, _imported, session_conf
 from engine.extract import redo_source as rs
-from engine.extract.lcr import Fragment, Position
 from engine.extract.miner import Closed, MinePlan
-from engine.spark import SparkSettings, _imported, session_conf
 
 
 @pytest.fixture
 def unfrozen(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """A process that has not frozen its objects yet; unfrozen again after the test."""
     gc.unfreeze()
-    monkeypatch.setattr(rs, "_SETTLED", [])
+    monkeypatch.setattr(worker, "_SETTLED", [])
     yield
     gc.unfreeze()
 

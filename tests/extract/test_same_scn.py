@@ -4,7 +4,7 @@ each exactly once, in a live capture, in a catch-up of the same redo, and after 
 whose trail ends between the two (a crash after the first was written).
 
 The embedded database commits at one SCN on both threads inside
-:meth:`~engine.source.database.Database.same_scn`. The merge orders the pair by thread
+:meth:`~engine.embedded.database.Database.same_scn`. The merge orders the pair by thread
 (SCN, SUBSCN, thread), so thread 1's is written first.
 """
 
@@ -16,16 +16,16 @@ from pathlib import Path
 
 import pytest
 
+from engine.embedded.database import Database
+from engine.embedded.session import Session
+from engine.embedded.sql import execute
 from engine.extract.capture import Capture, CaptureState
-from engine.extract.livecheck import ALL_TABLES, PRM, capture_for, trail_content
 from engine.extract.start import initial_positions
-from engine.home import Home
-from engine.source.database import Database
-from engine.source.session import Session
-from engine.source.sql import execute
+from engine.home.layout import Home
 from engine.trail.reader import TrailReader
 from engine.trail.writer import TrailWriter
 from params.check import check_text
+from tests.harness.livecheck import ALL_TABLES, PRM, capture_for, trail_content
 
 from .test_rac_live import drain, two_threads
 

@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from engine.extract.engine import ExtractRun
 from engine.extract.keyfetch import KEY_FETCH_TOKEN
-from engine.home import Home
+from engine.home.layout import Home
 from engine.trail.codec import pack_tokens, user_token, user_tokens
 from engine.trail.layout import IOType
 from engine.trail.reader import TrailReader

@@ -6,8 +6,8 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from engine.extract.engine import ExtractRun
-from engine.home import Home
-from engine.stats import StatsRequest
+from engine.home.layout import Home
+from engine.runtime.stats import StatsRequest
 from params.check import check_text
 
 from .conftest import run_sql

@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING
 import pytest
 
 from engine import storage
+from engine.changes import Position
+from engine.embedded.archiver import set_archive_dest
+from engine.embedded.catalog import RedoCatalog, RedoGapError
+from engine.embedded.database import Database, create_database
+from engine.embedded.logfile import BLOCK, read_header
+from engine.embedded.logs import list_logs
 from engine.extract.engine import ExtractRun
-from engine.extract.lcr import Position
-from engine.home import Home
-from engine.source.archiver import set_archive_dest
-from engine.source.catalog import RedoCatalog, RedoGapError
-from engine.source.database import Database, create_database
-from engine.source.logfile import BLOCK, read_header
-from engine.source.logs import list_logs
+from engine.home.layout import Home
 from engine.trail.reader import TrailReader
 from params.check import check_text
 
@@ -217,7 +217,7 @@ def test_group_process_abends_with_the_gap_line() -> None:
     from types import SimpleNamespace
 
     from engine.extract.runner import ExtractRunner
-    from engine.process import ProcessAbend
+    from engine.runtime.process import ProcessAbend
 
     class Run:
         def run(self, _stop: object) -> None:

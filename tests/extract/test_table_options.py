@@ -15,7 +15,7 @@ import pytest
 
 from engine.extract.engine import ExtractRun
 from engine.extract.start import ExtractError
-from engine.home import Home
+from engine.home.layout import Home
 from engine.logdump.session import LogdumpSession
 from engine.trail.codec import user_tokens
 from engine.trail.layout import IOType

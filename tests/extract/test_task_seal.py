@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from engine.embedded.sql import execute
 from engine.extract.capture import Capture
-from engine.extract.livecheck import capture_for, trail_content
-from engine.source.sql import execute
 from engine.trail.writer import TrailWriter
+from tests.harness.livecheck import capture_for, trail_content
 
 from .test_rac_live import drain, two_threads
 

@@ -12,8 +12,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.changes import Kind
 from engine.extract import txngroup
-from engine.extract.lcr import Kind
 
 #: The kernel itself, whatever GGSCI_NATIVE says (a kernel that was not built fails here).
 _KERNEL = importlib.import_module("engine._native.txngroup")

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from shell.conftest import Shell
 
-from engine.home import Home
-from engine.source.database import create_database
+from engine.embedded.database import create_database
+from engine.home.layout import Home
 
 
 @dataclass

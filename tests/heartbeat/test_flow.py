@@ -8,7 +8,7 @@ from datetime import datetime
 
 import pytest
 
-from engine.extract.lcr import Kind, Lcr, Position
+from engine.changes import Kind, Lcr, Position
 from engine.heartbeat.flow import (
     ExtractRule,
     RoutingRule,

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from engine.embedded.clock import ManualClock
+from engine.embedded.database import Database
 from engine.extract.engine import ExtractRun
-from engine.groups import GroupDef, GroupKind, GroupStore, SourceType
-from engine.home import Home
+from engine.home.groups import GroupDef, GroupKind, GroupStore, SourceType
+from engine.home.layout import Home
 from engine.pump.pump import Pump
 from engine.replicat.engine import ReplicatRun
-from engine.source.clock import ManualClock
-from engine.source.database import Database
 from engine.trail.reader import TrailReader
 from params.check import check_text
 

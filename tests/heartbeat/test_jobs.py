@@ -6,7 +6,9 @@ from __future__ import annotations
 import sqlite3
 from datetime import datetime, timedelta
 
-from engine.events import Severity
+from engine.embedded.clock import ManualClock
+from engine.embedded.database import Database
+from engine.embedded.sql import execute
 from engine.heartbeat import registry
 from engine.heartbeat.jobs import run_purge, run_update
 from engine.heartbeat.names import HeartbeatNames
@@ -14,11 +16,9 @@ from engine.heartbeat.schedule import BUSY_RETRY, HeartbeatSchedule
 from engine.heartbeat.schema import Dialect
 from engine.heartbeat.settings import utc_now
 from engine.heartbeat.store import SqlStore
-from engine.home import Home
-from engine.source.clock import ManualClock
-from engine.source.database import Database
-from engine.source.logical import decode
-from engine.source.sql import execute
+from engine.home.layout import Home
+from engine.runtime.events import Severity
+from tests.harness.logical import decode
 
 from .conftest import Shell, Tick
 

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from engine.embedded.database import Database
 from engine.heartbeat.lag import DayRow, LagRow, duration, history_lines, lag_lines
 from engine.heartbeat.settings import stamp, utc_now
-from engine.home import Home
-from engine.source.database import Database
+from engine.home.layout import Home
 
 from .conftest import Shell
 

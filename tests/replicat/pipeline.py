@@ -10,14 +10,14 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from engine import pipeline_home as ph
-from engine.home import Home
-from engine.soak.audit import check_audit, table_mismatches
-from engine.soak.expected import read_source
-from engine.soak.trailcheck import check_trail
-from engine.source.database import Database
-from engine.source.workload import WorkloadSpec, run_workload
-from engine.status import State, read_process_file
+from engine.embedded.database import Database
+from engine.embedded.workload import WorkloadSpec, run_workload
+from engine.home.layout import Home
+from engine.home.status import State, read_process_file
+from tests.harness import pipeline_home as ph
+from tests.harness.soak.audit import check_audit, table_mismatches
+from tests.harness.soak.expected import read_source
+from tests.harness.soak.trailcheck import check_trail
 
 TABLES = ph.workload_tables(2)
 TIMEOUT = 120.0
@@ -107,7 +107,7 @@ def shutdown(home: Home, spec: ph.PipelineSpec) -> None:
 
 def exactly_once(home: Home, spec: ph.PipelineSpec, *, trails: bool = True) -> list[str]:
     """The soak's checks (engine/soak) once the target equals the source: the apply audit
-    (installed with :func:`engine.soak.audit.install_audit` before the start) and, unless
+    (installed with :func:`tests.harness.soak.audit.install_audit` before the start) and, unless
     ``trails`` is False (heartbeat records are in the trails too), both trails against the
     source's committed transactions. The ``name=value`` lines of what failed."""
     source = read_source(home.dirdb / "SRC", spec.schemas)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from engine.groups import GroupDef, GroupKind, GroupStore, SourceType
-from engine.home import Home
+from engine.home.groups import GroupDef, GroupKind, GroupStore, SourceType
+from engine.home.layout import Home
 from engine.trail.codec import encode_record
 from engine.trail.layout import IOType, TransInd
 from engine.trail.model import Columns, TableDef, TrailRecord

@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 from replicat_helpers import EMP, add_group, dele, ins, model, txn_records, upd, write_trail
 
-from engine import checkpoint_table as ct
-from engine.events import Severity
-from engine.groups import GroupKind, SourceType
-from engine.home import Home
+from engine.home.groups import GroupKind, SourceType
+from engine.home.layout import Home
 from engine.replicat import MappingError, ReplicatError
+from engine.replicat import checkpoint_table as ct
 from engine.replicat.engine import ReplicatRun
 from engine.replicat.mapping import parse_colmap
 from engine.replicat.progress import Progress
+from engine.runtime.events import Severity
 from engine.targets.base import temporal_text
 from engine.trail.layout import IOType
 from engine.trail.model import TableDef, TrailPosition
@@ -50,7 +50,7 @@ def run(home: Home, params: str, *, cpt: str | None = "gg.chkpt") -> tuple[Repli
     if cpt:
         from dataclasses import replace
 
-        from engine.groups import GroupStore
+        from engine.home.groups import GroupStore
 
         group = replace(group, checkpoint_table=cpt)
         GroupStore(home).save(group)

@@ -20,14 +20,14 @@ from replicat_helpers import add_group, model
 from test_map_options import Db
 from test_map_options import db as db_fixture  # noqa: F401 (a fixture)
 
-from engine.events import Severity
+from engine.embedded.database import Database, create_database
+from engine.embedded.sql import execute
 from engine.extract.engine import ExtractRun
-from engine.groups import GroupKind, GroupStore, SourceType
-from engine.home import Home
+from engine.home.groups import GroupKind, GroupStore, SourceType
+from engine.home.layout import Home
 from engine.pump.pump import Pump
 from engine.replicat.engine import ReplicatRun
-from engine.source.database import Database, create_database
-from engine.source.sql import execute
+from engine.runtime.events import Severity
 from engine.trail.codec import encode_record
 from engine.trail.layout import IOType
 from engine.trail.model import TableDef, TrailRecord

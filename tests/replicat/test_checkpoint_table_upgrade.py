@@ -13,8 +13,8 @@ import psycopg
 import pytest
 from shell.conftest import Shell
 
-from engine import checkpoint_table as ct
-from engine.home import Home
+from engine.home.layout import Home
+from engine.replicat import checkpoint_table as ct
 from engine.replicat.progress import CheckpointTable, Progress
 from engine.targets.base import Target
 from engine.targets.postgres import PostgresTarget

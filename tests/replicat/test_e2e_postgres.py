@@ -25,14 +25,14 @@ from pipeline import (
 )
 from replicat_helpers import add_group, ins, model, txn_records, upd, write_trail
 
-from engine import checkpoint_table as ct
-from engine import pipeline_home as ph
-from engine.events import Severity
-from engine.groups import GroupKind, GroupStore, SourceType
-from engine.home import Home
+from engine.home.groups import GroupKind, GroupStore, SourceType
+from engine.home.layout import Home
+from engine.replicat import checkpoint_table as ct
 from engine.replicat.engine import ReplicatRun
-from engine.soak.audit import install_audit
+from engine.runtime.events import Severity
 from engine.trail.layout import IOType
+from tests.harness import pipeline_home as ph
+from tests.harness.soak.audit import install_audit
 
 pytestmark = pytest.mark.postgres
 

@@ -26,8 +26,8 @@ from pipeline import (
     workload,
 )
 
-from engine import pipeline_home as ph
-from engine.soak.audit import install_audit
+from tests.harness import pipeline_home as ph
+from tests.harness.soak.audit import install_audit
 
 pytestmark = pytest.mark.e2e
 

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from replicat_helpers import EMP, add_group, ins, model, txn_records, upd
 
-from engine import checkpoint_table as ct
-from engine.events import Severity
-from engine.groups import GroupKind, SourceType
-from engine.home import Home
+from engine.home.groups import GroupKind, SourceType
+from engine.home.layout import Home
 from engine.pump.pump import Pump, PumpError
 from engine.replicat import MappingError
+from engine.replicat import checkpoint_table as ct
 from engine.replicat.engine import ReplicatRun
+from engine.runtime.events import Severity
 from engine.trail.codec import encode_record
 from engine.trail.fileheader import decode_file_header
 from engine.trail.layout import IOType

@@ -22,8 +22,8 @@ from pipeline import (
     workload,
 )
 
-from engine import pipeline_home as ph
-from engine.home import Home
+from engine.home.layout import Home
+from tests.harness import pipeline_home as ph
 
 
 def history(home: Home) -> list[tuple[str, float]]:

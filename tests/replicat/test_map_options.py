@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 from replicat_helpers import Op, add_group, dele, ins, model, txn_records, upd, write_trail
 
-from engine.events import Severity
-from engine.groups import GroupKind, GroupStore, SourceType
-from engine.home import Home
+from engine.home.groups import GroupKind, GroupStore, SourceType
+from engine.home.layout import Home
 from engine.replicat import MappingError, ReplicatError
 from engine.replicat.engine import ReplicatRun
+from engine.runtime.events import Severity
 from engine.trail.layout import IOType
 
 TABLES = (
@@ -372,7 +372,7 @@ def test_several_filters_must_each_pass_and_the_first_failed_raises(db: Db) -> N
 def test_record_fileseqno_and_filerba_are_each_records_own_position(db: Db) -> None:
     """@GETENV ('RECORD', 'FILESEQNO' / 'FILERBA') (double quotes as GoldenGate takes
     them): where each record is in the trail, not its transaction's start."""
-    from engine.pump.txreader import TransactionReader
+    from engine.trail.txreader import TransactionReader
 
     cols = ('COLMAP (USEDEFAULTS, csn = @GETENV ("RECORD", "FILERBA"), '
             "grp = @GETENV ('RECORD', 'FILESEQNO'), op = @GETENV (\"GGHEADER\", \"OPTYPE\"))")  # fmt: skip

@@ -1,12 +1,12 @@
-"""engine.pipeline_home without processes: the files and commands to the letter, and a home
+"""tests.harness.pipeline_home without processes: the files and commands to the letter, and a home
 set up on an SQLite target read back through the same spec."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from engine import pipeline_home as ph
-from engine.home import Home
+from engine.home.layout import Home
+from tests.harness import pipeline_home as ph
 
 
 def test_files_and_commands_of_the_default_pipeline() -> None:

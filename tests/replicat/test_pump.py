@@ -16,14 +16,14 @@ from replicat_helpers import (
     write_trail,
 )
 
-from engine.events import Severity
-from engine.groups import GroupKind, SourceType
-from engine.home import Home
+from engine.home.groups import GroupKind, SourceType
+from engine.home.layout import Home
 from engine.pump.pump import Pump
-from engine.pump.txreader import TransactionReader
+from engine.runtime.events import Severity
 from engine.trail.layout import IOType
 from engine.trail.model import TableDef
 from engine.trail.reader import TrailReader
+from engine.trail.txreader import TransactionReader
 
 DEPT = TableDef("HR.DEPT", ("ID", "DNAME"))
 PRM = (

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from replicat_helpers import EMP, add_group, dele, ins, model, txn_records, upd, write_trail
 
-from engine.events import Severity
-from engine.groups import GroupKind, SourceType
-from engine.home import Home
+from engine.home.groups import GroupKind, SourceType
+from engine.home.layout import Home
 from engine.pump import PumpError
 from engine.pump.pump import Pump
+from engine.runtime.events import Severity
 from engine.trail.codec import user_token, user_tokens
 from engine.trail.reader import TrailReader
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from replicat_helpers import add_group, ins, model, txn_records, write_trail
 
-from engine.events import Severity
-from engine.groups import GroupKind, SourceType
-from engine.home import Home
+from engine.home.groups import GroupKind, SourceType
+from engine.home.layout import Home
 from engine.replicat.engine import ReplicatRun
+from engine.runtime.events import Severity
 from engine.trail.reader import TrailReader
 
 

@@ -1,4 +1,4 @@
-"""The soak's apply audit on PostgreSQL (engine/soak/audit.py): the PL/pgSQL trigger records
+"""The soak's apply audit on PostgreSQL (tests/harness/soak/audit.py): the PL/pgSQL trigger records
 every applied change, whole, and a change applied twice shows although the table is right."""
 
 from __future__ import annotations
@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from engine import pipeline_home as ph
-from engine.home import Home
-from engine.soak.audit import check_audit, install_audit, table_mismatches
-from engine.soak.expected import read_source
-from engine.source.database import Database
-from engine.source.workload import WorkloadSpec, parse_mix, run_workload
+from engine.embedded.database import Database
+from engine.embedded.workload import WorkloadSpec, parse_mix, run_workload
+from engine.home.layout import Home
+from tests.harness import pipeline_home as ph
+from tests.harness.soak.audit import check_audit, install_audit, table_mismatches
+from tests.harness.soak.expected import read_source
 
 pytestmark = pytest.mark.postgres
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from replicat_helpers import add_group, dele, ins, model, txn_records, upd, write_trail
 
-from engine.groups import GroupKind, SourceType
-from engine.home import Home
+from engine.home.groups import GroupKind, SourceType
+from engine.home.layout import Home
 from engine.pump.pump import Pump
 from engine.replicat.engine import ReplicatRun
-from engine.stats import StatsRequest
+from engine.runtime.stats import StatsRequest
 
 
 @pytest.fixture
@@ -85,9 +85,9 @@ def test_pump_counts_what_it_copies(home: Home) -> None:
 def test_getlag_says_at_eof_when_the_process_found_nothing_more(home: Home) -> None:
     from datetime import datetime
 
-    from engine.ipc import Request
-    from engine.process import GroupContext, GroupRunner, default_handlers
-    from engine.report import ReportWriter
+    from engine.runtime.ipc import Request
+    from engine.runtime.process import GroupContext, GroupRunner, default_handlers
+    from engine.runtime.report import ReportWriter
 
     class Idle(GroupRunner):
         eof = False

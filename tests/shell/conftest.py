@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.home import Home
+from engine.home.layout import Home
 from ggsci.dispatch.table import bind, execute
 from ggsci.session import Session
 

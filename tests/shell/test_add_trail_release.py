@@ -3,7 +3,7 @@ writes that release unless its EXTTRAIL says another); an unknown release is one
 
 from __future__ import annotations
 
-from engine.groups import GroupStore
+from engine.home.groups import GroupStore
 
 from .conftest import Shell
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from engine.home import Home
+from engine.home.layout import Home
 from ggsci.cli import build_app
 from params.check import check_text
 from params.models import ExpectedGroup, FileKind
@@ -66,10 +66,10 @@ def test_another_groups_name_or_no_group_parameter_is_an_error() -> None:
 def test_the_replicat_process_abends_naming_its_group(tmp_path: Path) -> None:
     """What START REPLICAT rep5 runs: the group process checks the file as REPLICAT REP5's,
     every diagnostic to the report, OGG-10144 to abend."""
-    from engine.groups import GroupStore
-    from engine.paramcheck import load_group_params
-    from engine.process import GroupContext, ProcessAbend
-    from engine.report import ReportWriter
+    from engine.home.groups import GroupStore
+    from engine.runtime.paramcheck import load_group_params
+    from engine.runtime.process import GroupContext, ProcessAbend
+    from engine.runtime.report import ReportWriter
 
     home, _shell = _home(tmp_path)
     group = GroupStore(home).get("REP5")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from engine.home import Home
+from engine.home.layout import Home
 from ggsci.cli import build_app
 from ggsci.commands import models as M
 from ggsci.dispatch import table
@@ -94,7 +94,7 @@ def test_no_traceback_for_unexpected_failures(home: Home, monkeypatch: pytest.Mo
 def test_shell_modules_do_not_import_pyspark() -> None:
     code = (
         "import sys, ggsci.cli, ggsci.cli_shell, ggsci.launch, ggsci.runner, ggsci.shell.session, "
-        "ggsci.shell.completion, ggsci.dispatch.table, engine.control\n"
+        "ggsci.shell.completion, ggsci.dispatch.table, engine.runtime.control\n"
         "assert 'pyspark' not in sys.modules, 'pyspark imported'\n"
         "assert 'py4j' not in sys.modules, 'py4j imported'\n"
     )

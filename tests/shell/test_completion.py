@@ -6,7 +6,7 @@ import pytest
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
-from engine.home import Home
+from engine.home.layout import Home
 from ggsci.shell.completion import GGSCICompleter, candidates, path_candidates, suggest
 from ggsci.shell.lexer import classify
 

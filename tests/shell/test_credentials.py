@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 import stat
 
-from engine.home import Home
+from engine.home.layout import Home
 from ggsci.credstore import CredentialStore
 
 from .conftest import Shell
@@ -46,8 +46,8 @@ def test_password_is_asked_for_when_not_given(home: Home) -> None:
 
 
 def test_dblogin_embedded_database_and_prompt(shell: Shell, home: Home) -> None:
-    from engine.source.database import create_database, open_database
-    from engine.source.sql import execute
+    from engine.embedded.database import create_database, open_database
+    from engine.embedded.sql import execute
 
     create_database(home.dirdb, "src1")
     with open_database(home.dirdb, "src1") as db:  # users are changed by SQL

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from engine.checkpoints import Checkpoints, Position, ReadCheckpoint, save_checkpoints
-from engine.events import CAPTURE_COMPONENT, Event, Severity, ggsci_command
-from engine.groups import GroupDef, GroupKind, GroupStore, SourceType
-from engine.home import Home
-from engine.ipc import HandlerTable, IpcError, Reply, Request, send_request, serving
-from engine.mgrparams import ManagerParamError, PurgeRule, parse_manager_params
-from engine.purge import purge_candidates
-from engine.report import age_reports
+from engine.home.checkpoints import Checkpoints, Position, ReadCheckpoint, save_checkpoints
+from engine.home.groups import GroupDef, GroupKind, GroupStore, SourceType
+from engine.home.layout import Home
+from engine.manager.params import ManagerParamError, PurgeRule, parse_manager_params
+from engine.manager.purge import purge_candidates
+from engine.runtime.events import CAPTURE_COMPONENT, Event, Severity, ggsci_command
+from engine.runtime.ipc import HandlerTable, IpcError, Reply, Request, send_request, serving
+from engine.runtime.report import age_reports
 
 
 def test_event_line_format() -> None:

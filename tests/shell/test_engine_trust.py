@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from engine import process
-from engine.events import DELIVERY_COMPONENT, Event, Severity, log_event, one_line
-from engine.groups import GroupStore
-from engine.home import Home
-from engine.process import GroupContext
-from engine.report import ReportWriter
+from engine.home.groups import GroupStore
+from engine.home.layout import Home
+from engine.runtime import process
+from engine.runtime.events import DELIVERY_COMPONENT, Event, Severity, log_event, one_line
+from engine.runtime.process import GroupContext
+from engine.runtime.report import ReportWriter
 
 from .conftest import FIXED_NOW, Shell
 

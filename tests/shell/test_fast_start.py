@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from engine.control import wait_for_state
-from engine.home import Home
-from engine.source.database import Database, create_database
-from engine.source.sql import execute
-from engine.status import MANAGER, State, read_process_file
+from engine.embedded.database import Database, create_database
+from engine.embedded.sql import execute
+from engine.home.layout import Home
+from engine.home.status import MANAGER, State, read_process_file
+from engine.runtime.control import wait_for_state
 from tests.extract.test_process import ggsci
 
 pytestmark = pytest.mark.e2e

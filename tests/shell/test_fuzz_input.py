@@ -27,13 +27,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.home import Home
+from engine.embedded.dictionary import load_dictionary
+from engine.embedded.dump_parse import parse_dump
+from engine.embedded.errors import SourceError
+from engine.home.layout import Home
 from engine.logdump.dump import dump_files
 from engine.logdump.session import LogdumpSession
 from engine.logdump.views import DisplayOptions
-from engine.source.dictionary import load_dictionary
-from engine.source.dump_parse import parse_dump
-from engine.source.errors import SourceError
 from engine.trail import IOType, TableDef, TrailRecord, TrailWriter, TransInd, encode_record
 from engine.trail.errors import TrailError
 from ggsci.commands import models as M

@@ -7,10 +7,10 @@ import sqlite3
 
 import pytest
 
+from engine.embedded.database import Database, create_database
+from engine.embedded.scheduler import load_jobs
 from engine.heartbeat import registry
-from engine.home import Home
-from engine.source.database import Database, create_database
-from engine.source.scheduler import load_jobs
+from engine.home.layout import Home
 
 from .conftest import Shell, check_golden
 

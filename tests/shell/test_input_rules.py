@@ -19,8 +19,8 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from typer.testing import CliRunner
 
-from engine.home import Home
-from engine.mgrparams import load_manager_params
+from engine.home.layout import Home
+from engine.manager.params import load_manager_params
 from ggsci import launch
 from ggsci.cli import build_app
 from ggsci.dispatch.cptable import default_table

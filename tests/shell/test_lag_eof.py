@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from engine.groups import GroupDef, GroupKind, SourceType
-from engine.home import Home
-from engine.ipc import Request
-from engine.process import GroupContext, GroupRunner, default_handlers
-from engine.report import ReportWriter
+from engine.home.groups import GroupDef, GroupKind, SourceType
+from engine.home.layout import Home
+from engine.runtime.ipc import Request
+from engine.runtime.process import GroupContext, GroupRunner, default_handlers
+from engine.runtime.report import ReportWriter
 
 
 class AtEof(GroupRunner):

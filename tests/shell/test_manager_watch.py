@@ -11,13 +11,13 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from engine.checkpoints import Checkpoints, save_checkpoints
-from engine.control import wait_for_state
-from engine.events import Severity
-from engine.home import Home
-from engine.mgrparams import parse_manager_params
-from engine.mgrwatch import ManagerWatch, hms
-from engine.status import MANAGER, State, read_process_file
+from engine.home.checkpoints import Checkpoints, save_checkpoints
+from engine.home.layout import Home
+from engine.home.status import MANAGER, State, read_process_file
+from engine.manager.params import parse_manager_params
+from engine.manager.watch import ManagerWatch, hms
+from engine.runtime.control import wait_for_state
+from engine.runtime.events import Severity
 
 from .conftest import Shell
 from .test_processes import builtin_runners  # noqa: F401 (autouse: the built-in runner)
@@ -140,8 +140,8 @@ def test_startupvalidationdelay_reports_a_group_that_did_not_stay_up(two_groups:
 def test_the_manager_logs_lag_from_mgr_prm(two_groups: Shell) -> None:
     """The running Manager acts on its file: LAGREPORT is read in minutes, so this one runs
     its check directly (one interval would be a minute) through the Manager's own watch."""
-    from engine.manager import Manager
-    from engine.mgrparams import check_manager_params
+    from engine.manager.main import Manager
+    from engine.manager.params import check_manager_params
 
     home = two_groups.session.home
     (home.dirprm / "mgr.prm").write_text("PORT 0\nLAGREPORTMINUTES 1\nLAGCRITICALSECONDS 10\n")

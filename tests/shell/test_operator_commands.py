@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from engine.home import Home
+from engine.home.layout import Home
 from ggsci.cli import build_app
 
 from .conftest import Shell
@@ -163,8 +163,8 @@ def test_info_param_and_getparaminfo(shell: Shell, home: Home) -> None:
 def test_cleanup_keeps_save_runs_of_history(shell: Shell, home: Home) -> None:
     from dataclasses import replace
 
-    from engine.checkpoints import checkpoint_path, load_checkpoints
-    from engine.jsonfile import write_json
+    from engine.home.checkpoints import checkpoint_path, load_checkpoints
+    from engine.home.jsonfile import write_json
 
     shell.run("ADD EXTRACT e1, TRANLOG, BEGIN NOW")
     cps = load_checkpoints(home, "EXTRACT", "E1")
@@ -187,7 +187,7 @@ def test_not_offered_lines(shell: Shell) -> None:
 
 
 def test_delete_exttrail_of_a_running_extract_is_refused(shell: Shell, home: Home) -> None:
-    from engine.status import ProcessLock
+    from engine.home.status import ProcessLock
 
     shell.run("ADD EXTRACT e1, TRANLOG, BEGIN NOW")
     shell.run("ADD EXTTRAIL ./dirdat/lt, EXTRACT e1")
@@ -205,9 +205,9 @@ def test_delete_exttrail_of_a_running_extract_is_refused(shell: Shell, home: Hom
 
 
 def test_embedded_database_users_and_ora_01017(shell: Shell, home: Home) -> None:
-    from engine.source.database import create_database, open_database
-    from engine.source.errors import SqlError
-    from engine.source.sql import execute
+    from engine.embedded.database import create_database, open_database
+    from engine.embedded.errors import SqlError
+    from engine.embedded.sql import execute
 
     create_database(home.dirdb, "src")
     denied = "ERROR: Unable to log in: ORA-01017: invalid username/password; logon denied\n"
@@ -278,9 +278,9 @@ def test_screens_are_goldengates(shell: Shell, home: Home) -> None:
 def test_a_manager_that_does_not_answer_is_named_without_its_socket_file(
     shell: Shell, home: Home, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import engine.control as control
-    from engine.ipc import IpcError
-    from engine.status import MANAGER, socket_path
+    import engine.runtime.control as control
+    from engine.home.status import MANAGER, socket_path
+    from engine.runtime.ipc import IpcError
 
     def refused(path: Path, text: str, timeout: float) -> None:
         try:

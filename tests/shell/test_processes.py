@@ -13,9 +13,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from engine.control import manager_info, wait_for, wait_for_state
-from engine.home import Home
-from engine.status import MANAGER, State, read_process_file, socket_path
+from engine.home.layout import Home
+from engine.home.status import MANAGER, State, read_process_file, socket_path
+from engine.runtime.control import manager_info, wait_for, wait_for_state
 
 from .conftest import Shell
 
@@ -28,7 +28,7 @@ GOOD_PRM = "EXTRACT ext1\nEXTTRAIL ./dirdat/lt\nTABLE hr.*;\n"
 def builtin_runners(monkeypatch: pytest.MonkeyPatch) -> None:
     """These tests are about the process model, not the engines: run the built-in runner."""
     for kind in ("EXTRACT", "REPLICAT"):
-        monkeypatch.setenv(f"GGSCI_RUNNER_{kind}", "engine.runners:ParameterCheckRunner")
+        monkeypatch.setenv(f"GGSCI_RUNNER_{kind}", "tests.harness.runners:ParameterCheckRunner")
 
 
 @pytest.fixture

@@ -33,8 +33,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.home import Home
-from engine.status import MANAGER, State, read_process_file
+from engine.home.layout import Home
+from engine.home.status import MANAGER, State, read_process_file
 
 pytestmark = pytest.mark.e2e
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "quickstart.md"

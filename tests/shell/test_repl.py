@@ -16,7 +16,7 @@ from prompt_toolkit.history import FileHistory, InMemoryHistory
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from engine.home import Home
+from engine.home.layout import Home
 from ggsci.shell.session import interactive, make_history
 
 

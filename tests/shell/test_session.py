@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 
-from engine.checkpoints import CsnState, Position, load_checkpoints, save_checkpoints
-from engine.home import Home
-from engine.status import ProcessFile, State, start_ticks, write_process_file
+from engine.home.checkpoints import CsnState, Position, load_checkpoints, save_checkpoints
+from engine.home.layout import Home
+from engine.home.status import ProcessFile, State, start_ticks, write_process_file
 
 from .conftest import Shell, check_golden
 

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.home import Home
-from engine.ipc import Request
-from engine.stats import (
+from engine.home.layout import Home
+from engine.runtime.ipc import Request
+from engine.runtime.stats import (
     LABELS,
     OPS,
     StatsBook,

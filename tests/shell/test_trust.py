@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from engine.groups import GroupStore
-from engine.home import Home
-from engine.ipc import Request
-from engine.manager import Manager
-from engine.mgrparams import ManagerParams
-from engine.names import InvalidGroupName, check_group_name
-from engine.process import run_group
-from engine.trust import NotHomeOwner, check_home_owner
+from engine.home.groups import GroupStore
+from engine.home.layout import Home
+from engine.home.names import InvalidGroupName, check_group_name
+from engine.home.trust import NotHomeOwner, check_home_owner
+from engine.manager.main import Manager
+from engine.manager.params import ManagerParams
+from engine.runtime.ipc import Request
+from engine.runtime.process import run_group
 
 from .conftest import Shell
 from .trust_helpers import NOBODY, as_nobody, open_home
@@ -249,9 +249,9 @@ def test_ggsci_as_another_user_is_refused_with_one_line(root_home: Home) -> None
 def test_processes_as_another_user_are_refused(root_home: Home) -> None:
     home = str(root_home.root)
     done = as_nobody(
-        "import engine.process, engine.manager",
-        f"rc = engine.process.main(['EXTRACT', 'EXT1', '--home', {home!r}])\n"
-        f"rc2 = engine.manager.main(['--home', {home!r}])\n"
+        "import engine.runtime.process, engine.manager.main",
+        f"rc = engine.runtime.process.main(['EXTRACT', 'EXT1', '--home', {home!r}])\n"
+        f"rc2 = engine.manager.main.main(['--home', {home!r}])\n"
         "print(rc, rc2)",
     )
     assert done.stdout == "2 2\n", done.stderr
@@ -277,7 +277,7 @@ def test_an_unreadable_process_file_is_no_process_file(
 def test_ggsci_extract_paramfile_holds_the_group_lock(home: Home) -> None:
     from typer.testing import CliRunner
 
-    from engine.status import ProcessLock
+    from engine.home.status import ProcessLock
     from ggsci.cli import build_app
 
     prm = home.dirprm / "ext1.prm"
@@ -301,10 +301,10 @@ def test_ggsci_db_refuses_a_home_of_another_user(
 ) -> None:
     from typer.testing import CliRunner
 
-    import engine.trust
+    import engine.home.trust
     from ggsci.cli import build_app
 
-    monkeypatch.setattr(engine.trust.os, "geteuid", lambda: NOBODY)  # as nobody would run it
+    monkeypatch.setattr(engine.home.trust.os, "geteuid", lambda: NOBODY)  # as nobody would run it
     result = CliRunner().invoke(build_app(), ["db", "create", "src", "--home", str(root_home.root)])
     assert result.exit_code == 1
     assert result.output == (

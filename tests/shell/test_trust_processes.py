@@ -16,13 +16,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from engine import ipc
-from engine.access import AccessPolicy, program_of
-from engine.control import manager_info, wait_for, wait_for_state
-from engine.home import Home
-from engine.ipc import HandlerTable, Peer, Reply, Request, TcpListener, send_request
-from engine.mgrparams import parse_manager_params
-from engine.status import (
+from engine.home.layout import Home
+from engine.home.status import (
     MANAGER,
     ProcessLock,
     State,
@@ -32,6 +27,11 @@ from engine.status import (
     read_process_file,
     socket_path,
 )
+from engine.manager.access import AccessPolicy, program_of
+from engine.manager.params import parse_manager_params
+from engine.runtime import ipc
+from engine.runtime.control import manager_info, wait_for, wait_for_state
+from engine.runtime.ipc import HandlerTable, Peer, Reply, Request, TcpListener, send_request
 from params.check import check_text
 
 from .conftest import Shell
@@ -44,7 +44,7 @@ TIMEOUT = 20.0
 @pytest.fixture(autouse=True)
 def builtin_runners(monkeypatch: pytest.MonkeyPatch) -> None:
     for kind in ("EXTRACT", "REPLICAT"):
-        monkeypatch.setenv(f"GGSCI_RUNNER_{kind}", "engine.runners:ParameterCheckRunner")
+        monkeypatch.setenv(f"GGSCI_RUNNER_{kind}", "tests.harness.runners:ParameterCheckRunner")
 
 
 def _kill_all(home: Home) -> None:
@@ -122,7 +122,15 @@ def test_a_second_process_started_by_hand_stops_with_one_line(live: Shell) -> No
     pid = start_ext1(live)
     before = process_file_path(home, "EXTRACT", "EXT1").read_text()
     done = subprocess.run(
-        [sys.executable, "-m", "engine.process", "EXTRACT", "ext1", "--home", str(home.root)],
+        [
+            sys.executable,
+            "-m",
+            "engine.runtime.process",
+            "EXTRACT",
+            "ext1",
+            "--home",
+            str(home.root),
+        ],
         capture_output=True,
         text=True,
         timeout=60,
@@ -144,7 +152,7 @@ def test_a_second_manager_stops_with_one_line(live: Shell) -> None:
     process_file_path(home, MANAGER, MANAGER).unlink()  # the file is not the guard
     assert live.run("START MANAGER") == "ERROR: Manager is already running.\n"
     done = subprocess.run(
-        [sys.executable, "-m", "engine.manager", "--home", str(home.root)],
+        [sys.executable, "-m", "engine.manager.main", "--home", str(home.root)],
         capture_output=True,
         text=True,
         timeout=60,
@@ -208,8 +216,8 @@ def test_another_user_is_refused_on_the_unix_socket_even_if_it_can_reach_it(live
     home.dirpcs.chmod(0o755)
     sock.chmod(0o666)  # as if someone loosened the modes: the kernel still says who calls
     done = as_nobody(
-        "import engine.ipc",
-        f"r = engine.ipc.send_request(__import__('pathlib').Path({str(sock)!r}), 'STOP')\n"
+        "import engine.runtime.ipc",
+        f"r = engine.runtime.ipc.send_request(__import__('pathlib').Path({str(sock)!r}), 'STOP')\n"
         "print(r.ok, r.lines[0])",
     )
     assert done.stdout == (

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.home import Home
+from engine.home.layout import Home
 
 NOBODY = 65534
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.source.clock import ManualClock
-from engine.source.database import Database, create_database
+from engine.embedded.clock import ManualClock
+from engine.embedded.database import Database, create_database
 
 VECTORS = Path(__file__).parent / "vectors"
 SQL = Path(__file__).parent / "sql"

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from engine.source.dictionary import load_dictionary
-from engine.source.dump_parse import parse_dump
-from engine.source.errors import DumpSyntaxError, SourceError
+from engine.embedded.dictionary import load_dictionary
+from engine.embedded.dump_parse import parse_dump
+from engine.embedded.errors import DumpSyntaxError, SourceError
 from ggsci.cli_db import app
 
 VECTORS = Path(__file__).parent / "vectors"

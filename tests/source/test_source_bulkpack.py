@@ -1,9 +1,9 @@
 """The fast path's packed change vectors against the codec's encoding of the model objects.
 
-:mod:`engine.source.bulkpack` packs change vectors without building the dataclasses of
-:mod:`engine.source.redo`; for any row, undo address, block state and transaction, its
+:mod:`engine.embedded.bulkpack` packs change vectors without building the dataclasses of
+:mod:`engine.embedded.redo`; for any row, undo address, block state and transaction, its
 bytes must be what :func:`redo_codec.encode_record` writes for the change vectors that
-:mod:`engine.source.redogen` builds (the generic path's). The workload golden test checks
+:mod:`engine.embedded.redogen` builds (the generic path's). The workload golden test checks
 whole runs; this one covers values the workload does not make (NULLs, long values, long
 keys, every cleanout size, undo sequences wrapping).
 """
@@ -15,13 +15,13 @@ from datetime import datetime
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.source import bulkpack as bp
-from engine.source import redogen as rg
-from engine.source.dictionary import ColumnDef, IndexDef, TableDef
-from engine.source.ids import Rba, Uba, Xid, make_dba
-from engine.source.redo import Body, ChangeVector, Column, IndexOp, Ktb, RedoRecord, UndoApplied
-from engine.source.redo_codec import encode_record
-from engine.source.rows import supp_columns
+from engine.embedded import bulkpack as bp
+from engine.embedded import redogen as rg
+from engine.embedded.dictionary import ColumnDef, IndexDef, TableDef
+from engine.embedded.ids import Rba, Uba, Xid, make_dba
+from engine.embedded.redo import Body, ChangeVector, Column, IndexOp, Ktb, RedoRecord, UndoApplied
+from engine.embedded.redo_codec import encode_record
+from engine.embedded.rows import supp_columns
 
 TABLE = TableDef(
     "WL",

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.source.codecs import (
+from engine.embedded.codecs import (
     decode_date,
     decode_number,
     decode_text,
@@ -21,7 +21,7 @@ from engine.source.codecs import (
     encode_timestamp,
     encode_value,
 )
-from engine.source.errors import CodecError
+from engine.embedded.errors import CodecError
 
 WIDE = Context(prec=60)
 

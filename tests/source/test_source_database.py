@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from engine.source import dml
-from engine.source.database import Database
-from engine.source.dictionary import load_dictionary
-from engine.source.dump_parse import parse_dump
-from engine.source.logfile import read_records
-from engine.source.logical import decode
-from engine.source.redo import Ddl
-from engine.source.sql import execute, run_script
+from engine.embedded import dml
+from engine.embedded.database import Database
+from engine.embedded.dictionary import load_dictionary
+from engine.embedded.dump_parse import parse_dump
+from engine.embedded.logfile import read_records
+from engine.embedded.redo import Ddl
+from engine.embedded.sql import execute, run_script
+from tests.harness.logical import decode
 
 VECTORS = Path(__file__).parent / "vectors"
 
@@ -76,7 +76,7 @@ def test_import_keeps_oracle_positions(make_db: Callable[..., Database]) -> None
 def test_committed_redo_reaches_a_tailing_reader(
     make_db: Callable[..., Database], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import engine.source.database as database
+    import engine.embedded.database as database
 
     monkeypatch.setattr(database, "FLUSH_INTERVAL", 0.0)
     db = make_db()

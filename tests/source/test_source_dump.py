@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from engine.source.dictionary import load_dictionary
-from engine.source.dump_parse import parse_dump
-from engine.source.dump_write import dump_text
-from engine.source.errors import DumpSyntaxError
-from engine.source.ids import RowId, Xid
-from engine.source.logical import decode
-from engine.source.redo import DirectLoad, Kdo, Undo
-from engine.source.redo_codec import decode_record, encode_record
+from engine.embedded.dictionary import load_dictionary
+from engine.embedded.dump_parse import parse_dump
+from engine.embedded.dump_write import dump_text
+from engine.embedded.errors import DumpSyntaxError
+from engine.embedded.ids import RowId, Xid
+from engine.embedded.redo import DirectLoad, Kdo, Undo
+from engine.embedded.redo_codec import decode_record, encode_record
+from tests.harness.logical import decode
 
 VECTORS = Path(__file__).parent / "vectors"
 

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.source.errors import CodecError
-from engine.source.ids import Rba, RowId, Uba, Xid, dump_scn, make_dba, parse_scn, scn_display
+from engine.embedded.errors import CodecError
+from engine.embedded.ids import Rba, RowId, Uba, Xid, dump_scn, make_dba, parse_scn, scn_display
 
 
 def test_seed_rowid() -> None:

@@ -14,11 +14,11 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from engine.source.errors import RedoCorruptError, RedoTruncatedError
-from engine.source.ids import Xid
-from engine.source.logfile import BLOCK, LogWriter, read_header, read_records
-from engine.source.logs import LogSet, list_logs
-from engine.source.redo import ChangeVector, Column, Kdo, Ktb, RedoRecord
+from engine.embedded.errors import RedoCorruptError, RedoTruncatedError
+from engine.embedded.ids import Xid
+from engine.embedded.logfile import BLOCK, LogWriter, read_header, read_records
+from engine.embedded.logs import LogSet, list_logs
+from engine.embedded.redo import ChangeVector, Column, Kdo, Ktb, RedoRecord
 
 
 def _records(w: LogWriter, n: int, seed: int = 1) -> list[RedoRecord]:
@@ -167,8 +167,8 @@ def test_logset_switch_by_size_and_request(tmp_path: Path) -> None:
 
 
 def test_read_frames_and_peek(log: tuple[Path, list[RedoRecord]]) -> None:
-    from engine.source.logfile import peek, read_frames
-    from engine.source.redo_codec import decode_record
+    from engine.embedded.logfile import peek, read_frames
+    from engine.embedded.redo_codec import decode_record
 
     path, _recs = log
     frames = list(read_frames(path, 3000, 90_000))
@@ -180,7 +180,7 @@ def test_read_frames_and_peek(log: tuple[Path, list[RedoRecord]]) -> None:
 
 
 def test_plan_splits_covers_every_record_once(tmp_path: Path) -> None:
-    from engine.source.logs import plan_splits
+    from engine.embedded.logs import plan_splits
 
     logs = LogSet(tmp_path, 30_000, lambda: 0)
     for t in (1, 2):

@@ -23,12 +23,12 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.source.clock import ManualClock
-from engine.source.database import Database, create_database
-from engine.source.dictionary import load_dictionary
-from engine.source.errors import ConstraintError, RowLockedError
-from engine.source.logical import decode, replay
-from engine.source.sql import execute
+from engine.embedded.clock import ManualClock
+from engine.embedded.database import Database, create_database
+from engine.embedded.dictionary import load_dictionary
+from engine.embedded.errors import ConstraintError, RowLockedError
+from engine.embedded.sql import execute
+from tests.harness.logical import decode, replay
 
 SESSIONS = ("A", "B", "C")
 KEYS = range(8)

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.source.dump_parse import parse_dump
-from engine.source.errors import RedoCorruptError
-from engine.source.redo import RedoRecord
-from engine.source.redo_codec import decode_record, encode_record
+from engine.embedded.dump_parse import parse_dump
+from engine.embedded.errors import RedoCorruptError
+from engine.embedded.redo import RedoRecord
+from engine.embedded.redo_codec import decode_record, encode_record
 
 VECTORS = Path(__file__).parent / "vectors"
 RECORDS: list[RedoRecord] = [
@@ -63,7 +63,7 @@ def test_corrupted_payloads_fail_cleanly(i: int, data: st.DataObject) -> None:
 def test_records_pickle_for_spark_tasks() -> None:
     import pickle
 
-    from engine.source.redo import LocatedRecord
+    from engine.embedded.redo import LocatedRecord
 
     located = [
         LocatedRecord(r, 7, 512 * (i + 1) + 16, 512 * (i + 2)) for i, r in enumerate(RECORDS)

@@ -1,6 +1,6 @@
 """The compiled row-change kernel (engine/_native/redopack.c) against its Python twin.
 
-:mod:`engine.source.redopack` states what the kernel does; the C module must give the same
+:mod:`engine.embedded.redopack` states what the kernel does; the C module must give the same
 bytes (framed records, value encodings, cut blocks, commit records) and leave the
 transaction and the database's cleanout map in the same state, for any values SQLite can
 hand it: NULLs, empty strings, integers of any size and sign, floats fractional, huge,
@@ -25,12 +25,12 @@ from hypothesis import strategies as st
 
 from engine._native import enabled as native_enabled
 from engine._native import load
-from engine.source import bulk, logfile
-from engine.source import bulkpack as bp
-from engine.source import redogen as rg
-from engine.source import redopack as rp
-from engine.source.dictionary import ColumnDef, IndexDef, TableDef
-from engine.source.ids import Xid, make_dba
+from engine.embedded import bulk, logfile
+from engine.embedded import bulkpack as bp
+from engine.embedded import redogen as rg
+from engine.embedded import redopack as rp
+from engine.embedded.dictionary import ColumnDef, IndexDef, TableDef
+from engine.embedded.ids import Xid, make_dba
 from tests.source.test_source_workload_golden import GOLDEN, SCENARIOS, _fingerprint
 
 _C: Any = load("redopack")

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from engine.source.database import Database
-from engine.source.dump_parse import parse_dump
-from engine.source.redo import DirectLoad, Kdo, RedoRecord, Undo
-from engine.source.sql import run_script
+from engine.embedded.database import Database
+from engine.embedded.dump_parse import parse_dump
+from engine.embedded.redo import DirectLoad, Kdo, RedoRecord, Undo
+from engine.embedded.sql import run_script
 
 HERE = Path(__file__).parent
 PREP_TEMP = """
@@ -90,8 +90,8 @@ def _cols(k: Kdo) -> Any:
 def replayed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[RedoRecord]]:
     from datetime import datetime
 
-    from engine.source.clock import ManualClock
-    from engine.source.database import create_database
+    from engine.embedded.clock import ManualClock
+    from engine.embedded.database import create_database
 
     root = create_database(tmp_path_factory.mktemp("seed"), "SEED")
     db = Database(root, clock=ManualClock(datetime(2013, 3, 31, 23, 59, 58), step=1))

@@ -8,17 +8,17 @@ from decimal import Decimal
 
 import pytest
 
-from engine.source.database import Database
-from engine.source.dictionary import load_dictionary
-from engine.source.errors import (
+from engine.embedded.database import Database
+from engine.embedded.dictionary import load_dictionary
+from engine.embedded.errors import (
     ConstraintError,
     DatabaseError,
     RowLockedError,
     SqlError,
     UnknownObjectError,
 )
-from engine.source.logical import decode, replay
-from engine.source.sql import execute, run_script, split_statements
+from engine.embedded.sql import execute, run_script, split_statements
+from tests.harness.logical import decode, replay
 
 DDL = """
 CREATE TABLE t (id NUMBER PRIMARY KEY, name VARCHAR2(10) NOT NULL, born DATE, ts TIMESTAMP,
@@ -226,16 +226,16 @@ def test_replay_rebuilds_tables(make_db: Callable[..., Database]) -> None:
 
 
 def _py(t: str, v: object) -> object:
-    from engine.source.dictionary import ColumnDef
-    from engine.source.values import to_python
+    from engine.embedded.dictionary import ColumnDef
+    from engine.embedded.values import to_python
 
     return to_python(ColumnDef("X", t), v)  # type: ignore[arg-type]
 
 
 def test_select_cleans_out_committed_blocks(make_db: Callable[..., Database]) -> None:
-    from engine.source.dump_parse import parse_dump
-    from engine.source.dump_write import dump_text
-    from engine.source.redo import Cleanout
+    from engine.embedded.dump_parse import parse_dump
+    from engine.embedded.dump_write import dump_text
+    from engine.embedded.redo import Cleanout
 
     db = _db(make_db)
     s = db.session("S1")
@@ -256,8 +256,8 @@ def test_select_cleans_out_committed_blocks(make_db: Callable[..., Database]) ->
 def test_dml_cleans_out_blocks_like_the_seed(make_db: Callable[..., Database]) -> None:
     """Seed 002's single-row update: its 11.5 carries KTB op 0x11 with a block cleanout of
     the insert that committed before it."""
-    from engine.source.dump_write import dump_text
-    from engine.source.redo import Kdo
+    from engine.embedded.dump_write import dump_text
+    from engine.embedded.redo import Kdo
 
     db = _db(make_db)
     s = db.session("S1")

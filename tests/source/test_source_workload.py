@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from engine.source.clock import ManualClock
-from engine.source.database import Database, create_database
-from engine.source.dictionary import load_dictionary
-from engine.source.errors import SourceError
-from engine.source.logical import decode, replay
-from engine.source.redo import RedoRecord
-from engine.source.workload import WorkloadSpec, parse_mix, run_workload
+from engine.embedded.clock import ManualClock
+from engine.embedded.database import Database, create_database
+from engine.embedded.dictionary import load_dictionary
+from engine.embedded.errors import SourceError
+from engine.embedded.redo import RedoRecord
+from engine.embedded.workload import WorkloadSpec, parse_mix, run_workload
+from tests.harness.logical import decode, replay
 
 
 def _run(tmp: Path, spec: WorkloadSpec, threads: int = 2) -> tuple[list[RedoRecord], Database]:

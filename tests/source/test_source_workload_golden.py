@@ -1,9 +1,9 @@
 """The workload's redo and tables, byte for byte, against recorded hashes.
 
-The fast path (:mod:`engine.source.bulk`) was rewritten for speed with these hashes, recorded
+The fast path (:mod:`engine.embedded.bulk`) was rewritten for speed with these hashes, recorded
 before the rewrite, held fixed: they pin what a seed produces, every log file's bytes
 (records, RBAs, block headers, switches) and every table's rows. The generic path (change
-vector dataclasses, :mod:`engine.source.dml`) gives the same bytes. A deliberate change of
+vector dataclasses, :mod:`engine.embedded.dml`) gives the same bytes. A deliberate change of
 what the workload writes regenerates them with ``GGSCI_REGEN_GOLDEN=1`` and says why in its
 commit. The clock is manual: it stands still, or (``clock``) moves at each reading.
 """
@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from engine.source.clock import ManualClock
-from engine.source.database import Database, create_database
-from engine.source.workload import WorkloadSpec, parse_mix, run_workload
+from engine.embedded.clock import ManualClock
+from engine.embedded.database import Database, create_database
+from engine.embedded.workload import WorkloadSpec, parse_mix, run_workload
 
 GOLDEN = Path(__file__).parent / "golden" / "workload_redo.json"
 REGEN = os.environ.get("GGSCI_REGEN_GOLDEN") == "1"

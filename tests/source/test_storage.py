@@ -88,9 +88,9 @@ def test_path_map() -> None:
 
 # -- the archiver and the catalog over it ------------------------------------------------------
 def _db(tmp_path: Path, dest: str | None) -> Path:
-    from engine.source.archiver import set_archive_dest
-    from engine.source.database import Database, create_database
-    from engine.source.sql import execute
+    from engine.embedded.archiver import set_archive_dest
+    from engine.embedded.database import Database, create_database
+    from engine.embedded.sql import execute
 
     root = create_database(tmp_path, "ARC")
     if dest is not None:
@@ -118,7 +118,7 @@ def test_archiver_copies_each_switched_log(tmp_path: Path) -> None:
 
 
 def test_archiver_retries_after_a_failure(tmp_path: Path) -> None:
-    from engine.source.archiver import Archiver
+    from engine.embedded.archiver import Archiver
 
     blocker = tmp_path / "blocked"
     blocker.write_text("a file where the destination's directory should be")
@@ -131,7 +131,7 @@ def test_archiver_retries_after_a_failure(tmp_path: Path) -> None:
 
 
 def test_catalog_reads_archives_and_online_logs(tmp_path: Path) -> None:
-    from engine.source.catalog import RedoCatalog
+    from engine.embedded.catalog import RedoCatalog
 
     dest = str(tmp_path / "arch")
     root = _db(tmp_path, dest)
@@ -157,7 +157,7 @@ class _Pos:
 
 
 def test_continuity_breaks_are_named(tmp_path: Path) -> None:
-    from engine.source.catalog import RedoCatalog, RedoGapError
+    from engine.embedded.catalog import RedoCatalog, RedoGapError
 
     root = _db(tmp_path, None)
     catalog = RedoCatalog(root / "redo")
@@ -187,9 +187,9 @@ def test_continuity_breaks_are_named(tmp_path: Path) -> None:
 def test_log_cut_short_while_down_is_archived_as_lost(tmp_path: Path) -> None:
     """The database opens a current log cut below what it recorded as written: it archives
     it as it is (its recorded end kept) and goes on in the next sequence; a reader is told."""
-    from engine.source.catalog import RedoCatalog, RedoGapError
-    from engine.source.database import Database
-    from engine.source.sql import execute
+    from engine.embedded.catalog import RedoCatalog, RedoGapError
+    from engine.embedded.database import Database
+    from engine.embedded.sql import execute
 
     root = _db(tmp_path, None)
     current = root / "redo" / "t1" / "000000004.log"
@@ -233,7 +233,7 @@ def test_db_cli_archive_dest(tmp_path: Path) -> None:
 def test_first_scn_at_reads_any_storage(tmp_path: Path, s3_server: str) -> None:
     """The RAC merge's look at the SCN where a batch stops works on an archived copy in S3
     as on the local log, for every record boundary and between them."""
-    from engine.source import logfile, redo_scan
+    from engine.embedded import logfile, redo_scan
 
     dest = storage.join(s3_server, "first-scn")
     root = _db(tmp_path, dest)
@@ -252,7 +252,7 @@ def test_a_split_on_s3_is_a_few_ranged_reads(
 ) -> None:
     """A range of an archived log in S3 comes in a handful of ranged GETs (header, a block
     header, the range with its lookahead), not one per block; same frames as locally."""
-    from engine.source import redo_scan
+    from engine.embedded import redo_scan
 
     dest = storage.join(s3_server, "reads")
     root = _db(tmp_path, dest)

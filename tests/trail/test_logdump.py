@@ -358,8 +358,8 @@ def test_show_rectype_lists_the_seed_types_and_ours() -> None:
 
 
 def test_save_records_to_a_new_trail_file(seed_trail: Path) -> None:
-    from engine.pump.txreader import TransactionReader
     from engine.trail import FileCursor, TrailReader, TrailRecord
+    from engine.trail.txreader import TransactionReader
 
     saved = Path("dirdat/zz000000000")
     out = io.StringIO()

@@ -201,7 +201,7 @@ def test_append_mode_is_the_default_and_keeps_the_partial_transaction(tmp_path: 
 
 
 def test_transaction_reader_hands_out_the_rewritten_transaction_once(tmp_path: Path) -> None:
-    from engine.pump.txreader import TransactionReader
+    from engine.trail.txreader import TransactionReader
 
     _crash_mid_transaction(tmp_path)
     reader = TransactionReader(tmp_path / "aa")
@@ -218,7 +218,7 @@ def test_transaction_reader_hands_out_the_rewritten_transaction_once(tmp_path: P
 def test_a_transaction_begun_inside_an_unmarked_one_is_refused(tmp_path: Path) -> None:
     """Without the marker the partial records have no known fate: readers refuse the
     trail rather than apply them (or the transaction twice)."""
-    from engine.pump.txreader import TransactionReader
+    from engine.trail.txreader import TransactionReader
 
     _crash_mid_transaction(tmp_path)
     with _open(tmp_path) as w:

@@ -14,7 +14,6 @@ from trail_seed002 import EXAMPLES, STUDENT
 
 from engine.logdump import DisplayOptions, LogdumpSession
 from engine.logdump.dump import dump_files
-from engine.pump.txreader import TransactionReader
 from engine.trail import TrailReader, TrailRecord, TrailWriter, encode_record
 from engine.trail.errors import FileVersionError, ReleaseError
 from engine.trail.fileheader import decode_file_header, encode_file_header
@@ -29,6 +28,7 @@ from engine.trail.releases import (
     parse_release,
     release_of_level,
 )
+from engine.trail.txreader import TransactionReader
 from params.catalog import FORMAT_RELEASES
 from params.check import check_text
 

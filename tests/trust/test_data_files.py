@@ -17,14 +17,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import datafile as df
-from engine.extract.lcr import Entry, Fragment, Kind, Lcr, Position
+from engine.changes import Entry, Fragment, Kind, Lcr, Position
+from engine.embedded.clock import ManualClock
+from engine.embedded.database import Database, create_database
+from engine.embedded.errors import DatabaseError
+from engine.embedded.sql import execute
 from engine.extract.lcrcodec import decode_lcrs, encode_lcrs
 from engine.extract.orphans import read_source_state
-from engine.source.clock import ManualClock
-from engine.source.database import Database, create_database
-from engine.source.errors import DatabaseError
-from engine.source.sql import execute
+from engine.home import datafile as df
 
 I64 = st.integers(-(2**63), 2**63 - 1)
 TEXT = st.text(st.characters(codec=None), max_size=20)  # surrogates included

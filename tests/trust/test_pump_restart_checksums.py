@@ -19,15 +19,15 @@ from typing import Any
 
 import pytest
 
-from engine.groups import GroupKind, SourceType
-from engine.home import Home
+from engine.home.groups import GroupKind, SourceType
+from engine.home.layout import Home
 from engine.logdump.views import count_lines
 from engine.pump.pump import Pump
-from engine.pump.txreader import TransactionReader
 from engine.trail.codec import encode_record
 from engine.trail.model import FileHeader, TrailPosition
 from engine.trail.reader import FileCursor, TrailReader
 from engine.trail.recovery import complete_transactions
+from engine.trail.txreader import TransactionReader
 from engine.trail.writer import TrailWriter
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "replicat"))

@@ -12,9 +12,9 @@ from prompt_toolkit.history import FileHistory, InMemoryHistory
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from engine.events import Event, Severity, log_event
-from engine.home import Home
-from engine.report import ReportWriter
+from engine.home.layout import Home
+from engine.runtime.events import Event, Severity, log_event
+from engine.runtime.report import ReportWriter
 from ggsci.shell.session import PrivateFileHistory, interactive, make_history
 from params.masking import MASK, mask_secrets
 from tests.shell.conftest import Shell

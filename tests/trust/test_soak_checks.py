@@ -15,12 +15,16 @@ from pathlib import Path
 
 import pytest
 
-from engine import pipeline_home as ph
-from engine.home import Home
-from engine.soak.audit import AUDIT, check_audit, table_mismatches
-from engine.soak.expected import Change
-from engine.soak.kills import Kill, KillLog
-from engine.soak.pipeline import (
+from engine.home.layout import Home
+from engine.trail.codec import encode_record
+from engine.trail.model import TrailRecord
+from engine.trail.reader import TrailReader
+from engine.trail.writer import TrailWriter
+from tests.harness import pipeline_home as ph
+from tests.harness.soak.audit import AUDIT, check_audit, table_mismatches
+from tests.harness.soak.expected import Change
+from tests.harness.soak.kills import Kill, KillLog
+from tests.harness.soak.pipeline import (
     MANAGER,
     PUMP,
     REPLICAT,
@@ -29,11 +33,7 @@ from engine.soak.pipeline import (
     abends,
     run_soak,
 )
-from engine.soak.trailcheck import check_trail
-from engine.trail.codec import encode_record
-from engine.trail.model import TrailRecord
-from engine.trail.reader import TrailReader
-from engine.trail.writer import TrailWriter
+from tests.harness.soak.trailcheck import check_trail
 
 SPEC = SoakSpec(
     tables=2,

@@ -25,20 +25,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.checkpoints import Position as CpPosition
-from engine.checkpoints import WriteCheckpoint, load_checkpoints, save_checkpoints
+from engine.embedded.database import Database, create_database
+from engine.embedded.sql import execute
 from engine.extract.engine import ExtractRun
 from engine.extract.start import ExtractError
-from engine.groups import GroupKind, SourceType
-from engine.home import Home
+from engine.home.checkpoints import Position as CpPosition
+from engine.home.checkpoints import WriteCheckpoint, load_checkpoints, save_checkpoints
+from engine.home.groups import GroupKind, SourceType
+from engine.home.layout import Home
 from engine.logdump.dump import dump_files
 from engine.logdump.session import LogdumpSession
 from engine.pump import PumpError
 from engine.pump.pump import Pump
 from engine.replicat import ReplicatError
 from engine.replicat.engine import ReplicatRun
-from engine.source.database import Database, create_database
-from engine.source.sql import execute
 from engine.trail.codec import encode_record
 from engine.trail.errors import TrailError
 from engine.trail.fileheader import decode_file_header
@@ -150,7 +150,7 @@ def test_extract_captures_a_cut_trail_again_exactly_once(
     # With the redo gone it cannot be captured again: abend, naming what is missing.
     with monkeypatch.context() as m:
         m.setattr("engine.extract.start.list_logs", lambda *_a: [])
-        m.setattr("engine.source.catalog.list_logs", lambda *_a: [])  # where it reads them
+        m.setattr("engine.embedded.catalog.list_logs", lambda *_a: [])  # where it reads them
         with pytest.raises(ExtractError) as caught:
             extract(home, spark)
     assert caught.value.code == "OGG-01496"

@@ -1,0 +1,87 @@
+"""The code a cluster's executors need, packed to travel with the application.
+
+An Extract on a Spark cluster ships ggsci's packages (``engine``, ``params``, ``ggsci``),
+with the compiled kernels this interpreter loads, as one zip archive through
+``spark.archives``: each executor unpacks it in its working directory under
+:data:`UNPACKED` and its Python workers find the packages there first (``PYTHONPATH``, set
+by :mod:`engine.cluster.session`). An executor needs only a Python of the same version (the kernels
+are built for it) with ``pyspark`` and ``pyarrow``; ggsci need not be installed there.
+
+The archive is built from the files this process imports, so that the executors run
+exactly the driver's code; its name carries a digest of its content, so an unchanged
+install reuses the archive already built.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.machinery
+import importlib.util
+import os
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Final
+
+#: The packages a task may import.
+PACKAGES: Final = ("engine", "params", "ggsci")
+#: The directory an executor unpacks the archive into (its working directory's child).
+UNPACKED: Final = "ggsci_code"
+#: Package data the code reads at run time (params/data/*.txt, the log4j configuration...).
+_DATA: Final = (".txt", ".json", ".properties")
+
+
+class ShipError(Exception):
+    """The code cannot be packed (a package is not importable from files)."""
+
+
+def package_dir(name: str) -> Path:
+    spec = importlib.util.find_spec(name)
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    if not locations:
+        raise ShipError(f"package {name} is not importable from a directory")
+    return Path(locations[0])
+
+
+def _wanted(path: Path) -> bool:
+    name = path.name
+    if name.endswith(".py") or name.endswith(_DATA):
+        return True
+    # Only the kernels built for this interpreter (an executor must run the same version).
+    return any(name.endswith(s) for s in importlib.machinery.EXTENSION_SUFFIXES)
+
+
+def files() -> Iterator[tuple[str, Path]]:
+    """``(name in the archive, file)`` for every file shipped, sorted by name."""
+    out: list[tuple[str, Path]] = []
+    for pkg in PACKAGES:
+        root = package_dir(pkg)
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            for f in filenames:
+                path = Path(dirpath) / f
+                if _wanted(path):
+                    out.append((f"{pkg}/{path.relative_to(root).as_posix()}", path))
+    yield from sorted(out)
+
+
+def build_archive(dest_dir: Path) -> Path:
+    """The zip of :func:`files` in ``dest_dir`` (built unless one with the same content is
+    there already)."""
+    listing = list(files())
+    digest = hashlib.sha256()
+    for name, path in listing:
+        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+    out = dest_dir / f"ggsci-code-{digest.hexdigest()[:16]}.zip"
+    if out.is_file():
+        return out
+    dest_dir.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(f".{os.getpid()}.tmp")
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, path in listing:
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            z.writestr(info, path.read_bytes())
+    os.replace(tmp, out)
+    return out

@@ -1,0 +1,147 @@
+"""Who may act on a home, and which of its files a process may believe.
+
+- Only the home's owner acts on it: :func:`check_home_owner` compares the effective uid with
+  the owner of the home directory. Root is no exception (a root GGSCI on a user's home would
+  leave root-owned files the owner's processes cannot replace); run as the owner instead.
+- A group or checkpoint file is believed only if the home's owner wrote it: it must be a
+  regular file (not a symbolic link), owned by the home's owner, and writable by nobody else.
+  Paths it names (PARAMS, REPORT, trails) are then followed as the owner's own choice.
+- A file that cannot be read or parsed is reported by name (:class:`BadFile`, one line), so
+  one corrupt file affects its own group only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import stat
+from pathlib import Path
+from typing import Any
+
+from engine.home.layout import Home
+
+
+class BadFile(ValueError):
+    """A file a process cannot use; ``str()`` is one line naming the file."""
+
+    def __init__(self, path: Path, home: Home, reason: str, what: str = "File") -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{what} {display(path, home)} {reason}.")
+
+
+class NotHomeOwner(PermissionError):
+    """The effective user does not own the home; the message is one line."""
+
+
+def display(path: Path, home: Home) -> str:
+    """``path`` relative to the home when inside it (``dirchk/EXT1.grp``), else as given."""
+    try:
+        return str(path.relative_to(home.root))
+    except ValueError:
+        return str(path)
+
+
+def user_name(uid: int) -> str:
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return str(uid)
+
+
+def home_owner(home: Home) -> int | None:
+    """The uid owning the home directory; ``None`` when it does not exist yet."""
+    try:
+        return home.root.stat().st_uid
+    except FileNotFoundError:
+        return None
+
+
+def check_home_owner(home: Home, euid: int | None = None) -> None:
+    """Raise :class:`NotHomeOwner` unless ``euid`` (default: ours) owns the home directory.
+
+    A home that does not exist yet is not refused: whoever creates it owns it. A home that
+    cannot be examined (a directory on the way is not searchable) is refused."""
+    uid = os.geteuid() if euid is None else euid
+    try:
+        owner = home.root.stat().st_uid
+    except FileNotFoundError:
+        return
+    except PermissionError:
+        raise NotHomeOwner(
+            f"ERROR: Home {home.root} cannot be examined by user {user_name(uid)}; "
+            "only its owner may act on it."
+        ) from None
+    if owner != uid:
+        raise NotHomeOwner(
+            f"ERROR: Home {home.root} belongs to user {user_name(owner)}, not to "
+            f"{user_name(uid)}; only the home's owner may act on it."
+        )
+
+
+def read_trusted(path: Path, home: Home, what: str = "File") -> bytes:
+    """The bytes of ``path`` if the home's owner wrote it; :class:`BadFile` otherwise.
+
+    ``FileNotFoundError`` passes through (a missing file is not a bad one)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        if exc.errno == 40:  # ELOOP: a symbolic link
+            raise BadFile(path, home, "is a symbolic link; it is not used", what) from None
+        raise BadFile(path, home, f"cannot be read ({exc.strerror})", what) from None
+    try:
+        st = os.fstat(fd)
+        owner = home_owner(home)
+        if not stat.S_ISREG(st.st_mode):
+            raise BadFile(path, home, "is not a regular file; it is not used", what)
+        if owner is not None and st.st_uid != owner:
+            raise BadFile(
+                path,
+                home,
+                f"is owned by {user_name(st.st_uid)}, not by the home's owner "
+                f"{user_name(owner)}; it is not used",
+                what,
+            )
+        if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+            raise BadFile(
+                path,
+                home,
+                f"is writable by others (mode {stat.S_IMODE(st.st_mode):04o}); it is not used",
+                what,
+            )
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def read_trusted_json(path: Path, home: Home, what: str = "File") -> Any:
+    """The JSON content of a trusted file; :class:`BadFile` naming it when unusable."""
+    raw = read_trusted(path, home, what)
+    try:
+        return json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise BadFile(path, home, f"is corrupt ({json_reason(exc)})", what) from None
+
+
+def json_reason(exc: Exception) -> str:
+    """A short reason for a JSON parse failure (message, line, column)."""
+    if isinstance(exc, json.JSONDecodeError):
+        return f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+    return str(exc) or type(exc).__name__
+
+
+def shape_error(path: Path, home: Home, exc: Exception, what: str = "File") -> BadFile:
+    """A :class:`BadFile` for JSON that parsed but has the wrong shape (a missing key...)."""
+    if isinstance(exc, KeyError):
+        reason = f"is corrupt (missing {exc.args[0]!r})"
+    elif isinstance(exc, json.JSONDecodeError | UnicodeDecodeError):
+        reason = f"is corrupt ({json_reason(exc)})"
+    else:
+        reason = f"is corrupt ({type(exc).__name__}: {exc})"
+    return BadFile(path, home, reason, what)

@@ -1,0 +1,7 @@
+"""The Manager: one daemon per home (``python -m engine.manager``).
+
+Modules, one job each: :mod:`~engine.manager.main` (its loop: start, stop, restart groups,
+scheduled jobs, the TCP port), :mod:`~engine.manager.params` (``mgr.prm``),
+:mod:`~engine.manager.access` (ACCESSRULE: who may ask what over TCP),
+:mod:`~engine.manager.purge` (PURGEOLDEXTRACTS).
+"""

@@ -1,0 +1,326 @@
+"""A reference decoder: redo records -> row changes -> committed transactions.
+
+This is the sequential, single-process statement of what capture must produce from our
+redo (and from imported Oracle dumps): the Extract's Spark pipeline can be tested against
+it. Rules, after seed 002 and ARCHITECTURE.md:
+
+- row data comes from layer 11 (11.2 IRP, 11.3 DRP, 11.5 URP, 11.11 QMI, 11.12 QMD) and
+  19.1 direct-load blocks; an array insert or a direct-load block is split per row;
+- before images and key columns come from the 5.1 undo in the same record (its KDO row and
+  its supplemental key columns); index (10.x) and cleanout (4.1) redo are ignored;
+- a record with 5.6 (undo applied) is a compensation: the change it names (by UBA) is
+  removed from the transaction (rollback to savepoint);
+- 5.4 ends a transaction: commit emits it (in commit-SCN order), rollback discards it;
+  transactions never ended (an instance crash) stay open: :attr:`Decoded.open`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from engine.embedded.codecs import Value
+from engine.embedded.dictionary import Dictionary, TableDef
+from engine.embedded.errors import SourceError
+from engine.embedded.ids import Rba, RowId, Uba, Xid, dba_block, dba_file
+from engine.embedded.redo import (
+    ChangeVector,
+    Column,
+    Commit,
+    Ddl,
+    DirectLoad,
+    Kdo,
+    RedoRecord,
+    SessionInfo,
+    SlotAlloc,
+    Undo,
+    UndoApplied,
+)
+
+
+@dataclass(frozen=True)
+class RowChange:
+    op: str  # INSERT, UPDATE, DELETE
+    owner: str
+    table: str
+    rowid: RowId
+    xid: Xid
+    scn: int
+    timestamp: datetime
+    rba: Rba
+    thread: int
+    after: dict[str, Value]
+    before: dict[str, Value]
+    key: dict[str, Value]
+    uba: Uba | None
+    direct: bool = False
+
+
+@dataclass
+class Transaction:
+    xid: Xid
+    thread: int
+    start_scn: int
+    start_time: datetime
+    changes: list[RowChange] = field(default_factory=list)
+    username: str = ""
+    commit_scn: int = 0
+    commit_time: datetime | None = None
+    rollback: bool = False
+    ddl: list[Ddl] = field(default_factory=list)
+    load_uba: Uba | None = None
+
+
+@dataclass
+class Decoded:
+    committed: list[Transaction]
+    rolled_back: list[Transaction]
+    open: list[Transaction]
+
+
+def _cols(table: TableDef, cols: Iterable[Column]) -> dict[str, Value]:
+    out: dict[str, Value] = {}
+    for c in cols:
+        if c.no >= len(table.columns):
+            raise SourceError(f"{table.qualified}: column {c.no} not in the dictionary")
+        out[table.columns[c.no].name] = table.decode(c.no, c.data)
+    return out
+
+
+def _full_row(table: TableDef, cols: Iterable[Column]) -> dict[str, Value]:
+    """A whole row image: columns missing at the end are NULL (Oracle drops trailing NULLs)."""
+    values = _cols(table, cols)
+    n = max((c.no for c in cols), default=-1) if isinstance(cols, tuple) else -1
+    for col in table.columns[n + 1 :]:
+        values.setdefault(col.name, None)
+    return values
+
+
+def _key(table: TableDef, *images: dict[str, Value]) -> dict[str, Value]:
+    out: dict[str, Value] = {}
+    for k in table.key_columns:
+        for img in images:
+            if k in img:
+                out[k] = img[k]
+                break
+    return out
+
+
+class Decoder:
+    """Feed records in redo order (per thread; threads merged by SCN) with :meth:`feed`."""
+
+    def __init__(self, dictionary: Dictionary) -> None:
+        self.dictionary = dictionary
+        self.txns: dict[Xid, Transaction] = {}
+        self.committed: list[Transaction] = []
+        self.rolled_back: list[Transaction] = []
+
+    def _txn(self, xid: Xid, rec: RedoRecord) -> Transaction:
+        t = self.txns.get(xid)
+        if t is None:
+            t = Transaction(xid, rec.thread, rec.scn, rec.timestamp)
+            self.txns[xid] = t
+        return t
+
+    def feed(self, rec: RedoRecord) -> None:
+        undo: Undo | None = None
+        undo_uba: Uba | None = None
+        xid: Xid | None = None
+        for cv in rec.changes:
+            body = cv.body
+            if isinstance(body, Undo):
+                undo, xid = body, body.xid
+                undo_uba = Uba(cv.dba, body.seq, body.rec)
+                t = self._txn(xid, rec)
+                if body.opc == (5, 7):
+                    t.load_uba = undo_uba
+            elif isinstance(body, UndoApplied):
+                t = self._txn(body.xid, rec)
+                t.changes = [c for c in t.changes if c.uba != body.uba]
+                return  # the rest of the record is the compensation itself
+            elif isinstance(body, SlotAlloc):
+                continue
+            elif isinstance(body, SessionInfo):
+                if xid is not None:
+                    self._txn(xid, rec).username = body.username
+            elif isinstance(body, Kdo) and cv.layer == 11:
+                kx = body.ktb.xid if body.ktb.kind == "F" else xid
+                if kx is None:
+                    raise SourceError(f"row change without transaction at {rec.rba.dump()}")
+                self._row(rec, cv, body, undo, undo_uba, self._txn(kx, rec))
+            elif isinstance(body, DirectLoad):
+                t = self._txn(body.xid, rec)
+                self._load(rec, cv, body, t)
+            elif isinstance(body, Commit):
+                self._end(rec, cv, body)
+            elif isinstance(body, Ddl):
+                self._txn(body.xid, rec).ddl.append(body)
+                if body.definition:
+                    from json import loads
+
+                    self.dictionary.add(TableDef.from_json(loads(body.definition)))
+                elif f"{body.owner}.{body.name}" in self.dictionary.tables:
+                    self.dictionary.remove(f"{body.owner}.{body.name}")
+
+    def _table(self, cv: ChangeVector) -> TableDef:
+        table = self.dictionary.by_obj(cv.obj)
+        if table is None:
+            raise SourceError(f"object {cv.obj} is not in the dictionary")
+        return table
+
+    def _emit(
+        self,
+        t: Transaction,
+        rec: RedoRecord,
+        table: TableDef,
+        op: str,
+        dba: int,
+        slot: int,
+        after: dict[str, Value],
+        before: dict[str, Value],
+        key: dict[str, Value],
+        uba: Uba | None,
+        direct: bool = False,
+    ) -> None:
+        rowid = RowId(table.dataobj, dba_file(dba), dba_block(dba), slot)
+        t.changes.append(
+            RowChange(
+                op,
+                table.owner,
+                table.name,
+                rowid,
+                t.xid,
+                rec.scn,
+                rec.timestamp,
+                rec.rba,
+                rec.thread,
+                after,
+                before,
+                key,
+                uba,
+                direct,
+            )
+        )
+
+    def _row(
+        self,
+        rec: RedoRecord,
+        cv: ChangeVector,
+        k: Kdo,
+        undo: Undo | None,
+        uba: Uba | None,
+        t: Transaction,
+    ) -> None:
+        table = self._table(cv)
+        supp = _cols(table, undo.supplemental) if undo is not None else {}
+        ukdo = undo.kdo if undo is not None else None
+        if k.name == "IRP":
+            after = _full_row(table, k.columns)
+            self._emit(t, rec, table, "INSERT", k.bdba, k.slot, after, {}, _key(table, after), uba)
+        elif k.name == "QMI":
+            for row in k.rows:
+                after = _full_row(table, row.columns)
+                self._emit(
+                    t, rec, table, "INSERT", k.bdba, row.slot, after, {}, _key(table, after), uba
+                )
+        elif k.name == "DRP":
+            before = (
+                _full_row(table, ukdo.columns) if ukdo is not None and ukdo.name == "IRP" else {}
+            )
+            self._emit(
+                t, rec, table, "DELETE", k.bdba, k.slot, {}, before, _key(table, supp, before), uba
+            )
+        elif k.name == "URP":
+            after = _cols(table, k.columns)
+            before = _cols(table, ukdo.columns) if ukdo is not None else {}
+            self._emit(
+                t,
+                rec,
+                table,
+                "UPDATE",
+                k.bdba,
+                k.slot,
+                after,
+                before,
+                _key(table, supp, before),
+                uba,
+            )
+        elif k.name == "QMD":
+            for slot in k.slots:
+                self._emit(t, rec, table, "DELETE", k.bdba, slot, {}, {}, supp, uba)
+
+    def _load(self, rec: RedoRecord, cv: ChangeVector, d: DirectLoad, t: Transaction) -> None:
+        """Rows of a direct-load block; their block is the change's DBA (the block header's
+        own ``bdba`` in Oracle's dump may name the segment header instead)."""
+        table = self._table(cv)
+        for row in d.rows:
+            after = _full_row(table, row.columns)
+            self._emit(
+                t,
+                rec,
+                table,
+                "INSERT",
+                cv.dba,
+                row.slot,
+                after,
+                {},
+                _key(table, after),
+                t.load_uba,
+                direct=True,
+            )
+
+    def _end(self, rec: RedoRecord, cv: ChangeVector, c: Commit) -> None:
+        """5.4 names slot and sequence; the undo segment (usn) is the one whose header
+        block class the change has: class 15 + 2 * usn (seed 002: CLS:23 is usn 4)."""
+        usn = (cv.cls - 15) // 2 if cv.cls >= 17 and cv.cls % 2 else None
+        match = [
+            x
+            for x in self.txns
+            if x.slot == c.slt and x.sqn == c.sqn and (usn is None or x.usn == usn)
+        ]
+        if not match:
+            return  # a transaction that began before the redo we read
+        t = self.txns.pop(match[0])
+        t.commit_scn = rec.scn
+        t.commit_time = rec.timestamp
+        if c.rollback:
+            t.rollback = True
+            self.rolled_back.append(t)
+        else:
+            self.committed.append(t)
+
+    def result(self) -> Decoded:
+        return Decoded(
+            sorted(self.committed, key=lambda t: t.commit_scn),
+            self.rolled_back,
+            list(self.txns.values()),
+        )
+
+
+def merge_threads(records: Iterable[RedoRecord]) -> list[RedoRecord]:
+    """Records of all threads in SCN order (stable: within a thread, log order)."""
+    return sorted(records, key=lambda r: r.scn)
+
+
+def decode(records: Iterable[RedoRecord], dictionary: Dictionary) -> Decoded:
+    dec = Decoder(dictionary)
+    for rec in merge_threads(records):
+        dec.feed(rec)
+    return dec.result()
+
+
+def replay(transactions: Iterable[Transaction]) -> dict[str, dict[RowId, dict[str, Any]]]:
+    """Apply committed transactions in order, by ROWID: ``{table: {rowid: row}}``."""
+    tables: dict[str, dict[RowId, dict[str, Any]]] = {}
+    for t in transactions:
+        for c in t.changes:
+            rows = tables.setdefault(f"{c.owner}.{c.table}", {})
+            if c.op == "INSERT":
+                rows[c.rowid] = dict(c.after)
+            elif c.op == "UPDATE":
+                rows[c.rowid].update(c.after)
+            else:
+                rows.pop(c.rowid, None)
+    return tables
