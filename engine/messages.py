@@ -30,9 +30,7 @@ MESSAGES: dict[str, Message] = {
     "OGG-00664": Message(_E, "No source database could be chosen for the Extract."),
     "OGG-00912": Message(_W, "The Manager refused a request (ACCESSRULE or validation)."),
     "OGG-00919": Message(_E, "An option clause of a parameter cannot be used at run time."),
-    "OGG-00946": Message(
-        _I, "A group's lag is at or over LAGINFO (LAGREPORT check)."
-    ),
+    "OGG-00946": Message(_I, "A group's lag is at or over LAGINFO (LAGREPORT check)."),
     "OGG-00947": Message(_W, "A group's lag is at or over LAGCRITICAL (LAGREPORT check)."),
     "OGG-00954": Message(_I, "The Manager stopped."),
     "OGG-00957": Message(_I, "PURGEOLDEXTRACTS deleted a trail file every reader has finished."),
@@ -55,9 +53,7 @@ MESSAGES: dict[str, Message] = {
     "OGG-01091": Message(_E, "A file the process needs cannot be opened."),
     "OGG-01093": Message(_W, "AUTORESTART gave up on a group: retries exhausted."),
     "OGG-01148": Message(_W, "A group is down (the Manager's DOWNREPORT check)."),
-    "OGG-01153": Message(
-        _E, "A started group did not stay up (STARTUPVALIDATIONDELAY)."
-    ),
+    "OGG-01153": Message(_E, "A started group did not stay up (STARTUPVALIDATIONDELAY)."),
     "OGG-01172": Message(_W, "DISCARDFILE reached its size limit: records are only counted."),
     "OGG-01184": Message(_E, "A trail record fails its checksum or cannot be decoded."),
     "OGG-01296": Message(_E, "A table cannot be mapped (no definition for it in the trail)."),

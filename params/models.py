@@ -213,12 +213,21 @@ class ExtFile:
 
 @dataclass(frozen=True)
 class RmtHost:
+    """RMTHOST: where the pump's Collector is (the target's Manager at MGRPORT, or a static
+    Collector at PORT) and how the link runs (engine/pump/remote.py)."""
+
     host: str
     mgrport: int | None = None
     port: int | None = None
     timeout: int | None = None
     encrypt: str | None = None
     compress: bool = False
+    keyname: str | None = None
+    compress_threshold: int | None = None
+    tcp_buf_size: int | None = None
+    tcp_flush_bytes: int | None = None
+    streaming: bool = True
+    ip_version: int | None = None  # IPV4 / IPV6: the address family to reach the host by
 
 
 @dataclass(frozen=True)
