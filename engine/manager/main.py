@@ -16,6 +16,7 @@ import argparse
 import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -57,6 +58,9 @@ from engine.runtime.events import MANAGER_COMPONENT, Clock, Event, Severity, log
 from engine.runtime.ipc import HandlerTable, IpcServer, Reply, Request, TcpListener
 
 POLL_SECONDS = 0.2
+LISTEN_ADDRESS = "0.0.0.0"
+"""The Manager's PORT is open on every IPv4 address of the host (pumps of other hosts ask it
+for Collectors); its ACCESSRULEs refuse every request no rule allows."""
 KILL_WAIT_SECONDS = 5.0
 KINDS = {"EXTRACT": GroupKind.EXTRACT, "REPLICAT": GroupKind.REPLICAT}
 
@@ -116,6 +120,8 @@ class Manager:
         self.table.add("CHILDSTATUS", self._childstatus)
         self.table.add("GETPORTINFO", self._portinfo)
         self.table.add("GETPURGEOLDEXTRACTS", self._purgeinfo)
+        self.table.add("COLLECTOR", self._collector)
+        self.collectors: list[subprocess.Popen[bytes]] = []
         self.table.add("STATUS", lambda _: Reply(("Manager is running.",)))
         read = _statements(home.dirprm / "mgr.prm")  # as read at start-up, for GETPARAMINFO
         self.table.add("GETPARAMINFO", paraminfo.handler("MANAGER", "dirprm/mgr.prm", lambda: read))
@@ -273,6 +279,55 @@ class Manager:
         text = reply.lines[0].removeprefix("ERROR: ") if reply.lines else "access denied"
         self.event("OGG-00912", Severity.WARNING, f"Request refused: {text}")
 
+    def _collector(self, request: Request) -> Reply:
+        """A pump asks for a dynamic Collector (ACCESSRULE PROG COLLECTOR let it through):
+        bind a port of DYNAMICPORTLIST (the system's when there is none), start the Collector
+        on it for the asking address only, and say which port."""
+        peer = request.peer
+        if peer is None or peer.address == "unix":
+            return Reply.error("ERROR: COLLECTOR is asked over TCP, by a pump.")
+        sock = bind_dynamic_port(self.params.dynamic_ports)
+        if sock is None:
+            self.event(
+                "OGG-01223",
+                Severity.WARNING,
+                f"No free port in DYNAMICPORTLIST for a Collector for {peer.address}.",
+            )
+            return Reply.error("ERROR: NODYNPORTS: no port of DYNAMICPORTLIST is free.")
+        port = int(sock.getsockname()[1])
+        self.home.sub("dirout").mkdir(exist_ok=True)
+        try:
+            with (self.home.sub("dirout") / "COLLECTOR.out").open("ab") as out:
+                child = subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "engine.manager.collector",
+                        "--home",
+                        str(self.home.root),
+                        "--fd",
+                        str(sock.fileno()),
+                        "--peer",
+                        peer.address,
+                    ],
+                    cwd=self.home.root,
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    pass_fds=(sock.fileno(),),
+                    start_new_session=True,
+                )
+        finally:
+            sock.close()
+        with self.lock:
+            self.collectors.append(child)
+        self.event(
+            "OGG-01229",
+            Severity.INFO,
+            f"Collector started for {peer.address} on port {port} (process {child.pid}).",
+        )
+        return Reply((f"Collector listening on port {port}.",))
+
     def _portinfo(self, _: Request) -> Reply:
         return Reply((f"Manager listening on port {self.port}.",))
 
@@ -300,6 +355,7 @@ class Manager:
             for key, child in list(self.children.items()):
                 if child.poll() is not None:
                     del self.children[key]
+            self.collectors = [c for c in self.collectors if c.poll() is None]
         for group in GroupStore(self.home).all():
             key = (group.kind.value, group.name)
             pf, state = process_state(self.home, group.kind, group.name)
@@ -349,7 +405,7 @@ class Manager:
         write_process_file(self.home, pf)
         try:
             tcp = TcpListener(
-                "127.0.0.1",
+                LISTEN_ADDRESS,
                 self.port,
                 self.table,
                 AccessPolicy.of(self.params.access_rules).gate,
@@ -400,6 +456,21 @@ class Manager:
         )
         self.event("OGG-00954", Severity.INFO, "Manager stopped.")
         return 0
+
+
+def bind_dynamic_port(ports: Sequence[int]) -> socket.socket | None:
+    """A listening socket on the first free port of ``ports`` (DYNAMICPORTLIST), or on one
+    the system chooses when the list is empty; None when every listed port is taken."""
+    for port in ports or (0,):
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            sock.bind((LISTEN_ADDRESS, port))
+            sock.listen(1)
+        except OSError:
+            sock.close()
+            continue
+        return sock
+    return None
 
 
 def _monotonic() -> float:

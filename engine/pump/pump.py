@@ -100,6 +100,7 @@ class Pump:
         clock: Callable[[], datetime] = datetime.now,
         hook: RecordHook | None = None,
         opener: Callable[[TrailSpec], TrailSink] | None = None,
+        stats: StatsBook | None = None,
     ) -> None:
         """``opener`` opens the output trail (default: on this host; the runner passes the
         Collector's for RMTHOST, :mod:`engine.pump.remote`)."""
@@ -121,7 +122,7 @@ class Pump:
         trail = model.trails[0]
         self.trail_path = trail.path
         self.trail_kind = "RMTTRAIL" if trail.remote else "EXTTRAIL"
-        self.stats_book = StatsBook(clock, output=trail.path)
+        self.stats_book = stats or StatsBook(clock, output=trail.path)
         self.at_eof = False  # the last poll found nothing (LAG: 'At EOF')
         mb = next(
             (
@@ -352,6 +353,7 @@ class Pump:
             if n == 0:
                 if stop_at_eof:
                     break
+                self.writer.idle()
                 time.sleep(idle)
         self.checkpoint()
 

@@ -56,6 +56,10 @@ class TrailSink(Protocol):
         """Everything appended is durable; the position it reaches."""
         ...
 
+    def idle(self) -> None:
+        """Nothing to write for a while (a link keeps itself alive)."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -112,6 +116,9 @@ class LocalSink:
 
     def sync(self) -> TrailPosition:
         return self.writer.sync()
+
+    def idle(self) -> None:
+        return None
 
     def close(self) -> None:
         self.writer.close()
