@@ -11,7 +11,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from engine.home.layout import Home
@@ -64,8 +64,12 @@ def wait_for(predicate: Callable[[], bool], timeout: float) -> bool:
         time.sleep(POLL)
 
 
-def start_manager(home: Home, timeout: float = START_TIMEOUT) -> ManagerInfo:
-    """Start the Manager daemon and wait until it listens; raises ControlError otherwise."""
+def start_manager(
+    home: Home, timeout: float = START_TIMEOUT, launcher: Sequence[str] = ()
+) -> ManagerInfo:
+    """Start the Manager daemon and wait until it listens; raises ControlError otherwise.
+    ``launcher``: a command the daemon runs under (``ip netns exec NAME``: the tests put a
+    home in a network namespace of its own, as on another host)."""
     if manager_info(home) is not None:
         raise ControlError("Manager is already running.")
     if not wait_for(lambda: lock_holder(home, MANAGER, MANAGER) is None, timeout):
@@ -80,7 +84,7 @@ def start_manager(home: Home, timeout: float = START_TIMEOUT) -> ManagerInfo:
     out.mkdir(exist_ok=True)
     cmd = [sys.executable, "-m", "engine.manager.main", "--home", str(home.root)]
     subprocess.run(
-        [sys.executable, "-m", "engine.runtime.daemon", str(out / "MGR.out"), *cmd],
+        [*launcher, sys.executable, "-m", "engine.runtime.daemon", str(out / "MGR.out"), *cmd],
         cwd=home.root,
         check=True,
         stdin=subprocess.DEVNULL,
