@@ -16,9 +16,11 @@ from engine.home.checkpoints import load_checkpoints
 from engine.home.groups import GroupKind, SourceType
 from engine.home.layout import Home
 from engine.manager.collector import serve_static
+from engine.pump import PumpError
 from engine.pump.pump import Pump
 from engine.pump.remote import LinkLost, RemoteSink, remote_opener
 from engine.pump.sink import TrailSpec
+from engine.pump.tcperrs import DEFAULTS, TcpErrsError, parse_tcperrs
 from engine.runtime.events import Severity
 from engine.trail.reader import TrailReader
 from params.models import RmtHost
@@ -203,3 +205,31 @@ def test_nobody_listening_is_a_retryable_error(source: Home) -> None:
     with pytest.raises(LinkLost) as caught:
         RemoteSink(source, rmt, TrailSpec("./dirrmt/bb", "PMP", 10))
     assert caught.value.name == "ECONNREFUSED"
+
+
+def test_a_remote_trail_shorter_than_the_checkpoint_abends_naming_positions(
+    source: Home, target: Home, collector: int
+) -> None:
+    write_trail(source.root / "dirdat" / "aa", txns(6))
+    pump, _ = pump_of(source, collector)
+    pump.run(lambda: False, stop_at_eof=True)
+    pump.close()
+    for path in (target.root / "dirrmt").glob("bb*"):
+        path.unlink()  # the target lost its trail files
+    with pytest.raises(PumpError) as caught:
+        pump_of(source, collector)
+    assert caught.value.code == "OGG-01496"
+    text = caught.value.text  # the Collector's new, empty file is shorter than the checkpoint
+    assert "RMTTRAIL ./dirrmt/bb ends at Seqno 0, RBA " in text, text
+    assert "but its write checkpoint is Seqno 0, RBA " in text, text
+
+
+def test_tcperrs_file_rules_and_defaults() -> None:
+    rules = parse_tcperrs("-- mine\nECONNRESET  ABEND 0 0\necONNrefused retry 250 3\n")
+    assert not rules.rule("ECONNRESET").retry
+    refused = rules.rule("ECONNREFUSED")
+    assert refused.retry and (refused.delay_seconds, refused.max_retries) == (2.5, 3)
+    assert rules.rule("ETIMEDOUT") == DEFAULTS["ETIMEDOUT"]  # not in the file: GoldenGate's
+    assert rules.rule("ESOMETHING").retry  # unknown: retried as the fallback says
+    with pytest.raises(TcpErrsError, match=r"tcperrs:2: expected"):
+        parse_tcperrs("ECONNRESET RETRY 1 1\nEPIPE MAYBE 1 1\n")

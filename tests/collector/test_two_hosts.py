@@ -18,7 +18,7 @@ import pytest
 
 from engine.home.layout import Home
 from engine.home.status import MANAGER, State, read_process_file
-from engine.runtime.control import wait_for
+from engine.runtime.control import wait_for, wait_for_state
 from tests.collector.two_homes import (
     NetnsPair,
     TwoHomes,
@@ -194,3 +194,13 @@ def test_two_hosts_in_network_namespaces_and_a_stalled_link(
     pair.link(up=True)
     assert homes.wait_copied(700), homes.copied()
     assert_exactly_once(homes)
+
+
+def test_retries_run_out_and_the_pump_abends_by_its_tcperrs(homes: TwoHomes) -> None:
+    (homes.source.root / "tcperrs").write_text("ECONNREFUSED RETRY 10 2\n")
+    homes.write(5)
+    homes.start_source()  # no target Manager: nobody listens at MGRPORT
+    assert wait_for_state(homes.source, "EXTRACT", "PMP", {State.ABENDED}, 60) == State.ABENDED
+    log = homes.source.ggserr_log.read_text()
+    assert "retry 1 of 2" in log and "retry 2 of 2" in log
+    assert "(2 retries failed; TCPERRS ECONNREFUSED)" in log
