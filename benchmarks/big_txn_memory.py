@@ -22,10 +22,10 @@ import threading
 import time
 from pathlib import Path
 
-from engine.cluster.session import SparkSettings, get_session
+from engine.cluster.spark import SparkSettings, get_session
 from engine.embedded.database import Database, create_database
 from engine.embedded.workload import WorkloadSpec, run_workload
-from engine.extract.engine import ExtractRun
+from engine.extract.run import ExtractRun
 from engine.home.layout import Home
 from params.check import check_text
 

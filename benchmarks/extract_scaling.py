@@ -48,8 +48,8 @@ sys.path[:0] = [str(HERE), str(HERE.parent)]
 
 from extract_throughput import SHAPES, Shape, _backlog  # noqa: E402
 
-from engine.extract.engine import ExtractRun  # noqa: E402
 from engine.extract.redo_source import MINER_MODULES  # noqa: E402
+from engine.extract.run import ExtractRun  # noqa: E402
 from engine.home.layout import Home  # noqa: E402
 from engine.trail.layout import SECTION  # noqa: E402
 from params.check import check_text  # noqa: E402
@@ -162,7 +162,7 @@ def _minus(after: dict[str, float], before: dict[str, float]) -> dict[str, float
 
 def child(args: argparse.Namespace) -> None:
     """One run, in this process: print a JSON line of its figures."""
-    from engine.cluster.session import batch_splits, get_session, settings_for, warm_workers
+    from engine.cluster.spark import get_session, settings_for, warm_workers
 
     workers = [int(p) for p in args.worker_pids.split(",") if p]
     with tempfile.TemporaryDirectory() as tmp:
@@ -196,8 +196,6 @@ def child(args: argparse.Namespace) -> None:
         start_s = time.perf_counter() - t0
         run = ExtractRun(home, model, None, lambda *_: None, spark=spark, durable=True)
         run.capture.split_bytes = args.split_mb << 20
-        if spark is not None:
-            run.capture.max_poll_splits = batch_splits(spark)
         roots = [os.getpid(), *workers]
         cpu0, threads0 = tree_cpu(roots), java_threads(roots) if args.threads else {}
         own0 = own_threads() if args.threads else {}

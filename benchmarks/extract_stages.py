@@ -27,8 +27,8 @@ from pathlib import Path
 
 from engine.embedded.dictionary import load_dictionary
 from engine.extract import redo_source as rs
-from engine.extract.decode import Selection
-from engine.extract.miner import Miner, close, mine_plan
+from engine.extract.tasks.decode import Selection
+from engine.extract.tasks.miner import Miner, close, mine_plan
 
 
 def main() -> None:

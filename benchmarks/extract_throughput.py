@@ -41,12 +41,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.cluster.session import SparkSettings, batch_splits, get_session, warm_workers
+from engine.cluster.spark import SparkSettings, get_session, warm_workers
 from engine.embedded.bulk import BulkSession
 from engine.embedded.database import Database, create_database
 from engine.embedded.dictionary import ColumnDef
-from engine.extract.engine import ExtractRun
 from engine.extract.redo_source import MINER_MODULES
+from engine.extract.run import ExtractRun
 from engine.home.layout import Home
 from params.check import check_text
 
@@ -100,7 +100,6 @@ def main() -> None:
         ).model
         run = ExtractRun(home, model, None, lambda *_: None, spark=spark, durable=True)
         run.capture.split_bytes = args.split_mb << 20
-        run.capture.max_poll_splits = batch_splits(spark)  # as the Extract sizes its batches
         prof = cProfile.Profile() if args.profile else None
         timeline = _Timeline(run.capture) if args.timeline else None
         t2 = time.perf_counter()

@@ -40,9 +40,9 @@ sys.path[:0] = [str(HERE), str(HERE.parent)]
 import extract_throughput  # noqa: E402
 from extract_throughput import _backlog  # noqa: E402
 
-from engine.cluster.session import SparkSettings, get_session, warm_workers  # noqa: E402
-from engine.extract.engine import ExtractRun  # noqa: E402
+from engine.cluster.spark import SparkSettings, get_session, warm_workers  # noqa: E402
 from engine.extract.redo_source import MINER_MODULES  # noqa: E402
+from engine.extract.run import ExtractRun  # noqa: E402
 from engine.home.layout import Home  # noqa: E402
 from params.check import check_text  # noqa: E402
 

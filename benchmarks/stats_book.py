@@ -1,6 +1,6 @@
 """What the STATS book costs a process per transaction it writes: ``StatsBook.add`` with the
 rows of one transaction of the Extract benchmark's shape (one table; inserts, updates and
-deletes), as :class:`engine.extract.engine.ExtractRun` calls it for every transaction
+deletes), as :class:`engine.extract.run.ExtractRun` calls it for every transaction
 (``counted`` then ``add``). It is part of the driver's serial work: 10,000 calls per million
 changes of ``benchmarks/extract_throughput.py``. Best of ``--repeat`` runs of ``--calls``
 calls; prints ``add_us_per_txn`` last.

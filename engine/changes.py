@@ -69,7 +69,7 @@ class Lcr:
     txn_name: str = ""
     text: str = ""
     record: bytes = b""
-    # user token entries (TABLE ... TOKENS), set at commit by engine.extract.tablerules
+    # user token entries (TABLE ... TOKENS), set at commit by engine.extract.tasks.tablerules
     tokens: tuple[tuple[bytes, int, bytes], ...] = ()
 
     @property
@@ -95,7 +95,7 @@ class Fragment:
     """The changes of one open transaction in one redo range, assembled in the Spark task
     that mined the range (parallel assembly, docs/extract.md): the driver caches it as one
     item and, at commit, finishes the records of all of the transaction's fragments in one
-    pass (:func:`engine.extract.assemble.finish_fragments`) instead of change by change.
+    pass (:func:`engine.extract.tasks.assemble.finish_fragments`) instead of change by change.
 
     ``records`` are the row records' templates (:func:`engine.trail.codec.row_record` with
     its defaults) concatenated in change order, ``refs`` the undo reference of each (a
@@ -106,7 +106,7 @@ class Fragment:
 
     Rows of a table whose TABLE row options the task can apply (WHERE of integer
     comparisons, COLS / COLSEXCEPT, TOKENS of the table and operation only:
-    :func:`engine.extract.tablerules.fragment_tables`) come selected and cut already:
+    :func:`engine.extract.tasks.tablerules.fragment_tables`) come selected and cut already:
     ``records`` holds only the rows WHERE kept. Their user tokens may read the commit, so
     they are added at commit: ``marks`` (empty when no record gets any) gives a byte per
     record, 0 for none, ``1 + i`` for the tokens of ``table_ops[i]``'s table and operation.

@@ -8,7 +8,7 @@ concern derive from it (with the builtin they stand for, where one fits):
 - :class:`engine.extract.start.ExtractError`, :class:`engine.pump.PumpError`,
   :class:`engine.replicat.ReplicatError`: the group cannot start or go on;
 - :class:`engine.heartbeat.HeartbeatError` (also a ``RuntimeError``): a heartbeat command fails;
-- :class:`engine.cluster.session.SparkConfigError`: a Spark setting cannot be used.
+- :class:`engine.cluster.spark.SparkConfigError`: a Spark setting cannot be used.
 
 A runner maps any :class:`GGError` to an abend with its code and text; nothing else needs to
 know which concern raised it.

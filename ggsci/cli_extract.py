@@ -127,7 +127,7 @@ def extract(
 ) -> None:
     """Run an Extract in the foreground, as GoldenGate's ``extract paramfile ...`` does."""
     from engine.embedded.catalog import RedoGapError
-    from engine.extract.engine import ExtractRun
+    from engine.extract.run import ExtractRun
     from engine.extract.start import ExtractError
     from engine.home.groups import GroupStore
     from engine.home.layout import resolve_home
@@ -151,7 +151,7 @@ def extract(
         if severity is not Severity.INFO:
             typer.echo(ev.format(datetime.now()), err=True)
 
-    from engine.cluster.session import SparkConfigError, batch_splits, extract_session, task_failure
+    from engine.cluster.spark import SparkConfigError, extract_session, task_failure
     from engine.extract.redo_source import MINER_MODULES
 
     try:
@@ -168,7 +168,6 @@ def extract(
     except ExtractError as exc:
         emit(exc.code, Severity.ERROR, exc.text)
         raise typer.Exit(1) from exc
-    run.capture.max_poll_splits = batch_splits(spark)
     emit("OGG-00993", Severity.INFO, f"EXTRACT {name} started.")
     stop = threading.Event()
     try:

@@ -76,7 +76,7 @@ def replicat(
         run.run(stop.is_set, stop_at_eof=stop_at_eof)
     except KeyboardInterrupt:
         stop.set()
-        run.file_checkpoint()
+        run.checkpoint()
     except ReplicatError as exc:
         emit(exc.code, Severity.ERROR, exc.text)
         raise typer.Exit(1) from exc

@@ -4,7 +4,7 @@
 ``spark-submit --conf``) and ``SPARKPROPERTIES file`` (a Spark properties file, as
 ``spark-submit --properties-file``). They belong in GLOBALS (every Extract of the home) or
 in an Extract's parameter file (that group; its lines win over GLOBALS). The engine reads
-them in :mod:`engine.cluster.session`; docs/cluster.md says what each setting does.
+them in :mod:`engine.cluster.spark`; docs/cluster.md says what each setting does.
 """
 
 from __future__ import annotations

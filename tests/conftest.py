@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 # The test harness (tests/harness: soaks, pipeline homes, reference decoders, the built-in
 # group runner) is imported as ``tests.harness`` by this process and by the processes it
@@ -23,10 +24,32 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 
+# Property tests run on shared, loaded machines (CI has 2 cores): time is not what they check.
+# Per-test @settings keep their own example counts and inherit these.
+settings.register_profile(
+    "ggsci", deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
+settings.load_profile("ggsci")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--regen-golden",
+        action="store_true",
+        help="rewrite the golden files with what the tests get (tests/harness/golden.py)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    from tests.harness import golden
+
+    golden.set_regenerating(bool(config.getoption("--regen-golden")))
+
+
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
     """The suite's only SparkSession (``local[2]``; Spark's log in a temporary directory)."""
-    from engine.cluster.session import SparkSettings, get_session, stop_session
+    from engine.cluster.spark import SparkSettings, get_session, stop_session
 
     log = tmp_path_factory.mktemp("spark") / "spark.log"
     session = get_session(SparkSettings(master="local[2]", app_name="ggsci-tests", log_file=log))

@@ -7,7 +7,7 @@ test the Python paths).
 
 ``GGSCI_NATIVE=require`` makes a kernel that cannot be loaded an error
 (:class:`KernelMissing`) instead of a silent fallback to Python, several times slower. The
-Extract sets it in the Spark tasks of a cluster (``spark.executorEnv``, engine/cluster/session.py):
+Extract sets it in the Spark tasks of a cluster (``spark.executorEnv``, engine/cluster/spark.py):
 there a missing kernel means that the shipped code did not reach an executor or does not
 fit its interpreter, and the task must fail saying so.
 """

@@ -1,5 +1,5 @@
 /*
- * redomine: the Extract miner's record walk in C (engine/extract/miner.py is its reference).
+ * redomine: the Extract miner's record walk in C (engine/extract/tasks/miner.py is its reference).
  *
  * Walker.walk(buf, base, pos, end, eof, out) walks the redo frames of a loaded window of
  * one log (engine/embedded/redo_scan.py: `buf` holds logical positions [base, base +
@@ -14,7 +14,7 @@
  *
  * Column values: NUMBER (canonical, exponent within +-10, at most 20 digit bytes) and the
  * character types are converted here; every other value goes through the column's Python
- * entry converter (engine/extract/values.py).
+ * entry converter (engine/extract/tasks/values.py).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <string.h>
 
-/* ---- layout (engine/extract/miner.py, docs/redo_format.md) --------------------------- */
+/* ---- layout (engine/extract/tasks/miner.py, docs/redo_format.md) --------------------------- */
 #define BLOCK 512
 #define BLOCK_HEAD 16
 #define PAYLOAD (BLOCK - BLOCK_HEAD)

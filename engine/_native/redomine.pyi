@@ -1,7 +1,7 @@
 from typing import Any
 
 # qualified name, name bytes, data object, column kinds, key, captured, hooked, converters,
-# befores (engine.extract.decode.BEFORES_*)
+# befores (engine.extract.tasks.decode.BEFORES_*)
 TableSpec = tuple[str, bytes, int, bytes, tuple[int, ...], bool, bool, tuple[Any, ...], int]
 
 class Walker:

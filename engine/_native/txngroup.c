@@ -3,7 +3,7 @@
  * close (which events of a redo range form which closed transaction or fragment).
  *
  * group(events, compact, fine_xids, rules, horizon, kinds) -> list of steps, exactly as
- * group_py gives them (see engine/extract/txngroup.py for what a step is):
+ * group_py gives them (see engine/extract/tasks/txngroup.py for what a step is):
  * - an event that travels alone is its own step (the same object);
  * - (-1, changes, end, rows, sessions, max_time, max_scn, table_ops) for a transaction
  *   closed in the range;

@@ -4,7 +4,7 @@ An Extract on a Spark cluster ships ggsci's packages (``engine``, ``params``, ``
 with the compiled kernels this interpreter loads, as one zip archive through
 ``spark.archives``: each executor unpacks it in its working directory under
 :data:`UNPACKED` and its Python workers find the packages there first (``PYTHONPATH``, set
-by :mod:`engine.cluster.session`). An executor needs only a Python of the same version (the kernels
+by :mod:`engine.cluster.spark`). An executor needs only a Python of the same version (the kernels
 are built for it) with ``pyspark`` and ``pyarrow``; ggsci need not be installed there.
 
 The archive is built from the files this process imports, so that the executors run

@@ -2,7 +2,7 @@
 walks, and the C heap a split needs stays between splits.
 
 Called by the Extract's tasks at their first split and by the executor check
-(:func:`engine.cluster.session`), so a worker that was warmed is settled already.
+(:func:`engine.cluster.spark`), so a worker that was warmed is settled already.
 """
 
 from __future__ import annotations

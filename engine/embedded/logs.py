@@ -80,32 +80,6 @@ def list_logs(redo_dir: Path, thread: int | None = None) -> list[LogInfo]:
     return out
 
 
-@dataclass(frozen=True, slots=True)
-class Split:
-    """A byte range of one log for one reader task: ``read_records(path, start, end)``."""
-
-    path: Path
-    thread: int
-    sequence: int
-    start: int
-    end: int | None  # None: to the end of the file (a current log keeps growing)
-
-
-def plan_splits(logs: list[LogInfo], split_bytes: int) -> list[Split]:
-    """Cut logs into ranges of about ``split_bytes`` (never across files). Each record is in
-    exactly one split (``read_records`` takes records *starting* in its range)."""
-    if split_bytes <= 0:
-        raise ValueError("split_bytes must be positive")
-    out: list[Split] = []
-    for info in logs:
-        start = 0
-        while start + split_bytes < info.size:
-            out.append(Split(info.path, info.thread, info.sequence, start, start + split_bytes))
-            start += split_bytes
-        out.append(Split(info.path, info.thread, info.sequence, start, None))
-    return out
-
-
 class LogSet:
     """The current log writer of each thread, with switch-by-size and switch-on-request.
 

@@ -1,7 +1,7 @@
 """An expression compiled to run column-wise: over the values of many rows at once
 (``columns[i]`` the list of column ``i``'s values, row after row) giving the list of
 their values. The Extract's TABLE WHERE / FILTER in the miner's task runs this way on a
-transaction's rows (:func:`engine.extract.tablerules.rows_in_task`): a few list
+transaction's rows (:func:`engine.extract.tasks.tablerules.rows_in_task`): a few list
 comprehensions instead of a closure call per node and row.
 
 Only what needs nothing of a row but its (after image) column values has a column-wise

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.changes import Entry, Fragment, Lcr, Position
-from engine.extract.assemble import surviving
 from engine.extract.lcrcodec import decode_lcrs, encode_lcrs
+from engine.extract.tasks.assemble import surviving
 from engine.home import datafile as df
 
 DEFAULT_BUDGET = 256 << 20

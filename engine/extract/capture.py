@@ -9,7 +9,7 @@ transactions the trail already holds whole (append-mode recovery, seed 003), so 
 committed transaction is in the trail exactly once.
 
 A transaction that begins and commits inside one split reaches the driver assembled by the
-miner (:class:`~engine.extract.miner.Closed`): the driver only decides whether it is
+miner (:class:`~engine.extract.tasks.miner.Closed`): the driver only decides whether it is
 written and appends its bytes. The others come change by change through the cache. When a
 Bounded Recovery checkpoint falls inside a batch, the batch is mined again change by change
 so that the checkpoint sees every open transaction as it was at that point. With Spark, the
@@ -29,7 +29,7 @@ import heapq
 import itertools
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -41,12 +41,9 @@ from engine.cluster.jobturn import JobOrder
 from engine.embedded.catalog import RedoCatalog
 from engine.embedded.dictionary import Dictionary, load_dictionary
 from engine.expr.rowrule import Process, UnknownColumn
-from engine.extract.assemble import finish_fragments, op_name, stream_encoded, surviving
 from engine.extract.cache import TransactionCache, Txn
-from engine.extract.decode import Decoder, Selection
 from engine.extract.keyfetch import KeyFetch
 from engine.extract.merge import NONE, Batch, plan_batch
-from engine.extract.miner import Closed, Event, MinePlan, mine_plan
 from engine.extract.redo_source import (
     DEFAULT_SPLIT_BYTES,
     Split,
@@ -57,7 +54,10 @@ from engine.extract.redo_source import (
     thread_positions_after,
 )
 from engine.extract.start import ExtractError
-from engine.extract.tablerules import TableRules, resolve
+from engine.extract.tasks.assemble import finish_fragments, op_name, stream_encoded, surviving
+from engine.extract.tasks.decode import Decoder, Selection
+from engine.extract.tasks.miner import Closed, Event, MinePlan, mine_plan
+from engine.extract.tasks.tablerules import TableRules, resolve
 from engine.heartbeat.flow import ExtractRule
 from engine.trail.model import TableDef as TrailTableDef
 from engine.trail.model import TrailPosition, micros_to_datetime
@@ -204,6 +204,19 @@ def selection_for(
                      model.update_record_format)  # fmt: skip
 
 
+@dataclass(frozen=True)
+class CaptureHooks:
+    """What the Extract's run does at the capture's events, given at construction (driver
+    side; nothing here pickles). ``on_commit(xid, commit SCN, records)`` after a transaction
+    is in the trail; ``on_counts([(table, io-type name, count)])`` for STATS; ``br_due(redo
+    time)`` and ``br_take(current positions, now)`` for Bounded Recovery checkpoints."""
+
+    on_commit: Callable[[str, int, int], None] | None = None
+    on_counts: Callable[[list[tuple[str, str, int]]], None] | None = None
+    br_due: Callable[[int], bool] | None = None
+    br_take: Callable[[dict[int, Position], int], None] | None = None
+
+
 class Capture:
     """One Extract's capture loop (the group process or ``ggsci extract`` runs it)."""
 
@@ -221,14 +234,19 @@ class Capture:
         split_bytes: int = DEFAULT_SPLIT_BYTES,
         on_commit: Callable[[str, int, int], None] | None = None,
         heartbeat: ExtractRule | None = None,
+        hooks: CaptureHooks | None = None,
+        catalog: RedoCatalog | None = None,
+        fetch: KeyFetch | None = None,
+        max_poll_splits: int | None = 8,
     ) -> None:
+        hooks = hooks or CaptureHooks(on_commit=on_commit)
         self.model = model
         self.heartbeat = heartbeat
-        self.fetch: KeyFetch | None = None  # FETCHOPTIONS: keys the redo lacks (keyfetch.py)
+        self.fetch = fetch  # FETCHOPTIONS: keys the redo lacks (keyfetch.py)
         self.source_root = source_root
         self.redo_dir = source_root / "redo"
         # where the logs are read (online, archive destinations) and checked whole
-        self.catalog = RedoCatalog.for_extract(source_root, model.tranlog)
+        self.catalog = catalog or RedoCatalog.for_extract(source_root, model.tranlog)
         self.writer = writer
         self.spark = spark
         self.split_bytes = split_bytes
@@ -236,10 +254,9 @@ class Capture:
             spill_dir, cache_budget or model.cachemgr.cache_size or (256 << 20)
         )
         self.stats = Stats()
-        self.on_commit = on_commit
-        # STATS: called with (table, io-type name, count) of each transaction written
-        self.on_counts: Callable[[list[tuple[str, str, int]]], None] | None = None
-        self.max_poll_splits: int | None = 8
+        self.on_commit = hooks.on_commit
+        self.on_counts = hooks.on_counts
+        self.max_poll_splits = max_poll_splits
         self.compact = True  # transactions seen whole in a split are assembled there
         self.mine_ahead = True  # with Spark: the next batch is queued before this one is applied
         self._ahead: _Ahead | None = None
@@ -248,8 +265,8 @@ class Capture:
         self._fine_heavy = False
         # Wall time waiting for the miner tasks and applying their output (benchmarks).
         self.timing: dict[str, float] = {"mine_s": 0.0, "apply_s": 0.0, "batches": 0}
-        self.br_due: Callable[[int], bool] | None = None
-        self.br_take: Callable[[dict[int, Position], int], None] | None = None
+        self.br_due = hooks.br_due
+        self.br_take = hooks.br_take
         self.through: dict[str, dict[int, Position]] = {}
         # the thread merge: per thread, the SCN it is known complete to, and the items read
         # above the watermark, applied by a later batch (docs/extract.md)
@@ -565,14 +582,7 @@ class Capture:
             self.writer.append_transaction(
                 c.records, c.count, c.tables, c.time_us, str(c.scn), sealed=c.sealed
             )
-            by_op = self.stats.by_op
-            for name, k in c.by_op:
-                by_op[name] = by_op.get(name, 0) + k
-            if self.on_counts is not None:
-                self.on_counts(list(c.table_ops))
-        self.stats.trail_records += c.count
-        if self.on_commit is not None:
-            self.on_commit(c.xid, c.scn, c.count)
+        self._wrote(c.xid, c.scn, c.table_ops if c.count else (), c.count)
 
     def _fragment(self, f: Fragment) -> None:
         """A fragment of an open transaction: cached as one item (its changes in order)."""
@@ -590,7 +600,7 @@ class Capture:
     ) -> None:
         """A transaction held in fragments only (no change by change row, none undone):
         its records finished from the fragments' templates in one pass per chunk
-        (:func:`~engine.extract.assemble.finish_fragments`), not row by row."""
+        (:func:`~engine.extract.tasks.assemble.finish_fragments`), not row by row."""
         if out:
             self.writer.append_many(out)
             out.clear()
@@ -635,17 +645,41 @@ class Capture:
         if held:
             data = finish_fragments(blobs, lcr.xid, lcr.scn, lcr.time_us, first, total, user)
             self.writer.append_transaction(data, held, tables, lcr.time_us, csn)
+        counts = [(table, op_name(io_type), k) for (table, io_type), k in per_table.items()]
+        self._wrote(lcr.xid, lcr.scn, counts, total)
+
+    def _encode(
+        self, xid: str, scn: int, time_us: int, rows: Iterable[Lcr], out: list[bytes]
+    ) -> tuple[list[tuple[str, str, int]], int]:
+        """Encode a transaction's rows into ``out`` (appended as it grows: a huge transaction
+        goes out as it is read back); its (table, io-type name, count) and its record count."""
+        n = 0
+        tables: list[str] = []
+        per_table: Counter[tuple[str, str]] = Counter()
+        for data, io_type in stream_encoded(xid, scn, time_us, _noting_tables(rows, tables)):
+            out.append(data)
+            per_table[(tables[n], op_name(io_type))] += 1
+            n += 1
+            if len(out) >= APPEND_CHUNK:
+                self.writer.append_many(out)
+                out.clear()
+        return [(t, op, k) for (t, op), k in per_table.items()], n
+
+    def _wrote(
+        self, xid: str, scn: int, counts: Sequence[tuple[str, str, int]], records: int
+    ) -> None:
+        """The one bookkeeping of a transaction now in the trail, whichever route it took
+        (closed in a split, assembled from fragments, from the cache, or FORCETRANS):
+        the run's STATS by operation and per table, the record count, and ``on_commit``
+        (the latest transaction a checkpoint names)."""
         by_op = self.stats.by_op
-        counts: list[tuple[str, str, int]] = []
-        for (table, io_type), k in per_table.items():
-            name = op_name(io_type)
+        for _table, name, k in counts:
             by_op[name] = by_op.get(name, 0) + k
-            counts.append((table, name, k))
-        if self.on_counts is not None:
-            self.on_counts(counts)
-        self.stats.trail_records += total
+        if counts and self.on_counts is not None:
+            self.on_counts(list(counts))
+        self.stats.trail_records += records
         if self.on_commit is not None:
-            self.on_commit(lcr.xid, lcr.scn, total)
+            self.on_commit(xid, scn, records)
 
     def _written(self, scn: int, xid: str) -> bool:
         """Whether the trail holds this committed transaction already (a restart reads
@@ -717,25 +751,8 @@ class Capture:
             if self.heartbeat is not None:  # seed 001's OUTGOING_EXTRACT rule
                 rows = self.heartbeat.rows(rows, self._columns_of)
             rows = self.rules.rows(rows, lcr.xid, lcr.scn, lcr.time_us)
-            n = 0
-            by_op = self.stats.by_op
-            tables: list[str] = []
-            rows = _noting_tables(rows, tables)
-            per_table: Counter[tuple[str, str]] = Counter()
-            for data, io_type in stream_encoded(lcr.xid, lcr.scn, lcr.time_us, rows):
-                out.append(data)
-                name = op_name(io_type)
-                by_op[name] = by_op.get(name, 0) + 1
-                per_table[(tables[n], name)] += 1
-                n += 1
-                if len(out) >= APPEND_CHUNK:  # a huge transaction goes out as it is read back
-                    self.writer.append_many(out)
-                    out.clear()
-            if self.on_counts is not None:
-                self.on_counts([(t, op, k) for (t, op), k in per_table.items()])
-            self.stats.trail_records += n
-            if self.on_commit is not None:
-                self.on_commit(lcr.xid, lcr.scn, n)
+            counts, n = self._encode(lcr.xid, lcr.scn, lcr.time_us, rows, out)
+            self._wrote(lcr.xid, lcr.scn, counts, n)
         elif k is Kind.ROLLBACK:
             self.cache.rollback(lcr.xid)
             self.excluded.discard(lcr.xid)
@@ -765,13 +782,12 @@ class Capture:
         _, rows = done
         if self.fetch is not None:  # seed 002: an update's key the redo lacks
             rows = list(self.fetch.rows(rows))
-        rows = list(self.rules.rows(rows, xid, self.last_scn, self.last_time_us))
+        selected = self.rules.rows(rows, xid, self.last_scn, self.last_time_us)
         out: list[bytes] = []
-        if rows:
-            for data, _ in stream_encoded(xid, self.last_scn, self.last_time_us, rows):
-                out.append(data)
-            self.stats.trail_records += len(rows)
+        counts, n = self._encode(xid, self.last_scn, self.last_time_us, selected, out)
+        if out:
             self.writer.append_many(out)
+        self._wrote(xid, self.last_scn, counts, n)  # as if it committed now: STATS, latest
         return out
 
     # -- checkpoints ----------------------------------------------------------------

@@ -4,7 +4,7 @@ Seed 002: "The primary key value is not explicitly stored in the redo change vec
 included in the supplemental data for the undo change vector" - and the printed dumps omit
 that supplemental data, so their updates reach the Extract without the key. GoldenGate then
 fetches what it needs from the source database; so does this hook, on the driver: the miner
-leaves such an update with its columns (:meth:`engine.extract.miner.Miner._rows`, the C walk
+leaves such an update with its columns (:meth:`engine.extract.tasks.miner.Miner._rows`, the C walk
 declines it), and :meth:`KeyFetch.rows` - a per-record hook at commit, like the heartbeat
 rule - reads the key columns of the row at the record's ROWID from the embedded source
 (:class:`engine.embedded.fetch.RowFetcher`) and adds them to the record, which is then the
@@ -31,7 +31,7 @@ from engine.embedded.dictionary import Dictionary, TableDef
 from engine.embedded.errors import SourceError
 from engine.embedded.fetch import RowFetcher
 from engine.extract.start import ExtractError
-from engine.extract.values import converter
+from engine.extract.tasks.values import converter
 from engine.runtime.events import Severity
 from engine.trail.codec import user_token
 from engine.trail.layout import IOType

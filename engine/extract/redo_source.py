@@ -3,7 +3,7 @@
 :func:`plan` turns the current read position of each thread into :class:`Split` ranges over
 the logs that exist now (a current log up to its size at planning time; a record being
 written past that is read next time). :func:`decode_splits` runs the miner
-(:mod:`engine.extract.miner`) over the splits, in Spark tasks when a session is given, and
+(:mod:`engine.extract.tasks.miner`) over the splits, in Spark tasks when a session is given, and
 returns each split's events and closed transactions in log order together with where
 reading resumes. The driver merges threads by SCN.
 """
@@ -29,7 +29,7 @@ from engine.cluster.worker import settle_worker
 from engine.embedded.catalog import RedoGapError
 from engine.embedded.errors import RedoFormatError
 from engine.embedded.logs import LogInfo, list_logs
-from engine.extract.miner import Closed, Event, MinePlan, Miner
+from engine.extract.tasks.miner import Closed, Event, MinePlan, Miner
 from engine.storage import StorageError
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ DEFAULT_SPLIT_BYTES = 16 << 20
 #: zstd 1 (6 ms, 0.49 MB, 2.4 ms), lz4 (4 ms, 0.89 MB, 0.9 ms) and none, once the bytes'
 #: trip through the JVM is counted (about 6 ms of CPU a MB in all: docs/cluster.md).
 _CODEC: Final = ("zstd", -3)
-#: What a Spark task imports to mine (engine.cluster.session.warm_workers, at the Extract's start).
+#: What a Spark task imports to mine (engine.cluster.spark.warm_workers, at the Extract's start).
 MINER_MODULES: Final = ("engine.extract.redo_source", "pyarrow")
 
 
@@ -271,7 +271,7 @@ def _destroy(entry: _Shared) -> None:
         entry.broadcast.destroy(blocking=False)
 
 
-#: The process's shared plan broadcasts (one SparkSession a process: engine/cluster/session.py).
+#: The process's shared plan broadcasts (one SparkSession a process: engine/cluster/spark.py).
 PLANS: Final = SharedPlans()
 
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.cluster.session import SparkConfigError, batch_splits, extract_session, task_failure
+from engine.cluster.spark import SparkConfigError, extract_session, task_failure
 from engine.embedded.catalog import RedoGapError
-from engine.extract.engine import ExtractRun
 from engine.extract.longtrans import RequestError
 from engine.extract.redo_source import MINER_MODULES
+from engine.extract.run import ExtractRun
 from engine.extract.start import ExtractError
 from engine.runtime.events import Severity
 from engine.runtime.ipc import Reply, Request
@@ -49,7 +49,6 @@ class ExtractRunner(GroupRunner):
             )
         except ExtractError as exc:
             raise ProcessAbend(exc.code, exc.text) from exc
-        self.run_.capture.max_poll_splits = batch_splits(spark)
         self._register(ctx)
         ctx.event(
             "OGG-01055",

@@ -1,7 +1,7 @@
 """Managing open transactions from the Extract's run: WARNLONGTRANS, orphan purge, and the
 SEND requests SHOWTRANS, SKIPTRANS, FORCETRANS, TRANLOGOPTIONS and the STOP refusal.
 
-A mixin of :class:`engine.extract.engine.ExtractRun`; its methods run in the capture loop
+A mixin of :class:`engine.extract.run.ExtractRun`; its methods run in the capture loop
 (warnings, purge) or in the IPC thread (requests), always under ``self.lock``.
 """
 

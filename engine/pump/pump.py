@@ -51,6 +51,7 @@ from engine.pump import PumpError
 from engine.pump.rowoptions import PumpRowOptions, RowOptionError
 from engine.pump.sink import TrailSink, TrailSpec, local_opener
 from engine.runtime.events import Severity
+from engine.runtime.loop import GroupRun
 from engine.runtime.stats import StatsBook, counted
 from engine.trail.codec import encode_record
 from engine.trail.errors import ReleaseError, TrailError
@@ -86,7 +87,7 @@ class RecordHook(Protocol):
         ...
 
 
-class Pump:
+class Pump(GroupRun):
     """One pump run over a home, its parameter file and its group definition."""
 
     def __init__(
@@ -341,21 +342,13 @@ class Pump:
         self.copied_records += len(out)
         self.stats_book.add(counted(Counter((r.table, r.op_name) for r in out)))
 
-    def run(
-        self, stop: Callable[[], bool], *, stop_at_eof: bool = False, idle: float = 0.2
-    ) -> None:
-        interval = max(1, self.model.checkpoint_secs)
-        while not stop():
-            n = self.poll()
-            self.at_eof = n == 0
-            if n or time.monotonic() - self.last_checkpoint >= interval:
-                self.checkpoint()
-            if n == 0:
-                if stop_at_eof:
-                    break
-                self.writer.idle()
-                time.sleep(idle)
-        self.checkpoint()
+    @property
+    def checkpoint_secs(self) -> int:
+        return self.model.checkpoint_secs
+
+    def between(self) -> None:
+        """Keep the link to a Collector alive while there is nothing to send."""
+        self.writer.idle()
 
     def checkpoint(self) -> None:
         """Make the remote trail durable, then publish the positions that cover it."""

@@ -52,6 +52,7 @@ from engine.replicat.discard import DiscardFile
 from engine.replicat.mapping import Mapper, RecordEnv, TableMap
 from engine.replicat.progress import CheckpointTable, Progress, group_key
 from engine.runtime.events import Severity
+from engine.runtime.loop import GroupRun
 from engine.runtime.stats import StatsBook, op_of
 from engine.targets import TargetError
 from engine.targets.base import Target
@@ -81,7 +82,7 @@ def checkpoint_table_name(home: Home, group: GroupDef) -> str | None:
     return m.group(1) if m else None
 
 
-class ReplicatRun:
+class ReplicatRun(GroupRun):
     def __init__(
         self,
         home: Home,
@@ -195,7 +196,7 @@ class ReplicatRun:
         self.filtered = 0  # records WHERE, FILTER or IGNORE<op>S left out
         self.before_images = 0  # before-image records, not applied (apply.is_before_image)
         self.last_io_us = 0
-        self.last_file_checkpoint = 0.0
+        self.last_checkpoint = 0.0
         self.dirty = True
 
     # -- applying -----------------------------------------------------------------------
@@ -218,7 +219,7 @@ class ReplicatRun:
             if group:
                 self._apply_group(group)
             self.dirty = True
-            self.file_checkpoint()
+            self.checkpoint()
             raise ReplicatError("OGG-01184", read_error_text(exc)) from exc
         if group:
             self._apply_group(group)
@@ -435,26 +436,15 @@ class ReplicatRun:
         return response if response in SUPPORTED_RESPONSES else "ABEND"
 
     # -- running ------------------------------------------------------------------------
-    def run(
-        self, stop: Callable[[], bool], *, stop_at_eof: bool = False, idle: float = 0.2
-    ) -> None:
-        interval = max(1, self.model.checkpoint_secs)
-        while not stop():
-            n = self.poll()
-            self.at_eof = n == 0
-            if n or time.monotonic() - self.last_file_checkpoint >= interval:
-                self.file_checkpoint()
-            if n == 0:
-                if stop_at_eof:
-                    break
-                time.sleep(idle)
-        self.file_checkpoint()
+    @property
+    def checkpoint_secs(self) -> int:
+        return self.model.checkpoint_secs
 
-    def file_checkpoint(self) -> None:
+    def checkpoint(self) -> None:
         """Publish the position the target has committed (``dirchk/<GROUP>.cpr``)."""
         now = self.clock()
         if not self.dirty and self.checkpoints is not None and not self.checkpoints.altered:
-            self.last_file_checkpoint = time.monotonic()
+            self.last_checkpoint = time.monotonic()
             return
         self.batch_id += 1
         stamp = valid_datetime(self.last_io_us) if self.last_io_us else None
@@ -478,7 +468,7 @@ class ReplicatRun:
         save_checkpoints(self.home, cps)
         self.checkpoints = cps
         self.dirty = False
-        self.last_file_checkpoint = time.monotonic()
+        self.last_checkpoint = time.monotonic()
 
     def close(self) -> None:
         self.reader.close()

@@ -1,5 +1,5 @@
 """GETUPDATEBEFORES / IGNOREUPDATEBEFORES and UPDATERECORDFORMAT end to end, on real Spark:
-the trail of each form is compared with a golden rendering (``GGSCI_REGEN_GOLDEN=1``
+the trail of each form is compared with a golden rendering (``--regen-golden``
 rewrites it) and shown by Logdump (BeforeAfter B, the Before Image of a unified record).
 
 - no UPDATERECORDFORMAT: an update of a table under GETUPDATEBEFORES is a FieldComp record
@@ -16,20 +16,20 @@ rewrites it) and shown by Logdump (BeforeAfter B, the Before Image of a unified 
 from __future__ import annotations
 
 import io
-import os
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from engine.extract.engine import ExtractRun
+from engine.extract.run import ExtractRun
 from engine.home.layout import Home
 from engine.logdump.session import LogdumpSession
 from engine.trail.layout import IOType
 from engine.trail.model import TrailRecord
 from engine.trail.reader import TrailReader
 from params.check import check_text
+from tests.harness import golden
 
 from .conftest import run_sql
 
@@ -37,7 +37,6 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 GOLDEN = Path(__file__).parent / "golden" / "before_images.txt"
-REGEN = os.environ.get("GGSCI_REGEN_GOLDEN") == "1"
 
 PRM = """EXTRACT e1
 SOURCEDB src
@@ -140,7 +139,7 @@ def test_before_images_as_goldengate_writes_them(
         run_sql(db, [*DDL, *WORK])
     extract(home, spark, PRM.format(format=FORMATS[form]), compact=compact)
     got = render(records(home))
-    if REGEN:
+    if golden.regenerating():
         _write_golden(form, got)
     assert got == _golden()[form]
 

@@ -22,7 +22,7 @@ from engine.embedded.clock import ManualClock, to_micros
 from engine.embedded.database import Database, create_database
 from engine.embedded.logfile import BLOCK, FileHeader
 from engine.embedded.sql import execute
-from engine.extract.engine import ExtractRun
+from engine.extract.run import ExtractRun
 from engine.extract.start import ExtractError
 from engine.home.groups import GroupStore
 from engine.home.layout import Home

@@ -23,8 +23,8 @@ from engine.embedded.database import Database
 from engine.embedded.sql import execute
 from engine.extract import br as br_module
 from engine.extract.cache import Txn
-from engine.extract.engine import ExtractRun
 from engine.extract.longtrans import RequestError
+from engine.extract.run import ExtractRun
 from engine.home.layout import Home
 from engine.runtime.events import Severity
 from engine.trail.reader import TrailReader

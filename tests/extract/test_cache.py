@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.changes import Kind, Lcr, Position
-from engine.extract.assemble import to_records
 from engine.extract.cache import SPILL_MAGIC, TransactionCache
 from engine.extract.lcrcodec import encode_lcrs
+from engine.extract.tasks.assemble import to_records
 from engine.home.datafile import seal
 from engine.trail.layout import IOType, TransInd
 
@@ -138,7 +138,7 @@ def test_assembled_records_carry_trans_ind_and_first_record_tokens() -> None:
 
 
 def test_streamed_commit_matches_the_whole_one(tmp_path: Path) -> None:
-    from engine.extract.assemble import stream_records
+    from engine.extract.tasks.assemble import stream_records
 
     for n in (1, 2, 5):
         rows = [

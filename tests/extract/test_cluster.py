@@ -32,7 +32,7 @@ from engine.embedded.archiver import set_archive_dest
 from engine.embedded.bulk import BulkSession
 from engine.embedded.database import Database, create_database
 from engine.embedded.dictionary import ColumnDef
-from engine.extract.engine import ExtractRun
+from engine.extract.run import ExtractRun
 from engine.home.layout import Home
 from engine.trail.layout import SECTION
 from params.check import check_text

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from engine import _native
-from engine.cluster.session import (
+from engine.cluster.ship import UNPACKED, build_archive
+from engine.cluster.spark import (
     CLUSTER_DEFAULTS,
     DEFAULT_MASTER,
     JVM_FLAGS,
@@ -28,7 +29,6 @@ from engine.cluster.session import (
     task_slots,
     user_conf,
 )
-from engine.cluster.ship import UNPACKED, build_archive
 from params.check import check_text
 from params.models import SparkParams
 
@@ -188,7 +188,7 @@ def test_archive_holds_the_packages_and_kernels(tmp_path: Path) -> None:
     first = build_archive(tmp_path)
     assert build_archive(tmp_path) == first  # same content, same archive (not rebuilt)
     names = zipfile.ZipFile(first).namelist()
-    assert {"engine/cluster/session.py", "params/data/parameters.txt", "ggsci/cli.py"} <= set(names)
+    assert {"engine/cluster/spark.py", "params/data/parameters.txt", "ggsci/cli.py"} <= set(names)
     assert "engine/cluster/spark_log4j2.properties" in names
     for k in _native.KERNELS:
         assert any(n.startswith(f"engine/_native/{k}.cpython-") for n in names), k

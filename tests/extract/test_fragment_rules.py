@@ -13,7 +13,6 @@ fragment codec) and restored. ``golden/fragment_rules.txt`` shows the trail.
 from __future__ import annotations
 
 import dataclasses
-import os
 import socket
 import threading
 from collections.abc import Iterator
@@ -25,13 +24,13 @@ import pytest
 from engine.changes import Fragment
 from engine.embedded.database import Database, create_database
 from engine.expr.functions import format_date
-from engine.extract import assemble, miner
 from engine.extract.cache import Txn
 from engine.extract.capture import Capture, Stats
-from engine.extract.engine import ExtractRun
 from engine.extract.lcrcodec import decode_lcrs, encode_lcrs
+from engine.extract.run import ExtractRun
 from engine.extract.start import initial_positions
-from engine.extract.tablerules import TableRules
+from engine.extract.tasks import assemble, miner
+from engine.extract.tasks.tablerules import TableRules
 from engine.home.layout import Home
 from engine.trail.codec import decode_record, user_tokens
 from engine.trail.layout import IOType
@@ -39,6 +38,7 @@ from engine.trail.model import TrailRecord, micros_to_datetime
 from engine.trail.reader import TrailReader
 from engine.trail.writer import TrailWriter
 from params.check import check_text
+from tests.harness import golden
 
 from .conftest import run_sql
 
@@ -46,7 +46,6 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 GOLDEN = Path(__file__).parent / "golden" / "fragment_rules.txt"
-REGEN = os.environ.get("GGSCI_REGEN_GOLDEN") == "1"
 #: WHERE reads V, which COLSEXCEPT removes: the task selects before it cuts
 PRM = (
     "EXTRACT f1\nSOURCEDB {db}\nEXTTRAIL ./dirdat/{trail}\n"
@@ -232,7 +231,7 @@ def test_fragments_of_rule_tables_write_the_change_by_change_trail(
     assert seen.marked > 0 and seen.op_tokens > 0 and seen.reopened > 0
     assert seen.undecided > 0
     shown = _render(want + want_forced)
-    if REGEN:
+    if golden.regenerating():
         GOLDEN.write_text("\n".join(shown) + "\n")
     assert shown == GOLDEN.read_text().splitlines()
 

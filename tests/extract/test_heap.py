@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from engine.cluster.heap import users_own
-from engine.extract import engine as extract_engine
-from engine.extract.engine import ExtractRun
+from engine.extract import run as extract_engine
+from engine.extract.run import ExtractRun
 from engine.home.layout import Home
 from params.check import check_text
 

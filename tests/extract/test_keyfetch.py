@@ -19,11 +19,11 @@ from engine.embedded.dictionary import Dictionary, load_dictionary
 from engine.embedded.fetch import RowFetcher
 from engine.embedded.ids import RowId
 from engine.embedded.logs import list_logs
-from engine.extract.assemble import stream_encoded
-from engine.extract.decode import Selection
 from engine.extract.keyfetch import NOT_FETCHED, KeyFetch, KeyNotFetched, for_extract
-from engine.extract.miner import Closed, Miner, mine_plan
 from engine.extract.start import ExtractError
+from engine.extract.tasks.assemble import stream_encoded
+from engine.extract.tasks.decode import Selection
+from engine.extract.tasks.miner import Closed, Miner, mine_plan
 from engine.home.layout import Home
 from engine.runtime.events import Severity
 from engine.trail.codec import decode_record, user_tokens

@@ -15,8 +15,8 @@ from engine.embedded.clock import ManualClock
 from engine.embedded.database import Database
 from engine.embedded.logs import list_logs
 from engine.embedded.sql import execute
-from engine.extract.engine import ExtractRun
 from engine.extract.longtrans import RequestError
+from engine.extract.run import ExtractRun
 from engine.home.checkpoints import load_checkpoints
 from engine.home.layout import Home
 from engine.runtime.events import Severity
@@ -150,9 +150,13 @@ def test_warning_showtrans_skip_and_force(home: Home, db: Any, spark: SparkSessi
     assert run.transaction_action("SKIPTRANS", (t1.xid, "FORCE"))[0].endswith("skipped.")
     with pytest.raises(RequestError, match="OGG-01012"):
         run.transaction_action("FORCETRANS", ("9.9.9", "FORCE"))
+    inserts = run.stats_book.total("Inserts")
     assert run.transaction_action("FORCETRANS", (t2.xid, "FORCE"))[0].endswith(
         "forced to trail file."
     )
+    # written as if it committed now: counted in STATS, the latest transaction of the trail
+    assert run.latest_txn == t2.xid
+    assert run.stats_book.total("Inserts") == inserts + len(t2.rows)
     assert run.stop_refusal() is None
     assert run.showtrans(())[-1] == "No transactions found."
     assert rows(home) == [("Insert", "4"), ("Insert", "5"), ("Insert", "2"), ("Insert", "3")]
@@ -164,8 +168,11 @@ def test_warning_showtrans_skip_and_force(home: Home, db: Any, spark: SparkSessi
     database.checkpoint()
     drain(run)
     run.close()
+    saved = load_checkpoints(home, "EXTRACT", "E1")
+    assert saved is not None and saved.csn is not None
+    assert saved.csn.latest_txn == t2.xid  # the forced transaction is the last one written
     run2 = new_run(home, spark, Events())
-    assert run2.latest_txn == csn.latest_txn  # the CSN state survives a restart
+    assert run2.latest_txn == saved.csn.latest_txn  # the CSN state survives a restart
     drain(run2)
     before = run.checkpoints.reads[0].current  # where run stopped: run2's startup checkpoint
     startup = run2.checkpoints.reads[0].startup

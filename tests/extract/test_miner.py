@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import importlib
 import itertools
 import random
 import shutil
@@ -40,13 +39,13 @@ from engine.embedded.logs import list_logs
 from engine.embedded.redo_scan import scan_frames
 from engine.embedded.workload import WorkloadSpec, run_workload
 from engine.extract import capture as capture_module
-from engine.extract.assemble import trans_ind
 from engine.extract.capture import Capture, Stats, selection_for
-from engine.extract.decode import BEFORES_FULL, Decoder, Selection
-from engine.extract.miner import Miner, mine_plan
 from engine.extract.redo_source import _tasks, continues
 from engine.extract.start import initial_positions
-from engine.extract.values import number_text, reference_text
+from engine.extract.tasks.assemble import trans_ind
+from engine.extract.tasks.decode import BEFORES_FULL, Decoder, Selection
+from engine.extract.tasks.miner import Miner, mine_plan
+from engine.extract.tasks.values import number_text, reference_text
 from engine.home.layout import Home
 from engine.trail.codec import encode_record, finalize
 from engine.trail.layout import BEFORE_IMAGE, IOType, wire_io_type
@@ -54,6 +53,7 @@ from engine.trail.model import TrailRecord
 from engine.trail.reader import TrailReader
 from engine.trail.writer import TrailWriter
 from params.check import check_text
+from tests.harness import kernels
 
 from .conftest import run_sql
 
@@ -63,8 +63,8 @@ if TYPE_CHECKING:
 #: The C record walk (engine/_native/redomine.c), held to this module's Python below.
 _C = load_native("redomine")
 needs_c = pytest.mark.skipif(_C is None, reason="the C kernel is disabled (GGSCI_NATIVE=0)")
-#: The kernel itself, whatever GGSCI_NATIVE says, for the CRC tests (not built: they fail).
-_KERNEL = importlib.import_module("engine._native.redomine")
+#: The kernel itself, whatever GGSCI_NATIVE says, for the CRC tests (not built: they skip).
+_KERNEL = kernels.kernel_or_none("redomine")
 VECTORS = Path(__file__).resolve().parents[1] / "source" / "vectors"
 PRM = (
     "EXTRACT m1\nSOURCEDB {db}\nEXTTRAIL ./dirdat/{trail}\nTRANLOGOPTIONS EXCLUDEUSER GGREP\n"
@@ -603,6 +603,7 @@ def test_the_c_number_text_is_the_python_one_where_it_has_one(raw: bytes) -> Non
         assert text == number_text(raw)
 
 
+@kernels.needs("redomine")
 @given(
     st.integers(0, 3000).flatmap(lambda n: st.binary(min_size=n, max_size=n)),
     st.integers(0, 15),
@@ -612,9 +613,11 @@ def test_the_c_crc32_is_zlibs(data: bytes, skip: int) -> None:
     CPU with PCLMULQDQ): both, at any alignment, give zlib's CRC. (The length is drawn
     first: binary() alone keeps to short buffers and never reached the folding.)"""
     view = memoryview(data)[skip:]
+    assert _KERNEL is not None
     assert _KERNEL.crc32(view) == zlib.crc32(view)
 
 
+@kernels.needs("redomine")
 def test_the_c_crc32_is_zlibs_at_every_length_around_the_folding() -> None:
     """Every length to 300 bytes (the tables, the folding's 64-byte start, its 16-byte
     steps and the tails) and some large ones, at every alignment of a 16-byte load."""
@@ -623,6 +626,7 @@ def test_the_c_crc32_is_zlibs_at_every_length_around_the_folding() -> None:
         data = rnd.randbytes(n + 15)
         for skip in range(16):
             view = memoryview(data)[skip : skip + n]
+            assert _KERNEL is not None
             assert _KERNEL.crc32(view) == zlib.crc32(view), (n, skip)
 
 
@@ -657,7 +661,7 @@ def test_the_c_assembly_of_a_transaction_is_row_records(
     sequence: int,
     time_us: int,
 ) -> None:
-    from engine.extract import miner as miner_module
+    from engine.extract.tasks import miner as miner_module
 
     events = [(0, xid, 1, pos, 0, 0, 0, 0, io, "T", "", (), (), "", "", "", "", p)
               for io, pos, p in rows]  # fmt: skip

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from engine.embedded.clock import ManualClock
 from engine.embedded.database import Database
 from engine.embedded.sql import execute
-from engine.extract.engine import ExtractRun
+from engine.extract.run import ExtractRun
 from engine.home.layout import Home
 from engine.runtime.events import Severity
 from params.check import check_text

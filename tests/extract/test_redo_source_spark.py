@@ -13,9 +13,9 @@ import pytest
 
 from engine.changes import Fragment, Position
 from engine.cluster import worker
-from engine.cluster.session import SparkSettings, _imported, session_conf
+from engine.cluster.spark import SparkSettings, _imported, session_conf
 from engine.extract import redo_source as rs
-from engine.extract.miner import Closed, MinePlan
+from engine.extract.tasks.miner import Closed, MinePlan
 
 
 @pytest.fixture

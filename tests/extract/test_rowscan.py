@@ -6,7 +6,6 @@ assembly), and rows_in_task's column-wise path (= its row-by-row path)."""
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 from unittest.mock import patch
 
@@ -16,24 +15,25 @@ from hypothesis import strategies as st
 
 from engine.expr.rowrule import Process, RowRule
 from engine.expr.values import Status
-from engine.extract import miner as miner_module
-from engine.extract import tablerules
-from engine.extract.rowselect import (
+from engine.extract.tasks import miner as miner_module
+from engine.extract.tasks import tablerules
+from engine.extract.tasks.rowselect import (
     columns_of,
     entries_of,
     scan_entries,
     scan_rows,
     select_rows,
 )
-from engine.extract.tablerules import rows_in_task
+from engine.extract.tasks.tablerules import rows_in_task
 from engine.trail.codec import decode_column_entries, encode_columns, pack_tokens
 from engine.trail.errors import CorruptRecordError, RecordLimitError
 from params.expr import Assignment, Binary, Call, Col, Filter, Header, Lit, Unary
+from tests.harness import kernels
 
 #: The kernels themselves, whatever GGSCI_NATIVE says (these tests hold them to their
 #: Python twins; a kernel that was not built fails here, loudly, instead of skipping).
-_SCAN = importlib.import_module("engine._native.rowscan")
-_KIT = importlib.import_module("engine._native.trailkit")
+_SCAN = kernels.kernel("rowscan")
+_KIT = kernels.kernel("trailkit")
 
 _columns = st.dictionaries(
     st.integers(0, 12),

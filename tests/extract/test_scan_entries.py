@@ -1,4 +1,4 @@
-"""The Extract's row-option fast path (engine/extract/tablerules.py): only the columns a
+"""The Extract's row-option fast path (engine/extract/tasks/tablerules.py): only the columns a
 rule reads are decoded, the kept column entries are copied as encoded, and the token
 bytes of repeated values are packed once; each the same as the full decode / encode."""
 
@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.expr.rowrule import Facts, Process, RowRule
-from engine.extract.tablerules import scan_entries
+from engine.extract.tasks.tablerules import scan_entries
 from engine.trail.codec import decode_column_entries, encode_columns, pack_tokens
 from engine.trail.errors import CorruptRecordError
 from params.expr import Assignment, Binary, Call, Col, Header, Lit

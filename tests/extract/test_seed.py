@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from typer.testing import CliRunner
 
-from engine.extract.engine import ExtractRun
 from engine.extract.keyfetch import KEY_FETCH_TOKEN
+from engine.extract.run import ExtractRun
 from engine.home.layout import Home
 from engine.trail.codec import pack_tokens, user_token, user_tokens
 from engine.trail.layout import IOType

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
-from engine.extract.engine import ExtractRun
+from engine.extract.run import ExtractRun
 from engine.home.layout import Home
 from engine.runtime.stats import StatsRequest
 from params.check import check_text

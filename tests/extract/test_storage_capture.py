@@ -22,7 +22,7 @@ from engine.embedded.catalog import RedoCatalog, RedoGapError
 from engine.embedded.database import Database, create_database
 from engine.embedded.logfile import BLOCK, read_header
 from engine.embedded.logs import list_logs
-from engine.extract.engine import ExtractRun
+from engine.extract.run import ExtractRun
 from engine.home.layout import Home
 from engine.trail.reader import TrailReader
 from params.check import check_text

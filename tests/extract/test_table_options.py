@@ -1,11 +1,10 @@
 """Extract TABLE row options end to end: COLS / COLSEXCEPT, WHERE, FILTER, TOKENS and
 TABLEEXCLUDE wildcards, on real Spark; the trail is compared with a golden rendering
-(``GGSCI_REGEN_GOLDEN=1`` rewrites it) and shown by Logdump."""
+(``--regen-golden`` rewrites it) and shown by Logdump."""
 
 from __future__ import annotations
 
 import io
-import os
 import socket
 import threading
 from pathlib import Path
@@ -13,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from engine.extract.engine import ExtractRun
+from engine.extract.run import ExtractRun
 from engine.extract.start import ExtractError
 from engine.home.layout import Home
 from engine.logdump.session import LogdumpSession
@@ -22,6 +21,7 @@ from engine.trail.layout import IOType
 from engine.trail.model import TrailRecord
 from engine.trail.reader import TrailReader
 from params.check import check_text
+from tests.harness import golden
 
 from .conftest import run_sql
 
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 GOLDEN = Path(__file__).parent / "golden" / "table_options.txt"
-REGEN = os.environ.get("GGSCI_REGEN_GOLDEN") == "1"
 
 PRM = """EXTRACT e1
 SOURCEDB src
@@ -126,7 +125,7 @@ def test_table_row_options_shape_the_trail(
     recs = records(home)
     data = [r for r in recs if r.io_type != IOType.METADATA]
     got = render(data)
-    if REGEN:
+    if golden.regenerating():
         GOLDEN.parent.mkdir(exist_ok=True)
         GOLDEN.write_text("\n".join(got) + "\n")
     assert got == GOLDEN.read_text().splitlines()

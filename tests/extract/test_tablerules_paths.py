@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 
 from engine.changes import Kind, Lcr, Position
 from engine.expr.rowrule import Process, RowRule
-from engine.extract import miner as miner_module
-from engine.extract import tablerules
-from engine.extract.assemble import stream_encoded
-from engine.extract.tablerules import TableRules, rows_in_task, with_columns
+from engine.extract.tasks import miner as miner_module
+from engine.extract.tasks import tablerules
+from engine.extract.tasks.assemble import stream_encoded
+from engine.extract.tasks.tablerules import TableRules, rows_in_task, with_columns
 from engine.trail.codec import encode_columns
 from params.expr import Assignment, Binary, Call, Col, Header, Lit
 

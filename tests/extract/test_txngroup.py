@@ -6,17 +6,17 @@ thread-merge horizon."""
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.changes import Kind
-from engine.extract import txngroup
+from engine.extract.tasks import txngroup
+from tests.harness import kernels
 
 #: The kernel itself, whatever GGSCI_NATIVE says (a kernel that was not built fails here).
-_KERNEL = importlib.import_module("engine._native.txngroup")
+_KERNEL = kernels.kernel("txngroup")
 
 _XIDS = ("0001.001.00000001", "0001.002.00000002", "0002.001.00000003", "0003.004.00000004")
 _TABLES = ("US03.STUDENT", "US03.COURSE", "HR.T")

@@ -14,7 +14,7 @@ import pytest
 
 from engine.embedded.clock import ManualClock
 from engine.embedded.database import Database
-from engine.extract.engine import ExtractRun
+from engine.extract.run import ExtractRun
 from engine.home.groups import GroupDef, GroupKind, GroupStore, SourceType
 from engine.home.layout import Home
 from engine.pump.pump import Pump

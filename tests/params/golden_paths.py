@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 GOLDEN = Path(__file__).parent / "golden"
-REGEN = os.environ.get("GGSCI_REGEN_GOLDEN") == "1"

@@ -1,6 +1,6 @@
 """Golden renderings of errors: every ``golden/*.prm`` against its ``.out``.
 
-Set ``GGSCI_REGEN_GOLDEN=1`` to rewrite the ``.out`` files; every mismatch is reported
+Set ``--regen-golden`` to rewrite the ``.out`` files; every mismatch is reported
 together.
 """
 
@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from golden_paths import GOLDEN, REGEN
+from golden_paths import GOLDEN
 
 from params.check import check_file
 from params.errors import render
+from tests.harness import golden
 
 
 def rendering(path: Path) -> str:
@@ -32,7 +33,7 @@ def test_golden_error_renderings() -> None:
     for case in cases:
         got = rendering(case)
         expected_file = case.with_suffix(".out")
-        if REGEN:
+        if golden.regenerating():
             expected_file.write_text(got)
             continue
         expected = expected_file.read_text() if expected_file.exists() else "<missing>"

@@ -22,7 +22,7 @@ from test_map_options import db as db_fixture  # noqa: F401 (a fixture)
 
 from engine.embedded.database import Database, create_database
 from engine.embedded.sql import execute
-from engine.extract.engine import ExtractRun
+from engine.extract.run import ExtractRun
 from engine.home.groups import GroupKind, GroupStore, SourceType
 from engine.home.layout import Home
 from engine.pump.pump import Pump

@@ -1,10 +1,9 @@
 """Shell fixtures: a fresh home, a session on string streams with a fixed clock and host,
-and golden-file comparison (``GGSCI_REGEN_GOLDEN=1`` rewrites the files)."""
+and golden-file comparison (``--regen-golden`` rewrites the files)."""
 
 from __future__ import annotations
 
 import io
-import os
 from datetime import datetime
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import pytest
 from engine.home.layout import Home
 from ggsci.dispatch.table import bind, execute
 from ggsci.session import Session
+from tests.harness import golden
 
 GOLDEN = Path(__file__).parent / "golden"
 FIXED_NOW = datetime(2026, 3, 14, 9, 26, 53)
@@ -75,10 +75,4 @@ def check_golden(name: str, text: str, home: Home | None = None) -> None:
     """Compare ``text`` with ``golden/<name>``; the home's path is written as ``$GGHOME``."""
     if home is not None:
         text = text.replace(str(home.root), "$GGHOME")
-    path = GOLDEN / name
-    if os.environ.get("GGSCI_REGEN_GOLDEN") == "1":
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-        return
-    assert path.exists(), f"missing golden file {path}; run with GGSCI_REGEN_GOLDEN=1"
-    assert text == path.read_text(), f"{name} differs from its golden file"
+    golden.check(GOLDEN / name, text)

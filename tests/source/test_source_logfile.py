@@ -179,8 +179,10 @@ def test_read_frames_and_peek(log: tuple[Path, list[RedoRecord]]) -> None:
     assert (thread, scn, n) == (1, located[0].record.scn, 1)
 
 
-def test_plan_splits_covers_every_record_once(tmp_path: Path) -> None:
-    from engine.embedded.logs import plan_splits
+def test_the_extracts_splits_cover_every_record_once(tmp_path: Path) -> None:
+    """The Extract's split planning (redo_source.thread_splits) over logs the database wrote:
+    each record is read by exactly one split (the one its first byte lies in)."""
+    from engine.extract.redo_source import logs_by_thread, thread_splits
 
     logs = LogSet(tmp_path, 30_000, lambda: 0)
     for t in (1, 2):
@@ -189,12 +191,14 @@ def test_plan_splits_covers_every_record_once(tmp_path: Path) -> None:
     logs.close()
     infos = list_logs(tmp_path)
     whole = [lr.record for i in infos for lr in read_records(i.path)]
-    splits = plan_splits(infos, 4096)
+    splits = [
+        s
+        for thread, ls in logs_by_thread(infos).items()
+        for s in thread_splits(thread, ls, None, 4096)
+    ]
     assert len(splits) > len(infos)
-    parts = [lr.record for sp in splits for lr in read_records(sp.path, sp.start, sp.end)]
+    parts = [lr.record for sp in splits for lr in read_records(Path(sp.path), sp.start, sp.end)]
     assert parts == whole
-    with pytest.raises(ValueError):
-        plan_splits(infos, 0)
 
 
 def _blocks_one_record_at_a_time(frames: list[bytes], seq: int) -> bytes:

@@ -4,7 +4,7 @@ The fast path (:mod:`engine.embedded.bulk`) was rewritten for speed with these h
 before the rewrite, held fixed: they pin what a seed produces, every log file's bytes
 (records, RBAs, block headers, switches) and every table's rows. The generic path (change
 vector dataclasses, :mod:`engine.embedded.dml`) gives the same bytes. A deliberate change of
-what the workload writes regenerates them with ``GGSCI_REGEN_GOLDEN=1`` and says why in its
+what the workload writes regenerates them with ``--regen-golden`` and says why in its
 commit. The clock is manual: it stands still, or (``clock``) moves at each reading.
 """
 
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -22,9 +21,9 @@ import pytest
 from engine.embedded.clock import ManualClock
 from engine.embedded.database import Database, create_database
 from engine.embedded.workload import WorkloadSpec, parse_mix, run_workload
+from tests.harness import golden
 
 GOLDEN = Path(__file__).parent / "golden" / "workload_redo.json"
-REGEN = os.environ.get("GGSCI_REGEN_GOLDEN") == "1"
 
 SCENARIOS: dict[str, dict[str, Any]] = {
     "oltp": {"transactions": 300, "initial_rows": 300},
@@ -88,11 +87,11 @@ def _fingerprint(tmp: Path, scenario: dict[str, Any]) -> dict[str, Any]:
 
 def test_workload_redo_matches_the_recorded_hashes(tmp_path: Path) -> None:
     got = {name: _fingerprint(tmp_path / name, s) for name, s in SCENARIOS.items()}
-    if REGEN:
+    if golden.regenerating():
         GOLDEN.write_text(json.dumps(got, indent=1, sort_keys=True) + "\n")
     want = json.loads(GOLDEN.read_text())
     bad = [name for name in SCENARIOS if got[name] != want.get(name)]
-    assert not bad, f"workload output changed for {bad} (GGSCI_REGEN_GOLDEN=1 if on purpose)"
+    assert not bad, f"workload output changed for {bad} (--regen-golden if on purpose)"
 
 
 @pytest.mark.parametrize("name", sorted(set(SCENARIOS) - {"clock"}))

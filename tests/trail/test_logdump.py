@@ -1,4 +1,4 @@
-"""Logdump: text views against golden files (GGSCI_REGEN_GOLDEN=1 rewrites them), the
+"""Logdump: text views against golden files (--regen-golden rewrites them), the
 JSON lines, the interactive session with piped input, and the ``ggsci logdump`` command."""
 
 from __future__ import annotations
@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import itertools
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -19,19 +18,14 @@ from engine.logdump.dump import dump_files
 from engine.trail import TrailWriter, encode_record
 from engine.trail.layout import IOType
 from ggsci.cli_logdump import logdump
+from tests.harness import golden
 
 GOLDEN = Path(__file__).parent / "golden"
-REGEN = os.environ.get("GGSCI_REGEN_GOLDEN") == "1"
 CREATED = 1_364_774_400_000_000  # 2013-04-01 00:00:00
 
 
 def _check_golden(name: str, text: str) -> None:
-    path = GOLDEN / name
-    if REGEN:
-        path.write_text(text)
-        return
-    assert path.exists(), f"golden file {path} missing: run with GGSCI_REGEN_GOLDEN=1"
-    assert text == path.read_text(), f"{name} differs from its golden file"
+    golden.check(GOLDEN / name, text)
 
 
 @pytest.fixture

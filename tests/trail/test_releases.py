@@ -6,7 +6,6 @@ taking a DDR/TDR for data."""
 from __future__ import annotations
 
 import io
-import os
 from pathlib import Path
 
 import pytest
@@ -31,9 +30,9 @@ from engine.trail.releases import (
 from engine.trail.txreader import TransactionReader
 from params.catalog import FORMAT_RELEASES
 from params.check import check_text
+from tests.harness import golden as golden_files
 
 GOLDEN = Path(__file__).parent / "golden"
-GOLDEN_REGEN = os.environ.get("GGSCI_REGEN_GOLDEN") == "1"
 CREATED = 1_364_774_400_000_000  # 2013-04-01 00:00:00
 INFO = {"Producer": "ggsci extract", "DbName": "SRC", "GroupName": "EXT1"}
 
@@ -83,7 +82,7 @@ def test_logdump_screen_per_release(
     out = io.StringIO()
     dump_files([path], out, options=DisplayOptions())
     golden = GOLDEN / f"logdump_release_{name}.txt"
-    if GOLDEN_REGEN:
+    if golden_files.regenerating():
         golden.write_text(out.getvalue())
     assert out.getvalue() == golden.read_text(), f"{golden.name} differs"
     header = decode_file_header(path.read_bytes())[0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.extract.assemble import finish_fragments
+from engine.extract.tasks.assemble import finish_fragments
 from engine.trail.codec import row_record
 from engine.trail.model import TableDef
 from engine.trail.recovery import find_last_complete_transaction

@@ -4,22 +4,22 @@ against their Python twins ``writer.count_records``, ``checksum.seal_records`` a
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.extract import assemble
+from engine.extract.tasks import assemble
 from engine.trail import writer
 from engine.trail.checksum import seal_records
 from engine.trail.codec import commit_tokens, finalize, row_record
 from engine.trail.errors import RecordLimitError, TrailError
+from tests.harness import kernels
 
 #: The kernel itself, whatever GGSCI_NATIVE says (these tests hold it to its Python twins;
 #: a kernel that was not built fails here, loudly, instead of skipping).
-_KIT = importlib.import_module("engine._native.trailkit")
+_KIT = kernels.kernel("trailkit")
 
 
 def _python_count(data: bytes) -> int | type[Exception]:

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from engine.embedded.database import Database, create_database
 from engine.embedded.sql import execute
-from engine.extract.engine import ExtractRun
+from engine.extract.run import ExtractRun
 from engine.extract.start import ExtractError
 from engine.home.checkpoints import Position as CpPosition
 from engine.home.checkpoints import WriteCheckpoint, load_checkpoints, save_checkpoints

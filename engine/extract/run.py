@@ -20,13 +20,15 @@ from typing import TYPE_CHECKING
 
 from engine.changes import Position
 from engine.cluster.heap import keep_heap
+from engine.cluster.spark import batch_splits
 from engine.embedded.catalog import RedoCatalog, RedoGapError
 from engine.extract import longtrans as lt
 from engine.extract.br import BoundedRecovery, BrError, Restored, selection_digest
 from engine.extract.cache import Txn
-from engine.extract.capture import Capture, CaptureState
+from engine.extract.capture import Capture, CaptureHooks, CaptureState
 from engine.extract.keyfetch import for_extract
 from engine.extract.orphans import OrphanScanner
+from engine.extract.redo_source import DEFAULT_SPLIT_BYTES
 from engine.extract.start import (
     ExtractError,
     initial_positions,
@@ -49,6 +51,7 @@ from engine.home.checkpoints import Position as CpPosition
 from engine.home.groups import DEFAULT_MEGABYTES, GroupDef, normalize_trail
 from engine.home.layout import Home
 from engine.runtime.events import Severity
+from engine.runtime.loop import GroupRun, Stop
 from engine.runtime.stats import StatsBook, counted
 from engine.trail.model import datetime_to_micros, micros_to_datetime
 from engine.trail.recovery import RecoveryMode
@@ -62,7 +65,7 @@ if TYPE_CHECKING:
 Emit = Callable[[str, Severity, str], None]
 
 
-class ExtractRun(TransactionManagement):
+class ExtractRun(TransactionManagement, GroupRun):
     def __init__(
         self,
         home: Home,
@@ -151,6 +154,7 @@ class ExtractRun(TransactionManagement):
                                 last_commit_scn=again.last_commit_scn,
                                 last_commit_xids=())  # fmt: skip
                 altered = True  # not a restart where the last run left off: no BR restore
+        self.stats_book = StatsBook(clock, output=self.trail_path)
         self.br = self._open_br(model, home)
         restored = None
         if self.br is not None and state is not None and not altered:
@@ -195,6 +199,23 @@ class ExtractRun(TransactionManagement):
                 spark=spark,
                 state=state,
                 heartbeat=ExtractRule(for_capture(home.globals_file), self.name, heartbeat_clock),
+                hooks=CaptureHooks(
+                    on_commit=self._committed,
+                    on_counts=lambda rows: self.stats_book.add(counted(rows)),
+                    br_due=self._br_due if self.br is not None else None,
+                    br_take=self._br_checkpoint if self.br is not None else None,
+                ),
+                catalog=catalog,
+                fetch=for_extract(
+                    model,
+                    self.root,
+                    lambda: self.capture.decoder.dictionary,
+                    lambda: self.capture.keycols,
+                    emit,
+                ),
+                split_bytes=_split_bytes(),
+                # a batch mines one wave of the share's tasks (another is mined ahead)
+                max_poll_splits=batch_splits(spark) if spark is not None else 8,
             )
         except ExtractError:  # e.g. OGG-00366, a TABLE option naming an unknown column
             self.writer.close()
@@ -202,25 +223,14 @@ class ExtractRun(TransactionManagement):
         except RedoGapError as exc:  # ARCHIVEDLOGONLY without a destination, archives unreadable
             self.writer.close()
             raise ExtractError(exc.code, exc.message) from exc
-        self.stats_book = StatsBook(clock, output=self.trail_path)
         self.at_eof = False  # the last poll found nothing (LAG: 'At EOF')
-        self.capture.on_counts = lambda rows: self.stats_book.add(counted(rows))
-        split_mb = os.environ.get("GGSCI_EXTRACT_SPLIT_MB")
-        if split_mb and split_mb.isdigit():  # tuning and benchmarks: smaller batches
-            self.capture.split_bytes = int(split_mb) << 20
         if restored is not None:
             self.capture.restore(restored.txns, restored.checkpoint.current)
         if self.capture.heartbeat is not None:  # LOGBSN on heartbeat records (seed 001)
             self.capture.heartbeat.restart = self._oldest_open
-        self.capture.fetch = for_extract(model, self.root, lambda: self.capture.decoder.dictionary,
-                                         lambda: self.capture.keycols, emit)  # fmt: skip
         self._redo_files: dict[tuple[int, int], str | None] = {}  # (thread, seq): log path
         csn_saved = self.checkpoints.csn if self.checkpoints else None
         self.latest_txn = csn_saved.latest_txn if csn_saved else None  # SHOWCH "Latest TXN"
-        self.capture.on_commit = self._committed
-        if self.br is not None:
-            self.capture.br_due = self._br_due
-            self.capture.br_take = self._br_checkpoint
         self.orphans = OrphanScanner(
             model.tranlog.trans_cleanup_frequency, model.tranlog.purge_orphaned
         )
@@ -246,36 +256,39 @@ class ExtractRun(TransactionManagement):
         self.last_checkpoint = 0.0
 
     # -- running --------------------------------------------------------------------
-    def run(
-        self, stop: threading.Event, *, stop_at_eof: bool = False, idle_wait: float = 0.5
-    ) -> None:
-        interval = max(1, self.model.checkpoint_secs)
-        while not stop.is_set():
-            if self.rollover_requested.is_set():
-                self.writer.rollover()
-                self.rollover_requested.clear()
-                self.checkpoint()
-                self.rollover_done.set()
-            with self.lock:
-                n = self.capture.poll()
-                self.at_eof = n == 0
-                self._warn_long_transactions()
-                self._purge_orphans()
-                if self.br is not None and (self.br_requested or self._br_due(0)):
-                    # BRCHECKPOINT IMMEDIATE, or due on the Extract's clock (an idle source too)
-                    self.br_requested = None
-                    self.writer.sync()
-                    redo = self.capture.last_time_us or self._now_us()
-                    self._br_checkpoint(self.capture.applied_positions(), redo)
-            self._report_count()
-            now = time.monotonic()
-            if n or now - self.last_checkpoint >= interval:
-                self.checkpoint()
-            if stop_at_eof and n == 0:
-                break
-            if n == 0 and not self.rollover_requested.is_set():
-                stop.wait(idle_wait)
-        self.checkpoint()
+    @property
+    def checkpoint_secs(self) -> int:
+        return self.model.checkpoint_secs
+
+    def between(self) -> None:
+        """SEND ... ROLLOVER, acted on between batches (the request waits for it)."""
+        if self.rollover_requested.is_set():
+            self.writer.rollover()
+            self.rollover_requested.clear()
+            self.checkpoint()
+            self.rollover_done.set()
+
+    def wake(self) -> bool:
+        return self.rollover_requested.is_set()
+
+    def poll(self) -> int:
+        """One batch of capture, then what is due on the Extract's clock: long-running
+        transaction warnings, the orphan purge, a Bounded Recovery checkpoint, REPORTCOUNT."""
+        with self.lock:
+            n = self.capture.poll()
+            self._warn_long_transactions()
+            self._purge_orphans()
+            if self.br is not None and (self.br_requested or self._br_due(0)):
+                # BRCHECKPOINT IMMEDIATE, or due on the Extract's clock (an idle source too)
+                self.br_requested = None
+                self.writer.sync()
+                redo = self.capture.last_time_us or self._now_us()
+                self._br_checkpoint(self.capture.applied_positions(), redo)
+        self._report_count()
+        return n
+
+    def run(self, stop: Stop, *, stop_at_eof: bool = False, idle: float = 0.5) -> None:
+        super().run(stop, stop_at_eof=stop_at_eof, idle=idle)
 
     def _committed(self, xid: str, _scn: int, _records: int) -> None:
         self.latest_txn = xid
@@ -665,3 +678,11 @@ def _recovery_cp(
 
 def _same_trail(a: str, b: str) -> bool:
     return normalize_trail(a) == normalize_trail(b)
+
+
+def _split_bytes() -> int:
+    """``GGSCI_EXTRACT_SPLIT_MB`` (tuning and benchmarks: smaller batches), else the default."""
+    split_mb = os.environ.get("GGSCI_EXTRACT_SPLIT_MB")
+    if split_mb and split_mb.isdigit():
+        return int(split_mb) << 20
+    return DEFAULT_SPLIT_BYTES

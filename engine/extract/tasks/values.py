@@ -1,6 +1,6 @@
 """Column values from Oracle bytes to the text the trail carries, fast.
 
-:func:`engine.extract.decode.text_of` of :meth:`TableDef.decode` is the reference: it goes
+:func:`engine.extract.tasks.decode.text_of` of :meth:`TableDef.decode` is the reference: it goes
 through ``Decimal`` and ``datetime``, some 5 µs a value. The Extract's hot loop uses
 :func:`converter` instead, which gives the same text: NUMBERs
 are turned into text straight from their base-100 digits, and every type's recent values
@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Final
 
 from engine.embedded.codecs import decode_value
-from engine.extract.decode import text_of
+from engine.extract.tasks.decode import text_of
 from engine.trail.codec import column_entry
 
 Convert = Callable[[bytes | None], str | None]

@@ -1,12 +1,12 @@
 """The Extract's log miner: one byte range of redo to events for the driver, in a Spark task.
 
-It applies seed 002's rules exactly as :class:`engine.extract.decode.Decoder` does (that
+It applies seed 002's rules exactly as :class:`engine.extract.tasks.decode.Decoder` does (that
 class is the readable statement of them, and a test holds the two to the same trail), but
 reads the record payloads in place (``struct.unpack_from`` over the buffer
 :mod:`engine.embedded.redo_scan` fills), without building a dataclass per change vector: the
 bodies of opcodes that capture ignores (index redo 10.x, block cleanouts 4.1, the undo of
 an insert) are stepped over, and column values go to trail text through
-:mod:`engine.extract.values`. A captured row is encoded here, as a trail record template
+:mod:`engine.extract.tasks.values`. A captured row is encoded here, as a trail record template
 (:func:`engine.trail.codec.row_record` with its defaults: the driver finishes it).
 
 Output (:class:`Mined`), in log order:
@@ -44,23 +44,23 @@ from engine.embedded.errors import RedoCorruptError
 from engine.embedded.ids import RowId
 from engine.embedded.redo_scan import scan_frames
 from engine.expr.rowrule import Process, RowRule
-from engine.extract.assemble import trans_ind
-from engine.extract.decode import (
+from engine.extract.tasks.assemble import trans_ind
+from engine.extract.tasks.decode import (
     BEFORES_FULL,
     BEFORES_NONE,
     BEFORES_RECORD,
     Selection,
 )
-from engine.extract.rowselect import Cond, select_rows
-from engine.extract.tablerules import (
+from engine.extract.tasks.rowselect import Cond, select_rows
+from engine.extract.tasks.tablerules import (
     fragment_tables,
     one_call,
     rows_in_task,
     select_fragment,
     with_columns,
 )
-from engine.extract.txngroup import CLOSED, FRAGMENT, Step, group, table_ops
-from engine.extract.values import NUMBER_TYPES, Convert, converter, entry_converter
+from engine.extract.tasks.txngroup import CLOSED, FRAGMENT, Step, group, table_ops
+from engine.extract.tasks.values import NUMBER_TYPES, Convert, converter, entry_converter
 from engine.trail.codec import commit_tokens, row_record
 from engine.trail.errors import RecordLimitError
 from engine.trail.layout import BEFORE_IMAGE, IO_TYPE_NAMES, IOType, TransInd
@@ -143,7 +143,7 @@ class MinePlan:
     # only a transaction that ends at or below this SCN is closed in a task (None: any); one
     # ending above may be held for a later batch by the driver's thread merge (capture.py)
     horizon: int | None = None
-    # TABLE row options by table (engine.extract.tablerules): applied where a transaction
+    # TABLE row options by table (engine.extract.tasks.tablerules): applied where a transaction
     # is closed in the task, and in its fragments for tablerules.fragment_tables; other
     # rows of these tables reach the driver with columns
     rules: Mapping[str, RowRule] = field(default_factory=dict)
@@ -820,7 +820,7 @@ def close(events: Iterable[Event], plan: MinePlan, sequence: int) -> list[Item]:
     be encoded here by one :class:`~engine.changes.Fragment` at its last change (with
     ``plan.compact``; see the module docstring); the rows left get their record templates
     (:func:`engine.trail.codec.row_record` with its defaults, which the driver finishes).
-    Which events go where is :func:`engine.extract.txngroup.group`'s (in C when built)."""
+    Which events go where is :func:`engine.extract.tasks.txngroup.group`'s (in C when built)."""
     rules = plan.rules
     out: list[Item] = []
     listed = events if isinstance(events, list) else list(events)
@@ -851,8 +851,8 @@ def _one_by_one(e: Event, sequence: int, rules: Mapping[str, RowRule]) -> Item:
 
 def _fragment(step: Step, sequence: int, rules: Mapping[str, RowRule]) -> list[Item]:
     """One :class:`Fragment` of a transaction's changes in this range (a
-    :data:`~engine.extract.txngroup.FRAGMENT` step), the rules of its rows' tables applied
-    (:func:`~engine.extract.tablerules.select_fragment`: WHERE and COLS / COLSEXCEPT here,
+    :data:`~engine.extract.tasks.txngroup.FRAGMENT` step), the rules of its rows' tables applied
+    (:func:`~engine.extract.tasks.tablerules.select_fragment`: WHERE and COLS / COLSEXCEPT here,
     the tokens marked for the driver to add at commit), or (a record past a limit, a
     selection that cannot say) the events one by one for the driver."""
     _, events, rows, sessions, refs, undone, ops = step
@@ -899,7 +899,7 @@ def _templated(e: Event | Closed, sequence: int) -> Event | Closed:
 
 
 def _closed(step: Step, sequence: int, plan: MinePlan) -> Closed:
-    """The :class:`Closed` of a :data:`~engine.extract.txngroup.CLOSED` step: its records
+    """The :class:`Closed` of a :data:`~engine.extract.tasks.txngroup.CLOSED` step: its records
     finished, with the rules of TABLE row options applied to its rows here."""
     _, _, end, rows, _, _, _, ops = step
     kind, xid, scn, time_us = end[0], end[1], end[5], end[7]

@@ -8,7 +8,7 @@ read back to columns, the rules applied, the records built again with their toke
 rows of the other transactions reach the driver with their columns (:func:`with_columns`)
 and :class:`TableRules` applies the same rules at commit. The rules are resolved once
 against the dictionary: an unknown column stops the start with OGG-00366. The scans and
-the one-call selection are :mod:`engine.extract.rowselect`'s (C, and their twins).
+the one-call selection are :mod:`engine.extract.tasks.rowselect`'s (C, and their twins).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from engine.expr.rowrule import (
 from engine.expr.rowrule import rule_for as _rule_for
 from engine.expr.values import Status, Value, truth
 from engine.expr.vector import Vector, compile_vector
-from engine.extract.rowselect import (
+from engine.extract.tasks.rowselect import (
     MAX_SLOTS,
     Cond,
     columns_of,
@@ -40,10 +40,10 @@ from engine.extract.rowselect import (
     entries_of,
     scan_entries,
 )
-from engine.extract.rowselect import NATIVE_SCAN as _NATIVE_SCAN
-from engine.extract.rowselect import SCAN_ROWS as _SCAN_ROWS
-from engine.extract.rowselect import SELECT as _SELECT
-from engine.extract.rowselect import holds as _holds
+from engine.extract.tasks.rowselect import NATIVE_SCAN as _NATIVE_SCAN
+from engine.extract.tasks.rowselect import SCAN_ROWS as _SCAN_ROWS
+from engine.extract.tasks.rowselect import SELECT as _SELECT
+from engine.extract.tasks.rowselect import holds as _holds
 from engine.trail.codec import decode_column_entries, encode_columns, pack_tokens, row_record
 from engine.trail.errors import RecordLimitError
 from engine.trail.layout import MAX_TOKEN_LENGTH, TransInd
@@ -399,9 +399,9 @@ def rows_in_task(
 
     Usually the transaction's rows are all of one table whose WHERE compares columns with
     integers (or is absent) and has no FILTER: then one call does it all
-    (:func:`~engine.extract.rowselect.select_rows`, ``rowscan.select`` in C when built).
+    (:func:`~engine.extract.tasks.rowselect.select_rows`, ``rowscan.select`` in C when built).
     Otherwise, per row only what varies is done: the columns the rule reads are scanned
-    from the encoded entries (:func:`~engine.extract.rowselect.scan_entries`, in C when
+    from the encoded entries (:func:`~engine.extract.tasks.rowselect.scan_entries`, in C when
     built) and the kept entries copied; rows of one table and operation share their
     :class:`Facts` when no expression reads the row's own facts
     (:attr:`RowRule.facts_shared`), and their token bytes when the TOKENS read nothing of

@@ -1,5 +1,5 @@
 """A transaction's row events scanned and selected for the Extract's TABLE row options
-(:mod:`engine.extract.tablerules`): the C kernel ``engine/_native/rowscan.c`` and its
+(:mod:`engine.extract.tasks.tablerules`): the C kernel ``engine/_native/rowscan.c`` and its
 pure-Python twins, which ``tests/extract/test_rowscan.py`` holds it to.
 
 - :func:`scan_entries` (``rowscan.scan``): the values of some columns of a data area, and

@@ -1,0 +1,37 @@
+"""The compiled C kernels, for the tests that hold each to its pure-Python twin.
+
+A machine without a C compiler installs without them and runs the Python paths; there the
+comparison tests skip, with the reason, instead of failing the whole run at import.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+import pytest
+
+
+def _reason(name: str) -> str:
+    return (
+        f"the C kernel engine._native.{name} is not built (no C compiler at install): "
+        "its comparison with the Python twin is skipped"
+    )
+
+
+def kernel(name: str) -> ModuleType:
+    """The kernel, or a skip of the calling test module."""
+    module: ModuleType = pytest.importorskip(f"engine._native.{name}", reason=_reason(name))
+    return module
+
+
+def kernel_or_none(name: str) -> ModuleType | None:
+    try:
+        return importlib.import_module(f"engine._native.{name}")
+    except ImportError:
+        return None
+
+
+def needs(name: str) -> pytest.MarkDecorator:
+    """Mark one test that compares the kernel ``name`` with its twin."""
+    return pytest.mark.skipif(kernel_or_none(name) is None, reason=_reason(name))
