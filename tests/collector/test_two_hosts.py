@@ -6,6 +6,7 @@ every source transaction exactly once among the remote trail's whole transaction
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -24,6 +25,7 @@ from tests.collector.two_homes import (
     TwoHomes,
     audit,
     audit_tranids,
+    duplicate_last_transaction,
     netns_available,
     source_tranids,
     until,
@@ -132,17 +134,28 @@ def test_kill_9_soak_of_pump_and_collector(homes: TwoHomes) -> None:
     homes.start_source()
     kills = 0
     for round_ in range(8):
-        assert until(lambda: bool(homes.pump_pid()) and bool(homes.collector_pids()), 60)
+
+        def victims(r: int = round_) -> list[int]:
+            pids = [homes.pump_pid()] if r % 2 else homes.collector_pids()
+            return [p for p in pids if p]
+
+        assert until(lambda: bool(victims()) and homes.copied() > 0, 60)
         time.sleep(0.2 + 0.1 * (round_ % 3))
-        victims = [homes.pump_pid()] if round_ % 2 else homes.collector_pids()
-        for pid in victims:
-            if pid:
+        assert until(lambda: bool(victims()), 60)
+        for pid in victims():
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
                 kills += 1
         homes.write(150)
     assert kills >= 8
     assert homes.wait_copied(homes.written, 180), homes.copied()
     assert_exactly_once(homes)
+    # the mutation: one transaction written twice into the real remote trail is caught
+    homes.kill_all()
+    assert wait_for(lambda: not homes.collector_pids(), 10)
+    doubled = duplicate_last_transaction(homes.target)
+    result = audit(source_tranids(homes.written), audit_tranids(homes.target))
+    assert result.duplicated == [doubled] and not result.lost
 
 
 # -- two network namespaces ---------------------------------------------------------------------

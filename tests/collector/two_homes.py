@@ -22,7 +22,9 @@ from engine.home.groups import GroupDef, GroupKind, GroupStore, SourceType, Trai
 from engine.home.layout import Home
 from engine.home.status import MANAGER, State, read_process_file
 from engine.runtime.control import manager_request, start_manager, wait_for
+from engine.trail.codec import encode_record
 from engine.trail.txreader import TransactionReader
+from engine.trail.writer import TrailWriter
 from tests.replicat.replicat_helpers import ins, txn_records, upd, write_trail
 
 SOURCE_TRAIL = "./dirdat/aa"
@@ -255,3 +257,17 @@ def until(predicate: Callable[[], bool], timeout: float, every: float = 0.05) ->
             return True
         time.sleep(every)
     return predicate()
+
+
+def duplicate_last_transaction(target: Home) -> str:
+    """Write the remote trail's last whole transaction once more (a deliberate duplicate, as
+    a broken pump would); its TRANID."""
+    reader = TransactionReader(target.root / "dirrmt" / "bb")
+    try:
+        last = list(reader.poll(None))[-1]
+    finally:
+        reader.close()
+    writer = TrailWriter.open(target.root / "dirrmt" / "bb", durable=False)
+    writer.append_many([encode_record(r) for r in last.records])
+    writer.close()
+    return last.tranid or ""
