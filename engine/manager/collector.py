@@ -304,21 +304,23 @@ def _trail_error_name(exc: BaseException) -> str:
 def serve_dynamic(home: Home, sock: socket.socket, peer: str, wait: float) -> int:
     """Accept one connection from ``peer`` (within ``wait`` seconds) and serve it."""
     emit = home_emit(home)
-    sock.settimeout(wait)
     deadline = time.monotonic() + wait
-    while True:
-        try:
-            conn, address = sock.accept()
-        except OSError:
-            emit("OGG-01232", Severity.WARNING, f"No pump connected from {peer} in {wait:g} s.")
-            return 1
-        if address[0] == peer:
-            break
-        emit("OGG-00912", Severity.WARNING, f"Collector refused {address[0]}: it serves {peer}.")
-        conn.close()
-        if time.monotonic() >= deadline:
-            return 1
-    sock.close()
+    try:
+        while True:
+            sock.settimeout(max(0.01, deadline - time.monotonic()))
+            try:
+                conn, address = sock.accept()
+            except OSError:
+                emit("OGG-01232", Severity.WARNING, f"No pump connected from {peer} in {wait:g} s.")
+                return 1
+            if address[0] == peer:
+                break
+            emit(
+                "OGG-00912", Severity.WARNING, f"Collector refused {address[0]}: it serves {peer}."
+            )
+            conn.close()
+    finally:
+        sock.close()
     CollectorSession(home, conn, peer, emit).serve()
     return 0
 

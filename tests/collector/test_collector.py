@@ -15,7 +15,7 @@ import pytest
 from engine.home.checkpoints import load_checkpoints
 from engine.home.groups import GroupKind, SourceType
 from engine.home.layout import Home
-from engine.manager.collector import serve_static
+from engine.manager.collector import serve_dynamic, serve_static
 from engine.pump import PumpError
 from engine.pump.pump import Pump
 from engine.pump.remote import LinkLost, RemoteSink, remote_opener
@@ -233,3 +233,19 @@ def test_tcperrs_file_rules_and_defaults() -> None:
     assert rules.rule("ESOMETHING").retry  # unknown: retried as the fallback says
     with pytest.raises(TcpErrsError, match=r"tcperrs:2: expected"):
         parse_tcperrs("ECONNRESET RETRY 1 1\nEPIPE MAYBE 1 1\n")
+
+
+def test_a_dynamic_collector_serves_only_the_address_that_asked(target: Home) -> None:
+    sock = socket.create_server(("127.0.0.1", 0))
+    port = int(sock.getsockname()[1])
+    done: list[int] = []
+    thread = threading.Thread(
+        target=lambda: done.append(serve_dynamic(target, sock, "10.9.9.9", 2.0)), daemon=True
+    )
+    thread.start()
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as other:
+        assert other.recv(10) == b""  # closed at once: this address did not ask
+    thread.join(10)
+    assert done == [1]
+    log = target.ggserr_log.read_text()
+    assert "Collector refused 127.0.0.1: it serves 10.9.9.9" in log

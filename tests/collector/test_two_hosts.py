@@ -217,3 +217,15 @@ def test_retries_run_out_and_the_pump_abends_by_its_tcperrs(homes: TwoHomes) -> 
     log = homes.source.ggserr_log.read_text()
     assert "retry 1 of 2" in log and "retry 2 of 2" in log
     assert "(2 retries failed; TCPERRS ECONNREFUSED)" in log
+
+
+def test_no_accessrule_no_collector_the_pump_abends(homes: TwoHomes) -> None:
+    (homes.target.dirprm / "mgr.prm").write_text(f"PORT {homes.mgr_port}\n")  # no rule
+    homes.write(5)
+    homes.start_target()
+    homes.start_source()
+    assert wait_for_state(homes.source, "EXTRACT", "PMP", {State.ABENDED}, 60) == State.ABENDED
+    log = homes.source.ggserr_log.read_text()
+    assert "TCP/IP error EACCES" in log and "no retry for it" in log
+    assert "no ACCESSRULE allows it" in homes.target.ggserr_log.read_text()
+    assert not homes.collector_pids()
