@@ -31,9 +31,9 @@ SOURCE_TRAIL = "./dirdat/aa"
 REMOTE_TRAIL = "./dirrmt/bb"
 FAST_TCPERRS = (
     "-- retry at once and often: the faults below are made on purpose\n"
-    "ECONNRESET RETRY 20 200\nECONNREFUSED RETRY 20 400\nETIMEDOUT RETRY 20 200\n"
-    "EPIPE RETRY 20 200\nENOSPC RETRY 50 400\nETRAILBUSY RETRY 20 400\n"
-    "EHOSTUNREACH RETRY 20 200\nENETUNREACH RETRY 20 200\n"
+    "ECONNRESET RETRY 20 2000\nECONNREFUSED RETRY 20 2000\nETIMEDOUT RETRY 20 2000\n"
+    "EPIPE RETRY 20 2000\nENOSPC RETRY 50 2000\nETRAILBUSY RETRY 20 2000\n"
+    "EHOSTUNREACH RETRY 20 2000\nENETUNREACH RETRY 20 2000\n"
 )
 
 
@@ -111,7 +111,7 @@ class TwoHomes:
         trail, counted by the audit reader)."""
         return len(audit_tranids(self.target))
 
-    def wait_copied(self, n: int, timeout: float = 120) -> bool:
+    def wait_copied(self, n: int, timeout: float = 240) -> bool:
         return wait_for(lambda: self.copied() >= n and self.checkpointed(), timeout)
 
     def checkpointed(self) -> bool:
