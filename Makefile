@@ -5,15 +5,20 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test check lint format typecheck bench clean
+.PHONY: venv demo test check lint format typecheck bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(STAMP): pyproject.toml setup.py $(wildcard engine/_native/*.c engine/_native/*.h) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,lake]'
 	touch $(STAMP)
+
+# The virtualenv with `ggsci` installed in it (editable); say how to put it on PATH.
+venv: $(STAMP)
+	@echo "ggsci is $(CURDIR)/$(BIN)/ggsci; to run it as ggsci:"
+	@echo "  export PATH=\"$(CURDIR)/$(BIN):\$$PATH\"   (or: . $(BIN)/activate)"
 
 demo: $(STAMP)
 	$(BIN)/python examples/demo.py

@@ -9,8 +9,11 @@ previous kill and the source had committed transactions it had not written yet
 (tests/harness/soak/kills); the soak waits for that (at most ``--arm-seconds``) before each kill
 and reports requested and effective kills. Each kill costs a JVM start.
 
-Prints ``name=value`` lines; the last is ``kills_effective=N lost=L dup=D`` (with the
-requested kills and the other trail figures above it). Exits 1 when a check failed.
+Prints ``name=value`` lines; the last is ``kills_effective=N lost=L dup=D verdict=V`` (with the
+requested kills, the other trail figures and the ``sufficiency_*`` lines above it: what the
+soak did against the minimums that make a 1% loss visible with probability 0.99,
+tests/harness/soak/sufficiency.py). Exits 1 when a check failed, 2 when the checks passed
+on too little to mean it (``verdict=insufficient``), 0 on a pass.
 
     python benchmarks/crash_soak.py [--kills N] [--seed S] [--tps T]
 """
@@ -36,12 +39,16 @@ from tests.harness import pipeline_home as ph
 from tests.harness.soak.expected import read_source
 from tests.harness.soak.kills import Kill, KillLog
 from tests.harness.soak.pipeline import EXTRACT, SoakSpec, Workload, wait_for
+from tests.harness.soak.sufficiency import MIN_KILLS, Sufficiency, exit_status
+from tests.harness.soak.sufficiency import verdict as outcome
 from tests.harness.soak.trailcheck import TrailTally, check_trail
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--kills", type=int, default=5, help="requested kills")
+    ap.add_argument(
+        "--kills", type=int, default=2 * MIN_KILLS, help="requested kills (some land idle)"
+    )
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--tps", type=float, default=30.0)
     ap.add_argument("--arm-seconds", type=float, default=90.0)
@@ -105,8 +112,16 @@ def main() -> None:
     for line in (*log.lines(), *verdict.lines("trail")):
         print(line)
     print(f"seconds={time.monotonic() - started:.1f}")
-    print(f"kills_effective={log.effective} lost={verdict.lost} dup={verdict.dup}")
-    sys.exit(0 if verdict.ok and drain.returncode == 0 else 1)
+    exposed = sum(k.backlog for k in log.kills if k.effective)
+    enough = Sufficiency(len(source.txns), log.effective, exposed)
+    for line in enough.lines():
+        print(line)
+    ok = verdict.ok and drain.returncode == 0
+    print(
+        f"kills_effective={log.effective} lost={verdict.lost} dup={verdict.dup} "
+        f"verdict={outcome(ok, enough)}"
+    )
+    sys.exit(exit_status(ok, enough))
 
 
 if __name__ == "__main__":

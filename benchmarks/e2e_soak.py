@@ -7,8 +7,12 @@ once, whole, in commit order, every column), the apply audit by trigger (every c
 applied exactly once, in commit order) and the tables row for row.
 
 Prints ``name=value`` lines; the last holds the key figures:
-``kills_effective=N lost=L dup=D audit_mismatches=A mismatched_rows=M``. Progress (one
-line per kill) goes to stderr. Exits 1 when a check failed.
+``kills_effective=N lost=L dup=D audit_mismatches=A mismatched_rows=M verdict=V``. Above it,
+``sufficiency_*`` lines: the committed transactions, effective kills and what they interrupted
+against the minimums that make a 1% loss visible with probability 0.99, with the
+computation (tests/harness/soak/sufficiency.py). Progress (one line per kill) goes to
+stderr. Exits 1 when a check failed, 2 when every check passed on too little to mean it
+(``verdict=insufficient``: no success is reported), 0 on a pass.
 
     python benchmarks/e2e_soak.py [--effective-kills N] [--max-kills N] [--minutes M]
                                   [--tps T] [--tables N] [--seed S]
@@ -27,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/harness
 
 from engine.home.layout import Home
 from tests.harness.soak.pipeline import KINDS, SoakSpec, run_soak
+from tests.harness.soak.sufficiency import exit_status
 
 
 def main() -> None:
@@ -62,7 +67,7 @@ def main() -> None:
         result = run_soak(Home(Path(tmp) / "home"), spec, lambda s: print(s, file=sys.stderr))
     for line in result.lines():
         print(line)
-    sys.exit(0 if result.ok else 1)
+    sys.exit(exit_status(result.ok, result.enough))
 
 
 if __name__ == "__main__":

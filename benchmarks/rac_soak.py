@@ -14,7 +14,11 @@ Extract: minutes per run).
     python benchmarks/rac_soak.py [--runs N] [--transactions N] [--tps R] [--no-watermark]
                                   [--ggsci]
 
-The last line is ``lost_total=`` (0 is the pass).
+The last line is ``lost_total=L verdict=V``: ``pass`` when nothing was lost or repeated over
+at least the transactions that make a 1% loss visible with probability 0.99 (the
+``sufficiency_transactions`` line above it says the computation,
+tests/harness/soak/sufficiency.py), ``insufficient`` (exit 2) below that, ``fail`` (exit 1)
+on a loss or a repeat.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from engine.embedded.workload import WorkloadSpec
 from engine.extract.capture import Capture
 from engine.home.layout import Home
 from tests.harness.livecheck import KINDS, compare, one_run
+from tests.harness.soak.sufficiency import Sufficiency, exit_status, verdict
 
 
 def ggsci_run(tmp: Path, seed: int, transactions: int, tps: float) -> dict[str, object]:
@@ -88,7 +93,7 @@ def main() -> None:
     spec = WorkloadSpec(
         tables=4, rows_per_txn=5, transactions=args.transactions, tps=args.tps, sessions=8
     )
-    lost_total = dup_total = differ = 0
+    lost_total = dup_total = differ = transactions = 0
     for i in range(args.runs):
         kind = KINDS[i % len(KINDS)]
         with tempfile.TemporaryDirectory() as tmp:
@@ -100,11 +105,17 @@ def main() -> None:
         lost_total += int(str(r["lost"]))
         dup_total += int(str(r["dup"]))
         differ += not r["same_bytes"]
+        transactions += int(str(r["transactions"]))
     print(f"runs={args.runs}")
     print(f"watermark={'off' if args.no_watermark else 'on'}")
     print(f"runs_differing={differ}")
     print(f"dup_total={dup_total}")
-    print(f"lost_total={lost_total}")
+    enough = Sufficiency(transactions)  # no kills: every transaction is a chance to lose one
+    for line in enough.lines():
+        print(line)
+    ok = lost_total == 0 and dup_total == 0
+    print(f"lost_total={lost_total} verdict={verdict(ok, enough)}")
+    sys.exit(exit_status(ok, enough))
 
 
 if __name__ == "__main__":

@@ -62,6 +62,13 @@ MESSAGES: dict[str, Message] = {
     "OGG-01230": Message(_I, "A pump closed its connection to the Collector."),
     "OGG-01232": Message(_E, "A Collector session ended on an error or a lost link."),
     "OGG-01296": Message(_E, "A table cannot be mapped (no definition for it in the trail)."),
+    "OGG-01431": Message(
+        _W, "A captured column's type is not decoded from Oracle redo; the column is left out."
+    ),
+    "OGG-01433": Message(
+        _E,
+        "Oracle redo capture stops: a captured table changed structure or a row is undecodable.",
+    ),
     "OGG-01454": Message(_E, "The process lock or home cannot be taken."),
     "OGG-01496": Message(_E, "A trail and its checkpoint disagree (the trail is shorter)."),
     "OGG-01515": Message(_I, "Positioning to the recovery checkpoint."),
@@ -86,6 +93,7 @@ MESSAGES: dict[str, Message] = {
     "OGG-01924": Message(_E, "MISSINGROW ABEND: a key could not be fetched."),
     "OGG-01967": Message(_W, "The orphaned-transaction scan failed."),
     "OGG-01972": Message(_I, "An orphaned transaction was purged."),
+    "OGG-02028": Message(_E, "An archived log of another incarnation (resetlogs id) was refused."),
     "OGG-02544": Message(_W, "The Replicat has no checkpoint table."),
     "OGG-02545": Message(_I, "A checkpoint table was upgraded."),
     "OGG-02937": Message(_I, "No valid Bounded Recovery checkpoint was found."),

@@ -59,6 +59,9 @@ def build_shell_app() -> typer.Typer:
 
 
 def main() -> None:
+    from engine.home.trust import private_umask
+
+    private_umask()
     try:
         _main()
     except BrokenPipeError:

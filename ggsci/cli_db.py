@@ -25,7 +25,7 @@ from engine.embedded.database import (
 )
 from engine.embedded.dictionary import load_dictionary
 from engine.embedded.errors import DatabaseError, SourceError
-from engine.home.layout import resolve_home
+from engine.home.layout import HomeError, resolve_home
 from engine.home.trust import NotHomeOwner, check_home_owner
 
 if TYPE_CHECKING:
@@ -40,10 +40,10 @@ T = TypeVar("T")
 
 def _dirdb(home: str | None) -> Path:
     """The home's ``dirdb/``; one line and exit status 1 when the home is another user's."""
-    resolved = resolve_home(home)
     try:
+        resolved = resolve_home(home)
         check_home_owner(resolved)
-    except NotHomeOwner as exc:
+    except (HomeError, NotHomeOwner) as exc:
         raise _fail(exc) from None
     return resolved.dirdb
 
@@ -368,8 +368,20 @@ def crash_instance(
 
 
 @app.command("logs")
-def logs(name: str, home: HomeOpt = None) -> None:
-    """List redo logs: thread, sequence, status, SCN range, size, path."""
+def logs(
+    name: Annotated[
+        str, typer.Argument(help="Database name, or an archive location (dir, s3://).")
+    ],
+    format_: Annotated[
+        str | None, typer.Option("--format", help="LOG_ARCHIVE_FORMAT of an archive location.")
+    ] = None,
+    home: HomeOpt = None,
+) -> None:
+    """List redo logs: thread, sequence, status, SCN range, size, path. For an archive
+    location of Oracle logs: thread, sequence, SCN range, resetlogs id, version, from headers."""
+    if os.sep in name or "://" in name or Path(name).is_dir():
+        _oracle_logs(name, format_)
+        return
     with _db(home, name) as db:
         infos = db.list_logs()
     for i in infos:
@@ -378,6 +390,24 @@ def logs(name: str, home: HomeOpt = None) -> None:
         typer.echo(
             f"{i.thread:3d} {i.sequence:9d} {status:8s} {i.first_scn:>12d} {nxt:>12s} "
             f"{i.size:>12d} {i.path}"
+        )
+
+
+def _oracle_logs(location: str, fmt: str | None) -> None:
+    from engine.redo.catalog import list_logs as oracle_logs
+    from engine.redo.errors import RedoError
+    from engine.storage import StorageError
+
+    try:
+        found = oracle_logs(location, fmt)
+    except (RedoError, StorageError) as exc:
+        raise _fail(exc) from None
+    typer.echo("THREAD  SEQUENCE    FIRST_SCN     NEXT_SCN  RESETLOGS_ID  VERSION     BLOCKS  PATH")
+    for f in found:
+        h = f.header
+        typer.echo(
+            f"{h.thread:6d} {h.sequence:9d} {h.first_scn:>12d} {h.next_scn:>12d} "
+            f"{h.resetlogs_id:>13d}  {h.version_text:10s} {h.blocks:>6d}  {f.location}"
         )
 
 
@@ -424,12 +454,36 @@ def import_dump(
 
 @app.command("dump")
 def dump(
-    name: str,
+    name: Annotated[
+        str | None, typer.Argument(help="Database name, or a redo log file path.")
+    ] = None,
     from_scn: Annotated[int, typer.Option(help="Only records with SCN >= this.")] = 0,
     thread: Annotated[int | None, typer.Option(help="Only this thread.")] = None,
+    json_: Annotated[bool, typer.Option("--json", help="One JSON object per record.")] = False,
+    hex_file: Annotated[
+        Path | None, typer.Option("--hex", help="Redo records as hex, one per line.")
+    ] = None,
+    layout: Annotated[
+        str, typer.Option(help="Vector headers of --hex records: 11g or 12c.")
+    ] = "12c",
+    big_endian: Annotated[bool, typer.Option(help="--hex records are big-endian.")] = False,
+    dictionary: Annotated[
+        Path | None,
+        typer.Option(help="Dictionary JSON: --json adds tables and typed column values."),
+    ] = None,
     home: HomeOpt = None,
 ) -> None:
-    """Print the redo log in Oracle logfile dump text format."""
+    """Print a redo log in Oracle logfile dump text format (or JSON): an embedded database's
+    by NAME, an Oracle log file by path, or records given as hex (--hex FILE)."""
+    if hex_file is not None or (name is not None and (os.sep in name or Path(name).is_file())):
+        _dump_oracle(name, hex_file, json_, layout, big_endian, from_scn, dictionary)
+        return
+    if name is None:
+        raise _fail(DatabaseError("give a database name, a log file path, or --hex FILE"))
+    if json_:
+        raise _fail(
+            DatabaseError("--json prints Oracle log files; an embedded database dumps as text")
+        )
     from engine.embedded.dump_write import dump_text
 
     with _db(home, name) as db:
@@ -437,3 +491,57 @@ def dump(
     out = sys.stdout
     for line in dump_text((lr.record, lr.end - lr.offset) for lr in located):
         out.write(line + "\n")
+
+
+def _dump_oracle(
+    path: str | None,
+    hex_file: Path | None,
+    json_: bool,
+    layout: str,
+    big_endian: bool,
+    from_scn: int,
+    dictionary: Path | None = None,
+) -> None:
+    """``ggsci db dump`` of Oracle's own format (engine.redo): one error line, never a traceback."""
+    import json
+
+    from engine.redo.dictionary import load as load_oracle_dictionary
+    from engine.redo.dumptext import dump_lines, record_json
+    from engine.redo.errors import RedoError
+    from engine.redo.framing import iter_records, read_header
+    from engine.redo.hexin import hex_records
+
+    if layout not in ("11g", "12c"):
+        raise _fail(DatabaseError(f"--layout {layout}: use 11g or 12c"))
+    out = sys.stdout
+    try:
+        dic = load_oracle_dictionary(dictionary) if dictionary is not None else None
+        if hex_file is not None:
+            lines = hex_file.read_text(encoding="ascii", errors="replace").splitlines()
+            records = list(hex_records(lines, ">" if big_endian else "<", layout))
+        else:
+            assert path is not None
+            data = Path(path).read_bytes()
+            header = read_header(data)
+            layout = header.layout
+            if not json_:
+                out.write(
+                    f"DUMP OF REDO FROM FILE '{path}'\n"
+                    f" Thread: {header.thread} Seq# {header.sequence} "
+                    f"Resetlogs: {header.resetlogs_id} Version: {header.version_text} "
+                    f"Blocks: {header.blocks} Block size: {header.block_size}\n"
+                    f" Low scn: {header.first_scn} Next scn: {header.next_scn}\n\n"
+                )
+            records = [r for r in iter_records(data, header) if r.scn >= from_scn]
+    except RedoError as exc:
+        raise _fail(exc) from None
+    except OSError as exc:
+        raise _fail(DatabaseError(f"{exc.filename or hex_file}: {exc.strerror}")) from None
+    if json_:
+        for r in records:
+            out.write(json.dumps(record_json(r, dic)) + "\n")
+        return
+    for line in dump_lines(records, layout):
+        out.write(line + "\n")
+    nvec = sum(len(r.vectors) for r in records)
+    out.write(f"END OF REDO DUMP: {len(records)} record(s), {nvec} change(s)\n")

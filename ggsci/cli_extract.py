@@ -17,10 +17,12 @@ import typer
 from engine.home.layout import in_home
 
 if TYPE_CHECKING:
+    from engine.home.groups import GroupDef
     from engine.home.layout import Home
+    from engine.pump.pump import Emit
     from engine.runtime.report import ReportWriter
     from params.check import CheckResult
-    from params.models import ExpectedGroup
+    from params.models import ExpectedGroup, ParamFile
 
 HomePath = Annotated[
     Path | None,
@@ -59,6 +61,18 @@ def _parse(words: list[str]) -> tuple[Path, Path | None, bool]:
     if paramfile is None:
         raise typer.BadParameter("PARAMFILE is required")
     return paramfile, reportfile, brreset
+
+
+def home_of(home: str | Path | None) -> Home:
+    """The home (``--home``, then $GGHOME, then the current directory); one line and exit 1
+    when it names no directory."""
+    from engine.home.layout import HomeError, resolve_home
+
+    try:
+        return resolve_home(home)
+    except HomeError as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(1) from None
 
 
 def checked(h: Home, paramfile: Path, expected: ExpectedGroup) -> CheckResult:
@@ -130,12 +144,12 @@ def extract(
     from engine.extract.run import ExtractRun
     from engine.extract.start import ExtractError
     from engine.home.groups import GroupStore
-    from engine.home.layout import resolve_home
     from engine.runtime.events import CAPTURE_COMPONENT, Event, Severity, log_event
+    from engine.runtime.process import runner_kind
     from params.models import ExpectedGroup
 
     paramfile, reportfile, brreset = _parse(words)
-    h = resolve_home(home)  # --home, then $GGHOME, then the current directory
+    h = home_of(home)
     paramfile, reportfile = in_home(h, paramfile), reportfile and in_home(h, reportfile)
     # an Extract's file: a Replicat's is refused at its first line, naming the REPLICAT
     result = checked(h, paramfile, ExpectedGroup("EXTRACT"))
@@ -151,16 +165,22 @@ def extract(
         if severity is not Severity.INFO:
             typer.echo(ev.format(datetime.now()), err=True)
 
+    group = GroupStore(h).get(name)
+    if group is not None and runner_kind(group) == "PUMP":  # as START EXTRACT runs it
+        _pump(h, model, group, emit, report, stop_at_eof)
+        return
+
     from engine.cluster.spark import SparkConfigError, extract_session, task_failure
+    from engine.cluster.watch import Limits, Watchdog
     from engine.extract.redo_source import MINER_MODULES
 
+    watch = Watchdog(Limits())
     try:
-        spark, summary = extract_session(h, model, name, master, MINER_MODULES)
+        spark, summary = extract_session(h, model, name, master, MINER_MODULES, watch)
     except SparkConfigError as exc:
         emit(exc.code, Severity.ERROR, exc.text)
         raise typer.Exit(1) from exc
     report.line(summary)
-    group = GroupStore(h).get(name)
     try:
         run = ExtractRun(
             h, model, group, emit, spark=spark, brreset=brreset, report_line=report.line
@@ -170,6 +190,7 @@ def extract(
         raise typer.Exit(1) from exc
     emit("OGG-00993", Severity.INFO, f"EXTRACT {name} started.")
     stop = threading.Event()
+    watch.on_fault(lambda _: stop.set())  # a stall: the run stops, then abends below
     try:
         run.run(stop, stop_at_eof=stop_at_eof)
     except KeyboardInterrupt:
@@ -179,18 +200,67 @@ def extract(
         emit(exc.code, Severity.ERROR, exc.message)
         raise typer.Exit(1) from exc
     except Exception as exc:
-        line = task_failure(exc)  # a task's own check, in one line rather than a trace
-        if line is None:
+        line = watch.fault.text if watch.fault is not None else task_failure(exc)
+        if line is None:  # (a task's own check, or the watchdog's: one line, no trace)
             raise
         emit("OGG-01668", Severity.ERROR, line)
-        raise typer.Exit(1) from exc
+        raise typer.Exit(1) from None
     finally:
         run.close()
+        watch.close()
+    if watch.fault is not None:
+        emit(watch.fault.code, Severity.ERROR, watch.fault.text)
+        raise typer.Exit(1)
     s = run.capture.stats
     summary = (
         f"EXTRACT {name}: {s.records_read} redo records, {s.transactions} committed "
         f"transaction(s), {s.rollbacks} rolled back, {s.trail_records} trail record(s) "
         f"to {run.trail_path}."
+    )
+    report.line(summary)
+    emit("OGG-00991", Severity.INFO, f"EXTRACT {name} stopped normally.")
+    typer.echo(summary)
+    sys.stdout.flush()
+
+
+def _pump(
+    h: Home,
+    model: ParamFile,
+    group: GroupDef,
+    emit: Emit,
+    report: ReportWriter,
+    stop_at_eof: bool,
+) -> None:
+    """A data pump (an Extract group added with EXTTRAILSOURCE) in the foreground: it copies
+    its source trail as under the Manager, with no Spark session."""
+    from engine.pump import PumpError
+    from engine.pump.pump import Pump
+    from engine.runtime.events import Severity
+
+    try:
+        pump = Pump(h, model, group, emit)
+    except PumpError as exc:
+        emit(exc.code, Severity.ERROR, exc.text)
+        raise typer.Exit(1) from exc
+    name = group.name
+    emit(
+        "OGG-01055",
+        Severity.INFO,
+        f"Recovery initialization completed for target file {pump.trail_path}.",
+    )
+    emit("OGG-00993", Severity.INFO, f"EXTRACT {name} started.")
+    try:
+        pump.run(lambda: False, stop_at_eof=stop_at_eof)
+    except KeyboardInterrupt:
+        pump.checkpoint()
+    except PumpError as exc:
+        emit(exc.code, Severity.ERROR, exc.text)
+        raise typer.Exit(1) from exc
+    finally:
+        pump.close()
+    summary = (
+        f"EXTRACT {name} (data pump): {pump.copied_transactions} transaction(s), "
+        f"{pump.copied_records} record(s) copied from {pump.source_path} to {pump.trail_path}."
     )
     report.line(summary)
     emit("OGG-00991", Severity.INFO, f"EXTRACT {name} stopped normally.")

@@ -11,11 +11,12 @@ from typing import Annotated, Any
 
 import typer
 
-from engine.home.layout import Home, resolve_home
+from engine.home.layout import Home, HomeError, resolve_home
 from engine.runtime.paramcheck import group_of_file
+from params import textfile
 from params.check import CheckResult, check_file
 from params.errors import render, to_json
-from params.masking import mask_secrets
+from params.masking import MASK, mask_secrets, secret_key
 from params.models import ExpectedGroup
 
 app = typer.Typer(help="Check and show GoldenGate parameter files.", no_args_is_help=True)
@@ -25,7 +26,11 @@ def _home_of_cwd() -> Home | None:
     """The home ``--home``/$GGHOME names, or the current directory when it is one; None
     otherwise (then a file is only what its name says)."""
     if os.environ.get("GGHOME") or Path("dirprm").is_dir():
-        return resolve_home()
+        try:
+            return resolve_home()
+        except HomeError as exc:
+            typer.echo(str(exc), err=True)
+            raise typer.Exit(1) from None
     return None
 
 
@@ -34,8 +39,8 @@ def _check(file: Path, home: Home | None) -> CheckResult:
     (``ggsci --home H params check dirprm/rep1.prm``), OBEY/INCLUDE names resolve in the
     home, and a group's parameter file is checked as that group's (a Replicat's as a
     Replicat's, its first parameter naming it)."""
-    if home is not None and not file.is_absolute() and not file.exists():
-        file = home.root / file if (home.root / file).exists() else file
+    if home is not None and not file.is_absolute() and not textfile.exists(file):
+        file = home.root / file if textfile.exists(home.root / file) else file
     where = file.resolve().parent
     owner = home or (Home(where.parent) if where.name == "dirprm" else None)  # a home's file
     whose = group_of_file(owner, file) if owner is not None else None
@@ -90,6 +95,8 @@ def _plain(value: Any) -> Any:
     if isinstance(value, enum.Enum):
         return value.value
     if isinstance(value, tuple | list):
+        if len(value) == 2 and str(value[0]).startswith("spark.") and secret_key(value[0]):
+            return [value[0], MASK]  # a (setting, value) pair: SPARKCONF's
         return [_plain(v) for v in value]
     return value
 

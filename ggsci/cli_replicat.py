@@ -28,19 +28,19 @@ def replicat(
 ) -> None:
     """Run a Replicat in the foreground, as GoldenGate's ``replicat paramfile ...`` does."""
     from engine.home.groups import GroupKind, GroupStore
-    from engine.home.layout import in_home, resolve_home
+    from engine.home.layout import in_home
     from engine.replicat import ReplicatError
-    from engine.replicat.engine import ReplicatRun
+    from engine.replicat.runner import open_run
     from engine.runtime.events import DELIVERY_COMPONENT, Event, Severity, log_event
     from engine.targets import TargetError
-    from ggsci.cli_extract import _parse, checked, locked_report
+    from ggsci.cli_extract import _parse, checked, home_of, locked_report
     from params.check import check_file
     from params.models import ExpectedGroup
 
     paramfile, reportfile, brreset = _parse(words)
     if brreset:
         raise typer.BadParameter("BRRESET is an Extract's start-up option, not a Replicat's")
-    h = resolve_home(home)  # --home, then $GGHOME, then the current directory
+    h = home_of(home)
     paramfile, reportfile = in_home(h, paramfile), reportfile and in_home(h, reportfile)
     first = check_file(paramfile, cwd=h.root, expected=ExpectedGroup("REPLICAT"))
     name = (first.model.group or paramfile.stem).upper()
@@ -63,7 +63,7 @@ def replicat(
             typer.echo(ev.format(datetime.now()), err=True)
 
     try:
-        run = ReplicatRun(h, result.model, group, emit)
+        run = open_run(h, result.model, group, emit)
     except (ReplicatError, TargetError) as exc:
         if isinstance(exc, ReplicatError):
             emit(exc.code, Severity.ERROR, exc.text)

@@ -17,6 +17,7 @@ from typing import Annotated
 
 import typer
 
+from engine.home.layout import HomeError, named_home
 from ggsci import launch
 
 HomeOption = Annotated[
@@ -50,6 +51,11 @@ def main_callback(
     if ctx.invoked_subcommand is None:
         raise typer.Exit(launch.shell(home, count_failures))
     if home and ctx.invoked_subcommand not in ("obey", "run"):
+        try:
+            named_home(home)
+        except HomeError as exc:
+            typer.echo(str(exc), err=True)
+            raise typer.Exit(1) from None
         # ggsci --home H db|params|extract|logdump ...: every sub-command resolves its home
         # through resolve_home (its own --home, then $GGHOME), so the global option is theirs
         os.environ["GGHOME"] = home

@@ -13,20 +13,20 @@ cannot be read) fails with one line naming the file. DELETE CREDENTIALSTORE stil
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.home.jsonfile import write_json
+from engine.home.jsonfile import JsonRefused, loads_bounded, write_json
 from engine.home.layout import Home
-from engine.home.trust import BadFile, display, json_reason, read_trusted
+from engine.home.trust import BadFile, display, read_trusted
 
 DEFAULT_DOMAIN = "OracleGoldenGate"
 STORE_DIR = "dircrd"
 STORE_FILE = "credentials.json"
+MAX_STORE_BYTES = 1 << 20  # a store larger than this is refused unread
 
 
 class CredentialStoreError(ValueError):
@@ -67,7 +67,7 @@ class CredentialStore:
                 f"Credential store not found in {self.display_dir}; use ADD CREDENTIALSTORE."
             )
         try:
-            raw = read_trusted(self.path, self.home, "Credential store")
+            raw = read_trusted(self.path, self.home, "Credential store", MAX_STORE_BYTES)
         except FileNotFoundError:
             raise CredentialStoreError(
                 f"Credential store not found in {self.display_dir}; use ADD CREDENTIALSTORE."
@@ -80,9 +80,9 @@ class CredentialStore:
                 "chmod 600 it"
             )
         try:
-            data = json.loads(raw)
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise self._bad(f"is corrupt ({json_reason(exc)})") from None
+            data = loads_bounded(raw, max_bytes=MAX_STORE_BYTES)
+        except JsonRefused as exc:
+            raise self._bad(f"is corrupt ({exc})") from None
         problem = _shape_problem(data)
         if problem is not None:
             raise self._bad(f"is corrupt ({problem})")
@@ -95,7 +95,7 @@ class CredentialStore:
         )
 
     def _save(self, data: dict[str, dict[str, dict[str, str]]]) -> None:
-        write_json(self.path, data, mode=0o600)
+        write_json(self.path, data, mode=0o600, sealed=False)
         os.chmod(self.path, 0o600)
 
     def add(

@@ -19,6 +19,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from engine.home.layout import Home
+from params import textfile
 
 SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 
@@ -56,8 +57,8 @@ def resolve_database(home: Home, spec: str | None) -> Database:
         return Database("postgresql", spec, name)
     path = Path(spec).expanduser()
     path = path if path.is_absolute() else home.root / path
-    if path.is_file() or path.suffix.lower() in SQLITE_SUFFIXES:
-        if not path.is_file():
+    if textfile.is_file(path) or path.suffix.lower() in SQLITE_SUFFIXES:
+        if not textfile.is_file(path):
             raise LoginError(f"SQLite database file {spec} does not exist.")
         return Database("sqlite", str(path), path.stem)
     if home.dirdb.is_dir():

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import platformdirs
 
-from engine.home.layout import Home, resolve_home
+from engine.home.layout import Home, HomeError, resolve_home
 from engine.home.trust import NotHomeOwner, check_home_owner
+from params import textfile
 
 SHELL_COMMANDS = ("run", "obey")
 
@@ -43,10 +44,10 @@ def setup_debug_log() -> None:
 
 def owned_home(home: str | None) -> Home | None:
     """The home to act on; ``None`` (after one line on stderr) when we do not own it."""
-    resolved = resolve_home(home)
     try:
+        resolved = resolve_home(home)
         check_home_owner(resolved)
-    except NotHomeOwner as exc:
+    except (HomeError, NotHomeOwner) as exc:
         sys.stderr.write(f"{exc}\n")
         return None
     return resolved
@@ -83,10 +84,13 @@ def run(home: str | None, commands: list[str]) -> int:
 
 def _obey_file(home: str | None, path: Path) -> Path:
     """A relative name that is not here is the home's, as OBEY inside the shell reads it."""
-    if path.is_absolute() or path.exists():
+    if path.is_absolute() or textfile.exists(path):
         return path
-    theirs = resolve_home(home).root / path
-    return theirs if theirs.exists() else path
+    try:
+        theirs = resolve_home(home).root / path
+    except HomeError:  # refused where the home is used (not by --syntax-only)
+        return path
+    return theirs if textfile.exists(theirs) else path
 
 
 def obey(home: str | None, path: Path, syntax_only: bool) -> int:
@@ -105,7 +109,7 @@ def obey(home: str | None, path: Path, syntax_only: bool) -> int:
     if resolved is None:
         return 1
     setup_debug_log()
-    return run_obey_file(resolved, path.resolve(), sys.stdout, sys.stdin)
+    return run_obey_file(resolved, path.absolute(), sys.stdout, sys.stdin)
 
 
 def is_shell_invocation(args: list[str]) -> bool:

@@ -20,6 +20,8 @@ import re
 import sys
 from pathlib import Path
 
+from params import textfile
+
 MAX_COMMAND_LENGTH = 4096
 """Characters in one command line. GGSCI documents no limit of its own; 4096 is what a Linux
 terminal accepts as one line in canonical mode (``N_TTY_BUF_SIZE``), far above the longest real
@@ -35,8 +37,9 @@ def decode(data: bytes) -> str:
 
 
 def read_text(path: Path) -> str:
-    """A text file whatever bytes it holds (raises ``OSError`` only)."""
-    return decode(path.read_bytes())
+    """A text file whatever bytes it holds, at most
+    :data:`params.textfile.MAX_TEXT_FILE_BYTES` (raises ``OSError`` only)."""
+    return textfile.read_text(path)
 
 
 def clean(text: str) -> str:

@@ -105,6 +105,8 @@ HANDLERS: dict[str, Handler] = {
     "IGNORETRUNCATES": toggle_handler("get_truncates", False),
     "GETUPDATEBEFORES": toggle_handler("get_update_befores", True),
     "IGNOREUPDATEBEFORES": toggle_handler("get_update_befores", False),
+    "NOCOMPRESSDELETES": toggle_handler("full_deletes", True),
+    "COMPRESSDELETES": toggle_handler("full_deletes", False),
     "LOGALLSUPCOLS": flag_handler("log_all_sup_cols"),
     "UPDATERECORDFORMAT": h_updaterecordformat,
     "RECOVERYOPTIONS": h_recoveryoptions,
@@ -316,6 +318,7 @@ def _finish(b: Builder, is_globals: bool) -> m.ParamFile:
         group_trans_ops=f.get("group_trans_ops", 1000),
         max_trans_ops=f.get("max_trans_ops"),
         target_db=f.get("target_db"),
+        handler_props=f.get("handler_props"),
         manager=mgr,
         spark=m.SparkParams(
             f.get("spark_master"), tuple(f.get("spark_conf", {}).items()), f.get("spark_properties")

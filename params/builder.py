@@ -41,6 +41,11 @@ CHECKINTERVAL_MAX = 20_000_000
 TRANSCLEANUP_RANGE = (1, 43_200)
 BUFSIZE_RANGE = (8_192, 10_000_000)
 PORT_RANGE = (1, 65_535)
+# Size options that share a name take their range from their own parameter's page (the
+# release each comes from: docs/params.md, "Numeric ranges").
+TRAIL_MEGABYTES = (1, 2_000)  # EXTTRAIL, RMTTRAIL, EXTFILE, RMTFILE MEGABYTES
+DISCARD_MEGABYTES = (1, 4_096)  # DISCARDFILE MEGABYTES
+DISCARD_MAXBYTES = (1, 2_147_483_646)  # DISCARDFILE MAXBYTES
 GROUP_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,7}")
 #: Parameters that may precede EXTRACT / REPLICAT.
 MAY_PRECEDE_GROUP = frozenset({"CHARSET", "NOLIST", "LIST", "MACROCHAR", "SETENV", "INCLUDE"})
@@ -64,6 +69,7 @@ class Builder:
     manager: dict[str, Any] = field(default_factory=dict)
     get_truncates: bool = False
     get_update_befores: bool = False
+    full_deletes: bool = False  # NOCOMPRESSDELETES in force
     current_trail: str | None = None
     seen: dict[str, Statement] = field(default_factory=dict)
     count: int = 0

@@ -15,7 +15,8 @@ from pathlib import Path
 from params.build import all_parameters, build
 from params.catalog import MAP_OPTIONS, TABLE_OPTIONS
 from params.errors import Diagnostic, Origin, ParamFileError, Severity
-from params.models import ExpectedGroup, FileKind, ParamFile
+from params.handlerprops import check_properties
+from params.models import ExpectedGroup, FileKind, HandlerPropsFile, ParamFile
 from params.preprocess import Reader, preprocess, read_text
 from params.text import Statement
 
@@ -80,11 +81,38 @@ def check_text(
         table_options=frozenset(TABLE_OPTIONS) | frozenset(MAP_OPTIONS),
     )
     model, diags = build(path, statements, is_globals=is_globals, expected=expected)
+    if model.handler_props is not None:
+        diags = [*diags, *_check_handler_props(path, model.handler_props, search_dirs, reader)]
     ordered = sorted(
         [*pre_diags, *diags],
         key=lambda d: (d.origin.path != path, d.origin.path, d.origin.line, d.origin.col),
     )
     return CheckResult(path, model, tuple(ordered), tuple(statements))
+
+
+def find_handler_props(ref: HandlerPropsFile, search_dirs: Sequence[Path]) -> Path | None:
+    """The properties file TARGETDB LIBFILE ... SET property= names: an absolute path, or
+    relative to the first of ``search_dirs`` (the home first) that holds it."""
+    p = Path(ref.path).expanduser()
+    if p.is_absolute():
+        return p if p.is_file() else None
+    return next((d / p for d in search_dirs if (d / p).is_file()), None)
+
+
+def _check_handler_props(
+    path: str, ref: HandlerPropsFile, search_dirs: Sequence[Path], reader: Reader
+) -> list[Diagnostic]:
+    where = Origin(path, ref.line, ref.col, ref.source)
+    found = find_handler_props(ref, search_dirs)
+    if found is None:
+        return [Diagnostic(Severity.ERROR, "missing-file",
+                           f"properties file {ref.path} does not exist", where)]  # fmt: skip
+    try:
+        text = reader(found)
+    except (OSError, UnicodeDecodeError) as exc:
+        return [Diagnostic(Severity.ERROR, "missing-file",
+                           f"cannot read properties file {ref.path}: {exc}", where)]  # fmt: skip
+    return check_properties(text, ref.path)[1]
 
 
 def check_file(

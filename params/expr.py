@@ -149,6 +149,19 @@ KEYWORD_ARGS: dict[str, tuple[int, frozenset[str]]] = {
     "COLSTAT": (0, frozenset({"NULL", "MISSING", "INVALID"})),
     "STRNUM": (1, frozenset({"LEFT", "LEFTZERO", "RIGHT", "RIGHTZERO"})),
 }
+#: @GETENV ('GGFILEHEADER', key) -> the file header token it reads (seed 003: the header's
+#: tokens, COMPATIBILITY named; their names are engine/trail/layout.py's HEADER_TOKENS, which
+#: tests/params/test_getenv_fileheader.py holds these to). Each token by its own name, and the
+#: @GETENV reference's longer names for the positions and times of the file's records.
+GGFILEHEADER_KEYS: dict[str, str] = {
+    **{t.upper(): t for t in (
+        "Compatibility", "CharSet", "CreationTime", "URI", "FileName", "MultiPart", "Seqno",
+        "FileSize", "FirstCSN", "LastCSN", "FirstIOTime", "LastIOTime", "RecordCount",
+        "HostName", "OSName", "DbVendor", "DbName", "DbInstance", "DbVersion", "DbCharSet",
+        "Producer", "ProducerVersion", "GroupName", "DbUniqueName")},
+    "FILESEQNO": "Seqno", "CREATETIMESTAMP": "CreationTime", "FIRSTRECCSN": "FirstCSN",
+    "LASTRECCSN": "LastCSN", "FIRSTRECIOTIME": "FirstIOTime", "LASTRECIOTIME": "LastIOTime",
+}  # fmt: skip
 #: @GETENV information types and their keys (``STATS`` takes an operation name).
 GETENV_KEYS: dict[str, frozenset[str]] = {
     "GGHEADERINFO": frozenset({
@@ -163,6 +176,7 @@ GETENV_KEYS: dict[str, frozenset[str]] = {
     "RECORD": frozenset({"FILESEQNO", "FILERBA", "ROWID", "RSN", "TIMESTAMP"}),
     "STATS": frozenset({"INSERT", "UPDATE", "DELETE", "DML", "TRUNCATE", "DISCARD",
                         "TOTAL", "CDR_CONFLICTS"}),
+    "GGFILEHEADER": frozenset(GGFILEHEADER_KEYS),
 }  # fmt: skip
 #: ``GGS_*`` header elements and the GGHEADERINFO / TRANSACTION key each one reads.
 HEADER_ELEMENTS: dict[str, tuple[str, str]] = {
@@ -177,6 +191,8 @@ HEADER_ELEMENTS: dict[str, tuple[str, str]] = {
     "GGS_LOG_RBA": ("GGHEADERINFO", "LOGRBA"),
     "GGS_LOG_POSITION": ("GGHEADERINFO", "LOGPOSITION"),
     "GGS_TRANS_XID": ("TRANSACTION", "XID"),
+    # seed 003, "Using Header Data": the record header's AuditRBA, the redo log sequence number
+    "GGS_TRANS_RBA": ("GGHEADERINFO", "LOGRBA"),
 }
 OPERATIONS = frozenset({"INSERT", "UPDATE", "DELETE"})
 COMPARISONS = frozenset({"=", "<>", "<", ">", "<=", ">="})

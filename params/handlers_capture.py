@@ -67,6 +67,14 @@ def h_br(b: Builder, p: Parsed) -> None:
         # the command line (the standalone BRRESET statement is not a parameter)
         reset=opt_named(p, "BRRESET") is not None,
     )
+    if (o := opt_named(p, "BRRESET")) is not None:
+        b.warn(
+            "every-start",
+            "BR BRRESET acts on every start of this file: each start uses normal recovery, "
+            "not Bounded Recovery; remove it after the start that needs it (seed 000 means it "
+            "for one start from the command line: ggsci extract paramfile FILE BRRESET)",
+            o.loc,
+        )
     b.fields["br"] = br
 
 

@@ -9,8 +9,11 @@ from dataclasses import replace
 
 from params import models as m
 from params.builder import (
+    DISCARD_MAXBYTES,
+    DISCARD_MEGABYTES,
     GROUP_NAME,
     PORT_RANGE,
+    TRAIL_MEGABYTES,
     Builder,
     Handler,
     arg_of,
@@ -21,7 +24,7 @@ from params.builder import (
     unquote,
 )
 from params.catalog import FORMAT_RELEASES, did_you_mean, format_release_name
-from params.grammar import Parsed, Tok
+from params.grammar import Option, Parsed, Tok
 from params.handlers_map import map_behaviour
 from params.handlers_table import table_behaviour
 
@@ -79,15 +82,41 @@ def h_sourcedb(b: Builder, p: Parsed) -> None:
 
 
 def h_targetdb(b: Builder, p: Parsed) -> None:
-    if opt_named(p, "LIBFILE") is not None:
-        b.warn("not-used", "TARGETDB LIBFILE (a Java adapter handler) is not used by this engine")
-        _record_unused(b, p)
+    if (lib := opt_named(p, "LIBFILE")) is not None:
+        _targetdb_libfile(b, p, lib)
         return
     if not p.positional:
         b.error("syntax", "TARGETDB needs a database name or URL", len(p.keyword.text))
         return
+    if (o := opt_named(p, "SET")) is not None:
+        b.warn("not-used", "TARGETDB SET is used with LIBFILE only (a Big Data handler's "
+               "properties file)", o.loc)  # fmt: skip
     b.fields["target_db"] = unquote(p.positional[0].text)
     b.fields["login"] = _login_from(b, p, b.fields.get("login", m.Login()))
+
+
+def _targetdb_libfile(b: Builder, p: Parsed, lib: Option) -> None:
+    """TARGETDB LIBFILE libggjava.so SET property=dirprm/NAME.props (GoldenGate for Big
+    Data): the handler's properties file, read and checked by params.check."""
+    lib_tok = arg_of(lib)
+    if lib_tok is not None and unquote(lib_tok.text).rsplit("/", 1)[-1] != "libggjava.so":
+        b.error("value", "TARGETDB LIBFILE must be libggjava.so (the Big Data adapter)",
+                lib_tok.loc)  # fmt: skip
+    tok = arg_of(opt_named(p, "SET"))
+    text = unquote(tok.text) if tok is not None else ""
+    key, eq, path = text.partition("=")
+    if tok is None or not eq or key.strip().lower() != "property" or not path.strip():
+        b.error("syntax", "TARGETDB LIBFILE needs SET property=dirprm/NAME.props",
+                tok.loc if tok is not None else len(p.keyword.text))  # fmt: skip
+        return
+    assert tok is not None and b.statement is not None
+    skip = len(key) + 1 + (len(tok.text) - len(text)) // 2
+    o = b.statement.locate(tok.loc + skip)
+    b.fields["handler_props"] = m.HandlerPropsFile(path.strip(), o.line, o.col, o.source)
+    for other in ("USERID", "USERIDALIAS", "DOMAIN"):
+        if (opt := opt_named(p, other)) is not None:
+            b.warn("not-used", f"TARGETDB {other} is not used with LIBFILE (a Big Data "
+                   "handler reads its properties file)", opt.loc)  # fmt: skip
 
 
 def h_userid(b: Builder, p: Parsed) -> None:
@@ -141,7 +170,7 @@ def h_trail(b: Builder, p: Parsed) -> None:
             f"like ./dirdat/aa (got {prefix!r})",
             tok.loc + len(tok.text) - len(prefix),
         )
-    mb = as_int(b, arg_of(opt_named(p, "MEGABYTES")), "MEGABYTES", 1, 2000)
+    mb = as_int(b, arg_of(opt_named(p, "MEGABYTES")), "MEGABYTES", *TRAIL_MEGABYTES)
     checksum = opt_named(p, "NOCHECKSUM") is None
     if not checksum and opt_named(p, "CHECKSUM") is not None:
         b.error("value", "CHECKSUM and NOCHECKSUM together: choose one", tok.loc)
@@ -170,7 +199,7 @@ def h_extfile(b: Builder, p: Parsed) -> None:
         m.ExtFile(
             path,
             remote,
-            as_int(b, arg_of(opt_named(p, "MEGABYTES")), "MEGABYTES", 1, 2000),
+            as_int(b, arg_of(opt_named(p, "MEGABYTES")), "MEGABYTES", *TRAIL_MEGABYTES),
             as_int(b, arg_of(opt_named(p, "MAXFILES")), "MAXFILES", 1),
             opt_named(p, "PURGE") is not None,
             opt_named(p, "APPEND") is not None,
@@ -298,11 +327,14 @@ def h_report(b: Builder, p: Parsed) -> None:
 def h_discardfile(b: Builder, p: Parsed) -> None:
     if opt_named(p, "APPEND") and opt_named(p, "PURGE"):
         b.error("conflict", "DISCARDFILE takes APPEND or PURGE, not both")
+    if opt_named(p, "MAXBYTES") and opt_named(p, "MEGABYTES"):
+        b.error("conflict", "DISCARDFILE takes MAXBYTES or MEGABYTES, not both")
     b.fields["discard"] = m.Discard(
         unquote(p.positional[0].text),
         opt_named(p, "APPEND") is not None,
         opt_named(p, "PURGE") is not None,
-        as_int(b, arg_of(opt_named(p, "MEGABYTES")), "MEGABYTES", 1, 2000),
+        as_int(b, arg_of(opt_named(p, "MEGABYTES")), "MEGABYTES", *DISCARD_MEGABYTES),
+        as_int(b, arg_of(opt_named(p, "MAXBYTES")), "MAXBYTES", *DISCARD_MAXBYTES),
     )
 
 
@@ -467,6 +499,7 @@ def h_table(b: Builder, p: Parsed) -> None:
         b.get_update_befores,
         b.current_trail,
         b.line,
+        b.full_deletes,
     )
     if kw in ("MAP", "MAPEXCLUDE"):
         spec = map_behaviour(b, p, spec)

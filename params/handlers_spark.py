@@ -13,6 +13,7 @@ import re
 
 from params.builder import Builder, unquote
 from params.grammar import Parsed, Tok
+from params.sparksettings import setting_error
 
 #: Master URLs Spark 4 accepts (``local``, ``local[N]``, ``local[*]``, ``local[N,F]``,
 #: ``local-cluster[N,C,M]``, ``spark://host:port[,host:port...]``, ``yarn``, ``k8s://url``).
@@ -86,6 +87,10 @@ def h_sparkconf(b: Builder, p: Parsed) -> None:
         return
     if not value:
         b.error("spark-conf", f"SPARKCONF: {key} has no value", tok.loc + len(tok.text))
+        return
+    why = setting_error(key, unquote(value))
+    if why is not None:
+        b.error("spark-conf", f"SPARKCONF {why}", tok.loc + len(tok.text) - len(value))
         return
     conf: dict[str, str] = b.fields.setdefault("spark_conf", {})
     if key in conf:

@@ -125,6 +125,8 @@ class TableSpec:
     get_update_befores: bool = False
     trail: str | None = None
     line: int = 0
+    full_deletes: bool = False
+    """NOCOMPRESSDELETES in force at this TABLE: its deletes carry every column (seed 003)."""
     # Replicat MAP behaviour, resolved where the MAP stands (the toggles before it, then
     # its own options): operations it skips (IGNOREINSERTS/UPDATES/DELETES), every
     # operation as an insert (INSERTALLRECORDS), HANDLECOLLISIONS, and the REPERROR rules
@@ -297,6 +299,7 @@ class Discard:
     append: bool = False
     purge: bool = False
     megabytes: int | None = None
+    max_bytes: int | None = None
 
 
 @dataclass(frozen=True)
@@ -393,6 +396,17 @@ class FetchOptions:
 
 
 @dataclass(frozen=True)
+class HandlerPropsFile:
+    """TARGETDB LIBFILE ... SET property=PATH: the handler's properties file, as written
+    (relative to the home), and where PATH begins in the parameter file."""
+
+    path: str
+    line: int
+    col: int
+    source: str
+
+
+@dataclass(frozen=True)
 class ParamFile:
     """The effective content of one parameter file (after OBEY, macros and substitution)."""
 
@@ -424,6 +438,7 @@ class ParamFile:
     group_trans_ops: int = 1000
     max_trans_ops: int | None = None
     target_db: str | None = None
+    handler_props: HandlerPropsFile | None = None  # TARGETDB LIBFILE ... SET property=
     manager: Manager = field(default_factory=Manager)
     spark: SparkParams = field(default_factory=SparkParams)
     unused: tuple[Unused, ...] = ()

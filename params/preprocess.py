@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from params import textfile
 from params.errors import Diagnostic, Origin, Severity
 from params.grammar import GrammarError, MacroDef, parse_macro
 from params.text import MacroText, Statement, lex, splice
@@ -34,8 +35,9 @@ MAX_INCLUDE_DEPTH = 8
 
 
 def read_text(path: Path) -> str:
-    """Read a parameter file as GoldenGate would: bytes as UTF-8, bad bytes replaced."""
-    return path.read_bytes().decode("utf-8", errors="replace")
+    """Read a parameter file as GoldenGate would: bytes as UTF-8, bad bytes replaced; at most
+    :data:`params.textfile.MAX_TEXT_FILE_BYTES` (``OSError`` only)."""
+    return textfile.read_text(path)
 
 
 @dataclass
@@ -73,7 +75,7 @@ def preprocess(
         table_options=table_options,
     )
     top = Path(path)
-    if top.is_file():  # a file that INCLUDEs or OBEYs itself is a cycle, not read twice
+    if textfile.is_file(top):  # a file that INCLUDEs or OBEYs itself is a cycle, not read twice
         ctx.stack.append(top.resolve())
     _process_text(ctx, text, path, obey_depth=0, include_depth=0)
     return ctx.out, ctx.diagnostics
@@ -138,11 +140,11 @@ def _macrochar(ctx: Context, item: Statement) -> None:
 def _resolve(ctx: Context, name: str, including: str) -> Path | None:
     p = Path(os.path.expandvars(os.path.expanduser(name)))
     if p.is_absolute():
-        return p if p.is_file() else None
+        return p if textfile.is_file(p) else None
     own = Path(including).parent
     for base in [*ctx.search_dirs, own]:
         cand = base / p
-        if cand.is_file():
+        if textfile.is_file(cand):
             return cand
     return None
 

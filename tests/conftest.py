@@ -79,3 +79,13 @@ def s3_server() -> Iterator[str]:
     fs.create_dir("ggsci")
     yield base
     server.stop()
+
+
+@pytest.fixture(autouse=True)
+def _same_umask_after() -> Iterator[None]:
+    """An entry point run in-process (``engine.process.main``) sets the home's private umask
+    (engine.home.trust.private_umask); the tests after it keep the umask they started with."""
+    old = os.umask(0o022)
+    os.umask(old)
+    yield
+    os.umask(old)

@@ -204,6 +204,7 @@ typedef struct {
     uint32_t dataobj;
     int captured, hooked;
     int befores; /* decode.BEFORES_*: 0 none, 1 a before-image record, 2 FULL, 3 COMPACT */
+    int full_deletes; /* decode.FULL_DELETES (NOCOMPRESSDELETES): a delete's whole row */
     Py_ssize_t ncols;
     uint8_t *kinds;
     PyObject *entries; /* tuple: the Python entry converter of each column */
@@ -222,16 +223,25 @@ typedef struct {
     Py_ssize_t maxcols;
     Val *img[5]; /* after, before, merged, key, row scratch */
     PyObject *kind[6]; /* ROW, BEGIN, COMMIT, ROLLBACK, SESSION, UNDO */
-    PyObject *io[6]; /* INSERT, DELETE, FIELDCOMP, KEYFIELDCOMP, before FIELDCOMP, UNIFIED */
+    PyObject *io[7]; /* INSERT, DELETE, FIELDCOMP, KEYFIELDCOMP, before FIELDCOMP, UNIFIED,
+                        UNIFIED PK */
     PyObject *empty_str, *empty_bytes, *empty_tuple, *zero;
     uint64_t xid_key[XID_CACHE];
     PyObject *xid_text[XID_CACHE];
 } Walker;
 
 enum { K_ROW, K_BEGIN, K_COMMIT, K_ROLLBACK, K_SESSION, K_UNDO };
-enum { IO_INSERT, IO_DELETE, IO_FIELDCOMP, IO_KEYFIELDCOMP, IO_BEFORE_FIELDCOMP, IO_UNIFIED };
+enum {
+    IO_INSERT,
+    IO_DELETE,
+    IO_FIELDCOMP,
+    IO_KEYFIELDCOMP,
+    IO_BEFORE_FIELDCOMP,
+    IO_UNIFIED,
+    IO_UNIFIED_PK
+};
 enum { B_NONE, B_RECORD, B_FULL, B_COMPACT };
-#define NIO 6
+#define NIO 7
 
 static const Table *find_table(const Walker *w, uint32_t obj) {
     if (!w->nslots) return NULL;
@@ -700,7 +710,9 @@ static pos_t rows(Walker *w, const Rec *r, pos_t body, pos_t p, pos_t undo, uint
             goto done;
         }
         key_of(t, before, key, n);
-        int e = emit_row(w, out, t, xid, IO_DELETE, bdba, slot, key, 0, NULL, ref, h);
+        int e = t->full_deletes
+                    ? emit_row(w, out, t, xid, IO_DELETE, bdba, slot, before, 1, NULL, ref, h)
+                    : emit_row(w, out, t, xid, IO_DELETE, bdba, slot, key, 0, NULL, ref, h);
         rc = e ? e : p;
         goto done;
     }
@@ -747,8 +759,9 @@ static pos_t rows(Walker *w, const Rec *r, pos_t body, pos_t p, pos_t undo, uint
                 memset(before, 0, sizeof(Val) * (size_t)n);
             }
             key_of(t, before, key, n);
-            int e = emit_row(w, out, t, xid, IO_DELETE, bdba, u32(b, slots + 4 * (pos_t)i), key,
-                             0, NULL, ref, h);
+            int full = t->full_deletes;
+            int e = emit_row(w, out, t, xid, IO_DELETE, bdba, u32(b, slots + 4 * (pos_t)i),
+                             full ? before : key, full, NULL, ref, h);
             if (e) {
                 rc = e;
                 goto done;
@@ -783,10 +796,11 @@ static pos_t rows(Walker *w, const Rec *r, pos_t body, pos_t p, pos_t undo, uint
             }
         /* the images by the table's befores: decode.Decoder._update */
         int e;
-        if (changed) {
+        if (changed) { /* under UPDATERECORDFORMAT: GGSUnifiedPKUpdate */
             if (t->befores == B_NONE) key_of(t, before, key, n);
-            e = emit_row(w, out, t, xid, IO_KEYFIELDCOMP, bdba, slot, merged, 0,
-                         t->befores == B_NONE ? key : before, ref, h);
+            int unified = t->befores == B_FULL || t->befores == B_COMPACT;
+            e = emit_row(w, out, t, xid, unified ? IO_UNIFIED_PK : IO_KEYFIELDCOMP, bdba, slot,
+                         merged, 0, t->befores == B_NONE ? key : before, ref, h);
         } else if (t->befores == B_RECORD) {
             e = emit_row(w, out, t, xid, IO_BEFORE_FIELDCOMP, bdba, slot, before, 0, NULL, ref, h);
             if (!e) e = emit_row(w, out, t, xid, IO_FIELDCOMP, bdba, slot, merged, 0, NULL, ref, h);
@@ -1140,7 +1154,8 @@ static int load_table(Table *t, PyObject *obj, PyObject *spec) {
     t->dataobj = (uint32_t)dataobj;
     t->captured = captured;
     t->hooked = hooked;
-    t->befores = befores;
+    t->befores = befores & 15;
+    t->full_deletes = (befores & 16) != 0;
     t->ncols = PyBytes_GET_SIZE(kinds);
     if (PyTuple_GET_SIZE(entries) != t->ncols) {
         PyErr_SetString(PyExc_ValueError, "one entry converter per column");
@@ -1176,14 +1191,14 @@ static int load_table(Table *t, PyObject *obj, PyObject *spec) {
  * bytes, data object number, column kinds (bytes: 0 NUMBER, 1 character, 2 other), key
  * column indices, captured, hooked, entry converters, befores); kinds are the event kinds
  * ROW, BEGIN, COMMIT, ROLLBACK, SESSION, UNDO; io_types INSERT, DELETE, FIELDCOMP,
- * KEYFIELDCOMP, a FIELDCOMP's before image, GGSUnifiedUpdate. */
+ * KEYFIELDCOMP, a FIELDCOMP's before image, GGSUnifiedUpdate, GGSUnifiedPKUpdate. */
 static int walker_init(Walker *w, PyObject *args, PyObject *kw) {
     PyObject *tables, *kinds, *io;
     if (!PyArg_ParseTuple(args, "O!O!O!", &PyDict_Type, &tables, &PyTuple_Type, &kinds,
                           &PyTuple_Type, &io))
         return -1;
     if (PyTuple_GET_SIZE(kinds) != 6 || PyTuple_GET_SIZE(io) != NIO) {
-        PyErr_SetString(PyExc_ValueError, "6 event kinds and 6 IO types");
+        PyErr_SetString(PyExc_ValueError, "6 event kinds and 7 IO types");
         return -1;
     }
     free_tables(w);

@@ -6,6 +6,11 @@ with the compiled kernels this interpreter loads, as one zip archive through
 :data:`UNPACKED` and its Python workers find the packages there first (``PYTHONPATH``, set
 by :mod:`engine.cluster.spark`). An executor needs only a Python of the same version (the kernels
 are built for it) with ``pyspark`` and ``pyarrow``; ggsci need not be installed there.
+The pure-Python libraries the tasks' code imports (:data:`DEPENDENCIES`: ``pyparsing``,
+which comes with the expression model of ``FILTER``/``WHERE`` in the mining plan) travel
+in the same archive, at the driver's version: pyspark, pyarrow and the standard library
+are all an executor's Python needs (docs/cluster.md, "The executors' environment";
+``tests/extract/test_executor_env.py`` imports and runs the miner in exactly that).
 
 The archive is built from the files this process imports, so that the executors run
 exactly the driver's code; its name carries a digest of its content, so an unchanged
@@ -23,8 +28,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
-#: The packages a task may import.
+#: ggsci's packages (a task may import any of them).
 PACKAGES: Final = ("engine", "params", "ggsci")
+#: The other packages a task imports, shipped too (pure Python, the driver's version).
+DEPENDENCIES: Final = ("pyparsing",)
+#: What an executor's Python must have itself (documented; everything else is shipped).
+EXECUTOR_NEEDS: Final = ("pyspark", "py4j", "pyarrow")
 #: The directory an executor unpacks the archive into (its working directory's child).
 UNPACKED: Final = "ggsci_code"
 #: Package data the code reads at run time (params/data/*.txt, the log4j configuration...).
@@ -54,7 +63,7 @@ def _wanted(path: Path) -> bool:
 def files() -> Iterator[tuple[str, Path]]:
     """``(name in the archive, file)`` for every file shipped, sorted by name."""
     out: list[tuple[str, Path]] = []
-    for pkg in PACKAGES:
+    for pkg in PACKAGES + DEPENDENCIES:
         root = package_dir(pkg)
         for dirpath, dirnames, filenames in os.walk(root):
             dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")

@@ -23,6 +23,7 @@ dynamic allocation (released after a minute idle) unless told otherwise.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import threading
@@ -32,7 +33,11 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from engine.cluster.cause import cause
+from engine.cluster.watch import Limits, SparkFault, Watchdog, bounded
+from engine.cluster.worker import FAILED, warm_task
 from engine.errors import GGError
+from params.sparksettings import setting_error
 
 if TYPE_CHECKING:  # pyspark is imported lazily: importing this module starts nothing
     from pyspark.sql import SparkSession
@@ -52,7 +57,14 @@ SUBMIT_ENV: Final = "PYSPARK_GATEWAY_PORT"
 MIN_BATCH_SPLITS: Final = 16
 #: On a cluster, unless set otherwise: executors come and go with the work (the shuffle
 #: tracking stands for an external shuffle service, which the Extract does not need).
+#: A bounded share by default: at most DEFAULT_SHARE cores (``spark.cores.max`` on a standalone
+#: master, ``maxExecutors`` executors of one core elsewhere), since the driver applies the
+#: mined batches alone and more cores than it keeps busy only hold the cluster
+#: (docs/cluster.md, "A bounded share").
+DEFAULT_SHARE: Final = 8
 CLUSTER_DEFAULTS: Final[Mapping[str, str]] = {
+    "spark.cores.max": str(DEFAULT_SHARE),
+    "spark.dynamicAllocation.maxExecutors": str(DEFAULT_SHARE),
     "spark.dynamicAllocation.enabled": "true",
     "spark.dynamicAllocation.shuffleTracking.enabled": "true",
     "spark.dynamicAllocation.minExecutors": "0",
@@ -63,6 +75,8 @@ CLUSTER_DEFAULTS: Final[Mapping[str, str]] = {
 #: and the serial collector cut the driver JVM's CPU in a catch-up from 1.9 s to 0.7 s
 #: (benchmarks/extract_scaling.py, local[1], 2,000 transactions; docs/cluster.md).
 JVM_FLAGS: Final = "-Xss32m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+#: The names spark-submit gives an application it was not given ``--name`` for (its script's).
+_DEFAULT_APP_NAMES: Final = frozenset({"__main__.py", os.path.basename(sys.argv[0] or "")} - {""})
 _lock = threading.Lock()
 _session: list[Any] = []
 
@@ -158,6 +172,10 @@ def user_conf(files: list[SparkParams], root: Path) -> dict[str, str]:
         out.update(dict(f.conf))
     if "spark.master" in out:
         raise SparkConfigError("spark.master is set in a properties file: use SPARKMASTER.")
+    for key, value in out.items():
+        why = setting_error(key, value)
+        if why is not None:
+            raise SparkConfigError(why)
     return out
 
 
@@ -285,8 +303,14 @@ def get_session(settings: SparkSettings | None = None) -> SparkSession:
         if master is None:  # spark-submit's JVM is running: its settings stand
             launched = _launched_conf()
             master = launched.get("spark.master", DEFAULT_MASTER)
+            for key, value in launched.items():
+                why = setting_error(key, value)
+                if why is not None:
+                    raise SparkConfigError(f"spark-submit's {why}")
         for k, v in jvm_env(master).items():
             os.environ.setdefault(k, v)
+        if launched.get("spark.app.name") in _DEFAULT_APP_NAMES:
+            del launched["spark.app.name"]  # spark-submit named it after the script: ours
         # spark-submit's settings stand (its list settings keep ggsci's entries first)
         conf = joined(session_conf(s, master), launched)
         conf = {k: v for k, v in conf.items() if launched.get(k) != v}
@@ -295,33 +319,55 @@ def get_session(settings: SparkSettings | None = None) -> SparkSession:
             builder = builder.master(s.master)
         for k, v in conf.items():
             builder = builder.config(k, v)
-        # The JVM inherits our stderr; give it the log file instead, for its whole life,
-        # so that its start-up chatter never reaches the user's screen.
-        saved = os.dup(2)
-        with open(s.log_file, "ab") as log:
-            os.dup2(log.fileno(), 2)
-            try:
-                session = builder.getOrCreate()
-            finally:
-                os.dup2(saved, 2)
-                os.close(saved)
+        since = s.log_file.stat().st_size if s.log_file.is_file() else 0
+        try:
+            if s.master is not None:  # (under spark-submit its JVM runs already)
+                _launch_jvm(s.log_file, {"spark.master": s.master, **conf})
+            session = builder.getOrCreate()
+        except Exception as exc:  # one line: the cause, never Spark's traceback
+            where = "spark-submit's" if s.master is None else str(master)
+            raise SparkConfigError(
+                f"The Spark session cannot start (master {where}): "
+                f"{cause(exc, None if s.master is None else s.log_file, since)}"
+            ) from None
         session.sparkContext.setLogLevel("WARN")
         _session.append(session)
         return session
 
 
+def _launch_jvm(log_file: Path, conf: Mapping[str, str]) -> None:
+    """Launch the driver's JVM (with ``conf``, as the session's builder would) with the log
+    file as its standard error, for its whole life, so that its start-up chatter never
+    reaches the user's screen; this process's own standard error is redirected only while
+    the JVM is launched (a message the Extract writes while the session still starts, its
+    start-up bound, reaches the screen)."""
+    from pyspark import SparkConf, SparkContext
+
+    saved = os.dup(2)
+    with open(log_file, "ab") as log:
+        os.dup2(log.fileno(), 2)
+        try:
+            SparkContext._ensure_initialized(conf=SparkConf().setAll(list(conf.items())))
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
 def task_slots(session: SparkSession) -> int:
-    """How many tasks the session's share runs at once: ``spark.cores.max`` when set, else
-    dynamic allocation's ``maxExecutors`` × ``spark.executor.cores`` when both are set,
+    """How many tasks the session's share runs at once: ``spark.cores.max`` when set on a
+    standalone master, else dynamic allocation's ``maxExecutors`` × ``spark.executor.cores``
+    (1 on YARN and Kubernetes when not set),
     else Spark's default parallelism (the cores of ``local[N]``, or the executors' cores
     now)."""
     sc = session.sparkContext
     conf = sc.getConf()
     cores_max = conf.get("spark.cores.max")
-    if cores_max and cores_max.isdigit() and int(cores_max) > 0:
+    standalone = (conf.get("spark.master") or "").startswith("spark://")
+    if standalone and cores_max and cores_max.isdigit() and int(cores_max) > 0:
         return int(cores_max)
     dyn = (conf.get("spark.dynamicAllocation.enabled") or "").lower() == "true"
-    most, per = conf.get("spark.dynamicAllocation.maxExecutors"), conf.get("spark.executor.cores")
+    most = conf.get("spark.dynamicAllocation.maxExecutors")
+    per = conf.get("spark.executor.cores") or ("1" if dyn and not standalone else None)
     if dyn and most and per and most.isdigit() and per.isdigit():
         return max(1, int(most) * int(per))
     return max(1, sc.defaultParallelism)
@@ -335,28 +381,19 @@ def batch_splits(session: SparkSession) -> int:
 def warm_workers(session: SparkSession, modules: tuple[str, ...]) -> list[str]:
     """Start the session's Python workers, one per core, and import ``modules`` in each
     (1.5–2 s on this machine): a process pays this once at start, with the JVM, instead of
-    in its first batch. On a cluster this is also where a task that cannot import the
-    shipped code or load a kernel fails (:func:`task_failure`). Returns where the tasks
-    imported ggsci from (``dir on host``)."""
+    in its first batch. On a cluster this is also where each executor that runs one of these
+    tasks checks that it can import the shipped code and load the kernels: a task that
+    cannot says so in its result (it does not fail, so Spark's retries on another executor
+    cannot hide it) and this raises :class:`SparkConfigError` with that line. Returns where
+    the tasks imported ggsci from (``dir on host``)."""
     sc = session.sparkContext
     n = max(1, sc.defaultParallelism)
-    rdd = sc.parallelize(range(n), n).mapPartitions(lambda _: _imported(modules))
-    return sorted(set(rdd.collect()))
-
-
-def _imported(modules: tuple[str, ...]) -> list[str]:
-    """Runs in a task: import ``modules``; where the task's ggsci code comes from."""
-    import importlib
-    import socket
-
-    import engine
-
-    for name in modules:
-        importlib.import_module(name)
-    from engine.cluster.worker import settle_worker
-
-    settle_worker()  # what was just imported stays: out of the collector's walks
-    return [f"{os.path.dirname(engine.__file__ or '?')} on {socket.gethostname()}"]
+    rdd = sc.parallelize(range(n), n).mapPartitions(functools.partial(warm_task, modules))
+    got = sorted(set(rdd.collect()))
+    failed = [g.removeprefix(FAILED) for g in got if g.startswith(FAILED)]
+    if failed:
+        raise SparkConfigError(task_failure(RuntimeError(failed[0])) or failed[0])
+    return got
 
 
 def globals_spark(globals_file: Path, root: Path) -> SparkParams:
@@ -379,12 +416,20 @@ def globals_spark(globals_file: Path, root: Path) -> SparkParams:
 
 
 def extract_session(
-    home: Home, model: ParamFile, name: str, cli_master: str | None, modules: tuple[str, ...]
+    home: Home,
+    model: ParamFile,
+    name: str,
+    cli_master: str | None,
+    modules: tuple[str, ...],
+    watch: Watchdog | None = None,
 ) -> tuple[SparkSession, str]:
     """An Extract's session: settings from its parameter file, GLOBALS, the environment and
     the command line; its Python workers started with ``modules`` imported. Returns it with
     a line for the report (master, share, where the tasks' code comes from). Raises
-    :class:`SparkConfigError` with one line for a setting or a task that fails."""
+    :class:`SparkConfigError` with one line for a setting or a task that fails, or when the
+    application does not start within its bound; ``watch`` (:mod:`engine.cluster.watch`)
+    then goes on watching the application."""
+    watch = watch or Watchdog(Limits())
     files = [model.spark, globals_spark(home.globals_file, home.root)]
     settings = settings_for(
         files,
@@ -394,19 +439,39 @@ def extract_session(
         log_file=home.dirrpt / f"{name}_spark.log",
         ship_dir=home.dirtmp / "ship",
     )
-    session = get_session(settings)
     try:
-        origins = warm_workers(session, modules)
-    except Exception as exc:
-        line = task_failure(exc)
-        if line is None:
+        watch.limits = Limits.of(settings.extra)
+        watch.follow_log(None if settings.master is None else settings.log_file)
+        session = bounded(lambda: get_session(settings), watch)
+        sc = session.sparkContext
+        if is_local(sc.master):
+            watch.started()
+        else:
+            watch.attach(sc)
+        try:
+            origins = warm_workers(session, modules)
+        except SparkConfigError:
             raise
-        raise SparkConfigError(line) from exc
-    conf = session.sparkContext.getConf()
+        except Exception as exc:
+            if watch.fault is not None:
+                raise watch.fault from None
+            line = task_failure(exc)
+            text = line or f"The executors' first tasks failed: {cause(exc)}"
+            raise SparkConfigError(text) from None
+        if watch.fault is not None:
+            raise watch.fault
+        watch.started()
+    except SparkFault as fault:
+        watch.close()
+        raise SparkConfigError(fault.text, fault.code) from None
+    conf = sc.getConf()
     summary = (
-        f"Spark master {conf.get('spark.master')}, {task_slots(session)} task slot(s), "
+        f"Spark master {conf.get('spark.master')} (application {conf.get('spark.app.name')}, "
+        f"{sc.applicationId}), {task_slots(session)} task slot(s), "
         f"{batch_splits(session)} split(s) a batch; the tasks run ggsci from " + "; ".join(origins)
     )
+    if sc.uiWebUrl:  # SPARKCONF spark.ui.enabled=true
+        summary += f"; Spark UI {sc.uiWebUrl}"
     return session, summary
 
 

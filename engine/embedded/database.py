@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import os
 import shutil
 import sqlite3
 import time
@@ -55,6 +56,7 @@ from engine.embedded.statefile import (
     encode_state,
 )
 from engine.home import datafile as df
+from engine.home.lockfile import foreign_holder, open_lock_file
 
 DEFAULT_LOG_BYTES: Final = 64 * 1024 * 1024
 FLUSH_INTERVAL: Final = 0.05  # seconds of wall time between redo flushes at commit
@@ -152,7 +154,12 @@ class _DirLock:
         self.fh: BinaryIO | None = None
 
     def __enter__(self) -> _DirLock:
-        self.fh = open(self.path, "a+b")
+        try:
+            self.fh = os.fdopen(open_lock_file(self.path, os.O_RDWR | os.O_APPEND), "a+b")
+        except OSError as exc:
+            raise DatabaseError(
+                f"database {self.path.parent.name} cannot be locked: {exc}", "GGS-SRC-0103"
+            ) from None
         deadline = time.monotonic() + self.wait
         while True:
             try:
@@ -163,8 +170,10 @@ class _DirLock:
                     time.sleep(0.01)
                     continue
                 self.fh.close()
+                foreign = foreign_holder(self.path)
                 raise DatabaseError(
-                    f"database {self.path.parent.name} is in use by another process",
+                    f"database {self.path.parent.name} is in use by another process"
+                    + (f" ({foreign}, not a process of this home)" if foreign else ""),
                     "GGS-SRC-0103",
                 ) from exc
 

@@ -23,6 +23,7 @@ from engine.embedded.rows import (
     constraint_error,
     encode_row,
     index_cols,
+    loggable_row,
     rid_block,
     rid_slot,
     store_rows,
@@ -42,11 +43,14 @@ def insert(s: Session, db: Engine, table: TableDef, rows: Sequence[Row], *, arra
     txn = s.begin(db, scn)
     mark = len(txn.entries)
     try:
+        # encoded (and judged loggable) before anything changes: the statement fails whole
+        encoded = [encode_row(table, r) for r in rows]
+        if not (array and len(rows) > 1):
+            encoded = [loggable_row(table, e) for e in encoded]
         s.lock_keys(db, txn, table, rows)
         rids = db.allocate(table, len(rows))
         store_rows(db, table, rids, rows)
         s.lock_rows(db, txn, table, rids)
-        encoded = [encode_row(table, r) for r in rows]
         if array and len(rows) > 1:
             _redo_array(s, db, txn, table, scn, rids, encoded)
         else:
@@ -158,12 +162,12 @@ def direct_insert(s: Session, db: Engine, table: TableDef, rows: Sequence[Row]) 
             raise RowLockedError(
                 f"resource busy: {table.qualified} has rows locked by another session"
             )
+        encoded = [encode_row(table, r) for r in rows]  # before anything changes
         s.lock_keys(db, txn, table, rows)
         rids = db.allocate(table, len(rows), fresh_block=True)
         store_rows(db, table, rids, rows)
         db.table_locks[table.obj] = s.name
         txn.direct_tables.add(table.obj)
-        encoded = [encode_row(table, r) for r in rows]
         pre, _ = s.first_cvs(txn, scn)
         begin = not txn.ids.started
         uba = txn.ids.next_uba()

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
 
-from engine.embedded.ids import NULL_UBA, NULL_XID, Rba, RowId, Uba, Xid
+from engine.embedded.ids import NULL_UBA, NULL_XID, Rba, Uba, Xid
 
 OBJ_UNDO: Final = 4294967295  # OBJ of undo-segment change vectors
 
@@ -349,7 +349,3 @@ OPCODES: Final[dict[tuple[int, int], str]] = {
     (24, 4): "Media recovery marker",
     (24, 6): "Media recovery marker",
 }
-
-
-def rowid_of(dataobj: int, dba: int, slot: int) -> RowId:
-    return RowId.from_dba(dataobj, dba, slot)

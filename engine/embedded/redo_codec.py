@@ -61,6 +61,8 @@ _UBA: Final = struct.Struct("<IHH")
 _COL: Final = struct.Struct("<Hi")
 _KTB: Final = struct.Struct("<BcHHIIHHBHQq")
 _KDO: Final = struct.Struct("<IIHHBBHBHH")
+KDO_SIZE_MAX: Final = 0xFFFF
+"""The largest row size a KDO op records (``size``, an unsigned 16-bit field as in Oracle)."""
 _IDX: Final = struct.Struct("<BHHHIIB")
 _SLOT: Final = struct.Struct("<HIHHH")
 _UNDO: Final = struct.Struct("<HHIIIHHHHHHBIB")

@@ -7,20 +7,19 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 from engine.embedded import redogen as rg
-from engine.embedded.codecs import Value, encode_value
+from engine.embedded.codecs import encode_value
 from engine.embedded.dictionary import IndexDef, TableDef
 from engine.embedded.errors import ConstraintError, SourceError, SqlError
 from engine.embedded.ids import RowId
 from engine.embedded.redo import Column
+from engine.embedded.redo_codec import KDO_SIZE_MAX
+from engine.embedded.state import Engine
+from engine.embedded.state import Row as Row  # the row type of every row helper
 from engine.embedded.values import to_python, to_sqlite
 
-if TYPE_CHECKING:
-    from engine.embedded.session import Engine
-
-Row = tuple[Value, ...]
 _T = TypeVar("_T")
 
 
@@ -38,6 +37,20 @@ def rowid_text(table: TableDef, rid: int) -> str:
 
 def encode_row(table: TableDef, row: Row) -> rg.Row:
     return tuple(encode_value(c.type, v) for c, v in zip(table.columns, row, strict=True))
+
+
+def loggable_row(table: TableDef, enc: rg.Row) -> rg.Row:
+    """``enc`` when one row piece (a single-row insert's KDO) can record it, else
+    ``GGS-SRC-0203``: Oracle chains such a row over several blocks; this database does not
+    (yet), so the statement fails whole before anything changes."""
+    size = rg.row_size(enc[: len(rg.columns_of(enc))])
+    if size > KDO_SIZE_MAX:
+        raise SqlError(
+            f"row of {size} bytes for {table.qualified} is larger than one row piece "
+            f"({KDO_SIZE_MAX} bytes); rows are not chained over blocks",
+            "GGS-SRC-0203",
+        )
+    return enc
 
 
 def supp_columns(table: TableDef, enc: rg.Row) -> tuple[Column, ...]:

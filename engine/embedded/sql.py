@@ -547,6 +547,8 @@ def execute(db: Database, session: Session, text: str) -> Result:
         ) from exc
     except SqlglotError as exc:
         raise SqlError(f"invalid SQL: {exc}", "ORA-00900") from exc
+    except RecursionError:
+        raise SqlError(TOO_DEEP, "ORA-00900") from None
     handler = _HANDLERS.get(type(node))
     if handler is None:
         raise SqlError(f"unsupported statement: {stmt.split()[0].upper()}", "ORA-00900")
@@ -556,6 +558,11 @@ def execute(db: Database, session: Session, text: str) -> Result:
         raise
     except (KeyError, AttributeError, TypeError) as exc:
         raise SqlError(f"unsupported SQL form: {exc}", "ORA-00900") from exc
+    except RecursionError:
+        raise SqlError(TOO_DEEP, "ORA-00900") from None
+
+
+TOO_DEEP = "statement nested too deeply (parentheses or subqueries) to be parsed"
 
 
 def run_script(db: Database, session: Session, text: str) -> Iterator[Result]:

@@ -32,17 +32,17 @@ from engine.embedded.rows import (
 from engine.embedded.values import to_sqlite
 
 if TYPE_CHECKING:
-    from engine.embedded.session import Engine, Session, Txn, UndoEntry
+    from engine.embedded.state import Engine, OnThread, Txn, UndoEntry
 
 
-def statement_failed(s: Session, db: Engine, txn: Txn, mark: int, exc: Exception) -> None:
+def statement_failed(s: OnThread, db: Engine, txn: Txn, mark: int, exc: Exception) -> None:
     undo_to(s, db, txn, mark, db.next_scn())
     if isinstance(exc, SourceError):
         raise exc
     raise SqlError(f"statement failed: {exc}") from exc
 
 
-def undo_to(s: Session, db: Engine, txn: Txn, mark: int, scn: int) -> None:
+def undo_to(s: OnThread, db: Engine, txn: Txn, mark: int, scn: int) -> None:
     """Undo entries past ``mark`` newest first, writing compensation redo."""
     while len(txn.entries) > mark:
         undo_entry(s, db, txn, txn.entries.pop(), scn)
@@ -57,7 +57,7 @@ def undo_to(s: Session, db: Engine, txn: Txn, mark: int, scn: int) -> None:
             db.locks.pop(key, None)
 
 
-def undo_entry(s: Session, db: Engine, txn: Txn, entry: UndoEntry, scn: int) -> None:
+def undo_entry(s: OnThread, db: Engine, txn: Txn, entry: UndoEntry, scn: int) -> None:
     """Put one entry's rows back and write its compensation record."""
     table = db.dictionary.tables[entry.table]
     before_rows = rows_of(db, table, entry.rids) if entry.kind in ("ins", "load") else {}
@@ -86,7 +86,7 @@ def apply_undo(db: Engine, table: TableDef, entry: UndoEntry) -> None:
 
 
 def compensate(
-    s: Session,
+    s: OnThread,
     db: Engine,
     txn: Txn,
     table: TableDef,

@@ -27,6 +27,7 @@ from engine.trail.codec import pack_tokens, user_token
 from engine.trail.layout import BEFORE_IMAGE, IOType, TransInd, wire_io_type
 from engine.trail.model import Columns, micros_to_datetime
 from params.expr import (
+    GGFILEHEADER_KEYS,
     HEADER_ELEMENTS,
     Assignment,
     Binary,
@@ -47,14 +48,14 @@ OP_TYPES: dict[int, str] = {
     IOType.FIELDCOMP: "SQL COMPUPDATE", IOType.KEYFIELDCOMP: "PK UPDATE",
     IOType.PURGEDATA: "TRUNCATE", IOType.UNIFIED_UPDATE: "SQL COMPUPDATE",
     IOType.FIELDCOMP | BEFORE_IMAGE: "SQL COMPUPDATE", IOType.UPDATE | BEFORE_IMAGE: "UPDATE",
-    IOType.KEYFIELDCOMP | BEFORE_IMAGE: "PK UPDATE",
+    IOType.KEYFIELDCOMP | BEFORE_IMAGE: "PK UPDATE", IOType.UNIFIED_PK_UPDATE: "PK UPDATE",
 }  # fmt: skip
 #: The operation FILTER ON/IGNORE names (a before image: its update's).
 LOGICAL_OPS: dict[int, str] = {
     IOType.INSERT: "INSERT", IOType.DELETE: "DELETE", IOType.UPDATE: "UPDATE",
     IOType.FIELDCOMP: "UPDATE", IOType.KEYFIELDCOMP: "UPDATE", IOType.UNIFIED_UPDATE: "UPDATE",
     IOType.FIELDCOMP | BEFORE_IMAGE: "UPDATE", IOType.UPDATE | BEFORE_IMAGE: "UPDATE",
-    IOType.KEYFIELDCOMP | BEFORE_IMAGE: "UPDATE",
+    IOType.KEYFIELDCOMP | BEFORE_IMAGE: "UPDATE", IOType.UNIFIED_PK_UPDATE: "UPDATE",
 }  # fmt: skip
 _TRANS_IND = {TransInd.BEGIN: "BEGIN", TransInd.MIDDLE: "MIDDLE", TransInd.END: "END",
               TransInd.WHOLE: "WHOLE"}  # fmt: skip
@@ -88,6 +89,7 @@ class Facts(NamedTuple):
     trans_ind: int = TransInd.WHOLE
     file_seqno: int | None = None  # where the record is in the trail it is read from
     file_rba: int | None = None
+    header: Mapping[str, str | int] | None = None  # that trail file's header tokens
 
 
 @dataclass(frozen=True)
@@ -417,6 +419,20 @@ def _known(v: int | None) -> Value:
     return Status.MISSING if v is None else v
 
 
+def file_header(token: str) -> Callable[[RowEnv], Value]:
+    """@GETENV ('GGFILEHEADER', key): the ``token`` of the header of the trail file the row
+    is read from (MISSING in an Extract, which reads redo)."""
+
+    def get(e: RowEnv) -> Value:
+        header = e.facts.header
+        if header is None:
+            return Status.MISSING
+        value = header.get(token)
+        return Status.MISSING if value is None else value
+
+    return get
+
+
 def _when(e: RowEnv) -> Value:
     return _stamp(e.facts.commit_time_us)
 
@@ -453,6 +469,7 @@ _GETENV: dict[tuple[str, str], Callable[[RowEnv], Value]] = {
     ("RECORD", "RSN"): lambda e: e.facts.csn,
     ("RECORD", "FILESEQNO"): lambda e: _known(e.facts.file_seqno),
     ("RECORD", "FILERBA"): lambda e: _known(e.facts.file_rba),
+    **{("GGFILEHEADER", key): file_header(token) for key, token in GGFILEHEADER_KEYS.items()},
 }  # fmt: skip
 
 

@@ -40,11 +40,13 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Final, TypeVar
 
 from engine.changes import Entry, Position
 from engine.extract.cache import Txn
 from engine.extract.lcrcodec import decode_lcrs, encode_lcrs
 from engine.home import datafile as df
+from engine.home.jsonfile import JsonRefused, loads_bounded
 
 # 3: data-only frames (2 and before were pickles, which are refused: normal recovery)
 MAGIC = b"GGSCI-BR-PO\x03"
@@ -93,22 +95,74 @@ class BrCheckpoint:
         }
 
     @classmethod
-    def from_json(cls, d: dict[str, object]) -> BrCheckpoint:
-        restart = d["restart"]
-        current = d["current"]
-        objects = d["objects"]
-        assert isinstance(restart, dict) and isinstance(current, dict) and isinstance(objects, list)
+    def from_json(cls, d: object) -> BrCheckpoint:
+        """The checkpoint ``d`` describes, every field checked: :class:`BrError` (naming
+        the field) for any other shape, never another exception."""
+        if not isinstance(d, dict):
+            raise BrError(f"not a checkpoint but a JSON {type(d).__name__}")
+        objects = _field(d, "objects", list)
         return cls(
-            int(str(d["seq"])),
-            int(str(d["redo_time_us"])),
-            {int(t): Position.from_json(p) for t, p in restart.items()},
-            {int(t): Position.from_json(p) for t, p in current.items()},
-            tuple(PersistedObject(**o) for o in objects),
-            str(d["selection"]),
-            int(str(d["last_commit_scn"])),
-            tuple(str(x) for x in d.get("ignored", []) or []),  # type: ignore[attr-defined]
-            int(str(d.get("taken_us", 0))),
+            _whole(d.get("seq"), "seq"),
+            _whole(d.get("redo_time_us"), "redo_time_us"),
+            _positions(d.get("restart"), "restart"),
+            _positions(d.get("current"), "current"),
+            tuple(_object(o) for o in objects),
+            _field(d, "selection", str),
+            _whole(d.get("last_commit_scn"), "last_commit_scn"),
+            tuple(_text(x, "ignored") for x in _field(d, "ignored", list, [])),
+            _whole(d.get("taken_us", 0), "taken_us"),
         )
+
+
+T = TypeVar("T")
+
+
+def _field(d: dict[str, object], key: str, kind: type[T], default: T | None = None) -> T:
+    value = d.get(key, default)
+    if not isinstance(value, kind):
+        raise BrError(f"{key} is not a {kind.__name__}")
+    return value
+
+
+def _whole(value: object, what: str) -> int:
+    """A non-negative integer of at most 64 bits (JSON numbers are ints or floats)."""
+    if type(value) is not int or not 0 <= value < 1 << 64:
+        raise BrError(f"{what} is not a whole number: {str(value)[:40]}")
+    return value
+
+
+def _text(value: object, what: str) -> str:
+    if not isinstance(value, str):
+        raise BrError(f"{what} holds a {type(value).__name__}, not a string")
+    return value
+
+
+def _positions(value: object, what: str) -> dict[int, Position]:
+    if not isinstance(value, dict):
+        raise BrError(f"{what} is not a map of redo positions")
+    out: dict[int, Position] = {}
+    for t, p in value.items():
+        if not (isinstance(t, str) and t.isdigit() and len(t) < 6 and isinstance(p, dict)):
+            raise BrError(f"{what} holds {str(t)[:20]!r}: not a thread's redo position")
+        out[int(t)] = Position(
+            _whole(p.get("thread"), f"{what}.thread"),
+            _whole(p.get("sequence"), f"{what}.sequence"),
+            _whole(p.get("offset"), f"{what}.offset"),
+        )
+    return out
+
+
+def _object(value: object) -> PersistedObject:
+    if not isinstance(value, dict):
+        raise BrError("objects holds something that is not a persisted object")
+    return PersistedObject(
+        _text(value.get("xid"), "objects.xid"),
+        _text(value.get("file"), "objects.file"),
+        _text(value.get("sha256"), "objects.sha256"),
+        _whole(value.get("obj"), "objects.obj"),
+        _whole(value.get("version"), "objects.version"),
+        _whole(value.get("rows"), "objects.rows"),
+    )
 
 
 @dataclass
@@ -118,6 +172,7 @@ class Restored:
     checkpoint: BrCheckpoint
     txns: list[tuple[Txn, list[Entry]]]
     path: Path
+    passed: list[str] = field(default_factory=list)  # newer checkpoints found damaged
 
 
 @dataclass
@@ -194,10 +249,10 @@ class BoundedRecovery:
         return now_us >= self.next_due_us
 
     def _last_taken_us(self) -> int:
-        for path in self.checkpoints()[:1]:
-            with contextlib.suppress(OSError, ValueError, KeyError, TypeError, AssertionError):
-                body = path.read_bytes().rstrip(b"\n").rpartition(b"\n")[0]
-                return int(json.loads(body).get("taken_us", 0))
+        """When the newest valid checkpoint was taken (0: none)."""
+        for path in self.checkpoints():
+            with contextlib.suppress(OSError, BrError):
+                return parse_checkpoint(path.read_bytes()).taken_us
         return 0
 
     def set_interval(self, seconds: int, now_us: int) -> None:
@@ -314,25 +369,35 @@ class BoundedRecovery:
         return [p for _, p in sorted(found, reverse=True)]
 
     def load(self) -> Restored:
-        """The newest checkpoint, with all its files intact; :class:`BrError` otherwise
-        (older checkpoints, kept only with BRKEEPSTALEFILES, are never used)."""
-        newest = self.checkpoints()[:1]
-        if not newest:
+        """The newest checkpoint with all its files intact; when it is damaged (its
+        checksum, its body or one of its files), the one before it if that is still there
+        (BRKEEPSTALEFILES, or a crash between writing the new one and deleting the old);
+        :class:`BrError` (normal recovery) when none is. ``Restored.passed`` names the
+        damaged newer ones."""
+        found = self.checkpoints()
+        if not found:
             raise BrError("no BR checkpoint file")
-        return self._load(newest[0])
+        passed: list[str] = []
+        for path in found:
+            try:
+                restored = self._load(path)
+            except BrError as exc:
+                passed.append(str(exc))
+                self._persisted.clear()
+                continue
+            restored.passed = passed
+            return restored
+        raise BrError("; ".join(passed))
 
     def _load(self, path: Path) -> Restored:
         try:
             raw = path.read_bytes()
         except OSError as exc:
             raise BrError(f"{path.name}: {exc.strerror}") from exc
-        body, _, rest = raw.rstrip(b"\n").rpartition(b"\n")
-        if hashlib.sha256(body).hexdigest().encode() != rest.strip():
-            raise BrError(f"{path.name}: checksum mismatch")
         try:
-            cp = BrCheckpoint.from_json(json.loads(body))
-        except (ValueError, KeyError, TypeError, AssertionError, RecursionError) as exc:
-            raise BrError(f"{path.name}: invalid checkpoint ({type(exc).__name__})") from exc
+            cp = parse_checkpoint(raw)
+        except BrError as exc:
+            raise BrError(f"{path.name}: {exc}") from None
         txns: list[tuple[Txn, list[Entry]]] = []
         for po in cp.objects:
             if not PO_NAME.match(po.file) or "/" in po.file:
@@ -364,6 +429,29 @@ class BoundedRecovery:
             f"Persisted objects: {len(self._persisted)} current, {s.objects_written} written, "
             f"{s.objects_deleted} deleted; {s.bytes_written} bytes",
         ]
+
+
+# -- checkpoint files ----------------------------------------------------------------------
+
+MAX_CHECKPOINT: Final = 16 << 20  # bytes of a checkpoint file (it lists object names only)
+
+
+def parse_checkpoint(raw: bytes) -> BrCheckpoint:
+    """The checkpoint a ``CP`` file holds (its JSON body, a newline, the body's SHA-256);
+    :class:`BrError` with the reason for anything else."""
+    if len(raw) > MAX_CHECKPOINT:
+        raise BrError(f"larger than {MAX_CHECKPOINT} bytes")
+    body, _, rest = raw.rstrip(b"\n").rpartition(b"\n")
+    if hashlib.sha256(body).hexdigest().encode() != rest.strip():
+        raise BrError("checksum mismatch")
+    try:
+        data = loads_bounded(body, max_bytes=MAX_CHECKPOINT, max_depth=8)
+    except JsonRefused as exc:
+        raise BrError(f"invalid checkpoint ({exc})") from None
+    try:
+        return BrCheckpoint.from_json(data)
+    except BrError as exc:
+        raise BrError(f"invalid checkpoint ({exc})") from None
 
 
 # -- persisted-object files (data only) ---------------------------------------------------

@@ -205,9 +205,12 @@ class TransactionCache:
                 victim.spill_path = self.spill_dir / f"txn_{victim.xid.replace('.', '_')}.spill"
                 mode = "wb"  # a file of the same name from before is not this transaction's
             rows = victim.rows
-            with open(victim.spill_path, mode) as fh:
-                for i in range(0, len(rows), SPILL_BATCH):
-                    fh.write(df.seal(SPILL_MAGIC, encode_lcrs(rows[i : i + SPILL_BATCH])))
+            try:
+                with open(victim.spill_path, mode) as fh:
+                    for i in range(0, len(rows), SPILL_BATCH):
+                        fh.write(df.seal(SPILL_MAGIC, encode_lcrs(rows[i : i + SPILL_BATCH])))
+            except OSError as exc:  # dirtmp full: the file, named (the Extract abends)
+                raise OSError(exc.errno, exc.strerror, str(victim.spill_path)) from None
             victim.spilled += len(victim.rows)
             self.weight -= victim.weight
             victim.weight = 0

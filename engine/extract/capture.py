@@ -191,6 +191,7 @@ def selection_for(
     chosen: set[tuple[str, str]] = set()
     truncates: set[tuple[str, str]] = set()
     befores: set[tuple[str, str]] = set()
+    full_deletes: set[tuple[str, str]] = set()
     for t in dictionary.tables.values():
         spec = model.captured(t.owner, t.name)
         if spec is not None or (also is not None and also(t.owner, t.name)):
@@ -200,8 +201,10 @@ def selection_for(
             heartbeat = also is not None and also(t.owner, t.name)
             if spec is not None and spec.get_update_befores and not heartbeat:
                 befores.add((t.owner.upper(), t.name.upper()))
+            if spec is not None and spec.full_deletes and not heartbeat:
+                full_deletes.add((t.owner.upper(), t.name.upper()))
     return Selection(frozenset(chosen), frozenset(truncates), False, frozenset(befores),
-                     model.update_record_format)  # fmt: skip
+                     model.update_record_format, frozenset(full_deletes))  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -403,7 +406,7 @@ class Capture:
         fragments = any(isinstance(i, Fragment) for r in results for i in r.items)
         n = self._apply(merged, base, mid_batch_br=not fragments)
         self.timing["apply_s"] += time.perf_counter() - done_mining
-        self.positions = thread_positions_after(results, self.positions, self.redo_dir)
+        self.positions = thread_positions_after(results, self.positions)
         self.stats.lcrs += n
         return n
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from engine.changes import Fragment, Position
 from engine.cluster.jobturn import Turn, in_turn
-from engine.cluster.worker import settle_worker
+from engine.cluster.worker import CANNOT_RUN, mine_partition, settle_worker
 from engine.embedded.catalog import RedoGapError
 from engine.embedded.errors import RedoFormatError
 from engine.embedded.logs import LogInfo, list_logs
@@ -157,7 +157,7 @@ def _no_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
-def _task(plan_bc: Any, splits: Iterable[Split]) -> Iterator[bytes]:
+def mine_task(plan_bc: Any, splits: Iterable[Split]) -> Iterator[bytes]:
     """A Spark task: each split's result, pickled and compressed (:func:`_packed`)."""
     settle_worker()
     miner = Miner(plan_bc.value)
@@ -165,6 +165,11 @@ def _task(plan_bc: Any, splits: Iterable[Split]) -> Iterator[bytes]:
         with _no_cycle_collection():
             packed = _packed(decode_split(miner, s, in_task=True))
         yield packed
+
+
+class CannotRun(RuntimeError):
+    """A task's Python cannot run the miner (its one line starts with the kernel marker the
+    runners turn into an abend: :func:`engine.cluster.spark.task_failure`)."""
 
 
 @functools.cache
@@ -304,9 +309,12 @@ def _decoded(
         sc = spark.sparkContext
         with PLANS.shared(sc, plan) as bc:
             rdd = sc.parallelize(remote, _tasks(len(remote), sc.defaultParallelism))
-            job = rdd.mapPartitions(lambda it: _task(bc, it))
+            job = rdd.mapPartitions(functools.partial(mine_partition, bc))
             with in_turn(sc, turn):
                 packed = job.collect()
+            for raw in packed:  # an executor that cannot run the miner: loud, not retried
+                if raw.startswith(CANNOT_RUN):
+                    raise CannotRun(raw[len(CANNOT_RUN) :].decode(errors="replace"))
             done = [_unpacked(r) for r in packed]
     if len(done) < len(splits):
         miner = Miner(plan)
@@ -354,7 +362,7 @@ def continues(predicted: dict[int, Position], actual: dict[int, Position]) -> bo
 
 
 def thread_positions_after(
-    results: Sequence[SplitResult], positions: dict[int, Position], redo_dir: Path
+    results: Sequence[SplitResult], positions: dict[int, Position]
 ) -> dict[int, Position]:
     """Where each thread resumes after ``results``: after its last record read; past the
     end of an archived log that was read to its end (the next sequence, offset 0)."""

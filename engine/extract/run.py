@@ -26,6 +26,7 @@ from engine.extract import longtrans as lt
 from engine.extract.br import BoundedRecovery, BrError, Restored, selection_digest
 from engine.extract.cache import Txn
 from engine.extract.capture import Capture, CaptureHooks, CaptureState
+from engine.extract.cpcheck import commit_problem, shown_positions_problem, trail_problem
 from engine.extract.keyfetch import for_extract
 from engine.extract.orphans import OrphanScanner
 from engine.extract.redo_source import DEFAULT_SPLIT_BYTES
@@ -40,6 +41,7 @@ from engine.heartbeat.flow import ExtractRule
 from engine.heartbeat.names import for_capture
 from engine.heartbeat.settings import utc_now
 from engine.home.checkpoints import (
+    Checkpoints,
     CsnState,
     ReadCheckpoint,
     WriteCheckpoint,
@@ -121,15 +123,28 @@ class ExtractRun(TransactionManagement, GroupRun):
                 f"Recovered trail {trail.path}: {rec.action} {rec.partial_records} record(s) "
                 "of a partly written transaction.",
             )
-        self.checkpoints = load_checkpoints(home, "EXTRACT", self.name)
+        try:
+            self.checkpoints = load_checkpoints(home, "EXTRACT", self.name)
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            self.writer.close()
+            raise ExtractError(
+                "OGG-00444", f"Checkpoint file dirchk/{self.name}.cpe is corrupt ({exc})."
+            ) from None
         state = None
         altered = False
         cps = self.checkpoints
         if cps is not None and "capture" in cps.extra:
             saved = CaptureState.from_json(cps.extra["capture"])
-            if not cps.altered or not _repositioned(cps.reads, saved):
-                state = saved
-            else:
+            moved = cps.altered and _repositioned(cps.reads, saved)
+            # seed 000: an altered I/O checkpoint (IOEXTSEQNO/IOEXTRBA: the recovery position;
+            # ETROLLOVER: the write position) also means normal recovery, from that position
+            io_moved = cps.altered and (
+                _recovery_moved(cps.reads, saved)
+                or _write_moved(cps, trail.path, saved.trail.seqno)
+            )
+            if not moved:
+                state = replace(saved, recovery=_recovery_of(cps.reads, saved))
+            if moved or io_moved:
                 altered = True
                 emit(
                     "OGG-01635",
@@ -137,6 +152,7 @@ class ExtractRun(TransactionManagement, GroupRun):
                     "BOUNDED RECOVERY: reset to initial or altered checkpoint.",
                 )
         if state is not None and not altered and cps is not None:
+            self._check_state(cps, state, model)
             # The trail against the write checkpoint: lost data is captured again, or abend.
             try:
                 again = recapture_lost_trail(
@@ -310,6 +326,28 @@ class ExtractRun(TransactionManagement, GroupRun):
         oldest = min(txns, key=lambda t: t.start_scn)
         return (oldest.start_scn, oldest.start_time_us)
 
+    def _check_state(self, cps: Checkpoints, state: CaptureState, model: ParamFile) -> None:
+        """The checkpoint against the redo it names (:mod:`engine.extract.cpcheck`):
+        ExtractError OGG-00444 naming the file when it cannot be true."""
+        rec = self.writer.recovery
+        problem = shown_positions_problem(cps, state) or trail_problem(
+            state, rec.last_transaction if rec is not None else None
+        )
+        if problem is None:
+            try:
+                logs = RedoCatalog.for_extract(self.root, model.tranlog).logs()
+            except RedoGapError:
+                logs = []  # an archive destination unreadable: the reader says so
+            problem = commit_problem(state, logs)
+        if problem is not None:
+            self.writer.close()
+            raise ExtractError(
+                "OGG-00444",
+                f"Checkpoint file dirchk/{self.name}.cpe cannot be believed: {problem}. "
+                f"Reposition with ALTER EXTRACT {self.name} (EXTSEQNO/EXTRBA, SCN or BEGIN) "
+                "to capture from a point you choose.",
+            )
+
     # -- Bounded Recovery -------------------------------------------------------------
     def _now_us(self) -> int:
         """The Extract's processing clock (injected): what BR checkpoints are due on."""
@@ -357,8 +395,19 @@ class ExtractRun(TransactionManagement, GroupRun):
                 Severity.INFO,
                 f"BOUNDED RECOVERY: CANCELED: for object pool 1: {self.name}: {exc}",
             )
-            self.emit("OGG-10019", Severity.INFO, BR_NOT_USED)
+            if self.model.br.off_on_failure:  # seed 000: off for the runtime processing
+                self.emit("OGG-10019", Severity.INFO, BR_OFF_ON_FAILURE)
+                self.br = None
+            else:
+                self.emit("OGG-10019", Severity.INFO, BR_NOT_USED)
             return None
+        for damaged in restored.passed:
+            self.emit(
+                "OGG-01643",
+                Severity.INFO,
+                f"BOUNDED RECOVERY: CANCELED: for object pool 1: {self.name}: {damaged}; "
+                f"using {restored.path.name}, the checkpoint before it.",
+            )
         cp = restored.checkpoint
         if cp.selection != self.br.selection:
             self.emit(
@@ -482,8 +531,8 @@ class ExtractRun(TransactionManagement, GroupRun):
         raise lt.RequestError(f"ERROR: invalid BR request: {' '.join(args)}")
 
     def _br_timeline(self, rest: tuple[str, ...]) -> list[str]:
-        """BRSTATUS's picture (engine.pictures.br), and its SVG for ``FILE name.svg``."""
-        from engine.pictures import br as pic
+        """BRSTATUS's picture (engine.extract.brpicture), and its SVG for ``FILE name.svg``."""
+        from engine.extract import brpicture as pic
 
         assert self.br is not None
         if rest and (len(rest) != 2 or rest[0].upper() != "FILE" or
@@ -635,6 +684,28 @@ def _points_known(
     return out
 
 
+def _recovery_moved(reads: tuple[ReadCheckpoint, ...], saved: CaptureState) -> bool:
+    """Whether ALTER ... IOEXTSEQNO/IOEXTRBA moved a recovery position the run saved."""
+    return _recovery_of(reads, saved) != saved.recovery
+
+
+def _recovery_of(reads: tuple[ReadCheckpoint, ...], saved: CaptureState) -> dict[int, Position]:
+    """The saved recovery positions, each replaced by the checkpoint's where that differs (an
+    ALTER set it; a run writes both from the same state)."""
+    out = dict(saved.recovery)
+    for r in reads:
+        t = r.current.thread
+        mine = out.get(t)
+        if mine is not None and (r.recovery.seqno, r.recovery.rba) != (mine.sequence, mine.offset):
+            out[t] = replace(mine, sequence=r.recovery.seqno, offset=r.recovery.rba)
+    return out
+
+
+def _write_moved(cps: Checkpoints, trail: str, saved_seqno: int) -> bool:
+    """Whether ALTER ... ETROLLOVER moved this trail's write position past the saved file."""
+    return any(w.position.seqno > saved_seqno for w in cps.writes if _same_trail(w.trail, trail))
+
+
 def _repositioned(reads: tuple[ReadCheckpoint, ...], saved: CaptureState) -> bool:
     """Whether ADD/ALTER moved a read position away from where the run left it."""
     for r in reads:
@@ -644,6 +715,10 @@ def _repositioned(reads: tuple[ReadCheckpoint, ...], saved: CaptureState) -> boo
     return False
 
 
+BR_OFF_ON_FAILURE = (
+    "BOUNDED RECOVERY: BR not being used for restore. Extract will revert to normal recovery "
+    "and, as BROFFONFAILURE asks, leave Bounded Recovery off for this run."
+)
 BR_NOT_USED = (
     "BOUNDED RECOVERY: BR not being used for restore. Extract will revert to normal recovery "
     "for this recovery and then turn on Bounded Recovery again."

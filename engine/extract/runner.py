@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from engine.cluster.spark import SparkConfigError, extract_session, task_failure
+from engine.cluster.watch import Limits, Watchdog
 from engine.embedded.catalog import RedoGapError
 from engine.extract.longtrans import RequestError
 from engine.extract.redo_source import MINER_MODULES
@@ -28,16 +29,23 @@ class ExtractRunner(GroupRunner):
 
     def __init__(self) -> None:
         self.run_: ExtractRun | None = None
+        self.watch: Watchdog | None = None
 
     def prepare(self, ctx: GroupContext) -> None:
         model = load_group_params(ctx)
-        try:  # SEND STATUS: "starting: Spark session"; STOP meanwhile stops at once
+        watch = self.watch = Watchdog(Limits())
+        try:  # SEND STATUS: "starting: Spark session: <what it waits for>"; STOP stops it
             started = ctx.wait_for(
                 "Spark session",
-                lambda: extract_session(ctx.home, model, ctx.group.name, None, MINER_MODULES),
+                lambda: extract_session(
+                    ctx.home, model, ctx.group.name, None, MINER_MODULES, watch
+                ),
+                watch.status,
             )
         except SparkConfigError as exc:
-            raise ProcessAbend(exc.code, exc.text) from exc
+            raise ProcessAbend(exc.code, exc.text) from None
+        # a stall later (no task finishing, the master lost): the run stops, then abends
+        watch.on_fault(lambda _: ctx.stop_requested.set())
         if started is None:
             return  # stopped while Spark started: run() returns at once
         spark, summary = started
@@ -88,6 +96,7 @@ class ExtractRunner(GroupRunner):
         )
         ctx.handlers.add("BR", guarded(lambda r: run.br_request(r.args)))
         ctx.handlers.add("STATS", stats_handler(run.stats_book))
+        ctx.stats_book = run.stats_book
         ctx.handlers.add("TRANLOGOPTIONS", guarded(lambda r: run.tranlog_request(r.args)))
 
         def stop(_: Request) -> Reply:
@@ -107,15 +116,25 @@ class ExtractRunner(GroupRunner):
         except RedoGapError as exc:  # redo missing, cut short or unreadable: named, no trace
             raise ProcessAbend(exc.code, exc.message) from exc
         except Exception as exc:
+            fault = self.watch.fault if self.watch is not None else None
+            if fault is not None:  # the watchdog cancelled the job: its line says why
+                raise ProcessAbend(fault.code, fault.text) from None
             line = task_failure(exc)  # a task's own check, in one line rather than a trace
             if line is None:
                 raise
             raise ProcessAbend("OGG-01668", line) from exc
         finally:
             self.run_.close()
+            if self.watch is not None:
+                self.watch.close()
+        fault = self.watch.fault if self.watch is not None else None
+        if fault is not None:  # stopped by the watchdog, not by the user
+            raise ProcessAbend(fault.code, fault.text)
 
     def at_eof(self, ctx: GroupContext) -> bool:
         return self.run_ is not None and self.run_.at_eof
 
     def status_lines(self, ctx: GroupContext) -> list[str]:
-        return self.run_.status_lines() if self.run_ else super().status_lines(ctx)
+        lines = self.run_.status_lines() if self.run_ else super().status_lines(ctx)
+        waiting = self.watch.status() if self.watch is not None else None
+        return [*lines, f"  Spark: {waiting}"] if waiting else lines

@@ -7,6 +7,9 @@ write checkpoint per output trail. A Replicat has one read checkpoint (its trail
 publishes a new checkpoint only after the trail bytes it covers are durable, with a
 monotonically increasing ``batch_id``. GGSCI reads these files for INFO / SHOWCH / INFO ALL, so
 they work whether the process is running, stopped or abended.
+
+The file is sealed with a SHA-256 (:mod:`engine.home.jsonfile`): a changed digit is found when it
+is read, and the group process abends naming the file (OGG-00444) instead of acting on it.
 """
 
 from __future__ import annotations
@@ -234,11 +237,14 @@ def checkpoint_path(home: Home, kind: str, group: str) -> Path:
 
 
 def load_checkpoints(home: Home, kind: str, group: str) -> Checkpoints | None:
-    """The group's checkpoints, or ``None`` when it has no checkpoint file."""
+    """The group's checkpoints, or ``None`` when it has no checkpoint file. The file is
+    sealed (:mod:`engine.home.jsonfile`): a changed byte or a missing checksum is
+    :class:`~engine.home.jsonfile.JsonRefused` (a ``ValueError``), as is a file too large or too
+    deep to parse."""
     path = checkpoint_path(home, kind, group)
     if not path.exists():
         return None
-    return Checkpoints.from_json(read_json(path))
+    return Checkpoints.from_json(read_json(path, sealed=True))
 
 
 def save_checkpoints(home: Home, checkpoints: Checkpoints) -> None:
@@ -248,7 +254,10 @@ def save_checkpoints(home: Home, checkpoints: Checkpoints) -> None:
     without its ``extra`` (engine state that may be large; SHOWCH shows positions only).
     """
     home.dirchk.mkdir(parents=True, exist_ok=True)
-    previous = load_checkpoints(home, checkpoints.kind, checkpoints.group)
+    try:
+        previous = load_checkpoints(home, checkpoints.kind, checkpoints.group)
+    except (ValueError, KeyError, TypeError, AttributeError):
+        previous = None  # a damaged file replaced on purpose (ALTER ... repositions)
     history: tuple[Checkpoints, ...] = ()
     if previous is not None:
         history = (replace(previous, history=(), extra={}), *previous.history)[:HISTORY]

@@ -16,11 +16,11 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from engine.home.checkpoints import Checkpoints, checkpoint_path, load_checkpoints
+from engine.home.checkpoints import Checkpoints, checkpoint_path
 from engine.home.jsonfile import write_json
 from engine.home.layout import Home
 from engine.home.names import MAX_GROUP_NAME, check_group_name, valid_group_name
-from engine.home.trust import BadFile, read_trusted, read_trusted_json, shape_error
+from engine.home.trust import BadFile, read_trusted_json, shape_error
 
 __all__ = ["MAX_GROUP_NAME", "valid_group_name"]  # re-exported: GGSCI imports them from here
 
@@ -202,7 +202,7 @@ class GroupStore:
         data = read_trusted_json(path, self.home, "Group file")
         try:
             group = GroupDef.from_json(data)
-        except (KeyError, ValueError, TypeError, AttributeError) as exc:
+        except (KeyError, ValueError, TypeError, AttributeError, RecursionError) as exc:
             raise shape_error(path, self.home, exc, "Group file") from None
         if group.name.upper() != path.stem.upper() or not valid_group_name(group.name):
             raise BadFile(
@@ -269,12 +269,12 @@ def checked_checkpoints(home: Home, kind: str, name: str) -> Checkpoints | None:
     file when the home's owner did not write it or it cannot be read."""
     path = checkpoint_path(home, kind, name)
     try:
-        read_trusted(path, home, "Checkpoint file")
+        data = read_trusted_json(path, home, "Checkpoint file")
     except FileNotFoundError:
         return None
     try:
-        return load_checkpoints(home, kind, name)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        return Checkpoints.from_json(data)
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
         raise shape_error(path, home, exc, "Checkpoint file") from None
 
 

@@ -9,6 +9,7 @@ databases that stand in for Oracle.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -87,13 +88,42 @@ class Home:
         return made
 
 
+class HomeError(ValueError):
+    """``--home`` or ``$GGHOME`` names what cannot be a home; the text is one line for the user."""
+
+
+def named_home(name: str | os.PathLike[str], source: str = "--home") -> Home:
+    """The home a user named: an existing directory, else :class:`HomeError`.
+
+    A missing directory is refused rather than made (a typo would otherwise start a new, empty
+    deployment beside the real one); so is a file, or a name the system cannot look up. A
+    directory that cannot be examined passes here: the owner check says why it is refused."""
+    root = Path(name).expanduser().resolve()
+    try:
+        mode = root.stat().st_mode
+    except FileNotFoundError:
+        raise HomeError(
+            f"ERROR: Home {root} ({source}) does not exist; make the directory, then run "
+            "CREATE SUBDIRS in it."
+        ) from None
+    except PermissionError:
+        return Home(root)
+    except OSError as exc:
+        raise HomeError(f"ERROR: Home {root} ({source}) cannot be used: {exc.strerror}.") from None
+    if not stat.S_ISDIR(mode):
+        raise HomeError(f"ERROR: Home {root} ({source}) is not a directory.")
+    return Home(root)
+
+
 def resolve_home(explicit: str | os.PathLike[str] | None = None, cwd: Path | None = None) -> Home:
-    """Pick the home by the documented precedence (explicit, $GGHOME, cwd, user data dir)."""
+    """Pick the home by the documented precedence (explicit, $GGHOME, cwd, user data dir).
+
+    Raises :class:`HomeError` when ``explicit`` or ``$GGHOME`` is not an existing directory."""
     if explicit:
-        return Home(Path(explicit).expanduser().resolve())
+        return named_home(explicit)
     env = os.environ.get("GGHOME")
     if env:
-        return Home(Path(env).expanduser().resolve())
+        return named_home(env, "$GGHOME")
     here = (cwd or Path.cwd()).resolve()
     if (here / "dirprm").is_dir():
         return Home(here)

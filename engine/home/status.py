@@ -29,6 +29,7 @@ from typing import Any
 
 from engine.home.jsonfile import read_json, write_json
 from engine.home.layout import Home
+from engine.home.lockfile import foreign_holder, open_lock_file
 
 MANAGER = "MANAGER"
 SUFFIXES = {"EXTRACT": ".pce", "REPLICAT": ".pcr", MANAGER: ".pcm"}
@@ -104,8 +105,8 @@ def socket_path(home: Home, kind: str, name: str) -> Path:
 def read_process_file(home: Home, kind: str, name: str) -> ProcessFile | None:
     path = process_file_path(home, kind, name)
     try:
-        return ProcessFile.from_json(read_json(path))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return ProcessFile.from_json(read_json(path, sealed=True, max_bytes=1 << 16))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return None  # missing, unreadable or corrupt: no process file (the lock still tells)
 
 
@@ -138,17 +139,24 @@ def lock_path(home: Home, kind: str, name: str) -> Path:
 class LockHeld(OSError):
     """Another process holds the lock; ``pid`` is its pid when it wrote one (else 0)."""
 
-    def __init__(self, path: Path, pid: int, what: str = "") -> None:
+    def __init__(self, path: Path, pid: int, what: str = "", foreign: str | None = None) -> None:
         # OGG-01454's text, naming the group (``what``) rather than the lock's file: the
         # messages a user reads never name the home's internal files
         held = f" Lock currently held by process id (PID) {pid}." if pid else ""
+        why = f"it runs in another process.{held}"
+        if foreign is not None:
+            why = (
+                f"its lock is held by {foreign}, not by a process of this home; that process "
+                "must let go (the lock file is now the owner's alone, 0600)."
+            )
         super().__init__(
             errno.EAGAIN,
             f"Unable to lock {what or path.name} (error {errno.EAGAIN}, "
-            f"{os.strerror(errno.EAGAIN)}): it runs in another process.{held}",
+            f"{os.strerror(errno.EAGAIN)}): {why}",
         )
         self.path = path
         self.pid = pid
+        self.foreign = foreign
 
 
 def _ofd(fd: int, command: int, kind: int) -> int:
@@ -181,14 +189,15 @@ class ProcessLock:
         """Take the lock or raise :class:`LockHeld`; the file then holds our pid."""
         home.dirpcs.mkdir(parents=True, exist_ok=True)
         path = lock_path(home, kind, name)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        fd = open_lock_file(path)
         try:
             _ofd(fd, fcntl.F_OFD_SETLK, fcntl.F_WRLCK)
         except OSError as exc:
             os.close(fd)
             if exc.errno in (errno.EAGAIN, errno.EACCES):
                 what = "MANAGER" if kind == MANAGER else f"{kind} {name.upper()}"
-                raise LockHeld(path, _holder_pid(path), what) from None
+                foreign = foreign_holder(path)
+                raise LockHeld(path, 0 if foreign else _holder_pid(path), what, foreign) from None
             raise
         # One fixed-width write: a reader never sees an empty or half-written pid.
         os.pwrite(fd, f"{os.getpid():>{_PID_WIDTH}}\n".encode(), 0)
@@ -202,20 +211,43 @@ class ProcessLock:
 
 
 def lock_holder(home: Home, kind: str, name: str) -> int | None:
-    """``None`` when no process holds the lock, else the holder's pid (0 when unknown)."""
+    """``None`` when no process of this home holds the lock, else the holder's pid (0 when
+    unknown). Our processes take write locks; a read lock is another user's (taken on a file
+    an older version left readable), never a running group of ours (:func:`foreign_lock`)."""
     path = lock_path(home, kind, name)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError:
         return None
     try:
-        if _ofd(fd, fcntl.F_OFD_GETLK, fcntl.F_WRLCK) == fcntl.F_UNLCK:
+        if _ofd(fd, fcntl.F_OFD_GETLK, fcntl.F_WRLCK) != fcntl.F_WRLCK:
             return None
     except OSError:
         return None
     finally:
         os.close(fd)
     return _holder_pid(path)
+
+
+def foreign_lock(home: Home, kind: str, name: str) -> str | None:
+    """Who holds the group's lock when it is not a process of this home (see
+    :func:`engine.home.lockfile.foreign_holder`); None when the lock is free or ours."""
+    path = lock_path(home, kind, name)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        held = _ofd(fd, fcntl.F_OFD_GETLK, fcntl.F_WRLCK)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if held == fcntl.F_UNLCK:
+        return None
+    if held != fcntl.F_RDLCK:
+        return None
+    return foreign_holder(path) or "a process that is not of this home"
 
 
 def start_ticks(pid: int) -> int | None:
@@ -274,7 +306,3 @@ def process_state(home: Home, kind: str, name: str) -> tuple[ProcessFile | None,
 
 def status_of(home: Home, kind: str, name: str) -> State:
     return process_state(home, kind, name)[1]
-
-
-def is_running(home: Home, kind: str, name: str) -> bool:
-    return status_of(home, kind, name) in (State.STARTING, State.RUNNING)

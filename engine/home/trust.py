@@ -19,6 +19,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from engine.home import jsonfile
 from engine.home.layout import Home
 
 
@@ -80,8 +81,11 @@ def check_home_owner(home: Home, euid: int | None = None) -> None:
         )
 
 
-def read_trusted(path: Path, home: Home, what: str = "File") -> bytes:
-    """The bytes of ``path`` if the home's owner wrote it; :class:`BadFile` otherwise.
+def read_trusted(
+    path: Path, home: Home, what: str = "File", max_bytes: int = jsonfile.MAX_BYTES
+) -> bytes:
+    """The bytes of ``path`` if the home's owner wrote it (at most ``max_bytes``);
+    :class:`BadFile` otherwise.
 
     ``FileNotFoundError`` passes through (a missing file is not a bad one)."""
     try:
@@ -112,21 +116,34 @@ def read_trusted(path: Path, home: Home, what: str = "File") -> bytes:
                 f"is writable by others (mode {stat.S_IMODE(st.st_mode):04o}); it is not used",
                 what,
             )
+        if st.st_size > max_bytes:
+            raise BadFile(path, home, f"is too large ({st.st_size} bytes); it is not used", what)
         chunks = []
-        while chunk := os.read(fd, 1 << 20):
+        size = 0
+        while size <= max_bytes and (chunk := os.read(fd, 1 << 20)):
             chunks.append(chunk)
+            size += len(chunk)
+        if size > max_bytes:
+            raise BadFile(
+                path, home, f"is too large (over {max_bytes} bytes); it is not used", what
+            )
         return b"".join(chunks)
     finally:
         os.close(fd)
 
 
-def read_trusted_json(path: Path, home: Home, what: str = "File") -> Any:
-    """The JSON content of a trusted file; :class:`BadFile` naming it when unusable."""
+def read_trusted_json(path: Path, home: Home, what: str = "File", *, sealed: bool = True) -> Any:
+    """The JSON content of a trusted file, parsed within bounds (:mod:`engine.home.jsonfile`) and
+    its checksum checked (required when ``sealed``); :class:`BadFile` naming it when
+    unusable."""
     raw = read_trusted(path, home, what)
     try:
-        return json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise BadFile(path, home, f"is corrupt ({json_reason(exc)})", what) from None
+        data = jsonfile.loads_bounded(raw)
+        if sealed or (isinstance(data, dict) and jsonfile.CHECKSUM_KEY in data):
+            return jsonfile.unseal(data, required=sealed)
+        return data
+    except jsonfile.JsonRefused as exc:
+        raise BadFile(path, home, f"is corrupt ({exc})", what) from None
 
 
 def json_reason(exc: Exception) -> str:
@@ -145,3 +162,27 @@ def shape_error(path: Path, home: Home, exc: Exception, what: str = "File") -> B
     else:
         reason = f"is corrupt ({type(exc).__name__}: {exc})"
     return BadFile(path, home, reason, what)
+
+
+UMASK_ENV = "GGSCI_UMASK"
+PRIVATE_UMASK = 0o077
+
+
+def private_umask(environ: dict[str, str] | None = None) -> int:
+    """Set this process's umask for the files and directories it makes in a home and return
+    it: 077 (the owner's alone: directories 0700, files 0600) unless ``GGSCI_UMASK`` (octal,
+    e.g. ``027``) opens them on purpose; write access for others is never granted (``022``
+    is always part of it). Every entry point calls this first (ggsci, the Manager, group
+    processes), so a home is private whatever umask the user's shell has. Children
+    (Spark's JVM, group processes) inherit it."""
+    env = os.environ if environ is None else environ
+    mask = PRIVATE_UMASK
+    text = env.get(UMASK_ENV, "").strip()
+    if text:
+        try:
+            mask = int(text, 8) & 0o777
+        except ValueError:
+            mask = PRIVATE_UMASK  # not octal: the private default
+    mask |= 0o022
+    os.umask(mask)
+    return mask

@@ -43,7 +43,7 @@ from engine.home.status import (
     start_ticks,
     write_process_file,
 )
-from engine.home.trust import BadFile, NotHomeOwner, check_home_owner
+from engine.home.trust import BadFile, NotHomeOwner, check_home_owner, private_umask
 from engine.manager.access import AccessPolicy
 from engine.manager.params import (
     DEFAULT_PORT,
@@ -430,10 +430,11 @@ class Manager:
         pf = ProcessFile(
             pf.kind, pf.name, pid, State.RUNNING, pf.started, pf.ticks, pf.socket, self.port
         )
-        write_process_file(self.home, pf)
+        # logged before RUNNING is published: whoever sees it running finds the line too
         self.event("OGG-00983", Severity.INFO, f"Manager started (port {self.port}).")
         for warning in self.params.warnings:
             self.event("OGG-10144", Severity.WARNING, f"Parameter file mgr.prm: {warning}.")
+        write_process_file(self.home, pf)
         signal.signal(signal.SIGTERM, lambda *_: self.stop_event.set())
         self.autostart()
         next_purge = 0.0
@@ -480,6 +481,7 @@ def _monotonic() -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    private_umask()
     parser = argparse.ArgumentParser(prog="python -m engine.manager.main")
     parser.add_argument("--home", required=True)
     args = parser.parse_args(argv)

@@ -1,6 +1,6 @@
 """Pictures an operator would rather look at than read, drawn from live state (issue 15).
 
-- :mod:`engine.pictures.br`: the Bounded Recovery timeline of an Extract (seed 000's figure):
+- :mod:`engine.extract.brpicture`: the Bounded Recovery timeline of an Extract (seed 000's figure):
   its BR checkpoints on a redo-time axis, each open transaction as a bar from its start, which
   checkpoint persisted it, and the restart position a recovery would use now.
 - :mod:`engine.pictures.lag`: the heartbeat lag history, per path and per stage (extract, pump,

@@ -62,6 +62,8 @@ from engine.trail.reader import (
     position_problem,
     read_error_text,
 )
+from engine.trail.readmark import KEY as MARK
+from engine.trail.readmark import make_mark, mark_problem
 from engine.trail.releases import release_of_level
 from engine.trail.txreader import Transaction, TransactionReader
 from params.models import (
@@ -157,10 +159,13 @@ class Pump(GroupRun):
             read = cps.reads[0].current if cps and cps.reads else Position()
             start = TrailPosition(read.seqno, read.rba)
             source = in_home(home, self.source_path)
+            self.source_trail = TrailName.parse(source)
             self.copied_csn: int | None = None
             self.skip = 0
             self.skip_until: tuple[str | None, ...] = ()
             problem = position_problem(TrailName.parse(source), start)
+            if problem is None and cps is not None and cps is self.checkpoints:
+                self._check_mark(cps, TrailName.parse(source), start)
             if problem is not None:
                 start = self._past_the_end(TrailName.parse(source), start, problem)
                 read = Position(seqno=start.seqno, rba=start.rba)
@@ -223,6 +228,22 @@ class Pump(GroupRun):
             f"{self.trail_path}) are not copied again.",
         )
         return TrailPosition(later[0], 0)
+
+    def _check_mark(self, cps: Checkpoints, source: TrailName, start: TrailPosition) -> None:
+        """The read position against its input file (:mod:`engine.trail.readmark`): a
+        position the pump did not leave there, and ADD or ALTER did not set, is OGG-01705."""
+        if cps.altered:
+            return
+        problem = mark_problem(
+            cps.extra.get(MARK), source.file(start.seqno), start.seqno, start.rba
+        )
+        if problem is not None:
+            raise PumpError(
+                "OGG-01705",
+                f"Checkpoint file dirchk/{self.name}.cpe does not match input trail "
+                f"{self.source_path}: {problem}. Reposition with ALTER EXTRACT {self.name}, "
+                "EXTSEQNO, EXTRBA if it is to read there.",
+            )
 
     def _write_of(self, cps: Checkpoints) -> TrailPosition | None:
         for w in cps.writes:
@@ -383,6 +404,7 @@ class Pump(GroupRun):
             batch_id=self.batch_id,
             now=now,
             source_time=stamp,
+            extra={MARK: make_mark(self.source_trail.file(pos.seqno), pos.seqno, pos.rba)},
         )
         save_checkpoints(self.home, cps)
         self.checkpoints = cps
@@ -430,6 +452,7 @@ _REDO_ONLY: Final[tuple[tuple[str, Callable[[ParamFile], bool]], ...]] = (
     ("FETCHOPTIONS", lambda m: bool(m.fetch_options)),
     ("GETUPDATEBEFORES", lambda m: any(t.get_update_befores for t in m.tables)),
     ("UPDATERECORDFORMAT", lambda m: m.update_record_format is not None),
+    ("NOCOMPRESSDELETES", lambda m: any(t.full_deletes for t in m.tables)),
 )
 
 

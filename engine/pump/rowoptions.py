@@ -81,7 +81,8 @@ class PumpRowOptions:
             io_type = event_io_type(r.io_type, r.before_after)
             facts = Facts(r.table, io_type, r.io_time_us, txn.logcsn or "", txn.tranid or "",
                           r.rowid, r.audit_rba, r.audit_pos, r.trans_ind,
-                          at.seqno if at else None, at.rba if at else None)  # fmt: skip
+                          at.seqno if at else None, at.rba if at else None,
+                          txn.header.tokens if txn.header else None)  # fmt: skip
             incoming = dict(user_tokens(r))
             env = rule.env(r.columns, r.before_columns, facts, self.process, self.stats, now,
                            incoming)  # fmt: skip

@@ -68,6 +68,7 @@ class PumpRunner(GroupRunner):
 
         ctx.handlers.add("ROLLOVER", rollover)
         ctx.handlers.add("STATS", stats_handler(self.stats))
+        ctx.stats_book = self.stats
 
     def _build(self, ctx: GroupContext) -> Pump:
         assert self.model is not None

@@ -63,6 +63,7 @@ class Applier:
             IOType.FIELDCOMP: self._update,
             IOType.KEYFIELDCOMP: self._key_update,
             IOType.UNIFIED_UPDATE: self._key_update,
+            IOType.UNIFIED_PK_UPDATE: self._key_update,
             IOType.DELETE: self._delete,
             IOType.PURGEDATA: self._truncate,
         }

@@ -2,8 +2,8 @@
 
 The layout follows GoldenGate's discard file: the error, the operation and its trail
 position, then the record's columns between ``*`` lines. APPEND keeps earlier content,
-PURGE (the default when neither is given) empties the file at start-up; MEGABYTES caps it
-(OGG-01172 when reached: the record is then only counted).
+PURGE (the default when neither is given) empties the file at start-up; MEGABYTES or
+MAXBYTES caps it (OGG-01172 when reached: the record is then only counted).
 """
 
 from __future__ import annotations
@@ -15,12 +15,14 @@ from engine.trail.model import TableDef, TrailPosition, TrailRecord
 
 
 class DiscardFile:
-    def __init__(self, path: Path, *, append: bool, megabytes: int | None) -> None:
+    def __init__(
+        self, path: Path, *, append: bool, megabytes: int | None, max_bytes: int | None = None
+    ) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         if not append and path.exists():
             path.unlink()
-        self.limit = (megabytes or 50) * (1 << 20)
+        self.limit = max_bytes or (megabytes or 50) * (1 << 20)
         self.discarded = 0
         self.full = False
 

@@ -61,6 +61,8 @@ from engine.trail.errors import TrailError
 from engine.trail.files import TrailName
 from engine.trail.model import TrailPosition, TrailRecord, valid_datetime
 from engine.trail.reader import position_problem, read_error_text
+from engine.trail.readmark import KEY as MARK
+from engine.trail.readmark import make_mark, mark_problem
 from engine.trail.txreader import Transaction, TransactionReader
 from params.models import ParamFile, RepError
 
@@ -162,7 +164,9 @@ class ReplicatRun(GroupRun):
         read = cps.reads[0].current if cps and cps.reads else Position()
         self.startup = read
         progress = self.cptable.load() if self.cptable else None
-        if progress is not None and (cps is None or not cps.altered):
+        from_file = not (progress is not None and (cps is None or not cps.altered))
+        if not from_file:
+            assert progress is not None
             start = progress.position
             emit(
                 "OGG-06506",
@@ -177,7 +181,19 @@ class ReplicatRun(GroupRun):
                                 progress.xids if progress else ())  # fmt: skip
         self.progress = progress
         source = in_home(home, group.source_path)
-        problem = position_problem(TrailName.parse(source), start)
+        self.source_trail = TrailName.parse(source)
+        problem = position_problem(self.source_trail, start)
+        if problem is None and cps is not None and not cps.altered and from_file:
+            # the read position of the checkpoint file against its trail (readmark)
+            moved = mark_problem(
+                cps.extra.get(MARK), self.source_trail.file(start.seqno), start.seqno, start.rba
+            )
+            if moved is not None:
+                problem = (
+                    f"Checkpoint file dirchk/{group.name}.cpr does not match trail "
+                    f"{group.source_path}: {moved}. Reposition with ALTER REPLICAT "
+                    f"{group.name}, EXTSEQNO, EXTRBA if it is to read there."
+                )
         if problem is not None:
             target.close()
             raise ReplicatError("OGG-01705", problem)
@@ -187,6 +203,7 @@ class ReplicatRun(GroupRun):
             in_home(home, d.path) if d else home.dirrpt / f"{group.name}.dsc",
             append=bool(d and d.append),
             megabytes=d.megabytes if d else None,
+            max_bytes=d.max_bytes if d else None,
         )
         self._discards: list[tuple[TrailRecord, int, str, TrailPosition, str]] = []
         self.batch_id = cps.batch_id if cps else 0
@@ -260,6 +277,7 @@ class ReplicatRun(GroupRun):
                     self._apply_record(txn, record, savepoints, at)
                 applied += 1
                 progress = _after(progress, txn)
+            self._commit_batch(progress)
             if self.cptable is not None:
                 self.cptable.save(progress, self.clock())
             self.target.commit()
@@ -281,6 +299,11 @@ class ReplicatRun(GroupRun):
         self.skipped += skipped
         if txns:
             self.last_io_us = txns[-1].io_time_us or self.last_io_us
+
+    def _commit_batch(self, progress: Progress) -> None:
+        """Commit what the group's records wrote outside the target transaction (a target
+        that is not the checkpoint database: engine.targets.lake), recording ``progress``
+        there; called before the checkpoint table's row is written and committed."""
 
     def _discard_transaction(self, txn: Transaction, exc: _TransDiscard) -> None:
         """REPERROR TRANSDISCARD: the transaction's records to the discard file, its end
@@ -464,6 +487,7 @@ class ReplicatRun(GroupRun):
             batch_id=self.batch_id,
             now=now,
             source_time=stamp,
+            extra={MARK: make_mark(self.source_trail.file(pos.seqno), pos.seqno, pos.rba)},
         )
         save_checkpoints(self.home, cps)
         self.checkpoints = cps

@@ -291,8 +291,10 @@ class RecordEnv(RowEnv):
             txn, at = self._txn, self._at
             csn, xid = txn.logcsn or "", txn.tranid or ""
             io_type = event_io_type(r.io_type, r.before_after)  # a before image: BEFORE
+            header = getattr(txn, "header", None)
             fields = (r.table, io_type, r.io_time_us, csn, xid, r.rowid, r.audit_rba,
-                      r.audit_pos, r.trans_ind, at.seqno, at.rba)  # fmt: skip
+                      r.audit_pos, r.trans_ind, at.seqno, at.rba,
+                      header.tokens if header is not None else None)  # fmt: skip
             value = _new_tuple(Facts, fields)
         elif name == "before":
             value = dict(r.before_columns) if r.before_columns else {}

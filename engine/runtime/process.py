@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import abc
 import argparse
+import contextlib
+import errno
 import importlib
 import os
 import signal
@@ -51,7 +53,7 @@ from engine.home.status import (
     start_ticks,
     write_process_file,
 )
-from engine.home.trust import BadFile, NotHomeOwner, check_home_owner
+from engine.home.trust import BadFile, NotHomeOwner, check_home_owner, display, private_umask
 from engine.runtime import paraminfo
 from engine.runtime.events import (
     CAPTURE_COMPONENT,
@@ -63,6 +65,7 @@ from engine.runtime.events import (
 )
 from engine.runtime.ipc import HandlerTable, IpcServer, Reply, Request
 from engine.runtime.report import ReportWriter
+from engine.runtime.stats import StatsBook
 
 RUNNERS: dict[str, str] = {
     "EXTRACT": "engine.extract.runner:ExtractRunner",
@@ -105,13 +108,23 @@ class GroupContext:
     starting: str | None = "loading the engine"
     """What the process waits for while it starts (``SEND ... STATUS`` says it), None once up."""
     runner: GroupRunner | None = None
+    stats_book: StatsBook | None = None
+    """The runner's operation counts (its STATS): the report's Run Time Statistics."""
 
-    def wait_for(self, what: str, work: Callable[[], T]) -> T | None:
+    def run_time_statistics(self) -> None:
+        """Write the Run Time Statistics to the report (at stop, on SEND ... REPORT)."""
+        if self.stats_book is not None:
+            for line in self.stats_book.run_time_statistics():
+                self.report.line(line)
+
+    def wait_for(
+        self, what: str, work: Callable[[], T], detail: Callable[[], str | None] | None = None
+    ) -> T | None:
         """Do ``work`` (a slow start-up step: a Spark session) in a background thread while
-        ``SEND ... STATUS`` answers ``starting: <what>``; its result, or None when STOP (or
-        SIGTERM) came first: the thread is abandoned (it is a daemon; a JVM it launched ends
-        with the process, whose end closes the JVM's standard input). Its exception is raised
-        here."""
+        ``SEND ... STATUS`` answers ``starting: <what>`` (``: <detail()>`` when it says
+        what the step waits for); its result, or None when STOP (or SIGTERM) came first: the
+        thread is abandoned (it is a daemon; a JVM it launched ends with the process, whose
+        end closes the JVM's standard input). Its exception is raised here."""
         self.starting = what
         box: list[T] = []
         failed: list[BaseException] = []
@@ -127,6 +140,8 @@ class GroupContext:
 
         threading.Thread(target=body, name=f"start-up: {what}", daemon=True).start()
         while not done.wait(STARTUP_POLL):
+            now = detail() if detail is not None else None
+            self.starting = f"{what}: {now}" if now else what
             if self.stop_requested.is_set():
                 self.report.line(f"Stopped while starting ({what}).")
                 return None
@@ -253,6 +268,7 @@ def default_handlers(ctx: GroupContext, runner: GroupRunner | None = None) -> Ha
         ctx.report.line(
             f"{ctx.clock():%Y-%m-%d %H:%M:%S}  Report requested by SEND {ctx.group.kind}."
         )
+        ctx.run_time_statistics()
         return Reply(("Request processed.",))
 
     def getlag(_: Request) -> Reply:
@@ -399,11 +415,16 @@ def _run_locked(
         ctx.runner.run(ctx)
     except GGError as exc:  # ProcessAbend, or any concern's error that reached the top
         return _abend(home, ctx, pf, server, exc.code, exc.text)
+    except OSError as exc:
+        if not exc.filename:  # without its file the traceback is what tells where
+            ctx.report.line(traceback.format_exc().rstrip())
+        return _abend(home, ctx, pf, server, "OGG-01668", os_error_text(exc, home))
     except Exception as exc:
         ctx.report.line(traceback.format_exc().rstrip())
         return _abend(home, ctx, pf, server, "OGG-01668", f"{type(exc).__name__}: {exc}")
     if server is not None:
         server.close()
+    ctx.run_time_statistics()
     ctx.event("OGG-00991", Severity.INFO, f"{kind} {group.name} stopped normally.")
     write_process_file(
         home, pf.with_state(State.STOPPED, stopped=clock().isoformat(" ", "seconds"))
@@ -434,13 +455,26 @@ def _abend(
     ctx.event(code, Severity.ERROR, text)
     if code != "OGG-01668":
         ctx.event("OGG-01668", Severity.ERROR, "PROCESS ABENDING.")
-    write_process_file(
-        home, pf.with_state(State.ABENDED, stopped=ctx.clock().isoformat(" ", "seconds"))
-    )
+    with contextlib.suppress(OSError):  # dirpcs full too: the lock, dropped at exit, tells
+        write_process_file(
+            home, pf.with_state(State.ABENDED, stopped=ctx.clock().isoformat(" ", "seconds"))
+        )
     return 1
 
 
+def os_error_text(exc: OSError, home: Home) -> str:
+    """One line for an I/O error, naming its file (relative to the home) when it has one."""
+    reason = f"(error {exc.errno}, {exc.strerror or exc})"
+    if not exc.filename:
+        return f"I/O error {reason}."
+    name = display(Path(str(exc.filename)), home)
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        return f"Cannot write {name} {reason}."
+    return f"I/O error on {name} {reason}."
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    private_umask()
     parser = argparse.ArgumentParser(prog="python -m engine.runtime.process")
     parser.add_argument("kind", choices=sorted(RUNNERS))
     parser.add_argument("group")

@@ -135,6 +135,8 @@ class StatsBook:
         self.verb = "Extracting"
         self._lock = threading.Lock()
         now = clock()
+        self.started = now.replace(microsecond=0)
+        """When the process started: no window begins before it (GoldenGate's "since")."""
         self._windows = {w: _Window(self._start(w, now)) for w in WINDOWS}
         self._keys: dict[tuple[str, str], tuple[str, str]] = {}
         # counts added since the windows last took them (:meth:`_fold`)
@@ -142,13 +144,16 @@ class StatsBook:
         self._same_hour = (now, now)
         self._roll(now)
 
-    @staticmethod
-    def _start(window: str, now: datetime) -> datetime:
+    def _start(self, window: str, now: datetime) -> datetime:
+        """Where ``window`` begins at ``now``: midnight or the hour, but never before the
+        process started (a process started at 09:31 counts its day and hour from 09:31)."""
         if window == "DAILY":
-            return now.replace(hour=0, minute=0, second=0, microsecond=0)
-        if window == "HOURLY":
-            return now.replace(minute=0, second=0, microsecond=0)
-        return now.replace(microsecond=0)
+            start = now.replace(hour=0, minute=0, second=0, microsecond=0)
+        elif window == "HOURLY":
+            start = now.replace(minute=0, second=0, microsecond=0)
+        else:
+            start = now.replace(microsecond=0)
+        return max(start, self.started)
 
     def _roll(self, now: datetime) -> None:
         self._fold()  # what came before belongs to the windows that end here
@@ -156,8 +161,8 @@ class StatsBook:
             start = self._start(name, now)
             if start != self._windows[name].since:
                 self._windows[name] = _Window(start)
-        hour = self._windows["HOURLY"].since
-        self._same_hour = (hour, hour + timedelta(hours=1))
+        hour = now.replace(minute=0, second=0, microsecond=0)  # the clock's hour, whatever
+        self._same_hour = (hour, hour + timedelta(hours=1))  # the window's "since" says
 
     def add(self, counts: Iterable[tuple[str, str, str, int]]) -> None:
         """Add ``(source, target, operation, n)`` rows (operation in :data:`OPS`). Called
@@ -232,6 +237,40 @@ class StatsBook:
             lines.append("End of Statistics.")
         if request.reset:
             self.reset()
+        return lines
+
+    def run_time_statistics(self) -> list[str]:
+        """GoldenGate's ``Run Time Statistics`` block for the report: the operations of the
+        whole run per table and operation (the TOTAL window), at stop, on SEND ... REPORT and
+        on the REPORT / REPORTROLLOVER schedules."""
+        with self._lock:
+            now = self.clock()
+            self._roll(now)
+            stars = "*" * 71
+            lines = [
+                stars,
+                "*" + "** Run Time Statistics **".center(69) + "*",
+                stars,
+                "",
+                "",
+                f"Report at {now:%Y-%m-%d %H:%M:%S} (activity since "
+                f"{self.started:%Y-%m-%d %H:%M:%S})",
+                "",
+            ]
+            if self.output:
+                lines += [f"Output to {self.output}:", ""]
+            totals = self._windows["TOTAL"].counts
+            for key in sorted(totals):
+                counts = totals[key]
+                name = key[0] if key[0] == key[1] or not key[1] else f"{key[0]} to {key[1]}"
+                lines.append(f"From Table {name}:")
+                for op in OPS:
+                    if op == "UPSERT" and not counts[op]:
+                        continue
+                    lines.append(f"       #{LABELS[op] + ':':>26}{counts[op]:>10}")
+                lines.append("")
+            if not totals:
+                lines += ["No records were processed.", ""]
         return lines
 
     def _block(

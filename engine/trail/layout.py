@@ -6,7 +6,7 @@ a 4-byte section header ``tag:1 flag:1 length:2``::
     G  flag 1  length = whole record (G header .. Z trailer)      envelope
     H  flag 0  length = 35 + len(table name)                      row header (data records)
     F  flag 0  length = bytes of file-header tokens               file header record only
-    B  flag 0  length = bytes of before-image column entries      IOType 115 and 134 only
+    B  flag 0  length = bytes of before-image column entries      IOType 115, 134, 135 only
     D  flag 0  length = bytes of column entries                   data area
     T  flag 0  length = bytes of token entries                    token area (may be absent)
     Z  flag 1  length = whole record, repeated                    trailer
@@ -99,6 +99,7 @@ class IOType(IntEnum):
     PURGEDATA = 100
     KEYFIELDCOMP = 115
     UNIFIED_UPDATE = 134  # before and after image in one record (UPDATERECORDFORMAT)
+    UNIFIED_PK_UPDATE = 135  # the same for an update of the key (seed 003: 135-UNIFIED PKUPDATE)
     METADATA = 170  # DDR / TDR metadata record (12.2+ trails), OrigNode says which
     GGS_COMMENT = 205  # Logdump SAVE's comment before and after the saved records (seed 003)
     RESTART_ABEND = 211  # our number: recovery marker after a partly written transaction
@@ -112,6 +113,7 @@ IO_TYPE_NAMES: Final[dict[int, str]] = {
     IOType.PURGEDATA: "GGSPurgedata",
     IOType.KEYFIELDCOMP: "GGSKeyFieldComp",
     IOType.UNIFIED_UPDATE: "GGSUnifiedUpdate",
+    IOType.UNIFIED_PK_UPDATE: "GGSUnifiedPKUpdate",
     IOType.METADATA: "Metadata",
     IOType.GGS_COMMENT: "GGSComment",
     IOType.RESTART_ABEND: "RestartAbend",

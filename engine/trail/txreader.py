@@ -45,6 +45,8 @@ class Transaction:
     start: TrailPosition
     end: TrailPosition
     positions: tuple[TrailPosition, ...] = ()
+    header: FileHeader | None = None
+    """The file header of the file its last record is in (@GETENV ('GGFILEHEADER', ...))."""
 
     @property
     def logcsn(self) -> str | None:
@@ -114,7 +116,13 @@ class TransactionReader:
                 open_records.append(record)
                 open_positions.append(entry.position)
                 if record.ends_transaction:
-                    txn = Transaction(tuple(open_records), start, entry.end, tuple(open_positions))
+                    txn = Transaction(
+                        tuple(open_records),
+                        start,
+                        entry.end,
+                        tuple(open_positions),
+                        self._reader.header,
+                    )
                     open_records, open_positions = [], []
                     self.position = entry.end
                     handed += 1

@@ -35,6 +35,7 @@ from types import TracebackType
 from typing import BinaryIO
 
 from engine._native import load as load_native
+from engine.home.lockfile import foreign_holder, open_lock_file
 from engine.trail.checksum import GROWTH_NEW_AREA, seal_growth, seal_records
 from engine.trail.codec import RecordSummary, encode_record, peek_logcsn, summarize
 from engine.trail.envelope import record_length
@@ -246,14 +247,18 @@ class TrailWriter:
         before recovery touches any file and held until close."""
         path = self.trail.directory / f"{self.trail.prefix}.lock"
         try:
-            handle = open(path, "ab")  # noqa: SIM115 (held until close)
+            handle = os.fdopen(open_lock_file(path, os.O_WRONLY | os.O_APPEND), "ab")
         except OSError as exc:
-            raise TrailIOError(f"cannot create lock file {path}: {exc.strerror}") from exc
+            raise TrailIOError(f"cannot create lock file {path}: {exc.strerror or exc}") from exc
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
             handle.close()
-            raise TrailIOError(f"trail {self.trail} is being written by another writer") from exc
+            foreign = foreign_holder(path)
+            who = f" ({foreign}, not a process of this home)" if foreign else ""
+            raise TrailIOError(
+                f"trail {self.trail} is being written by another writer{who}"
+            ) from exc
         self._lock_handle = handle
 
     def _unlock(self) -> None:

@@ -13,6 +13,7 @@ from ggsci.commands.parse import is_blank_or_comment
 from ggsci.help import help_lines
 from ggsci.session import AlreadyReported, CommandFailed, ExitRequested, Session
 from ggsci.textin import clean, read_text, shown
+from params import textfile
 
 MAX_OBEY_DEPTH = 16
 NESTED_OBEY = "ERROR: Nested OBEY scripts not allowed. Use ALLOWNESTED to allow nested scripts."
@@ -145,7 +146,7 @@ def recall(session: Session, cmd: M.Recall) -> None:
 
 def _obey_path(session: Session, name: str) -> Path:
     path = Path(name).expanduser()
-    if path.is_absolute() or path.exists():
+    if path.is_absolute() or textfile.exists(path):
         return path
     return session.home.root / path
 

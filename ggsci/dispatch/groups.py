@@ -31,6 +31,7 @@ from engine.home.names import InvalidGroupName, valid_group_name, valid_group_pa
 from engine.home.status import (
     MANAGER,
     State,
+    foreign_lock,
     process_state,
     remove_process_file,
 )
@@ -90,6 +91,16 @@ def view(session: Session, group: GroupDef, problems: list[str] | None = None) -
     """What INFO / STATUS show of ``group``. An unusable checkpoint file is shown as none, and
     its one-line reason goes to ``problems`` (or is said at once when ``problems`` is None)."""
     pf, state = process_state(session.home, group.kind, group.name)
+    foreign = foreign_lock(session.home, group.kind, group.name)
+    if foreign is not None:
+        line = (
+            f"WARNING: The lock of {group.kind} {group.name} is held by {foreign}, not by a "
+            "process of this home; the group does not run."
+        )
+        if problems is None:
+            session.say(line)
+        else:
+            problems.append(line)
     try:
         cps = checked_checkpoints(session.home, group.kind, group.name)
     except BadFile as exc:
@@ -211,8 +222,24 @@ def alter_group(session: Session, cmd: M.AlterGroup) -> None:
             "which ggsci does not offer."
         )
     _running_guard(session, group, "alter")
-    cps = _cps(session, group) or Checkpoints(group.name, group.kind)
     begin = resolve_begin(session, o.begin)
+    try:
+        cps = checked_checkpoints(session.home, group.kind, group.name)
+    except BadFile as exc:
+        if not (begin or o.extseqno is not None or o.scn is not None):
+            raise CommandFailed(f"ERROR: {exc}") from exc
+        # a damaged checkpoint file: a position given replaces it (docs/security.md)
+        session.say(f"WARNING: {exc} It is replaced by the position given.")
+        cps = Checkpoints(
+            group.name,
+            group.kind,
+            _initial_reads(group, o, begin),
+            writes=tuple(
+                WriteCheckpoint(t.path, t.kind.value, Position(seqno=t.seqno), t.megabytes)
+                for t in group.trails
+            ),
+        )
+    cps = cps or Checkpoints(group.name, group.kind)
     changes: dict[str, Any] = {
         k: v
         for k, v in (

@@ -10,9 +10,10 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from engine.home.checkpoints import checkpoint_path, load_checkpoints
-from engine.home.groups import GroupDef
+from engine.home.checkpoints import checkpoint_path
+from engine.home.groups import GroupDef, checked_checkpoints
 from engine.home.jsonfile import write_json
+from engine.home.trust import BadFile
 from ggsci.commands import models as M
 from ggsci.dispatch.groups import resolve
 from ggsci.dispatch.processes import _each
@@ -117,7 +118,10 @@ def cleanup(session: Session, cmd: M.Cleanup) -> None:
 
     def clean(group: GroupDef) -> None:
         _running_guard(session, group, "CLEANUP")
-        cps = load_checkpoints(session.home, group.kind, group.name)
+        try:
+            cps = checked_checkpoints(session.home, group.kind, group.name)
+        except BadFile as exc:  # a damaged file is not rewritten: said, on its own line
+            raise CommandFailed(f"ERROR: {exc}") from exc
         if cps is not None and len(cps.history) > cmd.save:  # the positions stay as they are
             kept = replace(cps, history=cps.history[: cmd.save])
             write_json(checkpoint_path(session.home, group.kind, group.name), kept.to_json())

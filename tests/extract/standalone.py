@@ -27,7 +27,7 @@ import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import pyspark
 
@@ -86,6 +86,20 @@ class Cluster:
     root: Path
     procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
     cgroups: list[Path] = field(default_factory=list)
+    master_argv: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+
+    def restart_master(self, *, down_s: float = 1.0) -> None:
+        """Kill the master (SIGKILL) and start a new one on the same port: a standalone
+        master without recovery forgets its applications; its workers register again."""
+        os.killpg(self.procs[0].pid, signal.SIGKILL)
+        self.procs[0].wait()
+        time.sleep(down_s)
+        with open(self.root / "master.log", "ab") as log:
+            self.procs[0] = subprocess.Popen(
+                self.master_argv, env=self.env or base_env(), stdout=log, stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )  # fmt: skip
 
     def alive_workers(self) -> int:
         try:
@@ -127,6 +141,7 @@ def start(
     worker_memory: str = "1g",
     timeout: float = 60.0,
     cpu_quota: float | None = None,
+    daemon_conf: dict[str, str] | None = None,
 ) -> Cluster:
     """A master on 127.0.0.1 and ``workers`` one-core workers, each under ``unshare -m``
     with a tmpfs over every path of ``hide`` (and, with ``cpu_quota``, in a cgroup that
@@ -136,6 +151,9 @@ def start(
     port, ui_port = free_port(), free_port()
     cluster = Cluster(f"spark://127.0.0.1:{port}", f"http://127.0.0.1:{ui_port}", root)
     env = base_env()
+    if daemon_conf:  # the master's and workers' own Spark settings (authentication, say)
+        env["SPARK_DAEMON_JAVA_OPTS"] = " ".join(f"-D{k}={v}" for k, v in daemon_conf.items())
+    cluster.env = env
 
     def launch(name: str, argv: list[str]) -> None:
         log = open(root / f"{name}.log", "wb")  # noqa: SIM115 (the child keeps it)
@@ -145,12 +163,12 @@ def start(
         log.close()
         cluster.procs.append(proc)
 
+    cluster.master_argv = [
+        str(SPARK_CLASS), "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
+        "--port", str(port), "--webui-port", str(ui_port),
+    ]  # fmt: skip
     try:
-        launch(
-            "master",
-            [str(SPARK_CLASS), "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
-             "--port", str(port), "--webui-port", str(ui_port)],
-        )  # fmt: skip
+        launch("master", cluster.master_argv)
         mounts = "".join(f'mount -t tmpfs -o size=4m ggsci-hidden "{p}"; ' for p in hide)
         for i in range(workers):
             work = root / f"worker{i}"
@@ -207,3 +225,37 @@ def _cpu_cgroup(name: str, cores: float) -> Path:
     except OSError as exc:
         raise ClusterError(f"cannot make a cgroup with a CPU quota here: {exc}") from None
     return cg
+
+
+def start_or_fail(workers: int, **options: Any) -> Cluster:
+    """:func:`start` for a test fixture: a cluster that cannot start fails the test."""
+    import pytest
+
+    try:
+        return start(workers, **options)
+    except ClusterError as exc:
+        pytest.fail(f"cannot start the standalone cluster: {exc}")
+
+
+def bare_python(dest: Path) -> Path:
+    """An executor's Python as docs/cluster.md says to build one: a virtual environment of
+    this Python version holding only pyspark (with its py4j) and pyarrow, here linked to
+    the driver's copies (the same versions). Nothing else of the driver's environment
+    (pyparsing, ggsci) is importable in it. Returns its interpreter."""
+    import sys
+    import venv
+
+    venv.EnvBuilder(with_pip=False, symlinks=True).create(dest)
+    site = next(dest.glob("lib/python3*/site-packages"))
+    for name in ("pyspark", "py4j", "pyarrow"):
+        spec_dir = Path(__import__(name).__file__ or "").parent
+        (site / name).symlink_to(spec_dir)
+    python = dest / "bin" / "python"
+    probe = subprocess.run(
+        [str(python), "-c", "import pyspark, pyarrow\ntry:\n import pyparsing\nexcept "
+         "ImportError: print('bare')"],
+        capture_output=True, text=True, check=False, timeout=60,
+    )  # fmt: skip
+    if probe.stdout.strip() != "bare":
+        raise ClusterError(f"cannot build a bare executor Python ({sys.version}): {probe}")
+    return python

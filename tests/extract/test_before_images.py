@@ -8,8 +8,9 @@ rewrites it) and shown by Logdump (BeforeAfter B, the Before Image of a unified 
 - UPDATERECORDFORMAT FULL: one GGSUnifiedUpdate record, before image and after image (the
   key and the changed columns) in it; COMPACT: the same, its after image the changed
   columns only;
-- a key update stays one GGSKeyFieldComp record, its before image every column the redo
-  holds (the key only without GETUPDATEBEFORES);
+- a key update is one GGSKeyFieldComp record (IOType 115), its before image every column the
+  redo holds (the key only without GETUPDATEBEFORES); under UPDATERECORDFORMAT one
+  GGSUnifiedPKUpdate record (IOType 135, seed 003's "135-UNIFIED PKUPDATE") with the same images;
 - IGNOREUPDATEBEFORES turns it off for the TABLE lines after it.
 """
 
@@ -162,9 +163,9 @@ def test_the_golden_forms_say_what_the_reference_says() -> None:
     assert g["compact"][6] == (
         "GGSUnifiedUpdate A HR.ACCT before [ID=1 OWNER=ann BAL=120] [OWNER=cy BAL=130]"
     )
-    for form in ("full", "compact"):  # no record of its own, key updates as they were
+    for form in ("full", "compact"):  # no record of its own; a key update: IOType 135
         assert not [ln for ln in g[form] if " B HR.ACCT" in ln and "Delete" not in ln]
-        assert g[form][5] == g["record"][6]
+        assert g[form][5] == g["record"][6].replace("GGSKeyFieldComp", "GGSUnifiedPKUpdate")
 
 
 @pytest.mark.parametrize("form", ["record", "full"])
@@ -212,7 +213,7 @@ def test_colsexcept_removes_the_column_from_before_images(
     recs = records(home)
     assert [r.op_name for r in recs] == {
         "record": ["Insert", "FieldComp", "FieldComp", "GGSKeyFieldComp"],
-        "full": ["Insert", "GGSUnifiedUpdate", "GGSKeyFieldComp"],
+        "full": ["Insert", "GGSUnifiedUpdate", "GGSUnifiedPKUpdate"],
     }[form]
     assert all(1 not in dict(r.columns) and 1 not in dict(r.before_columns) for r in recs)
     updates = [(r.before_columns, r.columns) for r in recs[1:]]

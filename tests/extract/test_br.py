@@ -466,3 +466,86 @@ def test_brstatus_draws_the_timeline_of_the_live_state(
     with pytest.raises(RequestError, match=r"BRSTATUS takes FILE <name>\.svg"):
         run.br_request(("BRSTATUS", "FILE", "x.png"))
     ext.close()
+
+
+def _alter(home: Home, **how: int) -> None:
+    """What ALTER EXTRACT e1 writes (ggsci/dispatch/groups.py): IOEXTSEQNO/IOEXTRBA move the
+    recovery position, ETROLLOVER the write position to the next file; the file says altered."""
+    from dataclasses import replace
+
+    from engine.home.checkpoints import Position as CpPos
+    from engine.home.checkpoints import load_checkpoints, save_checkpoints
+
+    cps = load_checkpoints(home, "EXTRACT", "E1")
+    assert cps is not None
+    reads, writes = cps.reads, cps.writes
+    if "ioextseqno" in how:
+        reads = tuple(
+            replace(r, recovery=replace(r.recovery, seqno=how["ioextseqno"], rba=how["ioextrba"]))
+            for r in reads
+        )
+    if how.get("etrollover"):
+        writes = tuple(replace(w, position=CpPos(seqno=w.position.seqno + 1)) for w in writes)
+    save_checkpoints(home, replace(cps, reads=reads, writes=writes, altered=True))
+
+
+def test_an_altered_io_checkpoint_means_normal_recovery_from_it(
+    home: Home, src: Source, spark: SparkSession
+) -> None:
+    """Seed 000: BR is not invoked when the I/O checkpoint is altered (issue 29: a restart
+    restored from BR and ignored IOEXTSEQNO/IOEXTRBA). Normal recovery reads from the
+    altered position; what was written is not written again."""
+    persist_t27(home, src, spark)
+    first = Position(1, min(int(p.name.split(".")[0]) for p in (src.db.root / "redo" / "t1")
+                            .iterdir()), 0)  # fmt: skip
+    _alter(home, ioextseqno=first.sequence, ioextrba=0)
+    log = Log()
+    run = ExtractRun(home, check_text(PRM).model, None, log, spark=spark, durable=False)
+    assert "OGG-01635" in log.codes() and "OGG-01641" not in log.codes()
+    assert run.capture.positions[1] == first
+    run.close()
+    src.commit("T27")
+    run_once(home, spark, Log())
+    assert trail(home) == ["C1", "T27"]
+
+
+def test_etrollover_acts_on_a_restart_that_bounded_recovery_would_restore(
+    home: Home, src: Source, spark: SparkSession
+) -> None:
+    persist_t27(home, src, spark)
+    before = max(p.name for p in (home.root / "dirdat").iterdir())
+    _alter(home, etrollover=1)
+    log = Log()
+    run = ExtractRun(home, check_text(PRM).model, None, log, spark=spark, durable=False)
+    assert "OGG-01635" in log.codes() and "OGG-01641" not in log.codes()
+    run.close()
+    src.commit("T27")
+    run_once(home, spark, Log())
+    files = sorted(p.name for p in (home.root / "dirdat").iterdir())
+    assert files[-1] > before  # T27 went to the next file
+    assert trail(home) == ["C1", "T27"]
+
+
+def test_broffonfailure_leaves_br_off_after_a_recovery_error(
+    home: Home, src: Source, spark: SparkSession
+) -> None:
+    """Seed 000: BROFFONFAILURE turns BR off for the runtime processing after a BR error;
+    without it, BR is on again once normal recovery is done."""
+    persist_t27(home, src, spark)
+    for f in (home.root / "BR" / "E1").iterdir():
+        f.write_bytes(b"garbage")
+    prm = PRM.replace("BRDIR ./BR", "BRDIR ./BR, BROFFONFAILURE")
+    log = Log()
+    run = ExtractRun(
+        home, check_text(prm).model, None, log, spark=spark, durable=False, clock=src.clock.now
+    )
+    assert "OGG-01643" in log.codes()
+    assert any("BROFFONFAILURE" in t for c, t in log.items if c == "OGG-10019")
+    for minute in (61, 81, 101):  # three intervals of the Extract's clock
+        src.at(minute)
+        src.change(f"C{minute}")
+        src.commit(f"C{minute}")
+        run.run(threading.Event(), stop_at_eof=True)
+    run.close()
+    assert "OGG-01738" not in log.codes()  # no BR checkpoint taken in this run
+    assert all((home.root / "BR" / "E1" / f).read_bytes() == b"garbage" for f in br_files(home))

@@ -57,12 +57,23 @@ TXNS, ROWS, SESSIONS = 120, 100, 4
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[standalone.Cluster]:
     """Master and two one-core workers that see neither the test's files nor ggsci's code."""
     hidden = [tmp_path_factory.getbasetemp(), *(package_dir(p) for p in PACKAGES)]
-    try:
-        c = standalone.start(2, hide=hidden)
-    except standalone.ClusterError as exc:
-        pytest.fail(f"cannot start the standalone cluster: {exc}")
+    c = standalone.start_or_fail(2, hide=hidden)
     yield c
     c.stop()
+
+
+def submit_script() -> str:
+    """The script spark-submit runs, by the command docs/cluster.md gives for it."""
+    doc = (Path(__file__).parents[2] / "docs" / "cluster.md").read_text()
+    code = re.search(r"python -c '(import ggsci[^']*)'", doc)
+    assert code, "docs/cluster.md gives no command for the spark-submit script"
+    out = subprocess.run(
+        [sys.executable, "-c", code.group(1)], capture_output=True, text=True, timeout=60,
+        check=True,
+    )  # fmt: skip
+    script = out.stdout.strip()
+    assert script.endswith("__main__.py") and Path(script).is_file(), out
+    return script
 
 
 @pytest.fixture
@@ -140,14 +151,19 @@ def test_extract_on_a_two_worker_cluster_equals_local_and_idles_free(
         "EXTRACT clu\nSOURCEDB src\nEXTTRAIL ./dirdat/ca\nTABLE US03.*;\n"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GGSCI_", "PYSPARK_"))}
-    env |= {"PYSPARK_PYTHON": sys.executable, "GGSCI_EXTRACT_SPLIT_MB": "1"}
+    env |= {"GGSCI_EXTRACT_SPLIT_MB": "1"}
+    # the executors' Python has pyspark and pyarrow only (docs/cluster.md); no --name:
+    # the application is named after the group
+    bare = standalone.bare_python(cluster.root / "bare-python")
     log = tmp_path / "spark-submit.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen(
-            [str(standalone.SPARK_SUBMIT), "--master", cluster.url, "--name", "ggsci-CLU",
+            [str(standalone.SPARK_SUBMIT), "--master", cluster.url,
+             "--conf", f"spark.pyspark.python={bare}",
+             "--conf", f"spark.pyspark.driver.python={sys.executable}",
              "--conf", "spark.cores.max=2",
              "--conf", "spark.dynamicAllocation.executorIdleTimeout=2s",
-             str(package_dir("ggsci") / "__main__.py"),
+             submit_script(),
              "extract", "paramfile", "dirprm/clu.prm", "--home", str(home.root)],
             cwd=home.root, env=env, stdout=out, stderr=subprocess.STDOUT,
             start_new_session=True,
@@ -157,7 +173,7 @@ def test_extract_on_a_two_worker_cluster_equals_local_and_idles_free(
         caught_up = False
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline and proc.poll() is None:
-            app = _app(cluster, "ggsci-CLU")
+            app = _app(cluster, "ggsci-extract-CLU")
             if app is not None:
                 granted.append(int(str(app["cores"])))
             caught_up = caught_up or trail_body(home, "ca") == expected
@@ -180,7 +196,8 @@ def test_extract_on_a_two_worker_cluster_equals_local_and_idles_free(
 
     # the executors ran the shipped code, on both workers
     line = next(ln for ln in report.read_text().splitlines() if ln.startswith("Spark master"))
-    assert line.startswith(f"Spark master {cluster.url}, 2 task slot(s), 16 split(s) a batch")
+    assert line.startswith(f"Spark master {cluster.url} (application ggsci-extract-CLU, app-")
+    assert ", 2 task slot(s), 16 split(s) a batch;" in line
     origins = line.split("the tasks run ggsci from ", 1)[1].split("; ")
     assert origins and all(re.search(f"/{UNPACKED}/engine on ", o) for o in origins), origins
     for w in ("worker0", "worker1"):

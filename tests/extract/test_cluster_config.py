@@ -7,6 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -169,6 +170,12 @@ def test_cluster_session_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert conf["spark.dynamicAllocation.executorIdleTimeout"] == "15s"
     for k in set(CLUSTER_DEFAULTS) - {"spark.dynamicAllocation.executorIdleTimeout"}:
         assert conf[k] == CLUSTER_DEFAULTS[k]
+    # a bounded share by default (docs/cluster.md), released when idle
+    assert conf["spark.cores.max"] == conf["spark.dynamicAllocation.maxExecutors"] == "8"
+    assert conf["spark.dynamicAllocation.enabled"] == "true"
+    assert conf["spark.dynamicAllocation.minExecutors"] == "0"
+    theirs = replace(s, extra={"spark.cores.max": "32"})
+    assert session_conf(theirs, "spark://node1:7077")["spark.cores.max"] == "32"
     assert conf["spark.executor.extraJavaOptions"] == JVM_FLAGS  # not the driver's log path
     # under spark-submit, its settings stand; its list settings keep ggsci's entries first
     launched = {"spark.archives": "env.tgz#env", "spark.cores.max": "3"}

@@ -212,6 +212,50 @@ def test_miner_gives_the_reference_decoders_before_images(
 
 
 @pytest.mark.parametrize("name", ["sql", "wl", "seed"])
+def test_nocompressdeletes_writes_the_whole_before_image_of_a_delete(
+    sources: dict[str, Path], name: str
+) -> None:
+    """NOCOMPRESSDELETES (seed 003; issue 29: deletes were always key-only): a delete carries
+    every column the undo holds (the row's supplemental data), in the C walk, the miner's
+    Python and the reference decoder alike, as columns and as record parts; COMPRESSDELETES,
+    the default, the key alone."""
+    tables = load_dictionary(sources[name] / "dictionary.json").tables.values()
+    names = frozenset((t.owner.upper(), t.name.upper()) for t in tables)
+    full = Selection(everything=True, full_deletes=names)
+    want, got = _lcrs(sources[name], hooked=True, selection=full)
+    assert got == want
+    key_only, _ = _lcrs(sources[name], hooked=True)
+    deletes = [w for w in want if w.kind is Kind.ROW and w.io_type == IOType.DELETE]
+    compressed = [w for w in key_only if w.kind is Kind.ROW and w.io_type == IOType.DELETE]
+    assert len(deletes) == len(compressed) > 0
+    by_table = {t.qualified: t for t in tables}
+    for d, k in zip(deletes, compressed, strict=True):
+        width = len(by_table[d.table].columns)
+        assert [i for i, _ in d.columns] == list(range(width))  # every column, NULLs too
+        assert set(k.columns) <= set(d.columns) and len(k.columns) < width
+    _, templated = _lcrs(sources[name], hooked=False, selection=full)
+    _finish_as_encoded(want, templated)
+    if _C is not None:  # the Python walk too
+        with patch.object(Miner, "_native_walker", lambda self: None):
+            _, python = _lcrs(sources[name], hooked=True, selection=full)
+        assert python == want
+
+
+def test_nocompressdeletes_is_per_table_and_in_the_selection(sources: dict[str, Path]) -> None:
+    dictionary = load_dictionary(sources["sql"] / "dictionary.json")
+    both = "EXTRACT e\nSOURCEDB s\nEXTTRAIL ./dirdat/aa\nTABLE hr.other;\nNOCOMPRESSDELETES\nTABLE hr.emp;\n"
+    assert selection_for(check_text(both).model, dictionary).full_deletes == {("HR", "EMP")}
+    prm = (
+        "EXTRACT e\nSOURCEDB s\nEXTTRAIL ./dirdat/aa\nTABLE hr.a;\nNOCOMPRESSDELETES\n"
+        "TABLE hr.b;\nCOMPRESSDELETES\nTABLE hr.c;\n"
+    )
+    model = check_text(prm).model
+    assert [t.full_deletes for t in model.tables] == [False, True, False]
+    replicat = check_text("REPLICAT r\nTARGETDB x\nNOCOMPRESSDELETES\nMAP a.b, TARGET a.b;\n")
+    assert any("not used in a Replicat" in d.message for d in replicat.diagnostics)
+
+
+@pytest.mark.parametrize("name", ["sql", "wl", "seed"])
 def test_templates_finish_as_the_columns_encode(sources: dict[str, Path], name: str) -> None:
     want, got = _lcrs(sources[name], hooked=False)
     assert _finish_as_encoded(want, got) == (4 if name == "seed" else 0)  # seed 002's 4 rows

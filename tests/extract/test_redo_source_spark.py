@@ -13,7 +13,8 @@ import pytest
 
 from engine.changes import Fragment, Position
 from engine.cluster import worker
-from engine.cluster.spark import SparkSettings, _imported, session_conf
+from engine.cluster.spark import SparkSettings, session_conf
+from engine.cluster.worker import warm_task
 from engine.extract import redo_source as rs
 from engine.extract.tasks.miner import Closed, MinePlan
 
@@ -34,13 +35,13 @@ class _Broadcast:
 
 def test_a_task_freezes_its_worker_once(unfrozen: None) -> None:
     assert gc.get_freeze_count() == 0
-    assert list(rs._task(_Broadcast(MinePlan({})), [])) == []
+    assert list(rs.mine_task(_Broadcast(MinePlan({})), [])) == []
     frozen = gc.get_freeze_count()
     assert frozen > 1000  # the modules' objects: PySpark's collect after each task skips them
     garbage = [[] for _ in range(100)]
     for g in garbage:
         g.append(g)  # cycles made after the freeze, alive during the next task
-    assert list(rs._task(_Broadcast(MinePlan({})), [])) == []
+    assert list(rs.mine_task(_Broadcast(MinePlan({})), [])) == []
     # once per worker: nothing new frozen (frozen objects that died since are not counted)
     assert gc.get_freeze_count() <= frozen
     del garbage, g
@@ -48,7 +49,7 @@ def test_a_task_freezes_its_worker_once(unfrozen: None) -> None:
 
 
 def test_warming_a_worker_freezes_what_it_imported(unfrozen: None) -> None:
-    _imported(("json",))
+    warm_task(("json",), iter([]))
     assert gc.get_freeze_count() > 1000
 
 

@@ -48,7 +48,8 @@ _MAPS = [
     "",
 ]
 _IO_TYPES = [IOType.INSERT, IOType.UPDATE, IOType.FIELDCOMP, IOType.KEYFIELDCOMP,
-             IOType.UNIFIED_UPDATE, IOType.DELETE, IOType.PURGEDATA]  # fmt: skip
+             IOType.UNIFIED_UPDATE, IOType.UNIFIED_PK_UPDATE, IOType.DELETE,
+             IOType.PURGEDATA]  # fmt: skip
 _VALUES = st.sampled_from(["1", "12", "0", "ann", "", None, "2.5", "x y", "-3"])
 _COLUMNS = st.lists(st.tuples(st.integers(0, 2), _VALUES), max_size=4).map(
     lambda cols: tuple(dict(cols).items())
@@ -170,7 +171,7 @@ class _Reference:
         elif io in (IOType.UPDATE, IOType.FIELDCOMP):
             row = self.row(record.columns, True)
             self.update(record, row, row)
-        elif io in (IOType.KEYFIELDCOMP, IOType.UNIFIED_UPDATE):
+        elif io in (IOType.KEYFIELDCOMP, IOType.UNIFIED_UPDATE, IOType.UNIFIED_PK_UPDATE):
             row = self.row(record.columns, True)
             self.update(record, row, self.row(record.before_columns, False))
         elif io == IOType.DELETE:

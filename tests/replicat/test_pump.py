@@ -151,3 +151,33 @@ def test_restart_after_a_crash_between_write_and_checkpoint_copies_nothing_twice
     assert [csn for csn, _ in remote(home)] == ["100", "101", "102", "103", "104", "200"]
     assert local_writer(pump)._file is not None
     local_writer(pump)._file.close()
+
+
+def test_a_pump_run_in_the_foreground_pumps_its_source_trail(
+    home: Home, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``ggsci extract paramfile dirprm/pmp.prm`` of a group added with EXTTRAILSOURCE copies
+    the source trail, as START EXTRACT does under the Manager (issue 29: it captured redo and
+    wrote a new trail). No Spark session is started for it."""
+    from typer.testing import CliRunner
+
+    from ggsci.cli import build_app
+
+    write_trail(home.root / "dirdat" / "aa", [txn_records(100, [ins(1), ins(2)])], (EMP,))
+    add_group(home, GroupKind.EXTRACT, "PMP", SourceType.EXTTRAILSOURCE, "./dirdat/aa")
+    # a pump whose output trail is on this host (EXTTRAIL): no Collector to reach
+    model(home, "pmp", PRM.replace("RMTHOST localhost, MGRPORT 7809\nRMTTRAIL", "EXTTRAIL"))
+    monkeypatch.setattr(
+        "engine.cluster.spark.extract_session",
+        lambda *a, **k: pytest.fail("a pump needs no Spark session"),
+    )
+    result = CliRunner().invoke(
+        build_app(),
+        ["--home", str(home.root), "extract", "paramfile", "dirprm/pmp.prm", "--stop-at-eof"],
+    )
+    assert result.exit_code == 0, result.output
+    assert "EXTRACT PMP (data pump): 1 transaction(s), 2 record(s) copied" in result.output
+    assert remote(home) == [("100", ["Insert:1", "Insert:2"])]
+    report = (home.dirrpt / "PMP.rpt").read_text()
+    assert "OGG-01055" in report and "EXTRACT PMP stopped normally." in report
+    assert not list((home.root / "dirdat").glob("pm*"))  # no capture trail of its own

@@ -80,3 +80,39 @@ def test_pump_unknown_column_abends(home: Home) -> None:
         run_pump(home, "TABLE hr.emp, WHERE (salary = 2);")
     assert err.value.code == "OGG-00366"
     assert "WHERE of TABLE HR.EMP: SALARY" in str(err.value)
+
+
+def test_getenv_ggfileheader_and_ggs_trans_rba_read_the_input_trail(home: Home) -> None:
+    """Seed 003 names @GETENV ('GGFILEHEADER', ...) (the file header's tokens, COMPATIBILITY
+    first) and GGS_TRANS_RBA (the record header's AuditRBA) for mapping; both were refused."""
+    from engine.trail.reader import TrailReader as Reader
+
+    write(home)
+    reader = Reader(home.root / "dirdat" / "aa")
+    records = [r for _, r in reader.records() if r.io_type != 170]
+    header = reader.header
+    assert header is not None
+    got = run_pump(
+        home,
+        "TABLE hr.emp, TOKENS (TKN-COMPAT = @GETENV ('GGFILEHEADER', 'COMPATIBILITY'), "
+        "TKN-SEQ = @GETENV ('GGFILEHEADER', 'FILESEQNO'), "
+        "TKN-PRODUCER = @GETENV ('GGFILEHEADER', 'PRODUCER'), TKN-RBA = GGS_TRANS_RBA);",
+    )
+    tokens = dict(got[0][2])
+    assert tokens["TKN-COMPAT"] == str(header.compatibility)
+    assert tokens["TKN-SEQ"] == str(header.seqno)
+    assert tokens["TKN-PRODUCER"] == str(header.get("Producer"))
+    assert tokens["TKN-RBA"] == str(records[0].audit_rba)
+
+
+def test_ggfileheader_keys_name_header_tokens_and_unknown_keys_are_refused() -> None:
+    from engine.trail.layout import HEADER_TOKENS
+    from params.check import check_text
+    from params.expr import GGFILEHEADER_KEYS
+
+    assert set(GGFILEHEADER_KEYS.values()) <= {name for name, _ in HEADER_TOKENS.values()}
+    prm = "EXTRACT e\nSOURCEDB s\nEXTTRAIL ./dirdat/aa\nTABLE a.b, TOKENS (T = {});\n"
+    assert check_text(prm.format("@GETENV ('GGFILEHEADER', 'COMPATIBILITY')")).ok
+    assert check_text(prm.format("GGS_TRANS_RBA")).ok
+    bad = check_text(prm.format("@GETENV ('GGFILEHEADER', 'NOSUCHKEY')"))
+    assert not bad.ok

@@ -109,3 +109,46 @@ def test_getlag_says_at_eof_when_the_process_found_nothing_more(home: Home) -> N
         "No records yet processed.",
         "At EOF, no more records to process.",
     )
+
+
+def test_run_time_statistics_in_the_report_on_send_report_and_at_stop(home: Home) -> None:
+    """Issue 29: SEND ... REPORT wrote one line and a stop nothing; GoldenGate writes the run's
+    statistics per table and operation. A real pump copies a trail; SEND PMP, REPORT (and the
+    stop, which calls the same) writes the block from its STATS book."""
+    from datetime import datetime, timedelta
+
+    from engine.runtime.ipc import Request
+    from engine.runtime.process import GroupContext, GroupRunner, default_handlers
+    from engine.runtime.report import ReportWriter
+
+    write_trail(home.root / "dirdat" / "aa", [txn_records(100, [ins(1), ins(2), upd(2, 5)])])
+    write_trail(home.root / "dirdat" / "aa", [txn_records(101, [dele(1)])])
+    group = add_group(home, GroupKind.EXTRACT, "PMP", SourceType.EXTTRAILSOURCE, "./dirdat/aa")
+    prm = "EXTRACT pmp\nRMTHOST localhost, MGRPORT 7809\nRMTTRAIL ./dirrmt/bb\nTABLE hr.*;\n"
+    now = [datetime(2026, 3, 14, 9, 31, 5)]
+    clock = lambda: now[0]  # noqa: E731
+    events: list[str] = []
+    pump = Pump(home, model(home, "pmp", prm), group,
+                lambda c, s, t: events.append(c), durable=False, clock=clock)  # fmt: skip
+    pump.run(lambda: False, stop_at_eof=True)
+    pump.close()
+    now[0] += timedelta(minutes=9)
+
+    class Idle(GroupRunner):
+        def run(self, ctx: GroupContext) -> None:
+            pass
+
+    report = ReportWriter(home.dirrpt / "PMP.rpt", clock)
+    ctx = GroupContext(home, group, clock, report)
+    ctx.stats_book = pump.stats_book
+    handlers = default_handlers(ctx, Idle())
+    assert handlers.dispatch(Request.parse("REPORT")).lines == ("Request processed.",)
+    text = (home.dirrpt / "PMP.rpt").read_text()
+    assert "** Run Time Statistics **" in text
+    assert "Report at 2026-03-14 09:40:05 (activity since 2026-03-14 09:31:05)" in text
+    assert "Output to ./dirrmt/bb:" in text
+    block = text[text.index("From Table HR.EMP:") :].splitlines()
+    assert [ln.split() for ln in block[1:5]] == [
+        ["#", "inserts:", "2"], ["#", "updates:", "1"], ["#", "deletes:", "1"],
+        ["#", "discards:", "0"],
+    ]  # fmt: skip

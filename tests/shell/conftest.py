@@ -4,6 +4,8 @@ and golden-file comparison (``--regen-golden`` rewrites the files)."""
 from __future__ import annotations
 
 import io
+import shutil
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -76,3 +78,15 @@ def check_golden(name: str, text: str, home: Home | None = None) -> None:
     if home is not None:
         text = text.replace(str(home.root), "$GGHOME")
     golden.check(GOLDEN / name, text)
+
+
+@pytest.fixture
+def root_home() -> Iterator[Home]:
+    """A home every user may search the way to (tests as another user, trust_helpers)."""
+    from .trust_helpers import open_home
+
+    home = open_home()
+    try:
+        yield home
+    finally:
+        shutil.rmtree(home.root.parent, ignore_errors=True)

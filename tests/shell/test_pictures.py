@@ -12,10 +12,10 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from engine.changes import Lcr, Position
+from engine.extract import brpicture as brpic
 from engine.extract.br import BoundedRecovery
 from engine.extract.cache import Txn
 from engine.home.layout import Home
-from engine.pictures import br as brpic
 from engine.pictures import lag as lagpic
 from engine.trail.model import datetime_to_micros
 

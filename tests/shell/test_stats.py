@@ -52,6 +52,19 @@ def test_screen_per_table_with_all_windows_is_goldengates() -> None:
     check_golden("stats_extract.txt", "\n".join(b.screen(StatsRequest())) + "\n")
 
 
+def test_since_labels_show_the_process_start_until_the_hour_and_day_roll() -> None:
+    """Issue 29: a process started at 09:26:53 showed daily statistics "since 00:00:00";
+    GoldenGate counts from the process start, then from the hour or the day that follows."""
+    b, clock = book()
+    text = "\n".join(b.screen(StatsRequest(("DAILY", "HOURLY"), table="HR.EMP")))
+    assert "*** Daily statistics since 2026-03-14 09:26:53 ***" in text
+    assert "*** Hourly statistics since 2026-03-14 09:26:53 ***" in text
+    clock.now = START + timedelta(minutes=40)  # 10:06:53
+    text = "\n".join(b.screen(StatsRequest(("DAILY", "HOURLY"), table="HR.EMP")))
+    assert "*** Daily statistics since 2026-03-14 09:26:53 ***" in text
+    assert "*** Hourly statistics since 2026-03-14 10:00:00 ***" in text
+
+
 def test_windows_roll_at_the_hour_and_the_day_and_latest_restarts_at_reset() -> None:
     b, clock = book()
     clock.now = START + timedelta(hours=1)  # 10:26: a new hour

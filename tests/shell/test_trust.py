@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from engine.home.groups import GroupStore
+from engine.home.jsonfile import seal
 from engine.home.layout import Home
 from engine.home.names import InvalidGroupName, check_group_name
 from engine.home.trust import NotHomeOwner, check_home_owner
@@ -21,7 +20,7 @@ from engine.runtime.ipc import Request
 from engine.runtime.process import run_group
 
 from .conftest import Shell
-from .trust_helpers import NOBODY, as_nobody, open_home
+from .trust_helpers import NOBODY, as_nobody
 
 RULE = "a group name is 1 to 8 characters, a letter then letters, digits or _."
 
@@ -134,10 +133,10 @@ def test_one_corrupt_group_file_affects_its_group_only(shell: Shell, home: Home)
 def test_a_group_file_of_the_wrong_shape_is_named(shell: Shell, home: Home) -> None:
     add_groups(shell)
     (home.dirchk / "REP1.grp").write_text('["a list"]')
-    (home.dirchk / "EXT1.grp").write_text('{"kind": "EXTRACT"}')
+    (home.dirchk / "EXT1.grp").write_text(json.dumps(seal({"kind": "EXTRACT"})))
     out = shell.run("INFO ALL")
     assert "ERROR: Group file dirchk/EXT1.grp is corrupt (missing 'name').\n" in out
-    assert "ERROR: Group file dirchk/REP1.grp is corrupt (TypeError:" in out
+    assert "ERROR: Group file dirchk/REP1.grp is corrupt (not a JSON object but list)" in out
     assert "EXTRACT     STOPPED     EXT2" in out
 
 
@@ -210,15 +209,6 @@ def test_a_credential_store_readable_by_others_is_not_used(shell: Shell, home: H
 
 
 # -- who may act on a home ---------------------------------------------------------------------
-
-
-@pytest.fixture
-def root_home() -> Iterator[Home]:
-    home = open_home()
-    try:
-        yield home
-    finally:
-        shutil.rmtree(home.root.parent)
 
 
 def test_only_the_owner_acts_on_a_home(root_home: Home) -> None:

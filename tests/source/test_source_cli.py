@@ -230,3 +230,26 @@ def test_native_dump_import_dump_round_trips(tmp_path: Path) -> None:
     )
     assert code == 0, out
     assert _db(tmp_path, "dump", "M")[1] == first
+
+
+def test_deeply_nested_sql_is_one_line(tmp_path: Path) -> None:
+    """60 or more nested parentheses made sqlglot's parser recurse past Python's limit: a
+    RecursionError traceback (issue 28). Now one line, and the session goes on."""
+    assert _db(tmp_path, "create", "src")[0] == 0
+    code, out = _db(tmp_path, "sql", "src", "CREATE TABLE hr.x (id NUMBER PRIMARY KEY)")
+    assert code == 0, out
+    for depth in (60, 200, 5000):
+        p = "(" * depth + "1" + ")" * depth
+        for stmt in (
+            f"SELECT {p} FROM dual",
+            f"INSERT INTO hr.x VALUES ({p})",
+            f"UPDATE hr.x SET id = {p} WHERE id = {p}",
+            f"DELETE FROM hr.x WHERE id IN (SELECT {p} FROM dual)",
+        ):
+            code, out = _db(tmp_path, "sql", "src", stmt)
+            assert (code, out) == (
+                1,
+                "ORA-00900: statement nested too deeply (parentheses or subqueries) to be parsed\n",
+            ), (depth, stmt[:30], out[-300:])
+    code, out = _db(tmp_path, "sql", "src", "INSERT INTO hr.x VALUES ((((1))))")
+    assert code == 0 and "1 row created." in out

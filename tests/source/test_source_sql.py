@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
@@ -216,10 +217,16 @@ def test_replay_rebuilds_tables(make_db: Callable[..., Database]) -> None:
     execute(db, s, "UPDATE t SET amount = amount * 2 WHERE MOD(id, 3) = 0")
     execute(db, s, "DELETE FROM t WHERE id > 15")
     execute(db, s, "COMMIT")
+    rebuilt, held = _replayed_and_held(db, "T")
+    assert rebuilt == held
+
+
+def _replayed_and_held(db: Database, name: str) -> tuple[list[Any], list[Any]]:
+    """APP.name's rows as the committed redo replays them, and as the table holds them."""
     d = decode([lr.record for lr in db.records()], load_dictionary(db.root / "dictionary.json"))
-    rebuilt = replay(d.committed)["APP.T"]
-    table = db.table("APP", "T")
-    assert sorted(rebuilt.values(), key=lambda r: r["ID"]) == [
+    rebuilt = replay(d.committed)[f"APP.{name}"]
+    table = db.table("APP", name)
+    return sorted(rebuilt.values(), key=lambda r: r["ID"]), [
         {c.name: _py(c.type, v) for c, v in zip(table.columns, row, strict=True)}
         for row in sorted(db.rows(table))
     ]
@@ -288,3 +295,35 @@ def test_number_precision_and_scale(make_db: Callable[..., Database]) -> None:
     with pytest.raises(SqlError) as err:
         execute(db, s, "INSERT INTO n VALUES (1, 1000)")
     assert err.value.code == "ORA-01438"
+
+
+@pytest.mark.parametrize(
+    ("statement", "fails"),
+    [
+        ("INSERT INTO big VALUES (2, 'b', '{x}')", True),
+        ("INSERT INTO big SELECT 2, 'b', '{x}' FROM big WHERE id = 1", True),
+        ("INSERT /*+ APPEND */ INTO big SELECT 2, 'b', 'x' || '{x}' FROM big WHERE id = 1", False),
+    ],
+)
+def test_a_row_too_large_to_log_fails_whole_and_leaves_no_row(
+    make_db: Callable[..., Database], statement: str, fails: bool
+) -> None:
+    """An 80 KB row (issue 29): a single-row insert's KDO records the row size in 16 bits;
+    the statement fails with one coded error before anything changes, and what the table
+    holds is exactly what the redo replays to. Other shapes of the same row are logged."""
+    db = make_db()
+    s = db.session("S1", username="APP")
+    execute(db, s, "CREATE TABLE big (id NUMBER PRIMARY KEY, v VARCHAR2(10), w VARCHAR2(200000))")
+    execute(db, s, "INSERT INTO big VALUES (1, 'a', 'small')")
+    if fails:
+        with pytest.raises(SqlError) as exc:
+            execute(db, s, statement.format(x="x" * 80_000))
+        assert exc.value.code == "GGS-SRC-0203" and "80009 bytes" in exc.value.message
+    else:  # a direct load's block image has no 16-bit size: logged
+        execute(db, s, statement.format(x="x" * 80_000))
+    execute(db, s, "COMMIT")
+    execute(db, s, "UPDATE big SET w = '" + "y" * 80_000 + "' WHERE id = 1")  # a URP: logged
+    execute(db, s, "COMMIT")
+    rebuilt, held = _replayed_and_held(db, "BIG")
+    assert rebuilt == held
+    assert rebuilt[0]["W"] == "y" * 80_000

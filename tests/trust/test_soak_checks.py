@@ -7,8 +7,10 @@ skipped. Kill accounting: a kill counts only when it landed mid-stream."""
 
 from __future__ import annotations
 
+import random
 import shutil
 import sqlite3
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -32,6 +34,14 @@ from tests.harness.soak.pipeline import (
     SoakSpec,
     abends,
     run_soak,
+)
+from tests.harness.soak.sufficiency import (
+    MIN_KILLS,
+    MIN_TRANSACTIONS,
+    Sufficiency,
+    exit_status,
+    unseen,
+    verdict,
 )
 from tests.harness.soak.trailcheck import check_trail
 
@@ -68,6 +78,14 @@ def test_soak_with_kills_of_pump_replicat_and_manager_is_exactly_once(soaked: So
     assert result.abends == {}, report
     assert result.lost == result.dup == result.audit.mismatches == 0, report
     assert all(v.transactions == len(result.source.txns) for v in result.trails.values())
+    # five kills and a few hundred transactions are too little to mean "nothing lost":
+    # the soak says so instead of reporting success (issue 28)
+    assert not result.enough.ok and not result.passed, report
+    assert report.splitlines()[-1].endswith("verdict=insufficient"), report
+    assert (
+        "sufficient=no (" in report and f"effective kills {result.kills.effective} < 17" in report
+    )
+    assert exit_status(result.ok, result.enough) == 2
     assert result.audit.applied == result.source.changes > 0
     ops = {c.op for t in result.source.txns for c in t.changes}
     assert ops == {"INSERT", "UPDATE", "DELETE"}
@@ -285,3 +303,42 @@ def test_a_damaged_trail_file_fails_the_check(soaked: Soaked, tmp_path: Path) ->
     path.write_bytes(bytes(data))
     verdict = check_trail(trail, result.source)
     assert not verdict.ok and (verdict.unreadable or verdict.lost), verdict
+
+
+# -- enough to mean it ---------------------------------------------------------------------
+
+
+def test_the_minimums_make_a_one_percent_loss_visible_with_probability_099() -> None:
+    assert MIN_TRANSACTIONS == 459 and unseen(0.01, 459) <= 0.01 < unseen(0.01, 458)
+    assert MIN_KILLS == 17 and unseen(0.25, 17) <= 0.01 < unseen(0.25, 16)
+    short = Sufficiency(65, 4, 30)  # what passed with the 2% mutation (issue 28)
+    assert short.lines() == [
+        "sufficiency_transactions=65/459 (a loss of 1% of transactions goes unseen with "
+        "probability 0.99^65 = 0.5203; the minimum makes it <= 0.01)",
+        "sufficiency_kills=4/17 (a restart defect striking at 1 effective kill in 4 goes "
+        "unseen with probability 0.75^4 = 0.3164)",
+        "sufficiency_exposed=30/459 (in flight at the effective kills: a restart losing 1% of "
+        "it goes unseen with probability 0.99^30 = 0.7397)",
+        "sufficient=no (transactions 65 < 459; effective kills 4 < 17; exposed 30 < 459)",
+    ]
+    assert (verdict(True, short), exit_status(True, short)) == ("insufficient", 2)
+    assert (verdict(False, short), exit_status(False, short)) == ("fail", 1)
+    enough = Sufficiency(459, 17, 459)
+    assert enough.ok and enough.lines()[-1] == "sufficient=yes"
+    assert (verdict(True, enough), exit_status(True, enough)) == ("pass", 0)
+    assert Sufficiency(500).lines()[-1] == "sufficient=yes"  # a soak without kills
+
+
+def test_a_two_percent_drop_is_never_reported_as_a_pass() -> None:
+    """The mutation of the issue, as the checks meet it: each transaction dropped with
+    probability 0.02. At the issue's 65 transactions and 4 kills it goes unseen in about a
+    quarter of the runs, but those are insufficient, never a pass; at the minimum it is seen
+    (0.98^459 = 0.0001 of runs miss it)."""
+    rnd = random.Random(28)
+    verdicts: Counter[str] = Counter()
+    for transactions, kills in [(65, 4)] * 1000 + [(MIN_TRANSACTIONS, MIN_KILLS)] * 1000:
+        lost = sum(rnd.random() < 0.02 for _ in range(transactions))
+        enough = Sufficiency(transactions, kills, MIN_TRANSACTIONS)
+        verdicts[f"{transactions}:{verdict(lost == 0, enough)}"] += 1
+    assert verdicts["65:pass"] == 0 and 200 < verdicts["65:insufficient"] < 340, verdicts
+    assert verdicts["459:pass"] <= 2 and verdicts["459:fail"] >= 998, verdicts

@@ -84,6 +84,8 @@ def uba_key(uba: Uba) -> str:
 #: the changed columns (UPDATERECORDFORMAT FULL) or the changed columns only (COMPACT).
 BEFORES_NONE, BEFORES_RECORD, BEFORES_FULL, BEFORES_COMPACT = 0, 1, 2, 3
 _FORMATS = {None: BEFORES_RECORD, "FULL": BEFORES_FULL, "COMPACT": BEFORES_COMPACT}
+FULL_DELETES = 16
+"""The bit of the C walker's befores word that says NOCOMPRESSDELETES (its low bits: BEFORES_*)."""
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,12 @@ class Selection:
     everything: bool = False
     befores: frozenset[tuple[str, str]] = frozenset()
     update_format: str | None = None
+    full_deletes: frozenset[tuple[str, str]] = frozenset()
+    """Tables under NOCOMPRESSDELETES: a delete carries the whole before image the undo holds
+    (seed 003), not the key alone (COMPRESSDELETES, the default)."""
+
+    def deletes_full(self, t: TableDef) -> bool:
+        return (t.owner.upper(), t.name.upper()) in self.full_deletes
 
     def captured(self, t: TableDef) -> bool:
         return self.everything or (t.owner.upper(), t.name.upper()) in self.tables
@@ -202,6 +210,7 @@ class Decoder:
                          columns=self._full_row(table, {c.no: c.data for c in r.columns}), ref=ref)
                 for r in kdo.rows
             ]  # fmt: skip
+        full = self.selection.deletes_full(table)
         if kdo.name == "DRP":
             before = self._undo_row(undo)
             return [
@@ -211,7 +220,7 @@ class Decoder:
                     io_type=IOType.DELETE,
                     table=name,
                     rowid=rowid(kdo.slot),
-                    columns=self._key(table, before),
+                    columns=self._full_row(table, before) if full else self._key(table, before),
                     ref=ref,
                 )
             ]
@@ -227,7 +236,7 @@ class Decoder:
                         io_type=IOType.DELETE,
                         table=name,
                         rowid=rowid(slot),
-                        columns=self._key(table, before),
+                        columns=self._full_row(table, before) if full else self._key(table, before),
                         ref=ref,
                     )
                 )
@@ -270,9 +279,11 @@ class Decoder:
 
         if any(i not in cols for i in key_idx):  # no key in the redo: fetched (keyfetch)
             return [row(IOType.FIELDCOMP, columns)]  # and then no before image
-        if key_changed:
+        if key_changed:  # under UPDATERECORDFORMAT a GGSUnifiedPKUpdate (seed 003: 135)
             bimg = before if mode else {i: before[i] for i in key_idx if i in before}
-            return [row(IOType.KEYFIELDCOMP, columns, self._encode(table, bimg))]
+            unified = mode in (BEFORES_FULL, BEFORES_COMPACT)
+            io = IOType.UNIFIED_PK_UPDATE if unified else IOType.KEYFIELDCOMP
+            return [row(io, columns, self._encode(table, bimg))]
         if mode == BEFORES_NONE:
             return [row(IOType.FIELDCOMP, columns)]
         bcols = self._encode(table, before)

@@ -46,9 +46,11 @@ from engine.embedded.redo_scan import scan_frames
 from engine.expr.rowrule import Process, RowRule
 from engine.extract.tasks.assemble import trans_ind
 from engine.extract.tasks.decode import (
+    BEFORES_COMPACT,
     BEFORES_FULL,
     BEFORES_NONE,
     BEFORES_RECORD,
+    FULL_DELETES,
     Selection,
 )
 from engine.extract.tasks.rowselect import Cond, select_rows
@@ -94,6 +96,7 @@ _EMPTY: dict[int, bytes | None] = {}
 _INSERT, _DELETE = int(IOType.INSERT), int(IOType.DELETE)
 _FIELDCOMP, _KEYFIELDCOMP = int(IOType.FIELDCOMP), int(IOType.KEYFIELDCOMP)
 _BEFORE_FIELDCOMP, _UNIFIED = _FIELDCOMP | BEFORE_IMAGE, int(IOType.UNIFIED_UPDATE)
+_UNIFIED_PK = int(IOType.UNIFIED_PK_UPDATE)
 _BEGIN_IND, _MIDDLE, _END, _WHOLE = (int(t) for t in TransInd)
 #: Column entries and table name that surely fit a record with every token (64 KiB).
 _ROOM: Final = 65_535 - 200
@@ -131,6 +134,7 @@ class TableInfo:
     truncates: bool
     hooked: bool
     befores: int = BEFORES_NONE  # decode.BEFORES_*: GETUPDATEBEFORES, UPDATERECORDFORMAT
+    full_deletes: bool = False  # NOCOMPRESSDELETES: a delete carries the whole before image
 
 
 @dataclass(frozen=True)
@@ -180,6 +184,7 @@ def mine_plan(
             ident in selection.truncates,
             t.qualified in hooked,
             selection.befores_of(t),
+            selection.deletes_full(t),
         )
         tables[t.obj] = info
         tables[t.dataobj] = info
@@ -351,12 +356,12 @@ class Miner:
                 info.captured,
                 info.hooked,
                 self.helper(info).entry,
-                info.befores,
+                info.befores | (FULL_DELETES if info.full_deletes else 0),
             )
             for obj, info in self.tables.items()
         }
         kinds = (_ROW, _BEGIN, _COMMIT_K, _ROLLBACK, _SESSION_K, _UNDO_K)
-        io = (_INSERT, _DELETE, _FIELDCOMP, _KEYFIELDCOMP, _BEFORE_FIELDCOMP, _UNIFIED)
+        io = (_INSERT, _DELETE, _FIELDCOMP, _KEYFIELDCOMP, _BEFORE_FIELDCOMP, _UNIFIED, _UNIFIED_PK)
         return _NATIVE.Walker(spec, kinds, io)
 
     # -- one record -----------------------------------------------------------------
@@ -510,11 +515,12 @@ class Miner:
                      head, seq)  # fmt: skip
             return p
         key = info.key
+        full = info.full_deletes  # NOCOMPRESSDELETES: the whole row, as an insert's
         if op == b"DRP":
             p = _skip_ints(buf, _skip_rows(buf, p))
             before = _undo_row(buf, undo)
-            bkey = {i: before[i] for i in key if i in before}
-            emit(out, cols, xid, _DELETE, rowid(dataobj, bdba, slot), bkey, False, None, ref,
+            bkey = before if full else {i: before[i] for i in key if i in before}
+            emit(out, cols, xid, _DELETE, rowid(dataobj, bdba, slot), bkey, full, None, ref,
                  head, seq)  # fmt: skip
             return p
         if op == b"QMD":
@@ -523,8 +529,8 @@ class Miner:
             urows = _undo_rows(buf, undo)
             for i, s in enumerate(slots):
                 before = urows[i][1] if i < len(urows) else _EMPTY
-                bkey = {k: before[k] for k in key if k in before}
-                emit(out, cols, xid, _DELETE, rowid(dataobj, bdba, s), bkey, False, None, ref,
+                bkey = dict(before) if full else {k: before[k] for k in key if k in before}
+                emit(out, cols, xid, _DELETE, rowid(dataobj, bdba, s), bkey, full, None, ref,
                      head, seq)  # fmt: skip
             return p
         p = _skip_ints(buf, _skip_rows(buf, p))
@@ -541,7 +547,8 @@ class Miner:
                 emit(out, cols, xid, _FIELDCOMP, rid, merged, False, None, ref, head, seq, True)
             elif key_changed:  # decode.Decoder._update says which images go where
                 bkey = before if mode else {i: before[i] for i in key if i in before}
-                emit(out, cols, xid, _KEYFIELDCOMP, rid, merged, False, bkey, ref, head, seq)
+                io = _UNIFIED_PK if mode in (BEFORES_FULL, BEFORES_COMPACT) else _KEYFIELDCOMP
+                emit(out, cols, xid, io, rid, merged, False, bkey, ref, head, seq)
             elif mode == BEFORES_NONE:
                 emit(out, cols, xid, _FIELDCOMP, rid, merged, False, None, ref, head, seq)
             elif mode == BEFORES_RECORD:

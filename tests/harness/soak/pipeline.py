@@ -41,6 +41,8 @@ from tests.harness.soak.audit import AuditVerdict, audit_count, check_audit, ins
 from tests.harness.soak.audit import table_mismatches as count_table_mismatches
 from tests.harness.soak.expected import Source, read_source
 from tests.harness.soak.kills import Kill, KillLog
+from tests.harness.soak.sufficiency import Sufficiency
+from tests.harness.soak.sufficiency import verdict as outcome
 from tests.harness.soak.trailcheck import TrailTally, TrailVerdict, check_trail
 
 EXTRACT, PUMP, REPLICAT = "EXT1", "PMP1", "REP1"
@@ -221,7 +223,19 @@ class SoakResult:
         return sum(v.dup for v in self.trails.values()) + self.audit.dup
 
     @property
+    def enough(self) -> Sufficiency:
+        """What the soak did against the minimums that make a 1% loss visible."""
+        exposed = sum(k.backlog for k in self.kills.kills if k.effective)
+        return Sufficiency(len(self.source.txns), self.kills.effective, exposed)
+
+    @property
+    def passed(self) -> bool:
+        """The checks passed, on enough to mean it (:mod:`tests.harness.soak.sufficiency`)."""
+        return self.ok and self.enough.ok
+
+    @property
     def ok(self) -> bool:
+        """Every check passed (whether the soak did enough is :attr:`enough`)."""
         return (
             all(v.ok for v in self.trails.values())
             and not self.audit.mismatches
@@ -249,9 +263,11 @@ class SoakResult:
             out += verdict.lines(name)
         out += self.audit.lines("audit")
         out += [f"mismatched_rows={self.mismatched_rows}", f"seconds={self.seconds:.1f}"]
+        out += self.enough.lines()
         out.append(
             f"kills_effective={self.kills.effective} lost={self.lost} dup={self.dup} "
-            f"audit_mismatches={self.audit.mismatches} mismatched_rows={self.mismatched_rows}"
+            f"audit_mismatches={self.audit.mismatches} mismatched_rows={self.mismatched_rows} "
+            f"verdict={outcome(self.ok, self.enough)}"
         )
         return out
 

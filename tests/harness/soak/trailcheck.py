@@ -43,6 +43,8 @@ OPS: dict[int, str] = {
     IOType.UPDATE: "UPDATE",
     IOType.FIELDCOMP: "UPDATE",
     IOType.KEYFIELDCOMP: "UPDATE",
+    IOType.UNIFIED_UPDATE: "UPDATE",
+    IOType.UNIFIED_PK_UPDATE: "UPDATE",
     IOType.DELETE: "DELETE",
 }
 

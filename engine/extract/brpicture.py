@@ -12,14 +12,12 @@ BR BRSTATUS`` with :func:`text_lines`, and writes :func:`to_svg` for ``BR BRSTAT
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from engine.changes import Position
-from engine.extract.br import CP_NAME, BrCheckpoint
+from engine.extract.br import CP_NAME, BrCheckpoint, BrError, parse_checkpoint
 from engine.extract.cache import Txn
 from engine.pictures.svg import Canvas
 from engine.trail.model import micros_to_datetime
@@ -95,11 +93,8 @@ def read_checkpoints(directory: Path) -> list[BrCheckpoint]:
         if not CP_NAME.match(path.name):
             continue
         try:
-            body, _, digest = path.read_bytes().rstrip(b"\n").rpartition(b"\n")
-            if hashlib.sha256(body).hexdigest().encode() != digest.strip():
-                continue
-            found.append(BrCheckpoint.from_json(json.loads(body)))
-        except (OSError, ValueError, KeyError, TypeError, AssertionError):
+            found.append(parse_checkpoint(path.read_bytes()))
+        except (OSError, BrError):
             continue
     return sorted(found, key=lambda c: c.seq)
 

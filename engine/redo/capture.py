@@ -1,0 +1,377 @@
+"""Committed transactions of captured tables, assembled from Oracle redo records.
+
+Two layers: :class:`Miner` turns each record into transaction events in log order (begin,
+session, row, undo of a row, end), the stream a transaction cache consumes (the Extract's,
+through engine/extract/oracle_source.py); :class:`Capture` assembles them itself: feed
+records in log order (:meth:`Capture.feed`); each 5.4 commit gives back the
+transaction it ends, with its row changes in redo order, typed by the dictionary. Rolled-back
+transactions are dropped; a 5.6 / 5.11 (undo applied: rollback to a savepoint) with its
+level-11 partner takes back the latest change of that transaction to the row it names.
+A 19.1 direct-path block of a captured table gives an insert per row, in the transaction of
+the record's 5.1 / 5.2 (a block with neither in its record is not attributed: not captured).
+Only vectors of captured tables (and the transaction layer) are decoded, so what the
+database does elsewhere is read but never an error.
+
+Stops (:class:`CaptureStop`, with table and SCN): a change to a captured table's dictionary
+rows (SYS.COL$, SYS.OBJ$, SYS.TAB$ rows whose OBJ# is the table's) after the dictionary's
+SCN; a compressed row of a captured table. Columns of types we do not decode (LOBs, LONG,
+XMLTYPE, JSON, objects) are reported once per table and column by ``warn`` and left out.
+The commit SCN is the SCN of the log writer write (LWN) holding the 5.4 (docs/redo_format.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from engine.redo import vectors as V
+from engine.redo.dictionary import Column, Dictionary, Table
+from engine.redo.errors import RedoError
+from engine.redo.framing import Rba, Record, Vector
+from engine.redo.rowid import FB_F, FB_L, rowid
+from engine.redo.values import DECODERS, Value, decode_value
+
+DICTIONARY_TABLES = ("SYS.COL$", "SYS.OBJ$", "SYS.TAB$")
+
+
+class CaptureStop(RedoError):
+    default_code = "OGG-01433"
+
+
+@dataclass(frozen=True)
+class RowEvent:
+    op: str  # INSERT, UPDATE, DELETE
+    table: Table
+    scn: int
+    rba: Rba
+    rowid: str
+    before: tuple[tuple[str, Value], ...]
+    after: tuple[tuple[str, Value], ...]
+
+
+@dataclass(frozen=True)
+class Transaction:
+    xid: V.Xid
+    begin_scn: int
+    commit_scn: int
+    commit_time: int  # redo time of the commit's LWN
+    user: str
+    changes: tuple[RowEvent, ...]
+
+
+@dataclass(frozen=True)
+class TxBegin:
+    xid: V.Xid
+    scn: int
+
+
+@dataclass(frozen=True)
+class TxSession:
+    xid: V.Xid
+    user: str
+    name: str
+
+
+@dataclass(frozen=True)
+class TxRow:
+    xid: V.Xid
+    row: RowEvent
+    ref: str  # names this change for a TxUndo
+
+
+@dataclass(frozen=True)
+class TxUndo:
+    xid: V.Xid
+    ref: str
+
+
+@dataclass(frozen=True)
+class TxEnd:
+    xid: V.Xid
+    rollback: bool
+    commit_scn: int
+    time: int  # redo time of the LWN
+
+
+TxEvent = TxBegin | TxSession | TxRow | TxUndo | TxEnd
+
+
+class Miner:
+    """Records to transaction events. Only vectors of captured tables (and the transaction
+    layer, and the dictionary's own tables for structure changes) are decoded."""
+
+    def __init__(
+        self,
+        dictionary: Dictionary,
+        captured: Callable[[Table], bool],
+        warn: Callable[[str], None] = lambda _m: None,
+    ) -> None:
+        self.dictionary = dictionary
+        self.warn = warn
+        self.tables = {k: t for k, t in dictionary.by_data_obj().items() if captured(t)}
+        self.captured_objs = {(t.con_id, t.obj): t for t in self.tables.values()}
+        self.dict_tables = {  # data objects (clusters too) of the dictionary's own tables
+            (t.con_id, d)
+            for t in dictionary.tables
+            if t.full_name in DICTIONARY_TABLES
+            for d in t.data_objs
+        }
+        self.lwn_scn = 0
+        self.lwn_time = 0
+        self.records = 0
+        self._warned: set[tuple[str, str]] = set()
+        self._made = 0  # changes named so far: a ref is never reused
+        self._live: dict[tuple[V.Xid, str], list[str]] = {}  # refs of a row's changes, newest last
+        self._pieces: dict[V.Xid, list[V.RowChange]] = {}
+        for t in self.tables.values():
+            for c in t.columns:
+                if c.type.upper().split("(")[0] not in DECODERS:
+                    self._warn_once(t, c)
+
+    def _warn_once(self, t: Table, c: Column) -> None:
+        if (t.full_name, c.name) not in self._warned:
+            self._warned.add((t.full_name, c.name))
+            self.warn(
+                f"OGG-01431: column {c.name} of {t.full_name} has type {c.type}, not captured"
+            )
+
+    def feed(self, rec: Record) -> list[TxEvent]:
+        self.records += 1
+        if rec.lwn:
+            self.lwn_scn, self.lwn_time = rec.lwn.scn, rec.lwn.time
+        out: list[TxEvent] = []
+        xid: V.Xid | None = None
+        undo: V.Undo | None = None
+        undone: tuple[int, int] | None = None  # (con, data obj) of a 5.6 / 5.11
+        for v in rec.vectors:
+            op = v.op
+            if op == "5.2":
+                b = V.decode(v)
+                assert isinstance(b, V.Begin)
+                xid = b.xid
+                out.append(TxBegin(xid, rec.scn))
+            elif op == "5.1":
+                uxid, _objn, objd, opc = V.undo_ids(v)
+                xid = uxid or xid
+                undo = None
+                if opc == "11.1" and (
+                    (v.con_id, objd) in self.tables or (v.con_id, objd) in self.dict_tables
+                ):
+                    d = V.decode(v)
+                    assert isinstance(d, V.Undo)
+                    undo = d
+            elif op in ("5.6", "5.11"):
+                _x, _objn, objd, _opc = V.undo_ids(v)
+                undone = (v.con_id, objd)
+            elif op == "5.20":
+                s = V.decode(v)
+                assert isinstance(s, V.Session)
+                if xid and s.user:
+                    out.append(TxSession(xid, s.user, s.transaction_name))
+            elif op == "5.4":
+                e = V.decode(v)
+                assert isinstance(e, V.End)
+                self._forget(e.xid)
+                out.append(TxEnd(e.xid, e.rollback, self.lwn_scn or rec.scn, self.lwn_time))
+            elif op == "19.1" and (v.con_id, v.obj) in self.tables and xid is not None:
+                out += self._direct(v, rec, xid)
+            elif v.layer == 11:
+                key = (v.con_id, v.obj)
+                if key in self.dict_tables:
+                    self._dictionary_change(v, undo, rec)
+                elif key in self.tables:
+                    out += self._row(v, undo, rec, xid, undone == key)
+                undo = None
+                undone = None
+        return out
+
+    def _forget(self, xid: V.Xid) -> None:
+        self._pieces.pop(xid, None)
+        for k in [k for k in self._live if k[0] == xid]:
+            del self._live[k]
+
+    # ------------------------------------------------------------------ rows
+
+    def _dictionary_change(self, v: Vector, undo: V.Undo | None, rec: Record) -> None:
+        if rec.scn <= self.dictionary.scn:
+            return
+        d = V.decode(v)
+        pieces = [d.row.columns] if isinstance(d, V.Redo) else []
+        if undo and undo.row:
+            pieces.append(undo.row.columns)
+        for cols in pieces:
+            first = dict(cols).get(0)
+            if not first:
+                continue
+            try:
+                obj = decode_value("NUMBER", first)
+            except RedoError:
+                continue
+            if not isinstance(obj, Decimal):
+                continue
+            t = self.captured_objs.get((v.con_id, int(obj)))
+            if t is not None:
+                raise CaptureStop(
+                    f"the structure of {t.full_name} changed at SCN {rec.scn} "
+                    f"(RBA {rec.rba.dump()}): "
+                    f"take a new dictionary from that SCN and restart the Extract after it"
+                )
+
+    def _values(
+        self, t: Table, cols: tuple[tuple[int, bytes | None], ...]
+    ) -> tuple[tuple[str, Value], ...]:
+        out = []
+        for n, raw in cols:
+            c = t.column_at(n + 1)
+            if c is None:
+                continue
+            if c.type.upper().split("(")[0] not in DECODERS:
+                self._warn_once(t, c)
+                continue
+            try:
+                out.append((c.name, decode_value(c.type, raw, self.dictionary.charset(c))))
+            except RedoError as exc:
+                raise CaptureStop(f"{t.full_name}.{c.name}: {exc.message}") from exc
+        return tuple(out)
+
+    def _row(
+        self, v: Vector, undo: V.Undo | None, rec: Record, xid: V.Xid | None, undoing: bool
+    ) -> list[TxEvent]:
+        t = self.tables[(v.con_id, v.obj)]
+        d = V.decode(v)
+        if not isinstance(d, V.Redo):
+            return []
+        row = d.row
+        xid = d.xid or (undo.xid if undo else None) or xid
+        if xid is None:
+            return []
+        if row.compressed:
+            raise CaptureStop(
+                f"{t.full_name}: a compressed row at SCN {rec.scn}: "
+                "compressed segments are not supported"
+            )
+        rid = rowid(v.obj, v.dba, row.slot)
+        if undoing:  # rollback to savepoint: the partner takes back the latest change to this row
+            live = self._live.get((xid, rid))
+            return [TxUndo(xid, live.pop())] if live else []
+        supp = undo.supp.columns if undo and undo.supp else ()
+        before_cols = (undo.row.columns if undo and undo.row else ()) + supp
+        name = row.name
+        out: list[TxEvent] = []
+
+        def emit(
+            op: str,
+            r: str,
+            before: tuple[tuple[int, bytes | None], ...],
+            after: tuple[tuple[int, bytes | None], ...],
+        ) -> None:
+            self._made += 1
+            ref = f"{r}#{self._made}"
+            self._live.setdefault((xid, r), []).append(ref)
+            ev = RowEvent(
+                op, t, rec.scn, rec.rba, r, self._values(t, before), self._values(t, after)
+            )
+            out.append(TxRow(xid, ev, ref))
+
+        if name == "IRP":
+            fb = row.fb or 0
+            if fb & FB_F and fb & FB_L:
+                emit("INSERT", rid, (), row.columns)
+            else:
+                whole = self._piece(xid, v, row, rid)
+                if whole:
+                    emit("INSERT", whole[0], (), whole[1])
+        elif name == "DRP":
+            emit("DELETE", rid, before_cols, ())
+        elif name in ("URP", "ORP"):
+            emit("UPDATE", rid, before_cols, row.columns + supp)
+        elif name == "QMI":
+            for slot, cols in zip(row.slots, row.rows, strict=False):
+                emit("INSERT", rowid(v.obj, v.dba, slot), (), cols)
+        elif name == "QMD":
+            rows = undo.row.rows if undo and undo.row else ()
+            for i, slot in enumerate(row.slots):
+                emit("DELETE", rowid(v.obj, v.dba, slot), rows[i] if i < len(rows) else (), ())
+        return out
+
+    def _direct(self, v: Vector, rec: Record, xid: V.Xid) -> list[TxEvent]:
+        """19.1: a block written by a direct-path load; each of its rows an insert."""
+        t = self.tables[(v.con_id, v.obj)]
+        d = V.decode(v)
+        if not isinstance(d, V.DirectLoad):
+            return []
+        out: list[TxEvent] = []
+        for slot, _fb, cols in d.rows:
+            self._made += 1
+            r = rowid(v.obj, v.dba, slot)
+            ev = RowEvent("INSERT", t, rec.scn, rec.rba, r, (), self._values(t, cols))
+            out.append(TxRow(xid, ev, f"{r}#{self._made}"))
+        return out
+
+    def _piece(
+        self, xid: V.Xid, v: Vector, row: V.RowOp, rid: str
+    ) -> tuple[str, tuple[tuple[int, bytes | None], ...]] | None:
+        """A row inserted in several pieces: Oracle writes the last piece first and the head
+        (F) last; the row is complete when both ends are in."""
+        pieces = self._pieces.setdefault(xid, [])
+        pieces.append(
+            V.RowChange(v.op, v.obj, v.con_id, None, row.fb, None, rid, row.columns, (), ())
+        )
+        fbs = [p.fb or 0 for p in pieces]
+        if not (any(f & FB_F for f in fbs) and any(f & FB_L for f in fbs)):
+            return None
+        cols: list[tuple[int, bytes | None]] = []
+        for p in reversed(pieces):
+            base = len(cols)
+            cols += [(base + n, val) for n, val in p.after]
+        head = pieces[-1].rowid
+        pieces.clear()
+        return head, tuple(cols)
+
+
+@dataclass
+class _Open:
+    begin_scn: int
+    user: str = ""
+    changes: list[tuple[str, RowEvent]] = field(default_factory=list)
+
+
+class Capture:
+    """The events of a :class:`Miner` assembled into committed transactions."""
+
+    def __init__(
+        self,
+        dictionary: Dictionary,
+        captured: Callable[[Table], bool],
+        warn: Callable[[str], None] = lambda _m: None,
+    ) -> None:
+        self.miner = Miner(dictionary, captured, warn)
+        self.open: dict[V.Xid, _Open] = {}
+
+    @property
+    def records(self) -> int:
+        return self.miner.records
+
+    def feed(self, rec: Record) -> list[Transaction]:
+        done: list[Transaction] = []
+        for ev in self.miner.feed(rec):
+            if isinstance(ev, TxBegin):
+                self.open.setdefault(ev.xid, _Open(ev.scn))
+            elif isinstance(ev, TxSession):
+                if ev.xid in self.open:
+                    self.open[ev.xid].user = ev.user
+            elif isinstance(ev, TxRow):
+                self.open.setdefault(ev.xid, _Open(ev.row.scn)).changes.append((ev.ref, ev.row))
+            elif isinstance(ev, TxUndo):
+                tx = self.open.get(ev.xid)
+                if tx:
+                    tx.changes = [(r, c) for r, c in tx.changes if r != ev.ref]
+            else:
+                t = self.open.pop(ev.xid, None)
+                if t is not None and not ev.rollback and t.changes:
+                    changes = tuple(c for _r, c in t.changes)
+                    done.append(
+                        Transaction(ev.xid, t.begin_scn, ev.commit_scn, ev.time, t.user, changes)
+                    )
+        return done

@@ -1,0 +1,29 @@
+"""Redo records given as hex, one per line (as support tickets and other tools' tests carry
+them): blank lines and ``#`` comments skipped, spaces inside a line ignored."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from engine.redo import layout as L
+from engine.redo.errors import RedoCorruptError, RedoError
+from engine.redo.framing import Rba, Record, parse_record
+
+MAX_LINE = 2 * L.MAX_RECORD
+
+
+def hex_records(lines: Iterable[str], order: L.Order, layout: str) -> Iterator[Record]:
+    for no, line in enumerate(lines, 1):
+        text = "".join(line.split())
+        if not text or text.startswith("#"):
+            continue
+        if len(text) > MAX_LINE:
+            raise RedoCorruptError(f"line {no}: longer than a record can be")
+        try:
+            raw = bytes.fromhex(text)
+        except ValueError:
+            raise RedoCorruptError(f"line {no}: not hex") from None
+        try:
+            yield parse_record(raw, order, layout, Rba(0, no, 0))
+        except RedoError as exc:
+            raise type(exc)(f"line {no}: {exc.message}", exc.offset) from exc

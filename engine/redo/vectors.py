@@ -1,0 +1,614 @@
+"""Change vectors of captured tables, decoded into typed, frozen facts.
+
+Layer 5 (transaction layer): 5.2 begin (ktudh), 5.1 undo (ktudb, ktubl/ktubu, the undo's
+row operation, then supplemental log data: header, column numbers, lengths, values), 5.4
+commit or rollback (ktucm), 5.20 session information, 5.6 / 5.11 undo applied (partial
+rollback: ktub of the undone change). Layer 11 (row access, KDO): 11.2 IRP, 11.3 DRP,
+11.4 LKR, 11.5 URP, 11.6 ORP, 11.8 CFA, 11.11 QMI, 11.12 QMD, 11.16 LMN, 11.17 LLB,
+11.19 array update; 19.1 direct-path load (a block image, rows by their own row headers).
+Anything else decodes to :class:`Other` (named by its opcode) and is never an error.
+
+Field offsets are stated once, in the ``*_AT`` tables; every read goes through
+:func:`_get`, which checks the field is long enough (``RedoCorruptError`` otherwise).
+Sources: docs/redo_format.md.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from engine.redo.errors import RedoCorruptError, RedoUnsupportedError
+from engine.redo.framing import Record, Vector
+from engine.redo.rowid import rowid
+
+# offset, struct code of every field we read, per structure
+KTUDH_AT = {
+    "slt": (0, "H"),
+    "sqn": (4, "I"),
+    "uba_dba": (8, "I"),
+    "uba_seq": (12, "H"),
+    "uba_rec": (14, "B"),
+    "flg": (16, "H"),
+}
+KTUDB_AT = {
+    "siz": (0, "H"),
+    "spc": (2, "H"),
+    "flg": (4, "H"),
+    "usn": (8, "H"),
+    "slt": (10, "H"),
+    "sqn": (12, "I"),
+    "seq": (16, "H"),
+    "rec": (18, "B"),
+}
+KTUB_AT = {
+    "objn": (0, "I"),
+    "objd": (4, "I"),
+    "tsn": (8, "I"),
+    "opc_layer": (16, "B"),
+    "opc_code": (17, "B"),
+    "slt": (18, "B"),
+    "rci": (19, "B"),
+}
+KTUCM_AT = {"slt": (0, "H"), "sqn": (4, "I"), "srt": (8, "H"), "sta": (12, "B"), "flg": (16, "B")}
+KTB_AT = {"op": (0, "B"), "usn": (8, "H"), "slt": (10, "H"), "sqn": (12, "I")}
+KDO_AT = {
+    "bdba": (0, "I"),
+    "hdba": (4, "I"),
+    "maxfr": (8, "H"),
+    "op": (10, "B"),
+    "flags": (11, "B"),
+    "itli": (12, "B"),
+    "ispac": (13, "B"),
+}
+# row operation specific parts of the KDO field
+KDO_ROW_AT = {  # IRP / ORP: a whole row piece
+    "fb": (16, "B"),
+    "lb": (17, "B"),
+    "cc": (18, "B"),
+    "cki": (19, "B"),
+    "nrid_bdba": (20, "I"),
+    "nrid_slot": (24, "H"),
+    "size": (40, "H"),
+    "slot": (42, "H"),
+    "tabn": (44, "B"),
+}
+KDO_ROW_NULLS = 45
+KDO_URP_AT = {
+    "fb": (16, "B"),
+    "lock": (17, "B"),
+    "ckix": (18, "B"),
+    "tabn": (19, "B"),
+    "slot": (20, "H"),
+    "ncol": (22, "B"),
+    "nnew": (23, "B"),
+    "size": (24, "h"),
+}
+KDO_URP_NULLS = 26
+KDO_SLOT_AT = {"slot": (16, "H"), "tabn": (18, "B")}  # DRP, LKR, CFA
+KDO_ARRAY_AT = {"tabn": (16, "B"), "nrow": (18, "B")}  # QMI, QMD
+# 19.1 direct-path load: a whole data block image (ktbbh, ITL entries, kdbh, row directory)
+KTBBH_AT = {"type": (0, "B"), "objd": (4, "I"), "itc": (16, "B")}
+KTBBH_ITL = 24  # the ITL list starts here, 24 bytes an entry
+KDBH_AT = {"flag": (0, "B"), "ntab": (1, "B"), "nrow": (2, "H")}
+KDBH_DIRECTORY = 14  # table directory (4 bytes a table), then the row directory (2 a row)
+BLOCK_TYPE_DATA = 1
+SUPP_AT = {"type": (0, "B"), "fb": (1, "B"), "cc": (2, "H"), "before": (6, "H"), "after": (8, "H")}
+SUPP_ROW_AT = {"bdba": (20, "I"), "slot": (24, "H")}  # in the 28-byte form
+KDO_OP_MASK = 0x1F
+KDO_FLAG_ONE_FIELD = 0x80  # the columns in one field, each with its length (KDOM2)
+KDO_FLAG_COMPRESSED = 0x08  # a compressed row image in one field (basic/OLTP compression)
+KTUCM_ROLLBACK = 0x04
+UNDO_CLS_FIRST = 15  # undo header of segment n is class 15 + 2n, its blocks 16 + 2n
+
+KDO_OPS = {
+    1: "IUR",
+    2: "IRP",
+    3: "DRP",
+    4: "LKR",
+    5: "URP",
+    6: "ORP",
+    7: "MFC",
+    8: "CFA",
+    9: "CKI",
+    10: "SKL",
+    11: "QMI",
+    12: "QMD",
+    16: "LMN",
+    17: "LLB",
+    19: "21?",
+    21: "CMP",
+}
+
+
+def _get(buf: bytes, table: dict[str, tuple[int, str]], name: str, order: str) -> int:
+    off, code = table[name]
+    size = struct.calcsize(code)
+    if off + size > len(buf):
+        raise RedoCorruptError(f"field of {len(buf)} bytes has no {name} at {off}", off)
+    return int(struct.unpack_from(order + code, buf, off)[0])
+
+
+def _all(buf: bytes, table: dict[str, tuple[int, str]], order: str) -> dict[str, int]:
+    return {n: _get(buf, table, n, order) for n in table}
+
+
+@dataclass(frozen=True)
+class Xid:
+    usn: int
+    slt: int
+    sqn: int
+
+    def text(self) -> str:
+        return f"{self.usn}.{self.slt}.{self.sqn}"
+
+    def dump(self) -> str:
+        return f"0x{self.usn:04x}.{self.slt:03x}.{self.sqn:08x}"
+
+
+@dataclass(frozen=True)
+class RowOp:
+    """A KDO row operation: what the undo (in a 5.1) or the redo (an 11.x) does to a row."""
+
+    op: int  # KDO op code (2 IRP, 3 DRP, 5 URP ...)
+    bdba: int
+    slot: int
+    tabn: int
+    fb: int | None  # row flags where the operation carries them
+    columns: tuple[tuple[int, bytes | None], ...] = ()  # (column number from 0, value or NULL)
+    nrid: tuple[int, int] | None = None  # next piece of a chained row
+    slots: tuple[int, ...] = ()  # QMI / QMD: every row's slot
+    rows: tuple[tuple[tuple[int, bytes | None], ...], ...] = ()  # QMI: every row's columns
+    compressed: bool = False  # a compressed segment's row: its columns are not decoded
+
+    @property
+    def name(self) -> str:
+        return KDO_OPS.get(self.op, f"op {self.op}")
+
+
+@dataclass(frozen=True)
+class Supplemental:
+    fb: int
+    cc: int
+    columns: tuple[tuple[int, bytes | None], ...]  # (column number from 0, value)
+    bdba: int | None = None
+    slot: int | None = None
+
+
+@dataclass(frozen=True)
+class Begin:  # 5.2
+    xid: Xid
+
+
+@dataclass(frozen=True)
+class Undo:  # 5.1, and the ktub of 5.6 / 5.11
+    xid: Xid | None
+    objn: int
+    objd: int
+    opc: str  # "11.1" for table rows, "10.22" index ...
+    row: RowOp | None
+    supp: Supplemental | None
+
+
+@dataclass(frozen=True)
+class End:  # 5.4
+    xid: Xid
+    rollback: bool
+
+
+@dataclass(frozen=True)
+class Session:  # 5.20
+    user: str
+    transaction_name: str
+
+
+@dataclass(frozen=True)
+class Redo:  # 11.x
+    xid: Xid | None
+    row: RowOp
+
+
+@dataclass(frozen=True)
+class DirectLoad:  # 19.1
+    objd: int
+    block_type: int
+    rows: tuple[tuple[int, int, tuple[tuple[int, bytes | None], ...]], ...]  # (slot, fb, columns)
+
+
+@dataclass(frozen=True)
+class Other:
+    op: str
+
+
+Decoded = Begin | Undo | End | Session | Redo | DirectLoad | Other
+
+
+def undo_xid_of(cls: int, slt: int, sqn: int) -> Xid:
+    return Xid((cls - UNDO_CLS_FIRST) // 2, slt, sqn)
+
+
+def _begin(v: Vector) -> Decoded:
+    f = _field(v, 0)
+    return Begin(
+        undo_xid_of(v.cls, _get(f, KTUDH_AT, "slt", v.order), _get(f, KTUDH_AT, "sqn", v.order))
+    )
+
+
+def _end(v: Vector) -> Decoded:
+    f = _field(v, 0)
+    o = v.order
+    flg = _get(f, KTUCM_AT, "flg", o) if len(f) > KTUCM_AT["flg"][0] else 0
+    return End(
+        undo_xid_of(v.cls, _get(f, KTUCM_AT, "slt", o), _get(f, KTUCM_AT, "sqn", o)),
+        bool(flg & KTUCM_ROLLBACK),
+    )
+
+
+def _session(v: Vector) -> Decoded:
+    def text(i: int) -> str:
+        return v.fields[i].rstrip(b"\0").decode("utf-8", "replace") if len(v.fields) > i else ""
+
+    return Session(user=text(7), transaction_name=text(1))
+
+
+def _field(v: Vector, i: int) -> bytes:
+    if i >= len(v.fields):
+        raise RedoCorruptError(
+            f"change vector {v.op} has {len(v.fields)} fields, needs field {i + 1}"
+        )
+    return v.fields[i]
+
+
+def _nulls(bitmap: bytes, i: int) -> bool:
+    return i // 8 < len(bitmap) and bool(bitmap[i // 8] & (1 << (i % 8)))
+
+
+def _one_field_columns(buf: bytes, n: int) -> list[bytes | None]:
+    """Columns in one field: each an Oracle length byte (0xFF NULL, 0xFE then 2 bytes) and data."""
+    out: list[bytes | None] = []
+    pos = 0
+    for _ in range(n):
+        if pos >= len(buf):
+            raise RedoCorruptError("packed columns end early", pos)
+        ln = buf[pos]
+        pos += 1
+        if ln == 0xFF:
+            out.append(None)
+            continue
+        if ln == 0xFE:
+            if pos + 2 > len(buf):
+                raise RedoCorruptError("packed column length cut", pos)
+            ln = struct.unpack_from(">H", buf, pos)[0]
+            pos += 2
+        if pos + ln > len(buf):
+            raise RedoCorruptError("packed column runs past its field", pos)
+        out.append(buf[pos : pos + ln])
+        pos += ln
+    return out
+
+
+def _columns(
+    v: Vector, k: int, n: int, bitmap: bytes, limit: int
+) -> tuple[list[bytes | None], int]:
+    """``n`` column values from field ``k`` on, fields up to ``limit`` available. Oracle writes
+    a field for every column (empty or bitmap-marked: NULL), or (seen in 19c URP undo) fields
+    only for the columns the bitmap does not mark NULL."""
+    avail = limit - k
+    if avail >= n:
+        vals = [
+            None if _nulls(bitmap, i) or not v.fields[k + i] else v.fields[k + i] for i in range(n)
+        ]
+        return vals, k + n
+    present = [i for i in range(n) if not _nulls(bitmap, i)]
+    if avail >= 1 and avail < len(present):  # the row's columns packed in one field
+        try:
+            return _one_field_columns(v.fields[k], n), k + 1
+        except RedoCorruptError as exc:  # a compressed row image: tokens, not columns
+            raise RedoUnsupportedError(f"change vector {v.op}: a compressed row") from exc
+    if avail < len(present):
+        raise RedoCorruptError(f"change vector {v.op}: {n} columns, {avail} fields")
+    out: list[bytes | None] = [None] * n
+    for j, i in enumerate(present):
+        out[i] = v.fields[k + j] or None
+    return out, k + len(present)
+
+
+def _supp_at(v: Vector, k: int) -> int:
+    """Where a 5.1's supplemental data starts, found from its shape: a header (type 1 or 2,
+    20 or 28 bytes) followed by its column numbers, lengths and ``cc`` values, ending the
+    vector (preferred) or followed by further fields (seen after a DRP undo in 19c)."""
+    nf = len(v.fields)
+    loose = nf
+    for s in range(k, nf):
+        f = v.fields[s]
+        if len(f) in (20, 28) and f[0] in (1, 2):
+            cc = _get(f, SUPP_AT, "cc", v.order)
+            end = s + 3 + cc if cc else s + 1
+            if end == nf:
+                return s
+            if end < nf and loose == nf:
+                loose = s
+    return loose
+
+
+def _row_op(v: Vector, k: int, limit: int | None = None) -> tuple[RowOp, int]:
+    """The KDO at field ``k`` and the column fields after it (before ``limit``); returns the
+    next field index."""
+    o = v.order
+    limit = len(v.fields) if limit is None else limit
+    kdo = _field(v, k)
+    head = _all(kdo, KDO_AT, o)
+    op = head["op"] & KDO_OP_MASK
+    nxt = k + 1
+    if op in (2, 6):  # IRP, ORP
+        r = _all(kdo, KDO_ROW_AT, o)
+        cc = r["cc"]
+        bitmap = kdo[KDO_ROW_NULLS : KDO_ROW_NULLS + (cc + 7) // 8]
+        if head["flags"] & KDO_FLAG_COMPRESSED:
+            _field(v, nxt)
+            row = RowOp(op, head["bdba"], r["slot"], r["tabn"], r["fb"], (), None, compressed=True)
+            return row, nxt + 1
+        if head["flags"] & KDO_FLAG_ONE_FIELD and cc:
+            vals = _one_field_columns(_field(v, nxt), cc)
+            nxt += 1
+        else:
+            try:
+                vals, nxt = _columns(v, nxt, cc, bitmap, limit)
+            except RedoUnsupportedError:
+                return RowOp(
+                    op, head["bdba"], r["slot"], r["tabn"], r["fb"], (), None, compressed=True
+                ), nxt + 1
+        nrid = (r["nrid_bdba"], r["nrid_slot"]) if r["nrid_bdba"] else None
+        row = RowOp(op, head["bdba"], r["slot"], r["tabn"], r["fb"], tuple(enumerate(vals)), nrid)
+        return row, nxt
+    if op == 5:  # URP
+        r = _all(kdo, KDO_URP_AT, o)
+        n = r["nnew"]
+        bitmap = kdo[KDO_URP_NULLS : KDO_URP_NULLS + (n + 7) // 8]
+        nums_f = _field(v, nxt) if n else b""
+        if len(nums_f) < 2 * n:
+            raise RedoCorruptError(f"URP: {n} column numbers in {len(nums_f)} bytes")
+        nums = struct.unpack_from(f"{o}{n}H", nums_f, 0)
+        nxt += 1 if n else 0
+        if head["flags"] & KDO_FLAG_ONE_FIELD and n:
+            uvals = _one_field_columns(_field(v, nxt), n)
+            nxt += 1
+        else:
+            uvals, nxt = _columns(v, nxt, n, bitmap, limit)
+        cols = tuple(zip(nums, uvals, strict=True))
+        return RowOp(op, head["bdba"], r["slot"], r["tabn"], r["fb"], cols), nxt
+    if op in (11, 12):  # QMI, QMD
+        r = _all(kdo, KDO_ARRAY_AT, o)
+        n = r["nrow"]
+        sl = _field(v, nxt)
+        if len(sl) < 2 * n:
+            raise RedoCorruptError(f"{KDO_OPS[op]}: {n} slots in {len(sl)} bytes")
+        slots = struct.unpack_from(f"{o}{n}H", sl, 0)
+        nxt += 1
+        rows: list[tuple[tuple[int, bytes | None], ...]] = []
+        if op == 11 and nxt < len(v.fields):
+            rows = _array_rows(v.fields[nxt], n)
+            nxt += 1
+        return RowOp(
+            op,
+            head["bdba"],
+            slots[0] if slots else 0,
+            r["tabn"],
+            None,
+            slots=tuple(slots),
+            rows=tuple(rows),
+        ), nxt
+    if op in (3, 4, 8):  # DRP, LKR, CFA
+        r = _all(kdo, KDO_SLOT_AT, o)
+        return RowOp(op, head["bdba"], r["slot"], r["tabn"], 0 if op == 3 else None), nxt
+    return RowOp(op, head["bdba"], 0, 0, None), nxt  # LMN and others: no row in the KDO itself
+
+
+def _array_rows(buf: bytes, n: int) -> list[tuple[tuple[int, bytes | None], ...]]:
+    """QMI rows: each a row header (fb, lb, cc) then cc columns with Oracle length bytes."""
+    rows: list[tuple[tuple[int, bytes | None], ...]] = []
+    pos = 0
+    for _ in range(n):
+        if pos + 3 > len(buf):
+            raise RedoCorruptError("QMI row header cut", pos)
+        cc = buf[pos + 2]
+        pos += 3
+        vals: list[bytes | None] = []
+        for _c in range(cc):
+            if pos >= len(buf):
+                raise RedoCorruptError("QMI row cut", pos)
+            ln = buf[pos]
+            pos += 1
+            if ln == 0xFF:
+                vals.append(None)
+                continue
+            if ln == 0xFE:
+                if pos + 2 > len(buf):
+                    raise RedoCorruptError("QMI column length cut", pos)
+                ln = struct.unpack_from(">H", buf, pos)[0]
+                pos += 2
+            if pos + ln > len(buf):
+                raise RedoCorruptError("QMI column runs past its field", pos)
+            vals.append(buf[pos : pos + ln])
+            pos += ln
+        rows.append(tuple(enumerate(vals)))
+    return rows
+
+
+def _supplemental(v: Vector, k: int) -> Supplemental | None:
+    if k >= len(v.fields):
+        return None
+    o = v.order
+    f = v.fields[k]
+    if len(f) < 20:
+        return None
+    s = _all(f, SUPP_AT, o)
+    cc = s["cc"]
+    bdba = slot = None
+    if len(f) >= 26:
+        bdba, slot = _get(f, SUPP_ROW_AT, "bdba", o), _get(f, SUPP_ROW_AT, "slot", o)
+    cols: list[tuple[int, bytes | None]] = []
+    if cc:
+        nums_f, lens_f = _field(v, k + 1), _field(v, k + 2)
+        if len(nums_f) < 2 * cc or len(lens_f) < 2 * cc:
+            raise RedoCorruptError(f"supplemental data: {cc} columns, short number/length fields")
+        nums = struct.unpack_from(f"{o}{cc}H", nums_f, 0)
+        for i in range(cc):
+            val = _field(v, k + 3 + i)
+            cols.append((nums[i] - 1, val if val else None))
+    return Supplemental(s["fb"], cc, tuple(cols), bdba, slot)
+
+
+def _ktub(v: Vector, k: int) -> tuple[int, int, str]:
+    f = _field(v, k)
+    o = v.order
+    return (
+        _get(f, KTUB_AT, "objn", o),
+        _get(f, KTUB_AT, "objd", o),
+        f"{_get(f, KTUB_AT, 'opc_layer', o)}.{_get(f, KTUB_AT, 'opc_code', o)}",
+    )
+
+
+def _undo(v: Vector) -> Decoded:
+    o = v.order
+    d = _field(v, 0)
+    xid = Xid(_get(d, KTUDB_AT, "usn", o), _get(d, KTUDB_AT, "slt", o), _get(d, KTUDB_AT, "sqn", o))
+    objn, objd, opc = _ktub(v, 1)
+    row = supp = None
+    if opc == "11.1" and len(v.fields) > 3:
+        at = _supp_at(v, 4)
+        row, _ = _row_op(v, 3, at)
+        supp = _supplemental(v, at)
+    return Undo(xid, objn, objd, opc, row, supp)
+
+
+def _undo_applied(v: Vector) -> Decoded:
+    objn, objd, opc = _ktub(v, 0)
+    return Undo(None, objn, objd, opc, None, None)
+
+
+def _redo(v: Vector) -> Decoded:
+    o = v.order
+    ktb = _field(v, 0)
+    xid = None
+    if _get(ktb, KTB_AT, "op", o) & 0x0F == 0x01 and len(ktb) >= 16:  # op F: carries the xid
+        xid = Xid(
+            _get(ktb, KTB_AT, "usn", o), _get(ktb, KTB_AT, "slt", o), _get(ktb, KTB_AT, "sqn", o)
+        )
+    row, _ = _row_op(v, 1)
+    return Redo(xid, row)
+
+
+def _row_at(block: bytes, pos: int) -> tuple[int, tuple[tuple[int, bytes | None], ...]]:
+    """A row in a block: flag byte, lock byte, column count, then length-prefixed columns."""
+    if pos + 3 > len(block):
+        raise RedoCorruptError("a row header runs past its block", pos)
+    fb, cc = block[pos], block[pos + 2]
+    vals = _one_field_columns(block[pos + 3 :], cc)
+    return fb, tuple(enumerate(vals))
+
+
+def _direct_load(v: Vector) -> Decoded:
+    o = v.order
+    blk = _field(v, 0)
+    typ = _get(blk, KTBBH_AT, "type", o)
+    objd = _get(blk, KTBBH_AT, "objd", o)
+    if typ != BLOCK_TYPE_DATA:
+        return DirectLoad(objd, typ, ())
+    kdbh = KTBBH_ITL + KTBBH_ITL * _get(blk, KTBBH_AT, "itc", o)
+    head = blk[kdbh:]
+    ntab, nrow = _get(head, KDBH_AT, "ntab", o), _get(head, KDBH_AT, "nrow", o)
+    rd = KDBH_DIRECTORY + 4 * ntab
+    if rd + 2 * nrow > len(head):
+        raise RedoCorruptError(f"19.1: a row directory of {nrow} rows runs past the block")
+    rows = []
+    for slot, off in enumerate(struct.unpack_from(f"{o}{nrow}H", head, rd)):
+        if off == 0xFFFF or kdbh + off >= len(blk):
+            continue  # a free slot
+        fb, cols = _row_at(blk, kdbh + off)
+        rows.append((slot, fb, cols))
+    return DirectLoad(objd, typ, tuple(rows))
+
+
+DECODERS: dict[str, Callable[[Vector], Decoded]] = {
+    "19.1": _direct_load,
+    "5.1": _undo,
+    "5.2": _begin,
+    "5.4": _end,
+    "5.6": _undo_applied,
+    "5.11": _undo_applied,
+    "5.20": _session,
+    **{f"11.{c}": _redo for c in (2, 3, 4, 5, 6, 8, 11, 12, 16)},
+}
+
+
+def decode(v: Vector) -> Decoded:
+    fn = DECODERS.get(v.op)
+    return fn(v) if fn else Other(v.op)
+
+
+@dataclass(frozen=True)
+class RowChange:
+    """A level-11 change bound to its undo in the same record: what a row change is made of."""
+
+    op: str  # "11.5"
+    obj: int  # data object id (vector header)
+    con_id: int
+    xid: Xid | None
+    fb: int | None
+    supp_fb: int | None
+    rowid: str
+    after: tuple[tuple[int, bytes | None], ...]
+    before: tuple[tuple[int, bytes | None], ...]
+    supplemental: tuple[tuple[int, bytes | None], ...]
+    undo_op: str | None = None
+
+
+def row_changes(rec: Record) -> list[RowChange]:
+    """Each 11.x of a record with the 5.1 (or 5.6 / 5.11) before it: one row change each.
+    Row flags not carried by the redo operation (URP, LMN) are the undo's, as Oracle's dumps
+    of the pair show them."""
+    out: list[RowChange] = []
+    undo: Undo | None = None
+    for v in rec.vectors:
+        d = decode(v)
+        if isinstance(d, Undo):
+            undo = d
+            continue
+        if not isinstance(d, Redo):
+            continue
+        r = d.row
+        fb = r.fb
+        if fb is None and undo and undo.row:
+            fb = undo.row.fb
+        xid = d.xid or (undo.xid if undo else None)
+        out.append(
+            RowChange(
+                op=v.op,
+                obj=v.obj,
+                con_id=v.con_id,
+                xid=xid,
+                fb=fb,
+                supp_fb=undo.supp.fb if undo and undo.supp else None,
+                rowid=rowid(v.obj, v.dba, r.slot),
+                after=r.columns,
+                before=undo.row.columns if undo and undo.row else (),
+                supplemental=undo.supp.columns if undo and undo.supp else (),
+                undo_op=undo.row.name if undo and undo.row else None,
+            )
+        )
+        undo = None
+    return out
+
+
+def undo_ids(v: Vector) -> tuple[Xid | None, int, int, str]:
+    """A 5.1's (or 5.6 / 5.11's) transaction and object, without decoding its row."""
+    if v.op == "5.1":
+        o = v.order
+        d = _field(v, 0)
+        xid = Xid(
+            _get(d, KTUDB_AT, "usn", o), _get(d, KTUDB_AT, "slt", o), _get(d, KTUDB_AT, "sqn", o)
+        )
+        return (xid, *_ktub(v, 1))
+    return (None, *_ktub(v, 0))

@@ -1,0 +1,203 @@
+"""The Extract on a standalone cluster never hangs (issue 28): each fault becomes one OGG
+message within a bounded time, the Extract abends (the Manager's AUTORESTART acts on an
+ABENDED group) and meanwhile STATUS says what it waits for.
+
+One one-core worker (tests/extract/standalone.py) for the module; the faults:
+
+- the cluster held by another application (0 cores free): the group, started by the
+  Manager, says in STATUS that no executor was granted and abends at its start-up bound;
+- a wrong ``spark.driver.host`` (executors cannot call back): one line at once;
+- the master killed and restarted under a live Extract (no recovery: the new master does
+  not know the application): one line at the master bound.
+
+Each test prints the time from the fault to the message (issue 28's figures).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine.embedded.database import Database, create_database
+from engine.embedded.sql import execute
+from engine.home.layout import Home
+from engine.home.status import State, read_process_file
+from tests.extract import standalone
+from tests.extract.test_cluster import _app
+
+pytestmark = [pytest.mark.spark, pytest.mark.e2e]
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[standalone.Cluster]:
+    c = standalone.start_or_fail(1)
+    yield c
+    c.stop()
+
+
+def source(tmp_path: Path, rows: int = 20) -> Home:
+    """A home with a source database ``src`` of ``rows`` committed inserts into HR.EMP."""
+    home = Home(tmp_path / "home")
+    home.create_subdirs()
+    root = create_database(home.dirdb, "src")
+    with Database(root) as db:
+        s = db.session("ddl")
+        execute(db, s, "CREATE TABLE hr.emp (id NUMBER PRIMARY KEY, name VARCHAR2(20))")
+        for i in range(rows):
+            execute(db, s, f"INSERT INTO hr.emp VALUES ({i}, 'n{i}')")
+            execute(db, s, "COMMIT")
+    return home
+
+
+def env() -> dict[str, str]:
+    out = {k: v for k, v in os.environ.items() if not k.startswith(("GGSCI_", "PYSPARK_"))}
+    return out | {"PYSPARK_PYTHON": sys.executable}
+
+
+def ggsci(home: Home, *commands: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "ggsci", "run", *commands],
+        env=env() | {"GGHOME": str(home.root)}, cwd=home.root, capture_output=True, text=True,
+        timeout=90, check=False,
+    )  # fmt: skip
+    return done.stdout + done.stderr
+
+
+def extract(home: Home, extra: str, *, stop_at_eof: bool = False) -> subprocess.Popen[str]:
+    """``ggsci extract`` in the foreground (live, or to the end of the redo), its output
+    piped."""
+    (home.dirprm / "e1.prm").write_text(
+        f"EXTRACT e1\nSOURCEDB src\nEXTTRAIL ./dirdat/ea\n{extra}TABLE HR.*;\n"
+    )
+    return subprocess.Popen(
+        [sys.executable, "-m", "ggsci", "extract", "paramfile", "dirprm/e1.prm",
+         "--home", str(home.root), *(["--stop-at-eof"] if stop_at_eof else [])],
+        cwd=home.root, env=env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        start_new_session=True,
+    )  # fmt: skip
+
+
+def finish(proc: subprocess.Popen[str], timeout: float) -> str:
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, _ = proc.communicate()
+        raise AssertionError(f"the Extract still runs after {timeout} s:\n{out}") from None
+    return out
+
+
+def one_error(out: str, *needles: str) -> str:
+    assert "Traceback" not in out, out
+    errors = [ln for ln in out.splitlines() if " ERROR " in ln]
+    assert len(errors) == 1 and all(n in errors[0] for n in needles), out
+    return errors[0]
+
+
+def test_a_cluster_held_by_another_application(cluster: standalone.Cluster, tmp_path: Path) -> None:
+    hog_py = tmp_path / "hog.py"
+    hog_py.write_text(
+        "import time\nfrom pyspark import SparkContext\n"
+        "sc = SparkContext(appName='hog')\nsc.parallelize([1], 1).count()\n"
+        "print('holding', flush=True)\ntime.sleep(600)\n"
+    )
+    hog = subprocess.Popen(
+        [str(standalone.SPARK_SUBMIT), "--master", cluster.url, "--conf", "spark.cores.max=1",
+         str(hog_py)],
+        env=env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    home = source(tmp_path)
+    try:
+        deadline = time.monotonic() + 120
+        while (app := _app(cluster, "hog")) is None or int(str(app["cores"])) < 1:
+            assert time.monotonic() < deadline and hog.poll() is None, "the hog never ran"
+            time.sleep(0.5)
+        (home.dirprm / "mgr.prm").write_text("PORT 0\n")
+        home.globals_file.write_text(
+            f"SPARKMASTER {cluster.url}\nSPARKCONF spark.ggsci.startupTimeout=40s\n"
+        )
+        (home.dirprm / "e1.prm").write_text(
+            "EXTRACT e1\nSOURCEDB src\nEXTTRAIL ./dirdat/ea\nTABLE HR.*;\n"
+        )
+        out = ggsci(
+            home, "START MANAGER", "ADD EXTRACT e1, TRANLOG, EXTSEQNO 1, EXTRBA 0",
+            "ADD EXTTRAIL ./dirdat/ea, EXTRACT e1", "START EXTRACT e1",
+        )  # fmt: skip
+        assert "EXTRACT E1 starting" in out, out
+        t0 = time.monotonic()
+        said = ""
+        while time.monotonic() - t0 < 90 and "none granted" not in said:
+            said = ggsci(home, "SEND EXTRACT e1, STATUS")
+            time.sleep(0.5)
+        assert "starting: Spark session: no executor registered from" in said, said
+        assert "none granted" in said and " of 40 s)" in said, said
+        while time.monotonic() - t0 < 180:
+            pf = read_process_file(home, "EXTRACT", "E1")
+            if pf is not None and pf.state == State.ABENDED:
+                break
+            time.sleep(0.5)
+        took = time.monotonic() - t0
+        assert pf is not None and pf.state == State.ABENDED, pf
+        assert "ABENDED" in ggsci(home, "INFO EXTRACT e1")
+        report = (home.dirrpt / "E1.rpt").read_text()
+        line = one_error(
+            "\n".join(ln for ln in report.splitlines() if "OGG-01668" in ln and "PROCESS" not in ln),
+            "did not start within 40 s", "none granted",
+        )  # fmt: skip
+        assert line.split("OGG-01668", 1)[1] in home.ggserr_log.read_text()
+        assert "Traceback" not in report
+        print(f"0 cores: {took:.1f} s from START to the abend (bound 40 s after the session is up)")
+    finally:
+        ggsci(home, "STOP MANAGER !")
+        os.killpg(hog.pid, signal.SIGTERM)
+        hog.wait(30)
+
+
+def test_a_wrong_driver_host(cluster: standalone.Cluster, tmp_path: Path) -> None:
+    home = source(tmp_path)
+    t0 = time.monotonic()
+    proc = extract(
+        home,
+        f"SPARKMASTER {cluster.url}\nSPARKCONF spark.driver.bindAddress=127.0.0.1\n"
+        "SPARKCONF spark.driver.host=127.0.0.2\n",
+    )
+    out = finish(proc, 120)
+    took = time.monotonic() - t0
+    assert proc.returncode == 1, out
+    one_error(out, "cannot call the driver back at 127.0.0.2:", "spark.driver.host")
+    print(f"wrong spark.driver.host: {took:.1f} s from the start to the message")
+
+
+def test_the_master_restarted_under_a_live_extract(
+    cluster: standalone.Cluster, tmp_path: Path
+) -> None:
+    """Runs last in this module: its master is a new one afterwards."""
+    home = source(tmp_path)
+    proc = extract(
+        home,
+        f"SPARKMASTER {cluster.url}\nSPARKCONF spark.ggsci.masterTimeout=15s\n",
+    )
+    try:
+        deadline = time.monotonic() + 180
+        while not any(p.stat().st_size > 2000 for p in home.dirdat.glob("ea*")):
+            assert proc.poll() is None, finish(proc, 5)
+            assert time.monotonic() < deadline, "the Extract wrote nothing"
+            time.sleep(0.5)
+        t0 = time.monotonic()
+        cluster.restart_master()
+        out = finish(proc, 120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    took = time.monotonic() - t0
+    assert proc.returncode == 1, out
+    one_error(out, f"The connection to the Spark master {cluster.url} was lost")
+    assert "spark.ggsci.masterTimeout" in out
+    print(f"master restarted: {took:.1f} s from the kill to the message (bound 15 s)")

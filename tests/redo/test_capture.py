@@ -1,0 +1,260 @@
+"""Capture from archived logs only: the 23ai fixture end to end through the redo room
+(catalog, dictionary, framing, vectors, values, transactions), gaps, incarnations,
+rollbacks, dictionary changes."""
+
+from __future__ import annotations
+
+import fnmatch
+import shutil
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from engine.redo import capture as C
+from engine.redo import catalog, dictionary, framing
+from engine.redo import layout as L
+from tests.redo.corpus import CHECKPOINT, LOG15, LOG16, OLR, need
+
+FMT = "arch%t_%s_%r.dbf"
+
+
+def _run(
+    location: str, dic: dictionary.Dictionary, pattern: str = "OLR_TEST.*"
+) -> tuple[list[C.Transaction], list[str], C.Capture]:
+    logs = catalog.chain(catalog.list_logs(location, FMT), 1, 15, None, location)
+    warns: list[str] = []
+    cap = C.Capture(dic, lambda t: fnmatch.fnmatch(t.full_name, pattern), warns.append)
+    out: list[C.Transaction] = []
+    for f in logs:
+        for r in framing.iter_records(Path(f.location).read_bytes()):
+            out += cap.feed(r)
+    return out, warns, cap
+
+
+def test_the_fixture_gives_exactly_one_transaction() -> None:
+    dic = dictionary.load(need(CHECKPOINT))
+    out, warns, cap = _run(str(need(OLR)), dic)
+    assert warns == [] and cap.records == 1110 + 7
+    assert len(out) == 1
+    t = out[0]
+    assert (t.xid.text(), t.commit_scn, t.user) == ("10.12.572", 2267707, "OLR_TEST")
+    assert L.redo_time(t.commit_time) == (2026, 3, 7, 1, 44, 40)
+    (ch,) = t.changes
+    assert (ch.op, ch.table.full_name, ch.table.con_id, ch.scn) == (
+        "INSERT",
+        "OLR_TEST.TEST_CDC",
+        3,
+        2267707,
+    )
+    assert ch.after == (("ID", Decimal(1)), ("NAME", "hello world")) and ch.before == ()
+
+
+def test_other_tables_are_not_captured() -> None:
+    dic = dictionary.load(need(CHECKPOINT))
+    assert _run(str(need(OLR)), dic, "OTHER.*")[0] == []
+
+
+def test_dictionary_formats_agree() -> None:
+    olr = dictionary.load(need(CHECKPOINT))
+    t = next(t for t in olr.tables if t.full_name == "OLR_TEST.TEST_CDC")
+    assert (t.con_id, t.obj, t.data_objs, t.key) == (3, 72726, (72726,), ("ID",))
+    assert [(c.name, c.seg_col, c.type, c.charset_form) for c in t.columns] == [
+        ("ID", 1, "NUMBER", 0),
+        ("NAME", 2, "VARCHAR2", 1),
+    ]
+    import json
+
+    again = dictionary.from_ggsci(json.loads(json.dumps(olr.to_json())))
+    assert again == olr
+
+
+def test_dictionary_errors(tmp_path: Path) -> None:
+    for text in (
+        "not json",
+        "[]",
+        '{"format": "x"}',
+        '{"format": "ggsci-oracle-dictionary/1", "tables": [{}]}',
+    ):
+        p = tmp_path / "d.json"
+        p.write_text(text)
+        with pytest.raises(dictionary.DictionaryError, match=r"d\.json"):
+            dictionary.load(p)
+    with pytest.raises(dictionary.DictionaryError, match="absent"):
+        dictionary.load(tmp_path / "absent.json")
+
+
+def test_missing_sequence_and_other_incarnation(tmp_path: Path) -> None:
+    shutil.copy(need(LOG16), tmp_path / LOG16.name)
+    with pytest.raises(
+        catalog.MissingLogError,
+        match="OGG-00446: Could not find archived log for sequence 15 thread 1",
+    ):
+        catalog.chain(catalog.list_logs(str(tmp_path), FMT), 1, 15, None, str(tmp_path))
+    shutil.copy(need(LOG15), tmp_path / LOG15.name)
+    assert [
+        f.sequence
+        for f in catalog.chain(catalog.list_logs(str(tmp_path), FMT), 1, 15, None, str(tmp_path))
+    ] == [15, 16]
+    # a log of sequence 17 from another incarnation, built by the framing writer
+    h = framing.read_header(LOG16.read_bytes())
+    import dataclasses
+
+    other = dataclasses.replace(
+        h, sequence=17, resetlogs_id=h.resetlogs_id + 1, first_scn=h.next_scn
+    )
+    rec = framing.build_record("<", h.next_scn, 1, [], framing.Lwn(0, 1, 1, h.next_scn, 0))
+    (tmp_path / "arch1_17_99.dbf").write_bytes(framing.build_log(other, [[rec]]))
+    with pytest.raises(catalog.IncarnationError, match=r"arch1_17_99\.dbf belongs to incarnation"):
+        catalog.chain(catalog.list_logs(str(tmp_path), FMT), 1, 15, None, str(tmp_path))
+    (tmp_path / "arch1_17_99.dbf").unlink()
+    (tmp_path / LOG15.name).unlink()
+    (tmp_path / "arch1_14_1224959854.dbf").write_bytes(LOG15.read_bytes())  # named 14, is 15
+    with pytest.raises(catalog.MissingLogError):
+        catalog.chain(catalog.list_logs(str(tmp_path), FMT), 1, 14, None, str(tmp_path))
+
+
+def test_a_rolled_back_transaction_is_dropped() -> None:
+    dic = dictionary.load(need(CHECKPOINT))
+    data = bytearray(need(LOG15).read_bytes())
+    # flip the 5.4's rollback flag of 10.12.572 (ktucm flg at 16) and reseal the block
+    recs = list(framing.iter_records(bytes(data)))
+    commit = next(
+        r
+        for r in recs
+        if any(v.op == "5.4" and v.con_id == 3 and v.cls == 35 for v in r.vectors)
+        and r.scn == 2267708
+    )
+    off = commit.rba.block * 512 + commit.rba.offset
+    at = bytes(data).find(bytes.fromhex("0c0000003c020000000000000900000012000000"), off)
+    assert at > 0 and at // 512 == commit.rba.block
+    data[at + 16] |= 0x04
+    blk = at // 512 * 512
+    data[blk + 14 : blk + 16] = b"\0\0"
+    data[blk + 14 : blk + 16] = framing.checksum_fold(bytes(data[blk : blk + 512])).to_bytes(
+        2, "little"
+    )
+    warns: list[str] = []
+    cap = C.Capture(dic, lambda t: t.owner == "OLR_TEST", warns.append)
+    out = [t for r in framing.iter_records(bytes(data)) for t in cap.feed(r)]
+    assert out == []
+
+
+def _irp(order: L.Order, obj: int, con: int, cols: list[bytes], scn: int) -> bytes:
+    """A level-11 IRP record written with the vector tables (KTB op F, KDO IRP, columns)."""
+    import struct
+
+    from engine.redo import vectors as V
+
+    ktb = bytearray(24)
+    ktb[0] = 0x01
+    struct.pack_into(order + "HHI", ktb, 8, 7, 3, 99)
+    kdo = bytearray(48)
+    struct.pack_into(order + "I", kdo, V.KDO_AT["bdba"][0], 0x01800010)
+    kdo[V.KDO_AT["op"][0]] = 2
+    kdo[V.KDO_ROW_AT["fb"][0]] = 0x2C
+    kdo[V.KDO_ROW_AT["cc"][0]] = len(cols)
+    vec = framing.build_vector(
+        "12c",
+        order,
+        [bytes(ktb), bytes(kdo), *cols],
+        layer=11,
+        code=2,
+        cls=1,
+        afn=6,
+        dba=0x01800010,
+        obj=obj,
+        con_id=con,
+        scn=scn,
+    )
+    return framing.build_record(order, scn, 1, [vec])
+
+
+def test_a_dictionary_change_on_a_captured_table_stops() -> None:
+    """A COL$ row for the captured table's OBJ# after the dictionary's SCN (ALTER TABLE ADD
+    COLUMN writes one): the Extract stops naming the table and the SCN."""
+    from engine.embedded.codecs import encode_number
+
+    dic = dictionary.load(need(CHECKPOINT))
+    col_data_obj = next(t for t in dic.tables if t.full_name == "SYS.COL$").data_objs[0]
+    cap = C.Capture(dic, lambda t: t.owner == "OLR_TEST")
+    early = framing.parse_record(
+        _irp("<", col_data_obj, 3, [encode_number(72726), encode_number(3)], dic.scn)
+    )
+    assert cap.feed(early) == []  # before the dictionary's SCN: already in it
+    other = framing.parse_record(
+        _irp("<", col_data_obj, 3, [encode_number(555), encode_number(3)], dic.scn + 5)
+    )
+    assert cap.feed(other) == []  # another table's column
+    late = framing.parse_record(
+        _irp("<", col_data_obj, 3, [encode_number(72726), encode_number(3)], dic.scn + 9)
+    )
+    with pytest.raises(
+        C.CaptureStop, match=rf"structure of OLR_TEST\.TEST_CDC changed at SCN {dic.scn + 9}"
+    ):
+        cap.feed(late)
+
+
+def test_an_insert_written_with_the_tables_is_captured() -> None:
+    from engine.embedded.codecs import encode_number
+
+    dic = dictionary.load(need(CHECKPOINT))
+    cap = C.Capture(dic, lambda t: t.owner == "OLR_TEST")
+    for order in ("<", ">"):
+        rec = framing.parse_record(
+            _irp(order, 72726, 3, [encode_number(5), b"x"], dic.scn + 1), order
+        )
+        assert cap.feed(rec) == []
+    (tx,) = cap.open.values()
+    assert [c.after for _ref, c in tx.changes] == [(("ID", Decimal(5)), ("NAME", "x"))] * 2
+
+
+def test_unsupported_column_types_warn_by_table_and_column() -> None:
+    dic = dictionary.load(need(CHECKPOINT))
+    t = next(t for t in dic.tables if t.full_name == "OLR_TEST.TEST_CDC")
+    lob = dictionary.Column("DOC", 3, "CLOB", 4000)
+    t2 = dictionary.Table(t.con_id, t.owner, t.name, t.obj, t.data_objs, (*t.columns, lob), t.key)
+    warns: list[str] = []
+    C.Capture(
+        dictionary.Dictionary(dic.scn, "AL32UTF8", "AL16UTF16", (t2,)),
+        lambda _t: True,
+        warns.append,
+    )
+    assert warns == ["OGG-01431: column DOC of OLR_TEST.TEST_CDC has type CLOB, not captured"]
+
+
+def test_a_direct_path_load_gives_an_insert_per_row() -> None:
+    """oracdc's real 19.1 block image written as a block of OLR_TEST.TEST_CDC, inside a
+    transaction (5.2 ... 5.4 built with the vector tables): nine inserts, IDs 1..9."""
+    import struct
+
+    from tests.redo import oracdc
+    from tests.redo.corpus import ORACDC
+
+    dic = dictionary.load(need(CHECKPOINT))
+    (src,) = oracdc.records(need(ORACDC) / "Op19_1_Test.java")
+    block = next(v for v in framing.parse_record(src.raw).vectors if v.op == "19.1").fields[0]
+    ktudh = bytearray(32)
+    struct.pack_into("<HxxI", ktudh, 0, 5, 77)
+    ktucm = bytearray(20)
+    struct.pack_into("<HxxI", ktucm, 0, 5, 77)
+    hdr = {"con_id": 3, "afn": 23}
+    begin = framing.build_vector("12c", "<", [bytes(ktudh)], layer=5, code=2, cls=15 + 2 * 4, **hdr)
+    load = framing.build_vector(
+        "12c", "<", [block], layer=19, code=1, cls=1, dba=0x0600000E, obj=72726, **hdr
+    )
+    end = framing.build_vector("12c", "<", [bytes(ktucm)], layer=5, code=4, cls=15 + 2 * 4, **hdr)
+    lwn = framing.Lwn(0, 1, 1, dic.scn + 1, 0)
+    cap = C.Capture(dic, lambda t: t.owner == "OLR_TEST")
+    assert (
+        cap.feed(
+            framing.parse_record(framing.build_record("<", dic.scn + 1, 1, [begin, load], lwn))
+        )
+        == []
+    )
+    (tx,) = cap.feed(framing.parse_record(framing.build_record("<", dic.scn + 2, 1, [end])))
+    assert tx.xid.text() == "4.5.77" and tx.commit_scn == dic.scn + 1
+    assert [(c.op, c.after[0]) for c in tx.changes] == [
+        ("INSERT", ("ID", Decimal(i))) for i in range(1, 10)
+    ]
+    assert len({c.rowid for c in tx.changes}) == 9
