@@ -44,22 +44,26 @@ def settle_worker() -> None:
 CANNOT_RUN: Final = b"GGSCI-CANNOT-RUN:"
 
 
-def mine_partition(plan_bc: Any, splits: Iterator[Any]) -> Iterator[bytes]:
-    """A mining task (the function Spark ships, from this module, which imports nothing of
-    the miner): the miner's results, or one :data:`CANNOT_RUN` line when its modules cannot
-    be imported here. Such a task succeeds, so that Spark does not retry it on another
-    executor and hide a broken one: the driver abends with the line
+def run_task(target: str, plan_bc: Any, splits: Iterator[Any]) -> Iterator[bytes]:
+    """A Spark task that runs ``target`` (``"module:function"``, named by its caller: this
+    module imports nothing of the engine's above it) over ``plan_bc`` and ``splits``: the
+    function's results, or one :data:`CANNOT_RUN` line when its modules cannot be imported
+    here. Such a task succeeds, so that Spark does not retry it on another executor and hide
+    a broken one: the driver abends with the line
     (:func:`engine.extract.redo_source.decode_splits`). Checked in each Python worker at
     its first task (a module that failed to import is tried again by the next task)."""
+    module, _, name = target.partition(":")
     try:
-        from engine.extract.redo_source import mine_task
+        import importlib
+
+        function = getattr(importlib.import_module(module), name)
     except Exception as exc:
         import socket
         import sys
 
         yield CANNOT_RUN + cannot_run_line(exc, socket.gethostname(), sys.executable).encode()
         return
-    yield from mine_task(plan_bc, splits)
+    yield from function(plan_bc, splits)
 
 
 def cannot_run_line(exc: BaseException, host: str, python: str) -> str:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from engine.changes import Fragment, Position
 from engine.cluster.jobturn import Turn, in_turn
-from engine.cluster.worker import CANNOT_RUN, mine_partition, settle_worker
+from engine.cluster.worker import CANNOT_RUN, run_task, settle_worker
 from engine.embedded.catalog import RedoGapError
 from engine.embedded.errors import RedoFormatError
 from engine.embedded.logs import LogInfo, list_logs
@@ -155,6 +155,10 @@ def _no_cycle_collection() -> Iterator[None]:
     finally:
         if was:
             gc.enable()
+
+
+#: The mining task's function, run by :func:`engine.cluster.worker.run_task` in each task.
+MINE_TASK: Final = "engine.extract.redo_source:mine_task"
 
 
 def mine_task(plan_bc: Any, splits: Iterable[Split]) -> Iterator[bytes]:
@@ -309,7 +313,7 @@ def _decoded(
         sc = spark.sparkContext
         with PLANS.shared(sc, plan) as bc:
             rdd = sc.parallelize(remote, _tasks(len(remote), sc.defaultParallelism))
-            job = rdd.mapPartitions(functools.partial(mine_partition, bc))
+            job = rdd.mapPartitions(functools.partial(run_task, MINE_TASK, bc))
             with in_turn(sc, turn):
                 packed = job.collect()
             for raw in packed:  # an executor that cannot run the miner: loud, not retried

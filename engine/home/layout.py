@@ -13,8 +13,6 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-import platformdirs
-
 SUBDIRS: tuple[str, ...] = (
     "dirprm",
     "dirrpt",
@@ -127,6 +125,8 @@ def resolve_home(explicit: str | os.PathLike[str] | None = None, cwd: Path | Non
     here = (cwd or Path.cwd()).resolve()
     if (here / "dirprm").is_dir():
         return Home(here)
+    import platformdirs  # the shell's dependency; a Spark task never resolves a home
+
     return Home(Path(platformdirs.user_data_dir("ggsci", appauthor=False)) / "home")
 
 

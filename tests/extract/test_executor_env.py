@@ -84,8 +84,8 @@ def test_an_executor_without_the_kernels_says_so_in_its_result(tmp_path: Path) -
     mined, warmed = run_bare(
         tmp_path,
         "import os\nos.environ['GGSCI_NATIVE'] = 'require'\n"
-        "from engine.cluster.worker import mine_partition, warm_task\n"
-        "print(list(mine_partition(None, iter([])))[0].decode())\n"
+        "from engine.cluster.worker import run_task, warm_task\n"
+        "print(list(run_task('engine.extract.redo_source:mine_task', None, iter([])))[0].decode())\n"
         f"print(warm_task({MINER_MODULES!r}, iter([]))[0])\n",
         drop=("engine/_native/*.so",),  # kernels built for another platform, say
     )[:2]
