@@ -99,7 +99,7 @@ MESSAGES: dict[str, Message] = {
     "OGG-02937": Message(_I, "No valid Bounded Recovery checkpoint was found."),
     "OGG-06505": Message(_I, "The Replicat connected to its target database."),
     "OGG-06506": Message(_I, "The Replicat restarts at its checkpoint table's position."),
-    "OGG-06510": Message(_I, "The Replicat resumes at the position its lakehouse tables record."),
+    "OGG-06510": Message(_I, "A lakehouse table was created, widened, or records where to resume."),
     "OGG-10019": Message(_I, "Bounded Recovery is not used in this run."),
     "OGG-10144": Message(_E, "The parameter file has errors."),
     "OGG-14000": Message(_I, "The heartbeat table was created."),

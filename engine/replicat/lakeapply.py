@@ -24,6 +24,7 @@ from engine.replicat import ApplyError, MappingError
 from engine.replicat.apply import Applier
 from engine.replicat.mapping import Mapper, TableMap
 from engine.targets.base import ColumnInfo, TableInfo
+from engine.targets.lake import LakeError
 from engine.targets.lake.reduce import Reduced
 from engine.targets.lake.tables import LakeTable, Stamp
 from engine.targets.lake.types import created_schema, kind_of
@@ -61,6 +62,7 @@ class LakeCatalog:
         self.recorded: dict[str, TrailPosition | None] = {}
         self.pending: _Pending | None = None
         self.note = note or (lambda text: None)
+        self.written: set[str] = set()  # tables this group has committed to (checkpoint db)
 
     def table(self, owner: str | None, name: str) -> TableInfo | None:
         sql_name = f"{owner}.{name}" if owner else name
@@ -68,6 +70,13 @@ class LakeCatalog:
         p = self.pending
         if t is None:
             t = self.store.open(owner or "", name)
+            if t is None and sql_name.upper() in self.written:
+                raise LakeError(
+                    f"{self.store.kind} table {sql_name} was deleted while the Replicat was "
+                    "stopped (it has written to it before): recreate it from the source, then "
+                    "ALTER REPLICAT; a new empty table would miss every change before the "
+                    "restart position."
+                )
             if t is None:
                 if p is None or p.definition is None:
                     return None
@@ -221,9 +230,11 @@ class LakeApplier(Applier):
         """Forget the batch (its target transaction rolled back)."""
         self.batches = {}
 
-    def commit(self, stamp: Stamp) -> None:
-        """One table commit per table of the batch, each recording ``stamp``."""
+    def commit(self, stamp: Stamp) -> list[str]:
+        """One table commit per table of the batch, each recording ``stamp``; the tables
+        committed to."""
         batches, self.batches = self.batches, {}
+        done = []
         for name, b in batches.items():
             if b.reduced is not None and (b.reduced.states or b.reduced.truncated):
                 b.table.commit_apply(b.reduced, b.key, stamp)
@@ -232,3 +243,5 @@ class LakeApplier(Applier):
             else:
                 continue
             self.catalog.recorded[name] = stamp.position
+            done.append(name)
+        return done

@@ -47,6 +47,8 @@ from params.handlerprops import HandlerProps, check_properties
 from params.models import ParamFile
 
 MAINTENANCE = ("OPTIMIZE", "VACUUM", "EXPIRESNAPSHOTS")
+#: In the checkpoint database: the lakehouse tables each group has committed to.
+WRITTEN = "gg_lake_tables"
 DEFAULT_RETAIN_HOURS = 168.0
 
 
@@ -110,6 +112,7 @@ class LakeReplicatRun(ReplicatRun):
             emit("OGG-06510", Severity.INFO, text)
 
         self.catalog = LakeCatalog(store, group.name, note)
+        self.catalog.written = self._written_tables()
         self.mapper = LakeMapper(model, self.catalog)
         self.lake = LakeApplier(self.catalog)
         self.applier = self.lake
@@ -127,6 +130,25 @@ class LakeReplicatRun(ReplicatRun):
             f"{resolve(props.location, home.root).shown} (handler {props.name}); "
             f"checkpoint database {props.checkpoint_database}.",
         )
+
+    def _written_tables(self) -> set[str]:
+        """The tables this group has committed to, from the checkpoint database (a table
+        missing at a restart that is among them was deleted: it is not made again)."""
+        t = self.target
+        t.begin()
+        try:
+            t.execute(
+                f"CREATE TABLE IF NOT EXISTS {WRITTEN} (group_name VARCHAR(8) NOT NULL, "
+                "table_name VARCHAR(512) NOT NULL, PRIMARY KEY (group_name, table_name))"
+            )
+            rows = t.query(
+                f"SELECT table_name FROM {WRITTEN} WHERE group_name = {t.placeholder}", (self.name,)
+            )
+            t.commit()
+        except BaseException:
+            t.rollback()
+            raise
+        return {str(r[0]) for r in rows}
 
     # -- batching -----------------------------------------------------------------------
     def poll(self) -> int:
@@ -195,9 +217,17 @@ class LakeReplicatRun(ReplicatRun):
     def _commit_batch(self, progress: Progress) -> None:
         stamp = Stamp(self.name, progress.position, progress.csn, progress.xids)
         try:
-            self.lake.commit(stamp)
+            done = self.lake.commit(stamp)
         except LakeError as exc:
             raise ReplicatError(exc.code, exc.message) from exc
+        ph = self.target.placeholder
+        for name in done:
+            if name.upper() not in self.catalog.written:  # in the checkpoint db's commit
+                self.target.execute(
+                    f"INSERT INTO {WRITTEN} (group_name, table_name) VALUES ({ph}, {ph})",
+                    (self.name, name.upper()),
+                )
+                self.catalog.written.add(name.upper())
         for txn, record in self._heartbeats:
             super()._apply_record(txn, record, False, txn.start)
 

@@ -121,3 +121,22 @@ def test_the_foreground_replicat_delivers_to_the_lake(tmp_path: Path) -> None:
     assert [r["ID"] for r in read_delta(home.root / "lake" / "hr" / "emp")] == ["1", "2"]
     report = (home.dirrpt / "REP.rpt").read_text()
     assert "Created deltalake table HR.EMP" in report, report
+
+
+def test_a_table_deleted_while_the_replicat_was_stopped_is_not_made_again(tmp_path: Path) -> None:
+    """The checkpoint database lists the tables the group has committed to: one of them
+    missing at a restart abends the Replicat instead of starting an empty table that would
+    miss every change before the restart position."""
+    from replicat_helpers import dele
+
+    home = lake_home(tmp_path / "home")
+    trail = home.root / "dirrmt" / "bb"
+    write_trail(trail, [txn_records(100, [ins(1)])])
+    r, _ = lake_run(home, "deltalake", MAP_APPLY)
+    drain(r)
+    shutil.rmtree(home.root / "lake" / "hr" / "emp")
+    write_trail(trail, [txn_records(101, [dele(1), ins(2)])])
+    r, _ = lake_run(home, "deltalake", MAP_APPLY, reuse=True)
+    with pytest.raises(LakeError, match="was deleted while the Replicat was stopped"):
+        drain(r)
+    assert not (home.root / "lake" / "hr" / "emp").exists()
