@@ -27,6 +27,7 @@ from tests.collector.two_homes import (
     audit_tranids,
     duplicate_last_transaction,
     netns_available,
+    pids_of,
     source_tranids,
     until,
 )
@@ -152,7 +153,8 @@ def test_kill_9_soak_of_pump_and_collector(homes: TwoHomes) -> None:
     assert_exactly_once(homes)
     # the mutation: one transaction written twice into the real remote trail is caught
     homes.kill_all()
-    assert wait_for(lambda: not homes.collector_pids(), 10)
+    pumps = ("engine.runtime.process", "PMP", str(homes.source.root))
+    assert wait_for(lambda: not homes.collector_pids() and not pids_of(*pumps), 10)
     doubled = duplicate_last_transaction(homes.target)
     result = audit(source_tranids(homes.written), audit_tranids(homes.target))
     assert result.duplicated == [doubled] and not result.lost

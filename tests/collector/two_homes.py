@@ -124,8 +124,8 @@ class TwoHomes:
         return read.seqno == int(last.name[2:]) and read.rba == last.stat().st_size
 
     def kill_all(self) -> None:
-        for home in (self.source, self.target):
-            for kind, name in (("EXTRACT", "PMP"), (MANAGER, MANAGER)):
+        for kind, name in ((MANAGER, MANAGER), ("EXTRACT", "PMP")):  # no AUTORESTART after
+            for home in (self.source, self.target):
                 pf = read_process_file(home, kind, name)
                 if pf is not None and pf.state in (State.STARTING, State.RUNNING):
                     with contextlib.suppress(ProcessLookupError):
