@@ -132,6 +132,27 @@ MESSAGES: dict[str, Message] = {
     "OGG-14096": Message(_W, "The target database has no heartbeat tables."),
     "OGG-25140": Message(_E, "SKIPTRANS: only the oldest open transaction can be skipped."),
     "OGG-25141": Message(_E, "FORCETRANS: only the oldest open transaction can be forced."),
+    "OGG-08100": Message(
+        _E, "DELETE EXTRACT of a group registered with a PostgreSQL database (UNREGISTER first)."
+    ),
+    "OGG-25355": Message(_I, "REGISTER EXTRACT created the group's PostgreSQL replication slot."),
+    "OGG-25356": Message(_E, "REGISTER EXTRACT of a group that is registered already."),
+    "OGG-25357": Message(_E, "The PostgreSQL replication slot cannot be created."),
+    "OGG-25358": Message(
+        _E, "UNREGISTER EXTRACT refused (not registered, another database, slot active)."
+    ),
+    "OGG-25359": Message(_I, "UNREGISTER EXTRACT dropped the group's replication slot."),
+    "OGG-25360": Message(_E, "The PostgreSQL Extract is not registered, or with another database."),
+    "OGG-25361": Message(_E, "The PostgreSQL Extract's replication slot does not exist."),
+    "OGG-25362": Message(_E, "The replication slot lost the WAL it needs."),
+    "OGG-25363": Message(
+        _E, "The replication slot is past the checkpoint: changes were consumed elsewhere."
+    ),
+    "OGG-25364": Message(
+        _W, "A captured PostgreSQL column has an unsupported type; its values are not written."
+    ),
+    "OGG-25365": Message(_W, "A captured table's REPLICA IDENTITY cannot identify its rows."),
+    "OGG-25366": Message(_E, "The PostgreSQL source failed while its replication slot was read."),
 }
 
 

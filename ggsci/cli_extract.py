@@ -238,7 +238,7 @@ def _pump(
     from engine.runtime.events import Severity
 
     try:
-        pump = Pump(h, model, group, emit)
+        pump = Pump(h, model, group, emit, report_line=report.line)
     except PumpError as exc:
         emit(exc.code, Severity.ERROR, exc.text)
         raise typer.Exit(1) from exc

@@ -64,6 +64,7 @@ def replicat(
 
     try:
         run = open_run(h, result.model, group, emit)
+        run.report_counter.line = report.line  # REPORTCOUNT's lines
     except (ReplicatError, TargetError) as exc:
         if isinstance(exc, ReplicatError):
             emit(exc.code, Severity.ERROR, exc.text)

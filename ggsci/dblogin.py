@@ -3,7 +3,8 @@
 A database is named after ``@`` in the user (``USERID gg@src1``), by ``SOURCEDB``, or by the
 alias's user in the credential store. It resolves, in this order, to:
 
-1. a PostgreSQL URL (``postgresql://host/db``): connected with psycopg;
+1. a PostgreSQL URL (``postgresql://host/db``) or libpq connection string
+   (``host=h port=p dbname=db``): connected with psycopg;
 2. an SQLite file (an existing file, or a name ending ``.db``/``.sqlite``/``.sqlite3``;
    relative to the home): opened read-only;
 3. an embedded source database of the home (``dirdb/<name>/``, case-insensitive).
@@ -13,6 +14,7 @@ With no database named and exactly one embedded database in ``dirdb/``, that one
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +42,16 @@ def split_user(userid: str) -> tuple[str, str | None]:
     return user, (db if sep else None)
 
 
+def is_libpq_dsn(spec: str) -> bool:
+    """A libpq key=value connection string (``host=/tmp port=5432 dbname=src``)."""
+    return bool(re.match(r"^\s*[a-z_]+\s*=", spec))
+
+
+def dsn_dbname(spec: str) -> str:
+    m = re.search(r"(?:^|\s)dbname\s*=\s*'?([^'\s]+)", spec)
+    return m.group(1) if m else "postgres"
+
+
 def resolve_database(home: Home, spec: str | None) -> Database:
     if spec is None:
         found = sorted(p for p in home.dirdb.glob("*") if p.is_dir()) if home.dirdb.is_dir() else []
@@ -55,6 +67,8 @@ def resolve_database(home: Home, spec: str | None) -> Database:
     if spec.startswith(("postgresql://", "postgres://")):
         name = urlparse(spec).path.lstrip("/") or "postgres"
         return Database("postgresql", spec, name)
+    if is_libpq_dsn(spec):  # host=... port=... dbname=...
+        return Database("postgresql", spec, dsn_dbname(spec))
     path = Path(spec).expanduser()
     path = path if path.is_absolute() else home.root / path
     if textfile.is_file(path) or path.suffix.lower() in SQLITE_SUFFIXES:

@@ -81,6 +81,8 @@ from params.handlers_map import (
     warn_reperror_after_maps,
 )
 from params.handlers_spark import h_sparkconf, h_sparkmaster, h_sparkproperties
+from params.postgres_rules import NOT_USED as PG_NOT_USED
+from params.postgres_rules import PG_ONLY, is_postgres_spec
 from params.text import Statement
 
 HANDLERS: dict[str, Handler] = {
@@ -100,8 +102,11 @@ HANDLERS: dict[str, Handler] = {
     "CACHEMGR": h_cachemgr,
     "REPORTCOUNT": h_reportcount,
     "REPORT": h_report,
+    "REPORTROLLOVER": h_report,
     "DISCARDFILE": h_discardfile,
     "GETTRUNCATES": toggle_handler("get_truncates", True),
+    "GETREPLICATES": flag_handler("get_replicates", True),
+    "IGNOREREPLICATES": flag_handler("get_replicates", False),
     "IGNORETRUNCATES": toggle_handler("get_truncates", False),
     "GETUPDATEBEFORES": toggle_handler("get_update_befores", True),
     "IGNOREUPDATEBEFORES": toggle_handler("get_update_befores", False),
@@ -244,10 +249,42 @@ def build(
             b.count += 1
     warn_reperror_after_maps(b)
     warn_updaterecordformat_alone(b)
+    _warn_not_used_for_postgres(b, statements)
     if expected is not None and "GROUP" not in b.seen:
         first = statements[0].origin if statements else Origin(path, 1, 1, "")
         b.diagnostics.append(Diagnostic(Severity.ERROR, "wrong-group", expected.mismatch(), first))
     return _finish(b, is_globals), b.diagnostics
+
+
+def _warn_not_used_for_postgres(b: Builder, statements: list[Statement]) -> None:
+    """An Extract of a PostgreSQL source: the Oracle-only parameters warned as not used."""
+    if b.fields.get("kind") != m.FileKind.EXTRACT:
+        return
+    login = b.fields.get("login") or m.Login()
+    userid_db = login.userid.partition("@")[2] if login.userid else None
+    postgres = is_postgres_spec(login.sourcedb) or is_postgres_spec(userid_db)
+    for st in statements:
+        b.statement = st
+        if not postgres:  # loop detection acts for a PostgreSQL Extract only
+            if st.keyword in PG_ONLY or (
+                st.keyword == "TRANLOGOPTIONS" and "FILTERTABLE" in st.text.upper().split()
+            ):
+                what = (
+                    "TRANLOGOPTIONS FILTERTABLE" if st.keyword == "TRANLOGOPTIONS" else st.keyword
+                )
+                b.warn("not-used", f"{what} is used by a PostgreSQL Extract only")
+            continue
+        why = PG_NOT_USED.get(st.keyword)
+        if why is not None and not _only_filtertable(st.text):
+            b.warn("not-used", f"{st.keyword} is not used by a PostgreSQL Extract: {why}")
+
+
+def _only_filtertable(text: str) -> bool:
+    """TRANLOGOPTIONS [FILTERTABLE t]...: nothing but what a PostgreSQL Extract acts on."""
+    words = text.replace(",", " ").split()[1:]
+    return (
+        bool(words) and all(w.upper() == "FILTERTABLE" for w in words[0::2]) and len(words) % 2 == 0
+    )
 
 
 def _check_ranges(b: Builder, kw: str, parsed: Parsed) -> None:
@@ -306,6 +343,7 @@ def _finish(b: Builder, is_globals: bool) -> m.ParamFile:
         tranlog=tranlog,
         report_count=f.get("report_count"),
         report_schedule=f.get("report_schedule", ()),
+        report_rollover=f.get("report_rollover", ()),
         discard=f.get("discard"),
         log_all_sup_cols=f.get("log_all_sup_cols", False),
         update_record_format=f.get("update_record_format"),
@@ -325,4 +363,5 @@ def _finish(b: Builder, is_globals: bool) -> m.ParamFile:
         ),
         unused=tuple(b.unused),
         fetch_options=f.get("fetch_options", ()),
+        get_replicates=f.get("get_replicates", False),
     )

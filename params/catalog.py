@@ -197,7 +197,6 @@ IGNORED_PARAMETERS: dict[str, str] = {
     "NOPASSTHRU": "the pump applies its TABLE options with it or without it",
     "LOGALLSUPCOLS": "the Extract writes the columns the redo holds",
     "EXTFILE": "the Extract writes trails only (EXTTRAIL, RMTTRAIL)",
-    "REPORT": "no report is written on a schedule",
     "RMTFILE": "the Extract writes trails only (EXTTRAIL, RMTTRAIL)",
 }  # fmt: skip
 

@@ -156,6 +156,8 @@ def h_tranlogoptions(b: Builder, p: Parsed) -> None:
                 )
             else:
                 t["path_map"] = (*t.get("path_map", ()), *pairs)
+        elif o.name == "FILTERTABLE" and a is not None:
+            t["filter_tables"] = (*t.get("filter_tables", ()), unquote(a.text))
         elif o.name == "BUFSIZE":
             v = as_int(b, a, "BUFSIZE (bytes)", *BUFSIZE_RANGE)
             if v is not None:

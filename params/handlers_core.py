@@ -303,25 +303,28 @@ def h_reportcount(b: Builder, p: Parsed) -> None:
 
 
 def h_report(b: Builder, p: Parsed) -> None:
+    """REPORT or REPORTROLLOVER: AT hh:mi and/or ON day, each statement one more moment."""
+    kw = p.keyword.upper
+    field = "report_schedule" if kw == "REPORT" else "report_rollover"
     if not p.options:
-        b.error("syntax", "REPORT needs AT hh:mi and/or ON day", len(p.keyword.text))
+        b.error("syntax", f"{kw} needs AT hh:mi and/or ON day", len(p.keyword.text))
         return
     parts = []
     if (t := arg_of(opt_named(p, "AT"))) is not None:
         hh, mi = (int(x) for x in t.text.split(":"))
         if hh > 23 or mi > 59:
-            b.error("value-range", f"REPORT AT {t.text} is not a time of day", t.loc)
+            b.error("value-range", f"{kw} AT {t.text} is not a time of day", t.loc)
         parts.append(f"AT {t.text}")
     if (t := arg_of(opt_named(p, "ON"))) is not None:
         days = {"SUNDAY", "MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY"}
         if t.upper not in days:
             b.error(
                 "value",
-                f"REPORT ON needs a day of the week, not {t.text!r}{did_you_mean(t.text, days)}",
+                f"{kw} ON needs a day of the week, not {t.text!r}{did_you_mean(t.text, days)}",
                 t.loc,
             )
         parts.append(f"ON {t.upper}")
-    b.fields["report_schedule"] = (*b.fields.get("report_schedule", ()), " ".join(parts))
+    b.fields[field] = (*b.fields.get(field, ()), " ".join(parts))
 
 
 def h_discardfile(b: Builder, p: Parsed) -> None:

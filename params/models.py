@@ -277,6 +277,9 @@ class TranlogOptions:
     alt_archive_log_dests: tuple[str, ...] = ()
     path_map: tuple[tuple[str, str], ...] = ()  # PATHMAP: (driver prefix, Spark task prefix)
     bufsize: int = 1_024_000
+    # FILTERTABLE: a transaction that changes one of these is a Replicat's (loop detection;
+    # acted on by a PostgreSQL Extract, params/postgres_rules.py)
+    filter_tables: tuple[str, ...] = ()
     other: tuple[tuple[str, str], ...] = ()
 
 
@@ -426,6 +429,7 @@ class ParamFile:
     tranlog: TranlogOptions = field(default_factory=TranlogOptions)
     report_count: ReportCount | None = None
     report_schedule: tuple[str, ...] = ()
+    report_rollover: tuple[str, ...] = ()  # REPORTROLLOVER AT/ON: a new report file then
     discard: Discard | None = None
     log_all_sup_cols: bool = False
     update_record_format: str | None = None
@@ -444,6 +448,8 @@ class ParamFile:
     unused: tuple[Unused, ...] = ()
     # FETCHOPTIONS statements: (how many TABLE/MAP statements precede it, its options)
     fetch_options: tuple[tuple[int, FetchOptions], ...] = ()
+    # GETREPLICATES / IGNOREREPLICATES (a PostgreSQL Extract's TRANLOGOPTIONS FILTERTABLE)
+    get_replicates: bool = False
 
     def captured(self, owner: str, name: str, catalog: str | None = None) -> TableSpec | None:
         """The TABLE/MAP statement that selects ``owner.name``, TABLEEXCLUDE applied first."""

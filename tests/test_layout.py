@@ -14,8 +14,10 @@ LAYERS: dict[str, int] = {
     "_native": 0, "errors": 0, "messages": 0, "home": 1, "storage": 2, "runtime": 2,
     "cluster": 2, "trail": 3, "targets": 3, "embedded": 3, "changes": 4, "expr": 4, "redo": 4,
     "logdump": 5, "heartbeat": 5, "pictures": 6, "extract": 7, "pump": 7, "replicat": 7,
-    "manager": 8,
+    "postgres": 7, "manager": 8,
 }  # fmt: skip
+# postgres (issue 25) is the Extract's capture from a PostgreSQL slot: beside the Extract, it
+# uses its cache, record assembly and trail opening, and the Extract's runner hands it a group.
 #: The group kinds: peers, none imports another.
 PEERS = {"extract", "pump", "replicat"}
 

@@ -419,13 +419,24 @@ class BoundedRecovery:
         self._previous = dict(cp.current)
         return Restored(cp, txns, path)
 
+    def _last_line(self) -> str:
+        """The newest checkpoint, saying whose: this run's, or one a previous run left (the
+        status said "0 written" beside a file it had not written)."""
+        if self.stats.last_checkpoint:
+            return self.stats.last_checkpoint
+        try:
+            found = self.checkpoints() if self.directory.is_dir() else []
+        except OSError:
+            found = []
+        return f"{found[0].name} (written by a previous run)" if found else "none"
+
     def status_lines(self) -> list[str]:
         s = self.stats
         return [
             f"BR directory: {self.directory}",
             f"BR interval: {self.interval_s // 3600}H{(self.interval_s % 3600) // 60:02d}M "
             f"({self.interval_s} seconds)",
-            f"BR checkpoints written: {s.checkpoints}; last: {s.last_checkpoint or 'none'}",
+            f"BR checkpoints written by this run: {s.checkpoints}; last: {self._last_line()}",
             f"Persisted objects: {len(self._persisted)} current, {s.objects_written} written, "
             f"{s.objects_deleted} deleted; {s.bytes_written} bytes",
         ]

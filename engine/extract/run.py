@@ -54,6 +54,7 @@ from engine.home.groups import DEFAULT_MEGABYTES, GroupDef, normalize_trail
 from engine.home.layout import Home
 from engine.runtime.events import Severity
 from engine.runtime.loop import GroupRun, Stop
+from engine.runtime.reportcount import ReportCounter
 from engine.runtime.stats import StatsBook, counted
 from engine.trail.model import datetime_to_micros, micros_to_datetime
 from engine.trail.recovery import RecoveryMode
@@ -88,41 +89,17 @@ class ExtractRun(TransactionManagement, GroupRun):
         self.home = home
         self.model = model
         self.report_line = report_line or (lambda _text: None)
-        self._counted = (0, time.monotonic(), 0)  # records, when, records at last line
+        self.report_counter = ReportCounter(model.report_count, self.report_line, clock)
+        self.after_first_poll: Callable[[], None] | None = None
         self.name = (model.group or (group.name if group else "EXTRACT")).upper()
         self.group = group
         self.emit = emit
         self.clock = clock
         self.root = source_root(home, model)
+        self.writer, self.trail_path, self.megabytes = open_output_trail(
+            home, model, group, self.name, self.root.name, durable=durable, emit=emit
+        )
         trail = model.trails[0]
-        added = next(
-            (t for t in (group.trails if group else ()) if _same_trail(t.path, trail.path)),
-            None,
-        )
-        mb = added.megabytes if added else None
-        release_name = trail.format_release or (added.format_release if added else None)
-        self.trail_path = trail.path
-        self.megabytes = mb or trail.megabytes or DEFAULT_MEGABYTES
-        target = Path(trail.path) if Path(trail.path).is_absolute() else home.root / trail.path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        self.writer = TrailWriter.open(
-            target,
-            megabytes=self.megabytes,
-            header_info={"Producer": "ggsci", "GroupName": self.name, "DbName": self.root.name},
-            durable=durable,
-            checksum=trail.checksum,
-            recovery=RecoveryMode.of_option(model.recovery_options),
-            release=parse_release(release_name) if release_name else None,
-            objectdefs=trail.objectdefs,
-        )
-        rec = self.writer.recovery
-        if rec is not None and rec.action != "none":
-            emit(
-                "OGG-01740",
-                Severity.INFO,
-                f"Recovered trail {trail.path}: {rec.action} {rec.partial_records} record(s) "
-                "of a partly written transaction.",
-            )
         try:
             self.checkpoints = load_checkpoints(home, "EXTRACT", self.name)
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
@@ -292,6 +269,9 @@ class ExtractRun(TransactionManagement, GroupRun):
         transaction warnings, the orphan purge, a Bounded Recovery checkpoint, REPORTCOUNT."""
         with self.lock:
             n = self.capture.poll()
+            if self.after_first_poll is not None:  # the start-up phases end here
+                done, self.after_first_poll = self.after_first_poll, None
+                done()
             self._warn_long_transactions()
             self._purge_orphans()
             if self.br is not None and (self.br_requested or self._br_due(0)):
@@ -300,7 +280,7 @@ class ExtractRun(TransactionManagement, GroupRun):
                 self.writer.sync()
                 redo = self.capture.last_time_us or self._now_us()
                 self._br_checkpoint(self.capture.applied_positions(), redo)
-        self._report_count()
+        self.report_counter.tick(self.capture.stats.trail_records)
         return n
 
     def run(self, stop: Stop, *, stop_at_eof: bool = False, idle: float = 0.5) -> None:
@@ -558,29 +538,6 @@ class ExtractRun(TransactionManagement, GroupRun):
             lines.append(f"Picture written to {rest[1]}.")
         return lines
 
-    def _report_count(self) -> None:
-        """REPORTCOUNT: ``N records processed as of <time> (rate r,delta d)``."""
-        rc = self.model.report_count
-        if rc is None:
-            return
-        records = self.capture.stats.trail_records
-        last_records, last_when, _ = self._counted
-        now = time.monotonic()
-        if rc.unit == "RECORDS":
-            due = records // rc.every > last_records // rc.every
-        else:
-            unit = {"SECONDS": 1, "MINUTES": 60, "HOURS": 3600}[rc.unit]
-            due = now - last_when >= rc.every * unit
-        if not due:
-            return
-        line = f"{records} records processed as of {self.clock():%Y-%m-%d %H:%M:%S}"
-        if rc.rate:
-            elapsed = max(now - self.started, 1e-9)
-            delta = (records - last_records) / max(now - last_when, 1e-9)
-            line += f" (rate {records / elapsed:.0f},delta {delta:.0f})"
-        self.report_line(line)
-        self._counted = (records, now, last_records)
-
     def checkpoint(self) -> None:
         """Make the trail durable, then publish the checkpoint that covers it."""
         with self.lock:
@@ -669,6 +626,49 @@ class ExtractRun(TransactionManagement, GroupRun):
             f"  Trail {self.trail_path}: {s.trail_records} records written, position "
             f"{self.writer.position.seqno}/{self.writer.position.rba}",
         ]
+
+
+def open_output_trail(
+    home: Home,
+    model: ParamFile,
+    group: GroupDef | None,
+    name: str,
+    db_name: str,
+    *,
+    durable: bool,
+    emit: Emit,
+) -> tuple[TrailWriter, str, int]:
+    """The Extract's output trail opened for appending (recovering a partly written
+    transaction, said as OGG-01740): the writer, the trail's path and its megabytes."""
+    trail = model.trails[0]
+    added = next(
+        (t for t in (group.trails if group else ()) if _same_trail(t.path, trail.path)),
+        None,
+    )
+    mb = added.megabytes if added else None
+    release_name = trail.format_release or (added.format_release if added else None)
+    megabytes = mb or trail.megabytes or DEFAULT_MEGABYTES
+    target = Path(trail.path) if Path(trail.path).is_absolute() else home.root / trail.path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    writer = TrailWriter.open(
+        target,
+        megabytes=megabytes,
+        header_info={"Producer": "ggsci", "GroupName": name, "DbName": db_name},
+        durable=durable,
+        checksum=trail.checksum,
+        recovery=RecoveryMode.of_option(model.recovery_options),
+        release=parse_release(release_name) if release_name else None,
+        objectdefs=trail.objectdefs,
+    )
+    rec = writer.recovery
+    if rec is not None and rec.action != "none":
+        emit(
+            "OGG-01740",
+            Severity.INFO,
+            f"Recovered trail {trail.path}: {rec.action} {rec.partial_records} record(s) "
+            "of a partly written transaction.",
+        )
+    return writer, trail.path, megabytes
 
 
 def _points_known(

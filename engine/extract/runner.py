@@ -21,6 +21,16 @@ from engine.runtime.ipc import Reply, Request
 from engine.runtime.paramcheck import load_group_params
 from engine.runtime.process import GroupContext, GroupRunner, ProcessAbend
 from engine.runtime.stats import handler as stats_handler
+from params.models import ParamFile
+
+
+def _postgres_source(ctx: GroupContext, model: ParamFile) -> bool:
+    from engine.postgres.connect import SourceLoginError, pg_source
+
+    try:
+        return pg_source(ctx.home, model) is not None
+    except SourceLoginError as exc:
+        raise ProcessAbend("OGG-00664", f"Cannot log in: {exc}") from exc
 
 
 class ExtractRunner(GroupRunner):
@@ -30,9 +40,18 @@ class ExtractRunner(GroupRunner):
     def __init__(self) -> None:
         self.run_: ExtractRun | None = None
         self.watch: Watchdog | None = None
+        self.pg: GroupRunner | None = None  # a PostgreSQL source's runner (engine/postgres)
 
     def prepare(self, ctx: GroupContext) -> None:
+        ctx.phase("parameter file")
         model = load_group_params(ctx)
+        if _postgres_source(ctx, model):  # issue 25: no Spark, engine/postgres
+            from engine.postgres.run import PgExtractRunner
+
+            self.pg = PgExtractRunner(model)
+            self.pg.prepare(ctx)
+            return
+        ctx.phase("Spark session")
         watch = self.watch = Watchdog(Limits())
         try:  # SEND STATUS: "starting: Spark session: <what it waits for>"; STOP stops it
             started = ctx.wait_for(
@@ -51,6 +70,7 @@ class ExtractRunner(GroupRunner):
         spark, summary = started
         ctx.report.line(summary)
         ctx.starting = "recovery"
+        ctx.phase("recovery (trail, checkpoints, Bounded Recovery)")
         try:
             self.run_ = ExtractRun(
                 ctx.home, model, ctx.group, ctx.event, spark=spark, report_line=ctx.report.line
@@ -58,6 +78,8 @@ class ExtractRunner(GroupRunner):
         except ExtractError as exc:
             raise ProcessAbend(exc.code, exc.text) from exc
         self._register(ctx)
+        ctx.phase("first read of the redo")
+        self.run_.after_first_poll = lambda: ctx.phase(None)
         ctx.event(
             "OGG-01055",
             Severity.INFO,
@@ -97,6 +119,7 @@ class ExtractRunner(GroupRunner):
         ctx.handlers.add("BR", guarded(lambda r: run.br_request(r.args)))
         ctx.handlers.add("STATS", stats_handler(run.stats_book))
         ctx.stats_book = run.stats_book
+        run.after_batch = ctx.report_schedule(run.model.report_schedule, run.model.report_rollover)
         ctx.handlers.add("TRANLOGOPTIONS", guarded(lambda r: run.tranlog_request(r.args)))
 
         def stop(_: Request) -> Reply:
@@ -109,6 +132,9 @@ class ExtractRunner(GroupRunner):
         ctx.handlers.add("STOP", stop)
 
     def run(self, ctx: GroupContext) -> None:
+        if self.pg is not None:
+            self.pg.run(ctx)
+            return
         if self.run_ is None:
             return  # stopped while starting
         try:
@@ -132,9 +158,13 @@ class ExtractRunner(GroupRunner):
             raise ProcessAbend(fault.code, fault.text)
 
     def at_eof(self, ctx: GroupContext) -> bool:
+        if self.pg is not None:
+            return self.pg.at_eof(ctx)
         return self.run_ is not None and self.run_.at_eof
 
     def status_lines(self, ctx: GroupContext) -> list[str]:
+        if self.pg is not None:
+            return self.pg.status_lines(ctx)
         lines = self.run_.status_lines() if self.run_ else super().status_lines(ctx)
         waiting = self.watch.status() if self.watch is not None else None
         return [*lines, f"  Spark: {waiting}"] if waiting else lines

@@ -123,28 +123,40 @@ COLOURS = ("#222222", "#4a7ebb", "#e67e22", "#27ae60", "#c0392b")
 
 
 def to_svg(histories: Sequence[PathHistory]) -> Canvas:
-    """A panel (``g``-less: ``rect.panel``) per path and stage, each with a ``polyline.series``
-    (``data-path``, ``data-stage``) from the oldest heartbeat (left) to the newest (right),
-    zero at the panel's bottom and the stage's largest lag at its top."""
+    """A panel (``rect.panel``) per path and stage, each with a ``polyline.series``
+    (``data-path``, ``data-stage``). One time scale for the whole picture: the oldest
+    heartbeat of any path at the left, the newest at the right, its times on an x axis
+    (``text.x-tick``) under each path. One lag scale per path, shared by its stages (so a
+    stage's share of the total shows): zero at a panel's bottom, the path's largest lag at
+    its top, both on a y axis in seconds (``text.y-tick``); axes are ``line.axis``."""
     shown = [h for h in histories if h.samples]
     panels = sum(len(STAGES) for _ in shown)
-    height = 40 + panels * (PANEL_H + GAP) + len(shown) * 30
+    height = 60 + panels * (PANEL_H + GAP) + len(shown) * 60
     c = Canvas(LEFT + PLOT_W + 180, max(height, 80), "Heartbeat lag history")
-    c.text("title", 10, 20, "Heartbeat lag history (GG_LAG_HISTORY)")
+    c.text("title", 10, 20, "Heartbeat lag history (GG_LAG_HISTORY): lag in seconds "
+           "against the time each heartbeat was received")  # fmt: skip
+    if not shown:
+        return c
+    lo = min(h.samples[0].received for h in shown)
+    hi = max(h.samples[-1].received for h in shown)
+    span = max((hi - lo).total_seconds(), 1e-9)
     y = 40.0
     for h in shown:
-        lo, hi = h.samples[0].received, h.samples[-1].received
-        span = max((hi - lo).total_seconds(), 1e-9)
+        top = max((v for i in range(len(STAGES)) for _, v in h.series(i)), default=0.0)
+        top = max(top, 1e-9)
         c.text("path-label", 10, y + 14, f"{h.path}: {len(h.samples)} heartbeats, "
-               f"{lo:%Y-%m-%d %H:%M:%S} to {hi:%H:%M:%S}")  # fmt: skip
+               f"{h.samples[0].received:%Y-%m-%d %H:%M:%S} to "
+               f"{h.samples[-1].received:%H:%M:%S}; lag scale 0 to {duration(top)}")  # fmt: skip
         y += 30
         for i, (name, _) in enumerate(STAGES):
             pts = h.series(i)
             c.add("rect", "panel", x=LEFT, y=y, width=PLOT_W, height=PANEL_H, fill="none",
                   stroke="#999999")  # fmt: skip
-            c.text("stage-label", LEFT - 8, y + PANEL_H / 2, name, anchor="end")
+            c.line("axis", LEFT, y, LEFT, y + PANEL_H, stroke="#000000")
+            c.text("y-tick", LEFT - 4, y + 10, f"{duration(top)}", anchor="end")
+            c.text("y-tick", LEFT - 4, y + PANEL_H, "0s", anchor="end")
+            c.text("stage-label", LEFT - 60, y + PANEL_H / 2, name, anchor="end")
             if pts:
-                top = max(max(v for _, v in pts), 1e-9)
                 coords = " ".join(
                     f"{LEFT + (w - lo).total_seconds() * PLOT_W / span:.1f},"
                     f"{y + PANEL_H - max(v, 0.0) * PANEL_H / top:.1f}"
@@ -152,9 +164,19 @@ def to_svg(histories: Sequence[PathHistory]) -> Canvas:
                 )
                 c.add("polyline", "series", points=coords, fill="none", stroke=COLOURS[i],
                       stroke_width=1.5, data_path=h.path, data_stage=name)  # fmt: skip
-                c.text("stage-max", LEFT + PLOT_W + 8, y + 12, f"max {duration(top)}")
+                most = max(v for _, v in pts)
+                c.text("stage-max", LEFT + PLOT_W + 8, y + 12, f"max {duration(most)}")
                 c.text("stage-last", LEFT + PLOT_W + 8, y + 28, f"last {duration(pts[-1][1])}")
             else:
                 c.text("stage-none", LEFT + 8, y + PANEL_H / 2, "not measured")
             y += PANEL_H + GAP
+        base = y - GAP  # the x axis under the path's last panel
+        c.line("axis", LEFT, base, LEFT + PLOT_W, base, stroke="#000000")
+        for k in range(5):
+            at = lo + (hi - lo) * (k / 4)
+            c.text("x-tick", LEFT + PLOT_W * k / 4, base + 14, f"{at:%H:%M:%S}",
+                   anchor="middle")  # fmt: skip
+        c.text("x-label", LEFT + PLOT_W / 2, base + 28, "time received (HH:MM:SS)",
+               anchor="middle")  # fmt: skip
+        y = base + 40
     return c

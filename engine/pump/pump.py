@@ -52,6 +52,7 @@ from engine.pump.rowoptions import PumpRowOptions, RowOptionError
 from engine.pump.sink import TrailSink, TrailSpec, local_opener
 from engine.runtime.events import Severity
 from engine.runtime.loop import GroupRun
+from engine.runtime.reportcount import ReportCounter
 from engine.runtime.stats import StatsBook, counted
 from engine.trail.codec import encode_record
 from engine.trail.errors import ReleaseError, TrailError
@@ -104,6 +105,7 @@ class Pump(GroupRun):
         hook: RecordHook | None = None,
         opener: Callable[[TrailSpec], TrailSink] | None = None,
         stats: StatsBook | None = None,
+        report_line: Callable[[str], None] | None = None,
     ) -> None:
         """``opener`` opens the output trail (default: on this host; the runner passes the
         Collector's for RMTHOST, :mod:`engine.pump.remote`)."""
@@ -126,6 +128,8 @@ class Pump(GroupRun):
         self.trail_path = trail.path
         self.trail_kind = "RMTTRAIL" if trail.remote else "EXTTRAIL"
         self.stats_book = stats or StatsBook(clock, output=trail.path)
+        # REPORTCOUNT: the records copied, as the Extract counts the records it writes
+        self.report_counter = ReportCounter(model.report_count, report_line or _no_line, clock)
         self.at_eof = False  # the last poll found nothing (LAG: 'At EOF')
         mb = next(
             (
@@ -318,6 +322,7 @@ class Pump(GroupRun):
             raise PumpError("OGG-01184", read_error_text(exc)) from exc
         if seen:
             self.dirty = True
+        self.report_counter.tick(self.copied_records)
         return seen
 
     def _copy(self, txn: Transaction) -> None:
@@ -454,6 +459,10 @@ _REDO_ONLY: Final[tuple[tuple[str, Callable[[ParamFile], bool]], ...]] = (
     ("UPDATERECORDFORMAT", lambda m: m.update_record_format is not None),
     ("NOCOMPRESSDELETES", lambda m: any(t.full_deletes for t in m.tables)),
 )
+
+
+def _no_line(_text: str) -> None:
+    pass
 
 
 def _capture_only(model: ParamFile) -> list[str]:

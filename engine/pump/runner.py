@@ -39,6 +39,7 @@ class PumpRunner(GroupRunner):
         self.opener: Callable[[TrailSpec], TrailSink] | None = None
         self.tcperrs = TcpErrs({})
         self.retries = 0
+        self.after_batch: Callable[[], None] | None = None
 
     def prepare(self, ctx: GroupContext) -> None:
         model = self.model = load_group_params(ctx)
@@ -50,6 +51,7 @@ class PumpRunner(GroupRunner):
             except TcpErrsError as exc:
                 raise ProcessAbend("OGG-10144", str(exc)) from exc
         self.stats = StatsBook(ctx.clock, output=trail.path if trail else "")
+        self.after_batch = ctx.report_schedule(model.report_schedule, model.report_rollover)
         try:
             self.pump = self._build(ctx)
         except LinkLost as exc:  # the run retries it, by the TCPERRS rules
@@ -72,9 +74,17 @@ class PumpRunner(GroupRunner):
 
     def _build(self, ctx: GroupContext) -> Pump:
         assert self.model is not None
-        return Pump(
-            ctx.home, self.model, ctx.group, ctx.event, opener=self.opener, stats=self.stats
+        pump = Pump(
+            ctx.home,
+            self.model,
+            ctx.group,
+            ctx.event,
+            opener=self.opener,
+            stats=self.stats,
+            report_line=ctx.report.line,
         )
+        pump.after_batch = self.after_batch
+        return pump
 
     def _retry_or_abend(self, ctx: GroupContext, exc: LinkLost) -> None:
         rule = self.tcperrs.rule(exc.name)

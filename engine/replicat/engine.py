@@ -53,6 +53,7 @@ from engine.replicat.mapping import Mapper, RecordEnv, TableMap
 from engine.replicat.progress import CheckpointTable, Progress, group_key
 from engine.runtime.events import Severity
 from engine.runtime.loop import GroupRun
+from engine.runtime.reportcount import ReportCounter
 from engine.runtime.stats import StatsBook, op_of
 from engine.targets import TargetError
 from engine.targets.base import Target
@@ -95,6 +96,7 @@ class ReplicatRun(GroupRun):
         target: Target | None = None,
         clock: Callable[[], datetime] = datetime.now,
         heartbeat_clock: Callable[[], datetime] = utc_now,
+        report_line: Callable[[str], None] | None = None,
     ) -> None:
         if not group.source_path:
             raise ReplicatError("OGG-01044", f"REPLICAT {group.name} has no EXTTRAIL.")
@@ -127,6 +129,10 @@ class ReplicatRun(GroupRun):
                 raise ReplicatError("OGG-00664", exc.message) from exc
         self.target = target
         self.stats_book = StatsBook(clock)
+        # REPORTCOUNT: the trail records read and processed
+        self.report_counter = ReportCounter(
+            model.report_count, report_line or (lambda _text: None), clock
+        )
         self.at_eof = False  # the last poll found nothing (LAG: 'At EOF')
         self.stats_book.verb = "Replicating"
         self._stat_rows: list[tuple[str, str, str, int]] = []  # this target transaction's
@@ -242,6 +248,7 @@ class ReplicatRun(GroupRun):
             self._apply_group(group)
         if seen:
             self.dirty = True
+        self.report_counter.tick(self.reader.records_read)
         return seen
 
     def _apply_group(self, txns: list[Transaction]) -> None:

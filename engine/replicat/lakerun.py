@@ -180,6 +180,7 @@ class LakeReplicatRun(ReplicatRun):
                 time.sleep(min(left, 0.05))  # more may come before the batch is due
         if seen:
             self.dirty = True
+        self.report_counter.tick(self.reader.records_read)  # REPORTCOUNT, as every Replicat
         return seen or (1 if self._batch else 0)
 
     def flush(self) -> None:

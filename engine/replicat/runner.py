@@ -42,6 +42,7 @@ class ReplicatRunner(GroupRunner):
         model = load_group_params(ctx)
         try:
             self.run_ = open_run(ctx.home, model, ctx.group, ctx.event)
+            self.run_.report_counter.line = ctx.report.line  # REPORTCOUNT's lines
             if model.handler_props is not None:
                 self._lake_requests(ctx, self.run_)  # type: ignore[arg-type]
         except ReplicatError as exc:
@@ -50,6 +51,9 @@ class ReplicatRunner(GroupRunner):
             raise ProcessAbend("OGG-00664", exc.message) from exc
         ctx.handlers.add("STATS", stats_handler(self.run_.stats_book))
         ctx.stats_book = self.run_.stats_book
+        self.run_.after_batch = ctx.report_schedule(
+            self.run_.model.report_schedule, self.run_.model.report_rollover
+        )
         ctx.event(
             "OGG-06505",
             Severity.INFO,

@@ -26,6 +26,8 @@ class GroupRun(abc.ABC):
     """The last poll found nothing (``LAG``/``STATUS``: 'At EOF')."""
     last_checkpoint: float = 0.0
     """``time.monotonic()`` of the last checkpoint published."""
+    after_batch: Callable[[], None] | None = None
+    """Called after every batch and every idle wait (the REPORT schedule of the process)."""
 
     @property
     @abc.abstractmethod
@@ -59,6 +61,8 @@ class GroupRun(abc.ABC):
             self.between()
             n = self.poll()
             self.at_eof = n == 0
+            if self.after_batch is not None:
+                self.after_batch()
             if n or time.monotonic() - self.last_checkpoint >= interval:
                 self.checkpoint()
             if n == 0:

@@ -32,6 +32,7 @@ import os
 import signal
 import sys
 import threading
+import time
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -65,6 +66,7 @@ from engine.runtime.events import (
 )
 from engine.runtime.ipc import HandlerTable, IpcServer, Reply, Request
 from engine.runtime.report import ReportWriter
+from engine.runtime.reportschedule import ReportSchedule
 from engine.runtime.stats import StatsBook
 
 RUNNERS: dict[str, str] = {
@@ -110,6 +112,43 @@ class GroupContext:
     runner: GroupRunner | None = None
     stats_book: StatsBook | None = None
     """The runner's operation counts (its STATS): the report's Run Time Statistics."""
+    monotonic: Callable[[], float] = time.monotonic
+    created: float = field(default_factory=time.monotonic)
+    """When the group process set up (``time.monotonic``): start-up phases count from it."""
+    _phase: tuple[str, float] | None = None
+
+    def phase(self, what: str | None) -> None:
+        """Start-up phases in the report (START to capturing): the phase that ends, with its
+        seconds; ``None`` when the process is up, with the seconds since it set up."""
+        now = self.monotonic()
+        if self._phase is not None:
+            name, since = self._phase
+            self.report.line(f"Start-up phase: {name}: {now - since:.2f} s.")
+        if what is None:
+            if self._phase is not None:
+                self.report.line(
+                    f"Start-up done: {now - self.created:.2f} s after the process set up."
+                )
+            self._phase = None
+        else:
+            self._phase = (what, now)
+
+    def report_schedule(
+        self, entries: tuple[str, ...], rollover: tuple[str, ...] = ()
+    ) -> Callable[[], None]:
+        """What a run calls after each batch: the Run Time Statistics when REPORT says; when
+        REPORTROLLOVER says, them and then a new report file."""
+        schedule = ReportSchedule(entries, self.clock)
+        rolls = ReportSchedule(rollover, self.clock)
+
+        def tick() -> None:
+            rolled = rolls.due()
+            if schedule.due() or rolled:
+                self.run_time_statistics()
+            if rolled:
+                self.report.rollover()
+
+        return tick
 
     def run_time_statistics(self) -> None:
         """Write the Run Time Statistics to the report (at stop, on SEND ... REPORT)."""

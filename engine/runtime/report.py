@@ -91,6 +91,15 @@ class ReportWriter:
         lines.append("")
         self._append("\n".join(lines) + "\n", truncate=True)
 
+    def rollover(self) -> None:
+        """REPORTROLLOVER: this report becomes ``<G>0.rpt`` (the older ones aged) and a new
+        one begins, saying so."""
+        age_reports(self.path)
+        self.line(
+            f"{self.clock():%Y-%m-%d %H:%M:%S}  Report rolled over (REPORTROLLOVER); the "
+            f"previous report is {self.path.stem}0{self.path.suffix}."
+        )
+
     def line(self, text: str) -> None:
         self._append(text + "\n")
 

@@ -158,7 +158,8 @@ def not_offered(verb: str, feature: str) -> pp.ParserElement:
     reason, failure = NOT_OFFERED[key]
 
     def act(s: str, loc: int, toks: pp.ParseResults) -> M.Command:
-        return M.NotOffered(f"{verb} {feature}", reason, failure)
+        rest = str(toks[1]) if len(toks) > 1 else ""
+        return M.NotOffered(f"{verb} {feature}", reason, failure, rest)
 
     return expr.set_parse_action(act).set_name(feature)
 
@@ -692,10 +693,14 @@ OTHERS = [
     _verb("PURGE", not_offered("PURGE", "WALLET"), "WALLET"),
     _verb("RENEW", not_offered("RENEW", "MASTERKEY"), "MASTERKEY"),
     (kw("REGISTER") - GROUP_KIND + pp.Opt(REST))
-    .set_parse_action(lambda t: M.NotOffered(f"REGISTER {t[1]}", *NOT_OFFERED["REGISTER"]))
+    .set_parse_action(
+        lambda t: M.NotOffered(f"REGISTER {t[1]}", *NOT_OFFERED["REGISTER"], " ".join(t[2:]))
+    )
     .set_name("REGISTER"),
     (kw("UNREGISTER") - GROUP_KIND + pp.Opt(REST))
-    .set_parse_action(lambda t: M.NotOffered(f"UNREGISTER {t[1]}", *NOT_OFFERED["REGISTER"]))
+    .set_parse_action(
+        lambda t: M.NotOffered(f"UNREGISTER {t[1]}", *NOT_OFFERED["REGISTER"], " ".join(t[2:]))
+    )
     .set_name("UNREGISTER"),
     (kw("DBLOGIN") + pp.ZeroOrMore(COMMA + DBLOGIN_OPTION) + END)
     .set_parse_action(_dblogin)

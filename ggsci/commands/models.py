@@ -50,6 +50,7 @@ class GroupOptions:
     extseqno: int | None = None
     extrba: int | None = None
     scn: int | None = None
+    lsn: str | None = None  # a PostgreSQL source's start: X/Y (kept as the SCN, 64-bit)
     threads: int | None = None
     thread: int | None = None
     etrollover: bool = False
@@ -376,6 +377,7 @@ class NotOffered(Command):
     command: str
     reason: str
     failure: bool = False
+    rest: str = ""  # what followed: a PostgreSQL login acts on REGISTER / TRANDATA
 
 
 @dataclass(frozen=True)

@@ -189,6 +189,10 @@ def exit_(session: Session, _: M.Exit) -> None:
 
 
 def not_offered(session: Session, cmd: M.NotOffered) -> None:
+    from ggsci.dispatch.pgsource import handled
+
+    if handled(session, cmd):  # REGISTER / TRANDATA after a PostgreSQL DBLOGIN
+        return
     line = f"{cmd.command}: {cmd.reason}"
     if cmd.failure:
         raise CommandFailed(f"ERROR: {line}")

@@ -155,13 +155,22 @@ def add_group(session: Session, cmd: M.AddGroup) -> None:
             f"ERROR: {mode} {cmd.kind} needs Oracle's in-database capture/apply, "
             "which ggsci does not offer; add a classic group instead."
         )
+    if o.lsn is not None:  # a PostgreSQL source: the LSN is its SCN (engine/postgres)
+        from engine.postgres.lsn import BadLsn, parse_lsn
+
+        if o.scn is not None:
+            raise CommandFailed("ERROR: LSN and SCN are the same start point: give one.")
+        try:
+            o = replace(o, scn=parse_lsn(o.lsn))
+        except BadLsn as exc:
+            raise CommandFailed(f"ERROR: {exc}.") from exc
     if kind == GroupKind.EXTRACT:
         source = SourceType(o.source or "TRANLOG")
         if source == SourceType.TRANLOG and not (
             o.begin or o.scn is not None or o.extseqno is not None
         ):
             raise CommandFailed(
-                "ERROR: TRANLOG needs a start point: BEGIN, SCN or EXTSEQNO/EXTRBA."
+                "ERROR: TRANLOG needs a start point: BEGIN, SCN, LSN or EXTSEQNO/EXTRBA."
             )
     else:
         if o.source is None:
@@ -337,6 +346,10 @@ def delete_group(session: Session, cmd: M.DeleteGroup) -> None:
         if _running(session, group):
             failures.append(f"ERROR: {group.kind} {group.name} is running; stop it first.")
             continue
+        refusal = _registered(session, group)
+        if refusal is not None:
+            failures.append(refusal)
+            continue
         store(session).delete(group.name)
         delete_checkpoints(session.home, group.kind, group.name)
         remove_process_file(session.home, group.kind, group.name)
@@ -345,6 +358,26 @@ def delete_group(session: Session, cmd: M.DeleteGroup) -> None:
         failures.extend(_delete_unusable(session, cmd.kind, problem))
     if failures:
         raise CommandFailed("\n".join(failures))
+
+
+def _registered(session: Session, group: GroupDef) -> str | None:
+    """DELETE EXTRACT of a group registered with a PostgreSQL database (its replication slot
+    holds the WAL) is refused until UNREGISTER EXTRACT ... DATABASE, as GoldenGate does."""
+    from engine.postgres.slot import load_registration
+
+    if group.kind != GroupKind.EXTRACT:
+        return None
+    try:
+        reg = load_registration(session.home, group.name)
+    except BadFile as exc:
+        return f"ERROR: {exc}"
+    if reg is None:
+        return None
+    return (
+        f"ERROR: OGG-08100  EXTRACT {group.name} is registered with database {reg.database} "
+        f"(replication slot '{reg.slot}'); DBLOGIN and UNREGISTER EXTRACT {group.name} "
+        "DATABASE first."
+    )
 
 
 def _delete_unusable(session: Session, kind: str | None, problem: BadFile) -> list[str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from engine.home.checkpoints import Checkpoints, CsnState, Position, ReadCheckpoint
 from engine.home.groups import GroupDef, SourceType
@@ -118,11 +119,32 @@ def info_group(view: GroupView, now: datetime, home_root: str, detail: bool) -> 
         lines.append(f"{'Process ID':<{LABEL}}{pf.pid}")
     if is_task(g):
         lines.append(f"{'Task':<{LABEL}}{g.source.value}")
+    elif cps is not None and isinstance(cps.extra.get("pg"), dict):
+        lines += _postgres_lines(cps.extra, detail)
     elif cps is not None:
         for rc in cps.reads:
             lines += _position_lines(rc, g, len(cps.reads))
     if detail:
         lines += _detail(view, home_root)
+    return lines
+
+
+def _postgres_lines(extra: dict[str, Any], detail: bool) -> list[str]:
+    """A PostgreSQL Extract's read position (engine/postgres/run.py's checkpoint): the LSN
+    read through, and with DETAIL its replication slot as the last checkpoint saw it."""
+    pad = " " * LABEL
+    pg, slot = extra["pg"], extra.get("slot_status") or {}
+    lines = [
+        f"{'Log Read Checkpoint':<{LABEL}}PostgreSQL WAL",
+        f"{pad}LSN {pg.get('read_lsn')} (last commit written {pg.get('last_commit_lsn')})",
+    ]
+    if detail:
+        lines += [
+            f"{'Replication Slot':<{LABEL}}{extra.get('slot')} ({slot.get('plugin', '?')}, "
+            f"wal_status {slot.get('wal_status', '?')})",
+            f"{'Confirmed LSN':<{LABEL}}{slot.get('confirmed_lsn', '?')}",
+            f"{'WAL Retained':<{LABEL}}{slot.get('retained', '?')} bytes",
+        ]
     return lines
 
 

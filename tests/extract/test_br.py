@@ -549,3 +549,18 @@ def test_broffonfailure_leaves_br_off_after_a_recovery_error(
     run.close()
     assert "OGG-01738" not in log.codes()  # no BR checkpoint taken in this run
     assert all((home.root / "BR" / "E1" / f).read_bytes() == b"garbage" for f in br_files(home))
+
+
+def test_br_status_says_whose_checkpoint_it_shows(
+    home: Home, src: Source, spark: SparkSession
+) -> None:
+    """Issue 29: the BR status said "0 checkpoints written" beside a checkpoint file of the
+    previous run; it now says the file is that run's."""
+    persist_t27(home, src, spark)
+    newest = max(f for f in br_files(home) if f.startswith("CP."))
+    run = ExtractRun(home, check_text(PRM).model, None, Log(), spark=spark, durable=False)
+    lines = run.br_request(("BRSTATS",))
+    run.close()
+    assert f"BR checkpoints written by this run: 0; last: {newest} (written by a previous run)" in (
+        lines
+    )

@@ -111,7 +111,7 @@ def test_the_foreground_replicat_delivers_to_the_lake(tmp_path: Path) -> None:
     write_trail(home.root / "dirrmt" / "bb", [txn_records(100, [ins(1), ins(2)])])
     add_group(home, GroupKind.REPLICAT, "REP", SourceType.EXTTRAIL, TRAIL)
     (home.dirprm / "rep.props").write_text(props_text("deltalake"))
-    (home.dirprm / "rep.prm").write_text(prm(MAP_APPLY))
+    (home.dirprm / "rep.prm").write_text(prm(MAP_APPLY) + "REPORTCOUNT EVERY 1 RECORDS\n")
     out = subprocess.run(
         [sys.executable, "-m", "ggsci", "replicat", "paramfile", "dirprm/rep.prm", "--stop-at-eof"],
         cwd=home.root, env={**os.environ, "GGHOME": str(home.root)}, capture_output=True,
@@ -121,6 +121,7 @@ def test_the_foreground_replicat_delivers_to_the_lake(tmp_path: Path) -> None:
     assert [r["ID"] for r in read_delta(home.root / "lake" / "hr" / "emp")] == ["1", "2"]
     report = (home.dirrpt / "REP.rpt").read_text()
     assert "Created deltalake table HR.EMP" in report, report
+    assert " records processed as of " in report, report  # REPORTCOUNT acts here too
 
 
 def test_a_table_deleted_while_the_replicat_was_stopped_is_not_made_again(tmp_path: Path) -> None:

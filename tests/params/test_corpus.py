@@ -22,7 +22,12 @@ def test_every_real_parameter_file_is_accepted(corpus: Path) -> None:
             assert [d.origin.line for d in r.errors] == [GENUINE_MISTAKES[f.name]], f.name
             assert r.errors[0].code == "ggsci-command"
         else:
-            assert r.ok, (f.name, [(d.origin.line, d.message) for d in r.errors])
+            # GoldenGate for Big Data files name a properties file beside them (TARGETDB
+            # LIBFILE ... SET property=...), which the corpus does not hold: that one error,
+            # the deployment's half that is missing here, is all a real file may show.
+            rest = [(d.origin.line, d.message) for d in r.errors if d.code != "missing-file"]
+            assert not rest, (f.name, rest)
+            assert all("properties file" in d.message for d in r.errors), f.name
 
 
 def test_corpus_models_are_what_the_files_say(corpus: Path) -> None:

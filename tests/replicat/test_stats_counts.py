@@ -152,3 +152,122 @@ def test_run_time_statistics_in_the_report_on_send_report_and_at_stop(home: Home
         ["#", "inserts:", "2"], ["#", "updates:", "1"], ["#", "deletes:", "1"],
         ["#", "discards:", "0"],
     ]  # fmt: skip
+
+
+def test_reportcount_acts_in_a_pump_and_a_replicat(home: Home) -> None:
+    """Issue 29: REPORTCOUNT was accepted in a pump and a Replicat and did nothing there (25
+    minutes of workload, no "records processed" line). Both now write GoldenGate's line."""
+    txns = [txn_records(100 + i, [ins(10 * i + 1), ins(10 * i + 2)]) for i in range(3)]
+    write_trail(home.root / "dirdat" / "aa", txns)
+    pmp = add_group(home, GroupKind.EXTRACT, "PMP", SourceType.EXTTRAILSOURCE, "./dirdat/aa")
+    prm = (
+        "EXTRACT pmp\nRMTHOST localhost, MGRPORT 7809\nRMTTRAIL ./dirrmt/bb\n"
+        "REPORTCOUNT EVERY 2 RECORDS, RATE\nTABLE hr.emp;\n"
+    )
+    lines: list[str] = []
+    pump = Pump(home, model(home, "pmp", prm), pmp, lambda *a: None, durable=False,
+                report_line=lines.append)  # fmt: skip
+    pump.run(lambda: False, stop_at_eof=True)
+    pump.close()
+    assert lines and lines[-1].startswith("6 records processed as of ")
+    assert "(rate " in lines[-1] and ",delta " in lines[-1]
+    rep = add_group(home, GroupKind.REPLICAT, "REP", SourceType.EXTTRAIL, "./dirrmt/bb")
+    rprm = (
+        "REPLICAT rep\nTARGETDB ./tgt.db\nASSUMETARGETDEFS\nREPORTCOUNT EVERY 1 RECORDS\n"
+        "MAP hr.emp, TARGET hr.emp;\n"
+    )
+    applied: list[str] = []
+    r = ReplicatRun(home, model(home, "rep", rprm), rep, lambda *a: None,
+                    report_line=applied.append)  # fmt: skip
+    r.run(lambda: False, stop_at_eof=True)
+    r.close()
+    assert applied and applied[-1].startswith("6 records processed as of ")
+
+
+def test_report_at_writes_the_run_time_statistics_on_its_schedule(home: Home) -> None:
+    """REPORT AT hh:mi [ON day] (issue 29: accepted and not used): the Run Time Statistics go
+    to the report when a scheduled moment passes, once per moment, from the run's loop."""
+    from datetime import datetime, timedelta
+
+    from engine.runtime.process import GroupContext
+    from engine.runtime.report import ReportWriter
+    from engine.runtime.reportschedule import ReportSchedule
+
+    now = [datetime(2026, 3, 14, 9, 58, 0)]  # a Saturday
+    clock = lambda: now[0]  # noqa: E731
+    daily = ReportSchedule(("AT 10:00",), clock)
+    sunday = ReportSchedule(("ON SUNDAY",), clock)
+    both = ReportSchedule(("AT 03:00 ON SUNDAY",), clock)
+    seen = []
+    for minutes in (1, 1, 1, 60 * 14, 60 * 3 + 1, 60 * 20):
+        now[0] += timedelta(minutes=minutes)
+        seen.append((daily.due(), sunday.due(), both.due()))
+    assert seen == [
+        (False, False, False),  # 09:59
+        (True, False, False),  # 10:00
+        (False, False, False),  # 10:01
+        (False, True, False),  # Sunday 00:01: midnight passed
+        (False, False, True),  # Sunday 03:02
+        (True, False, False),  # Sunday 23:02: 10:00 passed
+    ]
+    write_trail(home.root / "dirdat" / "aa", [txn_records(100, [ins(1)])])
+    group = add_group(home, GroupKind.EXTRACT, "PMP", SourceType.EXTTRAILSOURCE, "./dirdat/aa")
+    prm = (
+        "EXTRACT pmp\nRMTHOST localhost, MGRPORT 7809\nRMTTRAIL ./dirrmt/bb\n"
+        "REPORT AT 10:00\nTABLE hr.emp;\n"
+    )
+    now[0] = datetime(2026, 3, 14, 9, 59, 59)
+    pump = Pump(home, model(home, "pmp", prm), group, lambda *a: None, durable=False,
+                clock=clock)  # fmt: skip
+    ctx = GroupContext(home, group, clock, ReportWriter(home.dirrpt / "PMP.rpt", clock))
+    ctx.stats_book = pump.stats_book
+    pump.after_batch = ctx.report_schedule(pump.model.report_schedule)
+
+    poll = pump.poll
+
+    def ticking(limit: int | None = 1000) -> int:  # a second passes per batch
+        now[0] += timedelta(seconds=1)
+        return poll(limit)
+
+    pump.poll = ticking  # type: ignore[method-assign]
+    pump.run(lambda: False, stop_at_eof=True)
+    pump.close()
+    text = (home.dirrpt / "PMP.rpt").read_text()
+    assert text.count("** Run Time Statistics **") == 1
+    assert "Report at 2026-03-14 10:00:00" in text and "#" in text
+
+
+def test_reportrollover_writes_the_statistics_then_starts_a_new_report(home: Home) -> None:
+    """REPORTROLLOVER AT hh:mi (was "not used"): at the moment, the Run Time Statistics end
+    the report, which becomes PMP0.rpt, and PMP.rpt begins again saying so."""
+    from datetime import datetime, timedelta
+
+    from engine.runtime.process import GroupContext
+    from engine.runtime.report import ReportWriter
+
+    write_trail(home.root / "dirdat" / "aa", [txn_records(100, [ins(1)])])
+    group = add_group(home, GroupKind.EXTRACT, "PMP", SourceType.EXTTRAILSOURCE, "./dirdat/aa")
+    prm = (
+        "EXTRACT pmp\nRMTHOST localhost, MGRPORT 7809\nRMTTRAIL ./dirrmt/bb\n"
+        "REPORTROLLOVER AT 10:00\nTABLE hr.emp;\n"
+    )
+    result = model(home, "pmp", prm)
+    assert result.report_rollover == ("AT 10:00",)
+    now = [datetime(2026, 3, 14, 9, 59, 30)]
+    clock = lambda: now[0]  # noqa: E731
+    pump = Pump(home, result, group, lambda *a: None, durable=False, clock=clock)
+    report = ReportWriter(home.dirrpt / "PMP.rpt", clock)
+    report.line("the report so far")
+    ctx = GroupContext(home, group, clock, report)
+    ctx.stats_book = pump.stats_book
+    tick = ctx.report_schedule(result.report_schedule, result.report_rollover)
+    pump.poll()
+    tick()
+    now[0] += timedelta(minutes=1)
+    tick()
+    pump.close()
+    old = (home.dirrpt / "PMP0.rpt").read_text()
+    assert old.startswith("the report so far") and "** Run Time Statistics **" in old
+    new = (home.dirrpt / "PMP.rpt").read_text()
+    assert new.startswith("2026-03-14 10:00:30  Report rolled over (REPORTROLLOVER)")
+    assert "PMP0.rpt" in new and "Run Time Statistics" not in new

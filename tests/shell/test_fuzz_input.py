@@ -387,3 +387,58 @@ def test_logdump_session_answers_every_command(
     out = io.StringIO()
     LogdumpSession(io.StringIO(script), out).run()
     assert "Traceback" not in out.getvalue()
+
+
+# Names a user may give where a file is read (issue 29): over NAME_MAX or PATH_MAX, special
+# files that never end or never answer, directories, bytes.
+@st.composite
+def awkward_names(draw: st.DrawFn) -> str:
+    kind = draw(st.sampled_from(["long", "deep", "special", "dir", "fifo", "bytes"]))
+    if kind == "long":
+        return "n" * draw(st.integers(250, 1200)) + draw(st.sampled_from(["", ".prm", ".oby"]))
+    if kind == "deep":
+        part = "d" * draw(st.integers(1, 300))
+        return "/".join([part] * draw(st.integers(2, 30)))
+    if kind == "special":
+        return draw(st.sampled_from(["/dev/zero", "/dev/null", "/dev/urandom", "/proc/self/fd"]))
+    if kind == "dir":
+        return "/tmp"
+    if kind == "fifo":
+        return "@fifo"
+    return argv_text(draw(raw_bytes)).replace("\x00", "") or "x"
+
+
+def _named(sandbox: Home, name: str) -> str:
+    """``@fifo``: a FIFO nobody writes to, made in the sandbox."""
+    if name != "@fifo":
+        return name
+    fifo = sandbox.root / "fuzz.fifo"
+    if not fifo.exists():
+        import os
+
+        os.mkfifo(fifo)
+    return str(fifo)
+
+
+@FUZZ
+@given(name=awkward_names())
+def test_every_reader_of_a_named_file_answers_any_name(sandbox: Home, name: str) -> None:
+    """OBEY, DBLOGIN, ``params check`` (and OBEY/INCLUDE inside a parameter file) and ``obey
+    --syntax-only`` answer with one line whatever the name: never a traceback, never a hang
+    (the test's own time is the bound: /dev/zero is read at most 16 MiB)."""
+    name = _named(sandbox, name)
+    out = io.StringIO()
+    session = stream_session(sandbox, iter([]), out)
+    quoted = name.replace('"', "")
+    for line in (f'OBEY "{quoted}"', f"DBLOGIN SOURCEDB {quoted}", f"VIEW PARAMS {quoted}"):
+        if "\n" in line or "\r" in line:
+            continue
+        assert table.execute(session, line).ok in (True, False)
+    _no_traceback(out.getvalue(), sandbox)
+    assert "OSError" not in out.getvalue()  # a clear line, not the exception's repr
+    assert check_file(name).ok in (True, False)
+    prm = sandbox.root / "names.prm"
+    prm.write_text(f"EXTRACT e1\nOBEY {quoted}\nINCLUDE {quoted}\nTABLE a.*;\n", errors="replace")
+    assert check_file(prm).ok in (True, False)
+    with contextlib.suppress(OSError):  # the launcher says "Cannot open obey file ..."
+        syntax_errors(Path(name))

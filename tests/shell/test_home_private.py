@@ -169,6 +169,7 @@ def test_the_entry_points_make_a_home_private_whatever_the_umask(tmp_path: Path)
             env["GGSCI_UMASK"] = env_mask
         old = os.umask(0o022)
         try:
+            root.mkdir()  # the user makes the home (a missing one is refused), as dirprm's files
             ggsci(env, tmp_path, "run", "CREATE SUBDIRS")
             ggsci(env, tmp_path, "db", "create", "src")
             ggsci(env, tmp_path, "db", "sql", "src", "CREATE TABLE hr.t (id NUMBER PRIMARY KEY)")
@@ -184,7 +185,7 @@ def test_the_entry_points_make_a_home_private_whatever_the_umask(tmp_path: Path)
         if env_mask is None:
             assert list((root / "dirdat").glob("lt*")) and (root / "dirchk" / "EXT1.cpe").exists()
         wrong = []
-        for path in [root, *root.rglob("*")]:
+        for path in root.rglob("*"):
             if path.parent.name == "dirprm" and path.is_file():
                 continue  # written by the user (here: the test)
             want = dirs if path.is_dir() else files

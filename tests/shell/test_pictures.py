@@ -223,3 +223,27 @@ def test_pictures_are_not_imported_by_the_shell() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_lag_svg_has_axes_units_and_one_time_scale() -> None:
+    """Issue 29: the chart had no axes and scaled each stage apart. Time: one scale for the
+    picture (a path that stopped earlier ends before the right edge); lag: one scale per
+    path, its stages on it (extract at half the total reaches half the panel); axes with
+    times and seconds."""
+    histories = [samples("E1 ==> R1", [1.0, 3.0, 2.0]), samples("E2 ==> R2", [5.0, 1.0])]
+    svg = ET.fromstring(lagpic.to_svg(histories).to_bytes())
+    series = svg.findall("s:polyline[@class='series']", NS)
+    e2_total = next(s for s in series if s.get("data-path") == "E2 ==> R2")
+    xs = [float(p.split(",")[0]) for p in e2_total.get("points", "").split()]
+    assert xs == [lagpic.LEFT, lagpic.LEFT + lagpic.PLOT_W / 2]  # 1 s of the picture's 2 s
+    extract = next(s for s in series if s.get("data-stage") == "extract")
+    panels = svg.findall("s:rect[@class='panel']", NS)
+    top = float(panels[1].get("y", "0"))
+    ys = [float(p.split(",")[1]) for p in extract.get("points", "").split()]
+    assert abs(min(ys) - (top + lagpic.PANEL_H / 2)) < 0.1  # 1.5 s of the path's 3 s
+    assert len(svg.findall("s:line[@class='axis']", NS)) == len(panels) + 2
+    ticks = [t.text for t in svg.findall("s:text[@class='x-tick']", NS)]
+    assert ticks[:5] == ["09:00:00", "09:00:00", "09:00:01", "09:00:01", "09:00:02"]
+    assert "0s" in [t.text for t in svg.findall("s:text[@class='y-tick']", NS)]
+    (label,) = {t.text for t in svg.findall("s:text[@class='x-label']", NS)}
+    assert label == "time received (HH:MM:SS)"

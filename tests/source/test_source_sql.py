@@ -8,6 +8,8 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from engine.embedded.database import Database
 from engine.embedded.dictionary import load_dictionary
@@ -15,6 +17,7 @@ from engine.embedded.errors import (
     ConstraintError,
     DatabaseError,
     RowLockedError,
+    SourceError,
     SqlError,
     UnknownObjectError,
 )
@@ -224,7 +227,7 @@ def test_replay_rebuilds_tables(make_db: Callable[..., Database]) -> None:
 def _replayed_and_held(db: Database, name: str) -> tuple[list[Any], list[Any]]:
     """APP.name's rows as the committed redo replays them, and as the table holds them."""
     d = decode([lr.record for lr in db.records()], load_dictionary(db.root / "dictionary.json"))
-    rebuilt = replay(d.committed)[f"APP.{name}"]
+    rebuilt = replay(d.committed).get(f"APP.{name}", {})
     table = db.table("APP", name)
     return sorted(rebuilt.values(), key=lambda r: r["ID"]), [
         {c.name: _py(c.type, v) for c, v in zip(table.columns, row, strict=True)}
@@ -325,5 +328,52 @@ def test_a_row_too_large_to_log_fails_whole_and_leaves_no_row(
     execute(db, s, "UPDATE big SET w = '" + "y" * 80_000 + "' WHERE id = 1")  # a URP: logged
     execute(db, s, "COMMIT")
     rebuilt, held = _replayed_and_held(db, "BIG")
+    db.close()
     assert rebuilt == held
     assert rebuilt[0]["W"] == "y" * 80_000
+
+
+_EXAMPLES: list[int] = []  # one database per example (hypothesis runs many in one test)
+_LARGE = st.lists(
+    st.tuples(
+        st.sampled_from(["insert", "insert-select", "update", "delete", "commit", "rollback"]),
+        st.integers(1, 4),  # row id
+        st.sampled_from([0, 10, 4000, 30_000, 65_000, 65_600, 80_000]),  # bytes in W
+    ),
+    min_size=1,
+    max_size=8,
+)
+
+
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(steps=_LARGE)
+def test_large_rows_are_logged_or_fail_whole(
+    make_db: Callable[..., Database], steps: list[tuple[str, int, int]]
+) -> None:
+    """Fuzz over row sizes around the 16-bit row piece (issue 29): whatever mix of large and
+    small inserts, updates and deletes, each statement is logged or fails with a coded
+    SourceError before it changes anything, and the committed redo replays to the table."""
+    _EXAMPLES.append(0)
+    db = make_db(name=f"L{len(_EXAMPLES)}")
+    s = db.session("S1", username="APP")
+    execute(db, s, "CREATE TABLE big (id NUMBER PRIMARY KEY, v VARCHAR2(10), w VARCHAR2(200000))")
+    for op, key, size in steps:
+        text = "x" * size
+        statement = {
+            "insert": f"INSERT INTO big VALUES ({key}, 'v', '{text}')",
+            "insert-select": f"INSERT INTO big SELECT {key} + 10, v, w FROM big WHERE id = {key}",
+            "update": f"UPDATE big SET w = '{text}' WHERE id = {key}",
+            "delete": f"DELETE FROM big WHERE id = {key}",
+            "commit": "COMMIT",
+            "rollback": "ROLLBACK",
+        }[op]
+        try:
+            execute(db, s, statement)
+        except SourceError as exc:
+            assert exc.code.startswith(("GGS-SRC-02", "ORA-")), exc
+    execute(db, s, "COMMIT")
+    rebuilt, held = _replayed_and_held(db, "BIG")
+    db.close()
+    assert rebuilt == held

@@ -1,0 +1,106 @@
+"""The PostgreSQL Extract off the happy path: a large transaction paged out of a small
+transaction cache and written whole, and a slot that lost its WAL (max_slot_wal_keep_size)
+abending with the slot and the LSNs named."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+
+from engine.extract.start import ExtractError
+from engine.home.layout import Home
+from engine.postgres.capture import PgCapture
+from engine.postgres.slot import load_registration
+from engine.trail.layout import TransInd
+from tests.postgres.cluster import Cluster, ClusterUnavailable, start_cluster
+from tests.postgres.pgsource import prm, records, run_once, setup_group, sql
+
+pytestmark = pytest.mark.postgres
+
+
+def test_large_transaction_paged_out_and_written_whole(
+    home: Home, pgdb: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sql(pgdb, "CREATE TABLE big (id int PRIMARY KEY, pad text)")
+    group = setup_group(home, pgdb)
+    sql(pgdb, "INSERT INTO big SELECT g, repeat('x', 50) FROM generate_series(1, 60000) g")
+    spilled: list[int] = []
+    real = PgCapture._commit
+
+    def spy(self: PgCapture, c: object, lsn: int, out: list[bytes]) -> None:
+        txn = self.cache.txns.get(c.xid)  # type: ignore[attr-defined]
+        spilled.append(txn.spilled if txn is not None else 0)
+        real(self, c, lsn, out)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(PgCapture, "_commit", spy)
+    run_once(home, group, prm(pgdb, extra="CACHEMGR CACHESIZE 1MB\n"))
+    recs = records(home)
+    assert len(recs) == 60000
+    assert spilled and spilled[0] > 0  # the cache paged rows out: memory stayed bounded
+    assert recs[0].trans_ind == TransInd.BEGIN and recs[-1].trans_ind == TransInd.END
+    assert {r.trans_ind for r in recs[1:-1]} == {TransInd.MIDDLE}
+    assert [dict(r.columns)[0] for r in recs] == [str(i) for i in range(1, 60001)]
+    assert sum(1 for r in recs if r.tranid) == 1
+
+
+@pytest.fixture
+def tiny_wal_cluster() -> Iterator[Cluster]:
+    try:
+        cluster = start_cluster(
+            {"max_slot_wal_keep_size": "1MB", "min_wal_size": "2MB", "max_wal_size": "4MB"},
+            wal_segsize_mb=1,
+        )
+    except ClusterUnavailable as exc:
+        pytest.skip(str(exc))
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+def test_lost_wal_abends_naming_slot_and_lsns(home: Home, tiny_wal_cluster: Cluster) -> None:
+    url = tiny_wal_cluster.url()
+    sql(url, "CREATE TABLE t (id int PRIMARY KEY, pad text)")
+    group = setup_group(home, url)
+    sql(url, "INSERT INTO t VALUES (0, 'first')")
+    run_once(home, group, prm(url))
+    with psycopg.connect(url, autocommit=True) as conn:
+        for i in range(8):  # WAL past max_slot_wal_keep_size; checkpoints remove it
+            conn.execute(
+                "INSERT INTO t SELECT g, repeat('y', 200) FROM generate_series(%s::int, %s::int) g",
+                (i * 5000 + 1, i * 5000 + 5000),
+            )
+            conn.execute("SELECT pg_switch_wal()")
+            conn.execute("CHECKPOINT")
+    reg = load_registration(home, "EPG")
+    assert reg is not None
+    with pytest.raises(ExtractError) as info:
+        run_once(home, group, prm(url))
+    assert info.value.code == "OGG-25362", info.value.text
+    assert reg.slot in info.value.text and "lost" in info.value.text
+    assert "checkpoint read LSN" in info.value.text
+    assert len(records(home)) == 1  # nothing after the gap was written
+
+
+def test_dropped_connection_abends_in_one_line(home: Home, pgdb: str) -> None:
+    import threading
+
+    from engine.postgres.capture import PgCaptureError
+    from engine.postgres.run import PgExtractRun
+    from params.check import check_text
+    from tests.postgres.pgsource import Events
+
+    sql(pgdb, "CREATE TABLE t (id int PRIMARY KEY)")
+    group = setup_group(home, pgdb)
+    run = PgExtractRun(home, check_text(prm(pgdb)).model, group, Events(), durable=False)
+    try:
+        pid = run.conn.info.backend_pid
+        sql(pgdb, f"SELECT pg_terminate_backend({pid})")
+        with pytest.raises(PgCaptureError) as info:
+            run.run(threading.Event(), stop_at_eof=True, idle_wait=0)
+        assert info.value.code == "OGG-25366"
+        assert "\n" not in info.value.text and "failed after read LSN" in info.value.text
+    finally:
+        run.writer.close()
