@@ -216,10 +216,14 @@ class Watchdog:
 
     def _loop(self) -> None:
         while not self._stop.wait(POLL_S):
+            if self.fault is not None:  # a job asked for since (mining ahead): cancelled too
+                with contextlib.suppress(Exception):
+                    self.sc.cancelAllJobs()
+                continue
             try:
                 self.check()
             except SparkFault:
-                return
+                continue
             except Exception:  # the JVM going away: the run's own error says it
                 if self.sc is None or self._stopped():
                     return

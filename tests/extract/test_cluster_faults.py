@@ -6,6 +6,8 @@ One one-core worker (tests/extract/standalone.py) for the module; the faults:
 
 - the cluster held by another application (0 cores free): the group, started by the
   Manager, says in STATUS that no executor was granted and abends at its start-up bound;
+  the Manager's AUTORESTART starts it again (and it abends again: the cluster is still
+  held);
 - a wrong ``spark.driver.host`` (executors cannot call back): one line at once;
 - the master killed and restarted under a live Extract (no recovery: the new master does
   not know the application): one line at the master bound.
@@ -15,12 +17,14 @@ Each test prints the time from the fault to the message (issue 28's figures).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -119,7 +123,9 @@ def test_a_cluster_held_by_another_application(cluster: standalone.Cluster, tmp_
         while (app := _app(cluster, "hog")) is None or int(str(app["cores"])) < 1:
             assert time.monotonic() < deadline and hog.poll() is None, "the hog never ran"
             time.sleep(0.5)
-        (home.dirprm / "mgr.prm").write_text("PORT 0\n")
+        (home.dirprm / "mgr.prm").write_text(
+            "PORT 0\nAUTORESTART EXTRACT *, RETRIES 1, WAITMINUTES 0, RESETMINUTES 60\n"
+        )
         home.globals_file.write_text(
             f"SPARKMASTER {cluster.url}\nSPARKCONF spark.ggsci.startupTimeout=40s\n"
         )
@@ -138,21 +144,27 @@ def test_a_cluster_held_by_another_application(cluster: standalone.Cluster, tmp_
             time.sleep(0.5)
         assert "starting: Spark session: no executor registered from" in said, said
         assert "none granted" in said and " of 40 s)" in said, said
-        while time.monotonic() - t0 < 180:
-            pf = read_process_file(home, "EXTRACT", "E1")
-            if pf is not None and pf.state == State.ABENDED:
-                break
+
+        def abends() -> list[str]:
+            return [
+                ln for ln in home.ggserr_log.read_text().splitlines()
+                if "OGG-01668" in ln and "did not start within 40 s" in ln
+            ]  # fmt: skip
+
+        while time.monotonic() - t0 < 180 and not abends():
             time.sleep(0.5)
         took = time.monotonic() - t0
+        one_error("\n".join(abends()), "did not start within 40 s", "none granted")
+        # the Manager's AUTORESTART acts on it: started again, abended again, then no more
+        while time.monotonic() - t0 < 420 and "retries exhausted" not in (
+            home.ggserr_log.read_text()
+        ):
+            time.sleep(1)
+        assert len(abends()) == 2, home.ggserr_log.read_text()
+        assert "retries exhausted" in home.ggserr_log.read_text()
+        pf = read_process_file(home, "EXTRACT", "E1")
         assert pf is not None and pf.state == State.ABENDED, pf
-        assert "ABENDED" in ggsci(home, "INFO EXTRACT e1")
-        report = (home.dirrpt / "E1.rpt").read_text()
-        line = one_error(
-            "\n".join(ln for ln in report.splitlines() if "OGG-01668" in ln and "PROCESS" not in ln),
-            "did not start within 40 s", "none granted",
-        )  # fmt: skip
-        assert line.split("OGG-01668", 1)[1] in home.ggserr_log.read_text()
-        assert "Traceback" not in report
+        assert "Traceback" not in (home.dirrpt / "E1.rpt").read_text()
         print(f"0 cores: {took:.1f} s from START to the abend (bound 40 s after the session is up)")
     finally:
         ggsci(home, "STOP MANAGER !")
@@ -173,6 +185,79 @@ def test_a_wrong_driver_host(cluster: standalone.Cluster, tmp_path: Path) -> Non
     assert proc.returncode == 1, out
     one_error(out, "cannot call the driver back at 127.0.0.2:", "spark.driver.host")
     print(f"wrong spark.driver.host: {took:.1f} s from the start to the message")
+
+
+def descendants(pid: int) -> list[int]:
+    """The processes under ``pid`` (from /proc), deepest last."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def executor_pids(cluster: standalone.Cluster) -> list[int]:
+    out = []
+    for pid in descendants(cluster.worker_pids()[0]):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"CoarseGrainedExecutorBackend" in cmdline:
+            out.append(pid)
+    return out
+
+
+def test_tasks_that_never_finish(cluster: standalone.Cluster, tmp_path: Path) -> None:
+    """An executor frozen (SIGSTOP) while the Extract has work for it: no task finishes,
+    and the Extract abends at its progress bound instead of waiting for ever."""
+    home = source(tmp_path)
+    proc = extract(
+        home,
+        f"SPARKMASTER {cluster.url}\nSPARKCONF spark.ggsci.progressTimeout=20s\n"
+        "SPARKCONF spark.dynamicAllocation.minExecutors=1\n",
+    )
+    frozen: list[int] = []
+    try:
+        deadline = time.monotonic() + 180
+        while not any(p.stat().st_size > 2000 for p in home.dirdat.glob("ea*")):
+            assert proc.poll() is None, finish(proc, 5)
+            assert time.monotonic() < deadline, "the Extract wrote nothing"
+            time.sleep(0.5)
+        frozen = executor_pids(cluster)
+        assert frozen, "no executor process found"
+        for pid in frozen:
+            os.kill(pid, signal.SIGSTOP)
+        root = next(p for p in home.dirdb.iterdir() if (p / "data.sqlite").exists())
+        with Database(root) as db:  # work for the frozen executor
+            s = db.session("more")
+            for i in range(1000, 1020):
+                execute(db, s, f"INSERT INTO hr.emp VALUES ({i}, 'n{i}')")
+                execute(db, s, "COMMIT")
+        t0, wall0 = time.monotonic(), datetime.now()
+        out = finish(proc, 240)
+    finally:
+        for pid in frozen:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGCONT)
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    took = time.monotonic() - t0
+    assert proc.returncode == 1, out
+    line = one_error(out, "No Spark task finished for 2", "spark.ggsci.progressTimeout")
+    said = (datetime.strptime(line[:19], "%Y-%m-%d %H:%M:%S") - wall0).total_seconds()
+    print(
+        f"frozen executor: {said:.0f} s from the work to the message (bound 20 s), "
+        f"{took:.1f} s to the process's end (Spark's stop waits for the frozen executor)"
+    )
 
 
 def test_the_master_restarted_under_a_live_extract(
