@@ -176,8 +176,7 @@ REPERROR_ACTS = frozenset({"ABEND", "DISCARD", "IGNORE", "RETRYOP", "TRANSDISCAR
 #: gets a "not used" warning at its position (tests/params/test_acts_or_warns.py holds
 #: every other option of a handled parameter to a model field the engine reads).
 IGNORED_OPTIONS: dict[str, frozenset[str]] = {
-    "RMTHOST": frozenset({"KEYNAME", "COMPRESSTHRESHOLD", "TCPBUFSIZE", "TCPFLUSHBYTES",
-                          "IPV4", "IPV6", "STREAMING", "NOSTREAMING", "PARAMS"}),
+    "RMTHOST": frozenset({"PARAMS"}),
     "CACHEMGR": frozenset({"CACHEBUFFERSIZE", "CACHEPAGEOUTSIZE", "CACHEDIRECTORY"}),
     "AUTORESTART": frozenset({"WAITSECONDS"}),
     "PURGEOLDEXTRACTS": frozenset({"FREQUENCYMINUTES", "FREQUENCYHOURS"}),
@@ -193,18 +192,11 @@ IGNORED_OPTIONS: dict[str, frozenset[str]] = {
 #: act on: each gets a "not used" warning after its checks. Found by
 #: tests/params/test_acts_or_warns.py (nothing in the engine reads what they set).
 IGNORED_PARAMETERS: dict[str, str] = {
-    **dict.fromkeys(
-        ("DYNAMICPORTLIST", "LAGREPORTMINUTES", "LAGREPORTHOURS", "LAGINFOSECONDS",
-         "LAGINFOMINUTES", "LAGINFOHOURS", "LAGCRITICALSECONDS", "LAGCRITICALMINUTES",
-         "LAGCRITICALHOURS"),
-        "the Manager does not act on it",
-    ),
     "MAXTRANSOPS": "a source transaction is applied in one target transaction",
     "PASSTHRU": "the pump applies its TABLE options with it or without it",
     "NOPASSTHRU": "the pump applies its TABLE options with it or without it",
     "LOGALLSUPCOLS": "the Extract writes the columns the redo holds",
     "EXTFILE": "the Extract writes trails only (EXTTRAIL, RMTTRAIL)",
-    "RMTHOST": "the pump writes its RMTTRAIL on this machine (no Collector is reached)",
     "RMTFILE": "the Extract writes trails only (EXTTRAIL, RMTTRAIL)",
 }  # fmt: skip
 

@@ -371,8 +371,13 @@ for _lag in (
     "LAGCRITICALSECONDS",
     "LAGCRITICALMINUTES",
     "LAGCRITICALHOURS",
+    "CHECKMINUTES",
+    "STARTUPVALIDATIONDELAY",
+    "DOWNREPORTMINUTES",
+    "DOWNREPORTHOURS",
 ):
     SPECS[_lag] = Spec(("int",))
+SPECS["DOWNCRITICAL"] = Spec()
 
 #: TRANLOGOPTIONS argument forms (the catalogue's names) to grammar.
 _TLO_FORMS: dict[str, pp.ParserElement] = {

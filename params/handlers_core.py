@@ -209,13 +209,56 @@ def h_extfile(b: Builder, p: Parsed) -> None:
 
 
 def h_rmthost(b: Builder, p: Parsed) -> None:
+    """RMTHOST host [, MGRPORT n | , PORT n] [, options]: each option acts
+    (engine/pump/remote.py) or is refused here; PARAMS is the one not used. Without MGRPORT
+    and PORT the Manager is asked at GoldenGate's default port, 7809."""
+    mgrport, port = opt_named(p, "MGRPORT"), opt_named(p, "PORT")
+    if mgrport is not None and port is not None:
+        b.error(
+            "conflict",
+            "RMTHOST takes MGRPORT (a Manager) or PORT (a static Collector), not both",
+            port.loc,
+        )
+    elif mgrport is None and port is None:
+        b.error(
+            "syntax", "RMTHOST needs MGRPORT (the target's Manager) or PORT (a static Collector)"
+        )
+    cipher = arg_of(opt_named(p, "ENCRYPT"))
+    encrypt = cipher.upper if cipher is not None else None
+    keyname = arg_of(opt_named(p, "KEYNAME"))
+    if encrypt == "BLOWFISH":
+        b.error(
+            "value",
+            "RMTHOST ENCRYPT BLOWFISH is not supported: use AES128, AES192 or AES256",
+            cipher.loc if cipher else None,
+        )
+    if encrypt == "NONE":
+        encrypt = None
+    if encrypt not in (None, "BLOWFISH") and keyname is None:
+        b.error(
+            "syntax",
+            f"RMTHOST ENCRYPT {encrypt} needs KEYNAME (a key of the ENCKEYS file)",
+            cipher.loc if cipher else None,
+        )
+    if keyname is not None and encrypt is None:
+        b.error("syntax", "RMTHOST KEYNAME needs ENCRYPT AES128, AES192 or AES256", keyname.loc)
+    ipv4, ipv6 = opt_named(p, "IPV4"), opt_named(p, "IPV6")
+    if ipv4 is not None and ipv6 is not None:
+        b.error("conflict", "RMTHOST takes IPV4 or IPV6, not both", ipv6.loc)
+    stream = [o.name for o in p.options if o.name in ("STREAMING", "NOSTREAMING")]
     b.fields["rmthost"] = m.RmtHost(
         unquote(p.positional[0].text),
-        as_int(b, arg_of(opt_named(p, "MGRPORT")), "MGRPORT", *PORT_RANGE),
-        as_int(b, arg_of(opt_named(p, "PORT")), "PORT", *PORT_RANGE),
-        as_int(b, arg_of(opt_named(p, "TIMEOUT")), "TIMEOUT", 1),
-        (t.text.upper() if (t := arg_of(opt_named(p, "ENCRYPT"))) else None),
+        as_int(b, arg_of(mgrport), "MGRPORT", *PORT_RANGE),
+        as_int(b, arg_of(port), "PORT", *PORT_RANGE),
+        as_int(b, arg_of(opt_named(p, "TIMEOUT")), "TIMEOUT", 1, 1800),
+        encrypt,
         opt_named(p, "COMPRESS") is not None,
+        unquote(keyname.text) if keyname is not None else None,
+        as_int(b, arg_of(opt_named(p, "COMPRESSTHRESHOLD")), "COMPRESSTHRESHOLD", 0, 28_000),
+        as_int(b, arg_of(opt_named(p, "TCPBUFSIZE")), "TCPBUFSIZE", 1000, 100_000_000),
+        as_int(b, arg_of(opt_named(p, "TCPFLUSHBYTES")), "TCPFLUSHBYTES", 1000, 100_000_000),
+        not stream or stream[-1] == "STREAMING",
+        4 if ipv4 is not None else 6 if ipv6 is not None else None,
     )
 
 

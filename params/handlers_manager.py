@@ -18,9 +18,13 @@ from params.builder import (
 )
 from params.grammar import Parsed
 
+#: The Manager's PORT: 0 asks the system for a free port (this engine's meaning; GGSCI's
+#: INFO MANAGER and the process file show the port it got).
+MANAGER_PORT_RANGE = (0, PORT_RANGE[1])
+
 
 def h_port(b: Builder, p: Parsed) -> None:
-    v = as_int(b, p.positional[0], "PORT", *PORT_RANGE)
+    v = as_int(b, p.positional[0], "PORT", *MANAGER_PORT_RANGE)
     if v is not None:
         b.manager["port"] = v
 
@@ -101,9 +105,12 @@ def h_purgeoldextracts(b: Builder, p: Parsed) -> None:
     b.manager["purge_old_extracts"] = (*b.manager.get("purge_old_extracts", ()), po)
 
 
-def h_lag(field_name: str, factor: int) -> Handler:
+def h_lag(field_name: str, factor: int, lo: int = 1) -> Handler:
+    """A Manager parameter of one whole number (a time in its unit, kept as ``factor`` times
+    it): LAG*, CHECKMINUTES, STARTUPVALIDATIONDELAY, DOWNREPORT*."""
+
     def h(b: Builder, p: Parsed) -> None:
-        v = as_int(b, p.positional[0], p.keyword.upper, 1)
+        v = as_int(b, p.positional[0], p.keyword.upper, lo)
         if v is not None:
             b.manager[field_name] = v * factor
 
@@ -125,3 +132,7 @@ def h_accessrule(b: Builder, p: Parsed) -> None:
         b.error("value", message, loc)
     if rule is not None:
         b.manager["access_rules"] = (*rules, rule)
+
+
+def h_downcritical(b: Builder, p: Parsed) -> None:
+    b.manager["down_critical"] = True

@@ -215,12 +215,21 @@ class ExtFile:
 
 @dataclass(frozen=True)
 class RmtHost:
+    """RMTHOST: where the pump's Collector is (the target's Manager at MGRPORT, or a static
+    Collector at PORT) and how the link runs (engine/pump/remote.py)."""
+
     host: str
     mgrport: int | None = None
     port: int | None = None
     timeout: int | None = None
     encrypt: str | None = None
     compress: bool = False
+    keyname: str | None = None
+    compress_threshold: int | None = None
+    tcp_buf_size: int | None = None
+    tcp_flush_bytes: int | None = None
+    streaming: bool = True
+    ip_version: int | None = None  # IPV4 / IPV6: the address family to reach the host by
 
 
 @dataclass(frozen=True)
@@ -354,6 +363,10 @@ class Manager:
     lag_info_seconds: int | None = None
     lag_critical_seconds: int | None = None
     access_rules: tuple[AccessRule, ...] = ()
+    check_minutes: int | None = None
+    startup_validation_seconds: int | None = None
+    down_report_minutes: int | None = None
+    down_critical: bool = False
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,9 @@ as GoldenGate's ACCESSRULE names them, and then judged by the rules:
 
 - START, STOP and KILL are inter-process commands of the Manager: program ``MANAGER`` (PROG MGR
   or MANAGER); the other requests (CHILDSTATUS, GETPORTINFO, GETPURGEOLDEXTRACTS, STATUS) are
-  what GGSCI asks: program ``GGSCI``. This engine runs no dynamic Collector, GUI or remote
-  Replicat, so rules for those programs match no request today.
+  what GGSCI asks: program ``GGSCI``; COLLECTOR (a pump asking for a dynamic Collector,
+  :mod:`engine.manager.collector`) is program ``COLLECTOR`` (PROG COLLECTOR or SERVER). This
+  engine runs no GUI or remote Replicat, so rules for those programs match no request.
 - Rules are tried by PRI (1 first); rules without PRI come after, in file order. The first rule
   whose PROG and IPADDR match decides. No rule, or no matching rule: the request is refused.
 """
@@ -26,6 +27,8 @@ MANAGER_COMMANDS = frozenset({"START", "STOP", "KILL"})
 
 def program_of(request: Request) -> str:
     """The ACCESSRULE program a Manager request belongs to."""
+    if request.command == "COLLECTOR":
+        return "COLLECTOR"
     return "MANAGER" if request.command in MANAGER_COMMANDS else "GGSCI"
 
 

@@ -16,6 +16,7 @@ import argparse
 import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -23,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from engine.heartbeat.schedule import HeartbeatSchedule
 from engine.home.groups import GroupKind, GroupStore
@@ -36,6 +38,7 @@ from engine.home.status import (
     State,
     lock_holder,
     process_state,
+    read_process_file,
     socket_path,
     start_ticks,
     write_process_file,
@@ -46,14 +49,18 @@ from engine.manager.params import (
     DEFAULT_PORT,
     ManagerParamError,
     ManagerParams,
-    load_manager_params,
+    check_manager_params,
 )
 from engine.manager.purge import purge_candidates
+from engine.manager.watch import ManagerWatch
 from engine.runtime import paraminfo
 from engine.runtime.events import MANAGER_COMPONENT, Clock, Event, Severity, log_event
 from engine.runtime.ipc import HandlerTable, IpcServer, Reply, Request, TcpListener
 
 POLL_SECONDS = 0.2
+LISTEN_ADDRESS = "0.0.0.0"
+"""The Manager's PORT is open on every IPv4 address of the host (pumps of other hosts ask it
+for Collectors); its ACCESSRULEs refuse every request no rule allows."""
 KILL_WAIT_SECONDS = 5.0
 KINDS = {"EXTRACT": GroupKind.EXTRACT, "REPLICAT": GroupKind.REPLICAT}
 
@@ -113,10 +120,13 @@ class Manager:
         self.table.add("CHILDSTATUS", self._childstatus)
         self.table.add("GETPORTINFO", self._portinfo)
         self.table.add("GETPURGEOLDEXTRACTS", self._purgeinfo)
+        self.table.add("COLLECTOR", self._collector)
+        self.collectors: list[subprocess.Popen[bytes]] = []
         self.table.add("STATUS", lambda _: Reply(("Manager is running.",)))
         read = _statements(home.dirprm / "mgr.prm")  # as read at start-up, for GETPARAMINFO
         self.table.add("GETPARAMINFO", paraminfo.handler("MANAGER", "dirprm/mgr.prm", lambda: read))
         self.heartbeats = HeartbeatSchedule(home, self.event)
+        self.watches = ManagerWatch(home, params, self.event, clock)
 
     def event(self, code: str, severity: Severity, text: str) -> None:
         log_event(
@@ -186,6 +196,7 @@ class Manager:
                     ),
                 )
             self.last_state[(kind, name)] = State.STARTING
+        self.watches.started(kind, name, _monotonic())
         self.event("OGG-00975", Severity.INFO, f"{kind} {name} starting.")
         return Reply((f"{kind} {name} starting",))
 
@@ -268,6 +279,55 @@ class Manager:
         text = reply.lines[0].removeprefix("ERROR: ") if reply.lines else "access denied"
         self.event("OGG-00912", Severity.WARNING, f"Request refused: {text}")
 
+    def _collector(self, request: Request) -> Reply:
+        """A pump asks for a dynamic Collector (ACCESSRULE PROG COLLECTOR let it through):
+        bind a port of DYNAMICPORTLIST (the system's when there is none), start the Collector
+        on it for the asking address only, and say which port."""
+        peer = request.peer
+        if peer is None or peer.address == "unix":
+            return Reply.error("ERROR: COLLECTOR is asked over TCP, by a pump.")
+        sock = bind_dynamic_port(self.params.dynamic_ports)
+        if sock is None:
+            self.event(
+                "OGG-01223",
+                Severity.WARNING,
+                f"No free port in DYNAMICPORTLIST for a Collector for {peer.address}.",
+            )
+            return Reply.error("ERROR: NODYNPORTS: no port of DYNAMICPORTLIST is free.")
+        port = int(sock.getsockname()[1])
+        self.home.sub("dirout").mkdir(exist_ok=True)
+        try:
+            with (self.home.sub("dirout") / "COLLECTOR.out").open("ab") as out:
+                child = subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "engine.manager.collector",
+                        "--home",
+                        str(self.home.root),
+                        "--fd",
+                        str(sock.fileno()),
+                        "--peer",
+                        peer.address,
+                    ],
+                    cwd=self.home.root,
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    pass_fds=(sock.fileno(),),
+                    start_new_session=True,
+                )
+        finally:
+            sock.close()
+        with self.lock:
+            self.collectors.append(child)
+        self.event(
+            "OGG-01229",
+            Severity.INFO,
+            f"Collector started for {peer.address} on port {port} (process {child.pid}).",
+        )
+        return Reply((f"Collector listening on port {port}.",))
+
     def _portinfo(self, _: Request) -> Reply:
         return Reply((f"Manager listening on port {self.port}.",))
 
@@ -295,6 +355,7 @@ class Manager:
             for key, child in list(self.children.items()):
                 if child.poll() is not None:
                     del self.children[key]
+            self.collectors = [c for c in self.collectors if c.poll() is None]
         for group in GroupStore(self.home).all():
             key = (group.kind.value, group.name)
             pf, state = process_state(self.home, group.kind, group.name)
@@ -340,20 +401,11 @@ class Manager:
     def serve(self) -> int:
         pid = os.getpid()
         sock = socket_path(self.home, MANAGER, MANAGER)
-        pf = ProcessFile(
-            MANAGER,
-            MANAGER,
-            pid,
-            State.STARTING,
-            self.clock().isoformat(" ", "seconds"),
-            ticks=start_ticks(pid),
-            socket=str(sock),
-            port=self.port,
-        )
+        pf = _manager_file(State.STARTING, self.clock(), socket=str(sock), port=self.port)
         write_process_file(self.home, pf)
         try:
             tcp = TcpListener(
-                "127.0.0.1",
+                LISTEN_ADDRESS,
                 self.port,
                 self.table,
                 AccessPolicy.of(self.params.access_rules).gate,
@@ -380,6 +432,8 @@ class Manager:
         )
         # logged before RUNNING is published: whoever sees it running finds the line too
         self.event("OGG-00983", Severity.INFO, f"Manager started (port {self.port}).")
+        for warning in self.params.warnings:
+            self.event("OGG-10144", Severity.WARNING, f"Parameter file mgr.prm: {warning}.")
         write_process_file(self.home, pf)
         signal.signal(signal.SIGTERM, lambda *_: self.stop_event.set())
         self.autostart()
@@ -393,6 +447,7 @@ class Manager:
                     next_purge = now + self.params.check_minutes * 60
                     self.purge()
                 self.heartbeats.tick()
+                self.watches.tick(now)
             except Exception as exc:  # one bad file must not stop the Manager; log, go on
                 self.event("OGG-01091", Severity.WARNING, f"Manager check failed: {exc!r}.")
         server.close()
@@ -402,6 +457,21 @@ class Manager:
         )
         self.event("OGG-00954", Severity.INFO, "Manager stopped.")
         return 0
+
+
+def bind_dynamic_port(ports: Sequence[int]) -> socket.socket | None:
+    """A listening socket on the first free port of ``ports`` (DYNAMICPORTLIST), or on one
+    the system chooses when the list is empty; None when every listed port is taken."""
+    for port in ports or (0,):
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            sock.bind((LISTEN_ADDRESS, port))
+            sock.listen(1)
+        except OSError:
+            sock.close()
+            continue
+        return sock
+    return None
 
 
 def _monotonic() -> float:
@@ -436,33 +506,48 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _serve(home: Home) -> int:
+    """Check mgr.prm and serve; a Manager that cannot start (an error in mgr.prm, or any
+    failure) says why in ggserr.log, where GGSCI's START MANAGER finds it."""
     try:
-        params = load_manager_params(home.dirprm / "mgr.prm")
-    except (ManagerParamError, ValueError) as exc:
-        log_event(
-            home.ggserr_log,
-            Event(
-                "OGG-00303",
-                Severity.ERROR,
-                f"Problem in mgr.prm: {exc}.",
-                MANAGER_COMPONENT,
-                "mgr.prm",
-            ),
-        )
-        pid = os.getpid()
-        write_process_file(
-            home,
-            ProcessFile(
-                MANAGER,
-                MANAGER,
-                pid,
-                State.ABENDED,
-                datetime.now().isoformat(" ", "seconds"),
-                ticks=start_ticks(pid),
-            ),
-        )
+        params = check_manager_params(home.dirprm / "mgr.prm", home.root)
+    except ManagerParamError as exc:
+        for line in exc.lines:
+            _abend_event(home, "OGG-00303", f"Problem in param file [mgr.prm]: {line}.")
+        _abended(home)
         return 1
-    return Manager(home, params).serve()
+    try:
+        return Manager(home, params).serve()
+    except Exception as exc:  # the reason belongs in ggserr.log, not only in dirout/MGR.out
+        _abend_event(home, "OGG-01668", f"Manager abended: {type(exc).__name__}: {exc}.")
+        _abended(home)
+        raise
+
+
+def _abend_event(home: Home, code: str, text: str) -> None:
+    log_event(home.ggserr_log, Event(code, Severity.ERROR, text, MANAGER_COMPONENT, "mgr.prm"))
+
+
+def _abended(home: Home) -> None:
+    pid = os.getpid()
+    pf = read_process_file(home, MANAGER, MANAGER)
+    if pf is not None and pf.pid == pid:
+        write_process_file(home, pf.with_state(State.ABENDED))
+        return
+    write_process_file(home, _manager_file(State.ABENDED, datetime.now()))
+
+
+def _manager_file(state: State, when: datetime, **extra: Any) -> ProcessFile:
+    """This process's own process file (the Manager's)."""
+    pid = os.getpid()
+    return ProcessFile(
+        MANAGER,
+        MANAGER,
+        pid,
+        state,
+        when.isoformat(" ", "seconds"),
+        ticks=start_ticks(pid),
+        **extra,
+    )
 
 
 if __name__ == "__main__":

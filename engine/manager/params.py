@@ -1,32 +1,39 @@
-"""The Manager's parameter file ``dirprm/mgr.prm``: the few parameters it acts on.
+"""The Manager's parameter file ``dirprm/mgr.prm``, read through the parameter checker.
 
-PORT n; AUTOSTART [ER|EXTRACT|REPLICAT] group; AUTORESTART [ER|EXTRACT|REPLICAT] group
-[, RETRIES n] [, WAITMINUTES n] [, RESETMINUTES n]; PURGEOLDEXTRACTS trail [, USECHECKPOINTS |
-NOUSECHECKPOINTS] [, MINKEEPHOURS n | MINKEEPDAYS n] [, MINKEEPFILES n]; CHECKMINUTES n;
-ACCESSRULE [, PROG p] [, IPADDR a] [, PRI n] {, ALLOW | DENY} (checked by
-:func:`params.access.build_access_rule`, as ``params check`` checks it). Other Manager
-parameters (DYNAMICPORTLIST, LAGREPORT..., PURGEDDLHISTORY...) are accepted and listed in
-:attr:`ManagerParams.ignored`. Lines follow the parameter-file rules: ``--`` and
-COMMENT lines, ``&`` continuation, case-insensitive keywords, optional commas.
+The Manager checks mgr.prm with :func:`params.check.check_file`, the checker ``params check``,
+``EDIT PARAMS MGR`` and every group process use, so they accept and refuse the same lines
+with the same positioned messages (``dirprm/mgr.prm:1:6: error: PORT must be 0 to 65535``).
+A file with an error stops the Manager before it listens (:class:`ManagerParamError` carries
+the rendered diagnostics); warnings ("not used by this engine") are logged and it goes on.
+This module turns the checker's model (:class:`params.models.Manager`) into the settings the
+Manager acts on (:class:`ManagerParams`): times in seconds, rules with their matchers.
+
+PORT 0 asks the system for a free port (this engine's meaning: tests and the quickstart run
+many homes on one machine). Without LAGREPORT, lag is checked every
+:data:`DEFAULT_LAG_REPORT_MINUTES` minutes when LAGINFO or LAGCRITICAL is set; LAGREPORT alone
+reports every group's lag at each interval (as LAGINFO 0 does).
 """
 
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from params.access import LOGIN_OPTIONS, OPTIONS, AccessRule, RuleOption, build_access_rule
+from params.access import AccessRule
+from params.models import Manager as ManagerModel
 
 DEFAULT_PORT = 7809
+DEFAULT_LAG_REPORT_MINUTES = 60
 
 
 class ManagerParamError(ValueError):
-    """A line of mgr.prm the Manager cannot use; carries the line number."""
+    """mgr.prm has errors: ``lines`` are the checker's rendered diagnostics (first line of
+    each: ``file:line:col: error: message``)."""
 
-    def __init__(self, line: int, message: str) -> None:
-        super().__init__(f"mgr.prm:{line}: {message}")
-        self.line = line
+    def __init__(self, lines: tuple[str, ...]) -> None:
+        super().__init__(lines[0] if lines else "mgr.prm has errors")
+        self.lines = lines
 
 
 @dataclass(frozen=True)
@@ -59,144 +66,129 @@ class PurgeRule:
 
 
 @dataclass(frozen=True)
+class LagRule:
+    """LAGREPORT (how often, seconds), LAGINFO and LAGCRITICAL (thresholds, seconds)."""
+
+    every_seconds: float
+    info_seconds: float | None = None
+    critical_seconds: float | None = None
+
+
+@dataclass(frozen=True)
 class ManagerParams:
     port: int = DEFAULT_PORT
     autostart: tuple[GroupPattern, ...] = ()
     autorestart: tuple[AutoRestart, ...] = ()
     purge: tuple[PurgeRule, ...] = ()
     check_minutes: float = 10.0
-    ignored: tuple[str, ...] = field(default_factory=tuple)
     access_rules: tuple[AccessRule, ...] = ()
+    dynamic_ports: tuple[int, ...] = ()
+    lag: LagRule | None = None
+    startup_validation_seconds: float | None = None
+    down_report_seconds: float | None = None
+    down_critical: bool = False
+    warnings: tuple[str, ...] = ()
 
 
-KIND_WORDS = {
-    "ER": None,
-    "EXTRACT": "EXTRACT",
-    "EXT": "EXTRACT",
-    "REPLICAT": "REPLICAT",
-    "REP": "REPLICAT",
-}
+_KINDS = {"ER": None, "EXTRACT": "EXTRACT", "REPLICAT": "REPLICAT"}
 
 
-def _logical_lines(text: str) -> list[tuple[int, list[str]]]:
-    out: list[tuple[int, list[str]]] = []
-    pending: list[str] = []
-    start = 0
-    for number, raw in enumerate(text.splitlines(), 1):
-        line = raw.split("--", 1)[0].strip()
-        if not line or line.upper().startswith("COMMENT"):
-            continue
-        if not pending:
-            start = number
-        cont = line.endswith("&")
-        pending.append(line.rstrip("&"))
-        if not cont:
-            out.append((start, " ".join(pending).replace(",", " ").split()))
-            pending = []
-    if pending:
-        out.append((start, " ".join(pending).replace(",", " ").split()))
-    return out
+def _pattern(process_type: str, group: str) -> GroupPattern:
+    return GroupPattern(_KINDS.get(process_type.upper()), group)
 
 
-def _number(line: int, words: list[str], i: int, name: str) -> float:
-    try:
-        return float(words[i + 1])
-    except (IndexError, ValueError):
-        raise ManagerParamError(line, f"{name} needs a number") from None
-
-
-def _target(line: int, words: list[str]) -> tuple[GroupPattern, int]:
-    if not words:
-        raise ManagerParamError(line, "a group name is missing")
-    kind_word = words[0].upper()
-    if kind_word in KIND_WORDS:
-        if len(words) < 2:
-            raise ManagerParamError(line, f"{words[0]} needs a group name")
-        return GroupPattern(KIND_WORDS[kind_word], words[1]), 2
-    return GroupPattern(None, words[0]), 1
-
-
-def _access_rule(line: int, rest: list[str], order: int) -> AccessRule:
-    options: list[RuleOption] = []
-    i = 0
-    while i < len(rest):
-        name = rest[i].upper()
-        takes_value = name in OPTIONS + LOGIN_OPTIONS and name not in ("ALLOW", "DENY")
-        value = rest[i + 1] if takes_value and i + 1 < len(rest) else None
-        options.append(RuleOption(name, value, i))
-        i += 2 if takes_value else 1
-    rule, errors = build_access_rule(options, order, len(rest))
-    if rule is None:
-        raise ManagerParamError(line, errors[0][0])
-    return rule
-
-
-def parse_manager_params(text: str) -> ManagerParams:
-    port = DEFAULT_PORT
-    autostart: list[GroupPattern] = []
-    autorestart: list[AutoRestart] = []
-    purge: list[PurgeRule] = []
-    check_minutes = 10.0
-    ignored: list[str] = []
-    access: list[AccessRule] = []
-    for line, words in _logical_lines(text):
-        key, rest = words[0].upper(), words[1:]
-        if key == "PORT":
-            port = int(_number(line, words, 0, "PORT"))
-        elif key == "CHECKMINUTES":
-            check_minutes = _number(line, words, 0, "CHECKMINUTES")
-        elif key == "AUTOSTART":
-            autostart.append(_target(line, rest)[0])
-        elif key == "AUTORESTART":
-            target, used = _target(line, rest)
-            opts = {"RETRIES": 2.0, "WAITMINUTES": 2.0, "RESETMINUTES": 20.0}
-            i = used
-            while i < len(rest):
-                name = rest[i].upper()
-                if name not in opts:
-                    raise ManagerParamError(line, f"unknown AUTORESTART option {rest[i]}")
-                opts[name] = _number(line, rest, i, name)
-                i += 2
-            autorestart.append(
-                AutoRestart(target, int(opts["RETRIES"]), opts["WAITMINUTES"], opts["RESETMINUTES"])
-            )
-        elif key == "PURGEOLDEXTRACTS":
-            if not rest:
-                raise ManagerParamError(line, "PURGEOLDEXTRACTS needs a trail name")
-            use_cp, hours, files = True, 0.0, 1
-            i = 1
-            while i < len(rest):
-                name = rest[i].upper()
-                if name == "USECHECKPOINTS":
-                    use_cp, i = True, i + 1
-                elif name == "NOUSECHECKPOINTS":
-                    use_cp, i = False, i + 1
-                elif name == "MINKEEPHOURS":
-                    hours, i = _number(line, rest, i, name), i + 2
-                elif name == "MINKEEPDAYS":
-                    hours, i = 24 * _number(line, rest, i, name), i + 2
-                elif name == "MINKEEPFILES":
-                    files, i = int(_number(line, rest, i, name)), i + 2
-                else:
-                    raise ManagerParamError(line, f"unknown PURGEOLDEXTRACTS option {rest[i]}")
-            purge.append(PurgeRule(rest[0], use_cp, hours, files))
-        elif key == "ACCESSRULE":
-            access.append(_access_rule(line, rest, len(access)))
-        else:
-            ignored.append(key)
-    return ManagerParams(
-        port,
-        tuple(autostart),
-        tuple(autorestart),
-        tuple(purge),
-        check_minutes,
-        tuple(ignored),
-        tuple(access),
+def _lag(mgr: ManagerModel) -> LagRule | None:
+    info, critical = mgr.lag_info_seconds, mgr.lag_critical_seconds
+    if mgr.lag_report_minutes is None and info is None and critical is None:
+        return None
+    if mgr.lag_report_minutes is not None and info is None and critical is None:
+        info = 0
+    every = mgr.lag_report_minutes or DEFAULT_LAG_REPORT_MINUTES
+    return LagRule(
+        every * 60.0,
+        float(info) if info is not None else None,
+        float(critical) if critical is not None else None,
     )
 
 
-def load_manager_params(path: Path) -> ManagerParams:
-    """mgr.prm's settings; defaults when the file does not exist."""
+def from_model(mgr: ManagerModel, warnings: tuple[str, ...] = ()) -> ManagerParams:
+    """The settings of the checker's Manager model."""
+    purge = tuple(
+        PurgeRule(
+            p.trail,
+            p.use_checkpoints,
+            float(p.min_keep_hours or 0) + 24.0 * float(p.min_keep_days or 0),
+            p.min_keep_files if p.min_keep_files is not None else 1,
+        )
+        for p in mgr.purge_old_extracts
+    )
+    return ManagerParams(
+        port=mgr.port if mgr.port is not None else DEFAULT_PORT,
+        autostart=tuple(_pattern(a.process_type, a.group) for a in mgr.autostart),
+        autorestart=tuple(
+            AutoRestart(
+                _pattern(a.process_type, a.group),
+                a.retries,
+                float(a.wait_minutes),
+                float(a.reset_minutes),
+            )
+            for a in mgr.autorestart
+        ),
+        purge=purge,
+        check_minutes=float(mgr.check_minutes or 10),
+        access_rules=mgr.access_rules,
+        dynamic_ports=mgr.dynamic_ports,
+        lag=_lag(mgr),
+        startup_validation_seconds=(
+            float(mgr.startup_validation_seconds)
+            if mgr.startup_validation_seconds is not None
+            else None
+        ),
+        down_report_seconds=(
+            mgr.down_report_minutes * 60.0 if mgr.down_report_minutes is not None else None
+        ),
+        down_critical=mgr.down_critical,
+        warnings=warnings,
+    )
+
+
+def check_manager_params(path: Path, home_root: Path | None = None) -> ManagerParams:
+    """mgr.prm checked whole (defaults when the file does not exist); ManagerParamError with
+    the rendered errors when it has any. ``home_root``: where OBEY/INCLUDE names resolve."""
+    from params.check import check_text, default_search_dirs
+    from params.errors import render
+    from params.preprocess import read_text
+
     if not path.exists():
         return ManagerParams()
-    return parse_manager_params(path.read_text(errors="replace"))  # any bytes, as params/
+    root = home_root if home_root is not None else path.resolve().parent.parent
+    try:
+        shown = str(path.resolve().relative_to(root.resolve()))
+    except ValueError:
+        shown = str(path)
+    try:
+        text = read_text(path)
+    except OSError as exc:
+        raise ManagerParamError((f"{shown}: cannot read: {exc.strerror or exc}",)) from exc
+    result = check_text(text, shown, search_dirs=default_search_dirs(path, root))
+    rendered = [(d.is_error, render(d).splitlines()[0]) for d in result.diagnostics]
+    if not result.ok:
+        raise ManagerParamError(tuple(text for error, text in rendered if error))
+    return from_model(result.model.manager, tuple(text for error, text in rendered if not error))
+
+
+def parse_manager_params(text: str) -> ManagerParams:
+    """mgr.prm's settings from its text (as :func:`check_manager_params` judges a file)."""
+    from params.check import check_text
+    from params.errors import render
+
+    result = check_text(text, "mgr.prm")
+    if not result.ok:
+        raise ManagerParamError(tuple(render(d).splitlines()[0] for d in result.errors))
+    return from_model(result.model.manager)
+
+
+def load_manager_params(path: Path) -> ManagerParams:
+    """mgr.prm's settings; defaults when the file does not exist (see
+    :func:`check_manager_params`)."""
+    return check_manager_params(path)

@@ -49,6 +49,7 @@ from engine.home.groups import DEFAULT_MEGABYTES, GroupDef, normalize_trail
 from engine.home.layout import Home, in_home
 from engine.pump import PumpError
 from engine.pump.rowoptions import PumpRowOptions, RowOptionError
+from engine.pump.sink import TrailSink, TrailSpec, local_opener
 from engine.runtime.events import Severity
 from engine.runtime.loop import GroupRun
 from engine.runtime.reportcount import ReportCounter
@@ -59,18 +60,13 @@ from engine.trail.files import TrailName
 from engine.trail.layout import TransInd
 from engine.trail.model import TableDef, TrailPosition, TrailRecord, valid_datetime
 from engine.trail.reader import (
-    TrailReader,
     position_problem,
-    reaches,
     read_error_text,
-    write_gap,
 )
 from engine.trail.readmark import KEY as MARK
 from engine.trail.readmark import make_mark, mark_problem
-from engine.trail.recovery import RecoveryMode, complete_transactions
-from engine.trail.releases import parse_release, release_of_level
+from engine.trail.releases import release_of_level
 from engine.trail.txreader import Transaction, TransactionReader
-from engine.trail.writer import TrailWriter
 from params.models import (
     BoundedRecovery,
     CacheMgr,
@@ -107,8 +103,12 @@ class Pump(GroupRun):
         durable: bool = True,
         clock: Callable[[], datetime] = datetime.now,
         hook: RecordHook | None = None,
+        opener: Callable[[TrailSpec], TrailSink] | None = None,
+        stats: StatsBook | None = None,
         report_line: Callable[[str], None] | None = None,
     ) -> None:
+        """``opener`` opens the output trail (default: on this host; the runner passes the
+        Collector's for RMTHOST, :mod:`engine.pump.remote`)."""
         if not group.source_path:
             raise PumpError("OGG-01044", f"EXTRACT {group.name} has no EXTTRAILSOURCE trail.")
         if not model.trails:
@@ -127,7 +127,7 @@ class Pump(GroupRun):
         trail = model.trails[0]
         self.trail_path = trail.path
         self.trail_kind = "RMTTRAIL" if trail.remote else "EXTTRAIL"
-        self.stats_book = StatsBook(clock, output=trail.path)
+        self.stats_book = stats or StatsBook(clock, output=trail.path)
         # REPORTCOUNT: the records copied, as the Extract counts the records it writes
         self.report_counter = ReportCounter(model.report_count, report_line or _no_line, clock)
         self.at_eof = False  # the last poll found nothing (LAG: 'At EOF')
@@ -141,18 +141,18 @@ class Pump(GroupRun):
         )
         self.megabytes = mb or trail.megabytes or DEFAULT_MEGABYTES
         self.checkpoints = load_checkpoints(home, "EXTRACT", self.name)
-        target = in_home(home, trail.path)
+        self.spec = TrailSpec(
+            trail.path,
+            group.name,
+            self.megabytes,
+            checksum=trail.checksum,
+            recovery=model.recovery_options or "APPENDMODE",
+            release=trail.format_release,
+            objectdefs=trail.objectdefs,
+            durable=durable,
+        )
         try:
-            self.writer = TrailWriter.open(
-                target,
-                megabytes=self.megabytes,
-                header_info={"Producer": "ggsci", "GroupName": self.name},
-                durable=durable,
-                checksum=trail.checksum,
-                recovery=RecoveryMode.of_option(model.recovery_options),
-                release=parse_release(trail.format_release) if trail.format_release else None,
-                objectdefs=trail.objectdefs,
-            )
+            self.writer: TrailSink = (opener or local_opener(home))(self.spec)
         except TrailError as exc:
             raise PumpError("OGG-01031", f"Cannot open {trail.path}: {exc}") from exc
         # Seed 003: a pump's output is of its input's release unless FORMAT RELEASE says
@@ -262,13 +262,12 @@ class Pump(GroupRun):
         written = self._write_of(cps) if cps is not None else None
         if cps is None or written is None:
             return cps
-        trail = self.writer.trail
-        lost = write_gap(trail, written, f"{self.trail_kind} {self.trail_path}")
+        lost = self.writer.gap(written, f"{self.trail_kind} {self.trail_path}")
         if lost is None:
             return cps
         for older in cps.history:
             at = self._write_of(older)
-            if at is not None and reaches(trail, at) and older.reads:
+            if at is not None and self.writer.reaches(at) and older.reads:
                 read = older.reads[0].current
                 self.emit(
                     "OGG-01741",
@@ -299,18 +298,9 @@ class Pump(GroupRun):
         last = self.writer.recovery.last_transaction
         if last is None:
             return 0, ()
-        reader = TrailReader(
-            self.writer.trail, TrailPosition(write.position.seqno, write.position.rba)
+        count = self.writer.transactions_after(
+            TrailPosition(write.position.seqno, write.position.rba)
         )
-        try:
-            count = sum(
-                1
-                for _ in complete_transactions(
-                    (entry.position, record) for entry, record in reader.records()
-                )
-            )
-        finally:
-            reader.close()
         return count, (last.logcsn, last.tranid)
 
     # -- copying --------------------------------------------------------------------------
@@ -371,7 +361,7 @@ class Pump(GroupRun):
                 self.writer.define_table(definition)
         out = _retag(txn, out)
         try:
-            self.writer.append_many(encode_record(r) for r in out)
+            self.writer.append_many([encode_record(r) for r in out])
         except ReleaseError as exc:
             raise PumpError("OGG-01031", f"Cannot write {self.trail_path}: {exc.message}") from exc
         self.copied_transactions += 1
@@ -381,6 +371,10 @@ class Pump(GroupRun):
     @property
     def checkpoint_secs(self) -> int:
         return self.model.checkpoint_secs
+
+    def between(self) -> None:
+        """Keep the link to a Collector alive while there is nothing to send."""
+        self.writer.idle()
 
     def checkpoint(self) -> None:
         """Make the remote trail durable, then publish the positions that cover it."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from engine.home.layout import Home
@@ -24,6 +24,7 @@ from engine.home.status import (
     read_process_file,
     socket_path,
 )
+from engine.runtime.events import MANAGER_COMPONENT
 from engine.runtime.ipc import IpcError, Reply, send_request
 
 START_TIMEOUT = 15.0
@@ -63,19 +64,27 @@ def wait_for(predicate: Callable[[], bool], timeout: float) -> bool:
         time.sleep(POLL)
 
 
-def start_manager(home: Home, timeout: float = START_TIMEOUT) -> ManagerInfo:
-    """Start the Manager daemon and wait until it listens; raises ControlError otherwise."""
+def start_manager(
+    home: Home, timeout: float = START_TIMEOUT, launcher: Sequence[str] = ()
+) -> ManagerInfo:
+    """Start the Manager daemon and wait until it listens; raises ControlError otherwise.
+    ``launcher``: a command the daemon runs under (``ip netns exec NAME``: the tests put a
+    home in a network namespace of its own, as on another host)."""
     if manager_info(home) is not None:
         raise ControlError("Manager is already running.")
     if not wait_for(lambda: lock_holder(home, MANAGER, MANAGER) is None, timeout):
         raise ControlError("Manager is still stopping; try again.")  # wrote its state, ending
     before = read_process_file(home, MANAGER, MANAGER)
+    try:
+        log_size = home.ggserr_log.stat().st_size
+    except OSError:
+        log_size = 0
     home.dirpcs.mkdir(parents=True, exist_ok=True)
     out = home.sub("dirout")
     out.mkdir(exist_ok=True)
     cmd = [sys.executable, "-m", "engine.manager.main", "--home", str(home.root)]
     subprocess.run(
-        [sys.executable, "-m", "engine.runtime.daemon", str(out / "MGR.out"), *cmd],
+        [*launcher, sys.executable, "-m", "engine.runtime.daemon", str(out / "MGR.out"), *cmd],
         cwd=home.root,
         check=True,
         stdin=subprocess.DEVNULL,
@@ -94,8 +103,23 @@ def start_manager(home: Home, timeout: float = START_TIMEOUT) -> ManagerInfo:
     wait_for(settled, timeout)
     info = manager_info(home)
     if info is None:
+        why = _manager_errors(home, log_size)
+        if why:
+            raise ControlError("Manager failed to start:\n" + "\n".join(why))
         raise ControlError("Manager failed to start; see VIEW GGSEVT.")
     return info
+
+
+def _manager_errors(home: Home, since: int) -> list[str]:
+    """The Manager's ERROR lines written to ggserr.log after byte ``since`` (why it did not
+    start), as they stand in the log."""
+    try:
+        with home.ggserr_log.open("rb") as log:
+            log.seek(since)
+            text = log.read(1 << 20).decode("utf-8", "replace")
+    except OSError:
+        return []
+    return [ln for ln in text.splitlines() if "  ERROR   " in ln and MANAGER_COMPONENT in ln]
 
 
 def manager_request(home: Home, text: str, timeout: float = 30.0) -> Reply:

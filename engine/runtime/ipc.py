@@ -17,6 +17,7 @@ Errors: :class:`IpcError` (an ``OSError``) when nobody listens or the reply is m
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import socket
@@ -43,6 +44,8 @@ class Request:
     command: str
     args: tuple[str, ...]
     text: str
+    peer: Peer | None = None
+    """Who sent it (set by the listener; the Manager's COLLECTOR request serves that address)."""
 
     @classmethod
     def parse(cls, text: str) -> Request:
@@ -180,7 +183,9 @@ class _Handler(socketserver.StreamRequestHandler):
         except (ValueError, KeyError, TypeError):
             self._reply(Reply.error("ERROR: malformed request."))
             return
-        refusal = self.server.gate(self.server.peer_of(self.request, self.client_address), request)
+        peer = self.server.peer_of(self.request, self.client_address)
+        request = dataclasses.replace(request, peer=peer)
+        refusal = self.server.gate(peer, request)
         if refusal is not None:
             self.server.on_refused(request, refusal)
             self._reply(refusal)

@@ -24,7 +24,7 @@ import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
@@ -37,7 +37,8 @@ from engine.runtime.process import RUNNER_ENV
 
 LOCAL_TRAIL = "./dirdat/lt"
 REMOTE_TRAIL = "./dirrmt/rt"
-MGR_PRM = "PORT 0\n"  # the Manager on a free port: several homes run side by side
+COLLECTOR_RULE = "ACCESSRULE, PROG COLLECTOR, IPADDR 127.0.0.1, ALLOW"
+"""The home is its own target host: its pump asks its own Manager for a Collector."""
 AUTORESTART = "AUTORESTART ER *, RETRIES 100000, WAITMINUTES 0, RESETMINUTES 1"
 LOGIN_USER = "gg"  # USERID of the SQLite target's DBLOGIN (SQLite has no users)
 
@@ -126,6 +127,9 @@ class PipelineSpec:
     heartbeat_frequency: int | None = None
     login_password: str | None = None
     autorestart: bool = False
+    mgr_port: int = field(default_factory=lambda: free_port())
+    """The Manager's PORT, which the pump's RMTHOST MGRPORT names (the home is its own target
+    host); a free port by default, as several homes run side by side."""
 
     @property
     def dialect(self) -> str:
@@ -166,7 +170,7 @@ def pump_prm(spec: PipelineSpec) -> str:
     p = spec.pump
     return _text(
         f"EXTRACT {p.name}",
-        "RMTHOST localhost, MGRPORT 7809",
+        f"RMTHOST 127.0.0.1, MGRPORT {spec.mgr_port}",
         f"RMTTRAIL {REMOTE_TRAIL}",
         "PASSTHRU",
         p.checkpoint_line(),
@@ -189,7 +193,15 @@ def replicat_prm(spec: PipelineSpec) -> str:
 
 
 def mgr_prm(spec: PipelineSpec) -> str:
-    return MGR_PRM + (_text(AUTORESTART) if spec.autorestart else "")
+    return _text(f"PORT {spec.mgr_port}", COLLECTOR_RULE, AUTORESTART if spec.autorestart else None)
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on now (the system's choice)."""
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as s:
+        return int(s.getsockname()[1])
 
 
 def prm_files(spec: PipelineSpec) -> dict[str, str]:

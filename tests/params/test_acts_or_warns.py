@@ -198,7 +198,7 @@ def test_an_option_a_parameter_does_not_have_is_an_error_at_its_position(
     [
         ("BATCHSQL OPSPERBATCH 200, BATCHESPERQUEUE 100", 1),
         ("MAP a.b, TARGET c.d, THREAD (1);", 22),
-        ("RMTHOST h, MGRPORT 7809, TCPBUFSIZE 100000", 26),
+        ("RMTHOST h, MGRPORT 7809, PARAMS x", 26),
         ("REPERROR (DEFAULT, TRANSABORT, MAXRETRIES 3)", 20),
         ("TARGETDB x, SESSIONCHARSET UTF8", 13),
         ("NOLIST", 1),

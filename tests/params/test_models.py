@@ -229,7 +229,17 @@ def test_manager_file() -> None:
     assert g.autostart[0].group == "*" and g.autorestart[0].retries == 5
     assert g.purge_old_extracts[0].min_keep_hours == 2
     assert (g.lag_report_minutes, g.lag_info_seconds, g.lag_critical_seconds) == (60, 300, 90)
-    assert "1 to 65535" in errors("PORT 70000\n")[0]
+    assert "0 to 65535" in errors("PORT 70000\n")[0]
+    assert ok("PORT 0\n").manager.port == 0  # the system chooses (docs/quickstart.md)
+    g = ok(
+        "PORT 0\nCHECKMINUTES 5\nSTARTUPVALIDATIONDELAY 0\nDOWNREPORTHOURS 2\nDOWNCRITICAL\n"
+        "LAGINFOSECONDS 0\n"
+    ).manager
+    assert (g.check_minutes, g.startup_validation_seconds, g.down_report_minutes) == (5, 0, 120)
+    assert g.down_critical and g.lag_info_seconds == 0
+    assert "at least 1" in errors("CHECKMINUTES 0\n")[0]
+    assert "RMTHOST MGRPORT" not in str(errors("EXTRACT e\nRMTHOST h, MGRPORT 0\n"))
+    assert "MGRPORT must be 1 to 65535" in errors("EXTRACT e\nRMTHOST h, MGRPORT 0\n")[0]
 
 
 def test_other_engine_parameters() -> None:

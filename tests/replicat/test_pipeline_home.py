@@ -10,12 +10,12 @@ from tests.harness import pipeline_home as ph
 
 
 def test_files_and_commands_of_the_default_pipeline() -> None:
-    spec = ph.PipelineSpec("./tgt.db", grouptransops=200, heartbeat_frequency=1)
+    spec = ph.PipelineSpec("./tgt.db", grouptransops=200, heartbeat_frequency=1, mgr_port=7999)
     assert ph.prm_files(spec) == {
-        "mgr.prm": "PORT 0\n",
+        "mgr.prm": "PORT 7999\nACCESSRULE, PROG COLLECTOR, IPADDR 127.0.0.1, ALLOW\n",
         "ext1.prm": "EXTRACT ext1\nSOURCEDB src\nEXTTRAIL ./dirdat/lt\nCHECKPOINTSECS 1\n"
         "TABLE wl.*;\n",
-        "pmp1.prm": "EXTRACT pmp1\nRMTHOST localhost, MGRPORT 7809\nRMTTRAIL ./dirrmt/rt\n"
+        "pmp1.prm": "EXTRACT pmp1\nRMTHOST 127.0.0.1, MGRPORT 7999\nRMTTRAIL ./dirrmt/rt\n"
         "PASSTHRU\nCHECKPOINTSECS 1\nTABLE wl.*;\n",
         "rep1.prm": "REPLICAT rep1\nTARGETDB ./tgt.db\nASSUMETARGETDEFS\nCHECKPOINTSECS 1\n"
         "GROUPTRANSOPS 200\nMAP wl.*, TARGET wl.*;\n",

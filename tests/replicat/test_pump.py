@@ -19,6 +19,7 @@ from replicat_helpers import (
 from engine.home.groups import GroupKind, SourceType
 from engine.home.layout import Home
 from engine.pump.pump import Pump
+from engine.pump.sink import local_writer
 from engine.runtime.events import Severity
 from engine.trail.layout import IOType
 from engine.trail.model import TableDef
@@ -137,9 +138,9 @@ def test_restart_after_a_crash_between_write_and_checkpoint_copies_nothing_twice
     pump.poll(limit=2)
     pump.checkpoint()  # published: 2 transactions
     pump.poll(limit=2)  # 2 more reach the remote trail, no checkpoint covers them
-    pump.writer.flush()
+    local_writer(pump).flush()
     pump.reader.close()
-    pump.writer._unlock()
+    local_writer(pump)._unlock()
     assert len(remote(home)) == 4
     write_trail(trail, [txn_records(200, [ins(50)])])
     again, seen = make_pump(home)
@@ -148,8 +149,8 @@ def test_restart_after_a_crash_between_write_and_checkpoint_copies_nothing_twice
     again.run(lambda: False, stop_at_eof=True)
     again.close()
     assert [csn for csn, _ in remote(home)] == ["100", "101", "102", "103", "104", "200"]
-    assert pump.writer._file is not None
-    pump.writer._file.close()
+    assert local_writer(pump)._file is not None
+    local_writer(pump)._file.close()
 
 
 def test_a_pump_run_in_the_foreground_pumps_its_source_trail(
@@ -164,7 +165,8 @@ def test_a_pump_run_in_the_foreground_pumps_its_source_trail(
 
     write_trail(home.root / "dirdat" / "aa", [txn_records(100, [ins(1), ins(2)])], (EMP,))
     add_group(home, GroupKind.EXTRACT, "PMP", SourceType.EXTTRAILSOURCE, "./dirdat/aa")
-    model(home, "pmp", PRM)
+    # a pump whose output trail is on this host (EXTTRAIL): no Collector to reach
+    model(home, "pmp", PRM.replace("RMTHOST localhost, MGRPORT 7809\nRMTTRAIL", "EXTTRAIL"))
     monkeypatch.setattr(
         "engine.cluster.spark.extract_session",
         lambda *a, **k: pytest.fail("a pump needs no Spark session"),

@@ -35,17 +35,18 @@ def test_manager_params() -> None:
     params = parse_manager_params(
         "-- manager\nPORT 7809\nDYNAMICPORTLIST 7810-7820\nAUTOSTART ER *\n"
         "AUTORESTART EXTRACT E*, RETRIES 3, &\n  WAITMINUTES 1, RESETMINUTES 30\n"
-        "PURGEOLDEXTRACTS ./dirdat/*, USECHECKPOINTS, MINKEEPHOURS 2, MINKEEPFILES 3\n"
+        "PURGEOLDEXTRACTS ./dirdat/*, USECHECKPOINTS, MINKEEPFILES 3\n"
     )
     assert params.port == 7809
     assert params.autostart[0].matches("REPLICAT", "R1")
     rule = params.autorestart[0]
     assert (rule.retries, rule.wait_minutes, rule.reset_minutes) == (3, 1.0, 30.0)
     assert rule.target.matches("EXTRACT", "EXT1") and not rule.target.matches("REPLICAT", "EXT1")
-    assert params.purge == (PurgeRule("./dirdat/*", True, 2.0, 3),)
-    assert params.ignored == ("DYNAMICPORTLIST",)
-    with pytest.raises(ManagerParamError, match=r"mgr\.prm:1: PORT needs a number"):
+    assert params.purge == (PurgeRule("./dirdat/*", True, 0.0, 3),)
+    assert params.dynamic_ports == tuple(range(7810, 7821))
+    with pytest.raises(ManagerParamError, match=r"mgr\.prm:1:6: error: PORT: expected a whole"):
         parse_manager_params("PORT x\n")
+    assert parse_manager_params("PORT 0\n").port == 0  # the system chooses
 
 
 def _trail_files(home: Home, prefix: str, seqnos: range) -> list[Path]:

@@ -245,9 +245,29 @@ def test_manager_purges_old_trail_files(live: Shell) -> None:
     assert "./dirdat/lt*  NOUSECHECKPOINTS  MINKEEPHOURS 0  MINKEEPFILES 2" in out
 
 
-def test_bad_mgr_prm_fails_start_manager_quickly(live: Shell) -> None:
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("PORT seven\n", "dirprm/mgr.prm:1:6: error: PORT: expected a whole number, found 'seven'"),
+        ("PORT 70000\n", "dirprm/mgr.prm:1:6: error: PORT must be 0 to 65535 (got 70000)"),
+        (
+            "PORTX 7809\n",
+            "dirprm/mgr.prm:1:1: error: unknown parameter 'PORTX'; did you mean PORT?",
+        ),
+    ],
+)
+def test_bad_mgr_prm_fails_start_manager_quickly(live: Shell, text: str, why: str) -> None:
+    """mgr.prm is checked by the checker every process uses; the Manager that cannot start
+    says why in ggserr.log and START MANAGER shows that line (no traceback anywhere)."""
     home = live.session.home
-    (home.dirprm / "mgr.prm").write_text("PORT seven\n")
-    assert live.run("START MANAGER") == "ERROR: Manager failed to start; see VIEW GGSEVT.\n"
-    assert "Problem in mgr.prm: mgr.prm:1: PORT needs a number." in home.ggserr_log.read_text()
+    (home.dirprm / "mgr.prm").write_text(text)
+    out = live.run("START MANAGER")
+    line = (
+        "OGG-00303  Oracle GoldenGate Manager for Oracle, mgr.prm:  "
+        f"Problem in param file [mgr.prm]: {why}."
+    )
+    assert out.startswith("ERROR: Manager failed to start:\n") and out.endswith(f"{line}\n"), out
+    assert len(out.splitlines()) == 2, out
+    assert line in home.ggserr_log.read_text()
+    assert "Traceback" not in (home.sub("dirout") / "MGR.out").read_text()
     assert live.run("INFO MANAGER") == "Manager is DOWN!\n"

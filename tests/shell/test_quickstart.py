@@ -12,6 +12,11 @@ How the page is read:
 - ``<!-- wait -->`` before a console block: the processes work in the background, so the block
   is run again (every 2 s, up to :data:`WAIT` seconds) until its output is the one shown.
 
+The page's Manager port, 7809, is GoldenGate's default: another program on the machine may hold
+it while the test runs, so the test writes a free port in its place (in mgr.prm's PORT and the
+pump's MGRPORT alike). Every parameter file of the page passes ``params check`` with no error,
+as its processes check it.
+
 Commands: ``mkdir D && cd D``, ``ggsci ...`` (this interpreter's ``-m ggsci``) and
 ``sqlite3 FILE "SQL"`` (run with Python's sqlite3 module, rows printed as the sqlite3 tool
 prints them: ``|`` between columns), nothing else.
@@ -35,9 +40,12 @@ import pytest
 
 from engine.home.layout import Home
 from engine.home.status import MANAGER, State, read_process_file
+from params.check import check_file
+from tests.harness.pipeline_home import free_port
 
 pytestmark = pytest.mark.e2e
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "quickstart.md"
+PAGE_PORT = "7809"
 WAIT = 240.0
 
 
@@ -153,10 +161,11 @@ def test_the_page_has_the_whole_pipeline() -> None:
 
 def test_quickstart_runs_as_written(tmp_path: Path) -> None:
     cwd = tmp_path
+    port = str(free_port())
     try:
         for step in steps(PAGE.read_text()):
             if step.kind == "file":
-                (cwd / step.target).write_text(step.text)
+                (cwd / step.target).write_text(step.text.replace(PAGE_PORT, port))
                 continue
             deadline = time.monotonic() + (WAIT if step.wait else 0)
             while True:
@@ -174,6 +183,18 @@ def test_quickstart_runs_as_written(tmp_path: Path) -> None:
                 raise AssertionError(f"$ {command}\n{out}\n--- shown but not printed: {miss!r}")
     finally:
         kill_leftovers(cwd)
+
+
+def test_the_pages_parameter_files_pass_params_check(tmp_path: Path) -> None:
+    """The page and ``params check`` agree: no file it tells the reader to write has an error."""
+    for step in steps(PAGE.read_text()):
+        if step.kind != "file":
+            continue
+        path = tmp_path / step.target
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(step.text)
+        result = check_file(path, cwd=tmp_path)
+        assert not result.errors, (step.target, [d.message for d in result.errors])
 
 
 def test_shown_lines_must_be_printed_in_order() -> None:

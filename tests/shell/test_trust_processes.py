@@ -272,8 +272,10 @@ def _tcp(port: int, text: str) -> dict[str, object]:
 def test_manager_refuses_a_bad_accessrule_at_start(live: Shell) -> None:
     home = live.session.home
     (home.dirprm / "mgr.prm").write_text("PORT 0\nACCESSRULE, PROG GGSCI, PRI 0, ALLOW\n")
-    assert live.run("START MANAGER") == "ERROR: Manager failed to start; see VIEW GGSEVT.\n"
-    assert "mgr.prm:2: PRI 0 must be a whole number from 1 to 99" in home.ggserr_log.read_text()
+    out = live.run("START MANAGER")
+    why = "dirprm/mgr.prm:2:29: error: PRI 0 must be a whole number from 1 to 99"
+    assert out.startswith("ERROR: Manager failed to start:\n") and why in out, out
+    assert why in home.ggserr_log.read_text()
 
 
 @pytest.mark.parametrize(

@@ -23,6 +23,7 @@ from engine.home.groups import GroupKind, SourceType
 from engine.home.layout import Home
 from engine.logdump.views import count_lines
 from engine.pump.pump import Pump
+from engine.pump.sink import local_writer
 from engine.trail.codec import encode_record
 from engine.trail.model import FileHeader, TrailPosition
 from engine.trail.reader import FileCursor, TrailReader
@@ -75,7 +76,7 @@ def start_pump(home: Home, seen: list[str] | None = None) -> Pump:
         lambda code, _sev, _text: codes.append(code),
         durable=False,
     )
-    run.writer.max_bytes = SMALL
+    local_writer(run).max_bytes = SMALL
     return run
 
 
@@ -83,7 +84,7 @@ def kill(run: Pump, torn: int = 0) -> None:
     """What SIGKILL leaves: bytes already written stay, pending ones are lost but for
     the first ``torn`` bytes (a write cut short), nothing is closed or checkpointed; the
     lock goes with the process."""
-    writer = run.writer
+    writer = local_writer(run)
     pending = b"".join(writer._pending)
     writer._pending.clear()
     if torn and writer._file is not None:
@@ -99,7 +100,7 @@ def run_until_killed(
     """Copy everything, checkpointing after each poll; kill at the ``at_write``-th record
     written (the records before it reach the file, and ``torn`` bytes of it), or right
     after the next new file's header. Returns whether the kill happened."""
-    writer = run.writer
+    writer = local_writer(run)
     writes = 0
     real_write, real_create = writer._write, writer._create_file
 
