@@ -208,6 +208,11 @@ def h_extfile(b: Builder, p: Parsed) -> None:
     b.current_trail = path
 
 
+#: The key ENCRYPT uses without KEYNAME: GoldenGate's wallet master key, which this engine
+#: takes from the ENCKEYS file under this name.
+MASTER_KEY_NAME = "OGG_DEFAULT_MASTERKEY"
+
+
 def h_rmthost(b: Builder, p: Parsed) -> None:
     """RMTHOST host [, MGRPORT n | , PORT n] [, options]: each option acts
     (engine/pump/remote.py) or is refused here; PARAMS is the one not used. Without MGRPORT
@@ -234,10 +239,15 @@ def h_rmthost(b: Builder, p: Parsed) -> None:
         )
     if encrypt == "NONE":
         encrypt = None
+    default_key = None
     if encrypt not in (None, "BLOWFISH") and keyname is None:
-        b.error(
-            "syntax",
-            f"RMTHOST ENCRYPT {encrypt} needs KEYNAME (a key of the ENCKEYS file)",
+        # GoldenGate then encrypts with the wallet's master key; this engine has no wallet,
+        # so the key of that name in the ENCKEYS file stands for it (docs/remote.md).
+        default_key = MASTER_KEY_NAME
+        b.warn(
+            "default",
+            f"RMTHOST ENCRYPT {encrypt} without KEYNAME uses the key {MASTER_KEY_NAME} of the "
+            "ENCKEYS file (this engine has no wallet)",
             cipher.loc if cipher else None,
         )
     if keyname is not None and encrypt is None:
@@ -253,7 +263,7 @@ def h_rmthost(b: Builder, p: Parsed) -> None:
         as_int(b, arg_of(opt_named(p, "TIMEOUT")), "TIMEOUT", 1, 1800),
         encrypt,
         opt_named(p, "COMPRESS") is not None,
-        unquote(keyname.text) if keyname is not None else None,
+        unquote(keyname.text) if keyname is not None else default_key,
         as_int(b, arg_of(opt_named(p, "COMPRESSTHRESHOLD")), "COMPRESSTHRESHOLD", 0, 28_000),
         as_int(b, arg_of(opt_named(p, "TCPBUFSIZE")), "TCPBUFSIZE", 1000, 100_000_000),
         as_int(b, arg_of(opt_named(p, "TCPFLUSHBYTES")), "TCPFLUSHBYTES", 1000, 100_000_000),

@@ -10,7 +10,7 @@ Started two ways, as in GoldenGate:
   P``) serves every pump that connects to P and that the home's mgr.prm ACCESSRULEs allow
   (PROG COLLECTOR or SERVER), one thread each; the pump names it with ``RMTHOST host, PORT P``.
 
-A session (:class:`CollectorSession`) follows :mod:`engine.manager.wire`: it checks the HELLO
+A session (:class:`CollectorSession`) follows :mod:`engine.runtime.wire`: it checks the HELLO
 (the trail must resolve inside this home; a cipher needs its KEYNAME in this home's ENCKEYS),
 opens the trail with append-mode recovery (waiting up to the pump's TIMEOUT for a Collector
 that still holds it after a lost link), answers the pump's restart questions, appends what
@@ -40,7 +40,9 @@ from engine.home.enckeys import EncryptError, key_material
 from engine.home.layout import Home
 from engine.manager.access import AccessPolicy
 from engine.manager.params import ManagerParamError, check_manager_params
-from engine.manager.wire import (
+from engine.pump.sink import TrailSpec, transactions_after
+from engine.runtime.events import Event, Severity, log_event
+from engine.runtime.wire import (
     CIPHERS,
     VERSION,
     Frame,
@@ -50,8 +52,6 @@ from engine.manager.wire import (
     derive_keys,
     new_nonce,
 )
-from engine.pump.sink import TrailSpec, transactions_after
-from engine.runtime.events import Event, Severity, log_event
 from engine.trail.errors import TrailError
 from engine.trail.model import TableDef, TrailPosition
 from engine.trail.reader import reaches, write_gap

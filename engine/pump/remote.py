@@ -3,7 +3,7 @@
 ``RMTHOST host, MGRPORT m``: the pump asks the Manager at ``host:m`` for a Collector (request
 ``COLLECTOR``; the target's ACCESSRULEs must allow PROG COLLECTOR from this host), which answers
 with the Collector's port; ``RMTHOST host, PORT p``: a static Collector listens at ``p``. The
-pump then speaks :mod:`engine.manager.wire` to it. RMTHOST's options act here:
+pump then speaks :mod:`engine.runtime.wire` to it. RMTHOST's options act here:
 
 - ``TIMEOUT s`` (default 300): a frame not sent or answered within ``s`` seconds is a lost link
   (ETIMEDOUT); the Collector is told the same, and an idle pump sends PING every ``s/3``.
@@ -34,9 +34,9 @@ from typing import Any
 
 from engine.home.enckeys import EncryptError, key_material
 from engine.home.layout import Home
-from engine.manager.wire import VERSION, Kind, Link, WireError, derive_keys, error_name, new_nonce
 from engine.pump import PumpError
 from engine.pump.sink import TrailSink, TrailSpec
+from engine.runtime.wire import VERSION, Kind, Link, WireError, derive_keys, error_name, new_nonce
 from engine.trail.model import TableDef, TrailPosition
 from engine.trail.recovery import CompletedTransaction, RecoveryResult
 from engine.trail.releases import Release, parse_release

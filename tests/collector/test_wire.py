@@ -1,4 +1,4 @@
-"""The pump ==> Collector frames (engine/manager/wire.py) as a codec: what is sent is what is
+"""The pump ==> Collector frames (engine/runtime/wire.py) as a codec: what is sent is what is
 received, compressed or not, sealed or not; a changed, replayed or cut frame is an error,
 never a wrong frame or a hang."""
 
@@ -8,12 +8,13 @@ import socket
 import struct
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.manager.wire import MAX_FRAME, Kind, Link, WireError, derive_keys
+from engine.runtime.wire import MAX_FRAME, Kind, Link, WireError, derive_keys
 
 
 @contextmanager
@@ -111,3 +112,19 @@ def test_a_silent_peer_is_a_timeout() -> None:
     finally:
         a.close()
         link.close()
+
+
+def test_encrypt_without_keyname_uses_the_master_key_name_with_a_warning(tmp_path: Path) -> None:
+    """A real pump file (corpus: karayv pol01) says ``ENCRYPT AES192`` without KEYNAME:
+    GoldenGate then uses its wallet's master key; here that key of the ENCKEYS file."""
+    from params.check import check_file
+
+    f = tmp_path / "pol01.prm"
+    f.write_text(
+        "EXTRACT pol01\nRMTHOST kogg01, MGRPORT 7809 ENCRYPT AES192\nRMTTRAIL ./dirdat/rt\n"
+        "TABLE OLEG.DEPT;\n"
+    )
+    r = check_file(f)
+    assert r.ok and r.model is not None and r.model.rmthost is not None
+    assert (r.model.rmthost.encrypt, r.model.rmthost.keyname) == ("AES192", "OGG_DEFAULT_MASTERKEY")
+    assert any("OGG_DEFAULT_MASTERKEY" in d.message for d in r.diagnostics if not d.is_error)
