@@ -98,10 +98,11 @@ def test_postgres_to_postgres_kill9_soak(tmp_path: Path, pgdb: str, target_db: s
                 conn.execute(s)
     home = Home(tmp_path / "home")
     home.create_subdirs()
+    mgr_port = ph.free_port()  # the home is its own target host: its pump asks its Manager
     ph.write_prm_files(home, {
-        "mgr.prm": ph.MGR_PRM,
+        "mgr.prm": f"PORT {mgr_port}\n{ph.COLLECTOR_RULE}\n",
         "epg.prm": f"EXTRACT EPG\nSOURCEDB {pgdb}\nEXTTRAIL ./dirdat/ep\nTABLE public.*;\n",
-        "ppg.prm": "EXTRACT PPG\nRMTHOST localhost, MGRPORT 7809\nRMTTRAIL ./dirrmt/rp\n"
+        "ppg.prm": f"EXTRACT PPG\nRMTHOST 127.0.0.1, MGRPORT {mgr_port}\nRMTTRAIL ./dirrmt/rp\n"
                    "PASSTHRU\nTABLE public.*;\n",
         "rpg.prm": f"REPLICAT RPG\nTARGETDB {target_db}\nASSUMETARGETDEFS\n"
                    "MAP public.*, TARGET public.*;\n",
@@ -169,10 +170,11 @@ def test_heartbeat_from_a_postgres_source(tmp_path: Path, pgdb: str, target_db: 
     the pump and the Replicat."""
     home = Home(tmp_path / "home")
     home.create_subdirs()
+    mgr_port = ph.free_port()  # the home is its own target host: its pump asks its Manager
     ph.write_prm_files(home, {
-        "mgr.prm": ph.MGR_PRM,
+        "mgr.prm": f"PORT {mgr_port}\n{ph.COLLECTOR_RULE}\n",
         "epg.prm": f"EXTRACT EPG\nSOURCEDB {pgdb}\nEXTTRAIL ./dirdat/ep\nTABLE public.*;\n",
-        "ppg.prm": "EXTRACT PPG\nRMTHOST localhost, MGRPORT 7809\nRMTTRAIL ./dirrmt/rp\n"
+        "ppg.prm": f"EXTRACT PPG\nRMTHOST 127.0.0.1, MGRPORT {mgr_port}\nRMTTRAIL ./dirrmt/rp\n"
                    "PASSTHRU\nTABLE public.*;\n",
         "rpg.prm": f"REPLICAT RPG\nTARGETDB {target_db}\nASSUMETARGETDEFS\n"
                    "MAP public.*, TARGET public.*;\n",
@@ -240,8 +242,9 @@ def test_two_databases_replicating_into_each_other(
             f"REPLICAT {name}\nTARGETDB {url}\nASSUMETARGETDEFS\nMAP public.*, TARGET public.*;\n"
         )
 
+    mgr_port = ph.free_port()  # the home is its own target host: its pump asks its Manager
     ph.write_prm_files(home, {
-        "mgr.prm": ph.MGR_PRM,
+        "mgr.prm": f"PORT {mgr_port}\n{ph.COLLECTOR_RULE}\n",
         "ea.prm": extract("EA", a, "./dirdat/ea", "public.ckpt_a"),
         "eb.prm": extract("EB", b, "./dirdat/eb", "public.ckpt_b"),
         "rb.prm": replicat("RB", b),  # A's changes into B

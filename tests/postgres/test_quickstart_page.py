@@ -16,6 +16,7 @@ import pytest
 
 from engine.home.layout import Home
 from engine.home.status import MANAGER, State, read_process_file
+from tests.harness.pipeline_home import free_port
 from tests.postgres.cluster import Cluster
 from tests.shell.test_quickstart import commands, matches, run, steps
 
@@ -37,10 +38,12 @@ def psql(command: str) -> str:
 
 def test_postgres_quickstart_runs_as_written(tmp_path: Path, pg_cluster: Cluster) -> None:
     here_addr = f"127.0.0.1:{pg_cluster.port}"
+    # The page's Manager port, 7809, is GoldenGate's default: another program may hold it.
+    port = str(free_port())
     cwd = tmp_path
     try:
         for step in steps(PAGE.read_text()):
-            text = step.text.replace("localhost:5432", here_addr)
+            text = step.text.replace("localhost:5432", here_addr).replace("7809", port)
             if step.kind == "file":
                 (cwd / step.target).write_text(text)
                 continue

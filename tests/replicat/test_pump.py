@@ -171,6 +171,8 @@ def test_a_pump_run_in_the_foreground_pumps_its_source_trail(
         "engine.cluster.spark.extract_session",
         lambda *a, **k: pytest.fail("a pump needs no Spark session"),
     )
+    # the global --home sets $GGHOME for the command, in this process: restored after the test
+    monkeypatch.setenv("GGHOME", str(home.root))
     result = CliRunner().invoke(
         build_app(),
         ["--home", str(home.root), "extract", "paramfile", "dirprm/pmp.prm", "--stop-at-eof"],

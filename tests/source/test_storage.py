@@ -215,6 +215,7 @@ def test_db_cli_archive_dest(tmp_path: Path) -> None:
         r = CliRunner().invoke(app, [*args, "--home", str(tmp_path / "home")])
         return r.exit_code, r.output
 
+    (tmp_path / "home").mkdir()  # a --home that does not exist is refused (issue 29)
     dest = tmp_path / "arch"
     assert db("create", "src", "--archive-dest", str(dest))[0] == 0
     assert db("archive-dest", "SRC") == (0, f"LOG_ARCHIVE_DEST: {dest}\n")

@@ -96,7 +96,10 @@ def test_a_group_process_abends_with_one_line_naming_the_file(
     GroupStore(home).save(
         GroupDef(GroupKind.EXTRACT, "PMP", SourceType.EXTTRAILSOURCE, "x", "./dirdat/lt")
     )
-    (home.dirprm / "pmp.prm").write_text(PUMP_PRM)
+    # its output trail on this host (EXTTRAIL): the disk, not a Collector, is what it meets
+    (home.dirprm / "pmp.prm").write_text(
+        PUMP_PRM.replace("RMTHOST localhost, MGRPORT 7809\nRMTTRAIL", "EXTTRAIL")
+    )
     group_file = (home.dirchk / "PMP.grp").read_bytes()
     with full(home.dirchk):  # the group file is there, nothing more fits
         (home.dirchk / "filler").unlink()
