@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.changes import Kind, Lcr, Position
+from engine.errors import GGError
 from engine.expr.rowrule import Process, UnknownColumn
 from engine.extract.cache import TransactionCache
 from engine.extract.tasks.assemble import op_name, stream_encoded, surviving
@@ -59,13 +60,8 @@ PEEK_SQL = (
 )
 
 
-class PgCaptureError(Exception):
+class PgCaptureError(GGError):
     """The capture cannot go on (slot dropped, WAL gone, a gap): the Extract abends."""
-
-    def __init__(self, code: str, text: str) -> None:
-        super().__init__(text)
-        self.code = code
-        self.text = text
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ from engine.postgres.lsn import format_lsn
 from engine.postgres.slot import Registration, load_registration, slot_state
 from engine.runtime.events import Severity
 from engine.runtime.ipc import Reply, Request
+from engine.runtime.loop import GroupRun
 from engine.runtime.process import GroupContext, GroupRunner, ProcessAbend
 from engine.runtime.stats import StatsBook, counted
 from engine.runtime.stats import handler as stats_handler
@@ -47,7 +48,7 @@ from params.models import ParamFile
 Emit = Callable[[str, Severity, str], None]
 
 
-class PgExtractRun:
+class PgExtractRun(GroupRun):
     def __init__(
         self,
         home: Home,
@@ -167,21 +168,13 @@ class PgExtractRun:
         self.latest_txn = xid
 
     # -- running -------------------------------------------------------------------------
-    def run(
-        self, stop: threading.Event, *, stop_at_eof: bool = False, idle_wait: float = 0.5
-    ) -> None:
-        interval = max(1, self.model.checkpoint_secs)
-        while not stop.is_set():
-            with self.lock:
-                n = self.capture.poll()
-                self.at_eof = n == 0
-            if n or time.monotonic() - self.last_checkpoint >= interval:
-                self.checkpoint()
-            if stop_at_eof and n == 0:
-                break
-            if n == 0:
-                stop.wait(idle_wait)
-        self.checkpoint()
+    @property
+    def checkpoint_secs(self) -> int:
+        return self.model.checkpoint_secs
+
+    def poll(self) -> int:
+        with self.lock:
+            return self.capture.poll()
 
     def checkpoint(self) -> None:
         """Trail durable, then the checkpoint file, then (only then) the slot advanced."""

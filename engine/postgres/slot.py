@@ -20,6 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from engine.errors import GGError
 from engine.home.jsonfile import write_json
 from engine.home.layout import Home
 from engine.home.trust import BadFile, read_trusted_json
@@ -29,13 +30,8 @@ PLUGIN = "test_decoding"
 SUFFIX = ".pgslot"
 
 
-class SlotError(Exception):
+class SlotError(GGError):
     """A registration that cannot be done; ``code`` and one line."""
-
-    def __init__(self, code: str, text: str) -> None:
-        super().__init__(text)
-        self.code = code
-        self.text = text
 
 
 @dataclass(frozen=True)

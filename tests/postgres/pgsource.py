@@ -51,7 +51,7 @@ def run_once(home: Home, group: GroupDef, text: str, events: Events | None = Non
     assert not result.errors, result.errors
     run = PgExtractRun(home, result.model, group, events or Events(), durable=False)
     try:
-        run.run(threading.Event(), stop_at_eof=True, idle_wait=0)
+        run.run(threading.Event(), stop_at_eof=True, idle=0)
     finally:
         run.close()
     return run

@@ -99,7 +99,7 @@ def test_dropped_connection_abends_in_one_line(home: Home, pgdb: str) -> None:
         pid = run.conn.info.backend_pid
         sql(pgdb, f"SELECT pg_terminate_backend({pid})")
         with pytest.raises(PgCaptureError) as info:
-            run.run(threading.Event(), stop_at_eof=True, idle_wait=0)
+            run.run(threading.Event(), stop_at_eof=True, idle=0)
         assert info.value.code == "OGG-25366"
         assert "\n" not in info.value.text and "failed after read LSN" in info.value.text
     finally:
