@@ -168,17 +168,9 @@ class ArchiveCapture:
             for lcr in src.lcrs(rec):
                 if lcr.pos < pos:
                     continue  # before where reading starts (EXTRBA, or a recovery position)
-                if lcr.kind == Kind.BEGIN:
-                    cache.begin(lcr)
-                elif lcr.kind == Kind.SESSION:
-                    cache.session(lcr)
-                elif lcr.kind == Kind.ROW:
-                    cache.add(lcr)
-                elif lcr.kind == Kind.UNDO:
-                    cache.undo(lcr)
-                elif lcr.kind == Kind.ROLLBACK:
-                    cache.rollback(lcr.xid)
-                elif lcr.kind == Kind.COMMIT:
+                if lcr.kind != Kind.COMMIT:
+                    cache.hold(lcr)
+                else:
                     txn = cache.commit(lcr.xid)
                     if txn is None or not txn[1]:
                         continue

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.changes import Entry, Fragment, Lcr, Position
+from engine.changes import Entry, Fragment, Kind, Lcr, Position
 from engine.extract.lcrcodec import decode_lcrs, encode_lcrs
 from engine.extract.tasks.assemble import surviving
 from engine.home import datafile as df
@@ -156,6 +156,11 @@ class TransactionCache:
 
         return txn, entries()
 
+    def hold(self, lcr: Lcr) -> None:
+        """An open transaction's record, by its kind (BEGIN, SESSION, ROW, UNDO, ROLLBACK); a
+        COMMIT is its reader's, each of which writes the transaction its own way."""
+        _HOLD[lcr.kind](self, lcr)
+
     def rollback(self, xid: str) -> Txn | None:
         txn = self.txns.pop(xid, None)
         if txn is not None:
@@ -236,3 +241,13 @@ class TransactionCache:
         if txn.spill_path is not None:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(txn.spill_path)
+
+
+#: :meth:`TransactionCache.hold`'s dispatch by record kind.
+_HOLD: dict[Kind, Callable[[TransactionCache, Lcr], object]] = {
+    Kind.BEGIN: TransactionCache.begin,
+    Kind.SESSION: TransactionCache.session,
+    Kind.ROW: TransactionCache.add,
+    Kind.UNDO: TransactionCache.undo,
+    Kind.ROLLBACK: lambda cache, lcr: cache.rollback(lcr.xid),
+}

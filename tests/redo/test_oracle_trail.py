@@ -36,16 +36,8 @@ def _trail(tmp_path: Path) -> tuple[Path, list[str], int]:
         for rec in framing.iter_records(data):
             assert record_end(rec, 512) > rec.rba.block * 512 + rec.rba.offset
             for lcr in src.lcrs(rec):
-                if lcr.kind == Kind.BEGIN:
-                    cache.begin(lcr)
-                elif lcr.kind == Kind.SESSION:
-                    cache.session(lcr)
-                elif lcr.kind == Kind.ROW:
-                    cache.add(lcr)
-                elif lcr.kind == Kind.UNDO:
-                    cache.undo(lcr)
-                elif lcr.kind == Kind.ROLLBACK:
-                    cache.rollback(lcr.xid)
+                if lcr.kind != Kind.COMMIT:
+                    cache.hold(lcr)
                 else:
                     done = cache.commit(lcr.xid)
                     if done is None or not done[1]:
