@@ -1088,6 +1088,66 @@ static PyObject *py_payloads(PyObject *mod, PyObject *args) {
     return Py_BuildValue("Nn", out, blocks);
 }
 
+/* ora_payloads(data, block, sequence, block_size, big_endian) -> (bytes, blocks):
+ * engine/redo/scan.Blocks.load's loop over Oracle redo blocks (engine/redo/layout.py:
+ * BLOCK_HEADER; framing.checksum_fold): the payload areas (the 16-byte block header
+ * removed) of the whole blocks of `data` (the first is block number `block`), joined, as
+ * long as each holds: its 16-bit words XOR to 0 (the checksum at 14 makes them), signature
+ * ORA_SIGNATURE and type ORA_TYPE_REDO in bytes 0 and 1, its number at 4 and the log's
+ * sequence at 8 (in the file's byte order). `blocks` says how many did, so that Python
+ * says what is wrong with the next. A test checks these constants against layout.py. */
+#define ORA_HEAD 16
+#define ORA_SIGNATURE 0x01
+#define ORA_TYPE_REDO 0x22
+#define ORA_BLOCK_AT 4
+#define ORA_SEQUENCE_AT 8
+static inline uint32_t ora_u32(const uint8_t *b, pos_t p, int big) {
+    return big ? (uint32_t)b[p] << 24 | (uint32_t)b[p + 1] << 16 | (uint32_t)b[p + 2] << 8 |
+                     (uint32_t)b[p + 3]
+               : u32(b, p);
+}
+static int ora_block_ok(const uint8_t *d, Py_ssize_t bs, uint32_t number, uint32_t sequence,
+                        int big) {
+    if (d[0] != ORA_SIGNATURE || d[1] != ORA_TYPE_REDO) return 0;
+    if (ora_u32(d, ORA_BLOCK_AT, big) != number || ora_u32(d, ORA_SEQUENCE_AT, big) != sequence)
+        return 0;
+    uint64_t x = 0;
+    for (Py_ssize_t i = 0; i < bs; i += 8) {
+        uint64_t w;
+        memcpy(&w, d + i, 8);
+        x ^= w;
+    }
+    x ^= x >> 32;
+    x ^= x >> 16;
+    return (x & 0xFFFF) == 0; /* either byte order: a 16-bit XOR is 0 in both */
+}
+static PyObject *py_ora_payloads(PyObject *mod, PyObject *args) {
+    Py_buffer data;
+    unsigned long block, sequence;
+    Py_ssize_t bs;
+    int big;
+    if (!PyArg_ParseTuple(args, "y*kknp", &data, &block, &sequence, &bs, &big)) return NULL;
+    if (bs != 512 && bs != 1024 && bs != 4096) {
+        PyBuffer_Release(&data);
+        PyErr_SetString(PyExc_ValueError, "block size must be 512, 1024 or 4096");
+        return NULL;
+    }
+    const uint8_t *d = data.buf;
+    Py_ssize_t whole = data.len / bs, blocks = 0;
+    while (blocks < whole && ora_block_ok(d + blocks * bs, bs, (uint32_t)(block + (unsigned long)blocks),
+                                          (uint32_t)sequence, big))
+        blocks++;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, blocks * (bs - ORA_HEAD));
+    if (out) {
+        uint8_t *p = (uint8_t *)PyBytes_AS_STRING(out);
+        for (Py_ssize_t k = 0; k < blocks; k++, p += bs - ORA_HEAD)
+            memcpy(p, d + k * bs + ORA_HEAD, (size_t)(bs - ORA_HEAD));
+    }
+    PyBuffer_Release(&data);
+    if (!out) return NULL;
+    return Py_BuildValue("Nn", out, blocks);
+}
+
 /* number_text(raw) -> str | None: the C NUMBER text, None where Python's reference says. */
 static PyObject *py_number_text(PyObject *mod, PyObject *arg) {
     char *s;
@@ -1260,6 +1320,8 @@ static PyMethodDef module_methods[] = {
     {"crc32", py_crc32, METH_O, "zlib's CRC-32 of a buffer."},
     {"payloads", py_payloads, METH_VARARGS,
      "payloads(keep, data, block, sequence) -> (keep + payload areas, blocks whose header holds)"},
+    {"ora_payloads", py_ora_payloads, METH_VARARGS,
+     "ora_payloads(data, block, sequence, block_size, big_endian) -> (payload areas, good blocks)"},
     {NULL, NULL, 0, NULL},
 };
 
