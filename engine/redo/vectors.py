@@ -31,7 +31,14 @@ KTUDH_AT = {
     "uba_seq": (12, "H"),
     "uba_rec": (14, "B"),
     "flg": (16, "H"),
+    # ours (the ktudh dump line's order; no public source gives these offsets)
+    "siz": (18, "H"),
+    "fbi": (20, "B"),
+    "pxid_usn": (24, "H"),
+    "pxid_slt": (26, "H"),
+    "pxid_sqn": (28, "I"),
 }
+KTUDH_SIZE = 32
 KTUDB_AT = {
     "siz": (0, "H"),
     "spc": (2, "H"),
@@ -50,9 +57,47 @@ KTUB_AT = {
     "opc_code": (17, "B"),
     "slt": (18, "B"),
     "rci": (19, "B"),
+    # ours: the "Begin trans" mark (KTUB_BEGIN) and ktubl's logon user
+    "uflg": (20, "H"),
+    "logon_user": (24, "I"),
 }
+KTUB_SIZE = 28
+KTUB_BEGIN = 0x0001
+KTUDB_SIZE = 20
 KTUCM_AT = {"slt": (0, "H"), "sqn": (4, "I"), "srt": (8, "H"), "sta": (12, "B"), "flg": (16, "B")}
-KTB_AT = {"op": (0, "B"), "usn": (8, "H"), "slt": (10, "H"), "sqn": (12, "I")}
+KTUCM_SIZE = 20
+# ours: the ktucf part of a 5.4 (its dump line: uba, ext, spc, fbi), a field after the ktucm
+KTUCF_AT = {
+    "uba_dba": (0, "I"),
+    "uba_seq": (4, "H"),
+    "uba_rec": (6, "B"),
+    "fbi": (7, "B"),
+    "ext": (8, "H"),
+    "spc": (10, "H"),
+}
+KTUCF_SIZE = 12
+KTB_AT = {
+    "op": (0, "B"),
+    "usn": (8, "H"),
+    "slt": (10, "H"),
+    "sqn": (12, "I"),
+    # ours: the uba of op F / C / L, the ITL copy of op L (flags as their 4 letters)
+    "uba_dba": (16, "I"),
+    "uba_seq": (20, "H"),
+    "uba_rec": (22, "B"),
+    "itl_flg": (24, "4s"),
+    "itl_lkc": (28, "H"),
+    "itl_scn": (32, "Q"),
+}
+KTB_SIZE = 24  # op F / C / Z; op L (an ITL copy): KTB_ITL_SIZE
+KTB_ITL_SIZE = 40
+KTB_KINDS = {1: "F", 2: "C", 3: "Z", 4: "L", 5: "R", 6: "N"}  # op & 0x0F -> Oracle's letter
+KTB_CLEANOUT = 0x10  # op bit: a "Block cleanout record" follows the KTB (ours: CLEANOUT_AT)
+# ours: a block cleanout (in a KTB with op 0x1n, and the whole of a 4.1): SCN, entries
+CLEANOUT_AT = {"scn": (0, "Q"), "n": (8, "H")}
+CLEANOUT_SIZE = 12
+CLEANOUT_ENTRY_AT = {"itli": (0, "B"), "flg": (1, "B"), "scn": (4, "Q")}
+CLEANOUT_ENTRY_SIZE = 12
 KDO_AT = {
     "bdba": (0, "I"),
     "hdba": (4, "I"),
@@ -87,15 +132,65 @@ KDO_URP_AT = {
 }
 KDO_URP_NULLS = 26
 KDO_SLOT_AT = {"slot": (16, "H"), "tabn": (18, "B")}  # DRP, LKR, CFA
-KDO_ARRAY_AT = {"tabn": (16, "B"), "nrow": (18, "B")}  # QMI, QMD
+KDO_ARRAY_AT = {"tabn": (16, "B"), "lock": (17, "B"), "nrow": (18, "B")}  # QMI, QMD
+KDO_SIZES = {2: KDO_ROW_NULLS, 6: KDO_ROW_NULLS, 5: KDO_URP_NULLS, 11: 20, 12: 20}  # + bitmap
+KDO_SLOT_SIZE = 20  # DRP, LKR, CFA and ops with no row part
 # 19.1 direct-path load: a whole data block image (ktbbh, ITL entries, kdbh, row directory)
-KTBBH_AT = {"type": (0, "B"), "objd": (4, "I"), "itc": (16, "B")}
+KTBBH_AT = {
+    "type": (0, "B"),
+    "objd": (4, "I"),
+    "csc": (8, "Q"),
+    "itc": (16, "B"),
+    "bdba": (20, "I"),
+}
+KTBBH_ITL_AT = {"usn": (0, "H"), "slt": (2, "H"), "sqn": (4, "I")}  # ITL entry 1: the loader's xid
 KTBBH_ITL = 24  # the ITL list starts here, 24 bytes an entry
 KDBH_AT = {"flag": (0, "B"), "ntab": (1, "B"), "nrow": (2, "H")}
 KDBH_DIRECTORY = 14  # table directory (4 bytes a table), then the row directory (2 a row)
 BLOCK_TYPE_DATA = 1
 SUPP_AT = {"type": (0, "B"), "fb": (1, "B"), "cc": (2, "H"), "before": (6, "H"), "after": (8, "H")}
 SUPP_ROW_AT = {"bdba": (20, "I"), "slot": (24, "H")}  # in the 28-byte form
+SUPP_SIZE = 20
+SUPP_TYPE = 1
+# ours: 5.20 session information, fields 0, 3 and 4 (field 1 is the transaction name, 5 the
+# client id, 7 the user name)
+SESSION_AT = {"session": (0, "I"), "serial": (4, "I")}
+SESSION_VERSION_AT = {"version": (0, "I")}
+SESSION_AUDIT_AT = {"audit_sid": (0, "Q")}
+SESSION_FIELDS = 8
+# ours: 5.6 / 5.11 field 1 (after the ktub): the undone change's transaction and undo address
+UNDO_APPLIED_AT = {
+    "usn": (0, "H"),
+    "slt": (2, "H"),
+    "sqn": (4, "I"),
+    "uba_dba": (8, "I"),
+    "uba_seq": (12, "H"),
+    "uba_rec": (14, "B"),
+}
+UNDO_APPLIED_SIZE = 16
+# ours: layer 10 (index leaf) redo and 10.22 undo, the field after the KTB; then the fields
+# keys, key sizes (u16 each), slots (u16 each), keydata (ROWIDs), action text (when not in
+# INDEX_ACTIONS)
+INDEX_AT = {
+    "action": (0, "B"),
+    "array": (1, "B"),
+    "itl": (2, "B"),
+    "kdxlkflg": (3, "B"),
+    "sno": (4, "H"),
+    "row_size": (6, "H"),
+    "indexid": (8, "I"),
+    "block": (12, "I"),
+}
+INDEX_SIZE = 16
+INDEX_ACTIONS = {
+    1: "insert leaf row",
+    2: "delete leaf row",
+    3: "purge leaf row",
+    4: "restore leaf row (clear leaf delete flags)",
+}
+# ours: 24.1 DDL field 0; then owner, name, statement text, definition (JSON)
+DDL_AT = {"usn": (0, "H"), "slt": (2, "H"), "sqn": (4, "I"), "obj": (8, "I")}
+DDL_SIZE = 12
 KDO_OP_MASK = 0x1F
 KDO_FLAG_ONE_FIELD = 0x80  # the columns in one field, each with its length (KDOM2)
 KDO_FLAG_COMPRESSED = 0x08  # a compressed row image in one field (basic/OLTP compression)
