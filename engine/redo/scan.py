@@ -32,7 +32,9 @@ any split points, on the corpus's real logs and on logs the framing writer build
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
@@ -153,6 +155,28 @@ class Blocks:
         return RedoCorruptError(f"{self.path}: {what}", blk * self.bs)
 
 
+@dataclass(frozen=True, slots=True)
+class Lwn:
+    """One LWN loaded: its records lie in ``buf[base:hi]`` (block ``first_block``'s payload
+    is at ``buf[0:]``); its SCN and redo time."""
+
+    buf: bytes
+    base: int
+    hi: int
+    first_block: int
+    scn: int
+    time: int
+
+
+#: What :meth:`Scan.walk`'s step says of where it stopped.
+LWN_DONE, DECLINED, ENDED = 0, 1, 2
+#: The C walk of an LWN's records: ``(buf, pos, hi, base, first_block, block_size, start,
+#: end, lwn_scn, lwn_time)`` to ``(pos, records, stop of the last or -1, state)``.
+Step = Callable[[bytes, int, int, int, int, int, int, int, int, int], tuple[int, int, int, int]]
+#: What :meth:`Scan.walk` does with a record the step leaves (as :class:`Scan` yields it).
+Each = Callable[[int, int, bytes, int, int, int, int], None]
+
+
 class Scan:
     """The records of one byte range of a log (see the module docstring).
 
@@ -173,6 +197,7 @@ class Scan:
         self.limit = limit  # the recorded end of a current log (bytes), from its side file
         self.header: LogHeader | None = None
         self.resume: int | None = None  # file offset past the last record yielded
+        self.ended = False  # a record at or after ``end`` was met
 
     @property
     def sequence(self) -> int:
@@ -182,7 +207,8 @@ class Scan:
     def thread(self) -> int:
         return self.header.thread if self.header else 0
 
-    def __iter__(self) -> Iterator[tuple[int, int, bytes, int, int, int, int]]:
+    @contextmanager
+    def _open(self) -> Iterator[Blocks]:
         where = storage.describe(self.path)
         with storage.open_input(self.path) as src:
             try:
@@ -203,7 +229,10 @@ class Scan:
                         f"{src.size // bs}",
                         src.size,
                     )
-            blocks = Blocks(src, header, where, extent)
+            yield Blocks(src, header, where, extent)
+
+    def __iter__(self) -> Iterator[tuple[int, int, bytes, int, int, int, int]]:
+        with self._open() as blocks:
             yield from self._records(blocks)
 
     # -- the walk ---------------------------------------------------------------------
@@ -228,10 +257,11 @@ class Scan:
             j = lo - 1
         return (2, 0)
 
-    def _records(self, blocks: Blocks) -> Iterator[tuple[int, int, bytes, int, int, int, int]]:
-        start, end = self.start, self.end
+    def _lwns(self, blocks: Blocks) -> Iterator[Lwn]:
+        """The LWNs from the one that holds ``start`` on, each loaded whole."""
+        end = self.end
         bs, payload, order = blocks.bs, blocks.payload, blocks.header.order
-        begin = self._lwn_at(blocks, start // bs)
+        begin = self._lwn_at(blocks, self.start // bs)
         if begin is None:
             return
         lwn = begin[0]
@@ -277,32 +307,80 @@ class Scan:
                 u16(buf, base + LWN_SCN_WRAP_AT[0])[0] << 32
             )
             lwn_time = u32(buf, base + LWN_TIME_AT[0])[0]
-            hi = base + n * payload
-            pos = base
-            first_block = blocks.first
-            while hi - pos >= _REC_SIZE:
-                size = u32(buf, pos)[0]
-                if size == 0 or size > hi - pos:
-                    break
-                if size < _REC_SIZE or (pos != base and buf[pos + VLD_AT[0]] & L.VLD_LWN):
-                    b, w = divmod(pos, payload)
-                    raise RedoCorruptError(
-                        f"{blocks.path}: record at block {first_block + b} offset {w + _HEAD}: "
-                        f"size {size}"
-                        + (" (an LWN header inside an LWN)" if size >= _REC_SIZE else ""),
-                        (first_block + b) * bs + w + _HEAD,
-                    )
-                b, w = divmod(pos, payload)
-                offset = (first_block + b) * bs + _HEAD + w
-                if end is not None and offset >= end:
-                    return
-                nb, nw = divmod(pos + size, payload)
-                stop = (first_block + nb) * bs + _HEAD + nw
-                if offset >= start:
-                    self.resume = stop
-                    yield offset, stop, buf, pos, size, lwn_scn, lwn_time
-                pos += size
+            yield Lwn(buf, base, base + n * payload, blocks.first, lwn_scn, lwn_time)
             lwn += n
+
+    def _in_lwn(
+        self, blocks: Blocks, w: Lwn, pos: int
+    ) -> Iterator[tuple[int, int, bytes, int, int, int, int]]:
+        """The records of LWN ``w`` from ``pos`` in its buffer on: those at or after
+        ``start``; ``self.ended`` is set at the first one at or after ``end``."""
+        start, end = self.start, self.end
+        bs, payload = blocks.bs, blocks.payload
+        buf, base, hi, first_block = w.buf, w.base, w.hi, w.first_block
+        u32 = struct.Struct(blocks.header.order + "I").unpack_from
+        while hi - pos >= _REC_SIZE:
+            size = u32(buf, pos)[0]
+            if size == 0 or size > hi - pos:
+                break
+            if size < _REC_SIZE or (pos != base and buf[pos + VLD_AT[0]] & L.VLD_LWN):
+                b, at = divmod(pos, payload)
+                raise RedoCorruptError(
+                    f"{blocks.path}: record at block {first_block + b} offset {at + _HEAD}: "
+                    f"size {size}"
+                    + (" (an LWN header inside an LWN)" if size >= _REC_SIZE else ""),
+                    (first_block + b) * bs + at + _HEAD,
+                )
+            b, at = divmod(pos, payload)
+            offset = (first_block + b) * bs + _HEAD + at
+            if end is not None and offset >= end:
+                self.ended = True
+                return
+            nb, nat = divmod(pos + size, payload)
+            stop = (first_block + nb) * bs + _HEAD + nat
+            if offset >= start:
+                self.resume = stop
+                yield offset, stop, buf, pos, size, w.scn, w.time
+            pos += size
+
+    def _records(self, blocks: Blocks) -> Iterator[tuple[int, int, bytes, int, int, int, int]]:
+        for w in self._lwns(blocks):
+            yield from self._in_lwn(blocks, w, w.base)
+            if self.ended:
+                return
+
+    def walk(self, step: Step, each: Each) -> int:
+        """The records in bulk, an LWN at a time: ``step`` (the C walk,
+        :class:`engine._native.redomine.Walker`) takes the records of the LWN from a
+        position on, as many as it will; the record it leaves (one it does not read, or a
+        malformed one) goes through :meth:`_in_lwn`, with its checks, to ``each``. Returns
+        how many records were read."""
+        count = 0
+        with self._open() as blocks:
+            bs, start = blocks.bs, self.start
+            end = -1 if self.end is None else self.end
+            for w in self._lwns(blocks):
+                pos = w.base
+                while True:
+                    pos, n, last, state = step(
+                        w.buf, pos, w.hi, w.base, w.first_block, bs, start, end, w.scn, w.time
+                    )
+                    count += n
+                    if last >= 0:
+                        self.resume = last
+                    if state == LWN_DONE:
+                        break
+                    if state == ENDED:
+                        return count
+                    got = next(self._in_lwn(blocks, w, pos), None)
+                    if got is None:
+                        if self.ended:
+                            return count
+                        break
+                    each(*got)
+                    count += 1
+                    pos = got[3] + got[4]
+        return count
 
 
 def scan(

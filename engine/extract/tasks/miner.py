@@ -73,8 +73,9 @@ from engine.extract.tasks.txngroup import CLOSED, FRAGMENT, Step, group, table_o
 from engine.extract.tasks.values import NUMBER_TYPES, Convert, converter, entry_converter
 from engine.redo import framing
 from engine.redo.errors import RedoError
+from engine.redo.layout import VECTOR_HEADERS
 from engine.redo.payloads import datetime_of, decode_vector
-from engine.redo.scan import Scan
+from engine.redo.scan import DECLINED, Scan
 from engine.redo.vectors import UNDO_CLS_FIRST
 from engine.trail.codec import commit_tokens, row_record
 from engine.trail.errors import RecordLimitError
@@ -314,10 +315,36 @@ class Miner:
         scan = Scan(path, start, end, limit)
         record = self.record
         n = 0
+        walker = self._walker
+        micros = self.micros
+
+        def each(
+            offset: int, stop: int, buf: bytes, lo: int, size: int, lwn_scn: int, lwn_time: int
+        ) -> None:
+            record(buf, lo, size, scan, offset, stop, lwn_scn, lwn_time, out)
+
+        def step(
+            buf: bytes, pos: int, hi: int, base: int, first_block: int, bs: int, start: int,
+            end: int, lwn_scn: int, lwn_time: int,
+        ) -> tuple[int, int, int, int]:  # fmt: skip
+            h = scan.header
+            assert h is not None
+            if h.order != "<":  # the C walk reads little-endian logs: all to Python
+                return pos, 0, -1, DECLINED
+            hs = VECTOR_HEADERS[h.layout].size
+            got: tuple[int, int, int, int] = walker.walk(
+                buf, pos, hi, base, first_block, bs, start, end, lwn_scn, micros(lwn_time),
+                h.thread, hs, out,
+            )  # fmt: skip
+            return got
+
         try:
-            for offset, stop, buf, lo, size, lwn_scn, lwn_time in scan:
-                record(buf, lo, size, scan, offset, stop, lwn_scn, lwn_time, out)
-                n += 1
+            if walker is not None:
+                n = scan.walk(step, each)
+            else:
+                for item in scan:
+                    each(*item)
+                    n += 1
         except RedoError as exc:
             raise RedoCorruptError(str(exc)) from exc
         return out, n, scan.resume, scan.sequence
@@ -325,7 +352,7 @@ class Miner:
     def _native_walker(self) -> Any:
         """The C record walk (:mod:`engine._native.redomine`) set up for this plan's
         tables, or None when the kernel is not there."""
-        if _NATIVE is None or not hasattr(_NATIVE, "OraWalker"):
+        if _NATIVE is None:
             return None
         spec = {
             obj: (
@@ -343,7 +370,7 @@ class Miner:
         }
         kinds = (_ROW, _BEGIN, _COMMIT_K, _ROLLBACK, _SESSION_K, _UNDO_K)
         io = (_INSERT, _DELETE, _FIELDCOMP, _KEYFIELDCOMP, _BEFORE_FIELDCOMP, _UNIFIED, _UNIFIED_PK)
-        return _NATIVE.OraWalker(spec, kinds, io)
+        return _NATIVE.Walker(spec, kinds, io)
 
     def micros(self, lwn_time: int) -> int:
         """A record's time: its LWN's redo time, as microseconds since 1970 (as the model's
