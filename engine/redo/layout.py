@@ -64,6 +64,12 @@ class Layout:
         vals = [values.get(f.name, b"" if f.fmt.endswith("s") else 0) for f in self.fields]
         self._structs[order].pack_into(buf, pos, *vals)
 
+    def put(self, buf: bytearray, pos: int, order: Order, **values: Any) -> None:
+        """Write only the named fields (the others keep their bytes)."""
+        for name, value in values.items():
+            f = self.fields[self._names.index(name)]
+            struct.pack_into(order + f.fmt, buf, pos + f.offset, value)
+
     def pack(self, order: Order, values: dict[str, Any]) -> bytes:
         buf = bytearray(self.size)
         self.pack_into(buf, 0, order, values)
@@ -230,3 +236,26 @@ def to_redo_time(year: int, month: int, day: int, hour: int, minute: int, sec: i
     return (
         ((((year - 1988) * 12 + month - 1) * 31 + day - 1) * 24 + hour) * 60 + minute
     ) * 60 + sec
+
+
+# ---------------------------------------------------------------------------- ours, beside a log
+# The side file beside each online log the embedded database writes (``<log>.side``): what a
+# live reader needs that Oracle's format does not say (the recorded end, the progress mark
+# across threads). Never inside a log: an archived log, like Oracle's, needs none of it.
+SIDE_MAGIC = b"GGSIDE01"
+SIDE_FILE = _layout(
+    "side file",
+    64,
+    ("magic", 0, "8s"),
+    ("crc", 8, "I"),  # crc32 of bytes 12..64
+    ("status", 12, "B"),  # 0 current, 1 archived
+    ("closed", 13, "B"),  # the thread's instance crashed: it writes nothing until reopened
+    ("prev_sequence", 16, "I"),  # the thread's log before this one (0xFFFFFFFF: none)
+    ("end", 24, "Q"),  # bytes of the log written and flushed (whole LWNs)
+    ("progress_scn", 32, "Q"),  # every record of the thread with an SCN at or below it ...
+    ("progress_offset", 40, "Q"),  # ... lies before this offset of this log (or earlier)
+    ("first_scn", 48, "Q"),
+    ("next_scn", 56, "Q"),  # 0 while current
+)
+SIDE_CRC_FROM = 12
+OPEN_SCN = 0xFFFFFFFFFFFF  # the next SCN a current log's header holds (none yet)
