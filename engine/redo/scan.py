@@ -21,7 +21,8 @@ The rules (docs/redo_format.md, "How the Extract reads"):
   ``start``;
 - the extent: an archived log is read to the blocks its header counts, each one checked
   (a fault is :class:`~engine.redo.errors.RedoCorruptError`). A current log (next SCN
-  unset) is read to its recorded end (``limit``: the writer's side file) or, without one,
+  unset) is read to its recorded end (``limit``, or the writer's side file beside it,
+  :func:`engine.redo.onlinelog.read_side`) or, without one,
   to the end of the file; an LWN that is not all there or not all valid at the tail of a
   current log is a torn tail (the writer was writing it): the scan ends before it.
 
@@ -43,6 +44,7 @@ from engine._native import load as load_native
 from engine.redo import layout as L
 from engine.redo.errors import RedoCorruptError, RedoError
 from engine.redo.framing import LogHeader, checksum_fold, read_header
+from engine.redo.onlinelog import read_side
 
 #: The C block check and payload join (engine/_native/redomine.c), when built.
 _NATIVE: Final = load_native("redomine")
@@ -54,7 +56,7 @@ CHUNK_BLOCKS: Final = 4096
 #: Blocks read at once going back to the header of the LWN a range starts in.
 _BACK_BLOCKS: Final = 256
 #: An SCN the writer leaves in the log header while the log is current (none yet).
-_OPEN_SCN: Final = (0, 0xFFFFFFFFFFFF, 0xFFFFFFFFFFFFFFFF)
+_OPEN_SCN: Final = (0, L.OPEN_SCN, 0xFFFFFFFFFFFFFFFF)
 
 
 def _field(layout: L.Layout, name: str) -> tuple[int, str]:
@@ -219,7 +221,11 @@ class Scan:
             self.header = header
             bs = header.block_size
             if is_current(header):
-                size = src.size if self.limit is None else min(self.limit, src.size)
+                limit = self.limit
+                if limit is None and "://" not in str(self.path):
+                    side = read_side(self.path)  # the writer's recorded end, beside the log
+                    limit = side.end if side is not None else None
+                size = src.size if limit is None else min(limit, src.size)
                 extent = size // bs
             else:
                 extent = header.blocks

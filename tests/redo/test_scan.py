@@ -243,3 +243,134 @@ def test_scan_values_are_unpacked_from_layout() -> None:
     rec = F.build_record("<", 0x1_0000_0005, 3, [], F.Lwn(1, 1, 1, 0x2_0000_0009, 77))
     assert struct.unpack_from("<I", rec, S.LWN_TIME_AT[0])[0] == 77
     assert S.record_scn(rec, 0) == 0x1_0000_0005
+
+
+def _c_layout() -> dict[str, int]:
+    """The ``#define``s of redomine.c's layout block (AT_*, SIZE_* and the named values)."""
+    src = (Path(__file__).resolve().parents[2] / "engine/_native/redomine.c").read_text()
+    block = src[src.index("/* ---- layout:") : src.index("#define ROOM")]
+    return {n: int(v, 0) for n, v in re.findall(r"#define (\w+) (0x[0-9A-Fa-f]+|\d+)", block)}
+
+
+def test_the_c_walk_layout_is_the_python_tables() -> None:
+    """Every offset, size and value the C record walk uses is the one layout.py or
+    vectors.py states: AT_<TABLE>_<field> is the table's field offset."""
+    from engine.redo import vectors as V
+
+    layouts = {"RECORD_HEADER": L.RECORD_HEADER, "VECTOR_HEADER": L.VECTOR_HEADER_12C}
+    tables = {
+        "KTUDB": V.KTUDB_AT, "KTUB": V.KTUB_AT, "KTB": V.KTB_AT, "CLEANOUT": V.CLEANOUT_AT,
+        "KDO": V.KDO_AT, "KDO_ROW": V.KDO_ROW_AT, "KDO_URP": V.KDO_URP_AT,
+        "KDO_SLOT": V.KDO_SLOT_AT, "KDO_ARRAY": V.KDO_ARRAY_AT, "KTUDH": V.KTUDH_AT,
+        "KTUCM": V.KTUCM_AT, "UNDO_APPLIED": V.UNDO_APPLIED_AT, "SUPP": V.SUPP_AT,
+    }  # fmt: skip
+    values = {
+        "SIZE_RECORD_HEADER": L.RECORD_HEADER.size, "SIZE_LWN_HEADER": L.LWN_HEADER.size,
+        "SIZE_VECTOR_HEADER_11G": L.VECTOR_HEADER_11G.size,
+        "SIZE_VECTOR_HEADER_12C": L.VECTOR_HEADER_12C.size, "VLD_LWN": L.VLD_LWN,
+        "MAX_FIELDS": L.MAX_FIELDS, "SIZE_KTB": V.KTB_SIZE, "SIZE_KTB_ITL": V.KTB_ITL_SIZE,
+        "KTB_CLEANOUT": V.KTB_CLEANOUT, "SIZE_CLEANOUT": V.CLEANOUT_SIZE,
+        "SIZE_CLEANOUT_ENTRY": V.CLEANOUT_ENTRY_SIZE, "KDO_OP_MASK": V.KDO_OP_MASK,
+        "KDO_ROW_NULLS": V.KDO_ROW_NULLS, "KDO_URP_NULLS": V.KDO_URP_NULLS,
+        "SIZE_KTUCM": V.KTUCM_SIZE, "SIZE_KTUCF": V.KTUCF_SIZE,
+        "KTUCM_ROLLBACK": V.KTUCM_ROLLBACK, "SIZE_UNDO_APPLIED": V.UNDO_APPLIED_SIZE,
+        "SIZE_KTUB": V.KTUB_SIZE, "SIZE_KTUDB": V.KTUDB_SIZE, "SIZE_KTUDH": V.KTUDH_SIZE,
+        "SIZE_SUPP": V.SUPP_SIZE, "SUPP_TYPE": V.SUPP_TYPE,
+        "SESSION_FIELDS": V.SESSION_FIELDS, "UNDO_CLS_FIRST": V.UNDO_CLS_FIRST,
+    }  # fmt: skip
+    consts = _c_layout()
+    assert len(consts) > 60
+    for name, value in consts.items():
+        if name.startswith("AT_"):
+            owner = next(
+                (t for t in sorted([*layouts, *tables], key=len, reverse=True)
+                 if name.startswith(f"AT_{t}_")),
+                None,
+            )  # fmt: skip
+            assert owner is not None, f"{name}: no table of that name"
+            fld = name[len(f"AT_{owner}_") :]
+            if owner in layouts:
+                lay = layouts[owner]
+                want = lay.fields[lay.names.index(fld)].offset
+            else:
+                want = tables[owner][fld][0]
+        else:
+            assert name in values, f"{name}: not checked against the Python tables"
+            want = values[name]
+        assert value == want, f"redomine.c {name} = {value}, the Python tables say {want}"
+    # the vector header's object number halves, and the xid's 8 bytes read as one key
+    assert V.KTUDB_AT["slt"][0] == V.KTUDB_AT["usn"][0] + 2 == V.KTUDB_AT["sqn"][0] - 2
+    assert V.KTB_AT["slt"][0] == V.KTB_AT["usn"][0] + 2 == V.KTB_AT["sqn"][0] - 2
+    slt, sqn = V.UNDO_APPLIED_AT["slt"][0], V.UNDO_APPLIED_AT["sqn"][0]
+    assert (slt, sqn) == (V.UNDO_APPLIED_AT["usn"][0] + 2, V.UNDO_APPLIED_AT["usn"][0] + 4)
+
+
+def test_an_online_log_is_read_to_its_recorded_end(tmp_path: Path) -> None:
+    """The writer's online log (engine/redo/onlinelog.py): while current, the scan reads
+    the LWNs below the side file's recorded end; an LWN written past it (not yet flushed,
+    or torn) is not read; after the switch, the log reads whole without its side file."""
+    from engine.redo import onlinelog as O
+
+    path = tmp_path / "000000003.log"
+    head = O.new_header(thread=2, sequence=3, first_scn=100, first_time=7, dbid=1,
+                        db_name="DB", resetlogs_id=5, resetlogs_scn=1)  # fmt: skip
+    log = O.OnlineLog.create(path, head)
+    vec = F.build_vector("12c", "<", [b"x" * 700, b"yz"], layer=11, code=2, obj=9)
+    spans = []
+    for i in range(6):
+        spans.append(log.add(101 + i, 1, vec, 50 + i))
+        if i % 2:
+            log.flush()
+    assert _got(path) == _want_current(path)
+    assert [g[0] for g in _got(path)] == [s[0] for s in spans]
+    # an LWN written but not recorded: not read while the side file says the end is before it
+    log.add(200, 1, vec, 60)
+    log.end_lwn()
+    assert [g[0] for g in _got(path)] == [s[0] for s in spans]
+    assert len(_got(path, limit=path.stat().st_size)) == 7
+    # the same LWN with a byte torn, recorded: the scan ends before it (a current log)
+    data = bytearray(path.read_bytes())
+    data[-3] ^= 0xFF
+    path.write_bytes(bytes(data))
+    log.flush()
+    assert [g[0] for g in _got(path)] == [s[0] for s in spans]
+    data[-3] ^= 0xFF
+    path.write_bytes(bytes(data))
+    log.close(archive=True, next_scn=201, next_time=61)
+    O.side_path(path).unlink()
+    got = _got(path)
+    assert [g[1] for g in got] == [101, 102, 103, 104, 105, 106, 200]
+    assert [g[4] for g in got] == [102, 102, 104, 104, 106, 106, 200]  # the LWNs' SCNs
+    assert got == _want(path.read_bytes())
+
+
+def _want_current(path: Path) -> list:
+    """framing's reading of a current log: its header counts no blocks, so the blocks
+    written are counted here as an archived header would count them."""
+    data = path.read_bytes()
+    h = F.read_header(data)
+    bs = h.block_size
+    import dataclasses
+
+    return [
+        w
+        for w in _want_blocks(data, dataclasses.replace(h, blocks=len(data) // bs))
+        if w is not None
+    ]
+
+
+def _want_blocks(data: bytes, h: F.LogHeader) -> list:
+    out = []
+    lwn: F.Lwn | None = None
+    bs = h.block_size
+    for r in F.iter_records(data, h):
+        lwn = r.lwn or lwn
+        assert lwn is not None
+        raw = bytearray()
+        blk, at = r.rba.block, r.rba.offset
+        while len(raw) < r.size:
+            take = min(bs - at, r.size - len(raw))
+            raw += data[blk * bs + at : blk * bs + at + take]
+            blk, at = blk + 1, 16
+        out.append((r.rba.block * bs + r.rba.offset, r.scn, r.size, bytes(raw), lwn.scn, lwn.time))
+    return out
