@@ -45,6 +45,8 @@ from engine.redo import layout as L
 from engine.redo.errors import RedoCorruptError, RedoError
 from engine.redo.framing import LogHeader, checksum_fold, read_header
 from engine.redo.onlinelog import read_side
+from engine.redo.payloads import datetime_of
+from engine.trail.model import datetime_to_micros
 
 #: The C block check and payload join (engine/_native/redomine.c), when built.
 _NATIVE: Final = load_native("redomine")
@@ -200,6 +202,17 @@ class Scan:
         self.header: LogHeader | None = None
         self.resume: int | None = None  # file offset past the last record yielded
         self.ended = False  # a record at or after ``end`` was met
+        self._times: dict[int, int] = {}
+
+    def micros(self, lwn_time: int) -> int:
+        """A record's time, its LWN's redo time, as microseconds since 1970 (naive UTC, as
+        the redo model's timestamp: :func:`engine.redo.payloads.datetime_of`)."""
+        got = self._times.get(lwn_time)
+        if got is None:
+            if len(self._times) > 4096:
+                self._times.clear()
+            got = self._times[lwn_time] = datetime_to_micros(datetime_of(lwn_time))
+        return got
 
     @property
     def sequence(self) -> int:

@@ -36,7 +36,7 @@ from engine.embedded.dump_parse import parse_dump
 from engine.embedded.errors import CodecError, RedoCorruptError
 from engine.embedded.logfile import logical_of, physical, read_frames, read_records
 from engine.embedded.logs import list_logs
-from engine.embedded.redo_scan import scan_frames
+
 from engine.embedded.workload import WorkloadSpec, run_workload
 from engine.extract import capture as capture_module
 from engine.extract.capture import Capture, Stats, selection_for

@@ -74,13 +74,13 @@ from engine.extract.tasks.values import NUMBER_TYPES, Convert, converter, entry_
 from engine.redo import framing
 from engine.redo.errors import RedoError
 from engine.redo.layout import VECTOR_HEADERS
-from engine.redo.payloads import datetime_of, decode_vector
+from engine.redo.payloads import decode_vector
 from engine.redo.scan import DECLINED, Scan
 from engine.redo.vectors import UNDO_CLS_FIRST
 from engine.trail.codec import commit_tokens, row_record
 from engine.trail.errors import RecordLimitError
 from engine.trail.layout import BEFORE_IMAGE, IO_TYPE_NAMES, IOType, TransInd
-from engine.trail.model import Columns, datetime_to_micros
+from engine.trail.model import Columns
 from engine.trail.writer import seal
 
 _EMPTY: dict[int, bytes | None] = {}
@@ -279,7 +279,6 @@ class Miner:
         self._cols: dict[str, _Columns] = {}
         self._rowid_head: dict[tuple[int, int], str] = {}
         self._xids: dict[tuple[int, int, int], str] = {}
-        self._times: dict[int, int] = {}
         self._slots: dict[int, str] = {}
         self._walker = self._native_walker()
 
@@ -316,7 +315,7 @@ class Miner:
         record = self.record
         n = 0
         walker = self._walker
-        micros = self.micros
+        micros = scan.micros
 
         def each(
             offset: int, stop: int, buf: bytes, lo: int, size: int, lwn_scn: int, lwn_time: int
@@ -372,16 +371,6 @@ class Miner:
         io = (_INSERT, _DELETE, _FIELDCOMP, _KEYFIELDCOMP, _BEFORE_FIELDCOMP, _UNIFIED, _UNIFIED_PK)
         return _NATIVE.Walker(spec, kinds, io)
 
-    def micros(self, lwn_time: int) -> int:
-        """A record's time: its LWN's redo time, as microseconds since 1970 (as the model's
-        timestamp, :func:`engine.redo.payloads.datetime_of`, gives it to decode.py)."""
-        got = self._times.get(lwn_time)
-        if got is None:
-            if len(self._times) > 4096:
-                self._times.clear()
-            got = self._times[lwn_time] = datetime_to_micros(datetime_of(lwn_time))
-        return got
-
     # -- one record -----------------------------------------------------------------
     def record(
         self,
@@ -409,7 +398,7 @@ class Miner:
                 f"{scan.path}: record at {offset} corrupt: {exc.message}"
             ) from exc
         seq = header.sequence
-        micros = self.micros(lwn_time)
+        micros = scan.micros(lwn_time)
         head = (header.thread, offset, stop, rec.scn, rec.subscn, micros)
         xid: str | None = None
         undo: Undo | None = None
