@@ -41,10 +41,10 @@ from engine.embedded.dictionary import (
     load_dictionary,
     save_dictionary,
 )
-from engine.embedded.errors import DatabaseError, SourceError, SqlError
+from engine.embedded.errors import DatabaseError, RedoFormatError, SourceError, SqlError
 from engine.embedded.ids import Xid, make_dba
 from engine.embedded.logfile import read_records
-from engine.embedded.logs import LogInfo, LogSet, list_logs
+from engine.embedded.logs import LogInfo, LogSet, check_format, list_logs
 from engine.embedded.redo import ChangeVector, Cleanout, Ddl, LocatedRecord, RedoRecord
 from engine.embedded.scheduler import Scheduler, load_jobs
 from engine.embedded.session import Session
@@ -227,6 +227,13 @@ class Database:
         wall = datetime.now(UTC).replace(tzinfo=None)
         start = max(wall + timedelta(microseconds=self.state.ahead_us), last) if last else wall
         self.clock: Clock = clock or SimClock(start, clock_rate)
+        try:
+            check_format(root / "redo")
+        except RedoFormatError as exc:
+            self._lock.__exit__()
+            raise DatabaseError(
+                f"cannot open database {root.name}: {exc.message}", exc.code
+            ) from None
         self.logs = LogSet(
             root / "redo",
             self.state.log_bytes,
@@ -654,12 +661,12 @@ class Database:
         return orphans
 
     def list_logs(self) -> list[LogInfo]:
-        self.logs.flush()
+        self.logs.flush(everything=True)
         return list_logs(self.root / "redo")
 
     def records(self, thread: int | None = None, from_scn: int = 0) -> list[LocatedRecord]:
         """Every record (optionally of one thread) with SCN >= ``from_scn``, in log order."""
-        self.logs.flush()
+        self.logs.flush(everything=True)
         out = []
         for info in list_logs(self.root / "redo", thread):
             for lr in read_records(info.path):

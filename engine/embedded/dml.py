@@ -26,6 +26,7 @@ from engine.embedded.rows import (
     loggable_row,
     rid_block,
     rid_slot,
+    row_bytes,
     store_rows,
     supp_columns,
 )
@@ -109,7 +110,7 @@ def _redo_array(
     rids: list[int],
     encoded: list[rg.Row],
 ) -> None:
-    for block, group in by_block(rids, encoded):
+    for block, group in by_block(rids, encoded, row_bytes):
         dba = make_dba(table.file_no, block)
         slots = tuple(rid_slot(r) for r, _ in group)
         pre, _ = s.first_cvs(txn, scn)
@@ -199,7 +200,7 @@ def direct_insert(s: Session, db: Engine, table: TableDef, rows: Sequence[Row]) 
             seq=2 if begin else 1,
         )
         db.emit(s.thread, scn, [*pre, undo_cv, *s.session_cv(txn)])
-        for block, group in by_block(rids, encoded):
+        for block, group in by_block(rids, encoded, row_bytes):
             dba = make_dba(table.file_no, block)
             body = DirectLoad(
                 xid=txn.xid,
@@ -285,6 +286,10 @@ def update(
                         f'"{table.columns[i].name}") to NULL',
                         "ORA-01407",
                     )
+            new = list(old)
+            for i, v in zip(set_cols, new_vals, strict=True):
+                new[i] = v
+            encode_row(table, tuple(new))  # a value no redo field holds: before any change
             try:
                 db.conn.execute(
                     f'UPDATE "{table.sqlite_name}" SET {assign} WHERE "_rid" = ?',
@@ -298,9 +303,6 @@ def update(
                 )
             except sqlite3.IntegrityError as exc:
                 raise constraint_error(table, exc) from exc
-            new = list(old)
-            for i, v in zip(set_cols, new_vals, strict=True):
-                new[i] = v
             _redo_update(s, db, txn, table, scn, rid, old, tuple(new), set_cols)
     except (SourceError, sqlite3.Error) as exc:
         statement_failed(s, db, txn, mark, exc)

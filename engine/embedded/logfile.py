@@ -1,26 +1,18 @@
-"""Our redo file format: 512-byte blocks, checksummed records, splittable by byte range.
+"""The embedded database's redo log files, in Oracle's format (docs/redo_format.md, part 2).
 
-A log file is one thread's log sequence ``seq``::
+A log file is one thread's log sequence, written by :class:`~engine.redo.onlinelog.OnlineLog`
+(block 0 file header, block 1 redo log header, then LWNs of records in 512-byte blocks with
+their headers and checksums), each record's change vectors packed by
+:mod:`engine.redo.payloads`. Beside each online log, its side file holds the recorded end and
+the progress mark (:class:`Progress`), which Oracle's format does not carry.
 
-    block 0      file header (thread, sequence, first SCN, next SCN, status, CRC)
-    block 1..n   16-byte block header + 496 bytes of the record stream
+This module keeps the database's view of its logs: :class:`FileHeader` (thread, sequence,
+SCN range, archived, recorded end), :class:`LogWriter` (append model records, flush, mark
+progress, switch), :func:`read_records` (the model records whose first byte lies in a byte
+range), :func:`read_frames` (their bytes undecoded, for a caller that decodes elsewhere).
 
-    block header := magic u16 (0x4752), first u16, block u32, sequence u32, crc32 u32
-                    ``first`` = offset in this block of the first record boundary
-                    (16..511), 0 when a record covers the whole block
-    record frame := length u32, crc32 u32 (of the payload), payload (redo_codec)
-
-Records are a continuous stream cut into the blocks' payload areas, so a record may span
-blocks. A reader given any byte offset finds the first record boundary at or after it
-from the block headers alone: this is what makes a big log splittable across Spark tasks
-(:func:`read_records` yields the records that *start* in ``[start, end)``, reading past
-``end`` to finish the last one). The RBA of a record is ``(sequence, block, offset)`` of its
-frame's first byte; ``LocatedRecord.offset == block * 512 + offset``.
-
-Appending writes whole frames; a crash can leave a partial frame at the tail (a *torn
-tail*): readers of the current log stop before it (or raise
-:class:`~engine.embedded.errors.RedoTruncatedError` when ``strict``), the writer truncates it
-when it reopens the file, and in an archived log it is corruption.
+A log written before this format (``GGREDO01``) is refused with one line
+(:data:`OLD_FORMAT`): such a database is to be recreated.
 """
 
 from __future__ import annotations
@@ -28,50 +20,64 @@ from __future__ import annotations
 import os
 import struct
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 from pathlib import Path
-from typing import BinaryIO, Final
+from typing import Final
 
-from engine import _native
-from engine.embedded.errors import RedoCorruptError, RedoTruncatedError
+from engine.embedded.errors import RedoCorruptError, RedoFormatError, RedoTruncatedError
 from engine.embedded.ids import Rba
 from engine.embedded.redo import LocatedRecord, RedoRecord
-from engine.embedded.redo_codec import LAYOUT, decode_record, encode_record
+from engine.embedded.redo_codec import LAYOUT as CODEC
+from engine.embedded.redo_codec import decode_record as decode_packed
+from engine.redo import framing as F
+from engine.redo import layout as L
+from engine.redo import onlinelog as O
+from engine.redo import payloads as P
+from engine.redo.errors import RedoError
 
 BLOCK: Final = 512
-BLOCK_HEAD: Final = 16
+BLOCK_HEAD: Final = L.BLOCK_HEADER.size
 PAYLOAD: Final = BLOCK - BLOCK_HEAD
-BLOCK_MAGIC: Final = 0x4752
-FILE_MAGIC: Final = b"GGREDO01"
-MAX_RECORD: Final = 256 * 1024 * 1024
-_BHEAD: Final = struct.Struct("<HHII")
-_FRAME: Final = struct.Struct("<II")
-_FHEAD: Final = struct.Struct("<8sHHIIQQBq")
-#: The header's extension (at :data:`_FEXT_AT`, after the header's CRC; absent in older
-#: files): magic, the sequence of the thread's previous log (0xFFFFFFFF: none), how many
-#: bytes of the file the writer has written (its recorded end), CRC of those.
-_FEXT: Final = struct.Struct("<4sIQ")
-_FEXT_AT: Final = 64
-_FEXT_MAGIC: Final = b"GGX1"
-_NO_SEQUENCE: Final = 0xFFFFFFFF
-_U32: Final = struct.Struct("<I")
-_REC_HEAD: Final = LAYOUT["REC_HEAD"]
-_REC_IDS: Final = struct.Struct("<HBBI")  # REC_HEAD's first four fields
-# REC_HEAD with those four as one packed run: block, offset, length, scn, subscn, ts, count
-_NATIVE_HEAD: Final = struct.Struct("<8sIHIQHqH")
+HEADER_BYTES: Final = 2 * BLOCK  # blocks 0 and 1
+LWN_LIMIT: Final = 1 << 20  # an LWN ends after a commit, or when it reaches this size
+ORDER: Final[L.Order] = "<"
+LAYOUT: Final = "12c"
 STATUS_CURRENT: Final = 0
 STATUS_ARCHIVED: Final = 1
-READ_CHUNK_BLOCKS: Final = 2048  # 1 MiB per read
-_SCN_AT: Final = 18  # offset of the SCN in a record payload (redo_codec REC_HEAD)
+OLD_MAGIC: Final = b"GGREDO01"
+OLD_FORMAT_CODE: Final = "GGS-SRC-0120"
+OLD_FORMAT: Final = (
+    "it was made before the embedded database wrote Oracle's redo format and its logs "
+    "are no longer read: recreate the database (ggsci db drop NAME, then ggsci db create NAME)"
+)
+_EPOCH: Final = datetime(1970, 1, 1)
+# The fast path's records as its kernel packs them in memory (engine/embedded/redopack.py,
+# redopack.c: the redo_codec encoding, framed with length and CRC); LogWriter.add_frames
+# writes them in Oracle's format.
+_FRAME: Final = struct.Struct("<II")
+_REC_IDS: Final = struct.Struct("<HBBI")  # REC_HEAD's first four fields
+_NATIVE_HEAD: Final = struct.Struct("<8sIHIQHqH")
+assert CODEC["REC_HEAD"].size == _REC_IDS.size + _NATIVE_HEAD.size - 8
+#: In-memory prefix of a frame :func:`read_frames` yields: thread, LWN time (redo time).
+_FRAME_HEAD: Final = struct.Struct("<HI")
+
+
+def micros_of_redo_time(value: int) -> int:
+    return int((P.datetime_of(value) - _EPOCH) // timedelta(microseconds=1))
+
+
+def redo_time_of_micros(us: int) -> int:
+    return P.redo_time_of(_EPOCH + timedelta(microseconds=us))
 
 
 def native_frame(
     rec_ids: bytes, logical: int, scn: int, micros: int, n_changes: int, changes: bytes
 ) -> bytes:
-    """The frame of a native record made of encoded change vectors, at stream position
-    ``logical``: its head is ``rec_ids`` (:attr:`LogWriter.rec_ids`), the RBA where it
-    lands, SCN, subscn 1, timestamp (microseconds) and change count."""
+    """A fast-path record as its kernel packs it in memory (:meth:`LogWriter.add_frames`
+    takes these): ``rec_ids`` (:attr:`LogWriter.rec_ids`), position, SCN, subscn 1,
+    timestamp (microseconds), change count, the encoded change vectors."""
     blk, within = divmod(logical, PAYLOAD)
     pos = blk * BLOCK + (BLOCK + BLOCK_HEAD) + within
     payload = (
@@ -80,120 +86,7 @@ def native_frame(
     return _FRAME.pack(len(payload), zlib.crc32(payload)) + payload
 
 
-def cut_blocks(data: bytes, start: int, sequence: int) -> bytes:
-    """The record stream ``data`` (whole frames, from stream position ``start`` on) cut into
-    the blocks' payload areas, each block headed by its header. A block is opened (its
-    header written) by the first byte that goes into it; its ``first`` field is the first
-    record boundary inside it, and every boundary is known by then: the start of a frame in
-    ``data``, or its end, where the next record will start. When ``start`` is inside a
-    block, that block was opened before: ``data`` first fills its rest.
-
-    Compiled in ``engine/_native/redopack.c`` (:data:`_CUT_BLOCKS`)."""
-    out = bytearray()
-    pos = start
-    rest = 0
-    within = pos % PAYLOAD
-    if within:
-        rest = PAYLOAD - within
-        out += data[:rest]
-        pos += rest
-    view = memoryview(data)
-    pack, crc, crc_bytes, length = _BHEAD.pack, zlib.crc32, _U32.pack, _U32.unpack_from
-    bound = start  # the first frame boundary at or after pos
-    blk = pos // PAYLOAD + 1
-    for i in range(rest, len(data), PAYLOAD):
-        while bound < pos:
-            bound += _FRAME.size + length(data, bound - start)[0]
-        gap = bound - pos
-        head = pack(BLOCK_MAGIC, BLOCK_HEAD + gap if gap < PAYLOAD else 0, blk, sequence)
-        out += head + crc_bytes(crc(head))
-        out += view[i : i + PAYLOAD]
-        pos += PAYLOAD
-        blk += 1
-    return bytes(out)
-
-
-def physical(logical: int) -> int:
-    """Byte offset in the file of logical stream position ``logical``."""
-    blk, within = divmod(logical, PAYLOAD)
-    return (blk + 1) * BLOCK + BLOCK_HEAD + within
-
-
-def logical_of(offset: int) -> int:
-    """Logical stream position of a file offset that lies in a block's payload area."""
-    blk, within = divmod(offset, BLOCK)
-    if blk < 1 or within < BLOCK_HEAD:
-        raise RedoCorruptError(f"offset {offset} is not inside a block's payload")
-    return (blk - 1) * PAYLOAD + within - BLOCK_HEAD
-
-
-def rba_at(sequence: int, offset: int) -> Rba:
-    return Rba(sequence, offset // BLOCK, offset % BLOCK)
-
-
-#: Where the progress mark lies in block 0 (after the file header, which is zero-padded).
-PROGRESS_AT: Final = 256
-_PROGRESS: Final = struct.Struct("<4sQQB")
-_PROGRESS_MAGIC: Final = b"GGPM"
-_PROGRESS_CLOSED: Final = 1
-
-
-@dataclass(frozen=True, slots=True)
-class Progress:
-    """A current log's progress mark: every record of the thread with an SCN at or below
-    ``scn`` lies before file offset ``offset`` of this log (or in an earlier log), and a
-    record written later has a higher SCN. The database rewrites it whenever it flushes
-    redo (for every open thread, idle ones too), so that a reader merging threads knows
-    how far an idle thread has got. ``closed``: the thread is closed (its instance
-    crashed); it writes nothing until it is opened again, which clears the flag first."""
-
-    scn: int
-    offset: int
-    closed: bool = False
-
-    def pack(self) -> bytes:
-        flags = _PROGRESS_CLOSED if self.closed else 0
-        body = _PROGRESS.pack(_PROGRESS_MAGIC, self.scn, self.offset, flags)
-        return body + _U32.pack(zlib.crc32(body))
-
-    @classmethod
-    def unpack(cls, block0: bytes) -> Progress | None:
-        """The mark in a file's first block; None when there is none (a log written before
-        marks existed, an archived log) or it is being rewritten (its checksum fails)."""
-        end = PROGRESS_AT + _PROGRESS.size
-        if len(block0) < end + 4 or block0[PROGRESS_AT : PROGRESS_AT + 4] != _PROGRESS_MAGIC:
-            return None
-        if zlib.crc32(block0[PROGRESS_AT:end]) != _U32.unpack_from(block0, end)[0]:
-            return None
-        _, scn, offset, flags = _PROGRESS.unpack_from(block0, PROGRESS_AT)
-        return cls(scn, offset, bool(flags & _PROGRESS_CLOSED))
-
-
-def read_head(path: Path | str) -> tuple[FileHeader, Progress | None]:
-    """A log's header and progress mark, in one read of its first block."""
-    with open(path, "rb") as fh:
-        block0 = fh.read(BLOCK)
-    return FileHeader.unpack(block0, path), Progress.unpack(block0)
-
-
-def write_progress(path: Path | str, mark: Progress, *, fsync: bool = False) -> None:
-    """Rewrite the progress mark of a log that no writer of this process has open."""
-    fd = os.open(path, os.O_WRONLY)
-    try:
-        os.pwrite(fd, mark.pack(), PROGRESS_AT)
-        if fsync:
-            os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def first_scn_at(path: Path | str, offset: int) -> int | None:
-    """SCN of the first whole record that starts at or after file offset ``offset`` (None:
-    there is none yet). Records of a thread come in SCN order, so every record before that
-    one has an SCN at or below it, and every record after it one at or above it."""
-    for _start, _end, payload in read_frames(path, offset, None):
-        return peek(payload)[1]
-    return None
+# ---------------------------------------------------------------------------- headers
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,208 +98,138 @@ class FileHeader:
     status: int
     created_us: int
     #: The sequence of the thread's log before this one (a switch may skip numbers: an
-    #: import keeps Oracle's); -1 unknown (a file older than the header extension).
+    #: import keeps Oracle's); -1 unknown (no side file: a log copied without it).
     prev_sequence: int = -1
-    #: Bytes of the file written by its writer (flushed: a lower bound of what must be
-    #: there; the whole file once archived); 0 unknown.
+    #: Bytes of the file written and flushed by its writer (the side file's recorded end;
+    #: the blocks the header counts once archived); 0 unknown.
     end: int = 0
 
     @property
     def archived(self) -> bool:
         return self.status == STATUS_ARCHIVED
 
-    def extension(self) -> bytes:
-        prev = _NO_SEQUENCE if self.prev_sequence < 0 else self.prev_sequence
-        body = _FEXT.pack(_FEXT_MAGIC, prev, self.end)
-        return body + _U32.pack(zlib.crc32(body))
-
-    def pack(self) -> bytes:
-        body = _FHEAD.pack(
-            FILE_MAGIC,
-            1,
-            self.thread,
-            self.sequence,
-            BLOCK,
-            self.first_scn,
-            self.next_scn,
-            self.status,
-            self.created_us,
-        )
-        body += struct.pack("<I", zlib.crc32(body))
-        return (body.ljust(_FEXT_AT, b"\0") + self.extension()).ljust(BLOCK, b"\0")
-
     @classmethod
-    def unpack(cls, data: bytes, path: Path | str = "") -> FileHeader:
-        if len(data) < _FHEAD.size + 4:
-            raise RedoTruncatedError(f"{path}: file header incomplete")
-        fields = _FHEAD.unpack_from(data)
-        (crc,) = struct.unpack_from("<I", data, _FHEAD.size)
-        if fields[0] != FILE_MAGIC or zlib.crc32(data[: _FHEAD.size]) != crc:
-            raise RedoCorruptError(f"{path}: not a redo log file (bad header)")
-        _, _version, thread, seq, bsize, first, nxt, status, created = fields
-        if bsize != BLOCK:
-            raise RedoCorruptError(f"{path}: block size {bsize} unsupported")
-        prev, end = -1, 0
-        ext = _FEXT_AT + _FEXT.size
-        if len(data) >= ext + 4 and data[_FEXT_AT : _FEXT_AT + 4] == _FEXT_MAGIC:
-            if zlib.crc32(data[_FEXT_AT:ext]) != _U32.unpack_from(data, ext)[0]:
-                raise RedoCorruptError(f"{path}: bad header extension")
-            _, p, end = _FEXT.unpack_from(data, _FEXT_AT)
-            prev = -1 if p == _NO_SEQUENCE else p
-        return cls(thread, seq, first, nxt, status, created, prev, end)
+    def unpack(cls, data: bytes, path: Path | str = "", side: O.Side | None = None) -> FileHeader:
+        """The header of a log from its first two blocks (and its side file, if any)."""
+        if data[:8] == OLD_MAGIC:
+            raise RedoFormatError(f"{path}: {OLD_FORMAT}", OLD_FORMAT_CODE)
+        try:
+            h = F.read_header(data)
+        except RedoError as exc:
+            kind = RedoTruncatedError if len(data) < HEADER_BYTES else RedoCorruptError
+            raise kind(f"{path}: not a redo log file ({exc.message})") from None
+        archived = h.next_scn != L.OPEN_SCN or (side is not None and side.archived)
+        end = h.blocks * h.block_size if h.next_scn != L.OPEN_SCN else 0
+        if side is not None:
+            end = max(end, side.end)
+        return cls(
+            thread=h.thread,
+            sequence=h.sequence,
+            first_scn=h.first_scn,
+            next_scn=0 if h.next_scn == L.OPEN_SCN else h.next_scn,
+            status=STATUS_ARCHIVED if archived else STATUS_CURRENT,
+            created_us=micros_of_redo_time(h.first_time),
+            prev_sequence=side.prev_sequence if side is not None else -1,
+            end=end,
+        )
 
 
 def read_header(path: Path | str) -> FileHeader:
     with open(path, "rb") as fh:
-        return FileHeader.unpack(fh.read(BLOCK), path)
+        data = fh.read(HEADER_BYTES)
+    return FileHeader.unpack(data, path, O.read_side(path))
 
 
-class _Stream:
-    """The logical record stream of one file, read block by block (headers verified)."""
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """A current log's progress mark (in its side file): every record of the thread with an
+    SCN at or below ``scn`` lies before file offset ``offset`` of this log (or in an earlier
+    log), and a record written later has a higher SCN. The database rewrites it whenever it
+    flushes redo (for every open thread, idle ones too), so that a reader merging threads
+    knows how far an idle thread has got. ``closed``: the thread is closed (its instance
+    crashed); it writes nothing until it is opened again, which clears the flag first."""
 
-    def __init__(self, fh: BinaryIO, header: FileHeader, path: Path | str, size: int) -> None:
-        self.fh = fh
-        self.header = header
-        self.path = path
-        self.size = size  # file size in bytes
-        self.buf = bytearray()
-        self.base = 0  # logical position of buf[0]
-        self.next_block = 1
-
-    @property
-    def logical_eof(self) -> int:
-        if self.size <= BLOCK:
-            return 0
-        blk, within = divmod(self.size, BLOCK)
-        return (blk - 1) * PAYLOAD + max(0, within - BLOCK_HEAD)
-
-    def block_first(self, blk: int) -> int | None:
-        """The ``first`` field of block ``blk`` (None past EOF); verifies the header."""
-        if blk * BLOCK + BLOCK_HEAD > self.size:
-            return None
-        self.fh.seek(blk * BLOCK)
-        return self._check(self.fh.read(BLOCK_HEAD), blk)
-
-    def _check(self, head: bytes, blk: int) -> int:
-        magic, first, number, seq = _BHEAD.unpack_from(head)
-        (crc,) = struct.unpack_from("<I", head, 12)
-        if magic != BLOCK_MAGIC or number != blk or zlib.crc32(head[:12]) != crc:
-            raise RedoCorruptError(f"{self.path}: bad block header at block {blk}")
-        if seq != self.header.sequence:
-            raise RedoCorruptError(f"{self.path}: block {blk} belongs to sequence {seq}")
-        return int(first)
-
-    def seek(self, logical: int) -> None:
-        blk = logical // PAYLOAD + 1
-        self.next_block = blk
-        self.base = (blk - 1) * PAYLOAD
-        self.buf = bytearray()
-        self.ensure(logical, 0)
-        del self.buf[: logical - self.base]
-        self.base = logical
-
-    def ensure(self, pos: int, n: int) -> bool:
-        """Make ``[pos, pos+n)`` available in ``buf``; False if the file ends first."""
-        want = pos + n
-        while self.base + len(self.buf) < want:
-            if self.next_block * BLOCK + BLOCK_HEAD > self.size:
-                return False
-            self.fh.seek(self.next_block * BLOCK)
-            blocks = max(READ_CHUNK_BLOCKS, (want - self.base - len(self.buf)) // PAYLOAD + 1)
-            data = self.fh.read(blocks * BLOCK)
-            for i in range(0, len(data), BLOCK):
-                if i + BLOCK_HEAD > len(data):
-                    break
-                self._check(data[i : i + BLOCK_HEAD], self.next_block)
-                self.buf += data[i + BLOCK_HEAD : i + BLOCK]
-                self.next_block += 1
-        return True
-
-    def drop_before(self, pos: int) -> None:
-        if pos - self.base > 4 * 1024 * 1024:
-            del self.buf[: pos - self.base]
-            self.base = pos
+    scn: int
+    offset: int
+    closed: bool = False
 
 
-def _frames(
-    stream: _Stream, start: int, end: int | None, strict: bool
-) -> Iterator[tuple[int, int, int]]:
-    """Yield ``(logical start, payload position in buf-relative logical, length)``."""
-    pos = start
-    eof = stream.logical_eof
-    while (end is None or pos < end) and pos < eof:
-        if not stream.ensure(pos, _FRAME.size) or pos + _FRAME.size > eof:
-            _torn(stream, pos, strict, "partial frame header")
-            return
-        length, crc = _FRAME.unpack_from(stream.buf, pos - stream.base)
-        if length == 0 and pos + _FRAME.size + length >= eof:
-            _torn(stream, pos, strict, "empty frame")
-            return
-        if length > MAX_RECORD:
-            raise RedoCorruptError(f"{stream.path}: record length {length} at {physical(pos)}")
-        total = _FRAME.size + length
-        if pos + total > eof or not stream.ensure(pos, total):
-            _torn(stream, pos, strict, "partial record")
-            return
-        lo = pos + _FRAME.size - stream.base
-        if zlib.crc32(memoryview(stream.buf)[lo : lo + length]) != crc:
-            if pos + total == eof and not stream.header.archived:
-                _torn(stream, pos, strict, "checksum mismatch in the last record")
-                return
-            raise RedoCorruptError(f"{stream.path}: checksum mismatch at {physical(pos)}")
-        yield pos, lo, length
-        pos += total
-        stream.drop_before(pos)
+def _progress(side: O.Side | None) -> Progress | None:
+    if side is None or side.archived or not side.progress_offset:
+        return None
+    return Progress(side.progress_scn, side.progress_offset, side.closed)
 
 
-def _torn(stream: _Stream, pos: int, strict: bool, what: str) -> None:
-    msg = f"{stream.path}: torn tail at offset {physical(pos)} ({what})"
-    if stream.header.archived:
-        raise RedoCorruptError(msg + " in an archived log")
-    if strict:
-        raise RedoTruncatedError(msg)
+def read_head(path: Path | str) -> tuple[FileHeader, Progress | None]:
+    """A log's header and progress mark."""
+    side = O.read_side(path)
+    with open(path, "rb") as fh:
+        data = fh.read(HEADER_BYTES)
+    return FileHeader.unpack(data, path, side), _progress(side)
 
 
-def first_boundary(
-    start: int,
-    block_first: Callable[[int], int | None],
-    frames_from: Callable[[int, int], Iterable[tuple[int, int]]],
-) -> int | None:
-    """Logical position of the first record boundary at or after file offset ``start``.
+def write_progress(path: Path | str, mark: Progress, *, fsync: bool = False) -> None:
+    """Rewrite the progress mark of a log that no writer of this process has open."""
+    side = O.read_side(path)
+    if side is None:
+        side = O.Side(end=os.path.getsize(path), first_scn=read_header(path).first_scn)
+    new = replace(side, progress_scn=mark.scn, progress_offset=mark.offset, closed=mark.closed)
+    O.write_side(path, new, fsync=fsync)
 
-    ``block_first(blk)`` is the in-block offset of the first record that starts in block
-    ``blk`` (0: none starts there, None: past the end); ``frames_from(candidate, target)``
-    gives the ``(start, end)`` logical positions of the frames read from the boundary
-    ``candidate`` on, up to ``target``. Shared by this module's reader and
-    :mod:`engine.embedded.redo_scan`."""
-    offset = max(start, BLOCK)
-    blk = offset // BLOCK
+
+# ---------------------------------------------------------------------------- reading
+
+
+def _extent(data: bytes, path: Path | str) -> tuple[F.LogHeader, int, bool]:
+    """A log's header, where its whole LWNs end, and whether it is archived."""
+    fh = FileHeader.unpack(data[:HEADER_BYTES], path, None)
+    h = F.read_header(data)
+    if fh.archived:
+        end = h.blocks * h.block_size
+        if end > len(data):
+            raise RedoCorruptError(f"{path}: archived log cut short at {len(data)} of {end} bytes")
+        return h, end, True
+    side = O.read_side(path) if path else None
+    start = side.end if side is not None and side.end <= len(data) else 2 * h.block_size
+    return h, _whole_end(data, h, start), False
+
+
+def _whole_end(data: bytes, h: F.LogHeader, start: int) -> int:
+    b = max(2, start // h.block_size)
     while True:
-        first = block_first(blk)
-        if first is None:
-            return None
-        if first:
-            candidate = logical_of(blk * BLOCK + first)
-            target = logical_floor(offset)
-            if candidate >= target:
-                return candidate
-            for pos, end in frames_from(candidate, target):
-                if pos >= target:
-                    return pos
-                if end >= target:
-                    return end
-            return None
-        blk += 1
-        offset = blk * BLOCK
+        n = O._lwn_at(data, b, h)
+        if not n:
+            return b * h.block_size
+        b += n
 
 
-def _first_boundary(stream: _Stream, start: int) -> int | None:
-    def frames_from(candidate: int, _target: int) -> Iterator[tuple[int, int]]:
-        stream.seek(candidate)
-        for pos, _lo, length in _frames(stream, candidate, None, strict=False):
-            yield pos, pos + _FRAME.size + length
+def _located(
+    data: bytes, path: Path | str, start: int, end: int | None
+) -> Iterator[tuple[F.Record, int, int]]:
+    """Records whose first byte lies in ``[start, end)``, with their LWN time, checked."""
+    h, limit, _archived = _extent(data, path)
+    counted = replace(h, blocks=limit // h.block_size)
+    bs = h.block_size
+    time = 0
+    try:
+        for rec in F.iter_records(memoryview(data)[:limit], counted):
+            if rec.lwn is not None:
+                time = rec.lwn.time
+            off = rec.rba.block * bs + rec.rba.offset
+            if end is not None and off >= end:
+                return
+            if off >= start:
+                yield rec, off, time
+    except RedoError as exc:
+        raise RedoCorruptError(f"{path}: {exc.message}") from None
 
-    return first_boundary(start, stream.block_first, frames_from)
+
+def _end_of(rec: F.Record, off: int) -> int:
+    """File offset just past a record starting at ``off`` (block headers in between)."""
+    blk, within = divmod(off, BLOCK)
+    pos = (blk - 1) * PAYLOAD + within - BLOCK_HEAD + rec.size
+    b2, w2 = divmod(pos, PAYLOAD)
+    return (b2 + 1) * BLOCK + BLOCK_HEAD + w2
 
 
 def read_records(
@@ -416,27 +239,19 @@ def read_records(
     *,
     strict: bool = False,
 ) -> Iterator[LocatedRecord]:
-    """Records of one log file whose first byte lies in ``[start_offset, end_offset)``.
-
-    Pure Python and picklable arguments: usable on the driver and in Spark tasks. Splits
-    ``[0, a), [a, b), [b, None)`` together yield every record exactly once. A torn tail
-    ends the iteration (``strict``: raises ``RedoTruncatedError``); corruption raises
-    ``RedoCorruptError``. Resume after a record from its ``end``."""
-    size = os.path.getsize(path)
-    with open(path, "rb") as fh:
-        header = FileHeader.unpack(fh.read(BLOCK), path)
-        stream = _Stream(fh, header, path, size)
-        begin = _first_boundary(stream, start_offset)
-        if begin is None:
-            return
-        end = None if end_offset is None else logical_floor(end_offset)
-        if end is not None and begin >= end:
-            return
-        stream.seek(begin)
-        seq = header.sequence
-        for pos, lo, length in _frames(stream, begin, end, strict):
-            rec = decode_record(stream.buf, lo, lo + length)
-            yield LocatedRecord(rec, seq, physical(pos), physical(pos + _FRAME.size + length))
+    """Records of one log file whose first byte lies in ``[start_offset, end_offset)``, as
+    the redo model. A current log is read to its recorded end (an LWN after it that is not
+    whole and valid is a torn tail: ``strict`` raises ``RedoTruncatedError`` for it);
+    corruption raises ``RedoCorruptError``. Resume after a record from its ``end``."""
+    data = Path(path).read_bytes()
+    hdr = read_header(path)
+    if strict and not hdr.archived and hdr.end and len(data) > hdr.end:
+        h = F.read_header(data)
+        if _whole_end(data, h, hdr.end) < len(data):
+            raise RedoTruncatedError(f"{path}: torn tail at offset {hdr.end}")
+    for rec, off, time in _located(data, path, start_offset, end_offset):
+        model = P.decode_record(rec, P.datetime_of(time), hdr.thread)
+        yield LocatedRecord(model, hdr.sequence, off, _end_of(rec, off))
 
 
 def read_frames(
@@ -446,72 +261,80 @@ def read_frames(
     *,
     strict: bool = False,
 ) -> Iterator[tuple[int, int, bytes]]:
-    """Like :func:`read_records` but yields ``(offset, end, payload)`` without decoding:
-    checksummed payload bytes for a caller that decodes elsewhere (a Spark task, say) or
-    looks only at the header (:func:`peek`)."""
-    size = os.path.getsize(path)
-    with open(path, "rb") as fh:
-        header = FileHeader.unpack(fh.read(BLOCK), path)
-        stream = _Stream(fh, header, path, size)
-        begin = _first_boundary(stream, start_offset)
-        if begin is None:
-            return
-        end = None if end_offset is None else logical_floor(end_offset)
-        if end is not None and begin >= end:
-            return
-        stream.seek(begin)
-        for pos, lo, length in _frames(stream, begin, end, strict):
-            yield (
-                physical(pos),
-                physical(pos + _FRAME.size + length),
-                bytes(stream.buf[lo : lo + length]),
-            )
+    """Like :func:`read_records` but yields ``(offset, end, frame)`` undecoded: ``frame`` is
+    the record's bytes (block headers removed) after a 6-byte in-memory prefix (thread, its
+    LWN's time); :func:`peek` reads it, :func:`decode_frame` decodes it."""
+    data = Path(path).read_bytes()
+    hdr = read_header(path)
+    bs = BLOCK
+    for rec, off, time in _located(data, path, start_offset, end_offset):
+        end = _end_of(rec, off)
+        raw = bytearray()
+        pos = off
+        while pos < end:
+            nxt = min(end, (pos // bs + 1) * bs)
+            raw += data[pos:nxt]
+            pos = nxt + BLOCK_HEAD if nxt < end else nxt
+        yield off, end, _FRAME_HEAD.pack(hdr.thread, time) + bytes(raw)
 
 
-_PEEK: Final = struct.Struct("<HBBIIHIQHqH")
+def peek(frame: bytes) -> tuple[int, int, int, int]:
+    """``(thread, scn, timestamp_us, 0)`` of a frame, without decoding its vectors."""
+    thread, time = _FRAME_HEAD.unpack_from(frame)
+    h = L.RECORD_HEADER.unpack(frame, _FRAME_HEAD.size, ORDER)
+    return thread, h["scn"] | (h["scn_wrap"] << 32), micros_of_redo_time(time), 0
 
 
-def peek(payload: bytes) -> tuple[int, int, int, int]:
-    """``(thread, scn, timestamp_us, n_changes)`` of a record payload, without decoding it."""
-    thread, _vld, _flags, _s, _b, _o, _len, scn, _sub, ts, n = _PEEK.unpack_from(payload)
-    return thread, scn, ts, n
+def decode_frame(frame: bytes, sequence: int = 0, offset: int = 0) -> RedoRecord:
+    thread, time = _FRAME_HEAD.unpack_from(frame)
+    blk, within = divmod(offset, BLOCK)
+    rec = F.parse_record(
+        frame[_FRAME_HEAD.size :], ORDER, LAYOUT, F.Rba(sequence, blk, within), thread
+    )
+    return P.decode_record(rec, P.datetime_of(time), thread)
+
+
+def first_scn_at(path: Path | str, offset: int) -> int | None:
+    """SCN of the first whole record that starts at or after file offset ``offset`` (None:
+    there is none yet)."""
+    for _start, _end, frame in read_frames(path, offset, None):
+        return peek(frame)[1]
+    return None
 
 
 def logical_floor(offset: int) -> int:
-    """Logical position of the first payload byte at or after file offset ``offset``."""
+    """Stream position (block headers left out) of the first payload byte at or after
+    file offset ``offset``."""
     if offset <= BLOCK:
         return 0
     blk, within = divmod(offset, BLOCK)
     return (blk - 1) * PAYLOAD + max(0, within - BLOCK_HEAD)
 
 
-def scan_end(path: Path | str) -> tuple[int, int | None, int]:
-    """``(logical end of the last good record, its SCN or None, record count)``."""
-    last_end, last_scn, count = 0, None, 0
-    size = os.path.getsize(path)
-    with open(path, "rb") as fh:
-        header = FileHeader.unpack(fh.read(BLOCK), path)
-        stream = _Stream(fh, header, path, size)
-        if size <= BLOCK:
-            return 0, None, 0
-        stream.seek(0)
-        for pos, lo, length in _frames(stream, 0, None, strict=False):
-            last_end = pos + _FRAME.size + length
-            last_scn = int(struct.unpack_from("<Q", stream.buf, lo + _SCN_AT)[0])
-            count += 1
-    return last_end, last_scn, count
+# ---------------------------------------------------------------------------- writing
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """What every log header of a database says about it."""
+
+    db_name: str = "GGSCI"
+    dbid: int = 0
+    resetlogs_id: int = 1
+    resetlogs_scn: int = 0
 
 
 class LogWriter:
     """Appends records to one log file (the current log of a thread).
 
     Not thread-safe; one writer per file per process (the database holds a lock file).
-    Appending a record only frames it (length, CRC) and queues it: the queued frames are cut
-    into blocks, with their headers, in one pass when they reach the OS, on :meth:`flush`
-    (called at commits, see ``Database.end_transaction``) or when ``buffer_limit`` bytes are
-    queued. Until then a crash of the process loses them (the file then ends at an earlier
-    record boundary, or in a torn tail that readers and the next writer drop); ``fsync``
-    makes each flush durable against a crash of the machine too."""
+    A record is encoded and gathered into the log's pending LWN; an LWN ends after a
+    commit or rollback record (its SCN and time are that record's, as Oracle's log writer
+    does) and the ended LWNs reach the OS on :meth:`flush` (called at commits, see
+    ``Database.end_transaction``) or when ``buffer_limit`` bytes are gathered. Until then a
+    crash of the process loses them (the file then ends at an earlier LWN, or in a torn
+    tail that readers and the next writer drop); ``fsync`` makes each flush durable against
+    a crash of the machine too."""
 
     def __init__(
         self,
@@ -525,168 +348,140 @@ class LogWriter:
         buffer_limit: int = 1 << 20,
         marks: bool = False,
         prev_sequence: int = -1,
+        identity: Identity = Identity(),
     ) -> None:
         self.path = path
-        self.fsync = fsync
         self.buffer_limit = buffer_limit
-        self._mark_fd: int | None = None
-        #: Bytes the header says were written past where the good records now end: redo lost
-        #: after it was flushed (the file cut short); 0 normally (a torn tail of a crash lies
-        #: past the recorded end, which is updated only after the bytes are written).
-        self.lost = 0
+        self.records = 0
+        self.last_scn: int | None = None
+        self._last_time = 0
         if path.exists():
-            self.header = read_header(path)
-            end, scn, self.records = scan_end(path)
-            self.logical = end
-            self.last_scn = scn
-            good = self._truncate_point(end)
-            self.lost = max(0, self.header.end - good)
-            with open(path, "r+b") as fh:
-                fh.truncate(good)
+            head = read_header(path)  # refuses an old-format log by name
+            self.log = O.OnlineLog.reopen(path, fsync=fsync)
+            for lr in read_records(path):
+                self.records += 1
+                self.last_scn = lr.record.scn
+            self.lost = self.log.lost
+            self._prev = head.prev_sequence
         else:
-            self.header = FileHeader(
-                thread, sequence, first_scn, 0, STATUS_CURRENT, created_us, prev_sequence, BLOCK
+            header = O.new_header(
+                thread=thread,
+                sequence=sequence,
+                first_scn=first_scn,
+                first_time=redo_time_of_micros(created_us),
+                dbid=identity.dbid,
+                db_name=identity.db_name,
+                resetlogs_id=identity.resetlogs_id,
+                resetlogs_scn=identity.resetlogs_scn,
+                order=ORDER,
+                block_size=BLOCK,
             )
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with open(path, "wb") as fh:
-                fh.write(self.header.pack())
-            self.logical = 0
-            self.last_scn = None
-            self.records = 0
-        self.fh: BinaryIO = open(path, "ab")  # noqa: SIM115 - lives as long as the writer
-        # The header's recorded end is rewritten in place (an O_APPEND descriptor cannot).
-        self._head_fd: int | None = None
-        self._queued: list[bytes] = []  # whole frames (in parts), not yet cut into blocks
-        self._queued_at = self.logical  # logical position of the first queued byte
-        # thread, vld 1, flags 0 (no LWN) and sequence: how every native record head starts
-        self.rec_ids = _REC_IDS.pack(self.header.thread, 1, 0, self.header.sequence)
+            self.log = O.OnlineLog.create(path, header, prev_sequence=prev_sequence, fsync=fsync)
+            self.lost = 0
+            self._prev = prev_sequence
         if marks:  # the thread is open: a mark that says so, before any record is added
-            _, mark = read_head(path)
-            if mark is None or mark.closed:
-                self.mark(mark.scn if mark else 0, offset=mark.offset if mark else BLOCK)
+            side = O.read_side(path)
+            if side is None or not side.progress_offset or side.closed:
+                self.mark(side.progress_scn if side else 0, offset=self.log.written)
 
-    @staticmethod
-    def _truncate_point(logical: int) -> int:
-        if logical == 0:
-            return BLOCK
-        if logical % PAYLOAD == 0:
-            return (logical // PAYLOAD + 1) * BLOCK
-        return physical(logical)
+    @property
+    def header(self) -> FileHeader:
+        h = self.log.header
+        archived = h.next_scn != L.OPEN_SCN
+        return FileHeader(
+            h.thread,
+            h.sequence,
+            h.first_scn,
+            h.next_scn if archived else 0,
+            STATUS_ARCHIVED if archived else STATUS_CURRENT,
+            micros_of_redo_time(h.first_time),
+            self._prev,
+            max(self.log.written, self.log.end if archived else 0) + self.lost,
+        )
 
     @property
     def sequence(self) -> int:
-        return self.header.sequence
+        return self.log.sequence
 
     @property
     def size(self) -> int:
-        """Bytes in the file once pending bytes are flushed."""
-        return self._truncate_point(self.logical)
+        """Bytes in the file once pending records are flushed."""
+        return self.log.size
 
     @property
     def buffered(self) -> int:
         """Bytes of records appended but not yet handed to the OS."""
-        return self.logical - self._queued_at
+        return self.log.size - self.log.written
 
     def next_rba(self) -> Rba:
-        return rba_at(self.header.sequence, physical(self.logical))
+        r = self.log.next_rba()
+        return Rba(r.sequence, r.block, r.offset)
 
     def append(self, record: RedoRecord) -> tuple[int, int]:
         """Append one record; returns its ``(offset, end)`` in the file."""
-        start = self.logical
-        self.add(encode_record(record), record.scn)
-        return physical(start), physical(self.logical)
-
-    def append_payload(self, payload: bytes, scn: int) -> tuple[int, int]:
-        """Append an already encoded record payload; returns its ``(offset, end)``."""
-        start = self.logical
-        self.add(payload, scn)
-        return physical(start), physical(self.logical)
-
-    def add(self, payload: bytes, scn: int) -> None:
-        """Append an encoded record payload."""
-        n = len(payload)
-        self._queued += (_FRAME.pack(n, zlib.crc32(payload)), payload)
-        self.logical += _FRAME.size + n
-        self.last_scn = scn
+        vectors = b"".join(P.encode_vector(cv, ORDER, LAYOUT) for cv in record.changes)
+        if record.lwn is not None:  # an imported record that started a log write: so here
+            self.log.end_lwn()
+        self._last_time = P.redo_time_of(record.timestamp)
+        at = self.log.add(record.scn, record.subscn, vectors, self._last_time, record.vld)
+        self.last_scn = record.scn
         self.records += 1
-        if self.logical - self._queued_at >= self.buffer_limit:
+        if self.log.pending >= LWN_LIMIT or any(
+            cv.layer == 5 and cv.code == 4 for cv in record.changes
+        ):
+            self.log.end_lwn()  # a commit or rollback ends the log write
+        if self.buffered >= self.buffer_limit:
             self.flush()
+        return at
+
+    @property
+    def logical(self) -> int:
+        """Where the fast path's kernel takes the log to be (stream bytes): its switch test."""
+        return logical_floor(self.size)
+
+    @property
+    def rec_ids(self) -> bytes:
+        return _REC_IDS.pack(self.log.header.thread, 1, 0, self.log.sequence)
 
     def add_native(self, scn: int, micros: int, n_changes: int, changes: bytes) -> None:
-        """Append a native record made of encoded change vectors (:func:`native_frame`)."""
+        """Append a record made of change vectors the fast path packed (:func:`native_frame`)."""
         self.add_frames(
             native_frame(self.rec_ids, self.logical, scn, micros, n_changes, changes), scn, 1
         )
 
     def add_frames(self, frames: bytes, scn: int, count: int) -> int:
-        """Append ``count`` records already framed for this log at :attr:`logical` (by
-        :func:`native_frame` or the fast path's kernel, :mod:`engine.embedded.redopack`);
-        returns the new :attr:`logical`."""
-        self._queued.append(frames)
-        self.logical = end = self.logical + len(frames)
-        self.last_scn = scn
-        self.records += count
-        if end - self._queued_at >= self.buffer_limit:
-            self.flush()
-        return end
+        """Append ``count`` records the fast path's kernel packed (:func:`native_frame`, or
+        :mod:`engine.embedded.redopack`): each is written in Oracle's format; returns the
+        new :attr:`logical`."""
+        pos = 0
+        for _ in range(count):
+            n, crc = _FRAME.unpack_from(frames, pos)
+            lo = pos + _FRAME.size
+            if zlib.crc32(memoryview(frames)[lo : lo + n]) != crc:
+                raise RedoCorruptError("a packed record fails its checksum")
+            self.append(decode_packed(frames, lo, lo + n))
+            pos = lo + n
+        if pos != len(frames):
+            raise RedoCorruptError(f"{len(frames) - pos} bytes after {count} packed records")
+        return self.logical
 
-    def flush(self) -> None:
-        if self._queued:
-            data = _CUT_BLOCKS(b"".join(self._queued), self._queued_at, self.header.sequence)
-            self._queued = []
-            self._queued_at = self.logical
-            self.fh.write(data)
-            self.fh.flush()
-            if self.fsync:
-                os.fsync(self.fh.fileno())
-            self._record_end()
-
-    def _record_end(self) -> None:
-        """The header's recorded end := the bytes written (after they are: a crash between
-        leaves it lower, never higher; with ``fsync`` the next flush makes it durable).
-        Never lowered: after redo was lost (:attr:`lost`) it keeps saying so."""
-        end = self.size
-        if self.lost or end <= self.header.end:
-            return
-        self.header = replace(self.header, end=end)
-        if self._head_fd is None:
-            self._head_fd = os.open(self.path, os.O_WRONLY)
-        os.pwrite(self._head_fd, self.header.extension(), _FEXT_AT)
+    def flush(self, *, everything: bool = False) -> None:
+        """Hand the ended LWNs to the OS; the records of the LWN being gathered (no commit
+        yet, and less than ``LWN_LIMIT`` bytes) stay: an LWN's bounds do not depend on when
+        flushes happen, so the same work writes the same bytes. ``everything``: that LWN
+        too (ended here: what a caller reading the logs right now asks for)."""
+        if self.log.end != self.log.written or (everything and self.log.pending):
+            self.log.flush(end=everything)
 
     def mark(self, scn: int, *, closed: bool = False, offset: int | None = None) -> None:
         """Rewrite the progress mark (:class:`Progress`) after a flush: every record of this
         thread with an SCN at or below ``scn`` is in the file, before its end (``offset``)."""
-        if self._mark_fd is None:
-            self._mark_fd = os.open(self.path, os.O_WRONLY)
-        at = self.size if offset is None else offset
-        os.pwrite(self._mark_fd, Progress(scn, at, closed).pack(), PROGRESS_AT)
-        if self.fsync:
-            os.fsync(self._mark_fd)
+        if self.log.pending:  # records of the LWN being gathered are not in the file yet
+            scn = min(scn, self.log.pending_scn - 1)
+        self.log.mark(scn, offset, closed=closed)
 
     def close(self, *, archive: bool = False, next_scn: int = 0) -> None:
-        """Flush and close; ``archive`` marks the file archived with its next SCN (the
-        header is rewritten whole: an archived log has no progress mark)."""
-        self.flush()
-        self.fh.close()
-        if self._head_fd is not None:
-            os.close(self._head_fd)
-            self._head_fd = None
-        if self._mark_fd is not None:
-            os.close(self._mark_fd)
-            self._mark_fd = None
-        if archive:  # its recorded end becomes its size (unless redo was lost from it)
-            hdr = self.header
-            end = hdr.end if self.lost else self.size
-            self.header = replace(hdr, next_scn=next_scn, status=STATUS_ARCHIVED, end=end)
-            with open(self.path, "r+b") as fh:
-                fh.write(self.header.pack())
-                fh.flush()
-                if self.fsync:
-                    os.fsync(fh.fileno())
-
-
-_KERNEL: Final = _native.load("redopack")
-# the compiled block cutter when it is built (same bytes: tests/source/test_source_redopack.py)
-_CUT_BLOCKS: Final[Callable[[bytes, int, int], bytes]] = (
-    cut_blocks if _KERNEL is None else _KERNEL.cut_blocks
-)
+        """Flush and close; ``archive``: the log switch (the header gets the blocks in use,
+        the next SCN and time; an archived log has no progress mark)."""
+        self.log.close(archive=archive, next_scn=next_scn, next_time=self._last_time or (
+            self.log.header.first_time))  # fmt: skip

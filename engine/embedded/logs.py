@@ -11,12 +11,23 @@ first SCN, next SCN (0 for a current log) and size, cheaply (headers only).
 from __future__ import annotations
 
 import re
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from engine.embedded.errors import RedoFormatError
-from engine.embedded.logfile import LogWriter, Progress, read_head, read_header, write_progress
+from engine.embedded.logfile import (
+    OLD_FORMAT,
+    OLD_FORMAT_CODE,
+    OLD_MAGIC,
+    Identity,
+    LogWriter,
+    Progress,
+    read_head,
+    read_header,
+    write_progress,
+)
 
 _NAME = re.compile(r"^(\d{9})\.log$")
 
@@ -61,7 +72,9 @@ def list_logs(redo_dir: Path, thread: int | None = None) -> list[LogInfo]:
                 continue
             try:
                 h = read_header(path)
-            except RedoFormatError:
+            except RedoFormatError as exc:
+                if exc.code == OLD_FORMAT_CODE:
+                    raise
                 continue  # a file being created; its header is not written yet
             out.append(
                 LogInfo(
@@ -78,6 +91,17 @@ def list_logs(redo_dir: Path, thread: int | None = None) -> list[LogInfo]:
             )
     out.sort(key=lambda i: (i.thread, i.sequence))
     return out
+
+
+def check_format(redo_dir: Path) -> None:
+    """Refuse, with one line, a database whose logs are in the format before Oracle's."""
+    for tdir in sorted(redo_dir.glob("t*")):
+        for path in sorted(tdir.glob("*.log"))[-1:]:
+            with open(path, "rb") as fh:
+                if fh.read(len(OLD_MAGIC)) == OLD_MAGIC:
+                    raise RedoFormatError(
+                        f"log {path.name} of thread {tdir.name[1:]}: {OLD_FORMAT}", OLD_FORMAT_CODE
+                    )
 
 
 class LogSet:
@@ -106,6 +130,10 @@ class LogSet:
         self.progress = progress
         self.threads = threads
         self.writers: dict[int, LogWriter] = {}
+        #: What every log header says of the database: its name (the directory's), an id
+        #: from it, one incarnation.
+        name = redo_dir.resolve().parent.name.upper()
+        self.identity = Identity(name[:8], zlib.crc32(name.encode()), 1, 0)
         #: Called with the thread after each log switch (the database's archiver).
         self.on_archived: Callable[[int], object] | None = None
         self.closed: set[int] = set()
@@ -122,7 +150,14 @@ class LogSet:
         if logs and not logs[-1].archived:
             last = logs[-1]
             w = LogWriter(
-                last.path, thread, last.sequence, last.first_scn, 0, fsync=self.fsync, marks=marks
+                last.path,
+                thread,
+                last.sequence,
+                last.first_scn,
+                0,
+                fsync=self.fsync,
+                marks=marks,
+                identity=self.identity,
             )
             if w.lost:  # redo was cut from it: archived as it is, its recorded end tells
                 w.close(archive=True, next_scn=max(scn, (w.last_scn or last.first_scn) + 1))
@@ -141,6 +176,7 @@ class LogSet:
                 fsync=self.fsync,
                 marks=marks,
                 prev_sequence=logs[-1].sequence if logs else -1,
+                identity=self.identity,
             )
         self.writers[thread] = w
         self.closed.discard(thread)
@@ -172,6 +208,7 @@ class LogSet:
             fsync=self.fsync,
             marks=self.progress is not None,
             prev_sequence=prev,
+            identity=self.identity,
         )
         self.writers[thread] = nw
         if was_closed:
@@ -189,9 +226,9 @@ class LogSet:
         if w.size >= self.max_bytes:
             self.switch(thread, next_scn)
 
-    def flush(self) -> None:
+    def flush(self, *, everything: bool = False) -> None:
         for w in self.writers.values():
-            w.flush()
+            w.flush(everything=everything)
         if self.progress is not None:
             self._mark(self.progress())
 

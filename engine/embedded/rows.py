@@ -6,8 +6,8 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
-from typing import TypeVar
+from collections.abc import Callable, Sequence
+from typing import Final, TypeVar
 
 from engine.embedded import redogen as rg
 from engine.embedded.codecs import encode_value
@@ -36,7 +36,25 @@ def rowid_text(table: TableDef, rid: int) -> str:
 
 
 def encode_row(table: TableDef, row: Row) -> rg.Row:
-    return tuple(encode_value(c.type, v) for c, v in zip(table.columns, row, strict=True))
+    enc = tuple(encode_value(c.type, v) for c, v in zip(table.columns, row, strict=True))
+    return loggable_value(table, enc)
+
+
+FIELD_MAX: Final = 0xFFFF  # a change vector field's length is 16 bits
+FIELD_ROOM: Final = FIELD_MAX - 1024  # what rows may take of a field (a block image's headers)
+
+
+def loggable_value(table: TableDef, enc: rg.Row) -> rg.Row:
+    """``enc`` when each value fits one redo field, else ``GGS-SRC-0203`` (Oracle keeps a
+    value that large out of line, as a LOB, which this database does not)."""
+    for c, v in zip(table.columns, enc, strict=False):
+        if v is not None and len(v) > FIELD_ROOM:
+            raise SqlError(
+                f"value of {len(v)} bytes for {table.qualified}.{c.name} is larger than one "
+                f"redo field ({FIELD_ROOM} bytes); values are not stored out of line (LOBs)",
+                "GGS-SRC-0203",
+            )
+    return enc
 
 
 def loggable_row(table: TableDef, enc: rg.Row) -> rg.Row:
@@ -95,11 +113,35 @@ def cols_data(cols: tuple[Column, ...]) -> rg.Row:
     return tuple(c.data for c in cols)
 
 
-def by_block(rids: list[int], rows: Sequence[_T]) -> list[tuple[int, list[tuple[int, _T]]]]:
+def by_block(
+    rids: list[int], rows: Sequence[_T], size: Callable[[_T], int] | None = None
+) -> list[tuple[int, list[tuple[int, _T]]]]:
+    """Rows grouped by block; with ``size``, a block's rows in several groups when they would
+    not fit one redo field together (a QMI's rows, a 19.1 block image: at most
+    ``FIELD_ROOM`` bytes each, as Oracle's 16-bit field lengths allow)."""
     groups: dict[int, list[tuple[int, _T]]] = {}
     for rid, row in zip(rids, rows, strict=True):
         groups.setdefault(rid_block(rid), []).append((rid, row))
-    return list(groups.items())
+    if size is None:
+        return list(groups.items())
+    out: list[tuple[int, list[tuple[int, _T]]]] = []
+    for block, group in groups.items():
+        part: list[tuple[int, _T]] = []
+        used = 0
+        for item in group:
+            n = size(item[1]) + 8  # the row header, its directory entry
+            if part and used + n > FIELD_ROOM:
+                out.append((block, part))
+                part, used = [], 0
+            part.append(item)
+            used += n
+        out.append((block, part))
+    return out
+
+
+def row_bytes(enc: rg.Row) -> int:
+    """Bytes of an encoded row in a block (length prefixes included)."""
+    return sum(1 if v is None else len(v) + (1 if len(v) < 250 else 3) for v in enc)
 
 
 def constraint_error(table: TableDef, exc: sqlite3.IntegrityError) -> SourceError:

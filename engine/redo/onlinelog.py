@@ -306,12 +306,19 @@ class OnlineLog:
         self.header = header
         self.fsync = fsync
         self._fd = os.open(path, os.O_WRONLY)
-        self._end = end  # bytes written (whole blocks)
+        self._end = end  # bytes of the log's ended LWNs (whole blocks)
+        self._written = end  # of those, bytes handed to the OS
+        self._blocks: list[bytes] = []  # ended LWNs not written yet
         self._side = side
         self._stream = bytearray()
         self._starts: list[int] = []
         self._lwn_scn = 0
         self._lwn_time = 0
+        #: Bytes the side file says were flushed past where the whole LWNs now end: redo
+        #: lost (the file cut short); 0 normally.
+        self.lost = 0
+        #: The SCN of the pending LWN's first record (meaningful while :attr:`pending`).
+        self.pending_scn = 0
 
     # -- opening
 
@@ -337,13 +344,19 @@ class OnlineLog:
         """The current log again (after a restart or a crash): a torn LWN at its tail is cut."""
         with open(path, "rb") as fh:
             head = read_header(fh.read(2 * 4096))
-        side = read_side(path) or Side(end=2 * head.block_size, first_scn=head.first_scn)
-        end = whole_end(path, head, side.end)
-        if os.path.getsize(path) != end:
+        bs = head.block_size
+        side = read_side(path) or Side(end=2 * bs, first_scn=head.first_scn)
+        size = os.path.getsize(path)
+        end = whole_end(path, head, side.end if size >= side.end else 2 * bs)
+        if size != end:
             os.truncate(path, end)
-        side = replace(side, end=end, archived=False)
-        write_side(path, side, fsync=fsync)
-        return cls(path, head, end, side, fsync=fsync)
+        lost = max(0, side.end - end)
+        if not lost:  # after redo was lost, the side file keeps the end that says so
+            side = replace(side, end=end, archived=False)
+            write_side(path, side, fsync=fsync)
+        log = cls(path, head, end, side, fsync=fsync)
+        log.lost = lost
+        return log
 
     # -- appending
 
@@ -360,8 +373,13 @@ class OnlineLog:
 
     @property
     def end(self) -> int:
-        """Bytes written (whole LWNs)."""
+        """Bytes of the log's ended LWNs (written or not yet)."""
         return self._end
+
+    @property
+    def written(self) -> int:
+        """Bytes handed to the OS (whole LWNs)."""
+        return self._written
 
     @property
     def pending(self) -> int:
@@ -398,6 +416,8 @@ class OnlineLog:
         if first:
             values["lwn_nst"] = 1
         pos = len(self._stream)
+        if first:
+            self.pending_scn = scn
         self._starts.append(pos)
         self._stream += hl.pack(order, values)
         self._stream += vectors
@@ -405,7 +425,8 @@ class OnlineLog:
         return self.where(pos), self.where(len(self._stream))
 
     def end_lwn(self) -> int:
-        """Write the pending LWN (its blocks, sealed) after the log's end; returns its blocks."""
+        """End the pending LWN: its blocks cut and sealed, to be written at the next
+        :meth:`flush`; returns its blocks."""
         if not self._stream:
             return 0
         h = self.header
@@ -416,31 +437,40 @@ class OnlineLog:
         L.LWN_HEADER.put(s, 0, order, lwn_len=n, lwn_scn=self._lwn_scn & 0xFFFFFFFF,
                          lwn_scn_wrap=self._lwn_scn >> 32, time=self._lwn_time)  # fmt: skip
         blocks = cut(s, self._starts, self._end // bs, h.sequence, bs, order)
-        os.pwrite(self._fd, blocks, self._end)
+        self._blocks.append(blocks)
         self._end += len(blocks)
         self._stream = bytearray()
         self._starts = []
         return n
 
-    def flush(self, *, progress: tuple[int, int] | None = None) -> None:
-        """End the pending LWN, make the log durable (with ``fsync``) and record its end
-        (and the progress mark: ``(scn, offset)``) in the side file."""
-        self.end_lwn()
-        if self.fsync:
-            os.fsync(self._fd)
-        side = replace(self._side, end=self._end, closed=False)
+    def flush(self, *, progress: tuple[int, int] | None = None, end: bool = True) -> None:
+        """Write the ended LWNs (and, with ``end``, the pending one first), make the log
+        durable (with ``fsync``) and record its end (and the progress mark: ``(scn,
+        offset)``) in the side file."""
+        self._write(end)
+        side = replace(self._side, end=max(self._end, self._side.end), closed=False)
         if progress is not None:
             side = replace(side, progress_scn=progress[0], progress_offset=progress[1])
         if side != self._side:
             write_side(self.path, side, fsync=self.fsync)
             self._side = side
 
+    def _write(self, end: bool = True) -> None:
+        if end:
+            self.end_lwn()
+        if self._blocks:
+            os.pwrite(self._fd, b"".join(self._blocks), self._written)
+            self._blocks = []
+            self._written = self._end
+            if self.fsync:
+                os.fsync(self._fd)
+
     def mark(self, scn: int, offset: int | None = None, *, closed: bool = False) -> None:
         """Rewrite the progress mark only (an idle thread's, or a closed one's)."""
         side = replace(
             self._side,
             progress_scn=scn,
-            progress_offset=self._end if offset is None else offset,
+            progress_offset=self._written if offset is None else offset,
             closed=closed,
         )
         write_side(self.path, side, fsync=self.fsync)
@@ -450,7 +480,7 @@ class OnlineLog:
         """Close the log; ``archive``: the log switch (blocks 0 and 1 rewritten: blocks in
         use, next SCN and time; the side file says archived)."""
         try:
-            self.end_lwn()
+            self._write()
             if archive:
                 bs = self.header.block_size
                 used = self._end // bs
@@ -460,7 +490,8 @@ class OnlineLog:
                 os.pwrite(self._fd, header_blocks(self.header, used, used), 0)
             if self.fsync:
                 os.fsync(self._fd)
-            side = replace(self._side, end=self._end, archived=archive,
+            end = max(self._end, self._side.end) if self.lost else self._end
+            side = replace(self._side, end=end, archived=archive,
                            next_scn=next_scn if archive else 0)  # fmt: skip
             write_side(self.path, side, fsync=self.fsync)
             self._side = side

@@ -714,7 +714,9 @@ def encode_record(
 
 
 def redo_time_of(ts: datetime) -> int:
-    return L.to_redo_time(ts.year, ts.month, ts.day, ts.hour, ts.minute, ts.second)
+    """Oracle's redo time of ``ts`` (before 1988, or after its 4-byte range: the nearest)."""
+    t = L.to_redo_time(ts.year, ts.month, ts.day, ts.hour, ts.minute, ts.second)
+    return min(max(t, 0), 0xFFFFFFFF)
 
 
 def datetime_of(value: int) -> datetime:
