@@ -1,20 +1,23 @@
 /*
  * redomine: the Extract miner's record walk in C (engine/extract/tasks/miner.py is its reference).
  *
- * Walker.walk(buf, base, pos, end, eof, out) walks the redo frames of a loaded window of
- * one log (engine/embedded/redo_scan.py: `buf` holds logical positions [base, base +
- * len(buf))) from logical position `pos`, verifies each frame's checksum and decodes its
- * record exactly as miner.Miner.record does, appending the same event tuples to `out`.
- * It stops, returning (pos, frames, last stop), at the first frame it leaves to Python:
- * one that needs more of the file than `buf` holds, a torn or corrupt frame, or a record
- * with anything but the common change vectors (direct load, DDL, opaque, an unknown tag,
- * a malformed body, a hooked table, a value the Python converters must see, a record too
- * large, an update without its key columns). The Python path then handles that one frame and calls walk again: what leaves
- * here is byte for byte what miner.py would have produced, which the tests check.
+ * Walker.walk(buf, pos, hi, base, first_block, block_size, start, end, lwn_scn, micros,
+ * thread, vector_header_size, out) walks the Oracle redo records of one LWN loaded by
+ * engine/redo/scan.py (its records lie in buf[base:hi], block headers removed) from `pos`,
+ * and decodes each record whose first byte lies in [start, end) exactly as
+ * miner.Miner.record does, appending the same event tuples to `out`. It stops at the first
+ * record it leaves to Python: a malformed one, or one with anything but the common change
+ * vectors (a direct load, DDL, a field shorter than Python reads, a hooked table, a value
+ * the Python converters must see, a record too large, an update without its key columns).
+ * The Python path then handles that one record and calls walk again: what leaves here is
+ * byte for byte what miner.py would have produced, which the tests check. Little-endian
+ * logs only (the embedded database writes them); the caller walks big-endian ones in Python.
  *
  * Column values: NUMBER (canonical, exponent within +-10, at most 20 digit bytes) and the
  * character types are converted here; every other value goes through the column's Python
  * entry converter (engine/extract/tasks/values.py).
+ *
+ * ora_payloads(...) is engine/redo/scan.Blocks.load's block check and payload join.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -23,26 +26,82 @@
 #include <stdint.h>
 #include <string.h>
 
-/* ---- layout (engine/extract/tasks/miner.py, docs/redo_format.md) --------------------------- */
-#define BLOCK 512
-#define BLOCK_HEAD 16
-#define PAYLOAD (BLOCK - BLOCK_HEAD)
-#define FRAME 8
-#define BLOCK_MAGIC 0x4752
-#define MAX_RECORD (256u * 1024u * 1024u)
-#define REC_SIZE 38
-#define LWN_SIZE 12
-#define CV_SIZE 27
-#define AT_TAG 26
-#define IDX_SIZE 16
-#define SESSION_SIZE 20
-#define NUL32 0xFFFFFFFFu
-#define ROLLBACK_FLAG 0x04
-#define UNDO_CLASS_BASE 15
+/* ---- layout: engine/redo/layout.py and engine/redo/vectors.py's *_AT tables ---------------
+ * Every offset here is one of theirs, named AT_<TABLE>_<field> after the table and field it
+ * restates; tests/extract/test_miner.py (test_the_c_layout_is_the_python_tables) checks each
+ * against the table, so that a format fact changed there fails until it is changed here. */
+#define AT_RECORD_HEADER_size 0
+#define AT_RECORD_HEADER_vld 4
+#define AT_RECORD_HEADER_scn_wrap 6
+#define AT_RECORD_HEADER_scn 8
+#define AT_RECORD_HEADER_subscn 12
+#define SIZE_RECORD_HEADER 24
+#define SIZE_LWN_HEADER 68
+#define VLD_LWN 0x04
+#define AT_VECTOR_HEADER_layer 0
+#define AT_VECTOR_HEADER_code 1
+#define AT_VECTOR_HEADER_cls 2
+#define AT_VECTOR_HEADER_obj_high 6
+#define AT_VECTOR_HEADER_dba 8
+#define AT_VECTOR_HEADER_seq 20
+#define AT_VECTOR_HEADER_obj_low 22
+#define SIZE_VECTOR_HEADER_11G 24
+#define SIZE_VECTOR_HEADER_12C 32
+#define MAX_FIELDS 16384 /* layout.MAX_FIELDS */
+#define AT_KTUDB_usn 8   /* usn u16, slt u16, sqn u32: an xid's 8 bytes (xid_of) */
+#define AT_KTUDB_slt 10
+#define AT_KTUDB_sqn 12
+#define AT_KTUB_objn 0
+#define AT_KTUB_opc_layer 16
+#define AT_KTUB_opc_code 17
+#define AT_KTB_op 0
+#define AT_KTB_usn 8
+#define AT_KTB_slt 10
+#define AT_KTB_sqn 12
+#define AT_KTB_uba_dba 16
+#define AT_KTB_uba_seq 20
+#define AT_KTB_uba_rec 22
+#define SIZE_KTB 24
+#define SIZE_KTB_ITL 40
+#define KTB_CLEANOUT 0x10
+#define AT_CLEANOUT_n 8
+#define SIZE_CLEANOUT 12
+#define SIZE_CLEANOUT_ENTRY 12
+#define AT_KDO_bdba 0
+#define AT_KDO_op 10
+#define KDO_OP_MASK 0x1F
+#define AT_KDO_ROW_cc 18
+#define AT_KDO_ROW_slot 42
+#define KDO_ROW_NULLS 45
+#define AT_KDO_URP_slot 20
+#define AT_KDO_URP_nnew 23
+#define KDO_URP_NULLS 26
+#define AT_KDO_SLOT_slot 16
+#define AT_KDO_ARRAY_nrow 18
+#define AT_KTUDH_slt 0
+#define AT_KTUDH_sqn 4
+#define AT_KTUCM_slt 0
+#define AT_KTUCM_sqn 4
+#define AT_KTUCM_flg 16
+#define SIZE_KTUCM 20
+#define SIZE_KTUCF 12
+#define KTUCM_ROLLBACK 0x04
+#define AT_UNDO_APPLIED_usn 0
+#define AT_UNDO_APPLIED_uba_dba 8
+#define AT_UNDO_APPLIED_uba_seq 12
+#define AT_UNDO_APPLIED_uba_rec 14
+#define SIZE_UNDO_APPLIED 16
+#define SIZE_KTUB 28
+#define SIZE_KTUDB 20
+#define SIZE_KTUDH 32
+#define AT_SUPP_cc 2
+#define SIZE_SUPP 20
+#define SUPP_TYPE 1
+#define SESSION_FIELDS 8
+#define UNDO_CLS_FIRST 15
 #define ROOM (65535 - 200)
 #define MAX_VALUE_LENGTH (0xFFFF - (4 * 4 + 35 + 8))
 
-enum { T_KDO = 1, T_INDEX, T_SLOT, T_UNDO, T_COMMIT, T_APPLIED, T_SESSION, T_CLEANOUT };
 enum { K_NUMBER = 0, K_TEXT = 1, K_PYTHON = 2 };
 
 /* Results of the body readers: a position, or one of these. */
@@ -80,86 +139,6 @@ typedef struct {
             goto done;                                     \
     } while (0)
 
-/* ---- skips: the same steps as miner.py's _skip_* --------------------------------------- */
-static pos_t skip_raw(const Rec *r, pos_t p) {
-    NEED(r, p, 4);
-    uint32_t n = u32(r->b, p);
-    return n == NUL32 ? p + 4 : p + 4 + (pos_t)n;
-}
-
-static pos_t skip_cols(const Rec *r, pos_t p) {
-    NEED(r, p, 2);
-    unsigned n = u16(r->b, p);
-    p += 2;
-    for (unsigned i = 0; i < n; i++) {
-        NEED(r, p, 6);
-        int32_t ln = (int32_t)u32(r->b, p + 2);
-        p += 6 + (ln > 0 ? ln : 0);
-    }
-    return p;
-}
-
-static pos_t skip_rows(const Rec *r, pos_t p) {
-    NEED(r, p, 2);
-    unsigned n = u16(r->b, p);
-    p += 2;
-    for (unsigned i = 0; i < n; i++) {
-        p = skip_raw(r, p + 5);
-        if (p < 0) return p;
-        p = skip_cols(r, p);
-        if (p < 0) return p;
-    }
-    return p;
-}
-
-static pos_t skip_ints(const Rec *r, pos_t p) {
-    NEED(r, p, 2);
-    return p + 2 + 4 * (pos_t)u16(r->b, p);
-}
-
-static pos_t skip_ktb(const Rec *r, pos_t p) {
-    NEED(r, p, 41);
-    unsigned ncl = u16(r->b, p + 19);
-    uint32_t n = u32(r->b, p + 37);
-    return p + (n == NUL32 ? 41 : 41 + (pos_t)n) + 12 * (pos_t)ncl;
-}
-
-static pos_t skip_names(const Rec *r, pos_t p) {
-    NEED(r, p, 25);
-    uint32_t n = u32(r->b, p + 21);
-    p += n == NUL32 ? 25 : 25 + (pos_t)n;
-    return skip_raw(r, p);
-}
-
-static pos_t skip_kdo_rest(const Rec *r, pos_t p) {
-    p = skip_cols(r, p);
-    if (p < 0) return p;
-    NEED(r, p, 2);
-    if (u16(r->b, p)) {
-        p = skip_rows(r, p);
-        if (p < 0) return p;
-    } else {
-        p += 2;
-    }
-    return skip_ints(r, p);
-}
-
-static pos_t skip_index(const Rec *r, pos_t p) {
-    NEED(r, p, IDX_SIZE + 4);
-    uint32_t n = u32(r->b, p + IDX_SIZE);
-    p += IDX_SIZE + (n == NUL32 ? 4 : 4 + (pos_t)n);
-    p = skip_ktb(r, p);
-    if (p < 0) return p;
-    p = skip_raw(r, p); /* keys */
-    if (p < 0) return p;
-    p = skip_ints(r, p); /* key sizes */
-    if (p < 0) return p;
-    p = skip_ints(r, p); /* slots */
-    if (p < 0) return p;
-    return skip_raw(r, p); /* key data */
-}
-
-
 /* ---- row images ------------------------------------------------------------------------ */
 /* A column of an image: absent, NULL, or bytes. Only columns < the table's count matter
  * to what is emitted (miner._Columns drops the others), so an image is an array of them. */
@@ -169,32 +148,14 @@ typedef struct {
     uint8_t present;
 } Val;
 
-/* Add a column list's entries to img (no clearing: dict.update). */
-static pos_t update_cols(const Rec *r, pos_t p, Val *img, Py_ssize_t ncols) {
-    NEED(r, p, 2);
-    unsigned n = u16(r->b, p);
-    p += 2;
-    for (unsigned i = 0; i < n; i++) {
-        NEED(r, p, 6);
-        unsigned no = u16(r->b, p);
-        int32_t ln = (int32_t)u32(r->b, p + 2);
-        p += 6;
-        if (ln >= 0) NEED(r, p, ln);
-        if (no < ncols) {
-            img[no].present = 1;
-            img[no].len = ln < 0 ? -1 : ln;
-            img[no].v = r->b + p;
-        }
-        if (ln > 0) p += ln;
-    }
-    return p;
-}
-
-/* Read a column list into img (cleared first; later entries win, as in a dict). */
-static pos_t read_cols(const Rec *r, pos_t p, Val *img, Py_ssize_t ncols) {
-    memset(img, 0, sizeof(Val) * (size_t)ncols);
-    return update_cols(r, p, img, ncols);
-}
+/* One change vector: its header and where its fields lie (framing._vector_at). */
+typedef struct {
+    unsigned layer, code, cls, seq;
+    uint32_t dba, obj;
+    Py_ssize_t nf;
+    pos_t *fp;    /* field positions in the record */
+    uint16_t *fl; /* field lengths */
+} Vec;
 
 /* ---- tables ---------------------------------------------------------------------------- */
 typedef struct {
@@ -222,6 +183,7 @@ typedef struct {
     Py_ssize_t nslots;
     Py_ssize_t maxcols;
     Val *img[5]; /* after, before, merged, key, row scratch */
+    Vec vec[2];  /* the vector read, and the undo (5.1) the next ones bind to */
     PyObject *kind[6]; /* ROW, BEGIN, COMMIT, ROLLBACK, SESSION, UNDO */
     PyObject *io[7]; /* INSERT, DELETE, FIELDCOMP, KEYFIELDCOMP, before FIELDCOMP, UNIFIED,
                         UNIFIED PK */
@@ -317,7 +279,7 @@ static PyObject *xid_of(Walker *w, const uint8_t *raw) {
 
 /* (cls - 15) // 2 with Python's floor division */
 static long usn_of(unsigned cls) {
-    long v = (long)cls - UNDO_CLASS_BASE;
+    long v = (long)cls - UNDO_CLS_FIRST;
     return v >= 0 ? v / 2 : -((-v + 1) / 2);
 }
 
@@ -586,36 +548,6 @@ static int emit_row(Walker *w, PyObject *out, const Table *t, PyObject *xid, int
     return rc;
 }
 
-/* An undo body (5.1) from its start: the position past it; with img, the before image it
- * carries read into img: its row columns, then the supplemental key columns, which win
- * (they are the row's identity: miner._undo_row). */
-static pos_t undo_body(const Rec *r, pos_t p, Val *img, Py_ssize_t ncols) {
-    NEED(r, p, 42);
-    unsigned bits = r->b[p + 33];
-    p += 42;
-    if (bits & 2) {
-        p = skip_names(r, p);
-        if (p >= 0) p = skip_ktb(r, p);
-        if (p >= 0) p = img ? read_cols(r, p, img, ncols) : skip_cols(r, p);
-        if (p >= 0) p = skip_rows(r, p);
-        if (p >= 0) p = skip_ints(r, p);
-        if (p < 0) return p;
-    }
-    if (bits & 4) {
-        p = skip_index(r, p);
-        if (p < 0) return p;
-    }
-    return img ? update_cols(r, p, img, ncols) : skip_cols(r, p);
-}
-
-/* The before image of the undo at `undo` (-1: none, an empty image) into img. */
-static pos_t undo_row(const Rec *r, pos_t undo, Val *img, Py_ssize_t ncols) {
-    memset(img, 0, sizeof(Val) * (size_t)ncols);
-    if (undo < 0) return 0;
-    pos_t p = undo_body(r, undo, img, ncols);
-    return p < 0 ? p : 0;
-}
-
 static void key_of(const Table *t, const Val *before, Val *key, Py_ssize_t ncols) {
     memset(key, 0, sizeof(Val) * (size_t)ncols);
     for (Py_ssize_t k = 0; k < t->nkey; k++) {
@@ -624,356 +556,440 @@ static void key_of(const Table *t, const Val *before, Val *key, Py_ssize_t ncols
     }
 }
 
-/* The row op of the KDO at body (p: past its KTB; uba: the KTB's undo address or 0):
- * miner.Miner._rows. Returns the position after the body. */
-static pos_t rows(Walker *w, const Rec *r, pos_t body, pos_t p, pos_t undo, uint32_t obj,
-                  PyObject *xid, pos_t uba, unsigned cseq, const Head *h, PyObject *out,
-                  Py_ssize_t offset) {
-    uint32_t uobj = obj;
-    if (undo >= 0) {
-        NEED(r, undo, 8);
-        uobj = u32(r->b, undo + 4);
+/* ---- one change vector: its header and where its fields lie (framing._vector_at) ------- */
+
+/* The vector at p of a record ending at hi, header size hs: its end (DECLINE: malformed). */
+static pos_t vector_at(const Rec *r, pos_t p, pos_t hs, Vec *v) {
+    const uint8_t *b = r->b;
+    NEED(r, p, hs + 2);
+    unsigned alen = u16(b, p + hs);
+    if (alen < 2 || alen % 2 || (alen - 2) / 2 > MAX_FIELDS) return DECLINE;
+    NEED(r, p + hs, alen);
+    Py_ssize_t n = (alen - 2) / 2;
+    v->layer = b[p + AT_VECTOR_HEADER_layer];
+    v->code = b[p + AT_VECTOR_HEADER_code];
+    v->cls = u16(b, p + AT_VECTOR_HEADER_cls);
+    v->dba = u32(b, p + AT_VECTOR_HEADER_dba);
+    v->obj = (uint32_t)u16(b, p + AT_VECTOR_HEADER_obj_high) << 16 |
+             u16(b, p + AT_VECTOR_HEADER_obj_low);
+    v->seq = b[p + AT_VECTOR_HEADER_seq];
+    v->nf = n;
+    pos_t f = p + hs + ((alen + 3) & ~3u);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned ln = u16(b, p + hs + 2 + 2 * i);
+        if (f + (pos_t)ln > r->hi) return DECLINE;
+        v->fp[i] = f;
+        v->fl[i] = (uint16_t)ln;
+        f += (ln + 3) & ~3u;
     }
+    if (f > r->hi) return DECLINE;
+    return f;
+}
+
+#define FLEN(v, i) ((Py_ssize_t)(i) < (v)->nf ? (Py_ssize_t)(v)->fl[i] : -1)
+
+/* A KTB field (payloads._ktb_back): 1 when it reads, 0 when Python must say why not. */
+static int ktb_ok(const Rec *r, const Vec *v, Py_ssize_t i) {
+    Py_ssize_t n = FLEN(v, i);
+    if (n < SIZE_KTB) return 0;
+    unsigned op = r->b[v->fp[i] + AT_KTB_op];
+    Py_ssize_t size = (op & 0x0F) == 4 ? SIZE_KTB_ITL : SIZE_KTB;
+    if (n < size) return 0;
+    if (op & KTB_CLEANOUT) {
+        if (n < size + SIZE_CLEANOUT) return 0;
+        unsigned k = u16(r->b, v->fp[i] + size + AT_CLEANOUT_n);
+        if (n < size + SIZE_CLEANOUT + SIZE_CLEANOUT_ENTRY * (Py_ssize_t)k) return 0;
+    }
+    return 1;
+}
+
+static int null_bit(const uint8_t *kdo, Py_ssize_t klen, Py_ssize_t at, Py_ssize_t i) {
+    Py_ssize_t byte = at + i / 8;
+    return byte < klen && (kdo[byte] >> (i % 8)) & 1;
+}
+
+static void set_val(Val *img, Py_ssize_t ncols, Py_ssize_t no, const uint8_t *v, int32_t len) {
+    if (no < 0 || no >= ncols) return;
+    img[no].present = 1;
+    img[no].v = v;
+    img[no].len = len;
+}
+
+/* QMI rows (payloads._rows_back) in `buf[0:n]`, one per slot: with img, row `want`'s
+ * columns into img. Returns 0, or DECLINE where Python reads them otherwise or fails. */
+static int array_rows(const uint8_t *buf, Py_ssize_t n, unsigned nrows, unsigned want, Val *img,
+                      Py_ssize_t ncols) {
+    Py_ssize_t pos = 0;
+    for (unsigned k = 0; k < nrows; k++) {
+        if (pos + 3 > n) return DECLINE;
+        unsigned cc = buf[pos + 2];
+        pos += 3;
+        if (img && k == want) memset(img, 0, sizeof(Val) * (size_t)ncols);
+        for (unsigned c = 0; c < cc; c++) {
+            if (pos >= n) return DECLINE;
+            unsigned ln = buf[pos++];
+            if (ln == 0xFF) {
+                if (img && k == want) set_val(img, ncols, c, NULL, -1);
+                continue;
+            }
+            if (ln == 0xFE) {
+                if (pos + 2 > n) return DECLINE;
+                ln = (unsigned)buf[pos] << 8 | buf[pos + 1];
+                pos += 2;
+                if (ln < 0xFA) return DECLINE; /* Python re-measures it in the short form */
+            } else if (ln >= 0xFA) {
+                return DECLINE;
+            }
+            if (pos + (Py_ssize_t)ln > n) return DECLINE;
+            if (img && k == want) set_val(img, ncols, c, buf + pos, (int32_t)ln);
+            pos += ln;
+        }
+    }
+    return pos == n ? 0 : DECLINE;
+}
+
+/* The KDO at field k of v and the column fields after it (payloads._kdo_back): its op, bdba
+ * and slot; with img, its columns (IRP: all cc; URP: the changed ones) read into img
+ * (cleared first). Returns the next field index, or DECLINE. */
+static Py_ssize_t kdo_at(const Rec *r, const Vec *v, Py_ssize_t k, unsigned *op, uint32_t *bdba,
+                         unsigned *slot, Val *img, Py_ssize_t ncols) {
+    const uint8_t *b = r->b;
+    Py_ssize_t klen = FLEN(v, k);
+    if (klen < 13) return DECLINE;
+    const uint8_t *kdo = b + v->fp[k];
+    *op = kdo[AT_KDO_op] & KDO_OP_MASK;
+    *bdba = u32(kdo, AT_KDO_bdba);
+    Py_ssize_t nxt = k + 1;
+    if (img) memset(img, 0, sizeof(Val) * (size_t)ncols);
+    if (*op == 2) { /* IRP */
+        if (klen < AT_KDO_ROW_slot + 2) return DECLINE;
+        unsigned cc = kdo[AT_KDO_ROW_cc];
+        *slot = u16(kdo, AT_KDO_ROW_slot);
+        if (nxt + (Py_ssize_t)cc > v->nf) return DECLINE;
+        if (img)
+            for (unsigned i = 0; i < cc; i++) {
+                int null = null_bit(kdo, klen, KDO_ROW_NULLS, i);
+                set_val(img, ncols, i, b + v->fp[nxt + i], null ? -1 : v->fl[nxt + i]);
+            }
+        return nxt + cc;
+    }
+    if (*op == 5) { /* URP */
+        if (klen < KDO_URP_NULLS) return DECLINE;
+        *slot = u16(kdo, AT_KDO_URP_slot);
+        unsigned nnew = kdo[AT_KDO_URP_nnew];
+        if (nnew && nxt < v->nf) {
+            Py_ssize_t nl = v->fl[nxt];
+            if (nl % 2) return DECLINE;
+            const uint8_t *nums = b + v->fp[nxt];
+            Py_ssize_t cnt = nl / 2;
+            nxt++;
+            if (nxt + cnt > v->nf) return DECLINE;
+            if (img)
+                for (Py_ssize_t i = 0; i < cnt; i++) {
+                    int null = null_bit(kdo, klen, KDO_URP_NULLS, i);
+                    set_val(img, ncols, u16(nums, 2 * i), b + v->fp[nxt + i],
+                            null ? -1 : v->fl[nxt + i]);
+                }
+            nxt += cnt;
+        }
+        return nxt;
+    }
+    if (*op == 11 || *op == 12) { /* QMI, QMD: the slots, and QMI's rows */
+        if (klen < AT_KDO_ARRAY_nrow + 1) return DECLINE;
+        unsigned nrow = kdo[AT_KDO_ARRAY_nrow];
+        if (nxt >= v->nf || v->fl[nxt] % 2 || v->fl[nxt] / 2 != nrow) return DECLINE;
+        *slot = 0;
+        nxt++;
+        if (*op == 12) return nxt;
+        if (nxt >= v->nf) return DECLINE;
+        if (array_rows(b + v->fp[nxt], v->fl[nxt], nrow, 0, NULL, 0) < 0) return DECLINE;
+        return nxt + 1;
+    }
+    if (klen < AT_KDO_SLOT_slot + 2) return DECLINE; /* DRP and the others: the slot */
+    *slot = u16(kdo, AT_KDO_SLOT_slot);
+    return nxt;
+}
+
+/* A 5.1 (payloads._undo_back): checks it reads as Python reads it; with img, the before
+ * image it carries (its row columns, then the supplemental ones, which win: miner._undo_row).
+ * `qmi`: the position of its QMI rows field (-1: none) and their count. 0 or DECLINE. */
+static int undo_of(const Rec *r, const Vec *u, Val *img, Py_ssize_t ncols, pos_t *qmi,
+                   unsigned *nqmi, Py_ssize_t *qmi_len) {
+    const uint8_t *b = r->b;
+    if (qmi) *qmi = -1;
+    if (img) memset(img, 0, sizeof(Val) * (size_t)ncols);
+    if (FLEN(u, 0) < SIZE_KTUDB - 1 || FLEN(u, 1) < SIZE_KTUB) return DECLINE;
+    unsigned ol = b[u->fp[1] + AT_KTUB_opc_layer], oc = b[u->fp[1] + AT_KTUB_opc_code];
+    if (u->nf <= 3) return 0;
+    if (ol == 10 && oc == 22) { /* an index undo: payloads._index_back's checks */
+        if (!ktb_ok(r, u, 2) || FLEN(u, 3) < 16 || u->nf < 8) return DECLINE;
+        if (u->fl[5] % 2 || u->fl[6] % 2) return DECLINE;
+        unsigned action = b[u->fp[3]];
+        if ((action < 1 || action > 4) && u->nf < 9) return DECLINE;
+        return 0;
+    }
+    if (ol != 11 || oc != 1) return 0;
+    if (!ktb_ok(r, u, 2)) return DECLINE;
+    unsigned op, slot;
+    uint32_t bdba;
+    Py_ssize_t nxt = kdo_at(r, u, 3, &op, &bdba, &slot, img, ncols);
+    if (nxt < 0 || nxt >= u->nf) return DECLINE;
+    /* the supplemental header right after the row (payloads._supp_after) */
+    Py_ssize_t at = nxt;
+    if (u->fl[at] != SIZE_SUPP || b[u->fp[at]] != SUPP_TYPE) return DECLINE;
+    unsigned cc = u16(b, u->fp[at] + AT_SUPP_cc);
+    if ((cc ? at + 3 + (Py_ssize_t)cc : at + 1) != u->nf) return DECLINE;
+    if (op == 11 && qmi) {
+        unsigned nrow = b[u->fp[3] + AT_KDO_ARRAY_nrow];
+        *qmi = u->fp[5];
+        *nqmi = nrow;
+        *qmi_len = u->fl[5];
+    }
+    if (!cc) return 0;
+    if (u->fl[at + 1] != 2 * cc || u->fl[at + 2] != 2 * cc) return DECLINE;
+    const uint8_t *nums = b + u->fp[at + 1], *lens = b + u->fp[at + 2];
+    for (unsigned i = 0; i < cc; i++) {
+        unsigned no = u16(nums, 2 * i);
+        if (!no) return DECLINE;
+        Py_ssize_t f = at + 3 + i;
+        int32_t len = u->fl[f] ? u->fl[f] : (u16(lens, 2 * i) ? 0 : -1);
+        if (img) set_val(img, ncols, (Py_ssize_t)no - 1, b + u->fp[f], len);
+    }
+    return 0;
+}
+
+/* The row events of the KDO redo v (fields from 1, its KTB at 0): miner.Miner._rows.
+ * Returns 0, DECLINE or FAIL. */
+static int rows(Walker *w, const Rec *r, const Vec *v, const Vec *undo, PyObject *xid,
+                const Head *h, PyObject *out, Py_ssize_t offset) {
+    const uint8_t *b = r->b;
+    unsigned op, slot;
+    uint32_t bdba;
+    /* the whole body must read as Python reads it, captured or not */
+    Py_ssize_t nxt = kdo_at(r, v, 1, &op, &bdba, &slot, NULL, 0);
+    if (nxt < 0 || nxt != v->nf) return DECLINE;
+    if (op != 2 && op != 3 && op != 5 && op != 11 && op != 12) return DECLINE;
+    uint32_t uobj = undo ? u32(b, undo->fp[1] + AT_KTUB_objn) : v->obj;
     const Table *t = find_table(w, uobj);
-    if (!t) t = find_table(w, obj);
-    if (!t || !t->captured) return skip_kdo_rest(r, p);
+    if (!t) t = find_table(w, v->obj);
+    if (!t || !t->captured) return 0;
+    const uint8_t *ktb = b + v->fp[0];
     PyObject *ref;
-    if (uba) {
-        NEED(r, uba, 8);
-        ref = dotted(u32(r->b, uba), u16(r->b, uba + 4), u16(r->b, uba + 6), 16);
+    uint32_t udba = u32(ktb, AT_KTB_uba_dba);
+    if (udba) {
+        ref = dotted(udba, u16(ktb, AT_KTB_uba_seq), ktb[AT_KTB_uba_rec], 16);
     } else {
         char buf[48], *q = put_num(buf, (unsigned long long)offset, 10);
         *q++ = ':';
-        ref = ascii(buf, put_num(q, cseq, 10) - buf);
+        ref = ascii(buf, put_num(q, v->seq, 10) - buf);
     }
     if (!ref) return FAIL;
-    pos_t rc = DECLINE;
+    int rc = DECLINE;
     Py_ssize_t n = t->ncols;
     Val *after = w->img[0], *before = w->img[1], *merged = w->img[2], *key = w->img[3];
     Val *scratch = w->img[4];
-    const uint8_t *b = r->b;
-    if (body + 25 > r->hi) goto done;
-    uint32_t bdba = u32(b, body);
-    unsigned slot = u16(b, body + 8);
-    uint32_t nlen = u32(b, body + 21);
-    char op[4] = {0};
-    if (nlen == 3 && body + 28 <= r->hi) memcpy(op, b + body + 25, 3);
-    p = read_cols(r, p, after, n);
-    if (p < 0) goto fail;
-    if (!strcmp(op, "IRP")) {
-        p = skip_rows(r, p);
-        if (p >= 0) p = skip_ints(r, p);
-        if (p < 0) goto fail;
-        int e = emit_row(w, out, t, xid, IO_INSERT, bdba, slot, after, 1, NULL, ref, h);
-        rc = e ? e : p;
+    kdo_at(r, v, 1, &op, &bdba, &slot, after, n);
+    if (op == 2) { /* IRP */
+        rc = emit_row(w, out, t, xid, IO_INSERT, bdba, slot, after, 1, NULL, ref, h);
         goto done;
     }
-    if (!strcmp(op, "QMI")) {
-        CHECK(r, p, 2);
-        unsigned nrows = u16(b, p);
-        pos_t q = p + 2;
-        /* first the positions: the whole body must read before any event is made */
-        pos_t end = q;
-        for (unsigned i = 0; i < nrows; i++) {
-            end = skip_raw(r, end + 5);
-            if (end >= 0) end = skip_cols(r, end);
-            if (end < 0) {
-                rc = end;
-                goto done;
-            }
+    if (op == 11) { /* QMI */
+        const uint8_t *slots = b + v->fp[2];
+        unsigned nrow = v->fl[2] / 2;
+        for (unsigned i = 0; i < nrow; i++) {
+            array_rows(b + v->fp[3], v->fl[3], nrow, i, scratch, n);
+            rc = emit_row(w, out, t, xid, IO_INSERT, bdba, u16(slots, 2 * i), scratch, 1, NULL,
+                          ref, h);
+            if (rc) goto done;
         }
-        pos_t after_rows = skip_ints(r, end);
-        if (after_rows < 0) {
-            rc = after_rows;
-            goto done;
-        }
-        for (unsigned i = 0; i < nrows; i++) {
-            unsigned rslot = u16(b, q);
-            q = skip_raw(r, q + 5);
-            q = read_cols(r, q, scratch, n);
-            int e = emit_row(w, out, t, xid, IO_INSERT, bdba, rslot, scratch, 1, NULL, ref, h);
-            if (e) {
-                rc = e;
-                goto done;
-            }
-        }
-        rc = after_rows;
         goto done;
     }
-    if (!strcmp(op, "DRP")) {
-        p = skip_rows(r, p);
-        if (p >= 0) p = skip_ints(r, p);
-        if (p < 0) goto fail;
-        pos_t u = undo_row(r, undo, before, n);
-        if (u < 0) {
-            rc = u;
-            goto done;
-        }
+    if (op == 3) { /* DRP */
+        if (undo && undo_of(r, undo, before, n, NULL, NULL, NULL) < 0) goto done;
+        if (!undo) memset(before, 0, sizeof(Val) * (size_t)n);
         key_of(t, before, key, n);
-        int e = t->full_deletes
-                    ? emit_row(w, out, t, xid, IO_DELETE, bdba, slot, before, 1, NULL, ref, h)
-                    : emit_row(w, out, t, xid, IO_DELETE, bdba, slot, key, 0, NULL, ref, h);
-        rc = e ? e : p;
+        rc = t->full_deletes
+                 ? emit_row(w, out, t, xid, IO_DELETE, bdba, slot, before, 1, NULL, ref, h)
+                 : emit_row(w, out, t, xid, IO_DELETE, bdba, slot, key, 0, NULL, ref, h);
         goto done;
     }
-    if (!strcmp(op, "QMD")) {
-        p = skip_rows(r, p);
-        if (p < 0) goto fail;
-        CHECK(r, p, 2);
-        unsigned nslots = u16(b, p);
-        pos_t slots = p + 2;
-        p = slots + 4 * (pos_t)nslots;
-        if (p > r->hi) goto done;
-        /* the undo's rows: miner._undo_rows */
-        pos_t q = -1;
-        unsigned nurows = 0;
-        if (undo >= 0) {
-            CHECK(r, undo, 42);
-            if (b[undo + 33] & 2) {
-                q = skip_names(r, undo + 42);
-                if (q >= 0) q = skip_ktb(r, q);
-                if (q >= 0) q = skip_cols(r, q);
-                if (q < 0) {
-                    rc = q;
-                    goto done;
-                }
-                CHECK(r, q, 2);
-                nurows = u16(b, q);
-                q += 2;
-                pos_t chk = q; /* the whole list must read */
-                for (unsigned i = 0; i < nurows; i++) {
-                    chk = skip_raw(r, chk + 5);
-                    if (chk >= 0) chk = skip_cols(r, chk);
-                    if (chk < 0) {
-                        rc = chk;
-                        goto done;
-                    }
-                }
-            }
-        }
+    if (op == 12) { /* QMD: the undo's QMI rows are the before images */
+        pos_t qmi = -1;
+        unsigned nqmi = 0;
+        Py_ssize_t qlen = 0;
+        if (undo && undo_of(r, undo, NULL, 0, &qmi, &nqmi, &qlen) < 0) goto done;
+        const uint8_t *slots = b + v->fp[2];
+        unsigned nslots = v->fl[2] / 2;
         for (unsigned i = 0; i < nslots; i++) {
-            if (i < nurows) {
-                q = skip_raw(r, q + 5);
-                q = read_cols(r, q, before, n);
-            } else {
-                memset(before, 0, sizeof(Val) * (size_t)n);
-            }
+            if (qmi >= 0 && i < nqmi) array_rows(b + qmi, qlen, nqmi, i, before, n);
+            else memset(before, 0, sizeof(Val) * (size_t)n);
             key_of(t, before, key, n);
             int full = t->full_deletes;
-            int e = emit_row(w, out, t, xid, IO_DELETE, bdba, u32(b, slots + 4 * (pos_t)i),
-                             full ? before : key, full, NULL, ref, h);
-            if (e) {
-                rc = e;
-                goto done;
-            }
+            rc = emit_row(w, out, t, xid, IO_DELETE, bdba, u16(slots, 2 * i), full ? before : key,
+                          full, NULL, ref, h);
+            if (rc) goto done;
         }
-        rc = p;
+        rc = 0;
         goto done;
     }
-    p = skip_rows(r, p);
-    if (p >= 0) p = skip_ints(r, p);
-    if (p < 0) goto fail;
-    if (!strcmp(op, "URP")) {
-        pos_t u = undo_row(r, undo, before, n);
-        if (u < 0) {
-            rc = u;
+    /* URP */
+    if (undo && undo_of(r, undo, before, n, NULL, NULL, NULL) < 0) goto done;
+    if (!undo) memset(before, 0, sizeof(Val) * (size_t)n);
+    int changed = 0;
+    memset(merged, 0, sizeof(Val) * (size_t)n);
+    for (Py_ssize_t k = 0; k < t->nkey; k++) {
+        Py_ssize_t i = t->key[k];
+        if (!before[i].present) continue;
+        merged[i] = before[i];
+        if (after[i].present && !same(&before[i], &after[i])) changed = 1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (after[i].present) merged[i] = after[i];
+    for (Py_ssize_t k = 0; k < t->nkey; k++)
+        if (!merged[t->key[k]].present) /* no key in the redo: miner.py marks it */
             goto done;
-        }
-        int changed = 0;
-        memset(merged, 0, sizeof(Val) * (size_t)n);
-        for (Py_ssize_t k = 0; k < t->nkey; k++) {
-            Py_ssize_t i = t->key[k];
-            if (!before[i].present) continue;
-            merged[i] = before[i];
-            if (after[i].present && !same(&before[i], &after[i])) changed = 1;
-        }
-        for (Py_ssize_t i = 0; i < n; i++)
-            if (after[i].present) merged[i] = after[i];
-        for (Py_ssize_t k = 0; k < t->nkey; k++)
-            if (!merged[t->key[k]].present) { /* no key in the redo: miner.py marks it */
-                rc = DECLINE;
-                goto done;
-            }
-        /* the images by the table's befores: decode.Decoder._update */
-        int e;
-        if (changed) { /* under UPDATERECORDFORMAT: GGSUnifiedPKUpdate */
-            if (t->befores == B_NONE) key_of(t, before, key, n);
-            int unified = t->befores == B_FULL || t->befores == B_COMPACT;
-            e = emit_row(w, out, t, xid, unified ? IO_UNIFIED_PK : IO_KEYFIELDCOMP, bdba, slot,
-                         merged, 0, t->befores == B_NONE ? key : before, ref, h);
-        } else if (t->befores == B_RECORD) {
-            e = emit_row(w, out, t, xid, IO_BEFORE_FIELDCOMP, bdba, slot, before, 0, NULL, ref, h);
-            if (!e) e = emit_row(w, out, t, xid, IO_FIELDCOMP, bdba, slot, merged, 0, NULL, ref, h);
-        } else if (t->befores == B_FULL || t->befores == B_COMPACT) {
-            e = emit_row(w, out, t, xid, IO_UNIFIED, bdba, slot,
-                         t->befores == B_FULL ? merged : after, 0, before, ref, h);
-        } else {
-            e = emit_row(w, out, t, xid, IO_FIELDCOMP, bdba, slot, merged, 0, NULL, ref, h);
-        }
-        rc = e ? e : p;
-        goto done;
+    /* the images by the table's befores: decode.Decoder._update */
+    if (changed) { /* under UPDATERECORDFORMAT: GGSUnifiedPKUpdate */
+        if (t->befores == B_NONE) key_of(t, before, key, n);
+        int unified = t->befores == B_FULL || t->befores == B_COMPACT;
+        rc = emit_row(w, out, t, xid, unified ? IO_UNIFIED_PK : IO_KEYFIELDCOMP, bdba, slot,
+                      merged, 0, t->befores == B_NONE ? key : before, ref, h);
+    } else if (t->befores == B_RECORD) {
+        rc = emit_row(w, out, t, xid, IO_BEFORE_FIELDCOMP, bdba, slot, before, 0, NULL, ref, h);
+        if (!rc) rc = emit_row(w, out, t, xid, IO_FIELDCOMP, bdba, slot, merged, 0, NULL, ref, h);
+    } else if (t->befores == B_FULL || t->befores == B_COMPACT) {
+        rc = emit_row(w, out, t, xid, IO_UNIFIED, bdba, slot,
+                      t->befores == B_FULL ? merged : after, 0, before, ref, h);
+    } else {
+        rc = emit_row(w, out, t, xid, IO_FIELDCOMP, bdba, slot, merged, 0, NULL, ref, h);
     }
-    rc = p;
-    goto done;
-fail:
-    rc = p;
 done:
     Py_DECREF(ref);
     return rc;
 }
 
-/* One record: miner.Miner.record. Returns 0, DECLINE or FAIL. */
-static int record(Walker *w, const uint8_t *b, pos_t hi, Py_ssize_t offset, Py_ssize_t stop,
+static PyObject *text_of(const uint8_t *b, const Vec *v, Py_ssize_t i) {
+    return PyUnicode_DecodeUTF8((const char *)b + v->fp[i], v->fl[i], "replace");
+}
+
+/* One Oracle record: miner.Miner.record. Returns 0, DECLINE or FAIL. */
+static int record(Walker *w, const uint8_t *b, pos_t hi, pos_t hs, Py_ssize_t offset,
+                  Py_ssize_t stop, PyObject *thread, PyObject *lwn_scn, PyObject *micros,
                   PyObject *out) {
     Rec rr = {b, hi};
     const Rec *r = &rr;
-    NEED(r, 0, REC_SIZE);
-    unsigned flags = b[3];
-    unsigned n = u16(b, 36);
-    Head h = {0};
+    NEED(r, 0, SIZE_RECORD_HEADER);
+    unsigned vld = b[AT_RECORD_HEADER_vld];
+    pos_t p = vld & VLD_LWN ? SIZE_LWN_HEADER : SIZE_RECORD_HEADER;
+    if (p > hi) return DECLINE;
+    Head h = {thread, NULL, NULL, NULL, NULL, micros};
+    Head hc; /* a commit's: the LWN's SCN */
     int rc = DECLINE;
     PyObject *session_user = NULL, *session_name = NULL;
-    h.thread = PyLong_FromUnsignedLong(u16(b, 0));
     h.offset = PyLong_FromSsize_t(offset);
     h.stop = PyLong_FromSsize_t(stop);
-    h.scn = PyLong_FromUnsignedLongLong(u64(b, 18));
-    h.subscn = PyLong_FromUnsignedLong(u16(b, 26));
-    h.micros = PyLong_FromLongLong((long long)u64(b, 28));
-    if (!h.thread || !h.offset || !h.stop || !h.scn || !h.subscn || !h.micros) {
-        rc = FAIL;
-        goto out;
-    }
-    pos_t p = REC_SIZE + (flags & 1 ? LWN_SIZE : 0);
+    h.scn = PyLong_FromUnsignedLongLong((uint64_t)u32(b, AT_RECORD_HEADER_scn) |
+                                        (uint64_t)u16(b, AT_RECORD_HEADER_scn_wrap) << 32);
+    h.subscn = PyLong_FromUnsignedLong(u16(b, AT_RECORD_HEADER_subscn));
     PyObject *xid = NULL; /* borrowed from the cache or owned in xid_own */
     PyObject *xid_own = NULL;
-    pos_t undo = -1;
-    for (unsigned i = 0; i < n; i++) {
-        if (p < 0 || p + CV_SIZE > hi) goto decline;
-        unsigned tag = b[p + AT_TAG];
-        if (tag == T_UNDO) {
-            undo = p = p + CV_SIZE;
-            if (p + 42 > hi) goto decline;
-            PyObject *x = xid_of(w, b + p + 34);
+    if (!h.offset || !h.stop || !h.scn || !h.subscn) {
+        rc = FAIL;
+        goto done;
+    }
+    hc = h;
+    hc.scn = lwn_scn;
+    Vec *v = &w->vec[0], *undo = NULL;
+    pos_t undo_at = -1;
+    while (p < hi) {
+        pos_t nxt = vector_at(r, p, hs, v);
+        if (nxt < 0) goto decline;
+        unsigned layer = v->layer, code = v->code;
+        if (layer == 5 && code == 1) {
+            if (undo_of(r, v, NULL, 0, NULL, NULL, NULL) < 0) goto decline;
+            PyObject *x = xid_of(w, b + v->fp[0] + AT_KTUDB_usn);
             if (!x) goto fail;
             Py_INCREF(x);
             Py_XSETREF(xid_own, x);
             xid = x;
-            p = undo_body(r, p, NULL, 0);
-            if (p < 0) goto decline;
-            continue;
-        }
-        if (tag == T_INDEX) {
-            if (i == n - 1) {
-                p = hi;
-                break;
-            }
-            p = skip_index(r, p + CV_SIZE);
-            if (p < 0) goto decline;
-            continue;
-        }
-        unsigned layer = b[p];
-        unsigned cls = u16(b, p + 4);
-        uint32_t dba = u32(b, p + 8);
-        uint32_t obj = u32(b, p + 12);
-        unsigned cseq = u16(b, p + 24);
-        (void)dba;
-        p += CV_SIZE;
-        if (tag == T_KDO) {
-            pos_t body = p;
-            pos_t k = skip_names(r, p);
-            if (k < 0 || k + 41 > hi) goto decline;
-            unsigned kind = b[k + 1];
-            const uint8_t *kraw = b + k + 2;
-            pos_t uba = u32(b, k + 10) ? k + 10 : 0;
-            p = skip_ktb(r, k);
-            if (p < 0) goto decline;
-            if (layer != 11) {
-                p = skip_kdo_rest(r, p);
-                if (p < 0) goto decline;
-                continue;
-            }
+            /* keep it: the next vectors go in the other buffer */
+            undo_at = p;
+            undo = v;
+            v = &w->vec[v == &w->vec[0] ? 1 : 0];
+        } else if (layer == 11 && (code == 2 || code == 3 || code == 5 || code == 11 ||
+                                   code == 12)) {
+            if (!ktb_ok(r, v, 0)) goto decline;
+            const uint8_t *ktb = b + v->fp[0];
             static const uint8_t zero[8] = {0};
-            if (kind == 'F' && memcmp(kraw, zero, 8)) {
-                PyObject *x = xid_of(w, kraw);
+            if ((ktb[AT_KTB_op] & 0x0F) == 1 && memcmp(ktb + AT_KTB_usn, zero, 8)) {
+                PyObject *x = xid_of(w, ktb + AT_KTB_usn);
                 if (!x) goto fail;
                 Py_INCREF(x);
                 Py_XSETREF(xid_own, x);
                 xid = x;
             } else if (!xid) {
-                p = skip_kdo_rest(r, p);
-                if (p < 0) goto decline;
+                Py_ssize_t k = 0;
+                unsigned op, slot;
+                uint32_t bdba;
+                k = kdo_at(r, v, 1, &op, &bdba, &slot, NULL, 0);
+                if (k < 0 || k != v->nf) goto decline;
+                p = nxt;
                 continue;
             }
-            p = rows(w, r, body, p, undo, obj, xid, uba, cseq, &h, out, offset);
-            if (p == FAIL) goto fail;
-            if (p < 0) goto decline;
-        } else if (tag == T_SLOT) {
-            if (p + 28 > hi) goto decline;
-            PyObject *x = dotted(usn_of(cls), u16(b, p), u32(b, p + 2), 10);
+            int e = rows(w, r, v, undo, xid, &h, out, offset);
+            if (e == FAIL) goto fail;
+            if (e) goto decline;
+        } else if (layer == 5 && code == 2) {
+            if (FLEN(v, 0) < SIZE_KTUDH) goto decline;
+            const uint8_t *f = b + v->fp[0];
+            PyObject *x = dotted(usn_of(v->cls), u16(f, AT_KTUDH_slt), u32(f, AT_KTUDH_sqn), 10);
             if (!x) goto fail;
             Py_XSETREF(xid_own, x);
             xid = x;
-            p += 28;
-            if (emit(w, out, w->kind[K_BEGIN], xid, &h, w->zero,
-                     w->empty_str, Py_None, w->empty_str, w->empty_str, w->empty_str,
-                     w->empty_bytes) < 0)
+            if (emit(w, out, w->kind[K_BEGIN], xid, &h, w->zero, w->empty_str, Py_None,
+                     w->empty_str, w->empty_str, w->empty_str, w->empty_bytes) < 0)
                 goto fail;
-        } else if (tag == T_COMMIT) {
-            if (p + 26 > hi) goto decline;
-            PyObject *cx = dotted(usn_of(cls), u16(b, p), u32(b, p + 2), 10);
+        } else if (layer == 5 && code == 4) {
+            if (FLEN(v, 0) < AT_KTUCM_flg + 1 || FLEN(v, 1) < SIZE_KTUCF) goto decline;
+            const uint8_t *f = b + v->fp[0];
+            PyObject *cx = dotted(usn_of(v->cls), u16(f, AT_KTUCM_slt), u32(f, AT_KTUCM_sqn), 10);
             if (!cx) goto fail;
-            unsigned flg = u16(b, p + 10);
-            p += 26;
-            int e = emit(w, out, w->kind[flg & ROLLBACK_FLAG ? K_ROLLBACK : K_COMMIT], cx, &h,
-                         w->zero, w->empty_str, Py_None, w->empty_str, w->empty_str,
+            int e = emit(w, out, w->kind[f[AT_KTUCM_flg] & KTUCM_ROLLBACK ? K_ROLLBACK : K_COMMIT],
+                         cx, &hc, w->zero, w->empty_str, Py_None, w->empty_str, w->empty_str,
                          w->empty_str, w->empty_bytes);
             Py_DECREF(cx);
             if (e < 0) goto fail;
-        } else if (tag == T_APPLIED) {
-            if (p + 16 > hi) goto decline;
-            PyObject *ux = dotted(u16(b, p), u16(b, p + 2), u32(b, p + 4), 10);
-            PyObject *ref = dotted(u32(b, p + 8), u16(b, p + 12), u16(b, p + 14), 16);
-            p += 16;
+        } else if (layer == 5 && (code == 6 || code == 11)) {
+            if (FLEN(v, 1) < AT_UNDO_APPLIED_uba_rec + 1) goto decline;
+            const uint8_t *f = b + v->fp[1];
+            PyObject *ux = xid_of(w, f + AT_UNDO_APPLIED_usn);
+            PyObject *ref = dotted(u32(f, AT_UNDO_APPLIED_uba_dba), u16(f, AT_UNDO_APPLIED_uba_seq),
+                                   f[AT_UNDO_APPLIED_uba_rec], 16);
             int e = ux && ref ? emit(w, out, w->kind[K_UNDO], ux, &h, w->zero, w->empty_str,
                                      Py_None, ref, w->empty_str, w->empty_str, w->empty_bytes)
                               : FAIL;
-            Py_XDECREF(ux);
             Py_XDECREF(ref);
             if (e < 0) goto fail;
-        } else if (tag == T_SESSION) {
-            p += SESSION_SIZE;
-            PyObject *strs[3] = {NULL, NULL, NULL};
-            for (int s = 0; s < 3; s++) {
-                if (p + 4 > hi) goto session_decline;
-                uint32_t len = u32(b, p);
-                p += 4;
-                if (len == NUL32) {
-                    strs[s] = w->empty_str;
-                    Py_INCREF(strs[s]);
-                    continue;
-                }
-                if (p + (pos_t)len > hi) goto session_decline;
-                strs[s] = PyUnicode_DecodeUTF8((const char *)b + p, (Py_ssize_t)len, "replace");
-                if (!strs[s]) {
-                    for (int k = 0; k < s; k++) Py_DECREF(strs[k]);
-                    goto fail;
-                }
-                p += (pos_t)len;
+        } else if (layer == 5 && code == 20) {
+            if (v->nf < SESSION_FIELDS || v->fl[0] < 8 || v->fl[3] < 4 || v->fl[4] < 8)
+                goto decline;
+            PyObject *user = text_of(b, v, 7), *name = text_of(b, v, 1);
+            PyObject *client = text_of(b, v, 5);
+            if (!user || !name || !client) {
+                Py_XDECREF(user);
+                Py_XDECREF(name);
+                Py_XDECREF(client);
+                goto fail;
             }
-            Py_XSETREF(session_user, strs[0]);
-            Py_XSETREF(session_name, strs[1]);
-            Py_DECREF(strs[2]);
-            continue;
-        session_decline:
-            for (int k = 0; k < 3; k++) Py_XDECREF(strs[k]);
-            goto decline;
-        } else if (tag == T_CLEANOUT) {
-            if (p + 10 > hi) goto decline;
-            p += 10 + 12 * (pos_t)u16(b, p + 8);
-        } else if (tag != 0) {
-            goto decline; /* direct load, DDL, opaque, or unknown: Python's */
+            Py_DECREF(client);
+            Py_XSETREF(session_user, user);
+            Py_XSETREF(session_name, name);
+        } else if ((layer == 19 && code == 1) || (layer == 24 && code == 1)) {
+            goto decline; /* a direct load or DDL: Python's */
         }
+        p = nxt;
     }
+    (void)undo_at;
     if (p != hi) goto decline;
     if (xid && session_user) {
         if (emit(w, out, w->kind[K_SESSION], xid, &h, w->zero, w->empty_str, Py_None,
@@ -989,100 +1005,141 @@ fail:
     rc = FAIL;
 done:
     Py_XDECREF(xid_own);
-out:
     Py_XDECREF(session_user);
     Py_XDECREF(session_name);
-    Py_XDECREF(h.thread);
     Py_XDECREF(h.offset);
     Py_XDECREF(h.stop);
     Py_XDECREF(h.scn);
     Py_XDECREF(h.subscn);
-    Py_XDECREF(h.micros);
     return rc;
 }
 
-/* ---- the frame walk -------------------------------------------------------------------- */
+/* ---- the walk of one LWN's records (engine/redo/scan.Scan.walk, _in_lwn) ------------- */
+/* walk(buf, pos, hi, base, first_block, block_size, start, end, lwn_scn, micros, thread,
+ *      vector_header_size, out) -> (pos, records, stop of the last or -1, state):
+ * state 0 the LWN ends, 1 the record at pos is left to Python, 2 a record at or after end. */
 static PyObject *walker_walk(Walker *w, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 6) {
-        PyErr_SetString(PyExc_TypeError, "walk(buf, base, pos, end, eof, out)");
+    if (nargs != 13) {
+        PyErr_SetString(PyExc_TypeError, "walk(buf, pos, hi, base, first_block, block_size, "
+                                         "start, end, lwn_scn, micros, thread, hs, out)");
         return NULL;
     }
-    Py_ssize_t base = PyLong_AsSsize_t(args[1]);
-    Py_ssize_t pos = PyLong_AsSsize_t(args[2]);
-    Py_ssize_t end = PyLong_AsSsize_t(args[3]);
-    Py_ssize_t eof = PyLong_AsSsize_t(args[4]);
-    PyObject *out = args[5];
+    Py_ssize_t pos = PyLong_AsSsize_t(args[1]);
+    Py_ssize_t hi = PyLong_AsSsize_t(args[2]);
+    Py_ssize_t base = PyLong_AsSsize_t(args[3]);
+    Py_ssize_t first_block = PyLong_AsSsize_t(args[4]);
+    Py_ssize_t bs = PyLong_AsSsize_t(args[5]);
+    Py_ssize_t start = PyLong_AsSsize_t(args[6]);
+    Py_ssize_t end = PyLong_AsSsize_t(args[7]);
+    PyObject *lwn_scn = args[8], *micros = args[9], *thread = args[10];
+    Py_ssize_t hs = PyLong_AsSsize_t(args[11]);
+    PyObject *out = args[12];
     if (PyErr_Occurred()) return NULL;
-    if (!PyList_Check(out)) {
-        PyErr_SetString(PyExc_TypeError, "out must be a list");
+    if (!PyList_Check(out) || bs <= 16 || (hs != SIZE_VECTOR_HEADER_11G &&
+                                           hs != SIZE_VECTOR_HEADER_12C)) {
+        PyErr_SetString(PyExc_ValueError, "walk: bad arguments");
         return NULL;
     }
     Py_buffer view;
     if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) return NULL;
     const uint8_t *B = view.buf;
-    Py_ssize_t n = view.len;
-    Py_ssize_t frames = 0, last = -1;
-    while ((end < 0 || pos < end) && pos < eof) {
-        Py_ssize_t lo = pos - base;
-        if (lo < 0 || pos + FRAME > eof || lo + FRAME > n) break;
-        uint32_t length = u32(B, lo), crc = u32(B, lo + 4);
-        if ((length == 0 && pos + FRAME >= eof) || length > MAX_RECORD) break;
-        Py_ssize_t total = FRAME + (Py_ssize_t)length;
-        if (pos + total > eof || lo + total > n) break;
-        if (crc32_of(B + lo + FRAME, length) != crc) break;
-        Py_ssize_t nxt = pos + total;
-        Py_ssize_t offset = (pos / PAYLOAD + 1) * BLOCK + BLOCK_HEAD + pos % PAYLOAD;
-        Py_ssize_t stop = (nxt / PAYLOAD + 1) * BLOCK + BLOCK_HEAD + nxt % PAYLOAD;
-        Py_ssize_t mark = PyList_GET_SIZE(out);
-        int rc = record(w, B + lo + FRAME, (pos_t)length, offset, stop, out);
-        if (rc == FAIL) {
-            PyBuffer_Release(&view);
-            return NULL;
+    if (hi > view.len) hi = view.len;
+    Py_ssize_t payload = bs - 16, records = 0, last = -1;
+    int state = 0;
+    while (hi - pos >= SIZE_RECORD_HEADER) {
+        uint32_t size = u32(B, pos);
+        if (size == 0 || (Py_ssize_t)size > hi - pos) break;
+        if (size < SIZE_RECORD_HEADER || (pos != base && B[pos + AT_RECORD_HEADER_vld] & VLD_LWN)) {
+            state = 1;
+            break;
         }
-        if (rc == DECLINE) {
-            if (PyList_SetSlice(out, mark, PyList_GET_SIZE(out), NULL) < 0) {
+        Py_ssize_t offset = (first_block + pos / payload) * bs + 16 + pos % payload;
+        if (end >= 0 && offset >= end) {
+            state = 2;
+            break;
+        }
+        Py_ssize_t nxt = pos + (Py_ssize_t)size;
+        Py_ssize_t stop = (first_block + nxt / payload) * bs + 16 + nxt % payload;
+        if (offset >= start) {
+            Py_ssize_t mark = PyList_GET_SIZE(out);
+            int rc = record(w, B + pos, (pos_t)size, hs, offset, stop, thread, lwn_scn, micros,
+                            out);
+            if (rc == FAIL) {
                 PyBuffer_Release(&view);
                 return NULL;
             }
-            break;
+            if (rc == DECLINE) {
+                if (PyList_SetSlice(out, mark, PyList_GET_SIZE(out), NULL) < 0) {
+                    PyBuffer_Release(&view);
+                    return NULL;
+                }
+                state = 1;
+                break;
+            }
+            records++;
+            last = stop;
         }
-        frames++;
-        last = stop;
         pos = nxt;
     }
     PyBuffer_Release(&view);
-    return Py_BuildValue("nnn", pos, frames, last);
+    return Py_BuildValue("nnni", pos, records, last, state);
 }
 
-/* payloads(keep, data, block, sequence) -> (bytes, blocks): redo_scan.Window._read_blocks's
- * loop: `keep` then the payload areas of the blocks of `data` (the first is block number
- * `block`), as long as their headers hold (magic, number, sequence, CRC of the first 12
- * bytes); `blocks` says how many did, so that Python can say what is wrong with the next. */
-static PyObject *py_payloads(PyObject *mod, PyObject *args) {
-    Py_buffer keep, data;
-    unsigned long block, sequence;
-    if (!PyArg_ParseTuple(args, "y*y*kk", &keep, &data, &block, &sequence)) return NULL;
-    const uint8_t *d = data.buf;
-    Py_ssize_t n = data.len, blocks = 0, size = keep.len;
-    for (Py_ssize_t i = 0; i + BLOCK_HEAD <= n; i += BLOCK) {
-        if (u16(d, i) != BLOCK_MAGIC || u32(d, i + 4) != (uint32_t)(block + (unsigned long)blocks) ||
-            u32(d, i + 8) != (uint32_t)sequence || crc32_of(d + i, 12) != u32(d, i + 12))
-            break;
-        size += (i + BLOCK <= n ? BLOCK : n - i) - BLOCK_HEAD;
-        blocks++;
+/* ora_payloads(data, block, sequence, block_size, big_endian) -> (bytes, blocks):
+ * engine/redo/scan.Blocks.load's loop over Oracle redo blocks (engine/redo/layout.py:
+ * BLOCK_HEADER; framing.checksum_fold): the payload areas (the 16-byte block header
+ * removed) of the whole blocks of `data` (the first is block number `block`), joined, as
+ * long as each holds: its 16-bit words XOR to 0 (the checksum at 14 makes them), signature
+ * ORA_SIGNATURE and type ORA_TYPE_REDO in bytes 0 and 1, its number at 4 and the log's
+ * sequence at 8 (in the file's byte order). `blocks` says how many did, so that Python
+ * says what is wrong with the next. A test checks these constants against layout.py. */
+#define ORA_HEAD 16
+#define ORA_SIGNATURE 0x01
+#define ORA_TYPE_REDO 0x22
+#define ORA_BLOCK_AT 4
+#define ORA_SEQUENCE_AT 8
+static inline uint32_t ora_u32(const uint8_t *b, pos_t p, int big) {
+    return big ? (uint32_t)b[p] << 24 | (uint32_t)b[p + 1] << 16 | (uint32_t)b[p + 2] << 8 |
+                     (uint32_t)b[p + 3]
+               : u32(b, p);
+}
+static int ora_block_ok(const uint8_t *d, Py_ssize_t bs, uint32_t number, uint32_t sequence,
+                        int big) {
+    if (d[0] != ORA_SIGNATURE || d[1] != ORA_TYPE_REDO) return 0;
+    if (ora_u32(d, ORA_BLOCK_AT, big) != number || ora_u32(d, ORA_SEQUENCE_AT, big) != sequence)
+        return 0;
+    uint64_t x = 0;
+    for (Py_ssize_t i = 0; i < bs; i += 8) {
+        uint64_t w;
+        memcpy(&w, d + i, 8);
+        x ^= w;
     }
-    PyObject *out = PyBytes_FromStringAndSize(NULL, size);
+    x ^= x >> 32;
+    x ^= x >> 16;
+    return (x & 0xFFFF) == 0; /* either byte order: a 16-bit XOR is 0 in both */
+}
+static PyObject *py_ora_payloads(PyObject *mod, PyObject *args) {
+    Py_buffer data;
+    unsigned long block, sequence;
+    Py_ssize_t bs;
+    int big;
+    if (!PyArg_ParseTuple(args, "y*kknp", &data, &block, &sequence, &bs, &big)) return NULL;
+    if (bs != 512 && bs != 1024 && bs != 4096) {
+        PyBuffer_Release(&data);
+        PyErr_SetString(PyExc_ValueError, "block size must be 512, 1024 or 4096");
+        return NULL;
+    }
+    const uint8_t *d = data.buf;
+    Py_ssize_t whole = data.len / bs, blocks = 0;
+    while (blocks < whole && ora_block_ok(d + blocks * bs, bs, (uint32_t)(block + (unsigned long)blocks),
+                                          (uint32_t)sequence, big))
+        blocks++;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, blocks * (bs - ORA_HEAD));
     if (out) {
         uint8_t *p = (uint8_t *)PyBytes_AS_STRING(out);
-        memcpy(p, keep.buf, (size_t)keep.len);
-        p += keep.len;
-        for (Py_ssize_t k = 0; k < blocks; k++) {
-            Py_ssize_t i = k * BLOCK, len = (i + BLOCK <= n ? BLOCK : n - i) - BLOCK_HEAD;
-            memcpy(p, d + i + BLOCK_HEAD, (size_t)len);
-            p += len;
-        }
+        for (Py_ssize_t k = 0; k < blocks; k++, p += bs - ORA_HEAD)
+            memcpy(p, d + k * bs + ORA_HEAD, (size_t)(bs - ORA_HEAD));
     }
-    PyBuffer_Release(&keep);
     PyBuffer_Release(&data);
     if (!out) return NULL;
     return Py_BuildValue("Nn", out, blocks);
@@ -1121,6 +1178,12 @@ static void free_tables(Walker *w) {
     PyMem_Free(w->tables);
     PyMem_Free(w->slots);
     for (int i = 0; i < 5; i++) PyMem_Free(w->img[i]);
+    for (int i = 0; i < 2; i++) {
+        PyMem_Free(w->vec[i].fp);
+        PyMem_Free(w->vec[i].fl);
+        w->vec[i].fp = NULL;
+        w->vec[i].fl = NULL;
+    }
     w->tables = NULL;
     w->slots = NULL;
     w->ntables = 0;
@@ -1235,6 +1298,11 @@ static int walker_init(Walker *w, PyObject *args, PyObject *kw) {
         w->img[i] = PyMem_Calloc((size_t)w->maxcols, sizeof(Val));
         if (!w->img[i]) return -1;
     }
+    for (int i = 0; i < 2; i++) {
+        w->vec[i].fp = PyMem_Malloc(sizeof(pos_t) * (MAX_FIELDS + 1));
+        w->vec[i].fl = PyMem_Malloc(sizeof(uint16_t) * (MAX_FIELDS + 1));
+        if (!w->vec[i].fp || !w->vec[i].fl) return -1;
+    }
     return 0;
 }
 
@@ -1258,8 +1326,8 @@ static PyTypeObject WalkerType = {
 static PyMethodDef module_methods[] = {
     {"number_text", py_number_text, METH_O, "NUMBER bytes to text (None: not canonical)."},
     {"crc32", py_crc32, METH_O, "zlib's CRC-32 of a buffer."},
-    {"payloads", py_payloads, METH_VARARGS,
-     "payloads(keep, data, block, sequence) -> (keep + payload areas, blocks whose header holds)"},
+    {"ora_payloads", py_ora_payloads, METH_VARARGS,
+     "ora_payloads(data, block, sequence, block_size, big_endian) -> (payload areas, good blocks)"},
     {NULL, NULL, 0, NULL},
 };
 

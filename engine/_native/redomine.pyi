@@ -12,9 +12,24 @@ class Walker:
         io_types: tuple[int, int, int, int, int, int],
     ) -> None: ...
     def walk(
-        self, buf: bytes, base: int, pos: int, end: int, eof: int, out: list[tuple[Any, ...]]
-    ) -> tuple[int, int, int]: ...
+        self,
+        buf: bytes,
+        pos: int,
+        hi: int,
+        base: int,
+        first_block: int,
+        block_size: int,
+        start: int,
+        end: int,
+        lwn_scn: int,
+        micros: int,
+        thread: int,
+        vector_header_size: int,
+        out: list[tuple[Any, ...]],
+    ) -> tuple[int, int, int, int]: ...
 
 def number_text(raw: bytes) -> str | None: ...
 def crc32(data: bytes) -> int: ...
-def payloads(keep: bytes, data: bytes, block: int, sequence: int) -> tuple[bytes, int]: ...
+def ora_payloads(
+    data: bytes, block: int, sequence: int, block_size: int, big_endian: bool
+) -> tuple[bytes, int]: ...

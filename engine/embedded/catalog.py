@@ -33,9 +33,9 @@ from urllib.parse import urlsplit
 from engine import storage
 from engine.embedded.archiver import archive_dest
 from engine.embedded.errors import RedoFormatError
-from engine.embedded.logfile import BLOCK, FileHeader, logical_floor, peek
+from engine.embedded.logfile import BLOCK, FileHeader, logical_floor
 from engine.embedded.logs import LogInfo, list_logs
-from engine.embedded.redo_scan import scan_frames
+from engine.redo.scan import Scan, record_scn
 from engine.storage import PathMap
 
 _ARCHIVED_NAME = re.compile(r"/t(\d+)/(\d{9})\.log$")
@@ -172,9 +172,10 @@ def record_heads(info: LogInfo) -> Generator[tuple[int, int, int]]:
     """``(offset, scn, timestamp_us)`` of each record of ``info``, in log order, read where
     the log is (the online directory, or an archived copy: any :mod:`engine.storage`
     location); a torn tail of a current log ends it."""
-    for offset, _end, buf, lo, length in scan_frames(info.location or info.path):
-        _thread, scn, ts, _n = peek(buf[lo : lo + min(length, 64)])
-        yield offset, scn, ts
+    sc = Scan(info.location or info.path)
+    for offset, _end, buf, lo, _length, _lwn_scn, lwn_time in sc:
+        assert sc.header is not None
+        yield offset, record_scn(buf, lo, sc.header.order), sc.micros(lwn_time)
 
 
 def check_continuity(logs: list[LogInfo], positions: Mapping[int, _Position]) -> None:

@@ -21,11 +21,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from engine.embedded.logfile import peek
 from engine.embedded.logs import LogInfo
-from engine.embedded.redo_scan import scan_frames
 from engine.extract.capture import CaptureState
 from engine.home.checkpoints import Checkpoints
+from engine.redo.scan import Scan, record_scn
 from engine.trail.recovery import CompletedTransaction
 
 
@@ -107,11 +106,13 @@ def _scan(info: LogInfo, offset: int) -> tuple[int | None, bool, int]:
     highest: int | None = None
     boundary = offset == 0
     last_end = 0
-    for start, end, buf, lo, length in scan_frames(info.location or info.path, 0, offset + 1):
+    sc = Scan(info.location or info.path, 0, offset + 1)
+    for start, end, buf, lo, _length, _lwn_scn, _lwn_time in sc:
         if start in (offset,) or end == offset:
             boundary = True
         if start < offset:
-            scn = peek(bytes(buf[lo : lo + min(length, 64)]))[1]
+            assert sc.header is not None
+            scn = record_scn(buf, lo, sc.header.order)
             highest = scn if highest is None else max(highest, scn)
         last_end = max(last_end, end)
     return highest, boundary, max(last_end, info.end, info.size if info.archived else 0)

@@ -32,8 +32,8 @@ from engine.changes import Position
 from engine.embedded.errors import RedoFormatError
 from engine.embedded.logfile import Progress, read_head
 from engine.embedded.logs import LogInfo, list_logs
-from engine.embedded.redo_scan import first_scn_at  # any storage (an archived copy on s3://)
 from engine.extract.redo_source import Split, logs_by_thread, positions_after, thread_splits
+from engine.redo.scan import first_scn_at  # any storage (an archived copy on s3://)
 
 NONE = -1  # nothing known of a thread
 

@@ -1,7 +1,7 @@
 """The fast read path against the reference one.
 
-- ``redo_scan.scan_frames`` yields exactly what ``logfile.read_frames`` yields, on any split
-  points and on torn tails;
+- the Extract's window scan (``engine.redo.scan``) finds the records ``logfile.read_records``
+  reads, on any split points and on torn tails;
 - the miner gives the reference :class:`Decoder`'s LCRs record for record, and its record
   templates, finished, are the bytes ``encode_record`` gives from the columns;
 - a capture with transactions closed in the tasks writes the same trail as one that takes
@@ -14,7 +14,6 @@ from __future__ import annotations
 import itertools
 import random
 import shutil
-import struct
 import zlib
 from collections.abc import Callable
 from decimal import Decimal
@@ -34,9 +33,8 @@ from engine.embedded.database import Database, create_database
 from engine.embedded.dictionary import load_dictionary
 from engine.embedded.dump_parse import parse_dump
 from engine.embedded.errors import CodecError, RedoCorruptError
-from engine.embedded.logfile import logical_of, physical, read_frames, read_records
+from engine.embedded.logfile import read_records
 from engine.embedded.logs import list_logs
-from engine.embedded.redo_scan import scan_frames
 from engine.embedded.workload import WorkloadSpec, run_workload
 from engine.extract import capture as capture_module
 from engine.extract.capture import Capture, Stats, selection_for
@@ -47,6 +45,9 @@ from engine.extract.tasks.decode import BEFORES_FULL, Decoder, Selection
 from engine.extract.tasks.miner import Miner, mine_plan
 from engine.extract.tasks.values import number_text, reference_text
 from engine.home.layout import Home
+from engine.redo.errors import RedoError
+from engine.redo.onlinelog import seal
+from engine.redo.scan import Scan, record_scn
 from engine.trail.codec import encode_record, finalize
 from engine.trail.layout import BEFORE_IMAGE, IOType, wire_io_type
 from engine.trail.model import TrailRecord
@@ -443,16 +444,18 @@ def _damaged(root: Path, tmp: pytest.TempPathFactory, cut: int, flip: int | None
     return copy
 
 
-def _frames_both(path: str, start: int, end: int | None) -> tuple[list[Any], list[Any]]:
-    want = list(read_frames(path, start, end))
-    scan = scan_frames(path, start, end)
-    got = [(o, e, bytes(buf[lo : lo + n])) for o, e, buf, lo, n in scan]
+def _scan_both(path: str, start: int, end: int | None) -> tuple[list[Any], list[Any]]:
+    """The records of a range as the database reads them (logfile.read_records, the model)
+    and as the Extract's window scan finds them: (offset, end, SCN) each."""
+    want = [(lr.offset, lr.end, lr.record.scn) for lr in read_records(path, start, end)]
+    scan = Scan(path, start, end)
+    got = [(o, e, record_scn(buf, lo)) for o, e, buf, lo, _n, _s, _t in scan]
     return want, got
 
 
 @settings(max_examples=60, deadline=None)
 @given(cuts=st.lists(st.integers(0, 40_000), min_size=1, max_size=4))
-def test_scan_frames_matches_read_frames_on_any_split(
+def test_the_scan_finds_what_read_records_reads_on_any_split(
     sources: dict[str, Path], cuts: list[int]
 ) -> None:
     path = _logs(sources["wl"])[0]
@@ -461,19 +464,20 @@ def test_scan_frames_matches_read_frames_on_any_split(
     for a, b in itertools.pairwise(points):
         if b is not None and a is not None and b < a:
             continue
-        want, got = _frames_both(path, a or 0, b)
+        want, got = _scan_both(path, a or 0, b)
         assert got == want
         every.extend(got)
     assert [f[0] for f in every] == sorted({f[0] for f in every})
+    assert every == _scan_both(path, 0, None)[1]
 
 
 @settings(max_examples=30, deadline=None)
 @given(cut=st.integers(600, 30_000), start=st.integers(0, 20_000))
-def test_scan_frames_stops_where_read_frames_does_on_a_torn_tail(
+def test_the_scan_stops_where_read_records_does_on_a_torn_tail(
     sources: dict[str, Path], tmp_path_factory: pytest.TempPathFactory, cut: int, start: int
 ) -> None:
     torn = _damaged(sources["wl"], tmp_path_factory, cut)
-    want, got = _frames_both(str(torn), start, None)
+    want, got = _scan_both(str(torn), start, None)
     assert got == want
 
 
@@ -487,11 +491,11 @@ def test_a_torn_archived_log_is_corrupt_for_both(sources: dict[str, Path], tmp_p
     with open(torn, "r+b") as fh:
         fh.truncate(archived.size - 7)
     readers: list[Callable[[], object]] = [
-        lambda: list(read_frames(torn)),
-        lambda: list(scan_frames(torn)),
+        lambda: list(read_records(torn)),
+        lambda: list(Scan(torn)),
     ]
     for read in readers:
-        with pytest.raises(RedoCorruptError, match="archived"):
+        with pytest.raises((RedoCorruptError, RedoError)):
             read()
 
 
@@ -714,20 +718,22 @@ def test_the_c_assembly_of_a_transaction_is_row_records(
         assert got == miner_module._records(events, scn, xid, sequence, time_us)
 
 
-def _rewrite_payload(path: Path, frame: int, at: int, xor: int) -> bool:
-    """Change byte ``at`` of frame ``frame``'s payload and give the frame the checksum of
-    its new payload, so that the record itself is what is damaged; False: no such frame."""
-    frames = list(scan_frames(path))
-    if frame >= len(frames):
+def _rewrite_record(path: Path, index: int, at: int, xor: int) -> bool:
+    """Change byte ``at`` of record ``index`` and reseal the block it lies in, so that the
+    record itself is what is damaged, not its block; False: no such record."""
+    recs = [(o, n) for o, _e, _b, _lo, n, _s, _t in Scan(path)]
+    if index >= len(recs):
         return False
-    offset, _stop, buf, lo, length = frames[frame]
-    payload = bytearray(buf[lo : lo + length])
-    payload[at % length] ^= xor
-    start = logical_of(offset)
-    with open(path, "r+b") as fh:
-        for i, byte in enumerate(struct.pack("<I", zlib.crc32(payload)) + payload):
-            fh.seek(physical(start + 4 + i))
-            fh.write(bytes([byte]))
+    offset, size = recs[index]
+    bs = 512
+    payload = bs - 16
+    blk, within = divmod(offset, bs)
+    k = within - 16 + at % size
+    blk, within = blk + k // payload, 16 + k % payload
+    data = bytearray(path.read_bytes())
+    data[blk * bs + within] ^= xor
+    seal(data, blk * bs, bs, "<")
+    path.write_bytes(bytes(data))
     return True
 
 
@@ -739,6 +745,6 @@ def test_the_c_walk_decodes_a_damaged_record_as_the_python_walk_does(
     xor: int,
 ) -> None:  # fmt: skip
     copy = _damaged(sources["wl"], tmp_path_factory, None)
-    assume(_rewrite_payload(copy, frame, at, xor))
+    assume(_rewrite_record(copy, frame, at, xor))
     got, want, _ = _both(sources["wl"], False, str(copy))
     assert got == want

@@ -30,7 +30,6 @@ key in the undo): the driver fetches the key from the source by ROWID
 from __future__ import annotations
 
 import contextlib
-import struct
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from operator import itemgetter
@@ -41,8 +40,17 @@ from engine.changes import Fragment, Kind, Position
 from engine.embedded.codecs import CODECS, decode_text
 from engine.embedded.dictionary import Dictionary
 from engine.embedded.errors import RedoCorruptError
-from engine.embedded.ids import RowId
-from engine.embedded.redo_scan import scan_frames
+from engine.embedded.ids import RowId, Uba
+from engine.embedded.redo import (
+    Commit,
+    Ddl,
+    DirectLoad,
+    Kdo,
+    SessionInfo,
+    SlotAlloc,
+    Undo,
+    UndoApplied,
+)
 from engine.expr.rowrule import Process, RowRule
 from engine.extract.tasks.assemble import trans_ind
 from engine.extract.tasks.decode import (
@@ -63,36 +71,24 @@ from engine.extract.tasks.tablerules import (
 )
 from engine.extract.tasks.txngroup import CLOSED, FRAGMENT, Step, group, table_ops
 from engine.extract.tasks.values import NUMBER_TYPES, Convert, converter, entry_converter
+from engine.redo import framing
+from engine.redo.errors import RedoError
+from engine.redo.layout import VECTOR_HEADERS
+from engine.redo.payloads import decode_vector
+from engine.redo.scan import DECLINED, Scan
+from engine.redo.vectors import UNDO_CLS_FIRST
 from engine.trail.codec import commit_tokens, row_record
 from engine.trail.errors import RecordLimitError
 from engine.trail.layout import BEFORE_IMAGE, IO_TYPE_NAMES, IOType, TransInd
 from engine.trail.model import Columns
 from engine.trail.writer import seal
 
-_REC: Final = struct.Struct("<HBBIIHIQHqH")
-_REC_SIZE: Final = _REC.size
-_LWN_SIZE: Final = 12
-_CV: Final = struct.Struct("<BBBBHHIIQHB")
-_CV_SIZE: Final = _CV.size
-_AT_TAG: Final = _CV_SIZE - 1  # the body tag is the change header's last byte
-_NULL_XID: Final = bytes(8)
-_KDO: Final = struct.Struct("<IIHHBBHBHH")
-_KDO_SLOT: Final = struct.Struct("<IIH")  # bdba, hdba, slot: the head of _KDO
-_UNDO: Final = struct.Struct("<HHIIIHHHHHHBIB")
-_XID: Final = struct.Struct("<HHI")
-_UBA: Final = struct.Struct("<IHH")
-_SLOT: Final = struct.Struct("<HI")
-_COMMIT: Final = struct.Struct("<HIHHH")
-_IDX_SIZE: Final = struct.calcsize("<BHHHIIB")
-_SESSION_SIZE: Final = struct.calcsize("<IIIQ")
-_DIRECT: Final = struct.Struct("<IQIH")
-_COL: Final = struct.Struct("<Hi")
-_U16: Final = struct.Struct("<H")
-_U32: Final = struct.Struct("<I")
-_NULL: Final = 0xFFFFFFFF
-_ROLLBACK_FLAG: Final = 0x04
-_UNDO_CLASS_BASE: Final = 15  # undo header class of segment usn = 15 + 2 * usn
 _EMPTY: dict[int, bytes | None] = {}
+_UNDO_CLASS_BASE: Final = UNDO_CLS_FIRST  # undo header class of segment usn = 15 + 2 * usn
+#: Opcodes whose change vectors the miner reads (the rest, index redo 10.x among them, are
+#: stepped over without decoding their fields).
+_READ: Final = frozenset({(5, 1), (5, 2), (5, 4), (5, 6), (5, 11), (5, 20), (19, 1), (24, 1)})
+_KDO_CODES: Final = frozenset({2, 3, 5, 11, 12})
 _INSERT, _DELETE = int(IOType.INSERT), int(IOType.DELETE)
 _FIELDCOMP, _KEYFIELDCOMP = int(IOType.FIELDCOMP), int(IOType.KEYFIELDCOMP)
 _BEFORE_FIELDCOMP, _UNIFIED = _FIELDCOMP | BEFORE_IMAGE, int(IOType.UNIFIED_UPDATE)
@@ -101,10 +97,6 @@ _BEGIN_IND, _MIDDLE, _END, _WHOLE = (int(t) for t in TransInd)
 #: Column entries and table name that surely fit a record with every token (64 KiB).
 _ROOM: Final = 65_535 - 200
 Parts = tuple[bytes, bytes, bytes, bytes | None]  # table name, data, key before image, ROWID
-
-# Body tags (redo_codec.TAGS)
-_T_KDO, _T_INDEX, _T_SLOT, _T_UNDO, _T_COMMIT, _T_APPLIED, _T_SESSION = 1, 2, 3, 4, 5, 6, 7
-_T_CLEANOUT, _T_DIRECT, _T_DDL, _T_OPAQUE = 8, 9, 10, 11
 
 #: An event: the fields of an :class:`~engine.changes.Lcr`, its position flattened.
 EVENT_FIELDS: Final = (
@@ -286,7 +278,7 @@ class Miner:
         self.tables = plan.tables
         self._cols: dict[str, _Columns] = {}
         self._rowid_head: dict[tuple[int, int], str] = {}
-        self._xids: dict[bytes, str] = {}
+        self._xids: dict[tuple[int, int, int], str] = {}
         self._slots: dict[int, str] = {}
         self._walker = self._native_walker()
 
@@ -314,32 +306,47 @@ class Miner:
         return Mined(items, resume, n, sequence, first, latest)
 
     def walk(
-        self, path: str, start: int, end: int | None
+        self, path: str, start: int, end: int | None, limit: int | None = None
     ) -> tuple[list[Event], int, int | None, int]:
         """The events of a range, before :func:`close`: (events, records read, offset
-        past the last, log sequence)."""
+        past the last, log sequence). ``limit``: the recorded end of a current log."""
         out: list[Event] = []
-        scan = scan_frames(path, start, end)
+        scan = Scan(path, start, end, limit)
         record = self.record
-
-        def each(offset: int, stop: int, buf: bytes, lo: int, length: int) -> None:
-            try:
-                record(buf, lo, lo + length, scan.sequence, offset, stop, out)
-            except (struct.error, IndexError, ValueError) as exc:
-                raise RedoCorruptError(f"{path}: record at {offset} corrupt: {exc}") from exc
-
+        n = 0
         walker = self._walker
-        if walker is not None:
-            n, resume = scan.walk(
-                lambda buf, base, pos, end, eof: walker.walk(buf, base, pos, end, eof, out), each
-            )
-        else:
-            n, resume = 0, None
-            for frame in scan:
-                each(*frame)
-                resume = frame[1]
-                n += 1
-        return out, n, resume, scan.sequence
+        micros = scan.micros
+
+        def each(
+            offset: int, stop: int, buf: bytes, lo: int, size: int, lwn_scn: int, lwn_time: int
+        ) -> None:
+            record(buf, lo, size, scan, offset, stop, lwn_scn, lwn_time, out)
+
+        def step(
+            buf: bytes, pos: int, hi: int, base: int, first_block: int, bs: int, start: int,
+            end: int, lwn_scn: int, lwn_time: int,
+        ) -> tuple[int, int, int, int]:  # fmt: skip
+            h = scan.header
+            assert h is not None
+            if h.order != "<":  # the C walk reads little-endian logs: all to Python
+                return pos, 0, -1, DECLINED
+            hs = VECTOR_HEADERS[h.layout].size
+            got: tuple[int, int, int, int] = walker.walk(
+                buf, pos, hi, base, first_block, bs, start, end, lwn_scn, micros(lwn_time),
+                h.thread, hs, out,
+            )  # fmt: skip
+            return got
+
+        try:
+            if walker is not None:
+                n = scan.walk(step, each)
+            else:
+                for item in scan:
+                    each(*item)
+                    n += 1
+        except RedoError as exc:
+            raise RedoCorruptError(str(exc)) from exc
+        return out, n, scan.resume, scan.sequence
 
     def _native_walker(self) -> Any:
         """The C record walk (:mod:`engine._native.redomine`) set up for this plan's
@@ -366,176 +373,146 @@ class Miner:
 
     # -- one record -----------------------------------------------------------------
     def record(
-        self, buf: bytes, p: int, end: int, seq: int, offset: int, stop: int, out: list[Event]
+        self,
+        buf: bytes,
+        lo: int,
+        size: int,
+        scan: Scan,
+        offset: int,
+        stop: int,
+        lwn_scn: int,
+        lwn_time: int,
+        out: list[Event],
     ) -> None:
-        thread, _vld, flags, _s, _b, _o, _ln, scn, subscn, micros, n = _REC.unpack_from(buf, p)
-        p += _REC_SIZE + (_LWN_SIZE if flags & 1 else 0)
-        head = (thread, offset, stop, scn, subscn, micros)
+        """The events of the Oracle record at ``buf[lo:lo + size]`` (:mod:`engine.redo.scan`
+        found it): its change vectors read into the redo model
+        (:func:`engine.redo.payloads.decode_vector`) where the miner needs them, and the
+        rules of :class:`~engine.extract.tasks.decode.Decoder` applied to them. A commit's
+        or rollback's SCN is its LWN's (``lwn_scn``)."""
+        header = scan.header
+        assert header is not None
+        try:
+            rec = framing.parse_record(bytes(buf[lo : lo + size]), header.order, header.layout)
+        except RedoError as exc:
+            raise RedoCorruptError(
+                f"{scan.path}: record at {offset} corrupt: {exc.message}"
+            ) from exc
+        seq = header.sequence
+        micros = scan.micros(lwn_time)
+        head = (header.thread, offset, stop, rec.scn, rec.subscn, micros)
         xid: str | None = None
-        undo = -1  # position of the last undo body (5.1) read in this record
-        session: tuple[str, str] | None = None
-        xids = self._xids
-        last = n - 1
-        for i in range(n):
-            tag = buf[p + _AT_TAG]  # the change header is unpacked only where it is needed
-            if tag == _T_UNDO:
-                undo = p = p + _CV_SIZE
-                raw = buf[p + 34 : p + 42]
-                xid = xids.get(raw) or self._xid(raw)
-                p = _skip_undo(buf, p)
-                continue
-            if tag == _T_INDEX:
-                if i == last:  # nothing of it is needed, nor anything after it
-                    p = end
-                    break
-                p = _skip_index(buf, p + _CV_SIZE)
-                continue
-            layer, _code, _typ, _mk, cls, _afn, dba, obj, _cscn, cseq, tag = _CV.unpack_from(buf, p)
-            p += _CV_SIZE
-            if tag == _T_KDO:
-                body = p
-                p, kind, kraw, uba_dba = _kdo_head(buf, p)
-                if layer != 11:
-                    p = _skip_kdo_rest(buf, p)
+        undo: Undo | None = None
+        session: SessionInfo | None = None
+        for v in rec.vectors:
+            layer, code = v.layer, v.code
+            if layer == 11:
+                if code not in _KDO_CODES:
                     continue
-                if kind == b"F" and kraw != _NULL_XID:
-                    xid = xids.get(kraw) or self._xid(kraw)
+            elif (layer, code) not in _READ:
+                continue  # index redo, cleanouts, markers: capture does not need them
+            try:
+                body = decode_vector(v).body
+            except RedoError as exc:
+                raise RedoCorruptError(
+                    f"{scan.path}: record at {offset}, change {v.op}: {exc.message}"
+                ) from exc
+            if isinstance(body, Undo):
+                undo = body
+                xid = self._xid(body.xid.usn, body.xid.slot, body.xid.sqn)
+            elif isinstance(body, Kdo):
+                kx = body.ktb.xid
+                if body.ktb.kind == "F" and not kx.is_null:
+                    xid = self._xid(kx.usn, kx.slot, kx.sqn)
                 elif xid is None:
-                    p = _skip_kdo_rest(buf, p)
                     continue
-                p = self._rows(buf, body, p, undo, obj, xid, uba_dba, cseq, head, seq, out)
-            elif tag == _T_SLOT:
-                slt, sqn = _SLOT.unpack_from(buf, p)
-                p += 28
-                xid = f"{(cls - _UNDO_CLASS_BASE) // 2}.{slt}.{sqn}"
+                self._rows(v.obj, v.seq, body, undo, xid, head, seq, out)
+            elif isinstance(body, SlotAlloc):
+                xid = self._xid((v.cls - _UNDO_CLASS_BASE) // 2, body.slt, body.sqn)
                 out.append((_BEGIN, xid, *head, 0, "", None, (), (), "", "", "", "", b""))
-            elif tag == _T_COMMIT:
-                slt, sqn, _srt, _sta, flg = _COMMIT.unpack_from(buf, p)
-                p += 26
-                cx = f"{(cls - _UNDO_CLASS_BASE) // 2}.{slt}.{sqn}"
-                kind_c = _ROLLBACK if flg & _ROLLBACK_FLAG else _COMMIT_K
-                out.append((kind_c, cx, *head, 0, "", None, (), (), "", "", "", "", b""))
-            elif tag == _T_APPLIED:
-                usn, slot, sqn = _XID.unpack_from(buf, p)
-                udba, useq, urec = _UBA.unpack_from(buf, p + 8)
-                p += 16
-                ref = f"{udba:x}.{useq:x}.{urec:x}"
-                ux = f"{usn}.{slot}.{sqn}"
-                out.append((_UNDO_K, ux, *head, 0, "", None, (), (), ref, "", "", "", b""))
-            elif tag == _T_SESSION:
-                p += _SESSION_SIZE
-                user, p = _str(buf, p)
-                name, p = _str(buf, p)
-                _client, p = _str(buf, p)
-                session = (user, name)
-            elif tag == _T_CLEANOUT:
-                (count,) = _U16.unpack_from(buf, p + 8)
-                p += 10 + 12 * count
-            elif tag == _T_DIRECT:
-                seg, _csc, bdba, _itc = _DIRECT.unpack_from(buf, p)
-                usn, slot, sqn = _XID.unpack_from(buf, p + 18)
-                xid = f"{usn}.{slot}.{sqn}"
-                p = self._direct(buf, p + 26, seg, dba or bdba, xid, head, seq, out)
-            elif tag == _T_DDL:
-                usn, slot, sqn = _XID.unpack_from(buf, p)
-                (dobj,) = _U32.unpack_from(buf, p + 8)
-                xid = f"{usn}.{slot}.{sqn}"
-                owner, p = _str(buf, p + 12)
-                name, p = _str(buf, p)
-                text, p = _str(buf, p)
-                _definition, p = _str(buf, p)
-                out.append(self._ddl(xid, dobj, owner, name, text, head, seq))
-            elif tag == _T_OPAQUE:
-                (lines,) = _U32.unpack_from(buf, p)
-                p += 4
-                for _ in range(lines):
-                    p = _skip_raw(buf, p)
-            elif tag != 0:
-                raise RedoCorruptError(f"unknown change vector body tag {tag}")
-        if p != end:
-            raise RedoCorruptError(f"{end - p} trailing bytes after record")
+            elif isinstance(body, Commit):
+                cx = self._xid((v.cls - _UNDO_CLASS_BASE) // 2, body.slt, body.sqn)
+                kind_c = _ROLLBACK if body.rollback else _COMMIT_K
+                at = (*head[:3], lwn_scn, *head[4:])
+                out.append((kind_c, cx, *at, 0, "", None, (), (), "", "", "", "", b""))
+            elif isinstance(body, UndoApplied):
+                ux = self._xid(body.xid.usn, body.xid.slot, body.xid.sqn)
+                out.append((_UNDO_K, ux, *head, 0, "", None, (), (), _ref(body.uba), "", "",
+                            "", b""))  # fmt: skip
+            elif isinstance(body, SessionInfo):
+                session = body
+            elif isinstance(body, DirectLoad):
+                xid = self._xid(body.xid.usn, body.xid.slot, body.xid.sqn)
+                self._direct(body, v.dba or body.bdba, xid, head, seq, out)
+            elif isinstance(body, Ddl):
+                xid = self._xid(body.xid.usn, body.xid.slot, body.xid.sqn)
+                out.append(self._ddl(xid, body.obj, body.owner, body.name, body.text, head, seq))
         if xid is not None and session is not None:
-            user, name = session
-            out.append((_SESSION_K, xid, *head, 0, "", None, (), (), "", user, name, "", b""))
+            out.append((_SESSION_K, xid, *head, 0, "", None, (), (), "", session.username,
+                        session.txn_name, "", b""))  # fmt: skip
 
     # -- rows -----------------------------------------------------------------------
-    def _xid(self, raw: bytes) -> str:
-        """The text of a transaction id (usn u16, slot u16, sqn u32), remembered."""
-        usn, slot, sqn = _XID.unpack_from(raw)
-        text = f"{usn}.{slot}.{sqn}"
-        if len(self._xids) >= 65_536:
-            self._xids.clear()
-        self._xids[raw] = text
+    def _xid(self, usn: int, slot: int, sqn: int) -> str:
+        """The text of a transaction id, remembered."""
+        key = (usn, slot, sqn)
+        text = self._xids.get(key)
+        if text is None:
+            if len(self._xids) >= 65_536:
+                self._xids.clear()
+            text = self._xids[key] = f"{usn}.{slot}.{sqn}"
         return text
 
     def _rows(
         self,
-        buf: bytes,
-        body: int,
-        p: int,
-        undo: int,
         obj: int,
-        xid: str,
-        uba: int,
         cseq: int,
+        kdo: Kdo,
+        undo: Undo | None,
+        xid: str,
         head: tuple[int, int, int, int, int, int],
         seq: int,
         out: list[Event],
-    ) -> int:
-        """The row op of the KDO at ``body`` (``p`` is past its KTB, whose undo block
-        address is at ``uba``, 0: none): its events; returns the position after the body."""
-        uobj = _U32.unpack_from(buf, undo + 4)[0] if undo >= 0 else obj
+    ) -> None:
+        """The row events of a KDO redo (11.x) of object ``obj`` (its vector header's),
+        bound to the undo before it in the record."""
         tables = self.tables
-        info = tables.get(uobj) or tables.get(obj)
+        info = tables.get(undo.objn if undo is not None else obj) or tables.get(obj)
         if info is None or not info.captured:
-            return _skip_kdo_rest(buf, p)
-        if uba:
-            udba, useq, urec = _UBA.unpack_from(buf, uba)
-            ref = f"{udba:x}.{useq:x}.{urec:x}"
-        else:
-            ref = f"{head[1]}:{cseq}"
-        bdba, _h, slot = _KDO_SLOT.unpack_from(buf, body)
-        (nlen,) = _U32.unpack_from(buf, body + 21)
-        op = bytes(buf[body + 25 : body + 25 + nlen])
-        after, p = _cols(buf, p)
+            return
+        ref = _ref(kdo.ktb.uba) if kdo.ktb.uba.dba else f"{head[1]}:{cseq}"
+        bdba, slot, op = kdo.bdba, kdo.slot, kdo.name
+        after: Raw = {c.no: c.data for c in kdo.columns}
         cols = self.helper(info)
         rowid = self.rowid
         dataobj = info.dataobj
         emit = self._emit
-        if op == b"IRP":
-            p = _skip_ints(buf, _skip_rows(buf, p))
+        if op == "IRP":
             emit(out, cols, xid, _INSERT, rowid(dataobj, bdba, slot), after, True, None, ref,
                  head, seq)  # fmt: skip
-            return p
-        if op == b"QMI":
-            rows, p = _rows(buf, p)
-            p = _skip_ints(buf, p)
-            for rslot, rcols in rows:
-                emit(out, cols, xid, _INSERT, rowid(dataobj, bdba, rslot), rcols, True, None, ref,
-                     head, seq)  # fmt: skip
-            return p
+            return
+        if op == "QMI":
+            for r in kdo.rows:
+                rcols = {c.no: c.data for c in r.columns}
+                emit(out, cols, xid, _INSERT, rowid(dataobj, bdba, r.slot), rcols, True, None,
+                     ref, head, seq)  # fmt: skip
+            return
         key = info.key
         full = info.full_deletes  # NOCOMPRESSDELETES: the whole row, as an insert's
-        if op == b"DRP":
-            p = _skip_ints(buf, _skip_rows(buf, p))
-            before = _undo_row(buf, undo)
+        if op == "DRP":
+            before = _undo_row(undo)
             bkey = before if full else {i: before[i] for i in key if i in before}
             emit(out, cols, xid, _DELETE, rowid(dataobj, bdba, slot), bkey, full, None, ref,
                  head, seq)  # fmt: skip
-            return p
-        if op == b"QMD":
-            p = _skip_rows(buf, p)
-            slots, p = _ints(buf, p)
-            urows = _undo_rows(buf, undo)
-            for i, s in enumerate(slots):
-                before = urows[i][1] if i < len(urows) else _EMPTY
+            return
+        if op == "QMD":
+            urows = list(undo.kdo.rows) if undo is not None and undo.kdo is not None else []
+            for i, s in enumerate(kdo.slots):
+                before = {c.no: c.data for c in urows[i].columns} if i < len(urows) else _EMPTY
                 bkey = dict(before) if full else {k: before[k] for k in key if k in before}
                 emit(out, cols, xid, _DELETE, rowid(dataobj, bdba, s), bkey, full, None, ref,
                      head, seq)  # fmt: skip
-            return p
-        p = _skip_ints(buf, _skip_rows(buf, p))
-        if op == b"URP":
-            before = _undo_row(buf, undo)
+            return
+        if op == "URP":
+            before = _undo_row(undo)
             key_changed = any(
                 i in after and before.get(i, after[i]) != after[i] for i in key if i in before
             )
@@ -557,7 +534,6 @@ class Miner:
             else:
                 image = merged if mode == BEFORES_FULL else after
                 emit(out, cols, xid, _UNIFIED, rid, image, False, before, ref, head, seq)
-        return p
 
     def _emit(
         self,
@@ -601,26 +577,23 @@ class Miner:
 
     def _direct(
         self,
-        buf: bytes,
-        p: int,
-        seg: int,
+        dl: DirectLoad,
         block_dba: int,
         xid: str,
         head: tuple[int, int, int, int, int, int],
         seq: int,
         out: list[Event],
-    ) -> int:
+    ) -> None:
         """19.1: the change header's DBA is the formatted block; ``bdba`` the range header."""
-        rows, p = _rows(buf, p)
-        info = self.tables.get(seg)
+        info = self.tables.get(dl.seg_obj)
         if info is None or not info.captured:
-            return p
+            return
         cols = self.helper(info)
         ref = f"dl:{head[1]}"
-        for rslot, rcols in rows:
-            self._emit(out, cols, xid, _INSERT, self.rowid(info.dataobj, block_dba, rslot), rcols,
-                       True, None, ref, head, seq)  # fmt: skip
-        return p
+        for r in dl.rows:
+            rcols = {c.no: c.data for c in r.columns}
+            self._emit(out, cols, xid, _INSERT, self.rowid(info.dataobj, block_dba, r.slot),
+                       rcols, True, None, ref, head, seq)  # fmt: skip
 
     def _ddl(
         self,
@@ -642,179 +615,22 @@ class Miner:
         return (_DDL, xid, *head, 0, f"{owner}.{name}", None, (), (), "", "", "", text, b"")
 
 
-# -- body readers: (value, new position) or new position -----------------------------------
-def _str(buf: bytes, p: int) -> tuple[str, int]:
-    (n,) = _U32.unpack_from(buf, p)
-    p += 4
-    if n == _NULL:
-        return "", p
-    if p + n > len(buf):
-        raise RedoCorruptError(f"field length {n} beyond record at {p}")
-    return bytes(buf[p : p + n]).decode("utf-8", errors="replace"), p + n
+# -- the model's parts the rows need ---------------------------------------------------------
+def _ref(uba: Uba) -> str:
+    """A change's reference: its undo address (as decode.uba_key writes it)."""
+    return f"{uba.dba:x}.{uba.seq:x}.{uba.rec:x}"
 
 
-def _skip_raw(buf: bytes, p: int) -> int:
-    (n,) = _U32.unpack_from(buf, p)
-    return p + 4 if n == _NULL else p + 4 + n
-
-
-def _cols(buf: bytes, p: int) -> tuple[dict[int, bytes | None], int]:
-    (n,) = _U16.unpack_from(buf, p)
-    p += 2
-    out: dict[int, bytes | None] = {}
-    unpack = _COL.unpack_from
-    for _ in range(n):
-        no, ln = unpack(buf, p)
-        p += 6
-        if ln < 0:
-            out[no] = None
-        else:
-            out[no] = buf[p : p + ln]
-            p += ln
-    return out, p
-
-
-def _skip_cols(buf: bytes, p: int) -> int:
-    n: int = _U16.unpack_from(buf, p)[0]
-    p += 2
-    if not n:
-        return p
-    unpack = _COL.unpack_from
-    for _ in range(n):
-        _no, ln = unpack(buf, p)
-        p += 6 + (ln if ln > 0 else 0)
-    return p
-
-
-def _rows(buf: bytes, p: int) -> tuple[list[tuple[int, dict[int, bytes | None]]], int]:
-    (n,) = _U16.unpack_from(buf, p)
-    p += 2
-    out = []
-    for _ in range(n):
-        (slot,) = _U16.unpack_from(buf, p)
-        p = _skip_raw(buf, p + 5)  # slot, lb, cc; then the flag string
-        cols, p = _cols(buf, p)
-        out.append((slot, cols))
-    return out, p
-
-
-def _skip_rows(buf: bytes, p: int) -> int:
-    n: int = _U16.unpack_from(buf, p)[0]
-    p += 2
-    for _ in range(n):
-        p = _skip_cols(buf, _skip_raw(buf, p + 5))
-    return p
-
-
-def _ints(buf: bytes, p: int) -> tuple[tuple[int, ...], int]:
-    (n,) = _U16.unpack_from(buf, p)
-    p += 2
-    return struct.unpack_from(f"<{n}I", buf, p), p + 4 * n
-
-
-def _skip_ints(buf: bytes, p: int) -> int:
-    n: int = _U16.unpack_from(buf, p)[0]
-    return p + 2 + 4 * n
-
-
-# The skips below are the hottest code of the miner: the string skips are written out.
-_u16 = _U16.unpack_from
-_u32 = _U32.unpack_from
-
-
-def _skip_ktb(buf: bytes, p: int) -> int:
-    """Past a KTB: its fixed part, flag string and cleanout entries."""
-    ncl: int = _u16(buf, p + 19)[0]
-    n: int = _u32(buf, p + 37)[0]
-    return p + (41 if n == _NULL else 41 + n) + 12 * ncl
-
-
-def _skip_names(buf: bytes, p: int) -> int:
-    """Past a KDO's fixed part and its two strings (op name, flags): at its KTB."""
-    n: int = _u32(buf, p + 21)[0]
-    p += 25 if n == _NULL else 25 + n
-    n = _u32(buf, p)[0]
-    return p + 4 if n == _NULL else p + 4 + n
-
-
-def _kdo_head(buf: bytes, p: int) -> tuple[int, bytes, bytes, int]:
-    """Past a KDO's fixed part, name, flags and KTB: (position, KTB kind, KTB xid bytes,
-    position of the KTB's undo block address, 0 when the address is null)."""
-    k = _skip_names(buf, p)
-    kind = buf[k + 1 : k + 2]
-    ncl: int = _u16(buf, k + 19)[0]
-    n: int = _u32(buf, k + 37)[0]
-    end = k + (41 if n == _NULL else 41 + n) + 12 * ncl
-    return end, kind, buf[k + 2 : k + 10], k + 10 if _u32(buf, k + 10)[0] else 0
-
-
-def _skip_kdo_rest(buf: bytes, p: int) -> int:
-    p = _skip_cols(buf, p)
-    if _u16(buf, p)[0]:
-        p = _skip_rows(buf, p)
-    else:
-        p += 2
-    n: int = _u16(buf, p)[0]
-    return p + 2 + 4 * n
-
-
-def _skip_kdo(buf: bytes, p: int) -> int:
-    return _skip_kdo_rest(buf, _skip_ktb(buf, _skip_names(buf, p)))
-
-
-def _skip_index(buf: bytes, p: int) -> int:
-    n: int = _u32(buf, p + _IDX_SIZE)[0]  # action
-    p += _IDX_SIZE + (4 if n == _NULL else 4 + n)
-    p = _skip_ktb(buf, p)
-    n = _u32(buf, p)[0]  # keys
-    p += 4 if n == _NULL else 4 + n
-    p += 2 + 4 * _u16(buf, p)[0]  # key sizes
-    p += 2 + 4 * _u16(buf, p)[0]  # slots
-    n = _u32(buf, p)[0]  # key data
-    return p + 4 if n == _NULL else p + 4 + n
-
-
-def _skip_undo(buf: bytes, p: int) -> int:
-    bits = buf[p + 33]
-    p += 42  # fixed part and xid
-    if bits & 2:
-        p = _skip_kdo(buf, p)
-    if bits & 4:
-        p = _skip_index(buf, p)
-    return _skip_cols(buf, p)
-
-
-def _undo_kdo(buf: bytes, undo: int) -> int:
-    """Position of the undo's KDO (after its name, flags and KTB), or -1."""
-    if undo < 0 or not buf[undo + 33] & 2:
-        return -1
-    return _skip_ktb(buf, _skip_names(buf, undo + 42))
-
-
-def _undo_row(buf: bytes, undo: int) -> dict[int, bytes | None]:
+def _undo_row(undo: Undo | None) -> dict[int, bytes | None]:
     """The before image an undo record carries: its row columns, then the supplemental
     key columns (which win: they are the row's identity)."""
-    if undo < 0:
-        return {}
-    bits = buf[undo + 33]
-    p = undo + 42
     before: dict[int, bytes | None] = {}
-    if bits & 2:
-        p = _skip_ktb(buf, _skip_names(buf, p))
-        before, p = _cols(buf, p)
-        p = _skip_ints(buf, _skip_rows(buf, p))
-    if bits & 4:
-        p = _skip_index(buf, p)
-    supplemental, _ = _cols(buf, p)
-    before.update(supplemental)
+    if undo is None:
+        return before
+    if undo.kdo is not None:
+        before.update({c.no: c.data for c in undo.kdo.columns})
+    before.update({c.no: c.data for c in undo.supplemental})
     return before
-
-
-def _undo_rows(buf: bytes, undo: int) -> list[tuple[int, dict[int, bytes | None]]]:
-    p = _undo_kdo(buf, undo)
-    if p < 0:
-        return []
-    return _rows(buf, _skip_cols(buf, p))[0]
 
 
 # -- closing transactions inside the range ---------------------------------------------------
