@@ -18,14 +18,17 @@ import pytest
 
 from engine import storage
 from engine.embedded.archiver import archived_location, set_archive_dest
-from engine.embedded.clock import ManualClock, to_micros
+from engine.embedded.clock import ManualClock
 from engine.embedded.database import Database, create_database
-from engine.embedded.logfile import BLOCK, FileHeader
+from engine.embedded.logfile import BLOCK
 from engine.embedded.sql import execute
 from engine.extract.run import ExtractRun
 from engine.extract.start import ExtractError
 from engine.home.groups import GroupStore
 from engine.home.layout import Home
+from engine.redo.framing import read_header
+from engine.redo.onlinelog import header_blocks
+from engine.redo.payloads import redo_time_of
 from engine.trail.reader import TrailReader
 from params.check import check_text
 from tests.shell.conftest import Shell
@@ -57,7 +60,8 @@ def _source(home: Home, dest: str) -> tuple[Path, list[Row]]:
         for i in range(1, ROWS + 1):
             t = i % 2 + 1
             clock.advance(1)
-            rows.append(Row(i, t, db.state.scn + 1, clock.current))
+            # redo times are whole seconds (an LWN's time, as Oracle's)
+            rows.append(Row(i, t, db.state.scn + 1, clock.current.replace(microsecond=0)))
             execute(db, s[t], f"INSERT INTO hr.emp VALUES ({i}, 'row {i}')")
             execute(db, s[t], "COMMIT")
             if i % 6 == 0:
@@ -159,8 +163,9 @@ def test_begin_before_the_oldest_log_abends(home: Home, tmp_path: Path) -> None:
     # after its first record is still found, before it still abends.
     copy = Path(archived_location(dest, 2, 2))
     data = copy.read_bytes()
-    later = replace(FileHeader.unpack(data[:BLOCK]), created_us=to_micros(T0 + timedelta(days=1)))
-    copy.write_bytes(later.pack() + data[BLOCK:])
+    head = read_header(data)
+    later = replace(head, first_time=redo_time_of(T0 + timedelta(days=1)))
+    copy.write_bytes(header_blocks(later, head.blocks, head.blocks) + data[2 * BLOCK :])
     _add(shell, "e5", f"BEGIN {_stamp(rows[8].time)}")
     assert _run(home, "e5") == list(range(9, ROWS + 1))
     _add(shell, "e6", f"BEGIN {_stamp(rows[6].time - timedelta(seconds=0.5))}")
