@@ -190,7 +190,7 @@ def extract(
             h, model, group, emit, master=master, brreset=brreset, report_line=report.line,
             on_fault=stop.set,
         )  # fmt: skip
-    except ExtractError as exc:
+    except (ExtractError, SparkConfigError) as exc:
         emit(exc.code, Severity.ERROR, exc.text)
         raise typer.Exit(1) from exc
     watch = run.watch

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from engine.changes import Position
 from engine.cluster.heap import keep_heap
-from engine.cluster.spark import batch_splits, extract_session
+from engine.cluster.spark import batch_splits, extract_settings, start_session
 from engine.cluster.starting import SessionStart
 from engine.cluster.watch import Limits, Watchdog
 from engine.embedded.catalog import RedoCatalog, RedoGapError
@@ -96,12 +96,11 @@ class ExtractRun(TransactionManagement, GroupRun):
         is called from the watchdog when the application stalls or cannot start (the run
         is then stopped, and the caller abends with ``run.watch.fault``)."""
         name = (model.group or (group.name if group else "EXTRACT")).upper()
+        settings = extract_settings(home, model, name, master)  # a bad one: raised at once
         watch = Watchdog(Limits())
         if on_fault is not None:
             watch.on_fault(lambda _fault: on_fault())
-        session = SessionStart(
-            lambda: extract_session(home, model, name, master, MINER_MODULES, watch), watch
-        )
+        session = SessionStart(lambda: start_session(settings, MINER_MODULES, watch), watch)
         try:
             run = cls(
                 home, model, group, emit, spark=None, brreset=brreset, report_line=report_line

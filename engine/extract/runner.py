@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.cluster.spark import task_failure
+from engine.cluster.spark import SparkConfigError, task_failure
 from engine.cluster.watch import Watchdog
 from engine.embedded.catalog import RedoGapError
 from engine.extract.alo import REFUSED, AloRun, attached_source, refusal
@@ -77,7 +77,7 @@ class ExtractRunner(GroupRunner):
                 report_line=ctx.report.line,
                 on_fault=ctx.stop_requested.set,  # a stall: the run stops, then abends
             )
-        except ExtractError as exc:
+        except (ExtractError, SparkConfigError) as exc:
             raise ProcessAbend(exc.code, exc.text) from exc
         self.watch = self.run_.watch
         self._register(ctx)
