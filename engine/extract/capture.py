@@ -493,6 +493,12 @@ class Capture:
                 )
         return out
 
+    def use_spark(self, spark: SparkSession, max_poll_splits: int | None) -> None:
+        """From the next batch on, mine in ``spark``'s tasks (the session came up after the
+        run had started capturing in this process: engine/cluster/starting.py)."""
+        self.spark = spark
+        self.max_poll_splits = max_poll_splits
+
     # -- mining ahead -----------------------------------------------------------------
     def _submit(self, batch: Batch) -> Future[list[SplitResult]]:
         """Mine ``batch``: in the background with Spark (so that the next batch can be

@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING
 
 from engine.changes import Position
 from engine.cluster.heap import keep_heap
-from engine.cluster.spark import batch_splits
+from engine.cluster.spark import batch_splits, extract_settings, start_session
+from engine.cluster.starting import SessionStart
+from engine.cluster.watch import Limits, Watchdog
 from engine.embedded.catalog import RedoCatalog, RedoGapError
 from engine.extract import longtrans as lt
 from engine.extract.br import BoundedRecovery, BrError, Restored, selection_digest
@@ -29,7 +31,7 @@ from engine.extract.capture import Capture, CaptureHooks, CaptureState
 from engine.extract.cpcheck import commit_problem, shown_positions_problem, trail_problem
 from engine.extract.keyfetch import for_extract
 from engine.extract.orphans import OrphanScanner
-from engine.extract.redo_source import DEFAULT_SPLIT_BYTES
+from engine.extract.redo_source import DEFAULT_SPLIT_BYTES, MINER_MODULES
 from engine.extract.start import (
     ExtractError,
     initial_positions,
@@ -69,6 +71,47 @@ Emit = Callable[[str, Severity, str], None]
 
 
 class ExtractRun(TransactionManagement, GroupRun):
+    session_start: SessionStart | None = None
+    """The Spark session starting in the background (None: up, or never asked for)."""
+    watch: Watchdog | None = None
+    """The Spark application's watchdog (engine/cluster/watch.py), once a session is asked for."""
+
+    @classmethod
+    def start(
+        cls,
+        home: Home,
+        model: ParamFile,
+        group: GroupDef | None,
+        emit: Emit,
+        *,
+        master: str | None = None,
+        brreset: bool = False,
+        report_line: Callable[[str], None] | None = None,
+        on_fault: Callable[[], None] | None = None,
+    ) -> ExtractRun:
+        """Start an Extract of the embedded source, for the group process and the foreground
+        command alike: its Spark session starts in the background (a daemon thread) while
+        the run opens (recovery, trail, checkpoints) and captures in this process; the
+        session takes the batches over once it is up (:meth:`_adopt_session`). ``on_fault``
+        is called from the watchdog when the application stalls or cannot start (the run
+        is then stopped, and the caller abends with ``run.watch.fault``)."""
+        name = (model.group or (group.name if group else "EXTRACT")).upper()
+        settings = extract_settings(home, model, name, master)  # a bad one: raised at once
+        watch = Watchdog(Limits())
+        if on_fault is not None:
+            watch.on_fault(lambda _fault: on_fault())
+        session = SessionStart(lambda: start_session(settings, MINER_MODULES, watch), watch)
+        try:
+            run = cls(
+                home, model, group, emit, spark=None, brreset=brreset, report_line=report_line
+            )
+        except BaseException:
+            watch.close()
+            raise
+        run.watch, run.session_start = watch, session
+        run.capture.max_poll_splits = 1  # one split a batch until Spark takes over
+        return run
+
     def __init__(
         self,
         home: Home,
@@ -268,6 +311,8 @@ class ExtractRun(TransactionManagement, GroupRun):
         """One batch of capture, then what is due on the Extract's clock: long-running
         transaction warnings, the orphan purge, a Bounded Recovery checkpoint, REPORTCOUNT."""
         with self.lock:
+            if self.session_start is not None:
+                self._adopt_session(self.session_start)
             n = self.capture.poll()
             if self.after_first_poll is not None:  # the start-up phases end here
                 done, self.after_first_poll = self.after_first_poll, None
@@ -283,8 +328,32 @@ class ExtractRun(TransactionManagement, GroupRun):
         self.report_counter.tick(self.capture.stats.trail_records)
         return n
 
+    def _adopt_session(self, start: SessionStart) -> None:
+        """The Spark session, once its background start ends: batches go to its tasks from
+        now on (until then they are mined here, one split at a time). A session that could
+        not start raises its SparkConfigError: the process abends with its line."""
+        started = start.take()
+        if started is None:
+            return
+        self.session_start = None
+        spark, summary = started
+        self.capture.use_spark(spark, batch_splits(spark))
+        self.report_line(summary)
+        self.report_line(
+            f"Start-up phase: Spark session: {start.took or 0.0:.2f} s "
+            "(capture ran in the Extract's own process meanwhile)."
+        )
+
     def run(self, stop: Stop, *, stop_at_eof: bool = False, idle: float = 0.5) -> None:
         super().run(stop, stop_at_eof=stop_at_eof, idle=idle)
+
+    def wait_for_session(self) -> None:
+        """Wait until the Spark session is up and mine with it from the first batch (the
+        foreground command does: what it mines, Spark mines); its failure is raised."""
+        if self.session_start is not None:
+            self.session_start.wait()
+            with self.lock:
+                self._adopt_session(self.session_start)
 
     def _committed(self, xid: str, _scn: int, _records: int) -> None:
         self.latest_txn = xid
@@ -603,6 +672,10 @@ class ExtractRun(TransactionManagement, GroupRun):
         return replace(cp, redo_file=self._redo_files[key])
 
     def close(self) -> None:
+        if self.session_start is not None and self.session_start.status() is not None:
+            self.report_line("Stopped while starting (Spark session).")
+        if self.watch is not None:
+            self.watch.close()
         if self.capture.fetch is not None:
             self.capture.fetch.close()
         self.capture.close()
