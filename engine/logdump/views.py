@@ -410,7 +410,7 @@ def count_lines(path: str, entries: Iterable[TrailEntry]) -> list[str]:
             images["Before Images" if record.before_after == "B" else "After Images"] += 1
             open_records += 1
             open_bytes += size
-            if record.ends_transaction:
+            if record.ends_transaction and not record.continued:  # (a row's last piece)
                 transactions += 1
                 open_records = open_bytes = 0
 

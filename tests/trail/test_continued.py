@@ -202,3 +202,13 @@ def test_logdump_shows_each_piece_golden(tmp_path: Path, monkeypatch: pytest.Mon
     assert count == 1 + 2  # the file header and the row's two pieces
     golden.check(GOLDEN / "logdump_continued.txt", out.getvalue())
     assert "RecordFragment" in out.getvalue() and "Continued row, piece 2" in out.getvalue()
+
+
+def test_logdump_count_takes_a_continued_row_as_one_transaction(tmp_path: Path) -> None:
+    from engine.logdump.views import count_lines
+    from engine.trail.reader import FileCursor
+
+    path = _write(tmp_path, [encode_record(BIG)])
+    with FileCursor(path, 0, verify=False, pieces=True) as cursor:
+        text = "\n".join(count_lines(str(path), cursor))
+    assert "RecordFragment                1" in text and "Average of 1 Transactions" in text, text
