@@ -125,6 +125,8 @@ def is_base(buf: Buffer, offset: int) -> bool:
     """Whether the record at ``offset`` (envelope checked, a row header first) is the base
     record of a continued row."""
     at = offset + 2 * SECTION_SIZE
+    if _unpack_section(buf, offset + SECTION_SIZE)[2] < ROW_HEADER_SIZE:
+        return False  # no whole row header: the decoder says what is wrong
     return buf[at + OFF_CONTINUED] == ord("Y") and buf[at + OFF_IO_TYPE] != _FRAGMENT
 
 

@@ -4,6 +4,7 @@ the pieces; a truncated or damaged continuation is a clear error (engine/trail/c
 
 from __future__ import annotations
 
+import contextlib
 import io
 from dataclasses import replace
 from pathlib import Path
@@ -26,6 +27,8 @@ from engine.trail import (
     encode_record,
 )
 from engine.trail.codec import decode_piece, summarize
+from engine.trail.continued import span
+from engine.trail.errors import TrailError
 from engine.trail.layout import MAX_PIECE_LENGTH, MAX_SEGMENT_LENGTH, IOType, TransInd
 from engine.trail.recovery import scan_file
 from engine.trail.txreader import TransactionReader
@@ -212,3 +215,30 @@ def test_logdump_count_takes_a_continued_row_as_one_transaction(tmp_path: Path) 
     with FileCursor(path, 0, verify=False, pieces=True) as cursor:
         text = "\n".join(count_lines(str(path), cursor))
     assert "RecordFragment                1" in text and "Average of 1 Transactions" in text, text
+
+
+_ROW = encode_record(BIG)
+_STARTS = [0, decode_piece(_ROW)[1], len(_ROW), len(_ROW) + decode_piece(_ROW)[1]]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(_STARTS), st.integers(-8, 120), st.integers(0, 255)),
+        min_size=1,
+        max_size=4,
+    ),
+    st.integers(0, 2 * len(_ROW)),
+)
+def test_damaged_continued_rows_are_trail_errors(
+    flips: list[tuple[int, int, int]], cut: int
+) -> None:
+    """Bytes changed in and near the pieces' headers, any length: a trail error (or a row),
+    never another exception."""
+    data = bytearray(_ROW + _ROW)
+    for start, delta, value in flips:
+        data[max(0, start + delta)] = value
+    damaged = bytes(data[:cut])
+    for look in (decode_any, summarize, span, split_records):
+        with contextlib.suppress(TrailError):
+            look(damaged)  # type: ignore[operator]
