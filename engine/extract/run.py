@@ -109,7 +109,7 @@ class ExtractRun(TransactionManagement, GroupRun):
             watch.close()
             raise
         run.watch, run.session_start = watch, session
-        run.capture.max_poll_splits = 1  # one split a batch until Spark takes over
+        run.capture.max_poll_splits = 1  # a split of each thread a batch until Spark takes over
         return run
 
     def __init__(
