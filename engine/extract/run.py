@@ -28,7 +28,7 @@ from engine.extract import longtrans as lt
 from engine.extract.br import BoundedRecovery, BrError, Restored, selection_digest
 from engine.extract.cache import Txn
 from engine.extract.capture import Capture, CaptureHooks, CaptureState
-from engine.extract.cpcheck import commit_problem, shown_positions_problem, trail_problem
+from engine.extract.cpcheck import commit_problem, trail_problem
 from engine.extract.keyfetch import for_extract
 from engine.extract.orphans import OrphanScanner
 from engine.extract.redo_source import DEFAULT_SPLIT_BYTES, MINER_MODULES
@@ -43,6 +43,9 @@ from engine.heartbeat.flow import ExtractRule
 from engine.heartbeat.names import for_capture
 from engine.heartbeat.settings import utc_now
 from engine.home.checkpoints import (
+    MOVED_READ,
+    MOVED_RECOVERY,
+    MOVED_WRITE,
     Checkpoints,
     CsnState,
     ReadCheckpoint,
@@ -58,7 +61,7 @@ from engine.runtime.events import Severity
 from engine.runtime.loop import GroupRun, Stop
 from engine.runtime.reportcount import ReportCounter
 from engine.runtime.stats import StatsBook, counted
-from engine.trail.model import datetime_to_micros, micros_to_datetime
+from engine.trail.model import TrailPosition, datetime_to_micros, micros_to_datetime
 from engine.trail.recovery import RecoveryMode
 from engine.trail.releases import parse_release
 from engine.trail.writer import TrailWriter
@@ -154,16 +157,17 @@ class ExtractRun(TransactionManagement, GroupRun):
         altered = False
         cps = self.checkpoints
         if cps is not None and "capture" in cps.extra:
-            saved = CaptureState.from_json(cps.extra["capture"])
-            moved = cps.altered and _repositioned(cps.reads, saved)
+            written = next((w for w in cps.writes if _same_trail(w.trail, trail.path)), None)
+            at = written.position if written is not None else CpPosition()
+            saved = CaptureState.from_checkpoint(
+                cps.extra["capture"], cps.reads, TrailPosition(at.seqno, at.rba)
+            )
+            moved = cps.altered and MOVED_READ in cps.moved
             # seed 000: an altered I/O checkpoint (IOEXTSEQNO/IOEXTRBA: the recovery position;
             # ETROLLOVER: the write position) also means normal recovery, from that position
-            io_moved = cps.altered and (
-                _recovery_moved(cps.reads, saved)
-                or _write_moved(cps, trail.path, saved.trail.seqno)
-            )
+            io_moved = cps.altered and bool({MOVED_RECOVERY, MOVED_WRITE} & set(cps.moved))
             if not moved:
-                state = replace(saved, recovery=_recovery_of(cps.reads, saved))
+                state = saved
             if moved or io_moved:
                 altered = True
                 emit(
@@ -379,9 +383,7 @@ class ExtractRun(TransactionManagement, GroupRun):
         """The checkpoint against the redo it names (:mod:`engine.extract.cpcheck`):
         ExtractError OGG-00444 naming the file when it cannot be true."""
         rec = self.writer.recovery
-        problem = shown_positions_problem(cps, state) or trail_problem(
-            state, rec.last_transaction if rec is not None else None
-        )
+        problem = trail_problem(state, rec.last_transaction if rec is not None else None)
         if problem is None:
             try:
                 logs = RedoCatalog.for_extract(self.root, model.tranlog).logs()
@@ -755,37 +757,6 @@ def _points_known(
         if p is not None and (p.sequence, p.offset) == (r.current.seqno, r.current.rba):
             out[r.current.thread] = (r.current.scn, r.current.timestamp)
     return out
-
-
-def _recovery_moved(reads: tuple[ReadCheckpoint, ...], saved: CaptureState) -> bool:
-    """Whether ALTER ... IOEXTSEQNO/IOEXTRBA moved a recovery position the run saved."""
-    return _recovery_of(reads, saved) != saved.recovery
-
-
-def _recovery_of(reads: tuple[ReadCheckpoint, ...], saved: CaptureState) -> dict[int, Position]:
-    """The saved recovery positions, each replaced by the checkpoint's where that differs (an
-    ALTER set it; a run writes both from the same state)."""
-    out = dict(saved.recovery)
-    for r in reads:
-        t = r.current.thread
-        mine = out.get(t)
-        if mine is not None and (r.recovery.seqno, r.recovery.rba) != (mine.sequence, mine.offset):
-            out[t] = replace(mine, sequence=r.recovery.seqno, offset=r.recovery.rba)
-    return out
-
-
-def _write_moved(cps: Checkpoints, trail: str, saved_seqno: int) -> bool:
-    """Whether ALTER ... ETROLLOVER moved this trail's write position past the saved file."""
-    return any(w.position.seqno > saved_seqno for w in cps.writes if _same_trail(w.trail, trail))
-
-
-def _repositioned(reads: tuple[ReadCheckpoint, ...], saved: CaptureState) -> bool:
-    """Whether ADD/ALTER moved a read position away from where the run left it."""
-    for r in reads:
-        mine = saved.current.get(r.current.thread)
-        if mine is None or (r.current.seqno, r.current.rba) != (mine.sequence, mine.offset):
-            return True
-    return False
 
 
 BR_OFF_ON_FAILURE = (
