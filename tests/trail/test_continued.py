@@ -242,3 +242,22 @@ def test_damaged_continued_rows_are_trail_errors(
     for look in (decode_any, summarize, span, split_records):
         with contextlib.suppress(TrailError):
             look(damaged)
+
+
+def test_a_missing_piece_is_the_one_line_pump_and_replicat_abend_with(tmp_path: Path) -> None:
+    """A trail whose continued row lost a piece (a copy gone wrong): the transaction reader
+    (pump, Replicat, lakehouse Replicat) stops with one line naming the file and the RBA."""
+    from engine.trail.reader import read_error_text
+
+    whole = encode_record(BIG)
+    first = decode_piece(whole)[1]
+    later = encode_record(replace(BIG, tranid="3.7.121"))
+    path = _write(tmp_path, [whole, later], checksum=False)
+    data = path.read_bytes()
+    at = data.index(whole[:first])
+    path.write_bytes(data[: at + first] + data[at + len(whole) :])  # piece 2 of 2 gone
+    with pytest.raises(CorruptRecordError) as info:
+        list(TransactionReader(tmp_path / "dirdat" / "aa").poll())
+    line = read_error_text(info.value)
+    assert "\n" not in line and "record 2 of it is missing" in line, line
+    assert str(path) in line and f"RBA {at}" in line, line
