@@ -78,6 +78,7 @@ _BEFORE_AFTER = {"A": b"A", "B": b"B"}
 _CHARS = {b"A": "A", b"B": "B", b"R": "R", b"F": "F"}
 _NO_TOKENS: dict[str, object] = {}
 _FORMAT_TYPES = {"R": b"R", "F": b"F"}
+_FRAGMENT: Final = int(IOType.RECORD_FRAGMENT)
 
 
 # -- encoding ------------------------------------------------------------------------------
@@ -566,10 +567,9 @@ def _decode_data_record(
     columns: Columns | None = None
     tokens: dict[str, object] = _NO_TOKENS
     segment: tuple[bytes, bytes] | None = None
-    piece = continued == b"Y" or io_type == IOType.RECORD_FRAGMENT
     expected, count = 1, len(parts)
-    if piece:  # one piece of a continued row: its bytes, which may end inside an entry
-        raw_before = b""
+    if continued == b"Y" or io_type == _FRAGMENT:  # a piece of a continued row: its bytes,
+        raw_before = b""  # which may end inside an entry
         if expected < count and parts[expected][0] == TAG_BEFORE_IMAGE:
             _, s, n = parts[expected]
             raw_before = bytes(buf[s : s + n])
@@ -579,14 +579,15 @@ def _decode_data_record(
             segment = (raw_before, bytes(buf[s : s + n]))
             columns = ()
             expected += 1
-    if not piece and expected < count and parts[expected][0] == TAG_BEFORE_IMAGE:
-        _, s, n = parts[expected]
-        before_columns = _decode_columns(buf, s, s + n, True)
-        expected += 1
-    if not piece and expected < count and parts[expected][0] == TAG_DATA:
-        _, s, n = parts[expected]
-        columns = _decode_columns(buf, s, s + n, True)
-        expected += 1
+    else:
+        if expected < count and parts[expected][0] == TAG_BEFORE_IMAGE:
+            _, s, n = parts[expected]
+            before_columns = _decode_columns(buf, s, s + n, True)
+            expected += 1
+        if expected < count and parts[expected][0] == TAG_DATA:
+            _, s, n = parts[expected]
+            columns = _decode_columns(buf, s, s + n, True)
+            expected += 1
     if columns is None:
         raise CorruptRecordError("record without a data area", offset=offset)
     if expected < count and parts[expected][0] == TAG_TOKENS:
