@@ -143,10 +143,10 @@ def main() -> None:
                 import pstats
 
                 prof = cProfile.Profile()
-                prof.runcall(run.run, threading.Event(), stop_at_eof=True, idle_wait=0)
+                prof.runcall(run.run, threading.Event(), stop_at_eof=True, idle=0)
                 pstats.Stats(prof, stream=sys.stderr).sort_stats("cumulative").print_stats(30)
             else:
-                run.run(threading.Event(), stop_at_eof=True, idle_wait=0)
+                run.run(threading.Event(), stop_at_eof=True, idle=0)
             run.close()
             ext_s = time.perf_counter() - t
             written = run.capture.stats.trail_records

@@ -29,10 +29,10 @@ def test_large_transaction_paged_out_and_written_whole(
     spilled: list[int] = []
     real = PgCapture._commit
 
-    def spy(self: PgCapture, c: object, lsn: int, out: list[bytes]) -> None:
-        txn = self.cache.txns.get(c.xid)  # type: ignore[attr-defined]
+    def spy(self: PgCapture, ev: tuple[object, ...]) -> None:
+        txn = self.cache.txns.get(str(ev[2]))  # (COMMIT, lsn, xid, time)
         spilled.append(txn.spilled if txn is not None else 0)
-        real(self, c, lsn, out)  # type: ignore[arg-type]
+        real(self, ev)
 
     monkeypatch.setattr(PgCapture, "_commit", spy)
     run_once(home, group, prm(pgdb, extra="CACHEMGR CACHESIZE 1MB\n"))
