@@ -20,29 +20,29 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from engine.changes import Fragment, Kind, Lcr, Position
-from engine.errors import GGError
+from engine.changes import Fragment, Kind, Lcr
 from engine.expr.rowrule import Process, UnknownColumn
 from engine.extract.cache import TransactionCache
-from engine.extract.tasks.assemble import finish_fragments, op_name, stream_encoded, surviving
+from engine.extract.tasks.assemble import op_name, stream_encoded, surviving
 from engine.extract.tasks.decode import _FORMATS, BEFORES_NONE, BEFORES_RECORD
 from engine.extract.tasks.tablerules import TableRules, resolve
 from engine.heartbeat.flow import ExtractRule
 from engine.postgres import fastpath
 from engine.postgres import testdecoding as td
 from engine.postgres.catalog import PgTable, load_table, split_qualified
-from engine.postgres.lsn import format_lsn, parse_lsn
+from engine.postgres.lsn import format_lsn
 from engine.postgres.slot import slot_state
+from engine.postgres.state import PgCaptureError, PgState, PgStats, commit_micros, position_of
 from engine.postgres.types import CONVERSION_CODES
+from engine.postgres.writing import APPEND_CHUNK, write_runs
 from engine.runtime.events import Severity
 from engine.trail.codec import column_entry, row_record
 from engine.trail.layout import BEFORE_IMAGE, IOType
-from engine.trail.model import Columns, datetime_to_micros
+from engine.trail.model import Columns
 from engine.trail.model import TableDef as TrailTableDef
 from engine.trail.writer import TrailWriter
 from params.models import ParamFile
@@ -53,8 +53,6 @@ Emit = Callable[[str, Severity, str], None]
 BATCH_CHANGES = 1_000_000
 #: rows fetched from the server-side cursor at a time
 FETCH_ROWS = 5_000
-#: encoded records held before they are handed to the trail writer
-APPEND_CHUNK = 10_000
 
 #: the templates of an open transaction held in memory before they go to the cache
 RUN_BUDGET = 16 << 20
@@ -65,61 +63,6 @@ PEEK_SQL = (
 )
 FLUSH_SQL = "SELECT (pg_current_wal_flush_lsn() - '0/0')::bigint"
 BEGIN, COMMIT = fastpath.BEGIN, fastpath.COMMIT
-
-
-class PgCaptureError(GGError):
-    """The capture cannot go on (slot dropped, WAL gone, a gap): the Extract abends."""
-
-
-@dataclass(frozen=True)
-class PgState:
-    """What a checkpoint records: the end LSN of the last transaction read (written or
-    skipped), of the last one written, its time, and the trail's durable position."""
-
-    read_lsn: int
-    last_commit_lsn: int
-    last_time_us: int
-    last_xid: str | None = None
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "read_lsn": format_lsn(self.read_lsn),
-            "last_commit_lsn": format_lsn(self.last_commit_lsn),
-            "last_time_us": self.last_time_us,
-            "last_xid": self.last_xid,
-        }
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> PgState:
-        return cls(
-            parse_lsn(str(d["read_lsn"])),
-            parse_lsn(str(d["last_commit_lsn"])),
-            int(d.get("last_time_us", 0)),
-            None if d.get("last_xid") is None else str(d["last_xid"]),
-        )
-
-
-@dataclass
-class PgStats:
-    transactions: int = 0
-    skipped_recovered: int = 0
-    skipped_before_begin: int = 0
-    replicated: int = 0  # a Replicat's transactions left out (FILTERTABLE, IGNOREREPLICATES)
-    trail_records: int = 0
-    changes: int = 0
-    by_op: dict[str, int] = field(default_factory=dict)
-
-
-def commit_micros(text: str) -> int:
-    """The commit timestamp test_decoding prints (session zone UTC) as trail micros."""
-    t = text.strip()
-    if t.endswith("+00"):
-        t = t[:-3]
-    return datetime_to_micros(datetime.fromisoformat(t))
-
-
-def _pos(lsn: int) -> Position:
-    return Position(1, lsn >> 32, lsn & 0xFFFFFFFF)
 
 
 class PgCapture:
@@ -407,7 +350,7 @@ class PgCapture:
                 self._runs_to_cache()
 
     def _runs_to_cache(self) -> None:
-        pos = _pos(self._begin_lsn)
+        pos = position_of(self._begin_lsn)
         for blob, count, ops in self._runs:
             self.cache.add_fragment(
                 Fragment(
@@ -452,7 +395,7 @@ class PgCapture:
         self.stats.transactions += 1
         per_table: Counter[tuple[str, str]] = Counter()
         if xid not in self.cache:
-            k = self._write_runs(runs, xid, lsn, time_us, 0, per_table)
+            k = write_runs(self.writer, runs, xid, lsn, time_us, 0, per_table)
         else:
             self._runs = runs
             self._runs_to_cache()
@@ -470,54 +413,6 @@ class PgCapture:
         if self.on_commit is not None:
             self.on_commit(xid, lsn, k)
 
-    def _write_runs(
-        self,
-        runs: Iterable[tuple[bytes, int, tuple[tuple[str, int, int], ...]]],
-        xid: str,
-        lsn: int,
-        time_us: int,
-        total: int,
-        per_table: Counter[tuple[str, str]],
-    ) -> int:
-        """A transaction held in runs of templates only: finished in one pass per chunk
-        (:func:`~engine.extract.tasks.assemble.finish_fragments`), not row by row."""
-        if not total:
-            runs = list(runs)
-            total = sum(count for _, count, _ in runs)
-        first = 0
-        blobs: list[bytes] = []
-        tables: dict[str, None] = {}
-        held = 0
-        for blob, count, ops in runs:
-            blobs.append(blob)
-            held += count
-            for table, io_type, m in ops:
-                per_table[(table, op_name(io_type))] += m
-                tables[table] = None
-            if held >= APPEND_CHUNK:
-                self._append(blobs, xid, lsn, time_us, first, total, held, tables)
-                first += held
-                held = 0
-                blobs = []
-        if held:
-            self._append(blobs, xid, lsn, time_us, first, total, held, tables)
-        return total
-
-    def _append(
-        self,
-        blobs: list[bytes],
-        xid: str,
-        lsn: int,
-        time_us: int,
-        first: int,
-        total: int,
-        held: int,
-        tables: dict[str, None],
-    ) -> None:
-        data = finish_fragments(blobs, xid, lsn, time_us, first, total)
-        csn = str(lsn) if first == 0 else None
-        self.writer.append_transaction(data, held, tables, time_us, csn)
-
     def _write_cached(
         self, xid: str, lsn: int, time_us: int, per_table: Counter[tuple[str, str]]
     ) -> int:
@@ -529,7 +424,7 @@ class PgCapture:
         txn, entries = done
         if txn.changes == 0 and not txn.undone:
             runs = ((f.records, f.count, f.table_ops) for f in entries if isinstance(f, Fragment))
-            return self._write_runs(runs, xid, lsn, time_us, txn.row_count, per_table)
+            return write_runs(self.writer, runs, xid, lsn, time_us, txn.row_count, per_table)
         rows: Iterable[Lcr] = surviving(entries, txn.undone)
         if self.heartbeat is not None:
             rows = self.heartbeat.rows(rows, self._columns_of)
@@ -653,7 +548,7 @@ class PgCapture:
         """A row change; of a table without TABLE row options, with its record encoded now
         (a template :func:`~engine.trail.codec.finalize` completes at commit), as the redo
         Extract's miner does: half the cost of encoding it from its columns."""
-        pos = _pos(lsn)
+        pos = position_of(lsn)
         if table in self.rules.rules or table in self._hooked:
             return Lcr(Kind.ROW, xid, pos, 0, lsn, io_type=io_type, table=table,
                        columns=columns, before_columns=before)  # fmt: skip

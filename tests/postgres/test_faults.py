@@ -91,8 +91,8 @@ def test_lost_wal_abends_naming_slot_and_lsns(home: Home, tiny_wal_cluster: Clus
 def test_dropped_connection_abends_in_one_line(home: Home, pgdb: str) -> None:
     import threading
 
-    from engine.postgres.capture import PgCaptureError
     from engine.postgres.run import PgExtractRun
+    from engine.postgres.state import PgCaptureError
     from params.check import check_text
     from tests.postgres.pgsource import Events
 
