@@ -119,7 +119,8 @@ def test_the_kernel_makes_the_twins_events_for_test_decoding_lines(data: Any) ->
 
 @settings(max_examples=400, deadline=None)
 @given(
-    text=st.lists(st.text(st.sampled_from("table public.t:INSERTUPDAE a[]'\"x1 -BGNCOMI()"),
+    text=st.lists(st.text(st.one_of(st.sampled_from("table public.t:INSERTUPDAE a[]'\"x1 -BGNCOMI()"),
+                                    st.sampled_from("\t\n\ré\u00a0\U0001f600\ud800")),
                           max_size=60), max_size=4),
     spec=specs(),
 )  # fmt: skip
