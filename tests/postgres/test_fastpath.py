@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.postgres import fastpath
+from engine.postgres import capture, fastpath
 from engine.postgres.capture import PgCapture
 from tests.harness import kernels
 from tests.postgres.pgsource import prm, records, run_once, setup_group, sql
@@ -158,8 +158,11 @@ def test_kernel_twin_and_python_path_write_the_same_records(
         "ts timestamp, tz timestamptz, m money, bits bit(4), n numeric, big text, pt point)",
         "CREATE TABLE full_t (a int, b text, c date)",
         "ALTER TABLE full_t REPLICA IDENTITY FULL",
+        "CREATE TABLE r (id int PRIMARY KEY, v text)",  # TABLE ... WHERE: the Python path
+        "CREATE TABLE u (id int)",
     )
-    groups = [setup_group(home, pgdb, name) for name in ("EA", "EB", "EC")]
+    modes = ("kernel", "twin", "python", "fragments")
+    groups = [setup_group(home, pgdb, name) for name in ("EA", "EB", "EC", "ED")]
     sql(
         pgdb,
         "INSERT INTO t SELECT g, 'it''s ' || g, '\\x0aff', g % 2 = 0, '2020-01-02 03:04:05.5', "
@@ -172,15 +175,25 @@ def test_kernel_twin_and_python_path_write_the_same_records(
         "INSERT INTO full_t VALUES (1, NULL, '2020-01-01'), (2, 'x''y', NULL)",
         "UPDATE full_t SET b = 'z' WHERE a = 1",
         "DELETE FROM full_t",
+        # one transaction mixing a table of the kernel, one of the Python path and a truncate
+        "INSERT INTO t (id) VALUES (1000); INSERT INTO r SELECT g, 'v' FROM generate_series(1, 6)"
+        " g; UPDATE t SET f = true WHERE id = 1000; INSERT INTO u VALUES (1); TRUNCATE u;"
+        " DELETE FROM r WHERE id = 5; INSERT INTO t (id) VALUES (1001)",
+    )
+    tables = (
+        "TABLE public.t;\nTABLE public.full_t;\nTABLE public.u;\nTABLE public.r, WHERE (id > 3);"
     )
     got = []
-    for group, mode in zip(groups, ("kernel", "twin", "python"), strict=True):
+    for group, mode in zip(groups, modes, strict=True):
         with monkeypatch.context() as m:
             if mode == "twin":
                 m.setattr(fastpath, "_NATIVE", None)
+            if mode == "fragments":  # every run through the transaction cache
+                m.setattr(capture, "RUN_BUDGET", 1)
             if mode == "python":  # every change line by PgCapture's per-line path
                 m.setattr(PgCapture, "_spec", lambda self, table: None)
-            run = run_once(home, group, prm(pgdb, "TABLE public.*;", befores, group.name))
+            extra = "GETTRUNCATES\n" + befores
+            run = run_once(home, group, prm(pgdb, tables, extra, group.name))
             if mode == "python":
                 assert not any(run.capture.fast.values())
             else:
@@ -188,4 +201,5 @@ def test_kernel_twin_and_python_path_write_the_same_records(
         got.append([(r.io_type, r.table, r.columns, r.before_columns, r.trans_ind, r.tranid,
                      r.logcsn, r.io_time_us) for r in records(home, group.name[:2].lower())])  # fmt: skip
     assert len(got[0]) > 60
-    assert got[0] == got[1] == got[2]
+    assert {r[1] for r in got[0]} == {"public.t", "public.full_t", "public.u", "public.r"}
+    assert got[0] == got[1] == got[2] == got[3]
