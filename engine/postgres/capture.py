@@ -363,7 +363,14 @@ class PgCapture:
 
     def _slow(self, ev: tuple[Any, ...]) -> None:
         _, lsn, data = ev
-        parsed = td.parse_line(data)
+        try:
+            parsed = td.parse_line(data)
+        except td.DecodeError as exc:  # not test_decoding's text: abend, naming where
+            raise PgCaptureError(
+                "OGG-25366",
+                f"Replication slot '{self.slot}' gave a line this Extract cannot read at LSN "
+                f"{format_lsn(lsn)} ({exc}): {data[:80]!r}",
+            ) from None
         if isinstance(parsed, td.Change):
             self._changes += 1
             self._runs_to_cache()

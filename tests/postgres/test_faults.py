@@ -14,6 +14,7 @@ import pytest
 from engine.extract.cache import TransactionCache
 from engine.extract.start import ExtractError
 from engine.home.layout import Home
+from engine.postgres import fastpath
 from engine.postgres.capture import PgCapture
 from engine.postgres.slot import load_registration
 from engine.trail.layout import TransInd
@@ -143,3 +144,27 @@ def test_a_million_row_transaction_is_paged_out_and_written_whole(
     assert ids == list(range(1, rows + 1))
     assert tranids == 1
     assert inds == {TransInd.BEGIN: 1, TransInd.MIDDLE: rows - 2, TransInd.END: 1}
+
+
+def test_a_line_that_is_not_test_decodings_abends_in_one_line(home: Home, pgdb: str) -> None:
+    """Neither the kernel nor the parser can read it: OGG-25366 naming the slot and the LSN,
+    never a traceback (the slot's text is checked, though a server never gives this)."""
+    from engine.postgres.run import PgExtractRun
+    from engine.postgres.state import PgCaptureError
+    from params.check import check_text
+    from tests.postgres.pgsource import Events
+
+    sql(pgdb, "CREATE TABLE t (id int PRIMARY KEY)")
+    group = setup_group(home, pgdb)
+    run = PgExtractRun(home, check_text(prm(pgdb)).model, group, Events(), durable=False)
+    try:
+        bad = "table public.t: INSERT: id[integer"
+        events, _ = fastpath.scan([(0x1_0000_0010, bad)], 0, run.capture.fast)
+        assert events == [(fastpath.SLOW, 0x1_0000_0010, bad)]
+        with pytest.raises(PgCaptureError) as exc:
+            run.capture._slow(events[0])
+        assert exc.value.code == "OGG-25366"
+        assert "LSN 1/10" in exc.value.text and run.reg.slot in exc.value.text
+        assert "\n" not in exc.value.text
+    finally:
+        run.close()
