@@ -95,6 +95,8 @@ class PgCapture:
         self.run_budget = min(RUN_BUDGET, max(64 << 10, budget // 4))
         # the slot moves past WAL without captured changes when the Extract is caught up
         self.advance_idle = True
+        # the WAL position up to which the last peek not cut short by its batch read
+        self.decoded_upto = 0
         # captured tables as the C kernel reads them (fastpath.TableSpec; None: not
         # captured); a table missing here is read by the Python path, which adds it
         self.fast: dict[str, fastpath.TableSpec | None] = {}
@@ -310,6 +312,10 @@ class PgCapture:
         # the batch, every transaction committed before it is read (the idle advance)
         row = self.conn.execute(FLUSH_SQL).fetchone()
         upto = int(row[0]) if row is not None and row[0] is not None else 0
+        if upto and upto <= self.decoded_upto:
+            # no WAL flushed since a peek read everything up to it: nothing to read, and no
+            # need to have the server decode again from the slot's restart LSN to find that
+            return 0
         self._changes = 0
         read = 0
         # fastpath's events by their number: BEGIN, COMMIT, RUN, SLOW
@@ -326,6 +332,8 @@ class PgCapture:
                         handle[ev[0]](ev)
             cur.close()
         n = self._changes if self.read_lsn > before else 0
+        if read < self.batch_changes:
+            self.decoded_upto = upto  # (not cut short by the batch: all of it was read)
         if read < self.batch_changes and not self.cache.txns and self.advance_idle:
             # caught up, nothing open: the slot may go to where the peek decoded up to,
             # even when no captured table changed (an idle database, other databases, or
