@@ -1,5 +1,7 @@
 """Rows too large for one trail record, end to end with real processes (issue 29): ``ggsci db
-run`` logs an 80 KB row in the embedded source, the Extract writes it as continued records
+run`` logs an 80 KB row in the embedded source (in Oracle's redo format, issue 24: each value
+in a change vector field of its own, at most 64,511 bytes, so a large row is large by its
+columns), the Extract writes it as continued records
 (seed 003: Continued, RecCount, RecordFragment), the pump carries them to the Collector's
 trail, the Replicat joins them and the target equals the source (SQLite and PostgreSQL)."""
 
@@ -21,19 +23,28 @@ from engine.trail.reader import TrailReader
 from tests.harness import pipeline_home as ph
 
 BIG = ph.TargetTable("APP", "BIG", (("ID", "NUMERIC PRIMARY KEY"), ("V", "VARCHAR(10)"),
-                                    ("W", "TEXT")))  # fmt: skip
+                                    ("W", "TEXT"), ("X", "TEXT"), ("Y", "TEXT"), ("Z", "TEXT"),
+                                    ("U", "TEXT")))  # fmt: skip
+W = 5  # the large columns W, X, Y, Z, U: a value of n bytes is spread over them
 
 SCRIPT = """
-CREATE TABLE app.big (id NUMBER PRIMARY KEY, v VARCHAR2(10), w VARCHAR2(400000));
-INSERT INTO app.big VALUES (1, 'a', '{x80}');
-INSERT INTO app.big VALUES (2, 'b', '{e70}');
-INSERT INTO app.big VALUES (3, 'c', 'small');
+CREATE TABLE app.big (id NUMBER PRIMARY KEY, v VARCHAR2(10), w VARCHAR2(64000),
+  x VARCHAR2(64000), y VARCHAR2(64000), z VARCHAR2(64000), u VARCHAR2(64000));
+INSERT INTO app.big VALUES (1, 'a', {x80});
+INSERT INTO app.big VALUES (2, 'b', {e70});
+INSERT INTO app.big VALUES (3, 'c', 'small', NULL, NULL, NULL, NULL);
 COMMIT;
-UPDATE app.big SET w = '{y100}' WHERE id = 3;
-INSERT INTO app.big VALUES (4, 'd', '{x300}');
+UPDATE app.big SET w = '{y20}', x = '{y20}', y = '{y20}', z = '{y20}', u = '{y20}' WHERE id = 3;
+INSERT INTO app.big VALUES (4, 'd', {x300});
 DELETE FROM app.big WHERE id = 2;
 COMMIT;
 """
+
+
+def _spread(unit: str, n: int) -> str:
+    """The SQL values of W..U holding ``n`` characters of ``unit`` between them."""
+    per = n // len(unit) // W
+    return ", ".join(f"'{unit * per}'" for _ in range(W))
 
 
 def _db_run(home: Home, text: str) -> None:
@@ -59,8 +70,8 @@ def _pipeline(tmp_path: Path, target: str) -> None:
     home = new_home(tmp_path, spec)
     out = ggsci(home, *ph.target_commands(spec))
     assert "ERROR" not in out, out
-    text = SCRIPT.format(x80="x" * 80_000, e70="é€" * 35_000, y100="y" * 100_000,
-                         x300="z" * 300_000)  # fmt: skip
+    text = SCRIPT.format(x80=_spread("x", 80_000), e70=_spread("é€", 70_000), y20="y" * 20_000,
+                         x300=_spread("z", 300_000))  # fmt: skip
     _db_run(home, text.split("INSERT", 1)[0])  # the table first, then the Extract starts
     try:
         out = ggsci(home, *ph.add_and_start_commands(spec))
@@ -72,7 +83,7 @@ def _pipeline(tmp_path: Path, target: str) -> None:
         except AssertionError:
             raise AssertionError(report(home, "EXT1") + report(home, "REP1")) from None
         rows = ph.target_rows(home, spec, BIG)
-        assert [(r[0], len(r[2] or "")) for r in rows] == [
+        assert [(r[0], sum(len(v or "") for v in r[2:])) for r in rows] == [
             ("1", 80_000), ("3", 100_000), ("4", 300_000)
         ]  # fmt: skip
     finally:
@@ -84,7 +95,9 @@ def _pipeline(tmp_path: Path, target: str) -> None:
         assert len(fragments) >= 1 + 1 + 1 + 4, (trail, len(fragments))
         assert all(p["table"] == "APP.BIG" for p in fragments)
         joined = [r for _, r in TrailReader(trail).records() if r.table == "APP.BIG"]
-        sizes = sorted(len(dict(r.columns).get(2) or "") for r in joined)
+        sizes = sorted(
+            sum(len(v or "") for k, v in dict(r.columns).items() if k >= 2) for r in joined
+        )
         assert sizes[-4:] == [70_000, 80_000, 100_000, 300_000], sizes
 
 
