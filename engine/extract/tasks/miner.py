@@ -30,6 +30,7 @@ key in the undo): the driver fetches the key from the source by ROWID
 from __future__ import annotations
 
 import contextlib
+import struct
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from operator import itemgetter
@@ -320,7 +321,12 @@ class Miner:
         def each(
             offset: int, stop: int, buf: bytes, lo: int, size: int, lwn_scn: int, lwn_time: int
         ) -> None:
-            record(buf, lo, size, scan, offset, stop, lwn_scn, lwn_time, out)
+            try:
+                record(buf, lo, size, scan, offset, stop, lwn_scn, lwn_time, out)
+            except RedoCorruptError:
+                raise
+            except (struct.error, IndexError, ValueError) as exc:  # a value's bytes among them
+                raise RedoCorruptError(f"{path}: record at {offset} corrupt: {exc}") from exc
 
         def step(
             buf: bytes, pos: int, hi: int, base: int, first_block: int, bs: int, start: int,
