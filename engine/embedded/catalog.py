@@ -33,7 +33,7 @@ from urllib.parse import urlsplit
 from engine import storage
 from engine.embedded.archiver import archive_dest
 from engine.embedded.errors import RedoFormatError
-from engine.embedded.logfile import BLOCK, FileHeader, logical_floor
+from engine.embedded.logfile import HEADER_BYTES, FileHeader, logical_floor
 from engine.embedded.logs import LogInfo, list_logs
 from engine.redo.scan import Scan, record_scn
 from engine.storage import PathMap
@@ -131,7 +131,7 @@ class RedoCatalog:
             shown = storage.describe(entry.location)
             if h is None:
                 try:
-                    h = FileHeader.unpack(storage.read_range(entry.location, 0, BLOCK), shown)
+                    h = FileHeader.unpack(storage.read_range(entry.location, 0, HEADER_BYTES), shown)
                 except (RedoFormatError, storage.StorageError) as exc:
                     raise RedoGapError(f"archived log unreadable: {exc}") from None
                 self._headers[entry.location] = h
@@ -163,7 +163,7 @@ def log_header(info: LogInfo) -> FileHeader:
     """The file header of ``info``, read where the log is (online, or an archived copy)."""
     where = info.location or str(info.path)
     try:
-        return FileHeader.unpack(storage.read_range(where, 0, BLOCK), storage.describe(where))
+        return FileHeader.unpack(storage.read_range(where, 0, HEADER_BYTES), storage.describe(where))
     except (RedoFormatError, storage.StorageError) as exc:
         raise RedoGapError(f"redo log unreadable: {exc}") from None
 

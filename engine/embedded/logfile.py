@@ -245,10 +245,10 @@ def read_records(
     corruption raises ``RedoCorruptError``. Resume after a record from its ``end``."""
     data = Path(path).read_bytes()
     hdr = read_header(path)
-    if strict and not hdr.archived and hdr.end and len(data) > hdr.end:
-        h = F.read_header(data)
-        if _whole_end(data, h, hdr.end) < len(data):
-            raise RedoTruncatedError(f"{path}: torn tail at offset {hdr.end}")
+    if strict:
+        _h, limit, archived = _extent(data, path)
+        if not archived and limit < len(data):
+            raise RedoTruncatedError(f"{path}: torn tail at offset {limit}")
     for rec, off, time in _located(data, path, start_offset, end_offset):
         model = P.decode_record(rec, P.datetime_of(time), hdr.thread)
         yield LocatedRecord(model, hdr.sequence, off, _end_of(rec, off))

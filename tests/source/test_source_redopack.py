@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from engine._native import enabled as native_enabled
 from engine._native import load
-from engine.embedded import bulk, logfile
+from engine.embedded import bulk
 from engine.embedded import bulkpack as bp
 from engine.embedded import redogen as rg
 from engine.embedded import redopack as rp
@@ -227,24 +227,6 @@ def test_a_log_switch_between_the_records_of_a_change_leaves_the_rest_unframed()
 
 
 @needs_c
-@settings(max_examples=200, deadline=None)
-@given(
-    sizes=st.lists(st.integers(0, 1500), max_size=12),
-    start=st.integers(0, 10**7),
-    sequence=st.integers(0, 2**32 - 1),
-    fill=st.binary(min_size=1, max_size=1),
-)
-def test_the_c_block_cutter_is_the_python_one(
-    sizes: list[int], start: int, sequence: int, fill: bytes
-) -> None:
-    data = b"".join(
-        len(p).to_bytes(4, "little") + zlib.crc32(p).to_bytes(4, "little") + p
-        for p in (fill * n for n in sizes)
-    )
-    assert _C.cut_blocks(data, start, sequence) == logfile.cut_blocks(data, start, sequence)
-
-
-@needs_c
 @settings(max_examples=100, deadline=None)
 @given(
     usn=st.integers(1, 10),
@@ -284,7 +266,6 @@ def test_the_python_twin_gives_the_golden_redo(
     """The golden hashes with the pure-Python kernel, whichever one the build gives."""
     monkeypatch.setattr(bulk, "TABLE_KERNEL", rp.Table)
     monkeypatch.setattr(bulk, "COMMIT", rp.commit)
-    monkeypatch.setattr(logfile, "_CUT_BLOCKS", logfile.cut_blocks)
     want = json.loads(GOLDEN.read_text())[scenario]
     assert _fingerprint(tmp_path, SCENARIOS[scenario]) == want
 

@@ -234,7 +234,8 @@ def test_db_cli_archive_dest(tmp_path: Path) -> None:
 def test_first_scn_at_reads_any_storage(tmp_path: Path, s3_server: str) -> None:
     """The RAC merge's look at the SCN where a batch stops works on an archived copy in S3
     as on the local log, for every record boundary and between them."""
-    from engine.embedded import logfile, redo_scan
+    from engine.embedded import logfile
+    from engine.redo import scan as redo_scan
 
     dest = storage.join(s3_server, "first-scn")
     root = _db(tmp_path, dest)
@@ -253,7 +254,7 @@ def test_a_split_on_s3_is_a_few_ranged_reads(
 ) -> None:
     """A range of an archived log in S3 comes in a handful of ranged GETs (header, a block
     header, the range with its lookahead), not one per block; same frames as locally."""
-    from engine.embedded import redo_scan
+    from engine.redo import scan as redo_scan
 
     dest = storage.join(s3_server, "reads")
     root = _db(tmp_path, dest)
@@ -272,11 +273,11 @@ def test_a_split_on_s3_is_a_few_ranged_reads(
         reads.clear()
         got = [
             (o, e, bytes(b[lo : lo + n]))
-            for o, e, b, lo, n in redo_scan.scan_frames(remote, start, end)
+            for o, e, b, lo, n, _s, _t in redo_scan.scan(remote, start, end)
         ]
         want = [
             (o, e, bytes(b[lo : lo + n]))
-            for o, e, b, lo, n in redo_scan.scan_frames(local, start, end)
+            for o, e, b, lo, n, _s, _t in redo_scan.scan(local, start, end)
         ]
         assert got == want and got
         assert len(reads) <= 4, reads
