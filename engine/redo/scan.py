@@ -107,17 +107,18 @@ class Blocks:
     def problem(self, data: bytes | memoryview, at: int, blk: int) -> str | None:
         """What is wrong with the block at ``data[at:]`` (block ``blk``), or None."""
         bs = self.bs
+        where = f"block {blk} (RBA {blk * bs})"
         if at + bs > len(data):
-            return f"block {blk} ends beyond the file"
+            return f"{where} ends beyond the file"
         h = L.BLOCK_HEADER.unpack(data, at, self.header.order)
         if checksum_fold(memoryview(data)[at : at + bs], self.header.order) != 0:
-            return f"block {blk}: checksum mismatch"
+            return f"{where}: checksum mismatch"
         if h["signature"] != L.BLOCK_SIGNATURE or h["block_type"] != L.BLOCK_TYPE_REDO:
-            return f"block {blk} is not a redo block"
+            return f"{where} is not a redo block"
         if h["block"] != blk:
-            return f"block {blk} says it is block {h['block']}"
+            return f"{where} holds block {h['block']}: the block numbers jump"
         if h["sequence"] != self.header.sequence:
-            return f"block {blk} belongs to sequence {h['sequence']}, not {self.header.sequence}"
+            return f"{where} belongs to sequence {h['sequence']}, not {self.header.sequence}"
         return None
 
     def load(self, blk: int, count: int) -> int:
@@ -149,7 +150,7 @@ class Blocks:
             else (
                 self.problem(data, good * bs, blk + good)
                 if good < whole
-                else f"block {blk + good} ends beyond the file"
+                else f"block {blk + good} (RBA {(blk + good) * bs}) ends beyond the file"
             )
         )
         return good
