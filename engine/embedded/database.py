@@ -279,8 +279,9 @@ class Database:
         return int((t - datetime(1970, 1, 1)).total_seconds() * 1_000_000)
 
     def checkpoint(self) -> None:
-        """Make everything so far durable-as-configured: redo flushed, SQLite committed."""
-        self.logs.flush()
+        """Make everything so far durable-as-configured: redo flushed (the log write being
+        gathered ended: all redo so far in the files), SQLite committed."""
+        self.logs.flush(everything=True)
         last = self._last_time
         if self._last_us is not None:
             from_us = datetime(1970, 1, 1) + timedelta(microseconds=self._last_us)

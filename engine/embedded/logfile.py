@@ -129,7 +129,9 @@ class FileHeader:
             next_scn=0 if h.next_scn == L.OPEN_SCN else h.next_scn,
             status=STATUS_ARCHIVED if archived else STATUS_CURRENT,
             created_us=micros_of_redo_time(h.first_time),
-            prev_sequence=side.prev_sequence if side is not None else -1,
+            # without a side file (an archived copy): the thread's previous log is the one
+            # numbered before it, as Oracle numbers them (its first log, 1, has none)
+            prev_sequence=side.prev_sequence if side is not None else h.sequence - 1 or -1,
             end=end,
         )
 

@@ -443,11 +443,16 @@ class OnlineLog:
         self._starts = []
         return n
 
-    def flush(self, *, progress: tuple[int, int] | None = None, end: bool = True) -> None:
+    def flush(
+        self, *, progress: tuple[int, int] | None = None, end: bool = True, record: bool = True
+    ) -> None:
         """Write the ended LWNs (and, with ``end``, the pending one first), make the log
         durable (with ``fsync``) and record its end (and the progress mark: ``(scn,
-        offset)``) in the side file."""
+        offset)``) in the side file (not with ``record``: a crash between the two, as tests
+        make it)."""
         self._write(end)
+        if not record:
+            return
         side = replace(self._side, end=max(self._end, self._side.end), closed=False)
         if progress is not None:
             side = replace(side, progress_scn=progress[0], progress_offset=progress[1])

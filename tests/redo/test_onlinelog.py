@@ -115,7 +115,7 @@ def test_a_torn_tail_is_cut_on_reopen(tmp_path: Path) -> None:
     good = log.end
     for r in SEED[6:12]:  # a third LWN written but not recorded in the side file
         log.add(r.scn, r.subscn, _vectors(r, "<"), 0)
-    log.end_lwn()
+    log.flush(record=False)
     third = log.end
     log.close()
     O.write_side(path, O.Side(end=good, first_scn=100))
