@@ -203,6 +203,7 @@ class Scan:
         self.header: LogHeader | None = None
         self.resume: int | None = None  # file offset past the last record yielded
         self.ended = False  # a record at or after ``end`` was met
+        self.chunk = CHUNK_BLOCKS  # blocks loaded at once
         self._times: dict[int, int] = {}
 
     def micros(self, lwn_time: int) -> int:
@@ -293,7 +294,7 @@ class Scan:
                 return
             # the LWN's first block, then all of it
             held = blocks.first <= lwn < blocks.first + blocks.count
-            if not held and blocks.load(lwn, CHUNK_BLOCKS) == 0:
+            if not held and blocks.load(lwn, self.chunk) == 0:
                 if current:
                     return  # torn tail
                 raise blocks.fault(lwn)
@@ -317,7 +318,7 @@ class Scan:
                     lwn * bs + _HEAD + 28,
                 )
             if lwn + n > blocks.first + blocks.count:
-                got = blocks.load(lwn, max(n, CHUNK_BLOCKS))
+                got = blocks.load(lwn, max(n, self.chunk))
                 if got < n:
                     if current:
                         return
@@ -420,6 +421,7 @@ def first_scn_at(path: Path | str, offset: int, limit: int | None = None) -> int
     """SCN of the first whole record that starts at or after file offset ``offset`` of log
     ``path`` (any storage location; None: none yet)."""
     sc = Scan(path, offset, None, limit)
+    sc.chunk = 16  # one record is wanted: read its LWN, not megabytes after it
     for _o, _s, buf, lo, _n, _ls, _lt in sc:
         assert sc.header is not None
         return record_scn(buf, lo, sc.header.order)
