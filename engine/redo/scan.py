@@ -264,8 +264,10 @@ class Scan:
             return (2, 0) if blocks.extent > 2 else None
         # back to the nearest block at or before blk whose first record is an LWN header
         j = blk
+        step = 8  # most LWNs are short: a few blocks back first, then more at a time
         while j > 2:
-            lo = max(2, j - _BACK_BLOCKS + 1)
+            lo = max(2, j - step + 1)
+            step = min(2 * step, _BACK_BLOCKS)
             raw = blocks.src.read_at(lo * blocks.bs, (j - lo + 1) * blocks.bs)
             for k in range(j, lo - 1, -1):
                 at = (k - lo) * blocks.bs
