@@ -453,7 +453,7 @@ class Database:
             return
         now = time.monotonic()
         if w.buffered > 256 * 1024 or now - self._flushed_at >= FLUSH_INTERVAL:
-            self.logs.flush()
+            self.logs.flush(everything=False)  # the commit ended its LWN: written now
             self._flushed_at = now
 
     # -- sessions ------------------------------------------------------------------------

@@ -422,9 +422,12 @@ class LogWriter:
     def append(self, record: RedoRecord) -> tuple[int, int]:
         """Append one record; returns its ``(offset, end)`` in the file."""
         vectors = b"".join(P.encode_vector(cv, ORDER, LAYOUT) for cv in record.changes)
-        if record.lwn is not None:  # an imported record that started a log write: so here
+        time = P.redo_time_of(record.timestamp)
+        if record.lwn is not None or (self.log.pending and time != self._last_time):
+            # an imported record that started a log write; or the clock has moved on: the
+            # records of one LWN share its time (whole seconds), each record keeps its own
             self.log.end_lwn()
-        self._last_time = P.redo_time_of(record.timestamp)
+        self._last_time = time
         at = self.log.add(record.scn, record.subscn, vectors, self._last_time, record.vld)
         self.last_scn = record.scn
         self.records += 1
@@ -433,7 +436,7 @@ class LogWriter:
         ):
             self.log.end_lwn()  # a commit or rollback ends the log write
         if self.buffered >= self.buffer_limit:
-            self.flush()
+            self.flush(everything=False)
         return at
 
     @property
@@ -467,11 +470,12 @@ class LogWriter:
             raise RedoCorruptError(f"{len(frames) - pos} bytes after {count} packed records")
         return self.logical
 
-    def flush(self, *, everything: bool = False) -> None:
-        """Hand the ended LWNs to the OS; the records of the LWN being gathered (no commit
-        yet, and less than ``LWN_LIMIT`` bytes) stay: an LWN's bounds do not depend on when
-        flushes happen, so the same work writes the same bytes. ``everything``: that LWN
-        too (ended here: what a caller reading the logs right now asks for)."""
+    def flush(self, *, everything: bool = True) -> None:
+        """Hand all redo so far to the OS (the LWN being gathered ended here). Not
+        ``everything``: the ended LWNs only, the records of the LWN being gathered (no
+        commit yet, less than ``LWN_LIMIT`` bytes) stay: what the database's periodic flush
+        after a commit does, so that where an LWN ends does not depend on when it ran (nor
+        on another thread's commits: each thread has its own log writer)."""
         if self.log.end != self.log.written or (everything and self.log.pending):
             self.log.flush(end=everything)
 

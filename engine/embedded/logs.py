@@ -226,7 +226,7 @@ class LogSet:
         if w.size >= self.max_bytes:
             self.switch(thread, next_scn)
 
-    def flush(self, *, everything: bool = False) -> None:
+    def flush(self, *, everything: bool = True) -> None:
         for w in self.writers.values():
             w.flush(everything=everything)
         if self.progress is not None:
