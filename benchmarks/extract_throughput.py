@@ -9,7 +9,9 @@ changes interleave in the redo). Written through the embedded database's fast DM
 (:class:`engine.embedded.bulk.BulkSession`: the same redo as SQL statements would write).
 Prints ``name=value`` lines; the last is ``lcr_per_s`` (row changes captured per second of
 catch-up; the start of the JVM and of its Python workers, which the Extract does before it
-reads, is excluded and reported as ``spark_start_s``). ``mine_wait_s`` is the driver waiting
+reads, is excluded and reported as ``spark_start_s``); ``redo_read_mb_s`` is the redo (in
+Oracle's format, as the embedded database writes it) read per second of catch-up.
+``mine_wait_s`` is the driver waiting
 for the Spark tasks (redo mined into trail bytes), ``driver_apply_s`` the driver ordering,
 caching and appending their output, ``driver_cpu_s`` the driver process's CPU time in the
 catch-up. ``--backlog DIR`` keeps the source database in DIR and reuses it when it is there
@@ -144,6 +146,8 @@ def main() -> None:
         # the driver's apply does not shrink with more cores (docs/extract.md, Scaling)
         print(f"driver_apply_s_per_m_rows={timing['apply_s'] / s.trail_records * 1e6:.2f}")
         print(f"catchup_s={catchup_s:.2f}")
+        # the redo the catch-up read (Oracle's format: headers, undo and index redo included)
+        print(f"redo_read_mb_s={redo_bytes / catchup_s / 1e6:.1f}")
         print(f"lcr_per_s={s.trail_records / catchup_s:.0f}")
 
 

@@ -125,9 +125,13 @@ def oldest_check(logs: list[LogInfo], thread: int, begin: Begin) -> None:
     earlier (a record of its predecessor may carry that time: an imported log is started
     after its records' times). Where GoldenGate cannot find the log it would start in, it
     abends with OGG-00446 "Not able to establish initial position for begin time ..."."""
-    if not logs or logs[0].prev_sequence < 0:
+    if not logs:
         return
     oldest = logs[0]
+    # unknown (an archived copy has no side file): the sequence before it, as Oracle numbers
+    prev = oldest.prev_sequence if oldest.prev_sequence >= 0 else oldest.sequence - 1
+    if prev < 1:
+        return
     head = log_header(oldest)
     heads = record_heads(oldest)
     first = next(heads, None)
@@ -145,7 +149,7 @@ def oldest_check(logs: list[LogInfo], thread: int, begin: Begin) -> None:
         f"Not able to establish initial position for {begin.shown} on redo thread {thread}: "
         f"its oldest available log is sequence {oldest.sequence} (first SCN "
         f"{oldest.first_scn}, from {started:%Y-%m-%d %H:%M:%S.%f}, {where}); sequence "
-        f"{oldest.prev_sequence} and older are no longer online or in an archive destination.",
+        f"{prev} and older are no longer online or in an archive destination.",
     )
 
 

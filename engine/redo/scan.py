@@ -107,17 +107,18 @@ class Blocks:
     def problem(self, data: bytes | memoryview, at: int, blk: int) -> str | None:
         """What is wrong with the block at ``data[at:]`` (block ``blk``), or None."""
         bs = self.bs
+        where = f"block {blk} (RBA {blk * bs})"
         if at + bs > len(data):
-            return f"block {blk} ends beyond the file"
+            return f"{where} ends beyond the file"
         h = L.BLOCK_HEADER.unpack(data, at, self.header.order)
         if checksum_fold(memoryview(data)[at : at + bs], self.header.order) != 0:
-            return f"block {blk}: checksum mismatch"
+            return f"{where}: checksum mismatch"
         if h["signature"] != L.BLOCK_SIGNATURE or h["block_type"] != L.BLOCK_TYPE_REDO:
-            return f"block {blk} is not a redo block"
+            return f"{where} is not a redo block"
         if h["block"] != blk:
-            return f"block {blk} says it is block {h['block']}"
+            return f"{where} holds block {h['block']}: the block numbers jump"
         if h["sequence"] != self.header.sequence:
-            return f"block {blk} belongs to sequence {h['sequence']}, not {self.header.sequence}"
+            return f"{where} belongs to sequence {h['sequence']}, not {self.header.sequence}"
         return None
 
     def load(self, blk: int, count: int) -> int:
@@ -149,7 +150,7 @@ class Blocks:
             else (
                 self.problem(data, good * bs, blk + good)
                 if good < whole
-                else f"block {blk + good} ends beyond the file"
+                else f"block {blk + good} (RBA {(blk + good) * bs}) ends beyond the file"
             )
         )
         return good
@@ -202,6 +203,7 @@ class Scan:
         self.header: LogHeader | None = None
         self.resume: int | None = None  # file offset past the last record yielded
         self.ended = False  # a record at or after ``end`` was met
+        self.chunk = CHUNK_BLOCKS  # blocks loaded at once
         self._times: dict[int, int] = {}
 
     def micros(self, lwn_time: int) -> int:
@@ -262,8 +264,10 @@ class Scan:
             return (2, 0) if blocks.extent > 2 else None
         # back to the nearest block at or before blk whose first record is an LWN header
         j = blk
+        step = 8  # most LWNs are short: a few blocks back first, then more at a time
         while j > 2:
-            lo = max(2, j - _BACK_BLOCKS + 1)
+            lo = max(2, j - step + 1)
+            step = min(2 * step, _BACK_BLOCKS)
             raw = blocks.src.read_at(lo * blocks.bs, (j - lo + 1) * blocks.bs)
             for k in range(j, lo - 1, -1):
                 at = (k - lo) * blocks.bs
@@ -292,7 +296,7 @@ class Scan:
                 return
             # the LWN's first block, then all of it
             held = blocks.first <= lwn < blocks.first + blocks.count
-            if not held and blocks.load(lwn, CHUNK_BLOCKS) == 0:
+            if not held and blocks.load(lwn, self.chunk) == 0:
                 if current:
                     return  # torn tail
                 raise blocks.fault(lwn)
@@ -316,7 +320,7 @@ class Scan:
                     lwn * bs + _HEAD + 28,
                 )
             if lwn + n > blocks.first + blocks.count:
-                got = blocks.load(lwn, max(n, CHUNK_BLOCKS))
+                got = blocks.load(lwn, max(n, self.chunk))
                 if got < n:
                     if current:
                         return
@@ -419,6 +423,7 @@ def first_scn_at(path: Path | str, offset: int, limit: int | None = None) -> int
     """SCN of the first whole record that starts at or after file offset ``offset`` of log
     ``path`` (any storage location; None: none yet)."""
     sc = Scan(path, offset, None, limit)
+    sc.chunk = 16  # one record is wanted: read its LWN, not megabytes after it
     for _o, _s, buf, lo, _n, _ls, _lt in sc:
         assert sc.header is not None
         return record_scn(buf, lo, sc.header.order)

@@ -36,3 +36,19 @@ def run_sql(db: Database, script: list[tuple[str, str]]) -> None:
         if name not in sessions:
             sessions[name] = db.session(name)
         execute(db, sessions[name], sql)
+
+
+def rewrite_header(log: Path, **changes: int) -> None:
+    """Blocks 0 and 1 of Oracle log ``log`` rewritten with ``changes`` to its header
+    (:class:`engine.redo.framing.LogHeader` fields) and resealed; block 0's block count made
+    to agree with the header's."""
+    from dataclasses import replace
+
+    from engine.redo import framing
+    from engine.redo.onlinelog import header_blocks
+
+    data = bytearray(log.read_bytes())
+    h = framing.read_header(data)
+    new = replace(h, **changes)
+    data[: 2 * h.block_size] = header_blocks(new, new.blocks, max(new.blocks, h.file_blocks + 1))
+    log.write_bytes(bytes(data))

@@ -10,7 +10,7 @@ oldest available log abends with OGG-00446; one before a thread's very first log
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -20,18 +20,17 @@ from engine import storage
 from engine.embedded.archiver import archived_location, set_archive_dest
 from engine.embedded.clock import ManualClock
 from engine.embedded.database import Database, create_database
-from engine.embedded.logfile import BLOCK
 from engine.embedded.sql import execute
 from engine.extract.run import ExtractRun
 from engine.extract.start import ExtractError
 from engine.home.groups import GroupStore
 from engine.home.layout import Home
-from engine.redo.framing import read_header
-from engine.redo.onlinelog import header_blocks
 from engine.redo.payloads import redo_time_of
 from engine.trail.reader import TrailReader
 from params.check import check_text
 from tests.shell.conftest import Shell
+
+from .conftest import rewrite_header
 
 T0 = datetime(2024, 1, 1)
 ROWS = 24
@@ -60,8 +59,7 @@ def _source(home: Home, dest: str) -> tuple[Path, list[Row]]:
         for i in range(1, ROWS + 1):
             t = i % 2 + 1
             clock.advance(1)
-            # redo times are whole seconds (an LWN's time, as Oracle's)
-            rows.append(Row(i, t, db.state.scn + 1, clock.current.replace(microsecond=0)))
+            rows.append(Row(i, t, db.state.scn + 1, clock.current))
             execute(db, s[t], f"INSERT INTO hr.emp VALUES ({i}, 'row {i}')")
             execute(db, s[t], "COMMIT")
             if i % 6 == 0:
@@ -102,7 +100,9 @@ def _add(shell: Shell, group: str, start: str) -> None:
 
 
 def _stamp(t: datetime) -> str:
-    return f"{t:%Y-%m-%d %H:%M:%S}.{t.microsecond:06d}"
+    """A BEGIN time for a row's ``time``: its whole second (a record's redo time is its
+    LWN's, in whole seconds, as Oracle keeps it)."""
+    return f"{t:%Y-%m-%d %H:%M:%S}.000000"
 
 
 def _positions_from_archive(home: Home, dest: str) -> None:
@@ -162,10 +162,8 @@ def test_begin_before_the_oldest_log_abends(home: Home, tmp_path: Path) -> None:
     # A log started after its records' times (as an import writes them): a begin time
     # after its first record is still found, before it still abends.
     copy = Path(archived_location(dest, 2, 2))
-    data = copy.read_bytes()
-    head = read_header(data)
-    later = replace(head, first_time=redo_time_of(T0 + timedelta(days=1)))
-    copy.write_bytes(header_blocks(later, head.blocks, head.blocks) + data[2 * BLOCK :])
+    later = T0 + timedelta(days=1)
+    rewrite_header(copy, first_time=redo_time_of(later))
     _add(shell, "e5", f"BEGIN {_stamp(rows[8].time)}")
     assert _run(home, "e5") == list(range(9, ROWS + 1))
     _add(shell, "e6", f"BEGIN {_stamp(rows[6].time - timedelta(seconds=0.5))}")

@@ -472,7 +472,7 @@ def test_the_scan_finds_what_read_records_reads_on_any_split(
 
 
 @settings(max_examples=30, deadline=None)
-@given(cut=st.integers(600, 30_000), start=st.integers(0, 20_000))
+@given(cut=st.integers(1024, 30_000), start=st.integers(0, 20_000))
 def test_the_scan_stops_where_read_records_does_on_a_torn_tail(
     sources: dict[str, Path], tmp_path_factory: pytest.TempPathFactory, cut: int, start: int
 ) -> None:

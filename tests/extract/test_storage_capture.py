@@ -24,10 +24,11 @@ from engine.embedded.logfile import BLOCK, read_header
 from engine.embedded.logs import list_logs
 from engine.extract.run import ExtractRun
 from engine.home.layout import Home
+from engine.redo.onlinelog import read_side, write_side
 from engine.trail.reader import TrailReader
 from params.check import check_text
 
-from .conftest import run_sql
+from .conftest import rewrite_header, run_sql
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -189,10 +190,8 @@ def test_missing_log_at_the_read_position_abends(home: Home) -> None:
 def test_scn_going_back_abends(home: Home, spark: SparkSession) -> None:
     root = _source(home, None)
     log = root / "redo" / "t1" / "000000003.log"
-    h = read_header(log)
     prev = read_header(root / "redo" / "t1" / "000000002.log")
-    with open(log, "r+b") as fh:
-        fh.write(replace(h, first_scn=prev.next_scn - 5).pack())
+    rewrite_header(log, first_scn=prev.next_scn - 5)
     with pytest.raises(RedoGapError, match=r"sequence 3 starts at SCN \d+, below the next SCN"):
         _extract(home, spark, "aa")
 
@@ -204,12 +203,17 @@ def test_block_number_jump_abends(home: Home, spark: SparkSession) -> None:
     log = root / "redo" / "t1" / "000000002.log"
     data = log.read_bytes()
     cut = data[: 4 * BLOCK] + data[10 * BLOCK :]
-    h = read_header(log)
-    log.write_bytes(replace(h, end=len(cut)).pack() + cut[BLOCK:])
+    log.write_bytes(cut)
+    rewrite_header(log, blocks=len(cut) // BLOCK)
+    side = read_side(log)
+    if side is not None:
+        write_side(log, replace(side, end=len(cut)))
     with pytest.raises(RedoGapError) as err:
         _extract(home, spark, "aa")
     assert "Redo thread 1 sequence 2, RBA 0 to its end:" in err.value.message
-    assert "block 4 (RBA 2048) holds block 10: the block numbers jump" in err.value.message
+    assert "block 4 (RBA 2048) holds block 10: the block numbers jump" in err.value.message, (
+        err.value.message
+    )
 
 
 def test_group_process_abends_with_the_gap_line() -> None:

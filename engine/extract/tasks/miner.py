@@ -1,13 +1,16 @@
 """The Extract's log miner: one byte range of redo to events for the driver, in a Spark task.
 
-It applies seed 002's rules exactly as :class:`engine.extract.tasks.decode.Decoder` does (that
-class is the readable statement of them, and a test holds the two to the same trail), but
-reads the record payloads in place (``struct.unpack_from`` over the buffer
-:mod:`engine.embedded.redo_scan` fills), without building a dataclass per change vector: the
-bodies of opcodes that capture ignores (index redo 10.x, block cleanouts 4.1, the undo of
-an insert) are stepped over, and column values go to trail text through
+It reads Oracle's redo format (the embedded database writes it) through the window scan
+:mod:`engine.redo.scan` and applies seed 002's rules exactly as
+:class:`engine.extract.tasks.decode.Decoder` does (that class is the readable statement of
+them, and a test holds the two to the same trail). The C walk (:mod:`engine._native.redomine`)
+reads an LWN's records in place, without building a dataclass per change vector; a record
+it leaves goes through :meth:`Miner.record`, which reads the vectors it needs into the redo
+model (:func:`engine.redo.payloads.decode_vector`). Opcodes capture ignores (index redo 10.x,
+block cleanouts 4.1, markers) are stepped over; column values go to trail text through
 :mod:`engine.extract.tasks.values`. A captured row is encoded here, as a trail record template
-(:func:`engine.trail.codec.row_record` with its defaults: the driver finishes it).
+(:func:`engine.trail.codec.row_record` with its defaults: the driver finishes it). A record's
+time is its LWN's; a commit's SCN is its LWN's (docs/redo_format.md, part 3).
 
 Output (:class:`Mined`), in log order:
 
@@ -30,6 +33,7 @@ key in the undo): the driver fetches the key from the source by ROWID
 from __future__ import annotations
 
 import contextlib
+import struct
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from operator import itemgetter
@@ -320,7 +324,12 @@ class Miner:
         def each(
             offset: int, stop: int, buf: bytes, lo: int, size: int, lwn_scn: int, lwn_time: int
         ) -> None:
-            record(buf, lo, size, scan, offset, stop, lwn_scn, lwn_time, out)
+            try:
+                record(buf, lo, size, scan, offset, stop, lwn_scn, lwn_time, out)
+            except RedoCorruptError:
+                raise
+            except (struct.error, IndexError, ValueError) as exc:  # a value's bytes among them
+                raise RedoCorruptError(f"{path}: record at {offset} corrupt: {exc}") from exc
 
         def step(
             buf: bytes, pos: int, hi: int, base: int, first_block: int, bs: int, start: int,
