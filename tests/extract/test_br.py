@@ -20,6 +20,7 @@ import pytest
 from engine.changes import Fragment, Kind, Lcr, Position
 from engine.embedded.clock import ManualClock
 from engine.embedded.database import Database
+from engine.embedded.logfile import read_records
 from engine.embedded.sql import execute
 from engine.extract import br as br_module
 from engine.extract.cache import Txn
@@ -230,7 +231,15 @@ def test_seed_000_bounded_recovery(
     ext.close()
     log = Log()
     restarted = ExtractRun(home, check_text(PRM).model, None, log, spark=spark, durable=False)
-    assert restarted.capture.positions[1] == t208412.start  # resumes at T208412's start
+    # resumes at T208412's start: where the record before it ends, no record in between (an
+    # LWN starts in a fresh block, after the padding of the one before)
+    resume, start = restarted.capture.positions[1], t208412.start
+    assert (resume.thread, resume.sequence) == (start.thread, start.sequence)
+    assert resume.offset <= start.offset
+    log = src.db.root / "redo" / f"t{start.thread}" / f"{start.sequence:09d}.log"
+    assert [lr.offset for lr in read_records(log, resume.offset, start.offset + 1)] == [
+        start.offset
+    ]
     assert {t.xid for t in restarted.capture.cache.open_transactions()} == {xid["T27"], xid["T45"]}
     restarted.close()
 
