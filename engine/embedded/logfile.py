@@ -36,6 +36,7 @@ from engine.redo import layout as L
 from engine.redo import onlinelog as O
 from engine.redo import payloads as P
 from engine.redo.errors import RedoError
+from engine.redo.scan import record_scn, scan
 
 BLOCK: Final = 512
 BLOCK_HEAD: Final = L.BLOCK_HEADER.size
@@ -360,9 +361,10 @@ class LogWriter:
         if path.exists():
             head = read_header(path)  # refuses an old-format log by name
             self.log = O.OnlineLog.reopen(path, fsync=fsync)
-            for lr in read_records(path):
+            sc = scan(path)  # record headers only (the C block walk when built)
+            for _o, _s, buf, lo, _n, _ls, _lt in sc:
                 self.records += 1
-                self.last_scn = lr.record.scn
+                self.last_scn = record_scn(buf, lo, ORDER)
             self.lost = self.log.lost
             self._prev = head.prev_sequence
         else:

@@ -236,8 +236,8 @@ def test_seed_000_bounded_recovery(
     resume, start = restarted.capture.positions[1], t208412.start
     assert (resume.thread, resume.sequence) == (start.thread, start.sequence)
     assert resume.offset <= start.offset
-    log = src.db.root / "redo" / f"t{start.thread}" / f"{start.sequence:09d}.log"
-    assert [lr.offset for lr in read_records(log, resume.offset, start.offset + 1)] == [
+    redo_log = src.db.root / "redo" / f"t{start.thread}" / f"{start.sequence:09d}.log"
+    assert [lr.offset for lr in read_records(redo_log, resume.offset, start.offset + 1)] == [
         start.offset
     ]
     assert {t.xid for t in restarted.capture.cache.open_transactions()} == {xid["T27"], xid["T45"]}

@@ -5,12 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from engine.embedded.database import Database
 from engine.embedded.errors import DatabaseError
-from tests.source.test_source_cli import _db
+from ggsci.cli_db import app
 
-OLD_HEADER = b"GGREDO01" + bytes(504)  # block 0 of a log of the format before Oracle's
+OLD_HEADER = b"GGREDO01" + bytes(504)
+
+
+def _db(home: Path, *args: str) -> tuple[int, str]:
+    r = CliRunner().invoke(app, [*args, "--home", str(home)])
+    return r.exit_code, r.output  # block 0 of a log of the format before Oracle's
 
 
 def _made_before(home: Path) -> Path:
