@@ -16,6 +16,17 @@ def fb_text(fb: int) -> str:
 
 
 def fb_value(text: str) -> int:
+    """``"--H-FL--"`` -> ``0x2C`` (the writer's hot path: the notations met are cached)."""
+    got = _FB_VALUES.get(text)
+    if got is None:
+        got = _FB_VALUES[text] = _fb_value(text)
+    return got
+
+
+_FB_VALUES: dict[str, int] = {}
+
+
+def _fb_value(text: str) -> int:
     if len(text) != 8 or any(c not in ("-", FB_LETTERS[i]) for i, c in enumerate(text)):
         raise ValueError(f"not a row flag notation: {text!r}")
     return sum(0x80 >> i for i, c in enumerate(text) if c != "-")
