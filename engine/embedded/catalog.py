@@ -131,7 +131,9 @@ class RedoCatalog:
             shown = storage.describe(entry.location)
             if h is None:
                 try:
-                    h = FileHeader.unpack(storage.read_range(entry.location, 0, HEADER_BYTES), shown)
+                    h = FileHeader.unpack(
+                        storage.read_range(entry.location, 0, HEADER_BYTES), shown
+                    )
                 except (RedoFormatError, storage.StorageError) as exc:
                     raise RedoGapError(f"archived log unreadable: {exc}") from None
                 self._headers[entry.location] = h
@@ -163,7 +165,9 @@ def log_header(info: LogInfo) -> FileHeader:
     """The file header of ``info``, read where the log is (online, or an archived copy)."""
     where = info.location or str(info.path)
     try:
-        return FileHeader.unpack(storage.read_range(where, 0, HEADER_BYTES), storage.describe(where))
+        return FileHeader.unpack(
+            storage.read_range(where, 0, HEADER_BYTES), storage.describe(where)
+        )
     except (RedoFormatError, storage.StorageError) as exc:
         raise RedoGapError(f"redo log unreadable: {exc}") from None
 

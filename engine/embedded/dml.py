@@ -17,13 +17,13 @@ from engine.embedded.errors import ConstraintError, RowLockedError, SourceError,
 from engine.embedded.ids import make_dba
 from engine.embedded.redo import ChangeVector, Column, DirectLoad
 from engine.embedded.rows import (
+    FIELD_ROOM,
     Row,
     by_block,
     cols_data,
     constraint_error,
     encode_row,
     index_cols,
-    loggable_row,
     rid_block,
     rid_slot,
     row_bytes,
@@ -46,13 +46,17 @@ def insert(s: Session, db: Engine, table: TableDef, rows: Sequence[Row], *, arra
     try:
         # encoded (and judged loggable) before anything changes: the statement fails whole
         encoded = [encode_row(table, r) for r in rows]
-        if not (array and len(rows) > 1):
-            encoded = [loggable_row(table, e) for e in encoded]
+        # (issue 29) a row larger than one KDO's 16-bit size goes as an 11.2 all the same:
+        # each column is a field of its own, the size saturates (redogen.kdo); a value no
+        # field holds was refused above (encode_row)
+        # an array insert's rows go in one field per block (11.11): a row no field holds
+        # goes as single-row inserts
+        as_array = array and len(rows) > 1 and all(row_bytes(e) <= FIELD_ROOM for e in encoded)
         s.lock_keys(db, txn, table, rows)
         rids = db.allocate(table, len(rows))
         store_rows(db, table, rids, rows)
         s.lock_rows(db, txn, table, rids)
-        if array and len(rows) > 1:
+        if as_array:
             _redo_array(s, db, txn, table, scn, rids, encoded)
         else:
             for rid, enc in zip(rids, encoded, strict=True):
@@ -164,6 +168,13 @@ def direct_insert(s: Session, db: Engine, table: TableDef, rows: Sequence[Row]) 
                 f"resource busy: {table.qualified} has rows locked by another session"
             )
         encoded = [encode_row(table, r) for r in rows]  # before anything changes
+        for e in encoded:  # a block image is one field (19.1): each row must fit it
+            if row_bytes(e) > FIELD_ROOM:
+                raise SqlError(
+                    f"row of {row_bytes(e)} bytes for {table.qualified} is larger than a "
+                    f"direct load's block image holds ({FIELD_ROOM} bytes)",
+                    "GGS-SRC-0203",
+                )
         s.lock_keys(db, txn, table, rows)
         rids = db.allocate(table, len(rows), fresh_block=True)
         store_rows(db, table, rids, rows)

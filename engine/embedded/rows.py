@@ -15,7 +15,6 @@ from engine.embedded.dictionary import IndexDef, TableDef
 from engine.embedded.errors import ConstraintError, SourceError, SqlError
 from engine.embedded.ids import RowId
 from engine.embedded.redo import Column
-from engine.embedded.redo_codec import KDO_SIZE_MAX
 from engine.embedded.state import Engine
 from engine.embedded.state import Row as Row  # the row type of every row helper
 from engine.embedded.values import to_python, to_sqlite
@@ -54,20 +53,6 @@ def loggable_value(table: TableDef, enc: rg.Row) -> rg.Row:
                 f"redo field ({FIELD_ROOM} bytes); values are not stored out of line (LOBs)",
                 "GGS-SRC-0203",
             )
-    return enc
-
-
-def loggable_row(table: TableDef, enc: rg.Row) -> rg.Row:
-    """``enc`` when one row piece (a single-row insert's KDO) can record it, else
-    ``GGS-SRC-0203``: Oracle chains such a row over several blocks; this database does not
-    (yet), so the statement fails whole before anything changes."""
-    size = rg.row_size(enc[: len(rg.columns_of(enc))])
-    if size > KDO_SIZE_MAX:
-        raise SqlError(
-            f"row of {size} bytes for {table.qualified} is larger than one row piece "
-            f"({KDO_SIZE_MAX} bytes); rows are not chained over blocks",
-            "GGS-SRC-0203",
-        )
     return enc
 
 
