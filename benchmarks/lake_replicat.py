@@ -172,11 +172,12 @@ class Meter:
             meter.commit -= time.perf_counter() - t  # (inside the commit's time)
             return out
 
-        def timed_commit(self: Any, stamp: Any) -> None:
+        def timed_commit(self: Any, stamp: Any) -> Any:
             t = time.perf_counter()
-            commit(self, stamp)
+            done = commit(self, stamp)
             meter.commit += time.perf_counter() - t
             meter.commits += 1
+            return done
 
         lake_applier.LakeApplier.apply = timed_apply  # type: ignore[method-assign]
         lake_applier.LakeApplier.commit = timed_commit  # type: ignore[method-assign]
