@@ -96,6 +96,9 @@ class FastPath:
         self.run = run
         self.reader = ColumnReader(run.source_trail, run.progress.position, self.eligible)
         self._eligible: dict[tuple[str, int], bool] = {}
+        self.batches = 0  # committed by this path
+        self.operations = 0  # trail records it read and applied (or skipped as applied)
+        self.handovers = 0  # times the classic path took over
 
     # -- which tables ---------------------------------------------------------------------
     def eligible(self, table: str, definition: TableDef | None) -> bool:
@@ -158,6 +161,8 @@ class FastPath:
                 base += c.n
             self._commit(targets, progress, stats, int(skip.sum()), len(lasts) - int(skip.sum()))
         run.last_io_us = int(io_time[-1]) or run.last_io_us
+        self.batches += 1
+        self.operations += len(ti)
 
     def _progress(
         self,

@@ -202,6 +202,7 @@ class LakeReplicatRun(ReplicatRun):
             time.sleep(min(left, 0.05))  # more may come before the batch is due
         if read.classic is not None:
             self._classic = True
+            fast.handovers += 1
             self.reader.close()
             self.reader = TransactionReader(self.source_trail, read.classic)
             return 1
@@ -229,6 +230,8 @@ class LakeReplicatRun(ReplicatRun):
                 self._batch_ops += len(txn.records)
                 if self._batch_ops >= self.model.group_trans_ops:
                     self.flush()
+                    if self._classic:
+                        break  # one batch, then back to the columnar path
         except TrailError as exc:
             self.flush()
             self.dirty = True
@@ -318,6 +321,15 @@ class LakeReplicatRun(ReplicatRun):
                     out.append(f"{t.name}: {action} failed: {str(exc).splitlines()[0]}")
             return out
 
+    def _paths(self) -> str:
+        f = self.fast
+        if f is None:
+            return "record by record (GGSCI_LAKE_COLUMNAR=0); "
+        return (
+            f"columnar path {f.operations} operations in {f.batches} batches, handed to "
+            f"the record-by-record path {f.handovers} times; "
+        )
+
     def status_lines(self) -> list[str]:
         lines = super().status_lines()
         recorded = [
@@ -329,6 +341,7 @@ class LakeReplicatRun(ReplicatRun):
             *lines,
             f"  Handler {self.props.name} ({self.props.type}); "
             f"operations already in their table skipped {self.lake.skipped_ops}; "
-            "positions the tables record:",
+            + self._paths()
+            + "positions the tables record:",
             *recorded,
         ]
