@@ -182,27 +182,26 @@ def extract(
         _alo(h, model, group, emit, report, stop_at_eof, source)
         return
 
-    from engine.cluster.spark import SparkConfigError, extract_session, task_failure
-    from engine.cluster.watch import Limits, Watchdog
-    from engine.extract.redo_source import MINER_MODULES
+    from engine.cluster.spark import SparkConfigError, task_failure
 
-    watch = Watchdog(Limits())
-    try:
-        spark, summary = extract_session(h, model, name, master, MINER_MODULES, watch)
-    except SparkConfigError as exc:
+    stop = threading.Event()
+    try:  # a stall of the Spark application: the run stops, then abends below
+        run = ExtractRun.start(
+            h, model, group, emit, master=master, brreset=brreset, report_line=report.line,
+            on_fault=stop.set,
+        )  # fmt: skip
+    except (ExtractError, SparkConfigError) as exc:
         emit(exc.code, Severity.ERROR, exc.text)
         raise typer.Exit(1) from exc
-    report.line(summary)
-    try:
-        run = ExtractRun(
-            h, model, group, emit, spark=spark, brreset=brreset, report_line=report.line
-        )
-    except ExtractError as exc:
+    watch = run.watch
+    assert watch is not None
+    try:  # in the foreground, what the run mines Spark mines, from the first batch
+        run.wait_for_session()
+    except SparkConfigError as exc:
+        run.close()
         emit(exc.code, Severity.ERROR, exc.text)
         raise typer.Exit(1) from exc
     emit("OGG-00993", Severity.INFO, f"EXTRACT {name} started.")
-    stop = threading.Event()
-    watch.on_fault(lambda _: stop.set())  # a stall: the run stops, then abends below
     try:
         run.run(stop, stop_at_eof=stop_at_eof)
     except KeyboardInterrupt:
@@ -219,7 +218,6 @@ def extract(
         raise typer.Exit(1) from None
     finally:
         run.close()
-        watch.close()
     if watch.fault is not None:
         emit(watch.fault.code, Severity.ERROR, watch.fault.text)
         raise typer.Exit(1)

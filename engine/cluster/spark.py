@@ -429,9 +429,16 @@ def extract_session(
     :class:`SparkConfigError` with one line for a setting or a task that fails, or when the
     application does not start within its bound; ``watch`` (:mod:`engine.cluster.watch`)
     then goes on watching the application."""
-    watch = watch or Watchdog(Limits())
+    return start_session(extract_settings(home, model, name, cli_master), modules, watch)
+
+
+def extract_settings(
+    home: Home, model: ParamFile, name: str, cli_master: str | None
+) -> SparkSettings:
+    """An Extract's session settings from its parameter file, GLOBALS, the environment and
+    the command line (at once, without a JVM): a bad one raises :class:`SparkConfigError`."""
     files = [model.spark, globals_spark(home.globals_file, home.root)]
-    settings = settings_for(
+    return settings_for(
         files,
         home.root,
         cli_master=cli_master,
@@ -439,6 +446,15 @@ def extract_session(
         log_file=home.dirrpt / f"{name}_spark.log",
         ship_dir=home.dirtmp / "ship",
     )
+
+
+def start_session(
+    settings: SparkSettings, modules: tuple[str, ...], watch: Watchdog | None = None
+) -> tuple[SparkSession, str]:
+    """The session of ``settings`` with its Python workers started (``modules`` imported),
+    and its line for the report; :class:`SparkConfigError` when it cannot start (see
+    :func:`extract_session`)."""
+    watch = watch or Watchdog(Limits())
     try:
         watch.limits = Limits.of(settings.extra)
         watch.follow_log(None if settings.master is None else settings.log_file)

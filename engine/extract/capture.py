@@ -59,6 +59,7 @@ from engine.extract.tasks.decode import Decoder, Selection
 from engine.extract.tasks.miner import Closed, Event, MinePlan, mine_plan
 from engine.extract.tasks.tablerules import TableRules, resolve
 from engine.heartbeat.flow import ExtractRule
+from engine.home.checkpoints import ReadCheckpoint
 from engine.trail.model import TableDef as TrailTableDef
 from engine.trail.model import TrailPosition, micros_to_datetime
 from engine.trail.tail import tranids_at
@@ -85,11 +86,11 @@ class CaptureState:
     last_commit_xids: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
+        """What the checkpoint records beside its positions: the read positions (current and
+        recovery, per thread) are the checkpoint's read checkpoints and the trail position
+        its write checkpoint, each recorded once (:meth:`from_checkpoint`)."""
         return {
-            "current": {str(t): p.to_json() for t, p in self.current.items()},
-            "recovery": {str(t): p.to_json() for t, p in self.recovery.items()},
             "last_commit_scn": self.last_commit_scn,
-            "trail": self.trail.to_json(),
             "last_time_us": self.last_time_us,
             "last_scn": self.last_scn,
             "ignored": list(self.ignored),
@@ -97,17 +98,23 @@ class CaptureState:
         }
 
     @classmethod
-    def from_json(cls, d: dict[str, object]) -> CaptureState:
-        cur = d["current"]
-        rec = d["recovery"]
-        assert isinstance(cur, dict) and isinstance(rec, dict)
-        trail = d["trail"]
-        assert isinstance(trail, dict)
+    def from_checkpoint(
+        cls, d: dict[str, object], reads: Iterable[ReadCheckpoint], trail: TrailPosition
+    ) -> CaptureState:
+        """The state a checkpoint recorded: ``d`` (its ``extra["capture"]``), the positions
+        of its TRANLOG read checkpoints and ``trail``, its write checkpoint's position."""
+        current: dict[int, Position] = {}
+        recovery: dict[int, Position] = {}
+        for r in reads:
+            if r.source == "TRANLOG":
+                t = r.current.thread
+                current[t] = Position(t, r.current.seqno, r.current.rba)
+                recovery[t] = Position(t, r.recovery.seqno, r.recovery.rba)
         return cls(
-            {int(t): Position.from_json(p) for t, p in cur.items()},
-            {int(t): Position.from_json(p) for t, p in rec.items()},
+            current,
+            recovery,
             int(str(d["last_commit_scn"])),
-            TrailPosition.from_json(trail),
+            trail,
             int(str(d.get("last_time_us", 0))),
             int(str(d.get("last_scn", 0))),
             tuple(str(x) for x in d.get("ignored", []) or []),  # type: ignore[attr-defined]
@@ -492,6 +499,12 @@ class Capture:
                     else first.pos
                 )
         return out
+
+    def use_spark(self, spark: SparkSession, max_poll_splits: int | None) -> None:
+        """From the next batch on, mine in ``spark``'s tasks (the session came up after the
+        run had started capturing in this process: engine/cluster/starting.py)."""
+        self.spark = spark
+        self.max_poll_splits = max_poll_splits
 
     # -- mining ahead -----------------------------------------------------------------
     def _submit(self, batch: Batch) -> Future[list[SplitResult]]:

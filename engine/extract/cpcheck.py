@@ -4,17 +4,17 @@ The checkpoint file is sealed (:mod:`engine.home.jsonfile`), which finds a chang
 checks find a checkpoint whose seal was made to match but whose content cannot be true, at
 the cost of reading the current redo log of each thread up to the read position once:
 
-- the read positions GGSCI shows (``reads``) are those the capture state resumes from, unless
-  ADD or ALTER moved them (the checkpoint then says ``altered`` and the state is not used);
 - the last commit written is not below the LOGCSN of the trail's last transaction when the
   checkpoint covers it, nor above the last SCN read;
 - each read position lies in its redo log (not past its end) on a record boundary;
 - the last commit written is not above the highest SCN of the records before the read
   positions (redo read up to there is all a commit can have come from).
 
-A legitimate ``ALTER EXTRACT ... EXTSEQNO/EXTRBA/SCN/BEGIN`` never meets these checks: it marks
-the checkpoint altered, and the Extract then starts from the new position without the old
-capture state.
+The read positions are recorded once, as the read checkpoints GGSCI shows (the capture state
+holds the rest), so they cannot disagree with it. A legitimate ``ALTER EXTRACT ...
+EXTSEQNO/EXTRBA/SCN/BEGIN`` never meets these checks: it marks the checkpoint altered and says
+what it moved, and the Extract then starts from the new position without the old capture
+state.
 """
 
 from __future__ import annotations
@@ -25,26 +25,7 @@ from engine.embedded.logfile import peek
 from engine.embedded.logs import LogInfo
 from engine.embedded.redo_scan import scan_frames
 from engine.extract.capture import CaptureState
-from engine.home.checkpoints import Checkpoints
 from engine.trail.recovery import CompletedTransaction
-
-
-def shown_positions_problem(cps: Checkpoints, saved: CaptureState) -> str | None:
-    """The read checkpoints against the capture state's positions (not after ADD/ALTER)."""
-    if cps.altered:
-        return None
-    for r in cps.reads:
-        if r.source != "TRANLOG":
-            continue
-        mine = saved.current.get(r.current.thread)
-        shown = (r.current.seqno, r.current.rba)
-        if mine is None or shown != (mine.sequence, mine.offset):
-            state = f"Seqno {mine.sequence}, RBA {mine.offset}" if mine else "none"
-            return (
-                f"its read position on thread {r.current.thread} (Seqno {shown[0]}, RBA "
-                f"{shown[1]}) is not the one its capture state resumes from ({state})"
-            )
-    return None
 
 
 def trail_problem(saved: CaptureState, last: CompletedTransaction | None) -> str | None:

@@ -20,16 +20,18 @@ from typing import TYPE_CHECKING
 
 from engine.changes import Position
 from engine.cluster.heap import keep_heap
-from engine.cluster.spark import batch_splits
+from engine.cluster.spark import batch_splits, extract_settings, start_session
+from engine.cluster.starting import SessionStart
+from engine.cluster.watch import Limits, Watchdog
 from engine.embedded.catalog import RedoCatalog, RedoGapError
 from engine.extract import longtrans as lt
 from engine.extract.br import BoundedRecovery, BrError, Restored, selection_digest
 from engine.extract.cache import Txn
 from engine.extract.capture import Capture, CaptureHooks, CaptureState
-from engine.extract.cpcheck import commit_problem, shown_positions_problem, trail_problem
+from engine.extract.cpcheck import commit_problem, trail_problem
 from engine.extract.keyfetch import for_extract
 from engine.extract.orphans import OrphanScanner
-from engine.extract.redo_source import DEFAULT_SPLIT_BYTES
+from engine.extract.redo_source import DEFAULT_SPLIT_BYTES, MINER_MODULES
 from engine.extract.start import (
     ExtractError,
     initial_positions,
@@ -41,6 +43,9 @@ from engine.heartbeat.flow import ExtractRule
 from engine.heartbeat.names import for_capture
 from engine.heartbeat.settings import utc_now
 from engine.home.checkpoints import (
+    MOVED_READ,
+    MOVED_RECOVERY,
+    MOVED_WRITE,
     Checkpoints,
     CsnState,
     ReadCheckpoint,
@@ -56,7 +61,7 @@ from engine.runtime.events import Severity
 from engine.runtime.loop import GroupRun, Stop
 from engine.runtime.reportcount import ReportCounter
 from engine.runtime.stats import StatsBook, counted
-from engine.trail.model import datetime_to_micros, micros_to_datetime
+from engine.trail.model import TrailPosition, datetime_to_micros, micros_to_datetime
 from engine.trail.recovery import RecoveryMode
 from engine.trail.releases import parse_release
 from engine.trail.writer import TrailWriter
@@ -69,6 +74,47 @@ Emit = Callable[[str, Severity, str], None]
 
 
 class ExtractRun(TransactionManagement, GroupRun):
+    session_start: SessionStart | None = None
+    """The Spark session starting in the background (None: up, or never asked for)."""
+    watch: Watchdog | None = None
+    """The Spark application's watchdog (engine/cluster/watch.py), once a session is asked for."""
+
+    @classmethod
+    def start(
+        cls,
+        home: Home,
+        model: ParamFile,
+        group: GroupDef | None,
+        emit: Emit,
+        *,
+        master: str | None = None,
+        brreset: bool = False,
+        report_line: Callable[[str], None] | None = None,
+        on_fault: Callable[[], None] | None = None,
+    ) -> ExtractRun:
+        """Start an Extract of the embedded source, for the group process and the foreground
+        command alike: its Spark session starts in the background (a daemon thread) while
+        the run opens (recovery, trail, checkpoints) and captures in this process; the
+        session takes the batches over once it is up (:meth:`_adopt_session`). ``on_fault``
+        is called from the watchdog when the application stalls or cannot start (the run
+        is then stopped, and the caller abends with ``run.watch.fault``)."""
+        name = (model.group or (group.name if group else "EXTRACT")).upper()
+        settings = extract_settings(home, model, name, master)  # a bad one: raised at once
+        watch = Watchdog(Limits())
+        if on_fault is not None:
+            watch.on_fault(lambda _fault: on_fault())
+        session = SessionStart(lambda: start_session(settings, MINER_MODULES, watch), watch)
+        try:
+            run = cls(
+                home, model, group, emit, spark=None, brreset=brreset, report_line=report_line
+            )
+        except BaseException:
+            watch.close()
+            raise
+        run.watch, run.session_start = watch, session
+        run.capture.max_poll_splits = 1  # a split of each thread a batch until Spark takes over
+        return run
+
     def __init__(
         self,
         home: Home,
@@ -111,16 +157,17 @@ class ExtractRun(TransactionManagement, GroupRun):
         altered = False
         cps = self.checkpoints
         if cps is not None and "capture" in cps.extra:
-            saved = CaptureState.from_json(cps.extra["capture"])
-            moved = cps.altered and _repositioned(cps.reads, saved)
+            written = next((w for w in cps.writes if _same_trail(w.trail, trail.path)), None)
+            at = written.position if written is not None else CpPosition()
+            saved = CaptureState.from_checkpoint(
+                cps.extra["capture"], cps.reads, TrailPosition(at.seqno, at.rba)
+            )
+            moved = cps.altered and MOVED_READ in cps.moved
             # seed 000: an altered I/O checkpoint (IOEXTSEQNO/IOEXTRBA: the recovery position;
             # ETROLLOVER: the write position) also means normal recovery, from that position
-            io_moved = cps.altered and (
-                _recovery_moved(cps.reads, saved)
-                or _write_moved(cps, trail.path, saved.trail.seqno)
-            )
+            io_moved = cps.altered and bool({MOVED_RECOVERY, MOVED_WRITE} & set(cps.moved))
             if not moved:
-                state = replace(saved, recovery=_recovery_of(cps.reads, saved))
+                state = saved
             if moved or io_moved:
                 altered = True
                 emit(
@@ -268,6 +315,8 @@ class ExtractRun(TransactionManagement, GroupRun):
         """One batch of capture, then what is due on the Extract's clock: long-running
         transaction warnings, the orphan purge, a Bounded Recovery checkpoint, REPORTCOUNT."""
         with self.lock:
+            if self.session_start is not None:
+                self._adopt_session(self.session_start)
             n = self.capture.poll()
             if self.after_first_poll is not None:  # the start-up phases end here
                 done, self.after_first_poll = self.after_first_poll, None
@@ -283,8 +332,32 @@ class ExtractRun(TransactionManagement, GroupRun):
         self.report_counter.tick(self.capture.stats.trail_records)
         return n
 
+    def _adopt_session(self, start: SessionStart) -> None:
+        """The Spark session, once its background start ends: batches go to its tasks from
+        now on (until then they are mined here, one split at a time). A session that could
+        not start raises its SparkConfigError: the process abends with its line."""
+        started = start.take()
+        if started is None:
+            return
+        self.session_start = None
+        spark, summary = started
+        self.capture.use_spark(spark, batch_splits(spark))
+        self.report_line(summary)
+        self.report_line(
+            f"Start-up phase: Spark session: {start.took or 0.0:.2f} s "
+            "(capture ran in the Extract's own process meanwhile)."
+        )
+
     def run(self, stop: Stop, *, stop_at_eof: bool = False, idle: float = 0.5) -> None:
         super().run(stop, stop_at_eof=stop_at_eof, idle=idle)
+
+    def wait_for_session(self) -> None:
+        """Wait until the Spark session is up and mine with it from the first batch (the
+        foreground command does: what it mines, Spark mines); its failure is raised."""
+        if self.session_start is not None:
+            self.session_start.wait()
+            with self.lock:
+                self._adopt_session(self.session_start)
 
     def _committed(self, xid: str, _scn: int, _records: int) -> None:
         self.latest_txn = xid
@@ -310,9 +383,7 @@ class ExtractRun(TransactionManagement, GroupRun):
         """The checkpoint against the redo it names (:mod:`engine.extract.cpcheck`):
         ExtractError OGG-00444 naming the file when it cannot be true."""
         rec = self.writer.recovery
-        problem = shown_positions_problem(cps, state) or trail_problem(
-            state, rec.last_transaction if rec is not None else None
-        )
+        problem = trail_problem(state, rec.last_transaction if rec is not None else None)
         if problem is None:
             try:
                 logs = RedoCatalog.for_extract(self.root, model.tranlog).logs()
@@ -603,6 +674,10 @@ class ExtractRun(TransactionManagement, GroupRun):
         return replace(cp, redo_file=self._redo_files[key])
 
     def close(self) -> None:
+        if self.session_start is not None and self.session_start.status() is not None:
+            self.report_line("Stopped while starting (Spark session).")
+        if self.watch is not None:
+            self.watch.close()
         if self.capture.fetch is not None:
             self.capture.fetch.close()
         self.capture.close()
@@ -682,37 +757,6 @@ def _points_known(
         if p is not None and (p.sequence, p.offset) == (r.current.seqno, r.current.rba):
             out[r.current.thread] = (r.current.scn, r.current.timestamp)
     return out
-
-
-def _recovery_moved(reads: tuple[ReadCheckpoint, ...], saved: CaptureState) -> bool:
-    """Whether ALTER ... IOEXTSEQNO/IOEXTRBA moved a recovery position the run saved."""
-    return _recovery_of(reads, saved) != saved.recovery
-
-
-def _recovery_of(reads: tuple[ReadCheckpoint, ...], saved: CaptureState) -> dict[int, Position]:
-    """The saved recovery positions, each replaced by the checkpoint's where that differs (an
-    ALTER set it; a run writes both from the same state)."""
-    out = dict(saved.recovery)
-    for r in reads:
-        t = r.current.thread
-        mine = out.get(t)
-        if mine is not None and (r.recovery.seqno, r.recovery.rba) != (mine.sequence, mine.offset):
-            out[t] = replace(mine, sequence=r.recovery.seqno, offset=r.recovery.rba)
-    return out
-
-
-def _write_moved(cps: Checkpoints, trail: str, saved_seqno: int) -> bool:
-    """Whether ALTER ... ETROLLOVER moved this trail's write position past the saved file."""
-    return any(w.position.seqno > saved_seqno for w in cps.writes if _same_trail(w.trail, trail))
-
-
-def _repositioned(reads: tuple[ReadCheckpoint, ...], saved: CaptureState) -> bool:
-    """Whether ADD/ALTER moved a read position away from where the run left it."""
-    for r in reads:
-        mine = saved.current.get(r.current.thread)
-        if mine is None or (r.current.seqno, r.current.rba) != (mine.sequence, mine.offset):
-            return True
-    return False
 
 
 BR_OFF_ON_FAILURE = (

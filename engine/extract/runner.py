@@ -1,20 +1,19 @@
 """The Extract group process's runner (registered in :data:`engine.runtime.process.RUNNERS`).
 
-``prepare`` checks the parameter file (abend with every diagnostic), starts the process's
-SparkSession in a background thread (the process already answers SEND; STOP meanwhile stops it),
-opens the run (source, trail recovery, checkpoint); ``run`` polls until STOP.
+``prepare`` checks the parameter file (abend with every diagnostic) and opens the run
+(:meth:`engine.extract.run.ExtractRun.start`: its SparkSession starts in a background thread
+while the run recovers and captures in this process); ``run`` polls until STOP.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.cluster.spark import SparkConfigError, extract_session, task_failure
-from engine.cluster.watch import Limits, Watchdog
+from engine.cluster.spark import SparkConfigError, task_failure
+from engine.cluster.watch import Watchdog
 from engine.embedded.catalog import RedoGapError
 from engine.extract.alo import REFUSED, AloRun, attached_source, refusal
 from engine.extract.longtrans import RequestError
-from engine.extract.redo_source import MINER_MODULES
 from engine.extract.run import ExtractRun
 from engine.extract.start import ExtractError
 from engine.redo.errors import RedoError
@@ -67,32 +66,20 @@ class ExtractRunner(GroupRunner):
             self.pg = PgExtractRunner(model)
             self.pg.prepare(ctx)
             return
-        ctx.phase("Spark session")
-        watch = self.watch = Watchdog(Limits())
-        try:  # SEND STATUS: "starting: Spark session: <what it waits for>"; STOP stops it
-            started = ctx.wait_for(
-                "Spark session",
-                lambda: extract_session(
-                    ctx.home, model, ctx.group.name, None, MINER_MODULES, watch
-                ),
-                watch.status,
-            )
-        except SparkConfigError as exc:
-            raise ProcessAbend(exc.code, exc.text) from None
-        # a stall later (no task finishing, the master lost): the run stops, then abends
-        watch.on_fault(lambda _: ctx.stop_requested.set())
-        if started is None:
-            return  # stopped while Spark started: run() returns at once
-        spark, summary = started
-        ctx.report.line(summary)
         ctx.starting = "recovery"
         ctx.phase("recovery (trail, checkpoints, Bounded Recovery)")
-        try:
-            self.run_ = ExtractRun(
-                ctx.home, model, ctx.group, ctx.event, spark=spark, report_line=ctx.report.line
+        try:  # the Spark session starts in the background: capture begins without it
+            self.run_ = ExtractRun.start(
+                ctx.home,
+                model,
+                ctx.group,
+                ctx.event,
+                report_line=ctx.report.line,
+                on_fault=ctx.stop_requested.set,  # a stall: the run stops, then abends
             )
-        except ExtractError as exc:
+        except (ExtractError, SparkConfigError) as exc:
             raise ProcessAbend(exc.code, exc.text) from exc
+        self.watch = self.run_.watch
         self._register(ctx)
         ctx.phase("first read of the redo")
         self.run_.after_first_poll = lambda: ctx.phase(None)

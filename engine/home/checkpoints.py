@@ -19,7 +19,7 @@ import zlib
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from engine.home.jsonfile import read_json, write_json
 from engine.home.layout import Home
@@ -166,6 +166,20 @@ class CsnState:
         return "-".join(f"{b:02X}" for b in value.to_bytes(4, "big"))
 
 
+MOVED_READ: Final = "read"
+MOVED_RECOVERY: Final = "recovery"
+MOVED_WRITE: Final = "write"
+MOVED_ALL: Final = (MOVED_READ, MOVED_RECOVERY, MOVED_WRITE)
+
+
+def _moved(data: dict[str, Any]) -> tuple[str, ...]:
+    """What ALTER moved; a file without the list (an earlier release) that says ``altered``:
+    what was moved is not known, so all of it."""
+    if "moved" in data:
+        return tuple(str(m) for m in data["moved"])
+    return MOVED_ALL if data.get("altered", True) else ()
+
+
 @dataclass(frozen=True)
 class Checkpoints:
     """All checkpoints of one group.
@@ -173,7 +187,10 @@ class Checkpoints:
     ``updated`` is the wall-clock time the checkpoint was written and ``lag_seconds`` the lag at
     that moment (time of checkpoint minus source time of the last record processed), ``None``
     until something was processed. ``altered`` is set by ADD/ALTER repositioning so the next
-    start knows to use normal recovery (OGG-01635).
+    start knows to use normal recovery (OGG-01635); ``moved`` says what ALTER moved since the
+    group's last checkpoint: :data:`MOVED_READ` (a current read position: EXTSEQNO/EXTRBA,
+    SCN, BEGIN, THREADS), :data:`MOVED_RECOVERY` (IOEXTSEQNO/IOEXTRBA), :data:`MOVED_WRITE`
+    (ETROLLOVER). A checkpoint the group writes has neither.
     """
 
     group: str
@@ -185,6 +202,7 @@ class Checkpoints:
     lag_seconds: float | None = None
     altered: bool = True
     extra: dict[str, Any] = field(default_factory=dict)
+    moved: tuple[str, ...] = ()
     history: tuple[Checkpoints, ...] = ()
     """Earlier checkpoints, newest first (at most :data:`HISTORY`), kept by
     :func:`save_checkpoints` for ``INFO ... SHOWCH n``; callers need not fill it."""
@@ -201,6 +219,7 @@ class Checkpoints:
             "updated": self.updated,
             "lag_seconds": self.lag_seconds,
             "altered": self.altered,
+            "moved": list(self.moved),
             "extra": self.extra,
             "history": [h.to_json() for h in self.history],
             "csn": self.csn.to_json() if self.csn else None,
@@ -217,6 +236,7 @@ class Checkpoints:
             updated=data.get("updated"),
             lag_seconds=data.get("lag_seconds"),
             altered=bool(data.get("altered", True)),
+            moved=_moved(data),
             extra=dict(data.get("extra", {})),
             history=tuple(Checkpoints.from_json(h) for h in data.get("history", [])),
             csn=CsnState.from_json(data["csn"]) if data.get("csn") else None,
@@ -296,6 +316,7 @@ def next_checkpoint(
         updated=now.isoformat(" ", "seconds"),
         lag_seconds=(now - source_time).total_seconds() if source_time else cps.lag_seconds,
         altered=False,
+        moved=(),
         extra={**cps.extra, **(extra or {})},
         csn=csn or cps.csn,
     )

@@ -39,11 +39,8 @@ from engine.heartbeat.settings import utc_now
 from engine.home.checkpoints import (
     Checkpoints,
     Position,
-    ReadCheckpoint,
     WriteCheckpoint,
     load_checkpoints,
-    next_checkpoint,
-    save_checkpoints,
 )
 from engine.home.groups import DEFAULT_MEGABYTES, GroupDef, normalize_trail
 from engine.home.layout import Home, in_home
@@ -64,7 +61,7 @@ from engine.trail.reader import (
     read_error_text,
 )
 from engine.trail.readmark import KEY as MARK
-from engine.trail.readmark import make_mark, mark_problem
+from engine.trail.readmark import mark_problem, publish_read
 from engine.trail.releases import release_of_level
 from engine.trail.txreader import Transaction, TransactionReader
 from params.models import (
@@ -393,25 +390,18 @@ class Pump(GroupRun):
             rba=pos.rba,
             timestamp=stamp.isoformat(" ") if stamp else None,
         )
-        read = ReadCheckpoint(self.source_path, self.startup, current, current)
         write = WriteCheckpoint(
             self.trail_path,
             self.trail_kind,
             Position(seqno=durable.seqno, rba=durable.rba),
             self.megabytes,
         )
-        cps = next_checkpoint(
-            self.checkpoints,
-            self.name,
-            "EXTRACT",
-            reads=(read,),
-            write=write,
-            batch_id=self.batch_id,
-            now=now,
+        cps = publish_read(
+            self.home, self.checkpoints, self.name, "EXTRACT",
+            source_path=self.source_path, source_file=self.source_trail.file(pos.seqno),
+            startup=self.startup, at=current, write=write, batch_id=self.batch_id, now=now,
             source_time=stamp,
-            extra={MARK: make_mark(self.source_trail.file(pos.seqno), pos.seqno, pos.rba)},
-        )
-        save_checkpoints(self.home, cps)
+        )  # fmt: skip
         self.checkpoints = cps
         self.dirty = False
         self.last_checkpoint = time.monotonic()

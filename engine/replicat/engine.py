@@ -39,10 +39,7 @@ from engine.heartbeat.names import for_capture
 from engine.heartbeat.settings import utc_now
 from engine.home.checkpoints import (
     Position,
-    ReadCheckpoint,
     load_checkpoints,
-    next_checkpoint,
-    save_checkpoints,
 )
 from engine.home.groups import GroupDef
 from engine.home.layout import Home, in_home
@@ -63,7 +60,7 @@ from engine.trail.files import TrailName
 from engine.trail.model import TrailPosition, TrailRecord, valid_datetime
 from engine.trail.reader import position_problem, read_error_text
 from engine.trail.readmark import KEY as MARK
-from engine.trail.readmark import make_mark, mark_problem
+from engine.trail.readmark import mark_problem, publish_read
 from engine.trail.txreader import Transaction, TransactionReader
 from params.models import ParamFile, RepError
 
@@ -485,18 +482,12 @@ class ReplicatRun(GroupRun):
             scn=self.progress.csn,
             timestamp=stamp.isoformat(" ") if stamp else None,
         )
-        cps = next_checkpoint(
-            self.checkpoints,
-            self.name,
-            "REPLICAT",
-            reads=(ReadCheckpoint(self.group.source_path or "", self.startup, current, current),),
-            write=None,
-            batch_id=self.batch_id,
-            now=now,
+        cps = publish_read(
+            self.home, self.checkpoints, self.name, "REPLICAT",
+            source_path=self.group.source_path or "", source_file=self.source_trail.file(pos.seqno),
+            startup=self.startup, at=current, write=None, batch_id=self.batch_id, now=now,
             source_time=stamp,
-            extra={MARK: make_mark(self.source_trail.file(pos.seqno), pos.seqno, pos.rba)},
-        )
-        save_checkpoints(self.home, cps)
+        )  # fmt: skip
         self.checkpoints = cps
         self.dirty = False
         self.last_checkpoint = time.monotonic()

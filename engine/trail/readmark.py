@@ -13,8 +13,21 @@ from __future__ import annotations
 
 import hashlib
 import os
+from datetime import datetime
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
+
+from engine.home.checkpoints import (
+    Checkpoints,
+    Position,
+    ReadCheckpoint,
+    WriteCheckpoint,
+    next_checkpoint,
+    save_checkpoints,
+)
+
+if TYPE_CHECKING:
+    from engine.home.layout import Home
 
 TAIL: Final = 256
 KEY: Final = "read_mark"
@@ -61,3 +74,36 @@ def mark_problem(mark: object, path: Path, seqno: int, rba: int) -> str | None:
             "ones that were read there (the file was replaced or the position moved)"
         )
     return None
+
+
+def publish_read(
+    home: Home,
+    previous: Checkpoints | None,
+    name: str,
+    kind: str,
+    *,
+    source_path: str,
+    source_file: Path,
+    startup: Position,
+    at: Position,
+    write: WriteCheckpoint | None,
+    batch_id: int,
+    now: datetime,
+    source_time: datetime | None,
+) -> Checkpoints:
+    """Save and return the checkpoint of a trail reader (a pump, a Replicat) whose read
+    position is ``at`` in ``source_file`` (its trail ``source_path``), with the mark of the
+    bytes before it, and the trail it writes (a pump's ``write``; None for a Replicat)."""
+    cps = next_checkpoint(
+        previous,
+        name,
+        kind,
+        reads=(ReadCheckpoint(source_path, startup, at, at),),
+        write=write,
+        batch_id=batch_id,
+        now=now,
+        source_time=source_time,
+        extra={KEY: make_mark(source_file, at.seqno, at.rba)},
+    )
+    save_checkpoints(home, cps)
+    return cps

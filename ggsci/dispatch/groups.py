@@ -9,6 +9,9 @@ from datetime import datetime
 from typing import Any
 
 from engine.home.checkpoints import (
+    MOVED_READ,
+    MOVED_RECOVERY,
+    MOVED_WRITE,
     Checkpoints,
     Position,
     ReadCheckpoint,
@@ -293,8 +296,18 @@ def alter_group(session: Session, cmd: M.AlterGroup) -> None:
     writes = cps.writes
     if o.etrollover:
         writes = tuple(replace(w, position=Position(seqno=w.position.seqno + 1)) for w in writes)
+    moved = set(cps.moved)
+    if tuple(r.current for r in reads) != tuple(r.current for r in cps.reads):
+        moved.add(MOVED_READ)
+    if tuple(r.recovery for r in reads) != tuple(r.recovery for r in cps.reads):
+        moved.add(MOVED_RECOVERY)
+    if o.etrollover:
+        moved.add(MOVED_WRITE)
     store(session).save(group)
-    save_checkpoints(session.home, replace(cps, reads=tuple(reads), writes=writes, altered=True))
+    save_checkpoints(
+        session.home,
+        replace(cps, reads=tuple(reads), writes=writes, altered=True, moved=tuple(sorted(moved))),
+    )
     if o.etrollover:
         log_event(
             session.home.ggserr_log,

@@ -470,7 +470,8 @@ def test_brstatus_draws_the_timeline_of_the_live_state(
 
 def _alter(home: Home, **how: int) -> None:
     """What ALTER EXTRACT e1 writes (ggsci/dispatch/groups.py): IOEXTSEQNO/IOEXTRBA move the
-    recovery position, ETROLLOVER the write position to the next file; the file says altered."""
+    recovery position, ETROLLOVER the write position to the next file; the file says altered,
+    and what was moved."""
     from dataclasses import replace
 
     from engine.home.checkpoints import Position as CpPos
@@ -486,7 +487,8 @@ def _alter(home: Home, **how: int) -> None:
         )
     if how.get("etrollover"):
         writes = tuple(replace(w, position=CpPos(seqno=w.position.seqno + 1)) for w in writes)
-    save_checkpoints(home, replace(cps, reads=reads, writes=writes, altered=True))
+    moved = ("recovery",) * ("ioextseqno" in how) + ("write",) * bool(how.get("etrollover"))
+    save_checkpoints(home, replace(cps, reads=reads, writes=writes, altered=True, moved=moved))
 
 
 def test_an_altered_io_checkpoint_means_normal_recovery_from_it(

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from engine.cluster.watch import LogSigns, SparkFault, seconds
+from engine.embedded.database import create_database
 from engine.home.layout import Home
 from params.check import check_text
 from tests.extract import standalone
@@ -55,6 +56,7 @@ def test_a_session_that_cannot_start_is_one_line(
 ) -> None:
     home = Home(tmp_path / "home")
     home.create_subdirs()
+    create_database(home.dirdb, "src")  # (the run opens while its session starts)
     master = master.format(port=standalone.free_port())
     (home.dirprm / "spark.properties").write_text(extra)
     prm = PRM.format(extra="SPARKPROPERTIES dirprm/spark.properties\n")
@@ -137,7 +139,7 @@ def test_the_driver_log_signs() -> None:
 def test_ui_and_event_log_by_parameter(tmp_path: Path) -> None:
     """SPARKCONF turns the UI on (its address in the report) and writes an event log for
     the History Server, named after the group (docs/cluster.md)."""
-    from engine.embedded.database import Database, create_database
+    from engine.embedded.database import Database
     from engine.embedded.sql import execute
 
     home = Home(tmp_path / "home")
