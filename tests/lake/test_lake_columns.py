@@ -231,13 +231,13 @@ def _canon(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
           HealthCheck.function_scoped_fixture])  # fmt: skip
-@given(txns=_workload(), ops=st.integers(1, 12))
+@given(txns=_workload(), ops=st.integers(1, 12), kind=st.sampled_from(["deltalake", "iceberg"]))
 def test_the_columnar_path_leaves_the_tables_the_record_path_leaves(
-    tmp_path_factory: pytest.TempPathFactory, txns: list[list[TrailRecord]], ops: int
+    tmp_path_factory: pytest.TempPathFactory, txns: list[list[TrailRecord]], ops: int, kind: str
 ) -> None:
     tmp = tmp_path_factory.mktemp("cols")
-    fast, r = _run(tmp / "fast", "deltalake", txns, ops, True)
-    slow, _ = _run(tmp / "slow", "deltalake", txns, ops, False)
+    fast, r = _run(tmp / "fast", kind, txns, ops, True)
+    slow, _ = _run(tmp / "slow", kind, txns, ops, False)
     assert _canon(fast["emp"]) == _canon(slow["emp"])
     assert _canon(fast["emp_hist"]) == _canon(slow["emp_hist"])
     assert r.fast is not None
@@ -299,3 +299,31 @@ def test_a_new_table_definition_between_batches_maps_by_it(tmp_path: Path) -> No
         {"ID": "2", "NAME": "b", "SAL": "3", "DEPT": "sales"},
     ]
     assert r.fast is not None and r.fast.operations == 3 and r.fast.handovers == 0
+
+
+@pytest.mark.parametrize("kind", ["deltalake", "iceberg"])
+def test_a_key_of_two_columns(tmp_path: Path, kind: str) -> None:
+    def up(i: int, sal: int) -> Any:
+        return (IOType.FIELDCOMP, "HR.EMP", ((0, str(i)), (1, f"n{i}"), (2, str(sal))))
+
+    def de(i: int) -> Any:
+        return (IOType.DELETE, "HR.EMP", ((0, str(i)), (1, f"n{i}")))
+
+    txns = [
+        txn_records(100, [ins(1), ins(2), ins(3), ins(4)]),
+        txn_records(101, [up(1, 5), de(2)]),
+        txn_records(102, [up(3, 6), de(4), ins(4, sal=9)]),
+    ]
+    maps = "MAP hr.emp, TARGET hr.emp, KEYCOLS (ID, NAME);"
+    fast, r = _run(tmp_path / "fast", kind, txns, 3, True, maps)
+    slow, _ = _run(tmp_path / "slow", kind, txns, 3, False, maps)
+    assert (
+        _canon(fast["emp"])
+        == _canon(slow["emp"])
+        == [
+            {"ID": "1", "NAME": "n1", "SAL": "5"},
+            {"ID": "3", "NAME": "n3", "SAL": "6"},
+            {"ID": "4", "NAME": "n4", "SAL": "9"},
+        ]
+    )
+    assert r.fast.operations == 9 and r.fast.handovers == 0

@@ -29,7 +29,7 @@ from pyiceberg.expressions import AlwaysTrue, And, BooleanExpression, EqualTo, I
 from pyiceberg.table import Table
 from pyiceberg.types import StringType
 
-from engine.targets.lake import LakeError, columns
+from engine.targets.lake import LakeError, columns, icebergcow
 from engine.targets.lake.location import Location
 from engine.targets.lake.reduce import Key, Reduced, Row
 from engine.targets.lake.tables import LakeTable, Stamp
@@ -117,8 +117,9 @@ class IcebergTable(LakeTable):
         self, reduced: columns.Reduced, key_cols: tuple[str, ...], stamp: Stamp
     ) -> None:
         """One catalog commit: the partial rows completed from the current rows (one
-        scan of the keys they need, joined in Arrow), a delete of every key the batch
-        touches, an append of the rows that hold."""
+        scan of the keys they need, joined in Arrow), then one copy-on-write snapshot
+        without the rows of every key the batch touches and with the rows that hold
+        (:mod:`icebergcow`)."""
         self._check()
         schema = self.schema
         up = columns.cast_table(reduced.upserts, schema, self.name)
@@ -128,12 +129,8 @@ class IcebergTable(LakeTable):
         touched = pa.concat_tables([up.select(list(key_cols)), gone.select(list(key_cols))])
         summary = self._record(stamp)
         try:
-            with warnings.catch_warnings(), self.table.transaction() as tx:
-                warnings.filterwarnings("ignore", "Delete operation did not match any records")
-                if touched.num_rows:
-                    tx.delete(self._where_table(touched, key_cols), snapshot_properties=summary)
-                if up.num_rows:
-                    tx.append(up, snapshot_properties=summary)
+            with self.table.transaction() as tx:
+                icebergcow.apply(self.table, tx, touched, up, key_cols, summary)
                 if summary:
                     tx.set_properties(summary)
         except LakeError:
@@ -147,7 +144,8 @@ class IcebergTable(LakeTable):
     ) -> pa.Table:
         """``up`` with each partial row's unset columns taken from the table's row."""
         part = up.filter(pa.array(reduced.partial))
-        current = self.table.scan(row_filter=self._where_table(part, key_cols)).to_arrow()
+        current = self.table.scan().to_arrow()  # (an In filter of the keys costs more)
+        current = current.filter(pa.array(icebergcow.hits(current, part, key_cols)))
         current = current.select([f.name for f in self.schema]).cast(self.schema)
         suffix = "__gg_current"
         cur = current.rename_columns(
@@ -166,13 +164,6 @@ class IcebergTable(LakeTable):
             keep = pa.array(~reduced.partial | known)
             arrays.append(pc.if_else(keep, col, joined.column(f.name + suffix)))
         return pa.Table.from_arrays(arrays, schema=self.schema)
-
-    def _where_table(self, keys: pa.Table, key_cols: tuple[str, ...]) -> BooleanExpression:
-        if len(key_cols) == 1:
-            return _in(key_cols[0], keys.column(key_cols[0]).to_pylist())
-        rows = keys.select(list(key_cols)).to_pylist()
-        terms = [_all([_eq(c, r[c]) for c in key_cols]) for r in rows]
-        return reduce(lambda a, b: Or(a, b), terms)
 
     def commit_table(self, rows: pa.Table, stamp: Stamp) -> None:
         self._check()
