@@ -196,6 +196,16 @@ def _run(tmp: Path, kind: str, txns: list[list[TrailRecord]], ops: int, columnar
     return out, r
 
 
+def _both(tmp: Path, kind: str, txns: list[list[TrailRecord]], ops: int, maps: str) -> Any:
+    """Both paths on the same trail: their tables (equal, or the test fails) and the
+    columnar run."""
+    fast, r = _run(tmp / "fast", kind, txns, ops, True, maps)
+    slow, _ = _run(tmp / "slow", kind, txns, ops, False, maps)
+    assert _canon(fast["emp"]) == _canon(slow["emp"])
+    assert _canon(fast["emp_hist"]) == _canon(slow["emp_hist"])
+    return fast, slow, r
+
+
 def _key_update(old: int, new: int) -> Any:
     return (IOType.KEYFIELDCOMP, "HR.EMP", ((0, str(new)), (2, "77")), ((0, str(old)),))
 
@@ -236,10 +246,7 @@ def test_the_columnar_path_leaves_the_tables_the_record_path_leaves(
     tmp_path_factory: pytest.TempPathFactory, txns: list[list[TrailRecord]], ops: int, kind: str
 ) -> None:
     tmp = tmp_path_factory.mktemp("cols")
-    fast, r = _run(tmp / "fast", kind, txns, ops, True)
-    slow, _ = _run(tmp / "slow", kind, txns, ops, False)
-    assert _canon(fast["emp"]) == _canon(slow["emp"])
-    assert _canon(fast["emp_hist"]) == _canon(slow["emp_hist"])
+    _, _, r = _both(tmp, kind, txns, ops, MAPS)
     assert r.fast is not None
 
 
@@ -256,17 +263,11 @@ def test_both_paths_in_one_run_hand_over_and_back(tmp_path: Path, kind: str) -> 
         txn_records(105, [ins(7), upd(6, 1)]),
         txn_records(106, [upd(7, 2)]),
     ]
-    fast, r = _run(tmp_path / "fast", kind, txns, 2, True)
-    slow, _ = _run(tmp_path / "slow", kind, txns, 2, False)
-    assert (
-        _canon(fast["emp"])
-        == _canon(slow["emp"])
-        == [
-            {"ID": "6", "NAME": "n6", "SAL": "1"},
-            {"ID": "7", "NAME": "n7", "SAL": "2"},
-        ]
-    )
-    assert _canon(fast["emp_hist"]) == _canon(slow["emp_hist"])
+    fast, slow, r = _both(tmp_path, kind, txns, 2, MAPS)
+    assert _canon(fast["emp"]) == [
+        {"ID": "6", "NAME": "n6", "SAL": "1"},
+        {"ID": "7", "NAME": "n7", "SAL": "2"},
+    ]
     assert len(fast["emp_hist"]) == 14  # every operation but the truncate
     assert r.fast.handovers == 2 and r.fast.operations > 0
     assert any("columnar path" in line for line in r.status_lines())
@@ -315,15 +316,10 @@ def test_a_key_of_two_columns(tmp_path: Path, kind: str) -> None:
         txn_records(102, [up(3, 6), de(4), ins(4, sal=9)]),
     ]
     maps = "MAP hr.emp, TARGET hr.emp, KEYCOLS (ID, NAME);"
-    fast, r = _run(tmp_path / "fast", kind, txns, 3, True, maps)
-    slow, _ = _run(tmp_path / "slow", kind, txns, 3, False, maps)
-    assert (
-        _canon(fast["emp"])
-        == _canon(slow["emp"])
-        == [
-            {"ID": "1", "NAME": "n1", "SAL": "5"},
-            {"ID": "3", "NAME": "n3", "SAL": "6"},
-            {"ID": "4", "NAME": "n4", "SAL": "9"},
-        ]
-    )
+    fast, _, r = _both(tmp_path, kind, txns, 3, maps)
+    assert _canon(fast["emp"]) == [
+        {"ID": "1", "NAME": "n1", "SAL": "5"},
+        {"ID": "3", "NAME": "n3", "SAL": "6"},
+        {"ID": "4", "NAME": "n4", "SAL": "9"},
+    ]
     assert r.fast.operations == 9 and r.fast.handovers == 0
