@@ -263,7 +263,7 @@ def test_both_paths_in_one_run_hand_over_and_back(tmp_path: Path, kind: str) -> 
         txn_records(105, [ins(7), upd(6, 1)]),
         txn_records(106, [upd(7, 2)]),
     ]
-    fast, slow, r = _both(tmp_path, kind, txns, 2, MAPS)
+    fast, _, r = _both(tmp_path, kind, txns, 2, MAPS)
     assert _canon(fast["emp"]) == [
         {"ID": "6", "NAME": "n6", "SAL": "1"},
         {"ID": "7", "NAME": "n7", "SAL": "2"},
