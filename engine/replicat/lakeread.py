@@ -218,11 +218,12 @@ class Chunk:
 @dataclass
 class Read:
     """Whole transactions read (``chunks``), and where the classic reader must take over
-    (None: the columnar reader goes on next time)."""
+    (None: the columnar reader goes on next time), or the error that stops the reading."""
 
     chunks: list[Chunk]
     records: int
     classic: TrailPosition | None = None
+    error: TrailError | None = None  # where the trail cannot be read on, after ``chunks``
 
 
 #: (table, its definition) -> whether the columnar path applies its records
@@ -277,55 +278,59 @@ class ColumnReader:
         classic: TrailPosition | None = None
         seqno, rba = self.position.seqno, self.position.rba
         want = max_ops + 1024  # a little past: the last transaction may end after max_ops
-        while total < want and classic is None:
-            path = self.trail.file(seqno)
-            if not path.exists():
-                break
-            self._learn_before(path, seqno, rba)
-            checksums = self._has_checksums(path, seqno)
-            with open(path, "rb") as f:
-                f.seek(rba)
-                data = f.read(_PIECE)
-            s = scan(data, 0, len(data), checksums, want - total)
-            n, stop, reason = s[0], s[1], s[2]
-            if n:
-                chunk = Chunk.of(seqno, rba, s, self.tables)
-                chunks.append(chunk)
-                total += n
-                bad = self._ineligible(chunk)
-                if bad is not None:
-                    chunks[-1] = chunk.cut(bad)
-                    classic = TrailPosition(seqno, int(chunk.rba[bad]))
+        error: TrailError | None = None
+        try:
+            while total < want and classic is None:
+                path = self.trail.file(seqno)
+                if not path.exists():
                     break
-            rba += stop
-            if reason == 1:
-                break
-            if reason == 2:
-                classic = self._python_record(path, seqno, rba, data, stop, checksums)
-                if classic is None:
-                    rba = self._after_python
-                continue
-            # the end of the bytes read
-            if len(data) == _PIECE and stop > 0:
-                continue  # more of this file
-            if not self.trail.file(seqno + 1).exists():
-                break
-            if len(data) > stop or path.stat().st_size > rba:  # written before the next file
+                self._learn_before(path, seqno, rba)
+                checksums = self._has_checksums(path, seqno)
                 with open(path, "rb") as f:
                     f.seek(rba)
-                    rest = f.read(MAX_RECORD_LENGTH)
-                if rest:
-                    if len(rest) >= 4:
-                        with contextlib.suppress(IncompleteRecordError):
-                            record_length(rest, 0)
-                            continue  # a whole record there after all: read it
-                    raise CorruptRecordError(
-                        f"{path}: {len(rest)} bytes of an incomplete record before the next "
-                        "trail file",
-                        offset=rba,
-                    )
-            seqno, rba = seqno + 1, 0
-        return self._whole(chunks, classic, max_ops)
+                    data = f.read(_PIECE)
+                s = scan(data, 0, len(data), checksums, want - total)
+                n, stop, reason = s[0], s[1], s[2]
+                if n:
+                    chunk = Chunk.of(seqno, rba, s, self.tables)
+                    chunks.append(chunk)
+                    total += n
+                    bad = self._ineligible(chunk)
+                    if bad is not None:
+                        chunks[-1] = chunk.cut(bad)
+                        classic = TrailPosition(seqno, int(chunk.rba[bad]))
+                        break
+                rba += stop
+                if reason == 1:
+                    break
+                if reason == 2:
+                    classic = self._python_record(path, seqno, rba, data, stop, checksums)
+                    if classic is None:
+                        rba = self._after_python
+                    continue
+                # the end of the bytes read
+                if len(data) == _PIECE and stop > 0:
+                    continue  # more of this file
+                if not self.trail.file(seqno + 1).exists():
+                    break
+                if len(data) > stop or path.stat().st_size > rba:  # written before the next file
+                    with open(path, "rb") as f:
+                        f.seek(rba)
+                        rest = f.read(MAX_RECORD_LENGTH)
+                    if rest:
+                        if len(rest) >= 4:
+                            with contextlib.suppress(IncompleteRecordError):
+                                record_length(rest, 0)
+                                continue  # a whole record there after all: read it
+                        raise CorruptRecordError(
+                            f"{path}: {len(rest)} bytes of an incomplete record before the next "
+                            "trail file",
+                            offset=rba,
+                        )
+                seqno, rba = seqno + 1, 0
+        except TrailError as exc:  # the whole transactions before it first, as txreader
+            error = exc
+        return self._whole(chunks, classic, max_ops, error)
 
     def _ineligible(self, chunk: Chunk) -> int | None:
         """The first record of ``chunk`` whose table the columnar path does not apply."""
@@ -369,25 +374,37 @@ class ColumnReader:
             return None
         return TrailPosition(seqno, rba)
 
-    def _whole(self, chunks: list[Chunk], classic: TrailPosition | None, max_ops: int) -> Read:
-        """``chunks`` cut after the last whole transaction; positions advanced."""
+    def _whole(
+        self,
+        chunks: list[Chunk],
+        classic: TrailPosition | None,
+        max_ops: int,
+        error: TrailError | None = None,
+    ) -> Read:
+        """``chunks`` cut after the last whole transaction; positions advanced. ``error``
+        (the trail cannot be read on there) is handed out after the whole transactions
+        before it, as engine/trail/txreader.py hands them out before it raises."""
         if not chunks:
-            return Read([], 0, classic)
+            return Read([], 0, None if error else classic, error)
         ti = np.concatenate([c.trans_ind for c in chunks])
         ends = (ti == 2) | (ti == 3)
         begins = (ti == 0) | (ti == 3)
-        opened = begins[1:] & ~ends[:-1]
-        if opened.any():
-            i = int(np.flatnonzero(opened)[0]) + 1
+        opened = np.flatnonzero(begins[1:] & ~ends[:-1])
+        limit = len(ti)
+        if len(opened):  # a transaction begun inside an open one: the trail is damaged
+            i = int(opened[0]) + 1
             start = np.flatnonzero(ends[:i])
             first = int(start[-1]) + 1 if len(start) else 0
-            raise unended_transaction(self._at(chunks, first), self._at(chunks, i))
-        last = np.flatnonzero(ends)
+            error = unended_transaction(self._at(chunks, first), self._at(chunks, i))
+            limit = first
+        last = np.flatnonzero(ends[:limit])
         enough = last[last >= max_ops - 1]
         whole = int(last[-1]) + 1 if len(last) else 0
         keep = int(enough[0]) + 1 if len(enough) else whole
         if keep < whole:
-            classic = None  # a full batch before it: the next read meets it again
+            classic = error = None  # a full batch before it: the next read meets it again
+        if error is not None:
+            classic = None
         out: list[Chunk] = []
         left = keep
         for c in chunks:
@@ -403,7 +420,7 @@ class ColumnReader:
             self.position = classic  # (the end of the last record handed out, or a TDR's)
         elif classic is not None:
             classic = self.position  # from the start of the transaction it is in
-        return Read(out, keep, classic)
+        return Read(out, keep, classic, error)
 
     @staticmethod
     def _at(chunks: list[Chunk], i: int) -> TrailPosition:

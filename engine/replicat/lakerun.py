@@ -183,18 +183,17 @@ class LakeReplicatRun(ReplicatRun):
         (as on the classic path), or before the classic path takes over."""
         assert self.fast is not None
         fast = self.fast
-        try:
-            read = fast.reader.read(max(self.model.group_trans_ops - self._pending_ops, 1))
-        except TrailError as exc:
-            self._flush_columns()
-            self.dirty = True
-            self.checkpoint()
-            raise ReplicatError("OGG-01184", read_error_text(exc)) from exc
+        read = fast.reader.read(max(self.model.group_trans_ops - self._pending_ops, 1))
         if read.records:
             if not self._pending:
                 self._batch_started = time.monotonic()
             self._pending.append(read)
             self._pending_ops += read.records
+        if read.error is not None:  # the whole transactions before it, then abend
+            self._flush_columns()
+            self.dirty = True
+            self.checkpoint()
+            raise ReplicatError("OGG-01184", read_error_text(read.error)) from read.error
         left = self.interval - (time.monotonic() - self._batch_started)
         if self._pending_ops >= self.model.group_trans_ops or read.classic or left <= 0:
             self._flush_columns()

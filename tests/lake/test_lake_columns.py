@@ -323,3 +323,80 @@ def test_a_key_of_two_columns(tmp_path: Path, kind: str) -> None:
         {"ID": "4", "NAME": "n4", "SAL": "9"},
     ]
     assert r.fast.operations == 9 and r.fast.handovers == 0
+
+
+def _many_files(path: Path, txns: list[list[TrailRecord]]) -> list[Path]:
+    from replicat_helpers import EMP
+
+    from engine.trail.writer import TrailWriter
+
+    writer = TrailWriter.open(path, durable=False, max_bytes=3000)
+    writer.define_table(EMP)
+    for records in txns:
+        writer.append_many(encode_record(r) for r in records)
+    writer.close()
+    return sorted(path.parent.glob(path.name + "[0-9]*"))
+
+
+def _txns(count: int) -> list[list[TrailRecord]]:
+    return [
+        txn_records(100 + t, [ins(t), upd(t, t + 1), ins(t + 1000), dele(t + 1000)])
+        for t in range(count)
+    ]
+
+
+@pytest.mark.parametrize("columnar", [True, False])
+def test_many_trail_files_and_an_unfinished_transaction(tmp_path: Path, columnar: bool) -> None:
+    """Files rolled over (their headers and TDRs read), the records of a transaction not
+    yet ended left for later: the same tables, the same position."""
+    home = lake_home(tmp_path / "home")
+    trail = home.root / "dirrmt" / "bb"
+    files = _many_files(trail, _txns(40))
+    assert len(files) > 3
+    with open(files[-1], "ab") as f:  # an unfinished transaction at the end
+        f.write(
+            seal(b"".join(encode_record(r) for r in txn_records(999, [ins(5000), ins(5001)])[:1]))
+        )
+    os.environ["GGSCI_LAKE_COLUMNAR"] = "1" if columnar else "0"
+    try:
+        r, _ = lake_run(home, "deltalake", MAPS, ops=7)
+        drain(r)
+    finally:
+        del os.environ["GGSCI_LAKE_COLUMNAR"]
+    rows = read_delta(home.root / "lake" / "hr" / "emp")
+    assert [row["ID"] for row in rows] == sorted(str(t) for t in range(40))
+    assert len(read_delta(home.root / "lake" / "hr" / "emp_hist")) == 160
+    end = files[-1].stat().st_size - len(
+        seal(encode_record(txn_records(999, [ins(5000), ins(5001)])[0]))
+    )
+    assert (r.progress.position.seqno, r.progress.position.rba) == (len(files) - 1, end)
+    if columnar:
+        assert r.fast is not None and r.fast.operations == 160 and r.fast.handovers == 0
+
+
+@pytest.mark.parametrize("columnar", [True, False])
+def test_a_damaged_record_abends_after_the_transactions_before_it(
+    tmp_path: Path, columnar: bool
+) -> None:
+    from engine.replicat import ReplicatError
+
+    home = lake_home(tmp_path / "home")
+    trail = home.root / "dirrmt" / "bb"
+    write_trail(trail, _txns(6))
+    path = sorted(trail.parent.glob("bb[0-9]*"))[0]
+    data = bytearray(path.read_bytes())
+    at = data.rindex(b"n4")  # a value of the 5th transaction's insert
+    data[at] ^= 0x20
+    path.write_bytes(bytes(data))
+    os.environ["GGSCI_LAKE_COLUMNAR"] = "1" if columnar else "0"
+    try:
+        r, _ = lake_run(home, "deltalake", MAPS, ops=1000)
+        with pytest.raises(ReplicatError) as err:
+            drain(r)
+    finally:
+        del os.environ["GGSCI_LAKE_COLUMNAR"]
+    assert err.value.code == "OGG-01184" and "Checksum mismatch" in err.value.text
+    rows = read_delta(home.root / "lake" / "hr" / "emp")
+    assert [row["ID"] for row in rows] == ["0", "1", "2", "3"]
+    if columnar:
+        assert r.fast is not None and r.fast.operations == 16 and r.fast.handovers == 0
