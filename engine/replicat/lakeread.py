@@ -53,7 +53,8 @@ _KIT = load_native("trailcols")
 PLAIN_IO: frozenset[int] = frozenset(
     {IOType.DELETE, IOType.INSERT, IOType.UPDATE, IOType.FIELDCOMP}
 )
-MAX_COLUMNS = 4096  # a column index at or above it goes to the classic reader
+MAX_COLUMNS = 1024  # a column index at or above it goes to the classic reader (memory: a
+# scan keeps offsets and flags per record for every column index up to the highest met)
 _PIECE = 8 << 20  # bytes read from a trail file at a time
 
 Scanned = tuple[
