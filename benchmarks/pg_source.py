@@ -12,10 +12,14 @@ Also measured, for the plugin choice (docs/postgres-source.md): decoding the bac
 the SQL interface with ``test_decoding`` (text) and with ``pgoutput`` (binary protocol, a
 publication of the table), no client-side parsing.
 
+With ``--big-transaction N`` it then also captures one transaction of N inserts under
+``--cachemgr-mb`` of CACHEMGR (the cache pages it out; the test suite runs 1,000,000 rows in
+tests/postgres/test_faults.py) and prints its time.
+
 Prints ``name=value`` lines; the last is ``ratio_vs_recvlogical`` (the Extract's changes per
 second over pg_recvlogical's; goal >= 0.9).
 
-    python benchmarks/pg_source.py [--transactions N]
+    python benchmarks/pg_source.py [--transactions N] [--big-transaction N [--cachemgr-mb M]]
 """
 
 from __future__ import annotations
@@ -81,10 +85,32 @@ def workload(url: str, transactions: int) -> int:
     return changes
 
 
+def big(url: str, home: Home, group: GroupDef, text: str, rows: int, cache_mb: int) -> None:
+    """One transaction of ``rows`` inserts captured under ``cache_mb`` of CACHEMGR."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE big (id int PRIMARY KEY, pad text)")
+        t = time.perf_counter()
+        conn.execute("INSERT INTO big SELECT g, 'row ' || g FROM generate_series(1, %s) g", (rows,))
+        print(f"big_transaction_insert_s={time.perf_counter() - t:.2f}")
+    model = check_text(text.replace("EXTTRAIL", f"CACHEMGR CACHESIZE {cache_mb}MB\nEXTTRAIL")).model
+    t = time.perf_counter()
+    run = PgExtractRun(home, model, group, lambda c, s, m: None, durable=True)
+    run.run(threading.Event(), stop_at_eof=True, idle=0)
+    run.close()
+    big_s = time.perf_counter() - t
+    assert run.capture.stats.trail_records == rows, run.capture.stats.trail_records
+    print(f"big_transaction_rows={rows}")
+    print(f"big_transaction_cache_page_outs={run.capture.cache.spills}")
+    print(f"big_transaction_extract_s={big_s:.2f}")
+    print(f"big_transaction_rows_per_s={rows / big_s:.0f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--transactions", type=int, default=2000)
     ap.add_argument("--profile", action="store_true", help="cProfile the Extract's part")
+    ap.add_argument("--big-transaction", type=int, default=0, help="rows of one transaction")
+    ap.add_argument("--cachemgr-mb", type=int, default=8, help="CACHEMGR for the big one")
     args = ap.parse_args()
     cluster = start_cluster()
     try:
@@ -138,23 +164,27 @@ def main() -> None:
             model = check_text(text).model
             t = time.perf_counter()
             run = PgExtractRun(home, model, group, lambda c, s, m: None, durable=True)
+            start_s = time.perf_counter() - t
             if args.profile:
                 import cProfile
                 import pstats
 
                 prof = cProfile.Profile()
-                prof.runcall(run.run, threading.Event(), stop_at_eof=True, idle_wait=0)
+                prof.runcall(run.run, threading.Event(), stop_at_eof=True, idle=0)
                 pstats.Stats(prof, stream=sys.stderr).sort_stats("cumulative").print_stats(30)
             else:
-                run.run(threading.Event(), stop_at_eof=True, idle_wait=0)
+                run.run(threading.Event(), stop_at_eof=True, idle=0)
             run.close()
             ext_s = time.perf_counter() - t
             written = run.capture.stats.trail_records
             assert written == changes, (written, changes)
             ext_rate = changes / ext_s
+            print(f"extract_start_s={start_s:.2f}")  # connect, catalog, trail (in extract_s)
             print(f"extract_s={ext_s:.2f}")
             print(f"extract_trail_records={written}")
             print(f"extract_changes_per_s={ext_rate:.0f}")
+            if args.big_transaction:
+                big(url, home, group, text, args.big_transaction, args.cachemgr_mb)
             print(f"ratio_vs_recvlogical={ext_rate / recv_rate:.2f}")
     finally:
         cluster.stop()

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import sys
 import threading
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, Protocol
 
 import typer
 
@@ -233,6 +234,63 @@ def extract(
     sys.stdout.flush()
 
 
+class _Foreground(Protocol):
+    """What a foreground run is to :func:`_foreground` (AloRun, Pump)."""
+
+    name: str
+    trail_path: str
+
+    def run(self, stop: Callable[[], bool], *, stop_at_eof: bool = False) -> None: ...
+    def checkpoint(self) -> None: ...
+    def close(self) -> None: ...
+
+
+def _failed(emit: Emit, exc: Exception) -> NoReturn:
+    """The run's error in one line (its code and text), exit 1."""
+    from engine.runtime.events import Severity
+
+    code = str(getattr(exc, "code", "OGG-01668"))
+    emit(code, Severity.ERROR, str(getattr(exc, "text", None) or getattr(exc, "message", exc)))
+    raise typer.Exit(1) from exc
+
+
+def _foreground(
+    open_run: Callable[[], _Foreground],
+    errors: tuple[type[Exception], ...],
+    emit: Emit,
+    report: ReportWriter,
+    stop_at_eof: bool,
+    summary: Callable[[Any], str],
+) -> None:
+    """Open a run that needs no Spark session, run it in the foreground until the end of its
+    input (``--stop-at-eof``) or Ctrl-C, then write ``summary(run)``; ``errors`` are one line."""
+    from engine.runtime.events import Severity
+
+    try:
+        run = open_run()
+    except errors as exc:
+        _failed(emit, exc)
+    emit(
+        "OGG-01055",
+        Severity.INFO,
+        f"Recovery initialization completed for target file {run.trail_path}.",
+    )
+    emit("OGG-00993", Severity.INFO, f"EXTRACT {run.name} started.")
+    try:
+        run.run(lambda: False, stop_at_eof=stop_at_eof)
+    except KeyboardInterrupt:
+        run.checkpoint()
+    except errors as exc:  # e.g. OGG-00446 naming the sequence, a Collector refusing
+        _failed(emit, exc)
+    finally:
+        run.close()
+    line = summary(run)
+    report.line(line)
+    emit("OGG-00991", Severity.INFO, f"EXTRACT {run.name} stopped normally.")
+    typer.echo(line)
+    sys.stdout.flush()
+
+
 def _alo(
     h: Home,
     model: ParamFile,
@@ -247,42 +305,19 @@ def _alo(
     from engine.extract.alo import AloRun
     from engine.extract.start import ExtractError
     from engine.redo.errors import RedoError
-    from engine.runtime.events import Severity
 
-    try:
-        run = AloRun(h, model, group, emit, source)
-    except ExtractError as exc:
-        emit(exc.code, Severity.ERROR, exc.text)
-        raise typer.Exit(1) from exc
-    except RedoError as exc:
-        emit(exc.code, Severity.ERROR, exc.message)
-        raise typer.Exit(1) from exc
-    name = run.name
-    emit(
-        "OGG-01055",
-        Severity.INFO,
-        f"Recovery initialization completed for target file {run.trail_path}.",
-    )
-    emit("OGG-00993", Severity.INFO, f"EXTRACT {name} started.")
-    try:
-        run.run(lambda: False, stop_at_eof=stop_at_eof)
-    except KeyboardInterrupt:
-        run.checkpoint()
-    except RedoError as exc:  # OGG-00446 naming the sequence, another incarnation, ...
-        emit(exc.code, Severity.ERROR, exc.message)
-        raise typer.Exit(1) from exc
-    finally:
-        run.close()
-    cur = run.capture.current
-    summary = (
-        f"EXTRACT {name}: archived logs of {source.name} read to thread {cur.thread} sequence "
-        f"{cur.sequence - 1 if cur.offset == 0 else cur.sequence}, "
-        f"{run.capture.transactions} committed transaction(s) to {run.trail_path}."
-    )
-    report.line(summary)
-    emit("OGG-00991", Severity.INFO, f"EXTRACT {name} stopped normally.")
-    typer.echo(summary)
-    sys.stdout.flush()
+    def summary(run: AloRun) -> str:
+        cur = run.capture.current
+        return (
+            f"EXTRACT {run.name}: archived logs of {source.name} read to thread {cur.thread} "
+            f"sequence {cur.sequence - 1 if cur.offset == 0 else cur.sequence}, "
+            f"{run.capture.transactions} committed transaction(s) to {run.trail_path}."
+        )
+
+    _foreground(
+        lambda: AloRun(h, model, group, emit, source),
+        (ExtractError, RedoError), emit, report, stop_at_eof, summary,
+    )  # fmt: skip
 
 
 def _pump(
@@ -297,34 +332,15 @@ def _pump(
     its source trail as under the Manager, with no Spark session."""
     from engine.pump import PumpError
     from engine.pump.pump import Pump
-    from engine.runtime.events import Severity
 
-    try:
-        pump = Pump(h, model, group, emit, report_line=report.line)
-    except PumpError as exc:
-        emit(exc.code, Severity.ERROR, exc.text)
-        raise typer.Exit(1) from exc
-    name = group.name
-    emit(
-        "OGG-01055",
-        Severity.INFO,
-        f"Recovery initialization completed for target file {pump.trail_path}.",
-    )
-    emit("OGG-00993", Severity.INFO, f"EXTRACT {name} started.")
-    try:
-        pump.run(lambda: False, stop_at_eof=stop_at_eof)
-    except KeyboardInterrupt:
-        pump.checkpoint()
-    except PumpError as exc:
-        emit(exc.code, Severity.ERROR, exc.text)
-        raise typer.Exit(1) from exc
-    finally:
-        pump.close()
-    summary = (
-        f"EXTRACT {name} (data pump): {pump.copied_transactions} transaction(s), "
-        f"{pump.copied_records} record(s) copied from {pump.source_path} to {pump.trail_path}."
-    )
-    report.line(summary)
-    emit("OGG-00991", Severity.INFO, f"EXTRACT {name} stopped normally.")
-    typer.echo(summary)
-    sys.stdout.flush()
+    def summary(pump: Pump) -> str:
+        return (
+            f"EXTRACT {pump.name} (data pump): {pump.copied_transactions} transaction(s), "
+            f"{pump.copied_records} record(s) copied from {pump.source_path} to "
+            f"{pump.trail_path}."
+        )
+
+    _foreground(
+        lambda: Pump(h, model, group, emit, report_line=report.line),
+        (PumpError,), emit, report, stop_at_eof, summary,
+    )  # fmt: skip

@@ -22,7 +22,7 @@ from types import ModuleType
 from typing import Final
 
 #: The compiled kernels (``engine/_native/<name>.c``).
-KERNELS: Final = ("redomine", "redopack", "rowscan", "trailkit", "txngroup")
+KERNELS: Final = ("pgdecode", "redomine", "redopack", "rowscan", "trailkit", "txngroup")
 #: The start of :class:`KernelMissing`'s message (the driver finds it in a task's failure).
 MISSING: Final = "GGSCI-KERNEL-MISSING"
 

@@ -153,63 +153,13 @@ class ExtractRun(TransactionManagement, GroupRun):
             raise ExtractError(
                 "OGG-00444", f"Checkpoint file dirchk/{self.name}.cpe is corrupt ({exc})."
             ) from None
-        state = None
-        altered = False
         cps = self.checkpoints
-        if cps is not None and "capture" in cps.extra:
-            written = next((w for w in cps.writes if _same_trail(w.trail, trail.path)), None)
-            at = written.position if written is not None else CpPosition()
-            saved = CaptureState.from_checkpoint(
-                cps.extra["capture"], cps.reads, TrailPosition(at.seqno, at.rba)
-            )
-            moved = cps.altered and MOVED_READ in cps.moved
-            # seed 000: an altered I/O checkpoint (IOEXTSEQNO/IOEXTRBA: the recovery position;
-            # ETROLLOVER: the write position) also means normal recovery, from that position
-            io_moved = cps.altered and bool({MOVED_RECOVERY, MOVED_WRITE} & set(cps.moved))
-            if not moved:
-                state = saved
-            if moved or io_moved:
-                altered = True
-                emit(
-                    "OGG-01635",
-                    Severity.INFO,
-                    "BOUNDED RECOVERY: reset to initial or altered checkpoint.",
-                )
-        if state is not None and not altered and cps is not None:
-            self._check_state(cps, state, model)
-            # The trail against the write checkpoint: lost data is captured again, or abend.
-            try:
-                again = recapture_lost_trail(
-                    cps, state.trail, trail.path, self.writer, self.root / "redo",
-                    group.threads if group else 1,
-                    lambda: RedoCatalog.for_extract(self.root, model.tranlog).logs(),
-                )  # fmt: skip
-            except ExtractError:
-                self.writer.close()
-                raise
-            if again is not None:
-                emit("OGG-01741", Severity.WARNING, again.message)
-                positions = dict(again.positions)
-                state = replace(state, current=positions, recovery=dict(positions),
-                                last_commit_scn=again.last_commit_scn,
-                                last_commit_xids=())  # fmt: skip
-                altered = True  # not a restart where the last run left off: no BR restore
+        state, altered = self._saved_state(cps, trail.path, group)
         self.stats_book = StatsBook(clock, output=self.trail_path)
         self.br = self._open_br(model, home)
         restored = None
         if self.br is not None and state is not None and not altered:
-            restored = self._br_restore(state, brreset or model.br.reset)
-            if restored is not None:
-                cp = restored.checkpoint
-                state = CaptureState(
-                    dict(cp.restart),
-                    dict(cp.restart),
-                    cp.last_commit_scn,
-                    state.trail,
-                    cp.redo_time_us,
-                    state.last_scn,
-                    tuple(sorted(set(cp.ignored) | set(state.ignored))),
-                )
+            state, restored = self._restored(state, brreset or model.br.reset)
         if state is not None and restored is None:
             emit(
                 "OGG-01515",
@@ -222,47 +172,7 @@ class ExtractRun(TransactionManagement, GroupRun):
             )
             while self.writer.position.seqno < wanted:  # ALTER EXTRACT ..., ETROLLOVER
                 self.writer.rollover()
-        try:
-            catalog = RedoCatalog.for_extract(self.root, model.tranlog)
-            start = initial_positions(
-                self.root / "redo",
-                cps.reads if cps else (),
-                group.threads if group else 1,
-                catalog.logs,
-            )
-            self.capture = Capture(
-                model,
-                self.root,
-                self.writer,
-                home.dirtmp / self.name,
-                start=start,
-                spark=spark,
-                state=state,
-                heartbeat=ExtractRule(for_capture(home.globals_file), self.name, heartbeat_clock),
-                hooks=CaptureHooks(
-                    on_commit=self._committed,
-                    on_counts=lambda rows: self.stats_book.add(counted(rows)),
-                    br_due=self._br_due if self.br is not None else None,
-                    br_take=self._br_checkpoint if self.br is not None else None,
-                ),
-                catalog=catalog,
-                fetch=for_extract(
-                    model,
-                    self.root,
-                    lambda: self.capture.decoder.dictionary,
-                    lambda: self.capture.keycols,
-                    emit,
-                ),
-                split_bytes=_split_bytes(),
-                # a batch mines one wave of the share's tasks (another is mined ahead)
-                max_poll_splits=batch_splits(spark) if spark is not None else 8,
-            )
-        except ExtractError:  # e.g. OGG-00366, a TABLE option naming an unknown column
-            self.writer.close()
-            raise
-        except RedoGapError as exc:  # ARCHIVEDLOGONLY without a destination, archives unreadable
-            self.writer.close()
-            raise ExtractError(exc.code, exc.message) from exc
+        start = self._open_capture(cps, group, state, spark, heartbeat_clock)
         self.at_eof = False  # the last poll found nothing (LAG: 'At EOF')
         if restored is not None:
             self.capture.restore(restored.txns, restored.checkpoint.current)
@@ -294,6 +204,124 @@ class ExtractRun(TransactionManagement, GroupRun):
         self.startup = {t: p for t, p in start.items()} if state is None else dict(state.current)
         self._startup_at = _points_known(cps.reads if cps else (), self.startup)
         self.last_checkpoint = 0.0
+
+    def _saved_state(
+        self, cps: Checkpoints | None, trail: str, group: GroupDef | None
+    ) -> tuple[CaptureState | None, bool]:
+        """The capture state the checkpoint records, checked against the redo and the trail
+        (OGG-00444 when it cannot be true; a trail cut short is captured again, OGG-01741),
+        and whether this start is not where the last run left off (ADD/ALTER moved a
+        position: normal recovery, no BR restore, OGG-01635)."""
+        if cps is None or "capture" not in cps.extra:
+            return None, False
+        written = next((w for w in cps.writes if _same_trail(w.trail, trail)), None)
+        at = written.position if written is not None else CpPosition()
+        saved = CaptureState.from_checkpoint(
+            cps.extra["capture"], cps.reads, TrailPosition(at.seqno, at.rba)
+        )
+        moved = cps.altered and MOVED_READ in cps.moved
+        # seed 000: an altered I/O checkpoint (IOEXTSEQNO/IOEXTRBA: the recovery position;
+        # ETROLLOVER: the write position) also means normal recovery, from that position
+        io_moved = cps.altered and bool({MOVED_RECOVERY, MOVED_WRITE} & set(cps.moved))
+        if moved or io_moved:
+            self.emit(
+                "OGG-01635",
+                Severity.INFO,
+                "BOUNDED RECOVERY: reset to initial or altered checkpoint.",
+            )
+            return (None if moved else saved), True
+        self._check_state(cps, saved, self.model)
+        # The trail against the write checkpoint: lost data is captured again, or abend.
+        try:
+            again = recapture_lost_trail(
+                cps, saved.trail, trail, self.writer, self.root / "redo",
+                group.threads if group else 1,
+                lambda: RedoCatalog.for_extract(self.root, self.model.tranlog).logs(),
+            )  # fmt: skip
+        except ExtractError:
+            self.writer.close()
+            raise
+        if again is None:
+            return saved, False
+        self.emit("OGG-01741", Severity.WARNING, again.message)
+        positions = dict(again.positions)
+        state = replace(saved, current=positions, recovery=dict(positions),
+                        last_commit_scn=again.last_commit_scn, last_commit_xids=())  # fmt: skip
+        return state, True  # not a restart where the last run left off: no BR restore
+
+    def _restored(self, state: CaptureState, brreset: bool) -> tuple[CaptureState, Restored | None]:
+        """The state Bounded Recovery restores (its restart positions and last commit), or
+        ``state`` when BR does not restore (none taken, BRRESET, a damaged checkpoint)."""
+        restored = self._br_restore(state, brreset)
+        if restored is None:
+            return state, None
+        cp = restored.checkpoint
+        return (
+            CaptureState(
+                dict(cp.restart),
+                dict(cp.restart),
+                cp.last_commit_scn,
+                state.trail,
+                cp.redo_time_us,
+                state.last_scn,
+                tuple(sorted(set(cp.ignored) | set(state.ignored))),
+            ),
+            restored,
+        )
+
+    def _open_capture(
+        self,
+        cps: Checkpoints | None,
+        group: GroupDef | None,
+        state: CaptureState | None,
+        spark: SparkSession | None,
+        heartbeat_clock: Callable[[], datetime],
+    ) -> dict[int, Position]:
+        """Open :attr:`capture` from ``state`` (None: from the read checkpoints, or the
+        redo's start); the positions it starts at when there is no state."""
+        model, home = self.model, self.home
+        try:
+            catalog = RedoCatalog.for_extract(self.root, model.tranlog)
+            start = initial_positions(
+                self.root / "redo",
+                cps.reads if cps else (),
+                group.threads if group else 1,
+                catalog.logs,
+            )
+            self.capture = Capture(
+                model,
+                self.root,
+                self.writer,
+                home.dirtmp / self.name,
+                start=start,
+                spark=spark,
+                state=state,
+                heartbeat=ExtractRule(for_capture(home.globals_file), self.name, heartbeat_clock),
+                hooks=CaptureHooks(
+                    on_commit=self._committed,
+                    on_counts=lambda rows: self.stats_book.add(counted(rows)),
+                    br_due=self._br_due if self.br is not None else None,
+                    br_take=self._br_checkpoint if self.br is not None else None,
+                ),
+                catalog=catalog,
+                fetch=for_extract(
+                    model,
+                    self.root,
+                    lambda: self.capture.decoder.dictionary,
+                    lambda: self.capture.keycols,
+                    self.emit,
+                ),
+                split_bytes=_split_bytes(),
+                # a batch mines one wave of the share's tasks (another is mined ahead)
+                max_poll_splits=batch_splits(spark) if spark is not None else 8,
+            )
+        except ExtractError:  # e.g. OGG-00366, a TABLE option naming an unknown column
+            self.writer.close()
+            raise
+        except RedoGapError as exc:  # ARCHIVEDLOGONLY without a destination, archives unreadable
+            self.writer.close()
+            raise ExtractError(exc.code, exc.message) from exc
+        return start
 
     # -- running --------------------------------------------------------------------
     @property

@@ -20,27 +20,29 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from engine.changes import Kind, Lcr, Position
-from engine.errors import GGError
+from engine.changes import Fragment, Kind, Lcr
 from engine.expr.rowrule import Process, UnknownColumn
 from engine.extract.cache import TransactionCache
 from engine.extract.tasks.assemble import op_name, stream_encoded, surviving
 from engine.extract.tasks.decode import _FORMATS, BEFORES_NONE, BEFORES_RECORD
 from engine.extract.tasks.tablerules import TableRules, resolve
 from engine.heartbeat.flow import ExtractRule
+from engine.postgres import fastpath
 from engine.postgres import testdecoding as td
 from engine.postgres.catalog import PgTable, load_table, split_qualified
-from engine.postgres.lsn import format_lsn, parse_lsn
+from engine.postgres.lsn import format_lsn
 from engine.postgres.slot import slot_state
+from engine.postgres.state import PgCaptureError, PgState, PgStats, commit_micros, position_of
+from engine.postgres.types import CONVERSION_CODES
+from engine.postgres.writing import APPEND_CHUNK, write_runs
 from engine.runtime.events import Severity
 from engine.trail.codec import column_entry, row_record
 from engine.trail.layout import BEFORE_IMAGE, IOType
-from engine.trail.model import Columns, datetime_to_micros
+from engine.trail.model import Columns
 from engine.trail.model import TableDef as TrailTableDef
 from engine.trail.writer import TrailWriter
 from params.models import ParamFile
@@ -48,71 +50,19 @@ from params.models import ParamFile
 Emit = Callable[[str, Severity, str], None]
 
 #: changes asked of the slot per poll (whole transactions: the server stops after a commit)
-BATCH_CHANGES = 50_000
+BATCH_CHANGES = 1_000_000
 #: rows fetched from the server-side cursor at a time
 FETCH_ROWS = 5_000
-#: encoded records held before they are handed to the trail writer
-APPEND_CHUNK = 10_000
+
+#: the templates of an open transaction held in memory before they go to the cache
+RUN_BUDGET = 16 << 20
 
 PEEK_SQL = (
-    "SELECT (lsn - '0/0')::bigint, data FROM pg_logical_slot_peek_changes(%s, NULL, %s, "
+    "SELECT (lsn - '0/0')::bigint, data FROM pg_logical_slot_peek_changes(%s, %s::pg_lsn, %s, "
     "'include-xids', '1', 'include-timestamp', '1', 'skip-empty-xacts', '1')"
 )
-
-
-class PgCaptureError(GGError):
-    """The capture cannot go on (slot dropped, WAL gone, a gap): the Extract abends."""
-
-
-@dataclass(frozen=True)
-class PgState:
-    """What a checkpoint records: the end LSN of the last transaction read (written or
-    skipped), of the last one written, its time, and the trail's durable position."""
-
-    read_lsn: int
-    last_commit_lsn: int
-    last_time_us: int
-    last_xid: str | None = None
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "read_lsn": format_lsn(self.read_lsn),
-            "last_commit_lsn": format_lsn(self.last_commit_lsn),
-            "last_time_us": self.last_time_us,
-            "last_xid": self.last_xid,
-        }
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> PgState:
-        return cls(
-            parse_lsn(str(d["read_lsn"])),
-            parse_lsn(str(d["last_commit_lsn"])),
-            int(d.get("last_time_us", 0)),
-            None if d.get("last_xid") is None else str(d["last_xid"]),
-        )
-
-
-@dataclass
-class PgStats:
-    transactions: int = 0
-    skipped_recovered: int = 0
-    skipped_before_begin: int = 0
-    replicated: int = 0  # a Replicat's transactions left out (FILTERTABLE, IGNOREREPLICATES)
-    trail_records: int = 0
-    changes: int = 0
-    by_op: dict[str, int] = field(default_factory=dict)
-
-
-def commit_micros(text: str) -> int:
-    """The commit timestamp test_decoding prints (session zone UTC) as trail micros."""
-    t = text.strip()
-    if t.endswith("+00"):
-        t = t[:-3]
-    return datetime_to_micros(datetime.fromisoformat(t))
-
-
-def _pos(lsn: int) -> Position:
-    return Position(1, lsn >> 32, lsn & 0xFFFFFFFF)
+FLUSH_SQL = "SELECT (pg_current_wal_flush_lsn() - '0/0')::bigint"
+BEGIN, COMMIT = fastpath.BEGIN, fastpath.COMMIT
 
 
 class PgCapture:
@@ -140,9 +90,21 @@ class PgCapture:
         self.slot = slot
         self.writer = writer
         self.emit = emit
-        self.cache = TransactionCache(
-            spill_dir, cache_budget or model.cachemgr.cache_size or (256 << 20)
-        )
+        budget = cache_budget or model.cachemgr.cache_size or (256 << 20)
+        self.cache = TransactionCache(spill_dir, budget)
+        self.run_budget = min(RUN_BUDGET, max(64 << 10, budget // 4))
+        # the slot moves past WAL without captured changes when the Extract is caught up
+        self.advance_idle = True
+        # the WAL position up to which the last peek not cut short by its batch read
+        self.decoded_upto = 0
+        # captured tables as the C kernel reads them (fastpath.TableSpec; None: not
+        # captured); a table missing here is read by the Python path, which adds it
+        self.fast: dict[str, fastpath.TableSpec | None] = {}
+        self._xid = ""
+        self._begin_lsn = 0
+        self._runs: list[tuple[bytes, int, tuple[tuple[str, int, int], ...]]] = []
+        self._held = 0
+        self._changes = 0
         self.stats = PgStats()
         self.batch_changes = BATCH_CHANGES
         self.state = state
@@ -235,8 +197,11 @@ class PgCapture:
         if qualified in self.tables and not reload:
             return self.tables[qualified]
         schema, name = split_qualified(qualified)
+        self.fast.pop(qualified, None)
         if not self._selects(schema, name):
             self.tables[qualified] = None
+            if not (self.filter_tables and _plain(qualified) in self.filter_tables):
+                self.fast[qualified] = None
             return None
         table = load_table(self._query, qualified)
         self.tables[qualified] = table
@@ -245,6 +210,9 @@ class PgCapture:
         self._resolve(table)
         if self.heartbeat is not None and self.heartbeat.owns(schema, name):
             self._hooked.add(qualified)
+        spec = self._spec(table)
+        if spec is not None:
+            self.fast[qualified] = spec
         self.writer.define_table(TrailTableDef(qualified, tuple(c.name for c in table.columns)))
         for c in table.unsupported:
             key = f"{qualified}.{c.name}"
@@ -265,6 +233,41 @@ class PgCapture:
                 "cannot be identified; use ADD TRANDATA.",
             )
         return table
+
+    def _spec(self, table: PgTable) -> fastpath.TableSpec | None:
+        """What the C kernel needs to write the table's changes; None when they take the
+        Python path (TABLE row options, a heartbeat table, a FILTERTABLE table)."""
+        q = table.qualified
+        if q in self.rules.rules or q in self._hooked:
+            return None
+        if self.filter_tables and _plain(q) in self.filter_tables:
+            return None
+        convs = [c.convert for c in table.columns]
+        if any(c is not None and c not in CONVERSION_CODES for c in convs):
+            return None  # a conversion the kernel does not know
+        codes = bytes(0 if c is None else CONVERSION_CODES[c] for c in convs)
+        full = table.identity == "f"
+        return fastpath.TableSpec(
+            q,
+            q.encode(),
+            tuple(c.name for c in table.columns),
+            codes,
+            self._key_idx(table),
+            full and not self.keycols.get(q),
+            full,
+            self._befores_of(table),
+        )
+
+    def _befores_of(self, table: PgTable) -> int:
+        """How the table's updates carry their before images (decode.BEFORES_*)."""
+        mode = self._befores.get(table.qualified)
+        if mode is None:
+            spec = self.model.captured(table.schema, table.name)
+            mode = BEFORES_NONE
+            if spec is not None and spec.get_update_befores:
+                mode = _FORMATS.get(self.model.update_record_format, BEFORES_RECORD)
+            self._befores[table.qualified] = mode
+        return mode
 
     def _selects(self, schema: str, name: str) -> bool:
         if self.model.captured(schema, name) is not None:
@@ -305,46 +308,98 @@ class PgCapture:
     def _poll(self) -> int:
         self.check_slot()
         before = self.read_lsn
-        n = 0
-        pending: list[bytes] = []
-        xid = ""
+        # the WAL flushed now: the peek decodes up to it, and when it is not cut short by
+        # the batch, every transaction committed before it is read (the idle advance)
+        row = self.conn.execute(FLUSH_SQL).fetchone()
+        upto = int(row[0]) if row is not None and row[0] is not None else 0
+        if upto and upto <= self.decoded_upto:
+            # no WAL flushed since a peek read everything up to it: nothing to read, and no
+            # need to have the server decode again from the slot's restart LSN to find that
+            return 0
+        self._changes = 0
+        read = 0
+        # fastpath's events by their number: BEGIN, COMMIT, RUN, SLOW
+        handle = (self._begin, self._commit, self._run, self._slow)
         with self.conn.transaction():
             cur = self.conn.cursor(name="ggsci_peek")
-            cur.itersize = FETCH_ROWS
-            cur.execute(PEEK_SQL, (self.slot, self.batch_changes))
-            for lsn, data in cur:
-                parsed = td.parse_line(data)
-                if isinstance(parsed, td.Change):
-                    n += 1
-                    for lcr in self._lcrs(parsed, xid, lsn):
-                        self.cache.add(lcr)
-                elif isinstance(parsed, td.Begin):
-                    xid = parsed.xid
-                    self.cache.begin(Lcr(Kind.BEGIN, xid, _pos(lsn), 0, lsn))
-                elif isinstance(parsed, td.Commit):
-                    self._commit(parsed, lsn, pending)
+            cur.execute(PEEK_SQL, (self.slot, format_lsn(upto), self.batch_changes))
+            while rows := cur.fetchmany(FETCH_ROWS):
+                read += len(rows)
+                at = 0
+                while at < len(rows):
+                    events, at = fastpath.scan(rows, at, self.fast)
+                    for ev in events:
+                        handle[ev[0]](ev)
             cur.close()
-        if pending:
-            self.writer.append_many(pending)
-        if self.read_lsn <= before:
-            return 0
+        n = self._changes if self.read_lsn > before else 0
+        if read < self.batch_changes:
+            self.decoded_upto = upto  # (not cut short by the batch: all of it was read)
+        if read < self.batch_changes and not self.cache.txns and self.advance_idle:
+            # caught up, nothing open: the slot may go to where the peek decoded up to,
+            # even when no captured table changed (an idle database, other databases, or
+            # tables not captured), so that the WAL it holds back does not grow
+            self.read_lsn = max(self.read_lsn, upto)
         self.stats.changes += n
         return n
 
-    def _commit(self, c: td.Commit, lsn: int, out: list[bytes]) -> None:
-        done = self.cache.commit_entries(c.xid)
-        time_us = commit_micros(c.time)
+    # -- the events of fastpath.scan -----------------------------------------------------
+    def _begin(self, ev: tuple[Any, ...]) -> None:
+        self._xid, self._begin_lsn = ev[2], ev[1]
+        self._runs = []
+        self._held = 0
+
+    def _run(self, ev: tuple[Any, ...]) -> None:
+        _, blob, count, ops, changes = ev
+        self._changes += changes
+        if count:
+            self._runs.append((blob, count, ops))
+            self._held += len(blob)
+            if self._held > self.run_budget:  # a large transaction: to the cache (CACHEMGR)
+                self._runs_to_cache()
+
+    def _runs_to_cache(self) -> None:
+        pos = position_of(self._begin_lsn)
+        for blob, count, ops in self._runs:
+            self.cache.add_fragment(
+                Fragment(
+                    self._xid, pos, 0, self._begin_lsn, 0, 0, self._begin_lsn, 0, (), blob,
+                    count, ("",) * count, (), ops, count,
+                )
+            )  # fmt: skip
+        self._runs = []
+        self._held = 0
+
+    def _slow(self, ev: tuple[Any, ...]) -> None:
+        _, lsn, data = ev
+        try:
+            parsed = td.parse_line(data)
+        except td.DecodeError as exc:  # not test_decoding's text: abend, naming where
+            raise PgCaptureError(
+                "OGG-25366",
+                f"Replication slot '{self.slot}' gave a line this Extract cannot read at LSN "
+                f"{format_lsn(lsn)} ({exc}): {data[:80]!r}",
+            ) from None
+        if isinstance(parsed, td.Change):
+            self._changes += 1
+            self._runs_to_cache()
+            for lcr in self._lcrs(parsed, self._xid, lsn):
+                self.cache.add(lcr)
+        elif isinstance(parsed, td.Begin):
+            self._begin((BEGIN, lsn, parsed.xid))
+        elif isinstance(parsed, td.Commit):
+            self._commit((COMMIT, lsn, parsed.xid, parsed.time))
+
+    def _commit(self, ev: tuple[Any, ...]) -> None:
+        _, lsn, xid, time = ev
+        time_us = commit_micros(time)
         self.read_lsn = max(self.read_lsn, lsn)
-        if done is None:
-            return
-        txn, entries = done
+        runs, self._runs, self._held = self._runs, [], 0
         seen, self.skip_upto = self.skip_upto, max(self.skip_upto, lsn)
-        replicated = c.xid in self.replicated and not self.model.get_replicates
-        self.replicated.discard(c.xid)
+        replicated = xid in self.replicated and not self.model.get_replicates
+        self.replicated.discard(xid)
         early = self.begin_us is not None and time_us < self.begin_us
         if lsn <= seen or early or replicated:
-            for _ in entries:  # drain: releases the transaction's page file
-                pass
+            self.cache.rollback(xid)  # releases its page file
             if lsn <= seen:
                 self.stats.skipped_recovered += 1
             elif early:
@@ -353,32 +408,55 @@ class PgCapture:
                 self.stats.replicated += 1
             return
         self.stats.transactions += 1
+        per_table: Counter[tuple[str, str]] = Counter()
+        if xid not in self.cache:
+            k = write_runs(self.writer, runs, xid, lsn, time_us, 0, per_table)
+        else:
+            self._runs = runs
+            self._runs_to_cache()
+            k = self._write_cached(xid, lsn, time_us, per_table)
+        if k:
+            self.last_commit_lsn = lsn
+            self.last_time_us = time_us
+            self.last_xid = xid
+        self.stats.trail_records += k
+        by_op = self.stats.by_op
+        for (_, name), m in per_table.items():
+            by_op[name] = by_op.get(name, 0) + m
+        if self.on_counts is not None and per_table:
+            self.on_counts([(t, op, m) for (t, op), m in per_table.items()])
+        if self.on_commit is not None:
+            self.on_commit(xid, lsn, k)
+
+    def _write_cached(
+        self, xid: str, lsn: int, time_us: int, per_table: Counter[tuple[str, str]]
+    ) -> int:
+        """A transaction the cache holds (a large one, or one with changes of the Python
+        path): in runs when it is runs only, row by row otherwise."""
+        done = self.cache.commit_entries(xid)
+        if done is None:
+            return 0
+        txn, entries = done
+        if txn.changes == 0 and not txn.undone:
+            runs = ((f.records, f.count, f.table_ops) for f in entries if isinstance(f, Fragment))
+            return write_runs(self.writer, runs, xid, lsn, time_us, txn.row_count, per_table)
         rows: Iterable[Lcr] = surviving(entries, txn.undone)
         if self.heartbeat is not None:
             rows = self.heartbeat.rows(rows, self._columns_of)
-        rows = self.rules.rows(rows, c.xid, lsn, time_us)
+        rows = self.rules.rows(rows, xid, lsn, time_us)
         tables: list[str] = []
-        per_table: Counter[tuple[str, str]] = Counter()
-        by_op = self.stats.by_op
+        out: list[bytes] = []
         k = 0
-        for data, io_type in stream_encoded(c.xid, lsn, time_us, _noting(rows, tables)):
+        for data, io_type in stream_encoded(xid, lsn, time_us, _noting(rows, tables)):
             out.append(data)
-            name = op_name(io_type)
-            by_op[name] = by_op.get(name, 0) + 1
-            per_table[(tables[k], name)] += 1
+            per_table[(tables[k], op_name(io_type))] += 1
             k += 1
             if len(out) >= APPEND_CHUNK:
                 self.writer.append_many(out)
                 out.clear()
-        if k:
-            self.last_commit_lsn = lsn
-            self.last_time_us = time_us
-            self.last_xid = c.xid
-        self.stats.trail_records += k
-        if self.on_counts is not None and per_table:
-            self.on_counts([(t, op, m) for (t, op), m in per_table.items()])
-        if self.on_commit is not None:
-            self.on_commit(c.xid, lsn, k)
+        if out:
+            self.writer.append_many(out)
+        return k
 
     # -- one change to trail rows --------------------------------------------------------
     def _lcrs(self, ch: td.Change, xid: str, lsn: int) -> list[Lcr]:
@@ -457,13 +535,8 @@ class PgCapture:
         return tuple((i, have.get(i)) for i, c in enumerate(table.columns) if c.convert is not None)
 
     def _update(self, table: PgTable, xid: str, lsn: int, new: Columns, old: Columns) -> list[Lcr]:
-        mode = self._befores.get(name := table.qualified)
-        if mode is None:
-            spec = self.model.captured(table.schema, table.name)
-            mode = BEFORES_NONE
-            if spec is not None and spec.get_update_befores:
-                mode = _FORMATS.get(self.model.update_record_format, BEFORES_RECORD)
-            self._befores[name] = mode
+        name = table.qualified
+        mode = self._befores_of(table)
         keys = self._key_idx(table)
         after = dict(new)
         before_full = self._full_old(table, old) if old and table.identity == "f" else old
@@ -490,7 +563,7 @@ class PgCapture:
         """A row change; of a table without TABLE row options, with its record encoded now
         (a template :func:`~engine.trail.codec.finalize` completes at commit), as the redo
         Extract's miner does: half the cost of encoding it from its columns."""
-        pos = _pos(lsn)
+        pos = position_of(lsn)
         if table in self.rules.rules or table in self._hooked:
             return Lcr(Kind.ROW, xid, pos, 0, lsn, io_type=io_type, table=table,
                        columns=columns, before_columns=before)  # fmt: skip

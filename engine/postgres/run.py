@@ -32,10 +32,11 @@ from engine.home.checkpoints import (
 from engine.home.checkpoints import Position as CpPosition
 from engine.home.groups import GroupDef
 from engine.home.layout import Home
-from engine.postgres.capture import PgCapture, PgCaptureError, PgState
+from engine.postgres.capture import PgCapture
 from engine.postgres.connect import PgSource, SourceLoginError, connect, pg_source
 from engine.postgres.lsn import format_lsn
 from engine.postgres.slot import Registration, load_registration, slot_state
+from engine.postgres.state import PgCaptureError, PgState
 from engine.runtime.events import Severity
 from engine.runtime.ipc import Reply, Request
 from engine.runtime.loop import GroupRun

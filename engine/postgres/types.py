@@ -116,6 +116,19 @@ CONVERSIONS: Final[dict[str, Convert]] = {
     "bit varying": _bits,
 }
 
+#: each conversion's number in the C kernel (engine/_native/pgdecode.c; 0: not written)
+CONVERSION_CODES: Final[dict[Convert, int]] = {
+    _same: 1,
+    _bytea: 2,
+    _bool: 3,
+    _timestamp: 4,
+    _timestamptz: 5,
+    _money: 6,
+    _bits: 7,
+}
+#: and back: the conversion of each number (the kernel's Python twin)
+CONVERSION_OF_CODE: Final[dict[int, Convert]] = {v: k for k, v in CONVERSION_CODES.items()}
+
 #: what a column of an unsupported type is called in the warning
 _KIND_OF_TYPTYPE: Final = {
     "c": "composite type",

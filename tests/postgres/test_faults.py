@@ -4,16 +4,21 @@ abending with the slot and the LSNs named."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
+from typing import Any
 
 import psycopg
 import pytest
 
+from engine.extract.cache import TransactionCache
 from engine.extract.start import ExtractError
 from engine.home.layout import Home
+from engine.postgres import fastpath
 from engine.postgres.capture import PgCapture
 from engine.postgres.slot import load_registration
 from engine.trail.layout import TransInd
+from engine.trail.reader import TrailReader
 from tests.postgres.cluster import Cluster, ClusterUnavailable, start_cluster
 from tests.postgres.pgsource import prm, records, run_once, setup_group, sql
 
@@ -29,10 +34,10 @@ def test_large_transaction_paged_out_and_written_whole(
     spilled: list[int] = []
     real = PgCapture._commit
 
-    def spy(self: PgCapture, c: object, lsn: int, out: list[bytes]) -> None:
-        txn = self.cache.txns.get(c.xid)  # type: ignore[attr-defined]
+    def spy(self: PgCapture, ev: tuple[object, ...]) -> None:
+        txn = self.cache.txns.get(str(ev[2]))  # (COMMIT, lsn, xid, time)
         spilled.append(txn.spilled if txn is not None else 0)
-        real(self, c, lsn, out)  # type: ignore[arg-type]
+        real(self, ev)
 
     monkeypatch.setattr(PgCapture, "_commit", spy)
     run_once(home, group, prm(pgdb, extra="CACHEMGR CACHESIZE 1MB\n"))
@@ -87,8 +92,8 @@ def test_lost_wal_abends_naming_slot_and_lsns(home: Home, tiny_wal_cluster: Clus
 def test_dropped_connection_abends_in_one_line(home: Home, pgdb: str) -> None:
     import threading
 
-    from engine.postgres.capture import PgCaptureError
     from engine.postgres.run import PgExtractRun
+    from engine.postgres.state import PgCaptureError
     from params.check import check_text
     from tests.postgres.pgsource import Events
 
@@ -104,3 +109,62 @@ def test_dropped_connection_abends_in_one_line(home: Home, pgdb: str) -> None:
         assert "\n" not in info.value.text and "failed after read LSN" in info.value.text
     finally:
         run.writer.close()
+
+
+def test_a_million_row_transaction_is_paged_out_and_written_whole(
+    home: Home, pgdb: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One transaction of 1,000,000 inserts under an 8 MB CACHEMGR: the cache pages it out
+    (its weight never passes the budget by more than one fragment), and the trail holds
+    every row once, in order, as one transaction."""
+    rows = 1_000_000
+    sql(pgdb, "CREATE TABLE huge (id int PRIMARY KEY, pad text)")
+    group = setup_group(home, pgdb)
+    sql(pgdb, f"INSERT INTO huge SELECT g, 'row ' || g FROM generate_series(1, {rows}) g")
+    peak = [0, 0]  # the cache's largest weight, the transaction's rows paged out
+    real_hold = TransactionCache._hold
+
+    def hold(self: TransactionCache, txn: Any, entry: Any, n: int, time_us: int) -> None:
+        real_hold(self, txn, entry, n, time_us)
+        peak[0] = max(peak[0], self.weight)
+        peak[1] = max(peak[1], txn.spilled)
+
+    monkeypatch.setattr(TransactionCache, "_hold", hold)
+    run = run_once(home, group, prm(pgdb, extra="CACHEMGR CACHESIZE 8MB\n"))
+    assert run.capture.stats.trail_records == rows
+    assert peak[1] > 0 and peak[0] <= 8 << 20
+    ids = []
+    tranids = 0
+    inds: Counter[int] = Counter()
+    with TrailReader(str(home.root / "dirdat" / "ep")) as reader:
+        for _, r in reader.records():
+            ids.append(int(dict(r.columns)[0]))
+            tranids += bool(r.tranid)
+            inds[r.trans_ind] += 1
+    assert ids == list(range(1, rows + 1))
+    assert tranids == 1
+    assert inds == {TransInd.BEGIN: 1, TransInd.MIDDLE: rows - 2, TransInd.END: 1}
+
+
+def test_a_line_that_is_not_test_decodings_abends_in_one_line(home: Home, pgdb: str) -> None:
+    """Neither the kernel nor the parser can read it: OGG-25366 naming the slot and the LSN,
+    never a traceback (the slot's text is checked, though a server never gives this)."""
+    from engine.postgres.run import PgExtractRun
+    from engine.postgres.state import PgCaptureError
+    from params.check import check_text
+    from tests.postgres.pgsource import Events
+
+    sql(pgdb, "CREATE TABLE t (id int PRIMARY KEY)")
+    group = setup_group(home, pgdb)
+    run = PgExtractRun(home, check_text(prm(pgdb)).model, group, Events(), durable=False)
+    try:
+        bad = "table public.t: INSERT: id[integer"
+        events, _ = fastpath.scan([(0x1_0000_0010, bad)], 0, run.capture.fast)
+        assert events == [(fastpath.SLOW, 0x1_0000_0010, bad)]
+        with pytest.raises(PgCaptureError) as exc:
+            run.capture._slow(events[0])
+        assert exc.value.code == "OGG-25366"
+        assert "LSN 1/10" in exc.value.text and run.reg.slot in exc.value.text
+        assert "\n" not in exc.value.text
+    finally:
+        run.close()
