@@ -1,18 +1,34 @@
-"""Bounded Recovery under crashes: a day of redo with long-running transactions, an Extract
-killed with SIGKILL at random points and restarted, with BR (BRINTERVAL 1H) and with BROFF.
+"""Bounded Recovery measured as the seed defines it (seed 000; issue 29): the bound is in
+BR intervals of Extract *processing* time, so the Extract must keep up with a live source.
 
-For each restart it measures the span of redo time re-read: from where the restart begins
-reading to where the killed run had read (its last published read position), in BR
-intervals. The trails of both crash runs are compared with a run that never crashed.
-Last line: ``max_reread_intervals=X nobr_reread_intervals=Y lost=N dup=N``.
+One injected clock drives both sides: the source database writes redo stamped
+``t0 + (wall - w0) * rate`` while it runs a workload in wall time (short transactions
+throughout, ``--long`` transactions opened at the start and committed near the end, open
+across many BR intervals), and the Extract (a child process: ``ExtractRun`` with that clock
+as its processing clock, the local miner, no Spark) keeps up with it, taking a BR checkpoint
+every BRINTERVAL of that clock. The Extract is killed with SIGKILL at random points and
+restarted at once; when the source stops it runs to the end of the redo.
 
-    python benchmarks/br_recovery.py [--crashes N] [--hours H] [--seed S]
+After each restart it prints the redo re-read: from where the restarted Extract begins
+reading (the restart position of the newest BR checkpoint; without BR the recovery
+checkpoint, the start of the oldest open transaction) to the furthest redo the killed run
+had read (its last batch before the kill), in BR intervals. The Extract keeps up (the lag
+at each kill is printed), so redo time and processing time advance together and the span
+is the re-read in BR intervals of processing time. The same run with BROFF is the contrast.
+
+Lost and duplicated transactions: each crash run's trail, read as whole transactions
+(TransactionReader: a transaction cut by a kill and closed by a RestartAbend marker is not
+one), against a run that never crashed over a copy of the same redo (:func:`audit`,
+proven by a deliberate mutation in tests/extract/test_br_benchmark_audit.py).
+
+Last line: ``max_reread_intervals=X`` (goal <= 2); before it the BROFF figure, lost, dup.
+
+    python benchmarks/br_recovery.py [--seconds S] [--rate R] [--crashes N] [--seed S]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import shutil
@@ -20,207 +36,253 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from engine.embedded.database import Database, create_database
-from engine.embedded.logfile import read_records
-from engine.embedded.logs import log_path
-from engine.embedded.workload import WorkloadSpec, run_workload
-from engine.extract.br import BoundedRecovery, BrError
-from engine.home.layout import Home
-from engine.trail.reader import TrailReader
-
-INTERVAL_S = 3600
-PRM = "EXTRACT e1\nSOURCEDB src\nEXTTRAIL ./dirdat/lt\nCHECKPOINTSECS 1\n{br}\nTABLE WL.*;\n"
+INTERVAL = "20M"  # the smallest BRINTERVAL the reference allows
+INTERVAL_S = 20 * 60
+PRM = "EXTRACT E1\nSOURCEDB src\nEXTTRAIL ./dirdat/lt\nCHECKPOINTSECS 1\n{br}\nTABLE WL.*;\n"
+_EPOCH = datetime(1970, 1, 1)
 
 
-def trail_rows(home: Home) -> list[tuple[str, str, str]]:
-    base = home.root / "dirdat" / "lt"
-    return [
-        (r.tranid or "", r.op_name, str(dict(r.columns).get(0)))
-        for _, r in TrailReader(str(base)).records()
-    ]
+# -- the one clock ---------------------------------------------------------------------------
+@dataclass
+class RateClock:
+    """Redo (and Extract processing) time ``t0 + (monotonic - w0) * rate``: the same in every
+    process given the same numbers (CLOCK_MONOTONIC is system-wide)."""
+
+    t0_us: int
+    w0: float
+    rate: float
+    _offset_us: int = field(default=0)
+
+    def now_us(self) -> int:
+        return self.t0_us + int((time.monotonic() - self.w0) * self.rate * 1e6) + self._offset_us
+
+    def now(self) -> datetime:
+        return _EPOCH + timedelta(microseconds=self.now_us())
+
+    def advance(self, seconds: float) -> None:  # (the workload's forced commit only)
+        self._offset_us += int(seconds * 1e6)
 
 
-def time_at(home: Home, thread: int, seq: int, offset: int) -> float:
-    """Redo time (seconds) of the first record at or after ``offset`` in log ``seq``."""
-    path = log_path(home.dirdb / "SRC" / "redo", thread, seq)
-    for lr in read_records(path, offset):
-        return lr.record.timestamp.timestamp()
-    following = log_path(home.dirdb / "SRC" / "redo", thread, seq + 1)
-    if following.exists():
-        for lr in read_records(following, 0):
-            return lr.record.timestamp.timestamp()
-    last = float("nan")
-    for lr in read_records(path, 0):  # at the end of the redo: the last record's time
-        last = lr.record.timestamp.timestamp()
-    return last
+# -- the Extract child -----------------------------------------------------------------------
+def child(root: Path, clock: RateClock, stop_at_eof: bool) -> None:
+    """Run E1 in ``root`` on ``clock``; report ``start <time_us>`` (the redo time where it
+    begins reading) and, after each batch, the redo time read so far (files ``start`` and
+    ``read`` in ``root``, replaced whole)."""
+    from engine.extract.run import ExtractRun
+    from engine.home.layout import Home
+    from params.check import check_text
 
+    home = Home(root)
+    model = check_text((home.dirprm / "e1.prm").read_text()).model
+    log = (root / "events.log").open("a")
 
-def read_and_restart(home: Home, br: bool) -> tuple[tuple[int, int], tuple[int, int]] | None:
-    """(furthest position the stopped run had published, where a restart begins reading):
-    the newest valid BR checkpoint's restart point with BR, the normal checkpoint's recovery
-    point (start of the oldest open transaction) without. Thread 1 (one redo thread here)."""
-    path = home.dirchk / "E1.cpe"
-    if not path.exists():
-        return None  # nothing published yet: a restart starts from the beginning again
-    state = json.loads(path.read_text())["extra"]["capture"]
-    cur = state["current"]["1"]
-    read = (cur["sequence"], cur["offset"])
-    if br:
-        brdir = home.root / "BR" / "E1"
-        try:
-            restored = BoundedRecovery(brdir, "E1", INTERVAL_S).load()
-        except BrError:
-            restored = None
-        if restored is not None and restored.checkpoint.objects:
-            p = restored.checkpoint.restart[1]
-            c = restored.checkpoint.current[1]
-            read = max(read, (c.sequence, c.offset))
-            return read, (p.sequence, p.offset)
-    rec = state["recovery"]["1"]
-    return read, (rec["sequence"], rec["offset"])
+    def emit(code: str, _severity: object, text: str) -> None:
+        log.write(f"{code} {text}\n")
+        log.flush()
 
+    run = ExtractRun(home, model, None, emit, spark=None, clock=clock.now)
+    first = min(run.capture.positions.values())
+    _publish(root / "start", f"{first.sequence} {first.offset}")
 
-def read_time_us(home: Home) -> int:
-    path = home.dirchk / "E1.cpe"
-    if not path.exists():
-        return 0
+    def progress() -> None:
+        _publish(root / "read", f"{run.capture.last_time_us} {clock.now_us()}")
+
+    run.after_batch = progress
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
-        return int(json.loads(path.read_text())["extra"]["capture"]["last_time_us"])
-    except (ValueError, KeyError):
-        return 0  # being replaced
+        run.run(stop, stop_at_eof=stop_at_eof)
+    finally:
+        run.close()
 
 
-def crash_run(
-    home: Home,
-    br: bool,
-    crashes: int,
-    rnd: random.Random,
-    env: dict[str, str],
-    start_us: int,
-    hours: float,
-) -> list[float]:
-    cmd = [sys.executable, "-m", "ggsci", "extract", "paramfile", str(home.dirprm / "e1.prm")]
+def _publish(path: Path, text: str) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def _child_cmd(root: Path, clock: RateClock, stop_at_eof: bool = False) -> list[str]:
+    cmd = [sys.executable, __file__, "--child", str(root), "--t0-us", str(clock.t0_us),
+           "--w0", repr(clock.w0), "--rate", repr(clock.rate)]  # fmt: skip
+    return [*cmd, "--stop-at-eof"] if stop_at_eof else cmd
+
+
+# -- measuring -------------------------------------------------------------------------------
+def redo_time_at(root: Path, seq: int, offset: int) -> float:
+    """Redo time (s) of the first record at or after ``offset`` of log ``seq`` (thread 1)."""
+    from engine.embedded.logfile import read_records
+    from engine.embedded.logs import log_path
+
+    redo = root / "dirdb" / "SRC" / "redo"
+    for s, off in ((seq, offset), (seq + 1, 0)):
+        path = log_path(redo, 1, s)
+        if path.exists():
+            for lr in read_records(path, off):
+                return lr.record.timestamp.replace(tzinfo=UTC).timestamp()
+    return float("nan")
+
+
+def _read_pair(path: Path) -> tuple[int, int] | None:
+    try:
+        a, b = path.read_text().split()
+    except (OSError, ValueError):
+        return None
+    return int(a), int(b)
+
+
+Txn = tuple[str, tuple[str, ...]]
+
+
+def audit(want: list[Txn], got: list[Txn]) -> tuple[int, int]:
+    """(lost, duplicated) transactions of ``got`` against ``want`` (a run that never
+    crashed), each a list of (TRANID, its records in order): a transaction of ``want``
+    that ``got`` lacks, or holds with other records, is lost; each extra copy of one, and
+    a transaction ``want`` does not have, is a duplicate."""
+    need = dict(want)
+    have = Counter(t for t, _ in got)
+    same = {t for t, recs in got if need.get(t) == recs}
+    lost = sum(1 for t in need if t not in same)
+    dup = sum(n - 1 for n in have.values() if n > 1) + sum(1 for t in have if t not in need)
+    return lost, dup
+
+
+def transactions(root: Path) -> list[Txn]:
+    """The whole transactions of E1's trail: (TRANID, records as 'op table key')."""
+    from engine.trail.txreader import TransactionReader
+
+    out = []
+    reader = TransactionReader(root / "dirdat" / "lt")
+    for txn in reader.poll():
+        recs = tuple(f"{r.op_name} {r.table} {dict(r.columns).get(0)}" for r in txn.records)
+        out.append((txn.tranid or "", recs))
+    reader.close()
+    return out
+
+
+# -- one mode ----------------------------------------------------------------------------------
+@dataclass
+class Outcome:
+    spans: list[float]
+    lags: list[float]
+    lost: int
+    dup: int
+    transactions: int
+    brcheckpoints: int
+
+
+def crash_run(base: Path, name: str, br: str, args: argparse.Namespace) -> Outcome:
+    from engine.embedded.database import Database, create_database
+    from engine.embedded.workload import WorkloadSpec, run_workload
+    from engine.home.layout import Home
+
+    rnd = random.Random(f"{args.seed}-{name}")
+    root = base / name
+    home = Home(root)
+    home.create_subdirs()
+    create_database(home.dirdb, "src", log_bytes=64 << 20)
+    (home.dirprm / "e1.prm").write_text(PRM.format(br=br))
+    t0 = datetime.now(UTC).replace(tzinfo=None, microsecond=0)
+    clock = RateClock((t0 - _EPOCH) // timedelta(microseconds=1), time.monotonic(), args.rate)
+    with Database(home.dirdb / "SRC", clock=clock) as db:  # the tables, before the Extract
+        run_workload(db, WorkloadSpec(tables=2, transactions=1, initial_rows=50, seed=args.seed))
+    spec = WorkloadSpec(
+        tables=2, tps=args.tps, rows_per_txn=8, duration=args.seconds, transactions=None,
+        long_txns=args.long, long_age=args.seconds * args.rate * 0.85, rollback_ratio=0.05,
+        sessions=4, seed=args.seed, initial_rows=0,
+    )  # fmt: skip
+    done = threading.Event()
+
+    def source() -> None:
+        with Database(home.dirdb / "SRC", clock=clock) as db:
+            run_workload(db, spec)
+        done.set()
+
+    producer = threading.Thread(target=source)
+    env = {**os.environ, "GGHOME": str(root)}
+    proc = subprocess.Popen(_child_cmd(root, clock), env=env, cwd=root)
+    producer.start()
     spans: list[float] = []
-    for _ in range(crashes):
-        where = read_and_restart(home, br)
-        if where is not None:
-            (rs, ro), (ss, so) = where
-            spans.append(
-                max(0.0, (time_at(home, 1, rs, ro) - time_at(home, 1, ss, so)) / INTERVAL_S)
-            )
-        proc = subprocess.Popen(
-            cmd, env=env, cwd=home.root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-        # Kill once the run has published progress to a random point of the day of redo,
-        # so that every crash lands mid-stream with the long transactions open.
-        progress = max(read_time_us(home), start_us)
-        target = progress + int(rnd.uniform(0.1, 0.3) * hours * 3600e6)
-        deadline = time.monotonic() + 300
-        while time.monotonic() < deadline and proc.poll() is None:
-            if read_time_us(home) >= target:
-                break
-            time.sleep(0.2)
+    lags: list[float] = []
+    for _ in range(args.crashes):
+        time.sleep(rnd.uniform(0.5, 1.5) * args.seconds / (args.crashes + 1))
+        if done.is_set():
+            break
+        read = _read_pair(root / "read")
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
-    where = read_and_restart(home, br)
-    if where is not None:
-        (rs, ro), (ss, so) = where
-        spans.append(max(0.0, (time_at(home, 1, rs, ro) - time_at(home, 1, ss, so)) / INTERVAL_S))
-    subprocess.run([*cmd, "--stop-at-eof"], env=env, cwd=home.root, check=True, capture_output=True)
-    return spans
+        (root / "start").unlink(missing_ok=True)
+        proc = subprocess.Popen(_child_cmd(root, clock), env=env, cwd=root)
+        while not (root / "start").exists() and proc.poll() is None:
+            time.sleep(0.05)
+        start = _read_pair(root / "start")
+        if read is None or start is None:
+            continue
+        lags.append((read[1] - read[0]) / 1e6 / INTERVAL_S)
+        begin = redo_time_at(root, *start)
+        spans.append(max(0.0, (read[0] / 1e6 - begin) / INTERVAL_S))
+        print(f"{name}_restart={len(spans)} reread_intervals={spans[-1]:.2f} "
+              f"lag_at_kill_intervals={lags[-1]:.2f}", flush=True)  # fmt: skip
+    producer.join()
+    os.kill(proc.pid, signal.SIGTERM)  # the source stopped: let it finish the redo
+    proc.wait()
+    subprocess.run(_child_cmd(root, clock, stop_at_eof=True), env=env, cwd=root, check=True)
+    # the run that never crashed: the same redo, a new home
+    ref = base / f"{name}_clean"
+    Home(ref).create_subdirs()
+    shutil.copytree(home.dirdb, ref / "dirdb", dirs_exist_ok=True)
+    (ref / "dirprm" / "e1.prm").write_text(PRM.format(br=br))
+    subprocess.run(_child_cmd(ref, clock, stop_at_eof=True), env={**env, "GGHOME": str(ref)},
+                   cwd=ref, check=True)  # fmt: skip
+    want, got = transactions(ref), transactions(root)
+    lost, dup = audit(want, got)
+    events = (root / "events.log").read_text()
+    return Outcome(spans, lags, lost, dup, len(want), events.count("OGG-01631"))
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--crashes", type=int, default=4)
-    ap.add_argument("--hours", type=float, default=24.0)
+    ap.add_argument("--seconds", type=float, default=60.0, help="wall seconds of workload")
+    ap.add_argument("--rate", type=float, default=600.0, help="redo seconds per wall second")
+    ap.add_argument("--tps", type=float, default=15.0, help="short transactions per wall second")
+    ap.add_argument("--long", type=int, default=3, help="long-running transactions")
+    ap.add_argument("--crashes", type=int, default=5)
     ap.add_argument("--seed", type=int, default=3)
+    ap.add_argument("--child", type=Path)
+    ap.add_argument("--t0-us", type=int)
+    ap.add_argument("--w0", type=float)
+    ap.add_argument("--stop-at-eof", action="store_true")
     args = ap.parse_args()
-    rnd = random.Random(args.seed)
+    if args.child is not None:
+        child(args.child, RateClock(args.t0_us, args.w0, args.rate), args.stop_at_eof)
+        return
+    redo_s = args.seconds * args.rate
+    print(
+        f"br_interval={INTERVAL} rate={args.rate:g} redo_hours={redo_s / 3600:.1f} "
+        f"intervals_of_redo={redo_s / INTERVAL_S:.1f} long_txns={args.long}",
+        flush=True,
+    )
     with tempfile.TemporaryDirectory() as tmp:
-        base = Home(Path(tmp) / "base")
-        base.create_subdirs()
-        root = create_database(base.dirdb, "src", log_bytes=64 << 20)
-        t0 = time.perf_counter()
-        with Database(root, clock_rate=3600.0) as db:  # an hour of redo per wall second
-            run_workload(
-                db,
-                WorkloadSpec(
-                    tables=2,
-                    rows_per_txn=20,
-                    tps=300.0,
-                    transactions=int(args.hours * 300),
-                    duration=None,
-                    long_txns=3,
-                    long_age=args.hours * 3600 * 0.8,
-                    rollback_ratio=0.05,
-                    sessions=8,
-                    seed=args.seed,
-                ),
-            )
-        build_s = time.perf_counter() - t0
-        homes = {}
-        for name, br in (
-            ("clean", "BR BRINTERVAL 1H"),
-            ("br", "BR BRINTERVAL 1H"),
-            ("nobr", "BR BROFF"),
-        ):
-            home = Home(Path(tmp) / name)
-            shutil.copytree(base.root, home.root)
-            (home.dirprm / "e1.prm").write_text(PRM.format(br=br))
-            homes[name] = home
-        env = {**os.environ, "GGSCI_EXTRACT_SPLIT_MB": "1"}  # many small batches
-        reference = homes["clean"]
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "ggsci",
-                "extract",
-                "paramfile",
-                str(reference.dirprm / "e1.prm"),
-                "--stop-at-eof",
-            ],
-            env={**env, "GGHOME": str(reference.root)},
-            cwd=reference.root,
-            check=True,
-            capture_output=True,
-        )
-        want = trail_rows(reference)
-        first_us = int(time_at(base, 1, 1, 0) * 1e6)
-        results = {}
-        for name in ("br", "nobr"):
-            home = homes[name]
-            spans = crash_run(
-                home,
-                name == "br",
-                args.crashes,
-                rnd,
-                {**env, "GGHOME": str(home.root)},
-                first_us,
-                args.hours,
-            )
-            got = trail_rows(home)
-            have, need = Counter(got), Counter(want)
-            dup = sum(max(0, have[k] - need[k]) for k in have)
-            lost = sum(max(0, need[k] - have[k]) for k in need)
-            results[name] = (max(spans, default=0.0), lost, dup, got == want)
-            print(f"{name}_restarts_measured={len(spans)}")
-            print(f"{name}_spans_intervals={','.join(f'{s:.2f}' for s in spans)}")
-            print(f"{name}_same_trail_as_clean_run={got == want}")
-        print(f"redo_hours={args.hours}")
-        print(f"build_s={build_s:.1f}")
-        print(f"reference_rows={len(want)}")
-        lost = results["br"][1] + results["nobr"][1]
-        dup = results["br"][2] + results["nobr"][2]
-        print(
-            f"max_reread_intervals={results['br'][0]:.2f} "
-            f"nobr_reread_intervals={results['nobr'][0]:.2f} lost={lost} dup={dup}"
-        )
+        results = {
+            name: crash_run(Path(tmp), name, br, args)
+            for name, br in (("br", f"BR BRINTERVAL {INTERVAL}"), ("nobr", "BR BROFF"))
+        }
+    for name, r in results.items():
+        print(f"{name}_spans_intervals={','.join(f'{s:.2f}' for s in r.spans)}")
+        print(f"{name}_max_lag_at_kill_intervals={max(r.lags, default=0.0):.2f}")
+        print(f"{name}_transactions={r.transactions} {name}_lost={r.lost} {name}_dup={r.dup}")
+        print(f"{name}_br_checkpoints={r.brcheckpoints}")
+    br, nobr = results["br"], results["nobr"]
+    print(f"nobr_reread_intervals={max(nobr.spans, default=0.0):.2f}")
+    print(f"lost={br.lost + nobr.lost} dup={br.dup + nobr.dup}")
+    print(f"max_reread_intervals={max(br.spans, default=0.0):.2f}")
 
 
 if __name__ == "__main__":

@@ -22,8 +22,8 @@ from engine.embedded.rows import (
     cols_data,
     constraint_error,
     encode_row,
+    fits_one_piece,
     index_cols,
-    loggable_row,
     rid_block,
     rid_slot,
     store_rows,
@@ -45,13 +45,14 @@ def insert(s: Session, db: Engine, table: TableDef, rows: Sequence[Row], *, arra
     try:
         # encoded (and judged loggable) before anything changes: the statement fails whole
         encoded = [encode_row(table, r) for r in rows]
-        if not (array and len(rows) > 1):
-            encoded = [loggable_row(table, e) for e in encoded]
+        # (issue 29) a row too large for one KDO goes as an array insert of one row (11.11);
+        # Oracle would chain it over blocks, several 11.2 pieces the miner joins
+        as_array = (array and len(rows) > 1) or not all(map(fits_one_piece, encoded))
         s.lock_keys(db, txn, table, rows)
         rids = db.allocate(table, len(rows))
         store_rows(db, table, rids, rows)
         s.lock_rows(db, txn, table, rids)
-        if array and len(rows) > 1:
+        if as_array:
             _redo_array(s, db, txn, table, scn, rids, encoded)
         else:
             for rid, enc in zip(rids, encoded, strict=True):

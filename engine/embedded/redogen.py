@@ -30,6 +30,7 @@ from engine.embedded.redo import (
     SlotAlloc,
     Undo,
 )
+from engine.embedded.redo_codec import KDO_SIZE_MAX
 
 UNDO_FILE = 3
 _UNDO_BLOCKS = make_dba(UNDO_FILE, 0x100)  # undo block of usn u, sequence s: + u * 0x100 + s % 256
@@ -196,6 +197,12 @@ def row_redo(t: TxnIds, table: TableDef, scn: int, dba: int, op: int, kdo: Kdo) 
 
 
 def kdo(name: str, ktb: Ktb, table: TableDef, dba: int, **fields: object) -> Kdo:
+    size = fields.get("size")
+    if isinstance(size, int) and size > KDO_SIZE_MAX:
+        # (issue 29) the row of a delete's undo (or its rollback) larger than the KDO's 16-bit
+        # size: the size saturates, the columns carry their own lengths (Oracle would chain
+        # the row over blocks in several pieces); a new row that large is logged as 11.11
+        fields["size"] = KDO_SIZE_MAX
     hdba = make_dba(table.file_no, table.header_block)
     return Kdo(name=name, ktb=ktb, bdba=dba, hdba=hdba, **fields)  # type: ignore[arg-type]
 

@@ -39,18 +39,11 @@ def encode_row(table: TableDef, row: Row) -> rg.Row:
     return tuple(encode_value(c.type, v) for c, v in zip(table.columns, row, strict=True))
 
 
-def loggable_row(table: TableDef, enc: rg.Row) -> rg.Row:
-    """``enc`` when one row piece (a single-row insert's KDO) can record it, else
-    ``GGS-SRC-0203``: Oracle chains such a row over several blocks; this database does not
-    (yet), so the statement fails whole before anything changes."""
-    size = rg.row_size(enc[: len(rg.columns_of(enc))])
-    if size > KDO_SIZE_MAX:
-        raise SqlError(
-            f"row of {size} bytes for {table.qualified} is larger than one row piece "
-            f"({KDO_SIZE_MAX} bytes); rows are not chained over blocks",
-            "GGS-SRC-0203",
-        )
-    return enc
+def fits_one_piece(enc: rg.Row) -> bool:
+    """Whether a single-row insert's KDO (11.2 IRP), whose row size is 16 bits, can record
+    ``enc``. A larger row is logged as an array insert of one row (11.11 QMI: its row image
+    has no 16-bit size), see :func:`engine.embedded.dml.insert`."""
+    return rg.row_size(enc[: len(rg.columns_of(enc))]) <= KDO_SIZE_MAX
 
 
 def supp_columns(table: TableDef, enc: rg.Row) -> tuple[Column, ...]:

@@ -38,7 +38,7 @@ def dump_files(
     for path in paths:
         views = Views(options or DisplayOptions())
         mismatches = 0
-        with FileCursor(path, _seqno(path), verify=False) as cursor:
+        with FileCursor(path, _seqno(path), verify=False, pieces=True) as cursor:
             for entry in cursor:
                 total += 1
                 mismatches += entry.crc is not None and not entry.crc.ok

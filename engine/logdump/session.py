@@ -169,7 +169,7 @@ class LogdumpSession:
             _, seqno = TrailName.of_file(path)
         except TrailError:
             seqno = 0
-        cursor = FileCursor(path, seqno, verify=False)
+        cursor = FileCursor(path, seqno, verify=False, pieces=True)
         self.close()
         self.cursor = cursor
         self.views = Views(self.options)
@@ -235,7 +235,7 @@ class LogdumpSession:
 
     def cmd_count(self, args: list[str]) -> bool:
         cursor = self._need_cursor()
-        with FileCursor(cursor.path, cursor.seqno, verify=False) as counter:
+        with FileCursor(cursor.path, cursor.seqno, verify=False, pieces=True) as counter:
             lines = count_lines(str(cursor.path), (e for e in counter if self.filter.matches(e)))
         self.out(*lines)
         return True

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.trail.checksum import CrcCheck
-from engine.trail.codec import encode_columns, token_entries, user_tokens
+from engine.trail.codec import area_entries as encode_columns
+from engine.trail.codec import token_entries, user_tokens
 from engine.trail.fileheader import encode_file_header
 from engine.trail.layout import (
     FILE_HEADER_NAME,
@@ -45,6 +46,20 @@ def hexdump(data: bytes) -> list[str]:
         text = "".join(chr(b) if 32 <= b < 127 else "." for b in chunk)
         lines.append(f"{groups:<49} | {text}")
     return lines
+
+
+def _ends(data: bytes, lines: int = 3) -> list[str]:
+    """:func:`hexdump` of a piece of a continued row (up to 65 KB): its first and last
+    ``lines`` lines, and how many bytes are between them."""
+    width = lines * _BYTES_PER_LINE
+    if len(data) <= 2 * width + _BYTES_PER_LINE:
+        return hexdump(data)
+    tail = len(data) - width
+    return [
+        *hexdump(data[:width]),
+        f"... {tail - width} bytes (offset {width} to {tail - 1}) not shown ...",
+        *hexdump(data[tail:]),
+    ]
 
 
 def invalid_time(micros: int) -> str:
@@ -113,7 +128,7 @@ class Views:
         return lines
 
     def ghdr(self, r: TrailRecord) -> list[str]:
-        rec_length = len(encode_columns(r.columns))
+        rec_length = len(_data_area(r))
         continued = "Y" if r.continued else "N"
         rows = [
             (
@@ -160,7 +175,7 @@ class Views:
         return f"{'AuditRBA':<11}: {r.audit_rba:>10}"
 
     def body(self, entry: TrailEntry, r: TrailRecord) -> list[str]:
-        data = encode_columns(r.columns)
+        data = _data_area(r)
         lines = [f"{logdump_time(r.io_time_us)} {r.op_name:<20} Len {len(data):>5} RBA {entry.rba}"]
         if r.io_type == IOType.METADATA and r.orig_node in (ORIG_NODE_DDR, ORIG_NODE_TDR):
             crc = checksum_lines(entry.crc) if entry.crc is not None else []
@@ -169,10 +184,13 @@ class Views:
         if r.table in self.tdr_index and r.io_type != IOType.METADATA:
             name += f"  (TDR Index: {self.tdr_index[r.table]})"
         lines.append(name)
-        if r.before_columns:
+        if r.segment is not None:
+            lines += self._piece(r, r.segment)
+        elif r.before_columns:
             lines += self._image("Before Image:", r, r.before_columns)
         label = "Before Image:" if r.before_after == "B" else "After  Image:"
-        lines += self._image(label, r, r.columns)
+        if r.segment is None:
+            lines += self._image(label, r, r.columns)
         users = user_tokens(r)
         if users:
             size = sum(len(v) for t, _, v in r.extra_tokens if t == TOKEN_USER)
@@ -191,6 +209,20 @@ class Views:
         if entry.crc is not None:
             lines += checksum_lines(entry.crc)
         lines.append("")
+        return lines
+
+    @staticmethod
+    def _piece(r: TrailRecord, segment: tuple[bytes, bytes]) -> list[str]:
+        """A piece of a continued row (continued.py): its bytes, which may end inside a
+        column entry, and where the row goes on."""
+        before, data = segment
+        more = "the row goes on in the next record" if r.continued else "the last piece"
+        lines = [f"Continued row, piece {r.rec_count} ({more})"]
+        if before:
+            lines += [f"{'Before Image bytes:':<58}Partition x{r.partition:02x}"]
+            lines += _ends(before)
+        label = "Before Image bytes:" if r.before_after == "B" else "After  Image bytes:"
+        lines += [f"{label:<58}Partition x{r.partition:02x}", *_ends(data)]
         return lines
 
     def _image(
@@ -273,6 +305,7 @@ def record_json(file: str, entry: TrailEntry, tables: dict[str, TableDef]) -> di
         "io_time": iso_time(record.io_time_us),
         "table": record.table,
         "columns": _columns_json(record, record.columns, tables),
+        **_piece_json(record),
         "tokens": {"ORAROWID": record.rowid, "LOGCSN": record.logcsn, "TRANID": record.tranid},
     }
     if record.extra_tokens and (users := user_tokens(record)):
@@ -282,6 +315,23 @@ def record_json(file: str, entry: TrailEntry, tables: dict[str, TableDef]) -> di
     if entry.crc is not None:
         out["checksum"] = "ok" if entry.crc.ok else entry.crc.describe()
     return out
+
+
+def _data_area(r: TrailRecord) -> bytes:
+    """The data area's bytes as the record holds them (a piece of a continued row: its own)."""
+    return r.segment[1] if r.segment is not None else encode_columns(r.columns)
+
+
+def _piece_json(record: TrailRecord) -> dict[str, Any]:
+    """A piece of a continued row: its place and how many area bytes it holds."""
+    if record.segment is None:
+        return {}
+    before, data = record.segment
+    return {
+        "continued": record.continued,
+        "rec_count": record.rec_count,
+        "piece_bytes": {"before": len(before), "data": len(data)},
+    }
 
 
 def _metadata_json(record: TrailRecord) -> dict[str, Any]:
@@ -349,7 +399,7 @@ def count_lines(path: str, entries: Iterable[TrailEntry]) -> list[str]:
         if kind is not None:  # DDR/TDR: counted apart, never as data
             metadata[kind] += 1
             continue
-        size = len(encode_columns(record.columns))
+        size = len(_data_area(record))
         data_bytes += size
         ops[IO_TYPE_NAMES.get(record.io_type, f"IOType{record.io_type}")] += 1
         if record.io_type == IOType.RESTART_ABEND:
@@ -360,7 +410,7 @@ def count_lines(path: str, entries: Iterable[TrailEntry]) -> list[str]:
             images["Before Images" if record.before_after == "B" else "After Images"] += 1
             open_records += 1
             open_bytes += size
-            if record.ends_transaction:
+            if record.ends_transaction and not record.continued:  # (a row's last piece)
                 transactions += 1
                 open_records = open_bytes = 0
 

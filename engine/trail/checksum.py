@@ -143,3 +143,17 @@ def check_record(buf: Buffer, offset: int, length: int) -> CrcCheck | None:
         return CrcCheck(None, computed)
     stored: int = _unpack_value(buf, covered_end)[0]
     return CrcCheck(stored, computed)
+
+
+def check_pieces(buf: Buffer, offset: int, length: int) -> CrcCheck | None:
+    """:func:`check_record` of each record in ``length`` bytes from ``offset`` (the pieces
+    of a continued row): the first that fails, else the last one's check."""
+    crc: CrcCheck | None = None
+    pos, end = offset, offset + length
+    while pos < end:
+        size = record_length(buf, pos)
+        crc = check_record(buf, pos, size)
+        if crc is not None and not crc.ok:
+            return crc
+        pos += size
+    return crc

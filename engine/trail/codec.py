@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
+from engine.trail import continued as pieces
 from engine.trail.envelope import Buffer, record_length, section, sections, wrap
 from engine.trail.errors import (
     CorruptRecordError,
@@ -29,12 +30,16 @@ from engine.trail.layout import (
     FLAG_WHOLE_RECORD,
     HDR_IND,
     MAX_COLUMN_INDEX,
+    MAX_PIECE_LENGTH,
     MAX_RECORD_LENGTH,
+    MAX_SEGMENT_LENGTH,
     MAX_TABLE_NAME_LENGTH,
     MAX_TOKEN_LENGTH,
     MAX_VALUE_LENGTH,
     NULL_ABSENT,
     NULL_PRESENT,
+    NULL_SEGMENT,
+    OFF_CONTINUED,
     OFF_IO_TIME,
     OFF_TRANS_IND,
     ROW_HEADER,
@@ -56,6 +61,7 @@ from engine.trail.layout import (
     TOKEN_SIZE,
     TOKEN_TRANID,
     TOKEN_USER,
+    IOType,
     TransInd,
     wire_io_type,
 )
@@ -72,11 +78,23 @@ _BEFORE_AFTER = {"A": b"A", "B": b"B"}
 _CHARS = {b"A": "A", b"B": "B", b"R": "R", b"F": "F"}
 _NO_TOKENS: dict[str, object] = {}
 _FORMAT_TYPES = {"R": b"R", "F": b"F"}
+_FRAGMENT: Final = int(IOType.RECORD_FRAGMENT)
 
 
 # -- encoding ------------------------------------------------------------------------------
 def encode_columns(columns: Columns) -> bytes:
-    """The column entries of a data (or before-image) area."""
+    """The column entries of a data (or before-image) area of one record (a value of at
+    most MAX_VALUE_LENGTH bytes; the C twin is ``rowscan.entries``)."""
+    return _entries(columns, False)
+
+
+def area_entries(columns: Columns) -> bytes:
+    """:func:`encode_columns` for a record that may be continued: no limit on a value's
+    length, a value longer than one entry can say written as segments (layout.NULL_SEGMENT)."""
+    return _entries(columns, True)
+
+
+def _entries(columns: Columns, segments: bool) -> bytes:
     parts: list[bytes] = []
     last = -1
     for index, value in columns:
@@ -89,10 +107,14 @@ def encode_columns(columns: Columns) -> bytes:
             parts.append(_pack_column(index, 4, NULL_PRESENT, 0))
             continue
         raw = value.encode("utf-8")
-        size = len(raw)
-        if size > MAX_VALUE_LENGTH:
-            raise RecordLimitError(f"value of column {index} is {size} bytes (> limit)")
-        parts.append(_pack_column(index, 4 + size, NULL_ABSENT, size))
+        if len(raw) > MAX_VALUE_LENGTH and not segments:
+            raise RecordLimitError(f"value of column {index} is {len(raw)} bytes (> limit)")
+        while len(raw) > MAX_SEGMENT_LENGTH:
+            full = MAX_SEGMENT_LENGTH
+            parts.append(_pack_column(index, 4 + full, NULL_SEGMENT, full))
+            parts.append(raw[:full])
+            raw = raw[full:]
+        parts.append(_pack_column(index, 4 + len(raw), NULL_ABSENT, len(raw)))
         parts.append(raw)
     return b"".join(parts)
 
@@ -147,7 +169,10 @@ def user_tokens(record: TrailRecord) -> list[tuple[str, str | None]]:
 
 
 def encode_record(record: TrailRecord) -> bytes:
-    """The bytes of one trail record. Pure; safe to call on a Spark executor."""
+    """The bytes of one trail record (of its pieces, for a row too large for one record:
+    continued.py). Pure; safe to call on a Spark executor."""
+    if record.segment is not None:
+        return _encode_piece(record, record.segment)
     return encode_row(
         record.io_type,
         record.table,
@@ -198,7 +223,9 @@ def encode_row(
     extra_tokens: tuple[tuple[bytes, int, bytes], ...] = (),
 ) -> bytes:
     """``encode_record`` without building a TrailRecord first: the same bytes for the
-    same fields, about twice as fast, for Extract's hot loop on the executors."""
+    same fields, about twice as fast, for Extract's hot loop on the executors. A record
+    longer than MAX_PIECE_LENGTH is written as continued records (continued.py): Continued
+    is the writer's, ``continued`` is not written (a record that fits is Continued N)."""
     name = table.encode("utf-8")
     if len(name) > MAX_TABLE_NAME_LENGTH:
         raise RecordLimitError(f"table name of {len(name)} bytes exceeds {MAX_TABLE_NAME_LENGTH}")
@@ -213,7 +240,7 @@ def encode_row(
             io_type,
             trans_ind,
             syskey_len,
-            b"Y" if continued else b"N",
+            b"N",  # Y only on the pieces of a row that is split (continued.py)
             partition,
             ba,
             orig_node,
@@ -227,23 +254,55 @@ def encode_row(
         )
     except Exception as exc:  # struct.error: a header field out of its range
         raise RecordLimitError(f"record header field out of range: {exc}") from exc
-    body = [section(TAG_ROW_HEADER, header + name)]
-    if before_columns:
-        body.append(section(TAG_BEFORE_IMAGE, encode_columns(before_columns)))
-    body.append(section(TAG_DATA, encode_columns(columns)))
+    before = area_entries(before_columns) if before_columns else b""
+    data = area_entries(columns)
     try:
         entries = _token_list(rowid, logcsn, tranid, extra_tokens)
     except UnicodeEncodeError as exc:
         raise RecordLimitError(f"ORAROWID, LOGCSN and TRANID must be ASCII: {exc}") from exc
-    if entries:
-        parts: list[bytes] = []
-        for tid, info, value in entries:
-            if len(value) > MAX_TOKEN_LENGTH:
-                raise RecordLimitError(f"token {tid!r} of {len(value)} bytes exceeds the limit")
-            parts.append(_pack_token(tid, info, len(value)))
-            parts.append(value)
-        body.append(section(TAG_TOKENS, b"".join(parts)))
+    parts: list[bytes] = []
+    for tid, info, value in entries:
+        if len(value) > MAX_TOKEN_LENGTH:
+            raise RecordLimitError(f"token {tid!r} of {len(value)} bytes exceeds the limit")
+        parts.append(_pack_token(tid, info, len(value)))
+        parts.append(value)
+    tokens = b"".join(parts)
+    length = 4 * SECTION_SIZE + len(header) + len(name) + len(data)
+    length += (SECTION_SIZE + len(before) if before else 0) + (
+        SECTION_SIZE + len(tokens) if tokens else 0
+    )
+    if length > MAX_PIECE_LENGTH:
+        return pieces.split(header, name, before, data, tokens)
+    body = [section(TAG_ROW_HEADER, header + name)]
+    if before:
+        body.append(section(TAG_BEFORE_IMAGE, before))
+    body.append(section(TAG_DATA, data))
+    if tokens:
+        body.append(section(TAG_TOKENS, tokens))
     return wrap(body)
+
+
+def _encode_piece(record: TrailRecord, segment: tuple[bytes, bytes]) -> bytes:
+    """One piece of a continued row as read record by record (Logdump SAVE copies it)."""
+    whole = encode_row(
+        record.io_type, record.table, (), trans_ind=record.trans_ind,
+        before_after=record.before_after, io_time_us=record.io_time_us,
+        audit_rba=record.audit_rba, audit_pos=record.audit_pos, rowid=record.rowid,
+        logcsn=record.logcsn, tranid=record.tranid, format_type=record.format_type,
+        partition=record.partition, rec_count=record.rec_count, orig_node=record.orig_node,
+        undo_flag=record.undo_flag, syskey_len=record.syskey_len,
+        incomplete=record.incomplete, extra_tokens=record.extra_tokens,
+    )  # fmt: skip
+    parts = sections(whole, 0, len(whole))
+    body = [bytes(whole[parts[0][1] - SECTION_SIZE : parts[0][1] + parts[0][2]])]
+    before, data = segment
+    if before:
+        body.append(section(TAG_BEFORE_IMAGE, before))
+    body.append(section(TAG_DATA, data))
+    body += [bytes(whole[s - SECTION_SIZE : s + n]) for tag, s, n in parts[1:] if tag == TAG_TOKENS]
+    out = bytearray(wrap(body))
+    out[2 * SECTION_SIZE + OFF_CONTINUED] = ord("Y" if record.continued else "N")
+    return bytes(out)
 
 
 # -- templates: a row record encoded before its transaction commits -------------------------
@@ -388,7 +447,9 @@ def _text(buf: Buffer, start: int, size: int, what: str) -> str:
         raise CorruptRecordError(f"{what} is not valid UTF-8", offset=start) from exc
 
 
-def _decode_columns(buf: Buffer, pos: int, end: int) -> Columns:
+def _decode_columns(buf: Buffer, pos: int, end: int, segments: bool = False) -> Columns:
+    """The column entries of an area; ``segments``: a long value may be in segments
+    (layout.NULL_SEGMENT, written by :func:`area_entries`)."""
     out: list[tuple[int, str | None]] = []
     append = out.append
     last = -1
@@ -407,6 +468,9 @@ def _decode_columns(buf: Buffer, pos: int, end: int) -> Columns:
                 append((index, str(buf[pos:stop], "utf-8")))
             elif null == NULL_PRESENT and vlen == 0:
                 append((index, None))
+            elif null == NULL_SEGMENT and segments and vlen == MAX_SEGMENT_LENGTH:
+                value, stop = _joined_value(buf, pos, end, index)
+                append((index, value))
             else:
                 raise CorruptRecordError(
                     f"bad null indicator {null:#x} for column {index}", offset=pos
@@ -416,6 +480,28 @@ def _decode_columns(buf: Buffer, pos: int, end: int) -> Columns:
     except UnicodeDecodeError as exc:
         raise CorruptRecordError("a column value is not valid UTF-8", offset=pos) from exc
     return tuple(out)
+
+
+def _joined_value(buf: Buffer, pos: int, end: int, index: int) -> tuple[str, int]:
+    """The value of column ``index`` whose first segment's bytes start at ``pos``: its
+    segments joined, and where the entries after its last segment start."""
+    raw = [bytes(buf[pos : pos + MAX_SEGMENT_LENGTH])]
+    pos += MAX_SEGMENT_LENGTH
+    while True:
+        if pos + COLUMN_SIZE > end:
+            raise CorruptRecordError(f"column {index} ends in the middle of its value", offset=pos)
+        got, length, null, vlen = _unpack_column(buf, pos)
+        if got != index or length != 4 + vlen or null not in (NULL_SEGMENT, NULL_ABSENT):
+            raise CorruptRecordError(f"bad segment entry for column {index}", offset=pos)
+        if null == NULL_SEGMENT and vlen != MAX_SEGMENT_LENGTH:
+            raise CorruptRecordError(f"short segment of column {index}", offset=pos)
+        pos += COLUMN_SIZE
+        if pos + vlen > end:
+            raise CorruptRecordError(f"column {index} overruns the data area", offset=pos)
+        raw.append(bytes(buf[pos : pos + vlen]))
+        pos += vlen
+        if null == NULL_ABSENT:
+            return b"".join(raw).decode("utf-8"), pos
 
 
 def _decode_tokens(buf: Buffer, pos: int, end: int) -> dict[str, object]:
@@ -480,15 +566,28 @@ def _decode_data_record(
     before_columns: Columns = ()
     columns: Columns | None = None
     tokens: dict[str, object] = _NO_TOKENS
+    segment: tuple[bytes, bytes] | None = None
     expected, count = 1, len(parts)
-    if expected < count and parts[expected][0] == TAG_BEFORE_IMAGE:
-        _, s, n = parts[expected]
-        before_columns = _decode_columns(buf, s, s + n)
-        expected += 1
-    if expected < count and parts[expected][0] == TAG_DATA:
-        _, s, n = parts[expected]
-        columns = _decode_columns(buf, s, s + n)
-        expected += 1
+    if continued == b"Y" or io_type == _FRAGMENT:  # a piece of a continued row: its bytes,
+        raw_before = b""  # which may end inside an entry
+        if expected < count and parts[expected][0] == TAG_BEFORE_IMAGE:
+            _, s, n = parts[expected]
+            raw_before = bytes(buf[s : s + n])
+            expected += 1
+        if expected < count and parts[expected][0] == TAG_DATA:
+            _, s, n = parts[expected]
+            segment = (raw_before, bytes(buf[s : s + n]))
+            columns = ()
+            expected += 1
+    else:
+        if expected < count and parts[expected][0] == TAG_BEFORE_IMAGE:
+            _, s, n = parts[expected]
+            before_columns = _decode_columns(buf, s, s + n, True)
+            expected += 1
+        if expected < count and parts[expected][0] == TAG_DATA:
+            _, s, n = parts[expected]
+            columns = _decode_columns(buf, s, s + n, True)
+            expected += 1
     if columns is None:
         raise CorruptRecordError("record without a data area", offset=offset)
     if expected < count and parts[expected][0] == TAG_TOKENS:
@@ -520,11 +619,40 @@ def _decode_data_record(
         tokens.get("tranid"),  # type: ignore[arg-type]
         before_columns,
         tokens.get("extra_tokens", ()),  # type: ignore[arg-type]
+        segment,
     )
 
 
 def decode_any(buf: Buffer, offset: int = 0) -> tuple[TrailRecord | FileHeader, int]:
-    """Decode the record at ``offset`` (data record or file header) and its length."""
+    """Decode the record at ``offset`` (data record or file header) and its length; a
+    continued row joined from its pieces (continued.py), with the length of them all."""
+    record, length = decode_piece(buf, offset)
+    if isinstance(record, FileHeader) or record.segment is None:
+        return record, length
+    if record.io_type == IOType.RECORD_FRAGMENT:
+        raise CorruptRecordError(
+            f"a RecordFragment (RecCount {record.rec_count}) without its base record",
+            offset=offset,
+        )
+    total = pieces.row_length(buf, offset)
+    before, data = pieces.joined_areas(buf, offset, total)
+    try:
+        joined = replace(
+            record,
+            columns=_decode_columns(data, 0, len(data), True),
+            before_columns=_decode_columns(before, 0, len(before), True) if before else (),
+            continued=False,
+            rec_count=1,
+            segment=None,
+        )
+    except CorruptRecordError as exc:
+        raise CorruptRecordError(f"continued row: {exc.message}", offset=offset) from exc
+    return joined, total
+
+
+def decode_piece(buf: Buffer, offset: int = 0) -> tuple[TrailRecord | FileHeader, int]:
+    """Decode the record at ``offset`` by itself (Logdump reads so): a piece of a continued
+    row comes with its bytes in ``segment`` and no columns."""
     length = record_length(buf, offset)
     parts = sections(buf, offset, length)
     if not parts:
@@ -578,6 +706,10 @@ def summarize(buf: Buffer, offset: int = 0) -> RecordSummary | None:
         raise CorruptRecordError("row header size", offset=offset)
     fields = _unpack_row_header(buf, start)
     name_length = fields[15]
+    if fields[2] == IOType.RECORD_FRAGMENT:
+        raise CorruptRecordError("a RecordFragment without its base record", offset=offset)
+    if fields[5] == b"Y":  # a continued row: its pieces are one record to the writer
+        length = pieces.row_length(buf, offset)
     return RecordSummary(
         length=length,
         io_type=fields[2],

@@ -64,8 +64,10 @@ ROW_HEADER_SIZE: Final = ROW_HEADER.size  # 35
 HDR_IND: Final = b"E"
 OFF_IO_TYPE: Final = 2
 OFF_TRANS_IND: Final = 3
+OFF_CONTINUED: Final = 5
 OFF_BEFORE_AFTER: Final = 7
 OFF_IO_TIME: Final = 11
+OFF_REC_COUNT: Final = 31
 OFF_NAME_LENGTH: Final = 33
 
 # -- column entries and token entries ----------------------------------------------------
@@ -73,6 +75,12 @@ COLUMN: Final = struct.Struct(">HHHH")  # index, length (4 + vlen), null indicat
 COLUMN_SIZE: Final = COLUMN.size  # 8
 NULL_ABSENT: Final = 0x0000
 NULL_PRESENT: Final = 0xFFFF
+# (ours) A value longer than one entry can say (``length`` is 2 bytes: at most
+# MAX_SEGMENT_LENGTH bytes) is written as consecutive entries of the same column index, each
+# full one with this null indicator ("the value goes on in the next entry"), the last with
+# NULL_ABSENT; a reader joins their bytes before decoding the text.
+NULL_SEGMENT: Final = 0x0001
+MAX_SEGMENT_LENGTH: Final = 0xFFFF - 4
 
 TOKEN: Final = struct.Struct(">cBH")  # id, info, length
 TOKEN_SIZE: Final = TOKEN.size  # 4
@@ -85,6 +93,18 @@ MAX_TOKEN_LENGTH: Final = 4096
 MIN_RECORD_LENGTH: Final = 3 * SECTION_SIZE  # G, one body section, Z
 # The largest value that can fit a record at all (G, H, D, one column entry, Z, no name).
 MAX_VALUE_LENGTH: Final = MAX_RECORD_LENGTH - (4 * SECTION_SIZE + ROW_HEADER_SIZE + COLUMN_SIZE)
+# -- continued records (seed 003: Continued, RecCount, IOType 161 RecordFragment) ----------
+# A row whose record would pass MAX_PIECE_LENGTH is written as several records, in one write
+# and one file: the base record (the row's own IOType, Continued Y, RecCount 1, all its
+# tokens) and RecordFragment records (IOType 161, RecCount 2, 3, ..., Continued Y but the last
+# N), each with the base record's other header fields and table name. Each piece holds the
+# next bytes of the row's before-image area (its B section, when it has some) and then of its
+# data area (its D section, always present, maybe empty): a reader joins the B and the D
+# bytes of the pieces in order and decodes the columns from the joined areas. A piece may
+# end in the middle of a column entry. MAX_PIECE_LENGTH leaves room for the checksum token
+# the writer adds to each piece (checksum.py: at most 12 bytes).
+MAX_PIECE_LENGTH: Final = MAX_RECORD_LENGTH - 12
+MAX_PIECES: Final = 0xFFFF  # RecCount is 2 bytes
 # Fixed width of the file-header tokens that are patched when a file is closed.
 PATCHABLE_TEXT_WIDTH: Final = 24
 
@@ -100,6 +120,7 @@ class IOType(IntEnum):
     KEYFIELDCOMP = 115
     UNIFIED_UPDATE = 134  # before and after image in one record (UPDATERECORDFORMAT)
     UNIFIED_PK_UPDATE = 135  # the same for an update of the key (seed 003: 135-UNIFIED PKUPDATE)
+    RECORD_FRAGMENT = 161  # the pieces after the base record of a continued row (seed 003)
     METADATA = 170  # DDR / TDR metadata record (12.2+ trails), OrigNode says which
     GGS_COMMENT = 205  # Logdump SAVE's comment before and after the saved records (seed 003)
     RESTART_ABEND = 211  # our number: recovery marker after a partly written transaction
@@ -114,6 +135,7 @@ IO_TYPE_NAMES: Final[dict[int, str]] = {
     IOType.KEYFIELDCOMP: "GGSKeyFieldComp",
     IOType.UNIFIED_UPDATE: "GGSUnifiedUpdate",
     IOType.UNIFIED_PK_UPDATE: "GGSUnifiedPKUpdate",
+    IOType.RECORD_FRAGMENT: "RecordFragment",
     IOType.METADATA: "Metadata",
     IOType.GGS_COMMENT: "GGSComment",
     IOType.RESTART_ABEND: "RestartAbend",

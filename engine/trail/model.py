@@ -53,7 +53,8 @@ class TrailRecord:
     ``rowid``, ``logcsn`` and ``tranid`` are the GGS tokens ORAROWID, LOGCSN and TRANID;
     Extract sets LOGCSN and TRANID on the first record of a transaction only.
     ``extra_tokens`` keeps token entries this code does not know, so they survive a
-    decode/encode round trip.
+    decode/encode round trip. A row too large for one record is read joined from its
+    pieces (continued.py): ``continued`` False and ``rec_count`` 1, as if it were one.
     """
 
     io_type: int
@@ -77,6 +78,10 @@ class TrailRecord:
     tranid: str | None = None
     before_columns: Columns = ()
     extra_tokens: tuple[tuple[bytes, int, bytes], ...] = ()
+    segment: tuple[bytes, bytes] | None = None
+    """One piece of a continued row as it is in the trail (continued.py), read record by
+    record (Logdump): the bytes of its before-image and data areas, which may end inside a
+    column entry (``columns`` is then empty). None for a whole record or a joined row."""
 
     @property
     def op_name(self) -> str:

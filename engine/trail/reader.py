@@ -22,8 +22,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
 
-from engine.trail.checksum import CrcCheck, check_record
-from engine.trail.codec import decode_any
+from engine.trail.checksum import CrcCheck, check_pieces, check_record
+from engine.trail.codec import decode_any, decode_piece
 from engine.trail.envelope import record_length
 from engine.trail.errors import (
     ChecksumError,
@@ -73,14 +73,23 @@ class FileCursor:
     ``next()`` returns the record at the current RBA and advances, or None when the
     written bytes end (cleanly, or inside a record: then ``incomplete_tail`` > 0).
     ``checksums`` is what the file header says (None until a whole header has been read).
+    A continued row (continued.py) is one record joined from its pieces, or, with
+    ``pieces`` (Logdump), each piece a record of its own.
     """
 
     def __init__(
-        self, path: str | os.PathLike[str], seqno: int = 0, rba: int = 0, *, verify: bool = True
+        self,
+        path: str | os.PathLike[str],
+        seqno: int = 0,
+        rba: int = 0,
+        *,
+        verify: bool = True,
+        pieces: bool = False,
     ) -> None:
         self.path = Path(path)
         self.seqno = seqno
         self.verify = verify
+        self._decode = decode_piece if pieces else decode_any
         self.checksums: bool | None = None
         self.last_crc: CrcCheck | None = None
         try:
@@ -124,7 +133,11 @@ class FileCursor:
         """The checksum check of the whole record at ``offset`` of the buffer (None for
         a file header, or a file without checksums), raising ChecksumError on a mismatch
         when verifying."""
-        crc = check_record(self._buf, offset, length)
+        buf = self._buf
+        if length == buf[offset + 2] << 8 | buf[offset + 3]:  # the G header's length
+            crc = check_record(buf, offset, length)
+        else:  # a continued row: each of its pieces
+            crc = check_pieces(buf, offset, length)
         if crc is not None and not crc.ok and self.verify:
             raise checksum_error(self.path, self.rba, crc)
         return crc
@@ -171,7 +184,7 @@ class FileCursor:
             checked = self.checksums if self.checksums is not None else self._read_checksum_flag()
             length = 0
             try:
-                result = decode_any(self._buf, offset)
+                result = self._decode(self._buf, offset)
             except IncompleteRecordError as exc:
                 needed = len(self._buf) - offset + exc.needed
                 continue
@@ -202,7 +215,7 @@ class FileCursor:
             while pos != -1:
                 self._file.seek(base + pos)
                 try:
-                    decode_any(self._file.read(MAX_RECORD_LENGTH), 0)
+                    decode_piece(self._file.read(MAX_RECORD_LENGTH), 0)
                 except (IncompleteRecordError, CorruptRecordError):
                     pos = window.find(TAG_ENVELOPE, pos + 1)
                     continue

@@ -16,9 +16,10 @@ import mmap
 import os
 from pathlib import Path
 
-from engine.trail.codec import decode_record
+from engine.trail.codec import decode_piece
 from engine.trail.errors import TrailError
-from engine.trail.layout import NON_TRANSACTIONAL_IO_TYPES, TransInd
+from engine.trail.layout import NON_TRANSACTIONAL_IO_TYPES, IOType, TransInd
+from engine.trail.model import TrailRecord
 
 _SECTION = 4
 
@@ -40,9 +41,11 @@ def tranids_at(path: Path, end: int, logcsn: str) -> set[str]:
                     if z[0] != ord("Z") or length < 3 * _SECTION or length > pos:
                         break  # the file header, or not a record: stop looking
                     start = pos - length
-                    record, _ = decode_record(data, start)
+                    record, _ = decode_piece(data, start)  # a continued row's base: its tokens
                     pos = start
-                    if record.io_type in NON_TRANSACTIONAL_IO_TYPES:
+                    if not isinstance(record, TrailRecord):
+                        break
+                    if record.io_type in NON_TRANSACTIONAL_IO_TYPES | {IOType.RECORD_FRAGMENT}:
                         continue
                     if record.trans_ind not in (TransInd.BEGIN, TransInd.WHOLE):
                         continue

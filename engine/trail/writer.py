@@ -38,6 +38,7 @@ from engine._native import load as load_native
 from engine.home.lockfile import foreign_holder, open_lock_file
 from engine.trail.checksum import GROWTH_NEW_AREA, seal_growth, seal_records
 from engine.trail.codec import RecordSummary, encode_record, peek_logcsn, summarize
+from engine.trail.continued import span
 from engine.trail.envelope import record_length
 from engine.trail.errors import TrailIOError
 from engine.trail.fileheader import decode_file_header, encode_file_header, new_file_header
@@ -75,26 +76,28 @@ def default_header_info() -> dict[str, str | int]:
 
 
 def split_records(data: bytes) -> list[bytes]:
-    """Concatenated records cut into records, each envelope checked."""
+    """Concatenated records cut into records, each envelope checked; the pieces of a
+    continued row stay together (continued.py)."""
     out = []
     pos = 0
     while pos < len(data):
-        length = record_length(data, pos)
+        length = span(data, pos)
         out.append(data[pos : pos + length])
         pos += length
     return out
 
 
-def count_records(data: bytes) -> int:
+def count_records(data: bytes, rows: bool = False) -> int:
     """How many records concatenated ``data`` holds, each envelope checked (by the C
-    kernel when it is built; here when it is not, or to say what is wrong)."""
-    if _KIT is not None:
+    kernel when it is built; here when it is not, or to say what is wrong); ``rows``: a
+    continued row's pieces counted as one (continued.py; always here, in Python)."""
+    if _KIT is not None and not rows:
         counted: int = _KIT.count_records(data)
         if counted >= 0:
             return counted
     pos = n = 0
     while pos < len(data):
-        pos += record_length(data, pos)
+        pos += span(data, pos) if rows else record_length(data, pos)
         n += 1
     return n
 
@@ -482,7 +485,7 @@ class TrailWriter:
             self._needs_definition(t) for t in tables
         ):
             return self.append_many(split_records(records), sealed=sealed)
-        if count_records(data) != count:
+        if count_records(data) != count and count_records(data, rows=True) != count:
             raise TrailIOError(f"a transaction of {count} records holds another number")
         self._pending.append(data)
         self._size += len(data)

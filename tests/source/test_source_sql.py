@@ -301,36 +301,39 @@ def test_number_precision_and_scale(make_db: Callable[..., Database]) -> None:
 
 
 @pytest.mark.parametrize(
-    ("statement", "fails"),
+    "statement",
     [
-        ("INSERT INTO big VALUES (2, 'b', '{x}')", True),
-        ("INSERT INTO big SELECT 2, 'b', '{x}' FROM big WHERE id = 1", True),
-        ("INSERT /*+ APPEND */ INTO big SELECT 2, 'b', 'x' || '{x}' FROM big WHERE id = 1", False),
+        "INSERT INTO big VALUES (2, 'b', '{x}')",
+        "INSERT INTO big SELECT 2, 'b', '{x}' FROM big WHERE id = 1",
+        "INSERT /*+ APPEND */ INTO big SELECT 2, 'b', 'x' || '{x}' FROM big WHERE id = 1",
     ],
 )
-def test_a_row_too_large_to_log_fails_whole_and_leaves_no_row(
-    make_db: Callable[..., Database], statement: str, fails: bool
+def test_a_row_too_large_for_one_kdo_is_logged(
+    make_db: Callable[..., Database], statement: str
 ) -> None:
-    """An 80 KB row (issue 29): a single-row insert's KDO records the row size in 16 bits;
-    the statement fails with one coded error before anything changes, and what the table
-    holds is exactly what the redo replays to. Other shapes of the same row are logged."""
+    """An 80 KB row (issue 29): a single-row insert's KDO records the row size in 16 bits,
+    so the row is logged as an array insert of one row (11.11); a direct load's block image
+    and an update's changed columns carry it as they are. What the table holds is exactly
+    what the redo replays to."""
     db = make_db()
     s = db.session("S1", username="APP")
     execute(db, s, "CREATE TABLE big (id NUMBER PRIMARY KEY, v VARCHAR2(10), w VARCHAR2(200000))")
     execute(db, s, "INSERT INTO big VALUES (1, 'a', 'small')")
-    if fails:
-        with pytest.raises(SqlError) as exc:
-            execute(db, s, statement.format(x="x" * 80_000))
-        assert exc.value.code == "GGS-SRC-0203" and "80009 bytes" in exc.value.message
-    else:  # a direct load's block image has no 16-bit size: logged
-        execute(db, s, statement.format(x="x" * 80_000))
+    execute(db, s, statement.format(x="x" * 80_000))
     execute(db, s, "COMMIT")
     execute(db, s, "UPDATE big SET w = '" + "y" * 80_000 + "' WHERE id = 1")  # a URP: logged
+    execute(db, s, "COMMIT")
+    # a delete's undo holds the whole row (its KDO size saturates at 16 bits), rolled back
+    execute(db, s, "DELETE FROM big WHERE id = 2")
+    execute(db, s, "ROLLBACK")
+    execute(db, s, "INSERT INTO big VALUES (3, 'c', '" + "z" * 70_000 + "')")
+    execute(db, s, "DELETE FROM big WHERE id = 3")
     execute(db, s, "COMMIT")
     rebuilt, held = _replayed_and_held(db, "BIG")
     db.close()
     assert rebuilt == held
     assert rebuilt[0]["W"] == "y" * 80_000
+    assert len(rebuilt) == 2 and len(rebuilt[1]["W"]) >= 80_000
 
 
 _EXAMPLES: list[int] = []  # one database per example (hypothesis runs many in one test)
