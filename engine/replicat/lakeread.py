@@ -30,8 +30,8 @@ import numpy as np
 import pyarrow as pa
 
 from engine._native import load as load_native
-from engine.trail.checksum import check_record
-from engine.trail.codec import decode_any
+from engine.trail.checksum import check_pieces, check_record
+from engine.trail.codec import decode_any, decode_piece
 from engine.trail.envelope import record_length, sections
 from engine.trail.errors import CorruptRecordError, IncompleteRecordError, TrailError
 from engine.trail.fileheader import decode_file_header
@@ -71,10 +71,10 @@ def _plain(buf: Any, offset: int, length: int, checksums: bool, max_columns: int
     tags = [t for t, _, _ in sections(buf, offset, length)]
     if tags not in ([TAG_ROW_HEADER, TAG_DATA], [TAG_ROW_HEADER, TAG_DATA, TAG_TOKENS]):
         return False
-    record, _ = decode_any(buf, offset)
+    record, _ = decode_piece(buf, offset)  # a Continued row's base: not joined here
     if not isinstance(record, TrailRecord) or record.io_type not in PLAIN_IO:
         return False
-    if record.continued or record.before_columns:
+    if record.continued or record.segment is not None or record.before_columns:
         return False
     return all(i < max_columns for i, _ in record.columns)
 
@@ -109,7 +109,7 @@ def scan_py(
         if not ok:
             reason = 2
             break
-        record, _ = decode_any(view, pos)
+        record, _ = decode_piece(view, pos)
         assert isinstance(record, TrailRecord)
         if record.table not in names:
             names.append(record.table)
@@ -362,8 +362,8 @@ class ColumnReader:
                     if crc is not None and not crc.ok:
                         raise checksum_error(path, rba, crc) from exc
             raise CorruptRecordError(f"{path}: {exc.message}", offset=rba) from exc
-        if checksums:
-            crc = check_record(data, stop, length)
+        if checksums:  # each record (of a Continued row: each of its pieces)
+            crc = check_pieces(data, stop, length)
             if crc is not None and not crc.ok:
                 raise checksum_error(path, rba, crc)
         if isinstance(record, FileHeader) or record.io_type in (

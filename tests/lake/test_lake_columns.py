@@ -29,6 +29,7 @@ KIT = kernel_or_none("trailcols")
 
 # -- the kernel and its twin ----------------------------------------------------------------
 _value = st.one_of(st.none(), st.text(max_size=12))
+_big = st.one_of(_value, st.just("x" * 70_000))  # a row too large for one record: Continued
 _ascii = st.text(alphabet=st.characters(max_codepoint=127), max_size=6)
 _IO = (IOType.INSERT, IOType.UPDATE, IOType.FIELDCOMP, IOType.DELETE, IOType.KEYFIELDCOMP,
        IOType.PURGEDATA, IOType.METADATA)  # fmt: skip
@@ -38,7 +39,7 @@ _IO = (IOType.INSERT, IOType.UPDATE, IOType.FIELDCOMP, IOType.DELETE, IOType.KEY
 def _record(draw: Any) -> TrailRecord:
     io = draw(st.sampled_from(_IO))
     idx = sorted(draw(st.sets(st.integers(0, 9), max_size=5)))
-    cols = tuple((i, draw(_value)) for i in idx)
+    cols = tuple((i, draw(_big if i == 9 else _value)) for i in idx)
     before = tuple((i, draw(_value)) for i in idx[:1]) if io == IOType.KEYFIELDCOMP else ()
     return TrailRecord(
         io_type=io,
@@ -400,3 +401,21 @@ def test_a_damaged_record_abends_after_the_transactions_before_it(
     assert [row["ID"] for row in rows] == ["0", "1", "2", "3"]
     if columnar:
         assert r.fast is not None and r.fast.operations == 16 and r.fast.handovers == 0
+
+
+@pytest.mark.parametrize("kind", ["deltalake", "iceberg"])
+def test_a_row_too_large_for_one_record_goes_record_by_record(tmp_path: Path, kind: str) -> None:
+    """A Continued row (its base record and RecordFragments) is read by the record path,
+    the transactions around it by columns."""
+    big = (IOType.INSERT, "HR.EMP", ((0, "9"), (1, "y" * 70_000), (2, "1")))
+    txns = [
+        txn_records(100, [ins(1), ins(2)]),
+        txn_records(101, [big, upd(1, 5)]),
+        txn_records(102, [upd(9, 3), dele(2)]),
+    ]
+    fast, _, r = _both(tmp_path, kind, txns, 2, MAPS)
+    assert _canon(fast["emp"]) == [
+        {"ID": "1", "NAME": "n1", "SAL": "5"},
+        {"ID": "9", "NAME": "y" * 70_000, "SAL": "3"},
+    ]
+    assert r.fast.handovers == 1 and r.fast.operations == 4
