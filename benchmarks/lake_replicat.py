@@ -42,10 +42,13 @@ from engine.home.groups import GroupDef, GroupKind, GroupStore, SourceType  # no
 from engine.home.layout import Home  # noqa: E402
 from engine.replicat import checkpoint_table as ct  # noqa: E402
 from engine.replicat import lakeapply as lake_applier  # noqa: E402
+from engine.replicat import lakefast as lake_fast  # noqa: E402
+from engine.replicat import lakeread as lake_read  # noqa: E402
 from engine.replicat.engine import ReplicatRun  # noqa: E402
 from engine.replicat.lakerun import LakeReplicatRun  # noqa: E402
 from engine.runtime.events import Severity  # noqa: E402
-from engine.targets.lake import tables as lake_tables  # noqa: E402
+from engine.targets.lake.delta import DeltaLakeTable  # noqa: E402
+from engine.targets.lake.iceberg import IcebergTable  # noqa: E402
 from engine.trail.codec import encode_record  # noqa: E402
 from engine.trail.layout import IOType, TransInd  # noqa: E402
 from engine.trail.model import TableDef, TrailRecord  # noqa: E402
@@ -149,45 +152,40 @@ def run_sqlite(root: Path, trail: Path, history: bool, batch: int) -> float:
 
 
 class Meter:
-    """Time in the in-process transform (records into batches, Arrow conversion) and in the
-    table commits, measured by wrapping the two (this benchmark only)."""
+    """Where a lake run's time goes, measured by wrapping (this benchmark only): ``read``
+    the trail read into columns (lakeread.ColumnReader.read), ``apply`` the mapping, the
+    reduction per key and the table commits of a batch (lakefast.FastPath.apply), ``commit``
+    the table commits alone (LakeTable.commit_reduced / commit_table); the record-by-record
+    path (GGSCI_LAKE_COLUMNAR=0) is timed by the same names through its own methods."""
 
     def __init__(self) -> None:
-        self.transform = 0.0
-        self.commit = 0.0
+        self.read = self.apply = self.commit = 0.0
         self.commits = 0
-        apply, commit, arrow = (lake_applier.LakeApplier.apply, lake_applier.LakeApplier.commit,
-                                lake_tables.LakeTable.arrow)  # fmt: skip
+        self._saved: list[tuple[Any, str, Any]] = []
+        self._wrap(lake_read.ColumnReader, "read", "read")
+        self._wrap(lake_fast.FastPath, "apply", "apply")
+        self._wrap(lake_applier.LakeApplier, "commit", "commit", count=True)
+        for cls in (DeltaLakeTable, IcebergTable):
+            self._wrap(cls, "commit_reduced", "commit", count=True)
+            self._wrap(cls, "commit_table", "commit", count=True)
+
+    def _wrap(self, cls: Any, name: str, into: str, count: bool = False) -> None:
+        original = getattr(cls, name)
         meter = self
 
-        def timed_apply(self: Any, *a: Any) -> None:
+        def timed(self: Any, *a: Any) -> Any:
             t = time.perf_counter()
-            apply(self, *a)
-            meter.transform += time.perf_counter() - t
-
-        def timed_arrow(self: Any, rows: Any) -> Any:
-            t = time.perf_counter()
-            out = arrow(self, rows)
-            meter.transform += time.perf_counter() - t
-            meter.commit -= time.perf_counter() - t  # (inside the commit's time)
+            out = original(self, *a)
+            setattr(meter, into, getattr(meter, into) + time.perf_counter() - t)
+            meter.commits += count
             return out
 
-        def timed_commit(self: Any, stamp: Any) -> None:
-            t = time.perf_counter()
-            commit(self, stamp)
-            meter.commit += time.perf_counter() - t
-            meter.commits += 1
-
-        lake_applier.LakeApplier.apply = timed_apply  # type: ignore[method-assign]
-        lake_applier.LakeApplier.commit = timed_commit  # type: ignore[method-assign]
-        lake_tables.LakeTable.arrow = timed_arrow  # type: ignore[method-assign]
-        self._saved = (apply, commit, arrow)
+        setattr(cls, name, timed)
+        self._saved.append((cls, name, original))
 
     def close(self) -> None:
-        apply, commit, arrow = self._saved
-        lake_applier.LakeApplier.apply = apply  # type: ignore[method-assign]
-        lake_applier.LakeApplier.commit = commit  # type: ignore[method-assign]
-        lake_tables.LakeTable.arrow = arrow  # type: ignore[method-assign]
+        for cls, name, original in reversed(self._saved):
+            setattr(cls, name, original)
 
 
 def run_lake(root: Path, trail: Path, kind: str, history: bool, batch: int) -> tuple[float, Meter]:
@@ -237,19 +235,25 @@ def main() -> None:
         print(f"row_changes={n} transactions={args.transactions} grouptransops={args.batch_ops}")
         print(f"load_before={os.getloadavg()[0]:.2f}")
         rates: dict[str, float] = {}
+        spent: dict[str, tuple[float, Meter]] = {}
         for history in (False, True):
             mode = "history" if history else "apply"
             rates[f"sqlite_{mode}"] = n / run_sqlite(root, trail, history, args.batch_ops)
             for kind, short in (("deltalake", "delta"), ("iceberg", "iceberg")):
                 elapsed, meter = run_lake(root, trail, kind, history, args.batch_ops)
                 rates[f"{short}_{mode}"] = n / elapsed
-                if short == "delta" and not history:
-                    transform_us = meter.transform / n * 1e6
-                    commit_ms = meter.commit / max(meter.commits, 1) * 1e3
+                if short == "delta":
+                    spent[mode] = (elapsed, meter)
         for name, rate in rates.items():
             print(f"{name}_row_changes_per_s={rate:.0f}")
-        print(f"delta_apply_transform_us_per_op={transform_us:.1f}")
-        print(f"delta_apply_commit_ms_per_batch={commit_ms:.0f}")
+        for mode, (elapsed, meter) in spent.items():
+            other = elapsed - meter.read - meter.apply
+            print(f"delta_{mode}_read_us_per_op={meter.read / n * 1e6:.2f}")
+            print(f"delta_{mode}_map_reduce_us_per_op={(meter.apply - meter.commit) / n * 1e6:.2f}")
+            print(
+                f"delta_{mode}_commit_ms_per_batch={meter.commit / max(meter.commits, 1) * 1e3:.0f}"
+            )
+            print(f"delta_{mode}_other_us_per_op={other / n * 1e6:.2f}")
         print(f"ratio_iceberg_apply_vs_sqlite={rates['iceberg_apply'] / rates['sqlite_apply']:.2f}")
         print(
             f"ratio_iceberg_history_vs_sqlite="

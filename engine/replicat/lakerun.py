@@ -19,6 +19,7 @@ REPERROR DISCARD/IGNORE, checkpoint table, heartbeats) with these differences:
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -30,6 +31,8 @@ from engine.home.layout import Home
 from engine.replicat import ReplicatError
 from engine.replicat.engine import Emit, ReplicatRun
 from engine.replicat.lakeapply import LakeApplier, LakeCatalog, LakeMapper, Store
+from engine.replicat.lakefast import FastPath
+from engine.replicat.lakeread import Read
 from engine.replicat.progress import Progress
 from engine.runtime.events import Severity
 from engine.runtime.loop import Stop
@@ -41,7 +44,7 @@ from engine.targets.resolve import open_target
 from engine.trail.errors import TrailError
 from engine.trail.model import TrailPosition, TrailRecord
 from engine.trail.reader import read_error_text
-from engine.trail.txreader import Transaction
+from engine.trail.txreader import Transaction, TransactionReader
 from params.check import find_handler_props
 from params.handlerprops import HandlerProps, check_properties
 from params.models import ParamFile
@@ -50,6 +53,12 @@ MAINTENANCE = ("OPTIMIZE", "VACUUM", "EXPIRESNAPSHOTS")
 #: In the checkpoint database: the lakehouse tables each group has committed to.
 WRITTEN = "gg_lake_tables"
 DEFAULT_RETAIN_HOURS = 168.0
+
+
+def columnar() -> bool:
+    """The columnar path is on unless ``GGSCI_LAKE_COLUMNAR=0`` (to measure or test the
+    record-by-record path)."""
+    return os.environ.get("GGSCI_LAKE_COLUMNAR", "1").strip() != "0"
 
 
 def load_props(home: Home, model: ParamFile) -> HandlerProps:
@@ -123,6 +132,10 @@ class LakeReplicatRun(ReplicatRun):
         self._batch_ops = 0
         self._batch_started = 0.0
         self._heartbeats: list[tuple[Transaction, TrailRecord]] = []
+        self._classic = False  # the classic path reads until its batch is committed
+        self._pending: list[Read] = []  # the columnar batch read so far
+        self._pending_ops = 0
+        self.fast: FastPath | None = FastPath(self) if columnar() else None
         emit(
             "OGG-06505",
             Severity.INFO,
@@ -152,6 +165,55 @@ class LakeReplicatRun(ReplicatRun):
 
     # -- batching -----------------------------------------------------------------------
     def poll(self) -> int:
+        """The columnar path (:mod:`engine.replicat.lakefast`) while it can take what the
+        trail holds; else the classic one, from the start of the transaction it cannot
+        take, until that batch is committed."""
+        if self.fast is None or self._classic:
+            seen = self._poll_records()
+            if self.fast is not None and not self._batch:
+                self._classic = False  # back to columns, where the classic batch ended
+                self.fast.reader.position = self.reader.position
+                self.fast.reader.tables = dict(self.reader.tables)
+            return seen
+        return self._poll_columns()
+
+    def _poll_columns(self) -> int:
+        """Whole transactions read into columns; a batch is committed when it holds
+        GROUPTRANSOPS operations or ``batchIntervalMs`` has passed since its first was read
+        (as on the classic path), or before the classic path takes over."""
+        assert self.fast is not None
+        fast = self.fast
+        read = fast.reader.read(max(self.model.group_trans_ops - self._pending_ops, 1))
+        if read.records:
+            if not self._pending:
+                self._batch_started = time.monotonic()
+            self._pending.append(read)
+            self._pending_ops += read.records
+        if read.error is not None:  # the whole transactions before it, then abend
+            self._flush_columns()
+            self.dirty = True
+            self.checkpoint()
+            raise ReplicatError("OGG-01184", read_error_text(read.error)) from read.error
+        left = self.interval - (time.monotonic() - self._batch_started)
+        if self._pending_ops >= self.model.group_trans_ops or read.classic or left <= 0:
+            self._flush_columns()
+        elif self._pending and not read.records:
+            time.sleep(min(left, 0.05))  # more may come before the batch is due
+        if read.classic is not None:
+            self._classic = True
+            fast.handovers += 1
+            self.reader.close()
+            self.reader = TransactionReader(self.source_trail, read.classic)
+            return 1
+        return 1 if read.records or self._pending else 0
+
+    def _flush_columns(self) -> None:
+        pending, self._pending, self._pending_ops = self._pending, [], 0
+        if pending and self.fast is not None:
+            self.fast.apply(Read([c for r in pending for c in r.chunks], 0))
+            self.report_counter.tick(self.fast.reader.records_read)
+
+    def _poll_records(self) -> int:
         """Read what the trail holds into the batch; commit it when it holds GROUPTRANSOPS
         operations or ``batchIntervalMs`` has passed. A batch still open counts as work (the
         run neither waits idle nor stops at end of data until it is committed)."""
@@ -167,6 +229,8 @@ class LakeReplicatRun(ReplicatRun):
                 self._batch_ops += len(txn.records)
                 if self._batch_ops >= self.model.group_trans_ops:
                     self.flush()
+                    if self._classic:
+                        break  # one batch, then back to the columnar path
         except TrailError as exc:
             self.flush()
             self.dirty = True
@@ -191,6 +255,9 @@ class LakeReplicatRun(ReplicatRun):
 
     def run(self, stop: Stop, *, stop_at_eof: bool = False, idle: float = 0.2) -> None:
         super().run(stop, stop_at_eof=stop_at_eof, idle=idle)
+        if self._pending:
+            self._flush_columns()
+            self.checkpoint()
         if self._batch:  # what was read before the stop
             self.flush()
             self.checkpoint()
@@ -221,16 +288,20 @@ class LakeReplicatRun(ReplicatRun):
             done = self.lake.commit(stamp)
         except LakeError as exc:
             raise ReplicatError(exc.code, exc.message) from exc
+        self.record_written(done)
+        for txn, record in self._heartbeats:
+            super()._apply_record(txn, record, False, txn.start)
+
+    def record_written(self, done: list[str]) -> None:
+        """The tables committed to, in the checkpoint database's transaction."""
         ph = self.target.placeholder
         for name in done:
-            if name.upper() not in self.catalog.written:  # in the checkpoint db's commit
+            if name.upper() not in self.catalog.written:
                 self.target.execute(
                     f"INSERT INTO {WRITTEN} (group_name, table_name) VALUES ({ph}, {ph})",
                     (self.name, name.upper()),
                 )
                 self.catalog.written.add(name.upper())
-        for txn, record in self._heartbeats:
-            super()._apply_record(txn, record, False, txn.start)
 
     # -- maintenance ----------------------------------------------------------------------
     def maintain(self, action: str, retain_hours: float = DEFAULT_RETAIN_HOURS) -> list[str]:
@@ -249,6 +320,15 @@ class LakeReplicatRun(ReplicatRun):
                     out.append(f"{t.name}: {action} failed: {str(exc).splitlines()[0]}")
             return out
 
+    def _paths(self) -> str:
+        f = self.fast
+        if f is None:
+            return "record by record (GGSCI_LAKE_COLUMNAR=0); "
+        return (
+            f"columnar path {f.operations} operations in {f.batches} batches, handed to "
+            f"the record-by-record path {f.handovers} times; "
+        )
+
     def status_lines(self) -> list[str]:
         lines = super().status_lines()
         recorded = [
@@ -260,6 +340,7 @@ class LakeReplicatRun(ReplicatRun):
             *lines,
             f"  Handler {self.props.name} ({self.props.type}); "
             f"operations already in their table skipped {self.lake.skipped_ops}; "
-            "positions the tables record:",
+            + self._paths()
+            + "positions the tables record:",
             *recorded,
         ]

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Final
 
-from engine.trail import continued as pieces
+import engine.trail.continued as pieces
 from engine.trail.envelope import Buffer, record_length, section, sections, wrap
 from engine.trail.errors import (
     CorruptRecordError,

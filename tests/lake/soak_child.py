@@ -34,7 +34,7 @@ def main(argv: list[str]) -> int:
         IcebergTable._record = lambda self, stamp: {}  # type: ignore[method-assign]
     if die_after is not None:
         commits = [0]
-        for name in ("commit_apply", "commit_append"):
+        for name in ("commit_apply", "commit_append", "commit_reduced", "commit_table"):
             for cls in (DeltaLakeTable, IcebergTable):
                 original = getattr(cls, name)
 

@@ -10,16 +10,24 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 from deltalake import CommitProperties, DeltaTable, Field, Transaction, write_deltalake
 from deltalake.exceptions import DeltaError, TableNotFoundError
 from deltalake.schema import PrimitiveType
 
 from engine import storage
-from engine.targets.lake import LakeError
+from engine.targets.lake import LakeError, columns
 from engine.targets.lake.location import Location
 from engine.targets.lake.reduce import Reduced, Row
-from engine.targets.lake.tables import LakeTable, Stamp, is_in, version_position, with_op
+from engine.targets.lake.tables import (
+    OP_COLUMN,
+    LakeTable,
+    Stamp,
+    is_in,
+    version_position,
+    with_op,
+)
 from engine.trail.model import TrailPosition
 
 _KEY_PREFIX = "ggsci key columns: "
@@ -123,6 +131,64 @@ class DeltaLakeTable(LakeTable):
             )
         except (DeltaError, OSError) as exc:
             raise LakeError(f"Delta table {self.name}: MERGE failed: {_line(exc)}") from exc
+
+    def commit_reduced(
+        self, reduced: columns.Reduced, key_cols: tuple[str, ...], stamp: Stamp
+    ) -> None:
+        """One MERGE: a partial row's columns it does not set keep the target row's
+        values (``__gg_set_<i>`` false), so no current row is read."""
+        self._check()
+        schema = self.schema
+        up = columns.cast_table(reduced.upserts, schema, self.name)
+        gone = columns.cast_table(reduced.deletes, schema, self.name)
+        partial = bool(reduced.partial.any())
+        cols = [f.name for f in schema]
+        flags: dict[str, str] = {}
+        if partial:
+            for i, c in enumerate(cols):
+                if c in key_cols:
+                    continue
+                flag = f"__gg_set_{i}"
+                flags[c] = flag
+                known = reduced.known.get(c)
+                setv = ~reduced.partial | (known if known is not None else False)
+                up = up.append_column(flag, pa.array(setv, pa.bool_()))
+                gone = gone.append_column(flag, pa.array(np.zeros(gone.num_rows, bool)))
+        source = pa.concat_tables([with_op(up, "U"), with_op(gone, "D")])
+        sets = {
+            _q(c): (
+                f"CASE WHEN s.{_q(flags[c])} THEN s.{_q(c)} ELSE t.{_q(c)} END"
+                if c in flags
+                else f"s.{_q(c)}"
+            )
+            for c in cols
+        }
+        inserts = {_q(c): f"s.{_q(c)}" for c in cols}
+        on = " AND ".join(f"t.{_q(k)} = s.{_q(k)}" for k in key_cols)
+        op = _q(OP_COLUMN)
+        try:
+            (
+                self.dt.merge(
+                    source,
+                    on,
+                    source_alias="s",
+                    target_alias="t",
+                    commit_properties=self._record(stamp),
+                )
+                .when_matched_delete(predicate=f"s.{op} = 'D'")
+                .when_matched_update(updates=sets, predicate=f"s.{op} = 'U'")
+                .when_not_matched_insert(updates=inserts, predicate=f"s.{op} = 'U'")
+                .execute()
+            )
+        except (DeltaError, OSError) as exc:
+            raise LakeError(f"Delta table {self.name}: MERGE failed: {_line(exc)}") from exc
+
+    def commit_table(self, rows: pa.Table, stamp: Stamp) -> None:
+        self._check()
+        try:
+            write_deltalake(self.dt, rows, mode="append", commit_properties=self._record(stamp))
+        except (DeltaError, OSError) as exc:
+            raise LakeError(f"Delta table {self.name}: append failed: {_line(exc)}") from exc
 
     def commit_append(self, rows: list[Row], stamp: Stamp) -> None:
         self._check()

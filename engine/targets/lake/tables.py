@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from engine.targets.lake import columns
 from engine.targets.lake.reduce import Key, Reduced, Row
 from engine.targets.lake.types import to_arrow
 from engine.trail.model import TrailPosition
@@ -103,6 +104,17 @@ class LakeTable(abc.ABC):
     @abc.abstractmethod
     def commit_append(self, rows: list[Row], stamp: Stamp) -> None:
         """Append ``rows`` and record ``stamp`` in one table commit."""
+
+    @abc.abstractmethod
+    def commit_reduced(
+        self, reduced: columns.Reduced, key_cols: tuple[str, ...], stamp: Stamp
+    ) -> None:
+        """Apply a batch reduced in Arrow (:mod:`columns`) and record ``stamp`` in one
+        table commit."""
+
+    @abc.abstractmethod
+    def commit_table(self, rows: pa.Table, stamp: Stamp) -> None:
+        """Append ``rows`` (of the table's schema) and record ``stamp`` in one commit."""
 
     @abc.abstractmethod
     def maintain(self, action: str, retain_hours: float) -> str:

@@ -1,0 +1,21 @@
+def scan(
+    buf: bytes | bytearray | memoryview,
+    offset: int,
+    end: int,
+    checksums: bool,
+    max_records: int,
+    max_columns: int,
+) -> tuple[
+    int,
+    int,
+    int,
+    bytes,
+    bytes,
+    bytes,
+    bytes,
+    bytes,
+    bytes,
+    list[str],
+    list[tuple[int, str | None, str | None]],
+    list[tuple[bytes, bytes, bytes, bytes]],
+]: ...
