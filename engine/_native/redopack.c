@@ -12,8 +12,8 @@
  * that commits left, popped from the database's dirty map), pack the change vectors as
  * engine/embedded/bulkpack.py does and frame the records as LogWriter.add_native does
  * (record head with the RBA where the record lands, length, CRC-32). commit() packs the
- * 5.4 that ends a transaction; cut_blocks() is LogWriter's block cutter
- * (engine/embedded/logfile.py).
+ * 5.4 that ends a transaction. The framed records are the in-memory form LogWriter turns into
+ * Oracle's change vectors and blocks (engine/embedded/logfile.py, engine/redo/payloads.py).
  *
  * Layouts: docs/redo_format.md; the PACK formats below are the structs of
  * engine/embedded/redo_codec.py (LAYOUT), little-endian ('c' and 'q' written as B and Q).
@@ -28,7 +28,6 @@
 #define BLOCK 512
 #define BLOCK_HEAD 16
 #define PAYLOAD (BLOCK - BLOCK_HEAD)
-#define BLOCK_MAGIC 0x4752
 #define FRAME 8     /* length u32, CRC-32 u32 */
 #define REC_HEAD 38 /* REC_HEAD without LWN */
 #define OBJ_UNDO 0xFFFFFFFFu
@@ -984,43 +983,6 @@ static PyObject *commit(PyObject *module, PyObject *const *args, Py_ssize_t narg
     return PyBytes_FromStringAndSize((const char *)b.p, (Py_ssize_t)b.n);
 }
 
-/* cut_blocks(data, start, sequence): logfile.cut_blocks. */
-static PyObject *cut_blocks(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    Py_buffer data;
-    uint64_t start, seq;
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "cut_blocks(data, start, sequence)");
-        return NULL;
-    }
-    if (as_u64(args[1], UINT64_MAX, &start) < 0 || as_u64(args[2], UINT32_MAX, &seq) < 0 ||
-        PyObject_GetBuffer(args[0], &data, PyBUF_SIMPLE) < 0)
-        return NULL;
-    const u8 *p = data.buf;
-    size_t n = (size_t)data.len, within = start % PAYLOAD, rest = 0;
-    if (within) rest = PAYLOAD - within < n ? PAYLOAD - within : n;
-    size_t blocks = n > rest ? (n - rest + PAYLOAD - 1) / PAYLOAD : 0;
-    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n + blocks * BLOCK_HEAD));
-    u8 *q = out ? putn((u8 *)PyBytes_AS_STRING(out), p, rest) : NULL;
-    uint64_t pos = start + (within ? PAYLOAD - within : 0), bound = start;
-    for (size_t i = rest; q != NULL && i < n; i += PAYLOAD, pos += PAYLOAD) {
-        while (bound < pos && bound - start + 4 <= n)
-            bound += FRAME + load_le32(p + (bound - start));
-        if (bound < pos) {
-            PyErr_SetString(PyExc_ValueError, "cut_blocks: data must be whole frames");
-            Py_CLEAR(out);
-            break;
-        }
-        u8 *head = q;
-        uint64_t gap = bound - pos;
-        q = PACK(q, "HHII", BLOCK_MAGIC, gap < PAYLOAD ? BLOCK_HEAD + gap : 0, pos / PAYLOAD + 1,
-                 seq);
-        q = put32(q, crc32_of(head, 12));
-        q = putn(q, p + i, n - i < PAYLOAD ? n - i : PAYLOAD);
-    }
-    PyBuffer_Release(&data);
-    return out;
-}
-
 static PyObject *py_crc32(PyObject *module, PyObject *arg) {
     Py_buffer data;
     if (PyObject_GetBuffer(arg, &data, PyBUF_SIMPLE) < 0) return NULL;
@@ -1032,8 +994,6 @@ static PyObject *py_crc32(PyObject *module, PyObject *arg) {
 static PyMethodDef module_methods[] = {
     {"commit", (PyCFunction)(void (*)(void))commit, METH_FASTCALL,
      "commit(head, logical, rec_ids, scn, ts, uba, rollback) -> the framed 5.4"},
-    {"cut_blocks", (PyCFunction)(void (*)(void))cut_blocks, METH_FASTCALL,
-     "cut_blocks(data, start, sequence) -> the record stream cut into blocks"},
     {"crc32", py_crc32, METH_O, "zlib's CRC-32 of a buffer."},
     {NULL, NULL, 0, NULL},
 };

@@ -2,7 +2,6 @@
 pure-Python twins, which state what each does (tests/source/test_source_redopack.py holds
 the two to the same bytes)."""
 
-from engine.embedded.logfile import cut_blocks as cut_blocks
 from engine.embedded.redopack import Table as Table
 from engine.embedded.redopack import commit as commit
 
