@@ -121,7 +121,7 @@ def test_extract_process_killed_and_restarted_loses_and_duplicates_nothing(tmp_p
         # A long-running transaction: SHOWTRANS, STOP refused, SKIPTRANS (confirmed by FORCE).
         with Database(root) as db:
             execute(db, db.session("longone"), "INSERT INTO hr.emp VALUES (9999, 'open', 0)")
-        time.sleep(2.5)
+        time.sleep(3.5)  # past WARNLONGTRANS 2S on the redo clock, whose times are whole seconds
         expected += commit_batch(root, 400, 1)
         wait_until(
             lambda: len(keys_in_trail(home)) >= len(expected), "the batch after the open one"
