@@ -423,7 +423,8 @@ def build_record(
     return hl.pack(order, values) + b"".join(vectors)
 
 
-def _seal(buf: bytearray, start: int, bs: int, order: L.Order) -> None:
+def seal(buf: bytearray, start: int, bs: int, order: L.Order) -> None:
+    """Write the checksum of the block at ``start`` (the XOR of its 16-bit words is 0)."""
     struct.pack_into(order + "H", buf, start + 14, 0)
     struct.pack_into(
         order + "H", buf, start + 14, checksum_fold(memoryview(buf)[start : start + bs], order)
@@ -435,20 +436,13 @@ def lwn_blocks(record_sizes: Sequence[int], block_size: int) -> int:
     return max(1, -(-sum(record_sizes) // payload))
 
 
-def build_log(header: LogHeader, lwns: Sequence[Sequence[bytes]]) -> bytes:
-    """A whole log: block 0, the log header, then each LWN (its records, the first with the
-    LWN header and the right ``lwn_len``) from a fresh block, checksums sealed."""
+def header_blocks(
+    header: LogHeader, used: int, file_blocks: int, description: str | None = None
+) -> bytes:
+    """Blocks 0 and 1 of a log of ``file_blocks`` blocks, ``used`` of them in use (block 0
+    included), with ``description`` (default: the header's) as the log header's text."""
     order, bs = header.order, header.block_size
-    payload = bs - L.BLOCK_HEADER.size
-    body: list[tuple[bytearray, list[int]]] = []  # per LWN: stream, record start offsets
-    for records in lwns:
-        starts, pos = [], 0
-        for r in records:
-            starts.append(pos)
-            pos += len(r)
-        body.append((bytearray(b"".join(records)), starts))
-    total = 2 + sum(lwn_blocks([len(s)], bs) for s, _ in body)
-    out = bytearray(total * bs)
+    out = bytearray(2 * bs)
     L.FILE_HEADER.pack_into(
         out,
         0,
@@ -457,14 +451,15 @@ def build_log(header: LogHeader, lwns: Sequence[Sequence[bytes]]) -> bytes:
             "block_type": L.BLOCK_TYPE_REDO,
             "file_type": L.FILE_TYPE_REDO,
             "block_size": bs,
-            "blocks": total - 1,
+            "blocks": file_blocks - 1,
             "magic": L.MAGIC,
         },
     )
-    _seal(out, 0, bs, order)
-    rl = L.split_scn8(header.resetlogs_scn)
-    fs = L.split_scn8(header.first_scn)
-    ns = L.split_scn8(header.next_scn)
+    seal(out, 0, bs, order)
+    text = header.description if description is None else description
+    rl, fs, ns = (
+        L.split_scn8(s) for s in (header.resetlogs_scn, header.first_scn, header.next_scn)
+    )
     L.LOG_HEADER.pack_into(
         out,
         bs,
@@ -473,11 +468,12 @@ def build_log(header: LogHeader, lwns: Sequence[Sequence[bytes]]) -> bytes:
             "version": header.version,
             "dbid": header.dbid,
             "db_name": header.db_name.encode("latin-1")[:8],
+            "control_seq": 0,
+            "file_blocks": file_blocks,
             "block_size": bs,
-            "file_blocks": total,
             "activation": header.activation,
-            "description": header.description.encode("latin-1")[:64],
-            "blocks": total,
+            "description": text.encode("latin-1")[:64],
+            "blocks": used,
             "resetlogs_id": header.resetlogs_id,
             "resetlogs_scn": rl[0],
             "resetlogs_scn_wrap": rl[1],
@@ -498,14 +494,32 @@ def build_log(header: LogHeader, lwns: Sequence[Sequence[bytes]]) -> bytes:
         bs,
         order,
         {
-            "signature": 1,
+            "signature": L.BLOCK_SIGNATURE,
             "block_type": L.BLOCK_TYPE_REDO,
             "block": 1,
             "sequence": header.sequence,
             "first": L.FIRST_RECORD_FLAG,
         },
     )
-    _seal(out, bs, bs, order)
+    seal(out, bs, bs, order)
+    return bytes(out)
+
+
+def build_log(header: LogHeader, lwns: Sequence[Sequence[bytes]]) -> bytes:
+    """A whole log: block 0, the log header, then each LWN (its records, the first with the
+    LWN header and the right ``lwn_len``) from a fresh block, checksums sealed."""
+    order, bs = header.order, header.block_size
+    payload = bs - L.BLOCK_HEADER.size
+    body: list[tuple[bytearray, list[int]]] = []  # per LWN: stream, record start offsets
+    for records in lwns:
+        starts, pos = [], 0
+        for r in records:
+            starts.append(pos)
+            pos += len(r)
+        body.append((bytearray(b"".join(records)), starts))
+    total = 2 + sum(lwn_blocks([len(s)], bs) for s, _ in body)
+    out = bytearray(total * bs)
+    out[: 2 * bs] = header_blocks(header, total, total)
     b = 2
     for stream, starts in body:
         n = lwn_blocks([len(stream)], bs)
@@ -529,6 +543,6 @@ def build_log(header: LogHeader, lwns: Sequence[Sequence[bytes]]) -> bytes:
                     "first": L.FIRST_RECORD_FLAG | (0 if first is None else first - lo + 16),
                 },
             )
-            _seal(out, blk, bs, order)
+            seal(out, blk, bs, order)
         b += n
     return bytes(out)

@@ -36,9 +36,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final
 
+from engine.redo import framing as F
 from engine.redo import layout as L
 from engine.redo.errors import RedoCorruptError
-from engine.redo.framing import LogHeader, Rba, checksum_fold, read_header
+from engine.redo.framing import LogHeader, Rba, checksum_fold, read_header, seal
 
 HEAD: Final = L.BLOCK_HEADER.size
 NO_SEQUENCE: Final = 0xFFFFFFFF
@@ -130,14 +131,6 @@ def write_side(log: Path | str, side: Side, *, fsync: bool = False) -> None:
 # ---------------------------------------------------------------------------- blocks
 
 
-def seal(buf: bytearray, start: int, bs: int, order: L.Order) -> None:
-    """Write the checksum of the block at ``start`` (the XOR of its 16-bit words is 0)."""
-    struct.pack_into(order + "H", buf, start + 14, 0)
-    struct.pack_into(
-        order + "H", buf, start + 14, checksum_fold(memoryview(buf)[start : start + bs], order)
-    )
-
-
 def cut(
     stream: bytes | bytearray,
     starts: list[int],
@@ -177,68 +170,9 @@ def cut(
 
 
 def header_blocks(header: LogHeader, used: int, file_blocks: int) -> bytes:
-    """Blocks 0 and 1 of a log: ``used`` blocks in use (block 0 included)."""
-    order, bs = header.order, header.block_size
-    out = bytearray(2 * bs)
-    L.FILE_HEADER.pack_into(
-        out,
-        0,
-        order,
-        {
-            "block_type": L.BLOCK_TYPE_REDO,
-            "file_type": L.FILE_TYPE_REDO,
-            "block_size": bs,
-            "blocks": file_blocks - 1,
-            "magic": L.MAGIC,
-        },
-    )
-    seal(out, 0, bs, order)
-    rl, fs, ns = (
-        L.split_scn8(s) for s in (header.resetlogs_scn, header.first_scn, header.next_scn)
-    )
-    L.LOG_HEADER.pack_into(
-        out,
-        bs,
-        order,
-        {
-            "version": header.version,
-            "dbid": header.dbid,
-            "db_name": header.db_name.encode("latin-1")[:8],
-            "control_seq": 0,
-            "file_blocks": file_blocks,
-            "block_size": bs,
-            "activation": header.activation,
-            "description": description(header).encode("latin-1")[:64],
-            "blocks": used,
-            "resetlogs_id": header.resetlogs_id,
-            "resetlogs_scn": rl[0],
-            "resetlogs_scn_wrap": rl[1],
-            "resetlogs_scn_high": rl[2],
-            "thread": header.thread,
-            "first_scn": fs[0],
-            "first_scn_wrap": fs[1],
-            "first_scn_high": fs[2],
-            "first_time": header.first_time,
-            "next_scn": ns[0],
-            "next_scn_wrap": ns[1],
-            "next_scn_high": ns[2],
-            "next_time": header.next_time,
-        },
-    )
-    L.BLOCK_HEADER.pack_into(
-        out,
-        bs,
-        order,
-        {
-            "signature": L.BLOCK_SIGNATURE,
-            "block_type": L.BLOCK_TYPE_REDO,
-            "block": 1,
-            "sequence": header.sequence,
-            "first": L.FIRST_RECORD_FLAG,
-        },
-    )
-    seal(out, bs, bs, order)
-    return bytes(out)
+    """Blocks 0 and 1 of a log: ``used`` blocks in use (block 0 included), the header's text
+    the one Oracle writes for its thread, sequence and SCN range (:func:`description`)."""
+    return F.header_blocks(header, used, file_blocks, description(header))
 
 
 def description(h: LogHeader) -> str:
