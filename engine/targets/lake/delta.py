@@ -115,22 +115,9 @@ class DeltaLakeTable(LakeTable):
             source = pa.concat_tables(parts)
             cols = [f.name for f in self.schema]
             sets = {_q(c): f"s.{_q(c)}" for c in cols}
-            on = " AND ".join(f"t.{_q(k)} = s.{_q(k)}" for k in key_cols)
-            (
-                self.dt.merge(
-                    source,
-                    on,
-                    source_alias="s",
-                    target_alias="t",
-                    commit_properties=self._record(stamp),
-                )
-                .when_matched_delete(predicate=f"s.{_q('__gg_op')} = 'D'")
-                .when_matched_update(updates=sets, predicate=f"s.{_q('__gg_op')} = 'U'")
-                .when_not_matched_insert(updates=sets, predicate=f"s.{_q('__gg_op')} = 'U'")
-                .execute()
-            )
         except (DeltaError, OSError) as exc:
             raise LakeError(f"Delta table {self.name}: MERGE failed: {_line(exc)}") from exc
+        self._merge(source, key_cols, sets, sets, stamp)
 
     def commit_reduced(
         self, reduced: columns.Reduced, key_cols: tuple[str, ...], stamp: Stamp
@@ -164,6 +151,18 @@ class DeltaLakeTable(LakeTable):
             for c in cols
         }
         inserts = {_q(c): f"s.{_q(c)}" for c in cols}
+        self._merge(source, key_cols, sets, inserts, stamp)
+
+    def _merge(
+        self,
+        source: pa.Table,
+        key_cols: tuple[str, ...],
+        updates: dict[str, str],
+        inserts: dict[str, str],
+        stamp: Stamp,
+    ) -> None:
+        """One MERGE of ``source`` (its rows marked U or D in OP_COLUMN) on the key, with the
+        batch's position recorded in the same commit."""
         on = " AND ".join(f"t.{_q(k)} = s.{_q(k)}" for k in key_cols)
         op = _q(OP_COLUMN)
         try:
@@ -176,7 +175,7 @@ class DeltaLakeTable(LakeTable):
                     commit_properties=self._record(stamp),
                 )
                 .when_matched_delete(predicate=f"s.{op} = 'D'")
-                .when_matched_update(updates=sets, predicate=f"s.{op} = 'U'")
+                .when_matched_update(updates=updates, predicate=f"s.{op} = 'U'")
                 .when_not_matched_insert(updates=inserts, predicate=f"s.{op} = 'U'")
                 .execute()
             )
