@@ -13,14 +13,16 @@ Only vectors of captured tables (and the transaction layer) are decoded, so what
 database does elsewhere is read but never an error.
 
 Stops (:class:`CaptureStop`, with table and SCN): a change to a captured table's dictionary
-rows (SYS.COL$, SYS.OBJ$, SYS.TAB$ rows whose OBJ# is the table's) after the dictionary's
-SCN; a compressed row of a captured table. Columns of types we do not decode (LOBs, LONG,
-XMLTYPE, JSON, objects) are reported once per table and column by ``warn`` and left out.
+rows (SYS.COL$, SYS.OBJ$, SYS.TAB$ rows whose OBJ# is the table's) or a DDL marker (24.1)
+naming it, after the dictionary's SCN; a compressed row of a captured table. Columns of
+types we do not decode (LOBs, LONG, XMLTYPE, JSON, objects) are reported once per table
+and column by ``warn`` and left out.
 The commit SCN is the SCN of the log writer write (LWN) holding the 5.4 (docs/redo_format.md).
 """
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -97,6 +99,14 @@ class TxEnd:
 TxEvent = TxBegin | TxSession | TxRow | TxUndo | TxEnd
 
 
+@dataclass(frozen=True)
+class MinerState:
+    """What a :class:`Miner` carries between records (:meth:`Miner.state`)."""
+
+    live: dict[tuple[V.Xid, str], list[str]] = field(default_factory=dict)
+    pieces: dict[V.Xid, list[V.RowChange]] = field(default_factory=dict)
+
+
 class Miner:
     """Records to transaction events. Only vectors of captured tables (and the transaction
     layer, and the dictionary's own tables for structure changes) are decoded."""
@@ -121,7 +131,7 @@ class Miner:
         self.lwn_time = 0
         self.records = 0
         self._warned: set[tuple[str, str]] = set()
-        self._made = 0  # changes named so far: a ref is never reused
+        self._made = 0  # changes named so far in the record being fed
         self._live: dict[tuple[V.Xid, str], list[str]] = {}  # refs of a row's changes, newest last
         self._pieces: dict[V.Xid, list[V.RowChange]] = {}
         for t in self.tables.values():
@@ -136,8 +146,28 @@ class Miner:
                 f"OGG-01431: column {c.name} of {t.full_name} has type {c.type}, not captured"
             )
 
+    def state(self) -> MinerState:
+        """What this miner carries from one record to the next (open transactions' row
+        pieces and the changes a savepoint rollback may take back), as a copy."""
+        return MinerState(
+            {k: list(v) for k, v in self._live.items()},
+            {k: list(v) for k, v in self._pieces.items()},
+        )
+
+    def restore(self, state: MinerState) -> None:
+        """Go on from ``state`` (:meth:`state`), as a copy."""
+        self._live = {k: list(v) for k, v in state.live.items()}
+        self._pieces = {k: list(v) for k, v in state.pieces.items()}
+
+    def _ref(self, rec: Record) -> str:
+        """A name for the next change of ``rec``: its RBA and its place in the record, the
+        same whenever the record is read (a restart, a batch mined again)."""
+        self._made += 1
+        return f"{rec.rba.dump()}#{self._made}"
+
     def feed(self, rec: Record) -> list[TxEvent]:
         self.records += 1
+        self._made = 0
         if rec.lwn:
             self.lwn_scn, self.lwn_time = rec.lwn.scn, rec.lwn.time
         out: list[TxEvent] = []
@@ -174,6 +204,8 @@ class Miner:
                 assert isinstance(e, V.End)
                 self._forget(e.xid)
                 out.append(TxEnd(e.xid, e.rollback, self.lwn_scn or rec.scn, self.lwn_time))
+            elif op == "24.1":
+                self._ddl_marker(v, rec)
             elif op == "19.1" and (v.con_id, v.obj) in self.tables and xid is not None:
                 out += self._direct(v, rec, xid)
             elif v.layer == 11:
@@ -215,6 +247,27 @@ class Miner:
                 raise CaptureStop(
                     f"the structure of {t.full_name} changed at SCN {rec.scn} "
                     f"(RBA {rec.rba.dump()}): "
+                    f"take a new dictionary from that SCN and restart the Extract after it"
+                )
+
+    def _ddl_marker(self, v: Vector, rec: Record) -> None:
+        """24.1, the marker of a DDL statement: one on a captured table (the object of its
+        vector header, or the one its body names: layout ours, docs/redo_format.md) after the
+        dictionary's SCN stops capture, as a change of its dictionary rows does (a TRUNCATE
+        too: it gives the table a new data object)."""
+        if rec.scn <= self.dictionary.scn:
+            return
+        objs = [v.obj]
+        body = v.fields[0] if v.fields else b""
+        off, fmt = V.DDL_AT["obj"]
+        if len(body) >= V.DDL_SIZE:
+            objs.append(struct.unpack_from(v.order + fmt, body, off)[0])
+        for o in objs:
+            t = self.captured_objs.get((v.con_id, o)) or self.tables.get((v.con_id, o))
+            if t is not None:
+                raise CaptureStop(
+                    f"a DDL statement on {t.full_name} at SCN {rec.scn} "
+                    f"(RBA {rec.rba.dump()}): its structure may have changed: "
                     f"take a new dictionary from that SCN and restart the Extract after it"
                 )
 
@@ -266,8 +319,7 @@ class Miner:
             before: tuple[tuple[int, bytes | None], ...],
             after: tuple[tuple[int, bytes | None], ...],
         ) -> None:
-            self._made += 1
-            ref = f"{r}#{self._made}"
+            ref = self._ref(rec)
             self._live.setdefault((xid, r), []).append(ref)
             ev = RowEvent(
                 op, t, rec.scn, rec.rba, r, self._values(t, before), self._values(t, after)
@@ -285,7 +337,15 @@ class Miner:
         elif name == "DRP":
             emit("DELETE", rid, before_cols, ())
         elif name in ("URP", "ORP"):
-            emit("UPDATE", rid, before_cols, row.columns + supp)
+            # the supplemental columns (the key as it was) complete the after image where
+            # the change does not set them: a key update's new value is the redo's
+            changed = {n for n, _ in row.columns}
+            emit(
+                "UPDATE",
+                rid,
+                before_cols,
+                row.columns + tuple(c for c in supp if c[0] not in changed),
+            )
         elif name == "QMI":
             for slot, cols in zip(row.slots, row.rows, strict=False):
                 emit("INSERT", rowid(v.obj, v.dba, slot), (), cols)
@@ -303,10 +363,9 @@ class Miner:
             return []
         out: list[TxEvent] = []
         for slot, _fb, cols in d.rows:
-            self._made += 1
             r = rowid(v.obj, v.dba, slot)
             ev = RowEvent("INSERT", t, rec.scn, rec.rba, r, (), self._values(t, cols))
-            out.append(TxRow(xid, ev, f"{r}#{self._made}"))
+            out.append(TxRow(xid, ev, self._ref(rec)))
         return out
 
     def _piece(

@@ -1,0 +1,344 @@
+"""An attached database's archived logs of two redo threads (RAC), read by the Extract's one
+driver (engine/extract/alo.py): the embedded database writes Oracle's format with a log
+stream per thread; its archived logs, copied into a directory under LOG_ARCHIVE_FORMAT names
+and attached with a dictionary, are captured into the same trail, byte for byte, as the
+embedded Extract captures from the database itself (the reference), whether every archive is
+there at the start or they arrive, one thread behind the other, while the Extract runs."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from engine.embedded.clock import ManualClock
+from engine.embedded.database import Database, create_database
+from engine.embedded.dictionary import load_dictionary
+from engine.embedded.sql import execute
+from engine.extract.run import ExtractRun
+from engine.extract.start import ExtractError
+from engine.home.checkpoints import load_checkpoints, save_checkpoints
+from engine.home.groups import GroupStore
+from engine.home.layout import Home
+from engine.redo.attached import attach
+from engine.redo.framing import read_header
+from engine.redo.scan import is_current
+from params.check import check_text
+from tests.harness.livecheck import capture_for, trail_content
+from tests.shell.conftest import Shell
+
+FMT = "%t_%s_%r.dbf"
+PRM = (
+    "EXTRACT {g}\nSOURCEDB ORA\nTRANLOGOPTIONS ARCHIVEDLOGONLY\nEXTTRAIL ./dirdat/{g}\n"
+    "{extra}TABLE wl.*;\n"
+)
+
+
+def rac_source(home: Home, long_open: bool = False, threads: int = 2) -> tuple[Path, int]:
+    """A two-thread database "RAC" with a workload on both threads: inserts, updates (one
+    of a key), deletes and a rollback, transactions open across each other and across log
+    switches; every log archived at the end (both threads switched, after a transaction of an
+    uncaptured table on each, so that the archives show every captured commit complete). ``long_open``: one
+    transaction on thread 1 stays open over several logs until near the end. With the SCN
+    after the table was made (a dictionary taken then: its CREATE is not a change)."""
+    root = create_database(home.dirdb, "RAC", threads=threads)
+    with Database(root, clock=ManualClock(datetime(2024, 1, 1), step=0.001)) as db:
+        a = db.session("A", username="WL", thread=1)
+        b = db.session("B", username="WL", thread=min(2, threads))
+        c = db.session("C", username="WL", thread=1)
+        execute(db, a, "CREATE TABLE wl.u (id NUMBER PRIMARY KEY, v VARCHAR2(20), n NUMBER)")
+        execute(db, a, "CREATE TABLE ops.z (id NUMBER PRIMARY KEY)")  # not captured
+        made = db.state.scn
+        if long_open:
+            execute(db, c, "INSERT INTO wl.u VALUES (9000, 'long', 0)")
+        for i in range(1, 41):
+            s, other = (a, b) if i % 2 else (b, a)
+            execute(db, s, f"INSERT INTO wl.u VALUES ({i}, 'row {i}', {i * 10})")
+            execute(db, other, f"INSERT INTO wl.u VALUES ({1000 + i}, 'other {i}', {i})")
+            if i % 3 == 0:
+                execute(db, s, f"UPDATE wl.u SET v = 'upd {i}', n = n + 1 WHERE id = {i - 1}")
+            if i % 5 == 0:
+                execute(db, other, f"DELETE FROM wl.u WHERE id = {1000 + i - 1}")
+            if i == 12:
+                execute(db, s, f"UPDATE wl.u SET id = {2000 + i} WHERE id = {i}")  # the key
+            execute(db, s, "COMMIT")
+            execute(db, other, "ROLLBACK" if i % 7 == 0 else "COMMIT")
+            if long_open and i % 8 == 4:
+                execute(db, c, f"INSERT INTO wl.u VALUES ({9000 + i}, 'long {i}', {i})")
+            if i % 6 == 0:
+                db.switch_log(1 if i % 12 or threads == 1 else 2)
+        if long_open:
+            execute(db, c, "COMMIT")
+        for n, s in enumerate((a, b)):  # later redo on each thread: the last commits pass
+            execute(db, s, f"INSERT INTO ops.z VALUES ({n})")  # the thread merge's watermark
+            execute(db, s, "COMMIT")
+        db.switch_log()  # every thread: its last log archived
+    return root, made
+
+
+def archive_copies(root: Path, arch: Path) -> list[Path]:
+    """The database's archived logs copied to ``arch`` under LOG_ARCHIVE_FORMAT names
+    (``%t_%s_%r.dbf``), ordered by SCN (the order an archiver writes them)."""
+    arch.mkdir(exist_ok=True)
+    out = []
+    for t in (1, 2):
+        for log in sorted((root / "redo" / f"t{t}").glob("*.log")):
+            h = read_header(log.read_bytes()[:8192])
+            if is_current(h):
+                continue
+            out.append((h.next_scn, log, f"{h.thread}_{h.sequence}_{h.resetlogs_id}.dbf"))
+    copies = []
+    for _, log, name in sorted(out):
+        shutil.copy(log, arch / name)
+        copies.append(arch / name)
+    return copies
+
+
+def oracle_dictionary(root: Path, path: Path, scn: int) -> Path:
+    """The embedded database's tables as ggsci's dictionary JSON (docs/extract.md), taken
+    at ``scn``."""
+    d = load_dictionary(root / "dictionary.json")
+    tables = [
+        {
+            "con_id": 0, "owner": t.owner, "name": t.name, "obj": t.obj,
+            "data_objs": [t.dataobj], "key": list(t.key_columns),
+            "columns": [
+                {"name": c.name, "seg_col": i + 1, "type": c.type, "length": c.length,
+                 "precision": c.precision, "scale": c.scale,
+                 "charset_form": 1 if "CHAR" in c.type else 0, "nullable": c.nullable}
+                for i, c in enumerate(t.columns)
+            ],
+        }
+        for t in d.tables.values()
+    ]  # fmt: skip
+    doc = {"format": "ggsci-oracle-dictionary/1", "scn": scn, "db_charset": "AL32UTF8",
+           "nchar_charset": "AL16UTF16", "tables": tables}  # fmt: skip
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def reference(home: Home, root: Path) -> tuple[list[str], bytes]:
+    """What the embedded database's Extract captures from the same redo."""
+    cap, writer = capture_for(home, root, "rf")
+    while cap.poll():
+        pass
+    cap.close()
+    writer.close()
+    return trail_content(home, "rf")
+
+
+def attached_run(
+    home: Home, g: str, extra: str = "", events: list[str] | None = None
+) -> ExtractRun:
+    (home.dirprm / f"{g}.prm").write_text(PRM.format(g=g, extra=extra))
+    model = check_text(PRM.format(g=g, extra=extra)).model
+    group = GroupStore(home).get(g.upper())
+    seen = events if events is not None else []
+    return ExtractRun(
+        home, model, group, lambda c, _s, t: seen.append(f"{c} {t}"), spark=None, durable=False
+    )
+
+
+def to_eof(home: Home, g: str) -> None:
+    """Group ``g`` run until every archive there is read."""
+    run = attached_run(home, g)
+    try:
+        run.run(threading.Event(), stop_at_eof=True)
+    finally:
+        run.close()
+
+
+def _add(home: Home, g: str, threads: int = 2) -> None:
+    shell = Shell(home)
+    out = shell.run(f"ADD EXTRACT {g}, TRANLOG, SCN 1, THREADS {threads}")
+    assert out == "EXTRACT added.\n", out
+    shell.run(f"ADD EXTTRAIL ./dirdat/{g}, EXTRACT {g}")
+    assert shell.ok
+
+
+def staged(
+    home: Home, root: Path, dic: Path, tmp_path: Path, g: str, threads: int = 2
+) -> tuple[tuple[list[str], bytes], list[Path], Path]:
+    """The reference trail, the archived logs copied aside (in SCN order) and an empty
+    archive location attached as ORA, with group ``g`` added from SCN 1."""
+    want = reference(home, root)
+    copies = archive_copies(root, tmp_path / "staged")
+    arch = tmp_path / "arch"
+    arch.mkdir()
+    attach(home.dirdb, "ORA", str(arch), dic, FMT)
+    _add(home, g, threads)
+    return want, copies, arch
+
+
+@pytest.fixture
+def rac(tmp_path: Path) -> tuple[Home, Path, Path]:
+    home = Home(tmp_path / "home")
+    home.create_subdirs()
+    root, made = rac_source(home)
+    dic = oracle_dictionary(root, tmp_path / "dictionary.json", made)
+    return home, root, dic
+
+
+def test_two_threads_archived_give_the_reference_trail(
+    rac: tuple[Home, Path, Path], tmp_path: Path
+) -> None:
+    home, root, dic = rac
+    want = reference(home, root)
+    arch = tmp_path / "arch"
+    copies = archive_copies(root, arch)
+    assert {p.name.split("_")[0] for p in copies} == {"1", "2"} and len(copies) >= 6
+    attach(home.dirdb, "ORA", str(arch), dic, FMT)
+    _add(home, "e1")
+    to_eof(home, "e1")
+    got = trail_content(home, "e1")
+    assert got[0] == want[0] and len(want[0]) > 40
+    assert got[1] == want[1]
+
+
+def test_archives_arriving_one_thread_behind_the_other(
+    rac: tuple[Home, Path, Path], tmp_path: Path
+) -> None:
+    """Thread 1's archives all arrive first: nothing above what thread 2 is known to have
+    is applied; then thread 2's, one at a time, with a poll after each: the same trail."""
+    home, root, dic = rac
+    want, copies, arch = staged(home, root, dic, tmp_path, "e2")
+    run = attached_run(home, "e2")
+    try:
+        ones = [p for p in copies if p.name.startswith("1_")]
+        twos = [p for p in copies if p.name.startswith("2_")]
+        for p in ones:
+            shutil.copy(p, arch / p.name)
+        while run.poll():
+            pass
+        run.checkpoint()
+        assert trail_content(home, "e2")[0] == []  # thread 2 has no archive yet: all held
+        for p in twos:
+            shutil.copy(p, arch / p.name)
+            while run.poll():
+                pass
+            run.checkpoint()
+            done = trail_content(home, "e2")[0]
+            assert done == want[0][: len(done)]  # a prefix of the reference, in order
+    finally:
+        run.close()
+    assert trail_content(home, "e2") == want
+
+
+def test_bounded_recovery_showtrans_and_a_restart_mid_transaction(tmp_path: Path) -> None:
+    """A transaction of thread 1 open over several logs: SHOWTRANS lists it, a Bounded
+    Recovery checkpoint persists it, and the restart reads again from that checkpoint (not
+    from the transaction's start); with the rest archived, the trail is the reference."""
+    home = Home(tmp_path / "home")
+    home.create_subdirs()
+    root, made = rac_source(home, long_open=True)
+    dic = oracle_dictionary(root, tmp_path / "dictionary.json", made)
+    want, copies, arch = staged(home, root, dic, tmp_path, "e3")
+    br = "BR BRINTERVAL 20M, BRDIR ./BR\n"
+    parts = [copies[: len(copies) // 3], copies[len(copies) // 3 : -2]]  # the commit: after
+    run = attached_run(home, "e3", br)
+    try:
+        for part in parts:  # two BR checkpoints: the second persists what the first saw open
+            for p in part:
+                shutil.copy(p, arch / p.name)
+            while run.poll():
+                pass
+            run.br_requested = "now"
+            run.poll()
+        shown = run.showtrans(())
+        (long_txn,) = [t for t in run.capture.cache.open_transactions() if t.start.thread == 1
+                       and t.start.sequence == 1]  # fmt: skip
+        assert any(long_txn.xid in ln for ln in shown), shown
+        run.checkpoint()
+        started = long_txn.start
+    finally:
+        run.close()
+    events: list[str] = []
+    run = attached_run(home, "e3", br, events)
+    try:
+        assert any(e.startswith("OGG-01644 ") and "1 persisted" in e for e in events), events
+        restart = run.capture.positions[1]
+        assert restart > started  # bounded: not from the long transaction's start
+        for p in copies[-2:]:
+            shutil.copy(p, arch / p.name)
+        run.run(threading.Event(), stop_at_eof=True)
+    finally:
+        run.close()
+    assert trail_content(home, "e3") == want
+
+
+def test_a_ddl_on_a_captured_table_stops_after_what_came_before(tmp_path: Path) -> None:
+    """A DDL statement on a captured table after the dictionary's SCN (its 24.1 marker in
+    the redo): the Extract stops with the table and the SCN, after writing the transactions
+    committed before it; the restart stops there again (nothing written twice)."""
+    home = Home(tmp_path / "home")
+    home.create_subdirs()
+    root = create_database(home.dirdb, "ONE")
+    with Database(root, clock=ManualClock(datetime(2024, 1, 1), step=0.001)) as db:
+        a = db.session("A", username="WL")
+        execute(db, a, "CREATE TABLE wl.u (id NUMBER PRIMARY KEY, v VARCHAR2(20), n NUMBER)")
+        made = db.state.scn
+        for i in (1, 2):
+            execute(db, a, f"INSERT INTO wl.u VALUES ({i}, 'v{i}', {i})")
+            execute(db, a, "COMMIT")
+        db.switch_log()
+        execute(db, a, "ALTER TABLE wl.u ADD CONSTRAINT u_v UNIQUE (v)")
+        ddl_scn = db.state.scn
+        execute(db, a, "INSERT INTO wl.u VALUES (3, 'v3', 3)")
+        execute(db, a, "COMMIT")
+        db.switch_log()
+    dic = oracle_dictionary(root, tmp_path / "dictionary.json", made)
+    arch = tmp_path / "arch"
+    archive_copies(root, arch)
+    attach(home.dirdb, "ORA", str(arch), dic, FMT)
+    _add(home, "e4", threads=1)
+    for _ in range(2):
+        run = attached_run(home, "e4")
+        try:
+            with pytest.raises(ExtractError) as got:
+                run.run(threading.Event(), stop_at_eof=True)
+        finally:
+            run.close()
+        assert got.value.code == "OGG-01433"
+        assert "a DDL statement on WL.U at SCN " in got.value.text
+        scn = int(got.value.text.split(" at SCN ")[1].split()[0])
+        assert made < scn <= ddl_scn
+        assert "take a new dictionary from that SCN" in got.value.text
+        assert len(trail_content(home, "e4")[0]) == 2  # the two commits before it, once
+
+
+def test_a_checkpoint_of_the_earlier_archived_log_run_restarts_where_it_left_off(
+    tmp_path: Path,
+) -> None:
+    """A checkpoint as the earlier release's archived-log run wrote it (its state in
+    ``extra["archive"]``: the recovery position, at the start of a transaction still open,
+    and the last commit): the restart reads again from that recovery position, and the trail
+    ends as the reference, no transaction lost or written twice."""
+    home = Home(tmp_path / "home")
+    home.create_subdirs()
+    root, made = rac_source(home, long_open=True, threads=1)
+    dic = oracle_dictionary(root, tmp_path / "dictionary.json", made)
+    want, copies, arch = staged(home, root, dic, tmp_path, "e5", threads=1)
+    for p in copies[: len(copies) // 2]:
+        shutil.copy(p, arch / p.name)
+    to_eof(home, "e5")
+    cps = load_checkpoints(home, "EXTRACT", "E5")
+    assert cps is not None
+    (read,) = cps.reads
+    assert read.recovery.seqno < read.current.seqno  # the long transaction is open
+    state = cps.extra["capture"]
+    old = {
+        "recovery": {"thread": 1, "sequence": read.recovery.seqno, "offset": read.recovery.rba},
+        "last_commit_scn": state["last_commit_scn"],
+        "last_commit_xids": state["last_commit_xids"],
+        "last_commit_time_us": state["last_time_us"],
+    }
+    save_checkpoints(home, replace(cps, extra={"archive": old}))
+    for p in copies[len(copies) // 2 :]:
+        shutil.copy(p, arch / p.name)
+    to_eof(home, "e5")
+    assert trail_content(home, "e5") == want
