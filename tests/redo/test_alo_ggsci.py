@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -96,7 +96,8 @@ def test_the_fixture_through_ggsci_once_and_a_restart_writes_nothing_twice(
     assert row["tokens"]["LOGCSN"] == "2267707"  # type: ignore[index]
     cps = load_checkpoints(Home(root), "EXTRACT", "E1")
     assert cps is not None and cps.csn is not None
-    assert (cps.csn.latest_csn, cps.csn.latest_txn) == (2267707, "10.12.572")
+    # the last commit read (the database's own transactions too), as for the embedded source
+    assert cps.csn.latest_csn is not None and cps.csn.latest_csn >= 2267707
     (read,) = cps.reads
     assert (read.current.seqno, read.current.rba) == (17, 0)
     assert read.current.timestamp == "2026-03-07 01:44:40"  # the last commit's redo time
@@ -192,8 +193,10 @@ def test_scn_and_begin_time_position_in_the_log_that_holds_them(tmp_path: Path) 
     with pytest.raises(ExtractError, match=r"OGG-00446 Not able to establish initial position"):
         at(CpPosition(scn=h15.first_scn - 1))  # sequence 14 and older are not there
     # BEGIN time: the first record at or after it
-    start16 = datetime(*redo_time(h16.first_time)).isoformat(" ")
-    assert at(CpPosition(timestamp=start16))[0] == 16
+    later = (datetime(*redo_time(h16.next_time)) + timedelta(hours=1)).isoformat(" ")
+    assert at(CpPosition(timestamp=later)) == (16, logs[1].size)  # past every record
+    start15 = datetime(*redo_time(h15.first_time)) + timedelta(seconds=1)
+    assert at(CpPosition(timestamp=start15.isoformat(" ")))[0] == 15
 
 
 def test_params_check_names_the_missing_archivedlogonly(tmp_path: Path) -> None:
@@ -342,14 +345,15 @@ def test_an_archive_in_object_storage(tmp_path: Path, s3_server: str) -> None:
 
 @pytest.mark.parametrize(
     ("start", "written"),
-    [("SCN 2267707", 1), ("SCN 2267708", 0), ("BEGIN 2000-01-01 00:00", 1), ("BEGIN NOW", 0)],
+    [("SCN 2267707", 1), ("SCN 2267708", 0), ("BEGIN 2026-03-07 01:44:39", 1), ("BEGIN NOW", 0)],
 )
 def test_add_extract_scn_and_begin_position_the_run(
     tmp_path: Path, start: str, written: int
 ) -> None:
     """ADD EXTRACT ..., SCN n: the commit at SCN 2267707 is written from SCN 2267707 on, not
-    from 2267708; BEGIN long ago: from the oldest log there; BEGIN NOW (the shell's clock is
-    a week after the logs): from the next sequence to be archived."""
+    from 2267708; BEGIN a second before the insert: written; BEGIN NOW (the shell's clock is
+    a week after the logs): from after the last record archived. (A begin point before the
+    oldest archived log is OGG-00446: test_begin_before_the_oldest_log_is_ogg_00446.)"""
     root, arch = _home(tmp_path, (LOG15, LOG16))
     _invoke(root, "attach", "ora23", "--archive", str(arch), "--dictionary",
             str(need(CHECKPOINT)), "--format", FMT)  # fmt: skip
@@ -360,7 +364,23 @@ def test_add_extract_scn_and_begin_position_the_run(
     r = cli.invoke(
         build_app(), ["extract", "paramfile", "dirprm/e1.prm", "--stop-at-eof", "--home", str(root)]
     )
-    assert r.exit_code == 0 and f" {written} committed transaction(s)" in r.output, r.output
+    assert r.exit_code == 0 and f" {written} trail record(s)" in r.output, r.output
+
+
+def test_begin_before_the_oldest_log_is_ogg_00446(tmp_path: Path) -> None:
+    """A begin point older than the oldest archived log there, which had a predecessor: the
+    Extract cannot establish its start, one line (as the embedded database's Extract)."""
+    root, _arch = _home(tmp_path, (LOG15, LOG16))
+    _invoke(root, "attach", "ora23", "--archive", str(_arch), "--dictionary",
+            str(need(CHECKPOINT)), "--format", FMT)  # fmt: skip
+    shell = Shell(Home(root))
+    shell.run("ADD EXTRACT e1, TRANLOG, BEGIN 2000-01-01 00:00")
+    shell.run("ADD EXTTRAIL ./dirdat/aa, EXTRACT e1")
+    r = cli.invoke(
+        build_app(), ["extract", "paramfile", "dirprm/e1.prm", "--stop-at-eof", "--home", str(root)]
+    )
+    assert r.exit_code == 1 and "OGG-00446" in r.output, r.output
+    assert "its oldest available log is sequence 15" in r.output and "Traceback" not in r.output
 
 
 @pytest.mark.parametrize(
