@@ -701,8 +701,8 @@ class Database:
                     "GGS-SRC-0106",
                 )
             w = self.logs.writer(rec.thread, rec.scn)
-            if rec.rba.seq > w.sequence:
-                w = self.logs.switch(rec.thread, rec.scn, to_sequence=rec.rba.seq)
+            if rec.rba.sequence > w.sequence:
+                w = self.logs.switch(rec.thread, rec.scn, to_sequence=rec.rba.sequence)
             w.append(rec)
             self.state.scn = max(self.state.scn, rec.scn)
         self.checkpoint()

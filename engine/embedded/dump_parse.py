@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any, Final
 
 from engine.embedded.errors import DumpSyntaxError
-from engine.embedded.ids import SCN_MAX, Rba, Uba, Xid, parse_scn
+from engine.embedded.ids import SCN_MAX, Uba, Xid, parse_scn
 from engine.embedded.redo import (
     Body,
     ChangeVector,
@@ -40,6 +40,7 @@ from engine.embedded.redo import (
     UndoApplied,
 )
 from engine.embedded.redo_codec import encode_record
+from engine.redo.framing import Rba
 
 MODELED: Final = frozenset(
     {
@@ -86,7 +87,7 @@ def _scn(text: str) -> int:
 
 def _rba(text: str) -> Rba:
     rba = Rba.parse(text)
-    _within("RBA log sequence", rba.seq, 0xFFFF_FFFF)
+    _within("RBA log sequence", rba.sequence, 0xFFFF_FFFF)
     _within("RBA block", rba.block, 0xFFFF_FFFF)
     _within("RBA offset", rba.offset, 0xFFFF)
     return rba

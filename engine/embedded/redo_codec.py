@@ -3,7 +3,7 @@
 Little-endian throughout. The layout, also in ``docs/redo_format.md``::
 
     record  := REC_HEAD [LWN] cv*            REC_HEAD = <HBBIIHIQHqH
-               thread u16, vld u8, flags u8 (bit 0: LWN present), rba.seq u32,
+               thread u16, vld u8, flags u8 (bit 0: LWN present), rba.sequence u32,
                rba.block u32, rba.offset u16, length u32, scn u64, subscn u16,
                timestamp i64 (microseconds since 1970-01-01, naive UTC), n_changes u16
     LWN     := count u16, nst u16, scn u64
@@ -27,7 +27,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 from engine.embedded.errors import RedoCorruptError
-from engine.embedded.ids import Rba, Uba, Xid
+from engine.embedded.ids import Uba, Xid
 from engine.embedded.redo import (
     Body,
     ChangeVector,
@@ -47,6 +47,7 @@ from engine.embedded.redo import (
     Undo,
     UndoApplied,
 )
+from engine.redo.framing import Rba
 
 _REC_HEAD: Final = struct.Struct("<HBBIIHIQHqH")
 _LWN: Final = struct.Struct("<HHQ")
@@ -574,7 +575,7 @@ def encode_record(rec: RedoRecord) -> bytes:
             rec.thread,
             rec.vld,
             1 if rec.lwn else 0,
-            rba.seq,
+            rba.sequence,
             rba.block,
             rba.offset,
             rec.length,

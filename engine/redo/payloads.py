@@ -23,7 +23,6 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
-from engine.embedded.ids import Rba as ModelRba
 from engine.embedded.ids import Uba, Xid
 from engine.embedded.redo import (
     Body,
@@ -732,7 +731,7 @@ def decode_record(r: F.Record, timestamp: datetime, thread: int | None = None) -
     lwn = (r.lwn.length, r.lwn.nst, r.lwn.scn) if r.lwn else None
     return RedoRecord(
         thread=r.thread if thread is None else thread,
-        rba=ModelRba(r.rba.sequence, r.rba.block, r.rba.offset),
+        rba=r.rba,
         scn=r.scn,
         subscn=r.subscn,
         timestamp=timestamp,

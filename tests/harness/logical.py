@@ -24,7 +24,7 @@ from typing import Any
 from engine.embedded.codecs import Value
 from engine.embedded.dictionary import Dictionary, TableDef
 from engine.embedded.errors import SourceError
-from engine.embedded.ids import Rba, RowId, Uba, Xid, dba_block, dba_file
+from engine.embedded.ids import RowId, Uba, Xid, dba_block, dba_file
 from engine.embedded.redo import (
     ChangeVector,
     Column,
@@ -38,6 +38,7 @@ from engine.embedded.redo import (
     Undo,
     UndoApplied,
 )
+from engine.redo.framing import Rba
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from engine.embedded.clock import ManualClock
 from engine.embedded.database import Database, create_database
 from engine.embedded.dump_parse import parse_dump
-from engine.embedded.ids import Rba, Uba, Xid
+from engine.embedded.ids import Uba, Xid
 from engine.embedded.redo import (
     ChangeVector,
     Column,
@@ -38,6 +38,7 @@ from engine.redo import framing as F
 from engine.redo import payloads as P
 from engine.redo import vectors as V
 from engine.redo.errors import RedoError
+from engine.redo.framing import Rba
 from engine.redo.layout import Order
 from engine.redo.rowid import fb_text
 

@@ -18,10 +18,11 @@ from hypothesis import strategies as st
 from engine.embedded import bulkpack as bp
 from engine.embedded import redogen as rg
 from engine.embedded.dictionary import ColumnDef, IndexDef, TableDef
-from engine.embedded.ids import Rba, Uba, Xid, make_dba
+from engine.embedded.ids import Uba, Xid, make_dba
 from engine.embedded.redo import Body, ChangeVector, Column, IndexOp, Ktb, RedoRecord, UndoApplied
 from engine.embedded.redo_codec import encode_record
 from engine.embedded.rows import supp_columns
+from engine.redo.framing import Rba
 
 TABLE = TableDef(
     "WL",

@@ -67,7 +67,8 @@ def test_round_trip_and_positions(log: tuple[Path, list[RedoRecord]]) -> None:
     assert _keys(located) == _keys(recs)
     for lr in located:
         assert lr.sequence == 7
-        assert lr.offset == lr.record.rba.byte_offset  # RBA = where it is
+        rba = lr.record.rba
+        assert lr.offset == rba.block * BLOCK + rba.offset  # RBA = where it is
         assert lr.offset % BLOCK >= 16
     for a, b in itertools.pairwise(located):
         assert a.end <= b.offset  # resume points chain (the next LWN from a fresh block)
