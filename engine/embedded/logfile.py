@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Final
 
 from engine.embedded.errors import RedoCorruptError, RedoFormatError, RedoTruncatedError
-from engine.embedded.redo import LocatedRecord, RedoRecord
 from engine.embedded.redo_codec import LAYOUT as CODEC
 from engine.embedded.redo_codec import decode_record as decode_packed
 from engine.redo import framing as F
@@ -35,6 +34,7 @@ from engine.redo import layout as L
 from engine.redo import onlinelog as O
 from engine.redo import payloads as P
 from engine.redo.errors import RedoError
+from engine.redo.model import LocatedRecord, RedoRecord
 from engine.redo.scan import record_scn, scan
 
 BLOCK: Final = 512

@@ -1,4 +1,4 @@
-"""Binary encoding of one :class:`~engine.embedded.redo.RedoRecord` (the record payload).
+"""Binary encoding of one :class:`~engine.redo.model.RedoRecord` (the record payload).
 
 Little-endian throughout. The layout, also in ``docs/redo_format.md``::
 
@@ -27,8 +27,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 from engine.embedded.errors import RedoCorruptError
-from engine.embedded.ids import Uba, Xid
-from engine.embedded.redo import (
+from engine.redo.framing import Rba
+from engine.redo.ids import Uba, Xid
+from engine.redo.model import (
     Body,
     ChangeVector,
     Cleanout,
@@ -47,7 +48,6 @@ from engine.embedded.redo import (
     Undo,
     UndoApplied,
 )
-from engine.redo.framing import Rba
 
 _REC_HEAD: Final = struct.Struct("<HBBIIHIQHqH")
 _LWN: Final = struct.Struct("<HHQ")

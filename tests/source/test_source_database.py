@@ -14,8 +14,8 @@ from engine.embedded.database import Database
 from engine.embedded.dictionary import load_dictionary
 from engine.embedded.dump_parse import parse_dump
 from engine.embedded.logfile import read_records
-from engine.embedded.redo import Ddl
 from engine.embedded.sql import execute, run_script
+from engine.redo.model import Ddl
 from tests.harness.logical import decode
 from tests.redo.test_payloads import _filled as filled
 

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.embedded.errors import CodecError
-from engine.embedded.ids import RowId, Uba, Xid, dump_scn, make_dba, parse_scn, scn_display
+from engine.redo.errors import CodecError
 from engine.redo.framing import Rba
+from engine.redo.ids import RowId, Uba, Xid, dump_scn, make_dba, parse_scn, scn_display
 
 
 def test_seed_rowid() -> None:

@@ -14,10 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.embedded.errors import RedoCorruptError, RedoTruncatedError
-from engine.embedded.ids import Xid
 from engine.embedded.logfile import BLOCK, LogWriter, read_header, read_records
 from engine.embedded.logs import LogSet, list_logs
-from engine.embedded.redo import ChangeVector, Column, Commit, Kdo, Ktb, RedoRecord
+from engine.redo.ids import Xid
+from engine.redo.model import ChangeVector, Column, Commit, Kdo, Ktb, RedoRecord
 
 
 def _records(w: LogWriter, n: int, seed: int = 1) -> list[RedoRecord]:

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from engine.embedded.errors import CodecError
+from engine.redo.errors import CodecError
 
 SCN_MAX: Final = (1 << 48) - 1
 _HEX = r"0x([0-9a-fA-F]+)"
