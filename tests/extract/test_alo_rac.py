@@ -39,7 +39,9 @@ PRM = (
 )
 
 
-def rac_source(home: Home, long_open: bool = False, threads: int = 2) -> tuple[Path, int]:
+def rac_source(
+    home: Home, long_open: bool = False, threads: int = 2, step: float = 0.001
+) -> tuple[Path, int]:
     """A two-thread database "RAC" with a workload on both threads: inserts, updates (one
     of a key), deletes and a rollback, transactions open across each other and across log
     switches; every log archived at the end (both threads switched, after a transaction of an
@@ -47,7 +49,7 @@ def rac_source(home: Home, long_open: bool = False, threads: int = 2) -> tuple[P
     transaction on thread 1 stays open over several logs until near the end. With the SCN
     after the table was made (a dictionary taken then: its CREATE is not a change)."""
     root = create_database(home.dirdb, "RAC", threads=threads)
-    with Database(root, clock=ManualClock(datetime(2024, 1, 1), step=0.001)) as db:
+    with Database(root, clock=ManualClock(datetime(2024, 1, 1), step=step)) as db:
         a = db.session("A", username="WL", thread=1)
         b = db.session("B", username="WL", thread=min(2, threads))
         c = db.session("C", username="WL", thread=1)
@@ -342,3 +344,39 @@ def test_a_checkpoint_of_the_earlier_archived_log_run_restarts_where_it_left_off
         shutil.copy(p, arch / p.name)
     to_eof(home, "e5")
     assert trail_content(home, "e5") == want
+
+
+@pytest.mark.parametrize("action", ["SKIPTRANS", "FORCETRANS"])
+def test_warnlongtrans_skiptrans_and_forcetrans(tmp_path: Path, action: str) -> None:
+    """The long transaction (hours of redo time, a minute a step) is warned (OGG-01027 naming
+    it), then skipped (never in the trail) or forced (in the trail once, at once; its later
+    redo ignored); every other transaction is the reference's, in its order."""
+    home = Home(tmp_path / "home")
+    home.create_subdirs()
+    root, made = rac_source(home, long_open=True, step=60.0)
+    dic = oracle_dictionary(root, tmp_path / "dictionary.json", made)
+    want, copies, arch = staged(home, root, dic, tmp_path, "e6")
+    events: list[str] = []
+    run = attached_run(home, "e6", "WARNLONGTRANS 1H, CHECKINTERVAL 10M\n", events)
+    try:
+        for p in copies[:-2]:
+            shutil.copy(p, arch / p.name)
+        while run.poll():
+            pass
+        long_xid = run.capture.cache.open_transactions()[0].xid
+        assert any(e.startswith("OGG-01027 ") and long_xid in e for e in events), events
+        done = run.transaction_action(action, (long_xid, "FORCE"))
+        assert done[0].endswith("skipped." if action == "SKIPTRANS" else "forced to trail file.")
+        forced = [t for t in trail_content(home, "e6")[0] if t.startswith(f"{long_xid}/")]
+        assert len(forced) == (action == "FORCETRANS")
+        for p in copies[-2:]:
+            shutil.copy(p, arch / p.name)
+        run.run(threading.Event(), stop_at_eof=True)
+    finally:
+        run.close()
+    got = trail_content(home, "e6")[0]
+    mine = [t for t in got if t.startswith(f"{long_xid}/")]
+    assert len(mine) == (action == "FORCETRANS")  # once, or never: its commit is ignored
+    assert [t for t in got if t not in mine] == [
+        t for t in want[0] if not t.startswith(f"{long_xid}/")
+    ]
