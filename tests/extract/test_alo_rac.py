@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.embedded.catalog import RedoGapError
 from engine.embedded.clock import ManualClock
 from engine.embedded.database import Database, create_database
 from engine.embedded.dictionary import load_dictionary
@@ -380,3 +381,30 @@ def test_warnlongtrans_skiptrans_and_forcetrans(tmp_path: Path, action: str) -> 
     assert [t for t in got if t not in mine] == [
         t for t in want[0] if not t.startswith(f"{long_xid}/")
     ]
+
+
+def test_a_missing_sequence_of_thread_2_names_it(
+    rac: tuple[Home, Path, Path], tmp_path: Path
+) -> None:
+    """A sequence of thread 2 missing while a later one is there: OGG-00446 naming thread 2
+    and the sequence, before anything past it is applied."""
+    home, root, dic = rac
+    _want, copies, arch = staged(home, root, dic, tmp_path, "e8")
+    twos = sorted(
+        (p for p in copies if p.name.startswith("2_")), key=lambda p: int(p.name.split("_")[1])
+    )
+    gone = twos[1]
+    for p in copies:
+        if p != gone:
+            shutil.copy(p, arch / p.name)
+    run = attached_run(home, "e8")
+    try:
+        with pytest.raises(RedoGapError) as got:
+            run.run(threading.Event(), stop_at_eof=True)
+    finally:
+        run.close()
+    seq = int(gone.name.split("_")[1])
+    assert got.value.code == "OGG-00446"
+    assert got.value.message.startswith(
+        f"Could not find archived log for sequence {seq} thread 2 under {arch}"
+    )
