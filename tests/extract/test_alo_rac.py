@@ -13,6 +13,7 @@ import threading
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -33,6 +34,7 @@ from params.check import check_text
 from tests.harness.livecheck import capture_for, trail_content
 from tests.shell.conftest import Shell
 
+E = TypeVar("E", bound=Exception)
 FMT = "%t_%s_%r.dbf"
 PRM = (
     "EXTRACT {g}\nSOURCEDB ORA\nTRANLOGOPTIONS ARCHIVEDLOGONLY\nEXTTRAIL ./dirdat/{g}\n"
@@ -154,6 +156,17 @@ def to_eof(home: Home, g: str) -> None:
         run.run(threading.Event(), stop_at_eof=True)
     finally:
         run.close()
+
+
+def abend(home: Home, g: str, error: type[E]) -> E:
+    """What group ``g``'s run to the end of the archives stops with."""
+    run = attached_run(home, g)
+    try:
+        with pytest.raises(error) as got:
+            run.run(threading.Event(), stop_at_eof=True)
+    finally:
+        run.close()
+    return got.value
 
 
 def _add(home: Home, g: str, threads: int = 2) -> None:
@@ -300,17 +313,12 @@ def test_a_ddl_on_a_captured_table_stops_after_what_came_before(tmp_path: Path) 
     attach(home.dirdb, "ORA", str(arch), dic, FMT)
     _add(home, "e4", threads=1)
     for _ in range(2):
-        run = attached_run(home, "e4")
-        try:
-            with pytest.raises(ExtractError) as got:
-                run.run(threading.Event(), stop_at_eof=True)
-        finally:
-            run.close()
-        assert got.value.code == "OGG-01433"
-        assert "a DDL statement on WL.U at SCN " in got.value.text
-        scn = int(got.value.text.split(" at SCN ")[1].split()[0])
+        stop = abend(home, "e4", ExtractError)
+        assert stop.code == "OGG-01433"
+        assert "a DDL statement on WL.U at SCN " in stop.text
+        scn = int(stop.text.split(" at SCN ")[1].split()[0])
         assert made < scn <= ddl_scn
-        assert "take a new dictionary from that SCN" in got.value.text
+        assert "take a new dictionary from that SCN" in stop.text
         assert len(trail_content(home, "e4")[0]) == 2  # the two commits before it, once
 
 
@@ -397,14 +405,9 @@ def test_a_missing_sequence_of_thread_2_names_it(
     for p in copies:
         if p != gone:
             shutil.copy(p, arch / p.name)
-    run = attached_run(home, "e8")
-    try:
-        with pytest.raises(RedoGapError) as got:
-            run.run(threading.Event(), stop_at_eof=True)
-    finally:
-        run.close()
+    gap = abend(home, "e8", RedoGapError)
     seq = int(gone.name.split("_")[1])
-    assert got.value.code == "OGG-00446"
-    assert got.value.message.startswith(
+    assert gap.code == "OGG-00446"
+    assert gap.message.startswith(
         f"Could not find archived log for sequence {seq} thread 2 under {arch}"
     )
