@@ -7,7 +7,6 @@ there at the start or they arrive, one thread behind the other, while the Extrac
 
 from __future__ import annotations
 
-import json
 import shutil
 import threading
 from dataclasses import replace
@@ -20,7 +19,6 @@ import pytest
 from engine.embedded.catalog import RedoGapError
 from engine.embedded.clock import ManualClock
 from engine.embedded.database import Database, create_database
-from engine.embedded.dictionary import load_dictionary
 from engine.embedded.sql import execute
 from engine.extract.run import ExtractRun
 from engine.extract.start import ExtractError
@@ -28,9 +26,8 @@ from engine.home.checkpoints import load_checkpoints, save_checkpoints
 from engine.home.groups import GroupStore
 from engine.home.layout import Home
 from engine.redo.attached import attach
-from engine.redo.framing import read_header
-from engine.redo.scan import is_current
 from params.check import check_text
+from tests.harness.attached import archive_copies, oracle_dictionary
 from tests.harness.livecheck import capture_for, trail_content
 from tests.shell.conftest import Shell
 
@@ -84,47 +81,6 @@ def rac_source(
             execute(db, s, "COMMIT")
         db.switch_log()  # every thread: its last log archived
     return root, made
-
-
-def archive_copies(root: Path, arch: Path) -> list[Path]:
-    """The database's archived logs copied to ``arch`` under LOG_ARCHIVE_FORMAT names
-    (``%t_%s_%r.dbf``), ordered by SCN (the order an archiver writes them)."""
-    arch.mkdir(exist_ok=True)
-    out = []
-    for t in (1, 2):
-        for log in sorted((root / "redo" / f"t{t}").glob("*.log")):
-            h = read_header(log.read_bytes()[:8192])
-            if is_current(h):
-                continue
-            out.append((h.next_scn, log, f"{h.thread}_{h.sequence}_{h.resetlogs_id}.dbf"))
-    copies = []
-    for _, log, name in sorted(out):
-        shutil.copy(log, arch / name)
-        copies.append(arch / name)
-    return copies
-
-
-def oracle_dictionary(root: Path, path: Path, scn: int) -> Path:
-    """The embedded database's tables as ggsci's dictionary JSON (docs/extract.md), taken
-    at ``scn``."""
-    d = load_dictionary(root / "dictionary.json")
-    tables = [
-        {
-            "con_id": 0, "owner": t.owner, "name": t.name, "obj": t.obj,
-            "data_objs": [t.dataobj], "key": list(t.key_columns),
-            "columns": [
-                {"name": c.name, "seg_col": i + 1, "type": c.type, "length": c.length,
-                 "precision": c.precision, "scale": c.scale,
-                 "charset_form": 1 if "CHAR" in c.type else 0, "nullable": c.nullable}
-                for i, c in enumerate(t.columns)
-            ],
-        }
-        for t in d.tables.values()
-    ]  # fmt: skip
-    doc = {"format": "ggsci-oracle-dictionary/1", "scn": scn, "db_charset": "AL32UTF8",
-           "nchar_charset": "AL16UTF16", "tables": tables}  # fmt: skip
-    path.write_text(json.dumps(doc))
-    return path
 
 
 def reference(home: Home, root: Path) -> tuple[list[str], bytes]:
