@@ -196,6 +196,19 @@ class AttachedOrigin:
             raise ExtractError(stop.code, stop.message)
 
 
+def not_used(model: ParamFile) -> list[str]:
+    """What the parameter file asks for that an attached database's Extract cannot do (each
+    a "not used" warning at the start): there is no database to fetch a row from or to ask
+    which transactions it still has open."""
+    out = []
+    if model.fetch_options:
+        out.append("FETCHOPTIONS (no database to fetch a row from)")
+    if model.tranlog.purge_orphaned:
+        out.append("TRANLOGOPTIONS PURGEORPHANEDTRANSACTIONS (no database to ask which "
+                   "transactions are still open)")  # fmt: skip
+    return out
+
+
 def legacy_state(extra: Mapping[str, object]) -> dict[str, object] | None:
     """The driver's ``extra["capture"]`` from an earlier release's archived-log run state
     (``extra["archive"]``): its last commit. Its recovery position is the read checkpoint's

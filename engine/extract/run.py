@@ -25,7 +25,13 @@ from engine.cluster.starting import SessionStart
 from engine.cluster.watch import Limits, Watchdog
 from engine.embedded.catalog import RedoCatalog, RedoGapError
 from engine.extract import longtrans as lt
-from engine.extract.alo import ArchiveCatalog, AttachedOrigin, attached_source, legacy_state
+from engine.extract.alo import (
+    ArchiveCatalog,
+    AttachedOrigin,
+    attached_source,
+    legacy_state,
+    not_used,
+)
 from engine.extract.br import BoundedRecovery, BrError, Restored, selection_digest
 from engine.extract.cache import Txn
 from engine.extract.capture import Capture, CaptureHooks, CaptureState, LogCatalog
@@ -150,6 +156,9 @@ class ExtractRun(TransactionManagement, GroupRun):
         self.attached = attached_source(home, model)
         self.root = self.attached.root if self.attached else source_root(home, model)
         self.origin = AttachedOrigin(self.attached, self._redo_warning) if self.attached else None
+        for what in not_used(model) if self.attached else ():
+            emit("OGG-10144", Severity.WARNING, f"{what} not used by an Extract reading the "
+                 f"archived logs of attached database {self.root.name}.")  # fmt: skip
         self.writer, self.trail_path, self.megabytes = open_output_trail(
             home, model, group, self.name, self.root.name, durable=durable, emit=emit
         )

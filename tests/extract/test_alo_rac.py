@@ -367,3 +367,21 @@ def test_a_missing_sequence_of_thread_2_names_it(
     assert gap.message.startswith(
         f"Could not find archived log for sequence {seq} thread 2 under {arch}"
     )
+
+
+def test_what_an_attached_source_cannot_do_is_warned(
+    rac: tuple[Home, Path, Path], tmp_path: Path
+) -> None:
+    """FETCHOPTIONS and PURGEORPHANEDTRANSACTIONS need the database itself: each is a "not
+    used" warning (OGG-10144) at the start, not silently ignored."""
+    home, root, dic = rac
+    staged(home, root, dic, tmp_path, "e9")
+    events: list[str] = []
+    extra = "FETCHOPTIONS FETCHPKUPDATECOLS\nTRANLOGOPTIONS PURGEORPHANEDTRANSACTIONS\n"
+    attached_run(home, "e9", extra, events).close()
+    warned = [e for e in events if e.startswith("OGG-10144 ")]
+    assert [w.split(" not used")[0] for w in warned] == [
+        "OGG-10144 FETCHOPTIONS (no database to fetch a row from)",
+        "OGG-10144 TRANLOGOPTIONS PURGEORPHANEDTRANSACTIONS (no database to ask which "
+        "transactions are still open)",
+    ]
