@@ -113,7 +113,7 @@ class OracleMiner:
         self.plan = plan.plan
         self.by_name: dict[str, TableInfo] = {i.qualified: i for i in plan.plan.tables.values()}
         self.captured = frozenset(q for q, i in self.by_name.items() if i.captured)
-        self._index: dict[str, dict[str, int]] = {}
+        self._index: dict[str, dict[str, tuple[int, str]]] = {}
 
     def _new(self) -> C.Miner:
         return C.Miner(
@@ -189,10 +189,14 @@ class OracleMiner:
 
     def _texts(self, t: Table, values: tuple[tuple[str, Value], ...]) -> dict[int, str | None]:
         idx = self._index.get(t.full_name)
-        if idx is None:
-            idx = self._index[t.full_name] = {c.name: i for i, c in enumerate(t.columns)}
-        types = {c.name: c.type for c in t.columns}
-        return {idx[n]: text_of(types[n], v) for n, v in values if n in idx}
+        if idx is None:  # by name: the column's index (in segment order) and type
+            idx = self._index[t.full_name] = {c.name: (i, c.type) for i, c in enumerate(t.columns)}
+        out: dict[int, str | None] = {}
+        for n, v in values:
+            got = idx.get(n)
+            if got is not None:
+                out[got[0]] = text_of(got[1], v)
+        return out
 
     def _row(
         self, ev: C.TxRow, xid: str, head: tuple[int, int, int, int, int, int], out: list[Event]

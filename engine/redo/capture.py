@@ -134,9 +134,10 @@ class Miner:
         self._made = 0  # changes named so far in the record being fed
         self._live: dict[tuple[V.Xid, str], list[str]] = {}  # refs of a row's changes, newest last
         self._pieces: dict[V.Xid, list[V.RowChange]] = {}
+        self._columns: dict[str, dict[int, tuple[Column, str | None]]] = {}
         for t in self.tables.values():
             for c in t.columns:
-                if c.type.upper().split("(")[0] not in DECODERS:
+                if not _decoded(c):
                     self._warn_once(t, c)
 
     def _warn_once(self, t: Table, c: Column) -> None:
@@ -275,15 +276,22 @@ class Miner:
         self, t: Table, cols: tuple[tuple[int, bytes | None], ...]
     ) -> tuple[tuple[str, Value], ...]:
         out = []
+        at = self._columns.get(t.full_name)
+        if at is None:  # by segment position: the column, and its character set if decoded
+            at = self._columns[t.full_name] = {
+                c.seg_col - 1: (c, self.dictionary.charset(c) if _decoded(c) else None)
+                for c in t.columns
+            }
         for n, raw in cols:
-            c = t.column_at(n + 1)
-            if c is None:
+            got = at.get(n)
+            if got is None:
                 continue
-            if c.type.upper().split("(")[0] not in DECODERS:
+            c, charset = got
+            if charset is None:
                 self._warn_once(t, c)
                 continue
             try:
-                out.append((c.name, decode_value(c.type, raw, self.dictionary.charset(c))))
+                out.append((c.name, decode_value(c.type, raw, charset)))
             except RedoError as exc:
                 raise CaptureStop(f"{t.full_name}.{c.name}: {exc.message}") from exc
         return tuple(out)
@@ -387,6 +395,11 @@ class Miner:
         head = pieces[-1].rowid
         pieces.clear()
         return head, tuple(cols)
+
+
+def _decoded(c: Column) -> bool:
+    """Whether values of ``c``'s type are decoded (the others are warned and left out)."""
+    return c.type.upper().split("(")[0] in DECODERS
 
 
 @dataclass
