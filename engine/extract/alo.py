@@ -35,11 +35,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine import storage
-from engine.changes import Position
+from engine.changes import Entry, Kind, Lcr, Position
 from engine.embedded.catalog import RedoGapError
 from engine.embedded.dictionary import ColumnDef, TableDef
 from engine.embedded.dictionary import Dictionary as DriverDictionary
 from engine.embedded.logs import LogInfo
+from engine.extract.cache import Txn
 from engine.extract.oracle_source import MinerStates, OraclePlan
 from engine.extract.start import ExtractError
 from engine.extract.tasks.miner import MinePlan
@@ -188,6 +189,19 @@ class AttachedOrigin:
 
     def plan(self, plan: MinePlan) -> OraclePlan:
         return OraclePlan(plan, self.oracle, self.states, self.warn)
+
+    def restored(self, txns: list[tuple[Txn, list[Entry]]]) -> None:
+        """The transactions Bounded Recovery put back in the cache: their changes not taken
+        back yet, for the redo miner of their thread (a savepoint rollback after the
+        restart takes them back)."""
+        for txn, rows in txns:
+            seeds = self.states.seeds.setdefault(txn.start.thread, [])
+            seeds += [
+                (txn.xid, e.rowid, e.ref)
+                for e in rows
+                if isinstance(e, Lcr) and e.kind is Kind.ROW and e.rowid and e.ref
+                and e.ref not in txn.undone
+            ]  # fmt: skip
 
     def check(self) -> None:
         """The stop the miner met (a structure change, a compressed row), raised."""

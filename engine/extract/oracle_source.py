@@ -71,6 +71,8 @@ class MinerStates:
     ends: dict[int, tuple[int, int]] = field(default_factory=dict)  # where its last range ended
     saved: dict[tuple[int, int, int], C.MinerState] = field(default_factory=dict)
     stop: C.CaptureStop | None = None
+    # per thread, the changes Bounded Recovery restored: (transaction, ROWID, ref)
+    seeds: dict[int, list[tuple[str, str, str]]] = field(default_factory=dict)
 
     def miner(
         self, thread: int, sequence: int, offset: int, make: Callable[[], C.Miner]
@@ -79,6 +81,7 @@ class MinerStates:
         m = self.miners.get(thread)
         if m is None:
             m = self.miners[thread] = make()
+            m.seed(self.seeds.pop(thread, ()))
         elif self.ends.get(thread) != (sequence, offset):
             m.restore(self.saved.get((thread, sequence, offset)) or C.MinerState())
         self.saved[(thread, sequence, offset)] = m.state()

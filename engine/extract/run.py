@@ -193,6 +193,8 @@ class ExtractRun(TransactionManagement, GroupRun):
         self.at_eof = False  # the last poll found nothing (LAG: 'At EOF')
         if restored is not None:
             self.capture.restore(restored.txns, restored.checkpoint.current)
+            if self.origin is not None:  # the redo miner learns what it may take back
+                self.origin.restored(restored.txns)
         if self.capture.heartbeat is not None:  # LOGBSN on heartbeat records (seed 001)
             self.capture.heartbeat.restart = self._oldest_open
         self._redo_files: dict[tuple[int, int], str | None] = {}  # (thread, seq): log path

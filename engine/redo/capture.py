@@ -23,7 +23,7 @@ The commit SCN is the SCN of the log writer write (LWN) holding the 5.4 (docs/re
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -35,6 +35,7 @@ from engine.redo.rowid import FB_F, FB_L, rowid
 from engine.redo.values import DECODERS, Value, decode_value
 
 DICTIONARY_TABLES = ("SYS.COL$", "SYS.OBJ$", "SYS.TAB$")
+_ANY_OBJECT = (-1, -1)  # a 5.6 / 5.11 whose undo header names no object
 
 
 class CaptureStop(RedoError):
@@ -160,6 +161,16 @@ class Miner:
         self._live = {k: list(v) for k, v in state.live.items()}
         self._pieces = {k: list(v) for k, v in state.pieces.items()}
 
+    def seed(self, changes: Iterable[tuple[str, str, str]]) -> None:
+        """Changes read before a restart, as (transaction id text, ROWID, ref): Bounded
+        Recovery restored them, so a savepoint rollback after the restart can take them
+        back."""
+        for xid, rid, ref in changes:
+            usn, slt, sqn = (int(x) for x in xid.split("."))
+            live = self._live.setdefault((V.Xid(usn, slt, sqn), rid), [])
+            if ref not in live:
+                live.append(ref)
+
     def _ref(self, rec: Record) -> str:
         """A name for the next change of ``rec``: its RBA and its place in the record, the
         same whenever the record is read (a restart, a batch mined again)."""
@@ -193,8 +204,12 @@ class Miner:
                     assert isinstance(d, V.Undo)
                     undo = d
             elif op in ("5.6", "5.11"):
-                _x, _objn, objd, _opc = V.undo_ids(v)
-                undone = (v.con_id, objd)
+                ux, _objn, objd, _opc = V.undo_ids(v)
+                # its undo header names the object; one that names none (0: the embedded
+                # database's writer) applies to the level-11 partner that follows it, and
+                # names its transaction after the header (layout ours: docs/redo_format.md)
+                undone = (v.con_id, objd) if objd else _ANY_OBJECT
+                xid = ux or (_applied_xid(v) if not objd else None) or xid
             elif op == "5.20":
                 s = V.decode(v)
                 assert isinstance(s, V.Session)
@@ -214,7 +229,7 @@ class Miner:
                 if key in self.dict_tables:
                     self._dictionary_change(v, undo, rec)
                 elif key in self.tables:
-                    out += self._row(v, undo, rec, xid, undone == key)
+                    out += self._row(v, undo, rec, xid, undone in (key, _ANY_OBJECT))
                 undo = None
                 undone = None
         return out
@@ -328,7 +343,9 @@ class Miner:
             after: tuple[tuple[int, bytes | None], ...],
         ) -> None:
             ref = self._ref(rec)
-            self._live.setdefault((xid, r), []).append(ref)
+            live = self._live.setdefault((xid, r), [])
+            if ref not in live:  # (a record read again after a restart: the same name)
+                live.append(ref)
             ev = RowEvent(
                 op, t, rec.scn, rec.rba, r, self._values(t, before), self._values(t, after)
             )
@@ -395,6 +412,19 @@ class Miner:
         head = pieces[-1].rowid
         pieces.clear()
         return head, tuple(cols)
+
+
+def _applied_xid(v: Vector) -> V.Xid | None:
+    """The transaction a 5.6 / 5.11 of the embedded database's writer names in its field 1
+    (:data:`engine.redo.vectors.UNDO_APPLIED_AT`), None when it has none."""
+    f = v.fields[1] if len(v.fields) > 1 else b""
+    if len(f) < V.UNDO_APPLIED_SIZE:
+        return None
+    at = V.UNDO_APPLIED_AT
+    usn, slt, sqn = (
+        struct.unpack_from(v.order + at[k][1], f, at[k][0])[0] for k in ("usn", "slt", "sqn")
+    )
+    return V.Xid(usn, slt, sqn) if (usn, slt, sqn) != (0, 0, 0) else None
 
 
 def _decoded(c: Column) -> bool:

@@ -40,13 +40,19 @@ PRM = (
 
 
 def rac_source(
-    home: Home, long_open: bool = False, threads: int = 2, step: float = 0.001
+    home: Home,
+    long_open: bool = False,
+    threads: int = 2,
+    step: float = 0.001,
+    savepoint: bool = False,
 ) -> tuple[Path, int]:
     """A two-thread database "RAC" with a workload on both threads: inserts, updates (one
     of a key), deletes and a rollback, transactions open across each other and across log
     switches; every log archived at the end (both threads switched, after a transaction of an
     uncaptured table on each, so that the archives show every captured commit complete). ``long_open``: one
-    transaction on thread 1 stays open over several logs until near the end. With the SCN
+    transaction on thread 1 stays open over several logs until near the end (``savepoint``:
+    its changes after a savepoint taken at the start rolled back to it before its commit,
+    but for a last insert). With the SCN
     after the table was made (a dictionary taken then: its CREATE is not a change)."""
     root = create_database(home.dirdb, "RAC", threads=threads)
     with Database(root, clock=ManualClock(datetime(2024, 1, 1), step=step)) as db:
@@ -58,6 +64,9 @@ def rac_source(
         made = db.state.scn
         if long_open:
             execute(db, c, "INSERT INTO wl.u VALUES (9000, 'long', 0)")
+            if savepoint:
+                execute(db, c, "SAVEPOINT sp")
+                execute(db, c, "INSERT INTO wl.u VALUES (8000, 'undone', 0)")
         for i in range(1, 41):
             s, other = (a, b) if i % 2 else (b, a)
             execute(db, s, f"INSERT INTO wl.u VALUES ({i}, 'row {i}', {i * 10})")
@@ -75,6 +84,9 @@ def rac_source(
             if i % 6 == 0:
                 db.switch_log(1 if i % 12 or threads == 1 else 2)
         if long_open:
+            if savepoint:
+                execute(db, c, "ROLLBACK TO SAVEPOINT sp")
+                execute(db, c, "INSERT INTO wl.u VALUES (8001, 'kept', 0)")
             execute(db, c, "COMMIT")
         for n, s in enumerate((a, b)):  # later redo on each thread: the last commits pass
             execute(db, s, f"INSERT INTO ops.z VALUES ({n})")  # the thread merge's watermark
@@ -201,13 +213,19 @@ def test_archives_arriving_one_thread_behind_the_other(
     assert trail_content(home, "e2") == want
 
 
-def test_bounded_recovery_showtrans_and_a_restart_mid_transaction(tmp_path: Path) -> None:
+@pytest.mark.parametrize("savepoint", [False, True])
+def test_bounded_recovery_showtrans_and_a_restart_mid_transaction(
+    tmp_path: Path, savepoint: bool
+) -> None:
     """A transaction of thread 1 open over several logs: SHOWTRANS lists it, a Bounded
     Recovery checkpoint persists it, and the restart reads again from that checkpoint (not
-    from the transaction's start); with the rest archived, the trail is the reference."""
+    from the transaction's start); with the rest archived, the trail is the reference.
+    ``savepoint``: the transaction rolls back to a savepoint taken before the checkpoint,
+    after the restart: the changes it takes back, restored from the BR files, are not
+    written."""
     home = Home(tmp_path / "home")
     home.create_subdirs()
-    root, made = rac_source(home, long_open=True)
+    root, made = rac_source(home, long_open=True, savepoint=savepoint)
     dic = oracle_dictionary(root, tmp_path / "dictionary.json", made)
     want, copies, arch = staged(home, root, dic, tmp_path, "e3")
     br = "BR BRINTERVAL 20M, BRDIR ./BR\n"
