@@ -197,6 +197,7 @@ class Miner:
                 uxid, _objn, objd, opc = V.undo_ids(v)
                 xid = uxid or xid
                 undo = None
+                undone = None  # a new change: not the partner of a 5.6 / 5.11 before it
                 if opc == "11.1" and (
                     (v.con_id, objd) in self.tables or (v.con_id, objd) in self.dict_tables
                 ):
