@@ -24,8 +24,8 @@ parts of its own, given here:
 
 Requires ``TRANLOGOPTIONS ARCHIVEDLOGONLY``; ``ALTARCHIVELOGDEST`` (the first one given)
 replaces the attached location and ``ALTARCHIVEDLOGFORMAT`` its format. Mined in the
-Extract's own process (no Spark session: the miner of real redo is Python; a Spark task
-could run it, its plan pickles, but the attached Extract does not start a session).
+Extract's own process: no Spark session is started (the miner of real redo is Python and
+keeps its state with the driver, :class:`~engine.extract.oracle_source.MinerStates`).
 """
 
 from __future__ import annotations
