@@ -203,6 +203,11 @@ class AttachedOrigin:
                 and e.ref not in txn.undone
             ]  # fmt: skip
 
+    def bound(self) -> int | None:
+        """The SCN at or below which a batch may be applied: below the stop the miner met
+        (on any thread), None when it met none."""
+        return self.states.stop_scn - 1 if self.states.stop is not None else None
+
     def check(self) -> None:
         """The stop the miner met (a structure change, a compressed row), raised."""
         stop = self.states.stop

@@ -228,11 +228,14 @@ class LogCatalog(Protocol):
 class RedoOrigin(Protocol):
     """A source database other than the embedded one (an attached Oracle database's archived
     logs, engine/extract/alo.py): its dictionary as the driver's rules take it, the plan its
-    miner takes, and the stop its miner met (raised once what came before it is applied)."""
+    miner takes, and the stop its miner met: the SCN a batch is applied below, and the
+    error raised once that is done."""
 
     def dictionary(self) -> Dictionary: ...
 
     def plan(self, plan: MinePlan) -> Plan: ...
+
+    def bound(self) -> int | None: ...
 
     def check(self) -> None: ...
 
@@ -423,6 +426,9 @@ class Capture:
         self.timing["batches"] += 1
         self.stats.records_read += sum(r.records for r in results)
         low = self._low(batch, results)
+        bound = self.origin.bound() if self.origin is not None else None
+        if bound is not None:  # a stop: nothing at or above its SCN, on any thread
+            low = bound if low is None else min(low, bound)
         base = self.applied_positions()
         held, self.held = self.held, {}
         by_thread: dict[int, list[Iterable[Item]]] = {t: [q] for t, q in sorted(held.items()) if q}

@@ -71,6 +71,8 @@ class MinerStates:
     ends: dict[int, tuple[int, int]] = field(default_factory=dict)  # where its last range ended
     saved: dict[tuple[int, int, int], C.MinerState] = field(default_factory=dict)
     stop: C.CaptureStop | None = None
+    stop_scn: int = 0  # the SCN of the record it stopped at
+    stop_thread: int = 0  # and its thread
     # per thread, the changes Bounded Recovery restored: (transaction, ROWID, ref)
     seeds: dict[int, list[tuple[str, str, str]]] = field(default_factory=dict)
 
@@ -131,11 +133,13 @@ class OracleMiner:
         miner: C.Miner | None = None
         try:
             for offset, stop, buf, lo, size, lwn_scn, lwn_time in scan:
-                if states.stop is not None:  # met in an earlier range of the batch
-                    scan.resume = offset
-                    break
                 h = scan.header
                 assert h is not None
+                if states.stop is not None and (
+                    h.thread == states.stop_thread or lwn_scn >= states.stop_scn
+                ):  # a stop met before: this thread's redo after it is not read
+                    scan.resume = offset
+                    break
                 if miner is None:
                     miner = states.miner(h.thread, h.sequence, start, self._new)
                 bs = h.block_size
@@ -148,7 +152,8 @@ class OracleMiner:
                 try:
                     events = miner.feed(rec)
                 except C.CaptureStop as exc:
-                    states.stop = exc  # the driver applies what came before, then abends
+                    # what came before it is applied (engine/extract/alo.py, bound)
+                    states.stop, states.stop_scn, states.stop_thread = exc, rec.scn, h.thread
                     scan.resume = offset
                     break
                 self._events(events, head, out)

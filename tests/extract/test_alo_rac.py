@@ -261,31 +261,40 @@ def test_bounded_recovery_showtrans_and_a_restart_mid_transaction(
     assert trail_content(home, "e3") == want
 
 
-def test_a_ddl_on_a_captured_table_stops_after_what_came_before(tmp_path: Path) -> None:
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_ddl_on_a_captured_table_stops_after_what_came_before(
+    tmp_path: Path, threads: int
+) -> None:
     """A DDL statement on a captured table after the dictionary's SCN (its 24.1 marker in
     the redo): the Extract stops with the table and the SCN, after writing the transactions
-    committed before it; the restart stops there again (nothing written twice)."""
+    committed before it, and none after it, on any thread (with two: the DDL is thread 2's,
+    the insert after it thread 1's, mined before it in the same batch); the restart stops there again
+    (nothing written twice)."""
     home = Home(tmp_path / "home")
     home.create_subdirs()
-    root = create_database(home.dirdb, "ONE")
+    root = create_database(home.dirdb, "ONE", threads=threads)
     with Database(root, clock=ManualClock(datetime(2024, 1, 1), step=0.001)) as db:
-        a = db.session("A", username="WL")
+        a = db.session("A", username="WL", thread=1)
+        b = db.session("B", username="WL", thread=threads)
         execute(db, a, "CREATE TABLE wl.u (id NUMBER PRIMARY KEY, v VARCHAR2(20), n NUMBER)")
+        execute(db, a, "CREATE TABLE ops.z (id NUMBER PRIMARY KEY)")  # not captured
         made = db.state.scn
-        for i in (1, 2):
-            execute(db, a, f"INSERT INTO wl.u VALUES ({i}, 'v{i}', {i})")
-            execute(db, a, "COMMIT")
+        for i, s in ((1, a), (2, b)):
+            execute(db, s, f"INSERT INTO wl.u VALUES ({i}, 'v{i}', {i})")
+            execute(db, s, "COMMIT")
         db.switch_log()
-        execute(db, a, "ALTER TABLE wl.u ADD CONSTRAINT u_v UNIQUE (v)")
+        execute(db, b, "ALTER TABLE wl.u ADD CONSTRAINT u_v UNIQUE (v)")
         ddl_scn = db.state.scn
         execute(db, a, "INSERT INTO wl.u VALUES (3, 'v3', 3)")
         execute(db, a, "COMMIT")
+        execute(db, b, "INSERT INTO ops.z VALUES (1)")  # the DDL's thread goes on past it
+        execute(db, b, "COMMIT")
         db.switch_log()
     dic = oracle_dictionary(root, tmp_path / "dictionary.json", made)
     arch = tmp_path / "arch"
     archive_copies(root, arch)
     attach(home.dirdb, "ORA", str(arch), dic, FMT)
-    _add(home, "e4", threads=1)
+    _add(home, "e4", threads=threads)
     for _ in range(2):
         stop = abend(home, "e4", ExtractError)
         assert stop.code == "OGG-01433"
