@@ -45,6 +45,8 @@
 #define AT_VECTOR_HEADER_dba 8
 #define AT_VECTOR_HEADER_seq 20
 #define AT_VECTOR_HEADER_obj_low 22
+#define AT_VECTOR_HEADER_con_id 24 /* the 12c header's (32 bytes) */
+#define SIZE_VECTOR_HEADER_12C 32
 #define SIZE_VECTOR_HEADER_11G 24
 #define SIZE_VECTOR_HEADER_12C 32
 #define MAX_FIELDS 16384 /* layout.MAX_FIELDS */
@@ -69,6 +71,12 @@
 #define SIZE_CLEANOUT_ENTRY 12
 #define AT_KDO_bdba 0
 #define AT_KDO_op 10
+#define AT_KDO_flags 11
+#define KDO_FLAG_ONE_FIELD 0x80  /* vectors.KDO_FLAG_ONE_FIELD */
+#define KDO_FLAG_COMPRESSED 0x08 /* vectors.KDO_FLAG_COMPRESSED */
+#define AT_KDO_ROW_fb 16
+#define FB_F 0x08 /* rowid.FB_F: the row's first piece */
+#define FB_L 0x04 /* rowid.FB_L: its last */
 #define KDO_OP_MASK 0x1F
 #define AT_KDO_ROW_cc 18
 #define AT_KDO_ROW_slot 42
@@ -152,6 +160,7 @@ typedef struct {
 typedef struct {
     unsigned layer, code, cls, seq;
     uint32_t dba, obj;
+    long con_id; /* the 12c header's container id; 0 in an 11g header (framing) */
     Py_ssize_t nf;
     pos_t *fp;    /* field positions in the record */
     uint16_t *fl; /* field lengths */
@@ -166,6 +175,8 @@ typedef struct {
     int captured, hooked;
     int befores; /* decode.BEFORES_*: 0 none, 1 a before-image record, 2 FULL, 3 COMPACT */
     int full_deletes; /* decode.FULL_DELETES (NOCOMPRESSDELETES): a delete's whole row */
+    long con_id; /* an attached database's table: its container (-1: any) */
+    int strict;  /* an attached database's table (a container given): see rows() */
     Py_ssize_t ncols;
     uint8_t *kinds;
     PyObject *entries; /* tuple: the Python entry converter of each column */
@@ -182,6 +193,7 @@ typedef struct {
     Py_ssize_t *slots; /* open addressing: index into tables, -1 empty */
     Py_ssize_t nslots;
     Py_ssize_t maxcols;
+    int strict; /* a table has a container (an attached database's redo): see rows() */
     Val *img[5]; /* after, before, merged, key, row scratch */
     Vec vec[2];  /* the vector read, and the undo (5.1) the next ones bind to */
     PyObject *kind[6]; /* ROW, BEGIN, COMMIT, ROLLBACK, SESSION, UNDO */
@@ -425,7 +437,9 @@ slow: {
 
 /* Entry of column i of table t, value val: 0, DECLINE or FAIL. */
 static int column(Out *o, const Table *t, Py_ssize_t i, const Val *val) {
-    if (val->len < 0 || !val->present) return put_entry(o, (unsigned)i, NULL, -1);
+    if (val->len < 0 || !val->present || (t->strict && !val->len)) /* (empty: NULL, as
+                                                   engine.redo.values reads an attached one) */
+        return put_entry(o, (unsigned)i, NULL, -1);
     uint8_t kind = t->kinds[i];
     if (kind == K_NUMBER) {
         char text[96];
@@ -573,6 +587,7 @@ static pos_t vector_at(const Rec *r, pos_t p, pos_t hs, Vec *v) {
     v->obj = (uint32_t)u16(b, p + AT_VECTOR_HEADER_obj_high) << 16 |
              u16(b, p + AT_VECTOR_HEADER_obj_low);
     v->seq = b[p + AT_VECTOR_HEADER_seq];
+    v->con_id = hs >= SIZE_VECTOR_HEADER_12C ? (long)u16(b, p + AT_VECTOR_HEADER_con_id) : 0;
     v->nf = n;
     pos_t f = p + hs + ((alen + 3) & ~3u);
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -758,6 +773,28 @@ static int undo_of(const Rec *r, const Vec *u, Val *img, Py_ssize_t ncols, pos_t
     return 0;
 }
 
+/* A strict walk's check: 1 when every supplemental column of the undo u (read by undo_of) is
+ * a key column of t (else the attached database's miner adds the others to an update). */
+static int supp_in_key(const Rec *r, const Vec *u, const Table *t) {
+    const uint8_t *b = r->b;
+    if (u->nf <= 3 || FLEN(u, 1) < SIZE_KTUB) return 1;
+    if (b[u->fp[1] + AT_KTUB_opc_layer] != 11 || b[u->fp[1] + AT_KTUB_opc_code] != 1) return 1;
+    unsigned op, slot;
+    uint32_t bdba;
+    Py_ssize_t at = kdo_at(r, u, 3, &op, &bdba, &slot, NULL, 0);
+    if (at < 0 || at >= u->nf || u->fl[at] != SIZE_SUPP) return 0;
+    unsigned cc = u16(b, u->fp[at] + AT_SUPP_cc);
+    if (!cc) return 1;
+    if (at + 1 >= u->nf || u->fl[at + 1] != 2 * cc) return 0;
+    const uint8_t *nums = b + u->fp[at + 1];
+    for (unsigned i = 0; i < cc; i++) {
+        Py_ssize_t no = (Py_ssize_t)u16(nums, 2 * i) - 1, k = 0;
+        while (k < t->nkey && t->key[k] != no) k++;
+        if (k == t->nkey) return 0;
+    }
+    return 1;
+}
+
 /* The row events of the KDO redo v (fields from 1, its KTB at 0): miner.Miner._rows.
  * Returns 0, DECLINE or FAIL. */
 static int rows(Walker *w, const Rec *r, const Vec *v, const Vec *undo, PyObject *xid,
@@ -773,6 +810,14 @@ static int rows(Walker *w, const Rec *r, const Vec *v, const Vec *undo, PyObject
     const Table *t = find_table(w, uobj);
     if (!t) t = find_table(w, v->obj);
     if (!t || !t->captured) return 0;
+    if (w->strict) { /* an attached database (oracle_source.FastMiner): Python says what */
+        if (op == 5 && undo && !supp_in_key(r, undo, t)) return DECLINE;
+        if (t->con_id >= 0 && v->con_id != t->con_id) return 0; /* another container's */
+        const uint8_t *k = b + v->fp[1];
+        if (k[AT_KDO_flags] & (KDO_FLAG_ONE_FIELD | KDO_FLAG_COMPRESSED)) return DECLINE;
+        if (op == 2 && (k[AT_KDO_ROW_fb] & (FB_F | FB_L)) != (FB_F | FB_L))
+            return DECLINE; /* a row piece */
+    }
     const uint8_t *ktb = b + v->fp[0];
     PyObject *ref;
     uint32_t udba = u32(ktb, AT_KTB_uba_dba);
@@ -960,6 +1005,7 @@ static int record(Walker *w, const uint8_t *b, pos_t hi, pos_t hs, Py_ssize_t of
             Py_DECREF(cx);
             if (e < 0) goto fail;
         } else if (layer == 5 && (code == 6 || code == 11)) {
+            if (w->strict) goto decline; /* an attached database's: its redo miner's */
             if (FLEN(v, 1) < AT_UNDO_APPLIED_uba_rec + 1) goto decline;
             const uint8_t *f = b + v->fp[1];
             PyObject *ux = xid_of(w, f + AT_UNDO_APPLIED_usn);
@@ -1205,9 +1251,12 @@ static int load_table(Table *t, PyObject *obj, PyObject *spec) {
     PyObject *qualified, *name, *kinds, *key, *entries;
     unsigned long dataobj;
     int captured, hooked, befores;
-    if (!PyArg_ParseTuple(spec, "UOkSOppO!i", &qualified, &name, &dataobj, &kinds, &key,
-                          &captured, &hooked, &PyTuple_Type, &entries, &befores))
+    long con_id = -1;
+    if (!PyArg_ParseTuple(spec, "UOkSOppO!i|l", &qualified, &name, &dataobj, &kinds, &key,
+                          &captured, &hooked, &PyTuple_Type, &entries, &befores, &con_id))
         return -1;
+    t->con_id = con_id;
+    t->strict = PyTuple_GET_SIZE(spec) > 9;
     if (!PyBytes_Check(name)) {
         PyErr_SetString(PyExc_TypeError, "table name must be bytes");
         return -1;
@@ -1252,7 +1301,8 @@ static int load_table(Table *t, PyObject *obj, PyObject *spec) {
 
 /* Walker(tables, kinds, io_types): tables maps an object number to (qualified name, name
  * bytes, data object number, column kinds (bytes: 0 NUMBER, 1 character, 2 other), key
- * column indices, captured, hooked, entry converters, befores); kinds are the event kinds
+ * column indices, captured, hooked, entry converters, befores[, container id: an attached
+ * database's table, which makes the walk strict, rows()]); kinds are the event kinds
  * ROW, BEGIN, COMMIT, ROLLBACK, SESSION, UNDO; io_types INSERT, DELETE, FIELDCOMP,
  * KEYFIELDCOMP, a FIELDCOMP's before image, GGSUnifiedUpdate, GGSUnifiedPKUpdate. */
 static int walker_init(Walker *w, PyObject *args, PyObject *kw) {
@@ -1282,6 +1332,7 @@ static int walker_init(Walker *w, PyObject *args, PyObject *kw) {
         Table *t = &w->tables[w->ntables++];
         if (load_table(t, obj, spec) < 0) return -1;
         if (t->ncols > w->maxcols) w->maxcols = t->ncols;
+        if (t->strict) w->strict = 1;
     }
     w->nslots = 16;
     while (w->nslots < 2 * (w->ntables + 1)) w->nslots *= 2;

@@ -2,7 +2,11 @@ from typing import Any
 
 # qualified name, name bytes, data object, column kinds, key, captured, hooked, converters,
 # befores (engine.extract.tasks.decode.BEFORES_*)
-TableSpec = tuple[str, bytes, int, bytes, tuple[int, ...], bool, bool, tuple[Any, ...], int]
+# [, container id: an attached database's table (a strict walk: engine/extract/oracle_source.py)]
+TableSpec = (
+    tuple[str, bytes, int, bytes, tuple[int, ...], bool, bool, tuple[Any, ...], int]
+    | tuple[str, bytes, int, bytes, tuple[int, ...], bool, bool, tuple[Any, ...], int, int]
+)
 
 class Walker:
     def __init__(

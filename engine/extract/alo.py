@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine import storage
-from engine.changes import Entry, Kind, Lcr, Position
+from engine.changes import Entry, Fragment, Kind, Lcr, Position
 from engine.embedded.catalog import RedoGapError
 from engine.embedded.dictionary import ColumnDef, TableDef
 from engine.embedded.dictionary import Dictionary as DriverDictionary
@@ -50,6 +50,8 @@ from engine.redo.catalog import IncarnationError, LogFile, list_logs
 from engine.redo.dictionary import Dictionary
 from engine.redo.errors import RedoError
 from engine.redo.framing import LogHeader
+from engine.trail.codec import decode_record
+from engine.trail.writer import split_records
 from params.models import ParamFile
 
 STATE_KEY = "archive"  # where an earlier release kept the archived-log run's state
@@ -196,12 +198,18 @@ class AttachedOrigin:
         restart takes them back)."""
         for txn, rows in txns:
             seeds = self.states.seeds.setdefault(txn.start.thread, [])
-            seeds += [
-                (txn.xid, e.rowid, e.ref)
-                for e in rows
-                if isinstance(e, Lcr) and e.kind is Kind.ROW and e.rowid and e.ref
-                and e.ref not in txn.undone
-            ]  # fmt: skip
+            for e in rows:
+                if isinstance(e, Fragment):  # (the task miner's: its ROWIDs in its records)
+                    seeds += [
+                        (txn.xid, rid, ref)
+                        for rid, ref in fragment_rows(e)
+                        if rid and ref and ref not in txn.undone
+                    ]
+                elif (
+                    isinstance(e, Lcr) and e.kind is Kind.ROW and e.rowid and e.ref
+                    and e.ref not in txn.undone
+                ):  # fmt: skip
+                    seeds.append((txn.xid, e.rowid, e.ref))
 
     def bound(self) -> int | None:
         """The SCN at or below which a batch may be applied: below the stop the miner met
@@ -213,6 +221,14 @@ class AttachedOrigin:
         stop = self.states.stop
         if stop is not None:
             raise ExtractError(stop.code, stop.message)
+
+
+def fragment_rows(f: Fragment) -> list[tuple[str | None, str]]:
+    """The (ROWID, ref) of each row of a fragment: its record templates read back."""
+    return [
+        (decode_record(t)[0].rowid, ref)
+        for t, ref in zip(split_records(f.records), f.refs, strict=True)
+    ]
 
 
 def not_used(model: ParamFile) -> list[str]:

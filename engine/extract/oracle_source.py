@@ -28,10 +28,12 @@ start, else afresh.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, Final
 
+from engine import storage
 from engine.embedded.errors import RedoCorruptError
 from engine.extract.tasks.decode import (
     BEFORES_COMPACT,
@@ -40,14 +42,25 @@ from engine.extract.tasks.decode import (
     BEFORES_RECORD,
     text_of,
 )
-from engine.extract.tasks.miner import Event, Mined, MinePlan, TableInfo, close
+from engine.extract.tasks.miner import (
+    Event,
+    Mined,
+    MinePlan,
+    Miner,
+    TableInfo,
+    close,
+)
 from engine.extract.tasks.txngroup import KINDS
 from engine.redo import capture as C
 from engine.redo.dictionary import Dictionary, Table
 from engine.redo.errors import RedoError
-from engine.redo.framing import Rba, parse_record
+from engine.redo.framing import Rba, parse_record, read_header
+from engine.redo.model import Kdo, Undo
+from engine.redo.rowid import FB_F, FB_L
 from engine.redo.scan import Scan
-from engine.redo.values import Value
+from engine.redo.values import CHARSETS, Value
+from engine.redo.vectors import KDO_FLAG_COMPRESSED, KDO_FLAG_ONE_FIELD, KDO_OP_MASK, undo_ids
+from engine.storage import StorageError
 from engine.trail.layout import BEFORE_IMAGE, IOType
 from engine.trail.model import Columns
 
@@ -119,6 +132,8 @@ class OracleMiner:
         self.by_name: dict[str, TableInfo] = {i.qualified: i for i in plan.plan.tables.values()}
         self.captured = frozenset(q for q, i in self.by_name.items() if i.captured)
         self._index: dict[str, dict[str, tuple[int, str]]] = {}
+        self.fast = fast_miner(plan.plan, plan.dictionary)
+        self.fast_ranges = 0  # ranges mined by the task miner (the others: the redo miner)
 
     def _new(self) -> C.Miner:
         return C.Miner(
@@ -126,6 +141,67 @@ class OracleMiner:
         )
 
     def mine(self, path: str, start: int, end: int | None) -> Mined:
+        if self.fast is not None and self.oracle.states.stop is None:
+            got = self._mine_fast(self.fast, path, start, end)
+            if got is not None:
+                self.fast_ranges += 1
+                return got
+        return self._mine_redo(path, start, end)
+
+    def _mine_fast(self, fast: FastMiner, path: str, start: int, end: int | None) -> Mined | None:
+        """The range mined by the task miner and its C walk (:class:`FastMiner`), with the
+        records it would not read as the redo miner does read by the redo miner (in place,
+        :meth:`_delegated`); None where the redo miner stops in it or cannot read it (the
+        range then goes to :meth:`_mine_redo`, which says so). The thread's redo miner is
+        kept up to date: it is told the changes of transactions still open (a savepoint
+        rollback it reads later takes them back), those that ended, and where it ended."""
+        states = self.oracle.states
+        try:
+            with storage.open_input(path) as src:
+                header = read_header(src.read_at(0, 2 * 4096))
+        except (RedoError, StorageError):  # (the redo miner says what is wrong)
+            return None
+        thread, seq = header.thread, header.sequence
+        miner = states.miner(thread, seq, start, self._new)
+        synced = [0]  # events the redo miner has been told of
+        fast.delegate = lambda *rec: self._delegated(miner, synced, *rec)
+        try:
+            events, n, resume, sequence = fast.walk(path, start, end)
+        except (Fallback, RedoError, StorageError):
+            miner.restore(states.saved.get((thread, seq, start)) or C.MinerState())
+            return None
+        finally:
+            fast.delegate = None
+        _sync(miner, events, synced[0])
+        states.ended(thread, *((sequence, end) if end is not None else (sequence + 1, 0)))
+        first = events[0][7] if events else 0
+        latest = max(e[7] for e in events) if events else 0
+        return Mined(close(events, self.plan, sequence), resume, n, sequence, first, latest)
+
+    def _delegated(
+        self, miner: C.Miner, synced: list[int], scan: Scan, offset: int, stop: int,
+        buf: bytes, lo: int, size: int, lwn_scn: int, lwn_time: int, out: list[Event],
+    ) -> None:  # fmt: skip
+        """One record of a fast range read by the redo miner, told first of the changes
+        before it; :class:`Fallback` where it stops (the range goes to it whole)."""
+        _sync(miner, out, synced[0])
+        h = scan.header
+        assert h is not None
+        bs = h.block_size
+        rec = parse_record(
+            bytes(buf[lo : lo + size]), h.order, h.layout,
+            Rba(h.sequence, offset // bs, offset % bs), h.thread,
+        )  # fmt: skip
+        miner.lwn_scn, miner.lwn_time = lwn_scn, lwn_time
+        try:
+            events = miner.feed(rec)
+        except C.CaptureStop as exc:
+            raise Fallback(exc.message) from exc
+        self._events(events, (h.thread, offset, stop, rec.scn, rec.subscn, scan.micros(lwn_time)),
+                     out)  # fmt: skip
+        synced[0] = len(out)
+
+    def _mine_redo(self, path: str, start: int, end: int | None) -> Mined:
         states = self.oracle.states
         scan = Scan(path, start, end)
         out: list[Event] = []
@@ -254,6 +330,18 @@ class OracleMiner:
             out.append(row(_UNIFIED, image, _cols(before)))
 
 
+def _sync(miner: C.Miner, events: list[Event], since: int) -> None:
+    """Tell the redo ``miner`` of ``events[since:]`` the task miner mined: the changes of
+    transactions still open (a savepoint rollback it reads takes them back), those ended."""
+    ended = {e[1] for e in events[since:] if e[0] == _COMMIT or e[0] == _ROLLBACK}
+    miner.seed(
+        (e[1], e[10], e[13])
+        for e in events[since:]
+        if e[0] == _ROW and e[1] not in ended and e[10] and e[13]
+    )
+    miner.forget(ended)
+
+
 def _cols(image: dict[int, str | None]) -> Columns:
     return tuple(sorted(image.items()))
 
@@ -261,3 +349,196 @@ def _cols(image: dict[int, str | None]) -> Columns:
 def miner_for(plan: Any) -> Any:
     """The miner of a plan: :class:`OracleMiner` for an attached database's."""
     return OracleMiner(plan) if isinstance(plan, OraclePlan) else None
+
+
+# -- the fast path: the task miner over an attached database's redo ----------------------------
+#: Column types whose values the task miner turns into the same trail text as the redo miner
+#: (engine.redo.values then decode.text_of) does, character data in these character sets.
+FAST_TYPES: Final = frozenset(
+    {"NUMBER", "INTEGER", "FLOAT", "DATE", "TIMESTAMP", "VARCHAR2", "CHAR"}
+)
+_TEXT_TYPES: Final = frozenset({"VARCHAR2", "CHAR"})
+_UTF8: Final = frozenset(k for k, v in CHARSETS.items() if v == "utf-8")
+_UNDO_APPLIED: Final = frozenset({(5, 6), (5, 11)})
+_STRICT_OPS: Final = frozenset({2, 3, 5, 11, 12})  # the KDO ops the task miner reads
+
+
+class Fallback(Exception):
+    """The redo miner stops in (or cannot read) this range: it mines the range whole."""
+
+
+class _Delegate(Exception):
+    """The task miner would not read this record as the redo miner does."""
+
+
+def _base(type_name: str) -> str:
+    return type_name.upper().split("(")[0].strip()
+
+
+def fast_table(t: Table, d: Dictionary, info: TableInfo) -> bool:
+    """Whether the task miner decodes captured table ``t`` as the redo miner does: one data
+    object (a ROWID's), columns 1..n of the row piece in order (no gap: the task miner
+    takes the k-th column of a piece as the k-th of the table), types of :data:`FAST_TYPES`
+    (character data in UTF-8), no UPDATERECORDFORMAT COMPACT (the redo miner leaves out of
+    it a column set to its own value)."""
+    if len(t.data_objs) != 1 or info.befores == BEFORES_COMPACT:
+        return False
+    for i, c in enumerate(t.columns):
+        base = _base(c.type)
+        if c.seg_col != i + 1 or base not in FAST_TYPES:
+            return False
+        if base in _TEXT_TYPES and d.charset(c).upper() not in _UTF8:
+            return False
+    return True
+
+
+def fast_miner(plan: MinePlan, d: Dictionary) -> FastMiner | None:
+    """The task miner for an attached database's plan (its tables are the driver's, numbered
+    by :func:`engine.extract.alo.driver_dictionary`: the n-th table 2n + 1), keyed by the
+    real object and data object numbers, with each table's container. A captured table the
+    task miner cannot decode the same, the dictionary's own tables (SYS.COL$, ...: a
+    structure change) and a number two containers' tables share stand in it as *slow*
+    (hooked, no columns: the C walk leaves their records to Python, where
+    :class:`FastMiner` has the redo miner read them). None when no captured table is fast."""
+    tables: dict[int, TableInfo] = {}
+    slow: set[int] = set()
+    clash: set[int] = set()
+    for n, t in enumerate(d.tables):
+        info = plan.tables.get(2 * n + 1)
+        is_dict = t.full_name in C.DICTIONARY_TABLES
+        if not is_dict and (info is None or not info.captured):
+            continue
+        if is_dict or info is None or not fast_table(t, d, info):
+            mine = replace(
+                info or TableInfo(t.full_name, t.full_name.encode(), 0, (), (), True, False, False),
+                types=(), key=(), captured=True, hooked=True, con_id=t.con_id,
+            )  # fmt: skip
+            objs = {t.obj, *t.data_objs}
+            slow |= objs
+            for o in objs:
+                clash |= {o} if o in tables else set()
+                tables[o] = replace(mine, dataobj=o)
+            continue
+        fast = replace(info, dataobj=t.data_objs[0], types=tuple(_base(c.type) for c in t.columns),
+                       con_id=t.con_id)  # fmt: skip
+        for o in {t.obj, t.data_objs[0]}:
+            clash |= {o} if o in tables else set()
+            tables[o] = fast
+    if not any(i.captured and not i.hooked for i in tables.values()):
+        return None
+    for o in clash:  # two containers' objects of one number: any container, slow
+        tables[o] = replace(tables[o], types=(), key=(), hooked=True, con_id=-1)
+        slow.add(o)
+    return FastMiner(replace(plan, tables=tables), frozenset(slow))
+
+
+def _empty_null(convert: Callable[[bytes | None], Any]) -> Callable[[bytes | None], Any]:
+    """An attached database's value: empty is NULL (engine.redo.values.decode_value)."""
+    return lambda raw: convert(raw or None)
+
+
+class FastMiner(Miner):
+    """The task miner (and its C walk, strict: engine/_native/redomine.c ``rows``) over an
+    attached database's redo. A record it would not read as the redo miner does is read by
+    the redo miner (:attr:`delegate`, in place): one with a savepoint rollback (5.6 / 5.11:
+    the redo miner binds it to its change), a DDL marker (24.1), a direct load (19.1) of a
+    captured table, a row piece without both F and L flags, a compressed or one-field row
+    image, an ORP, an update whose supplemental columns are not all key columns, an update
+    without its key, a row of a slow table (:func:`fast_miner`: a dictionary table's among
+    them), a captured table's number in another container's 5.1 (the C walk skips another
+    container's row by itself), or a record the task miner cannot read."""
+
+    def __init__(self, plan: MinePlan, slow: frozenset[int]) -> None:
+        self.slow = slow
+        #: reads a record with the redo miner, in place (set by OracleMiner for a range)
+        self.delegate: Callable[..., None] | None = None
+        super().__init__(plan)
+
+    def helper(self, info: TableInfo) -> Any:
+        fresh = info.qualified not in self._cols
+        h = super().helper(info)
+        if fresh:
+            h.convert = tuple(_empty_null(c) for c in h.convert)
+            h.entry = tuple(_empty_null(e) for e in h.entry)
+        return h
+
+    def record(
+        self, buf: bytes, lo: int, size: int, scan: Scan, offset: int, stop: int,
+        lwn_scn: int, lwn_time: int, out: list[Event],
+    ) -> None:  # fmt: skip
+        """A record the C walk left: read here when the task miner reads it as the redo
+        miner does, else by the redo miner (:attr:`delegate`)."""
+        n0 = len(out)
+        try:
+            if self._plain(buf, lo, size, scan):
+                super().record(buf, lo, size, scan, offset, stop, lwn_scn, lwn_time, out)
+                return
+        except (_Delegate, RedoError, struct.error, IndexError, ValueError):
+            del out[n0:]
+        if self.delegate is None:
+            raise Fallback("no redo miner to read the record with")
+        self.delegate(scan, offset, stop, buf, lo, size, lwn_scn, lwn_time, out)
+
+    def _plain(self, buf: bytes, lo: int, size: int, scan: Scan) -> bool:
+        """Whether the record holds nothing the task miner would read otherwise than the
+        redo miner (the class docstring; the C walk's rows() checks the same)."""
+        h = scan.header
+        assert h is not None
+        rec = parse_record(bytes(buf[lo : lo + size]), h.order, h.layout)
+        tables = self.tables
+        undo_obj = -1
+        for v in rec.vectors:
+            op = (v.layer, v.code)
+            if op in _UNDO_APPLIED or op == (24, 1):
+                return False
+            if op == (5, 1):
+                undo_obj = undo_ids(v)[1]
+                if not _contains(tables.get(undo_obj), v.con_id):
+                    return False
+            elif v.layer in (11, 19):
+                info = tables.get(undo_obj if v.layer == 11 else -1) or tables.get(v.obj)
+                undo_obj = -1
+                if info is None or not info.captured:
+                    continue
+                if op == (19, 1) or not _contains(info, v.con_id):
+                    return False
+                kdo = v.fields[1] if v.layer == 11 and len(v.fields) > 1 else b""
+                if len(kdo) > 16:  # the KDO (field 1)
+                    kop = kdo[10] & KDO_OP_MASK
+                    if kop == 6 or (  # an ORP; a one-field or compressed image; a row piece
+                        kop in _STRICT_OPS and kdo[11] & (KDO_FLAG_ONE_FIELD | KDO_FLAG_COMPRESSED)
+                    ):
+                        return False
+                    if kop == 2 and kdo[16] & (FB_F | FB_L) != FB_F | FB_L:
+                        return False
+        return True
+
+    def _rows(
+        self, obj: int, cseq: int, kdo: Kdo, undo: Undo | None, xid: str,
+        head: tuple[int, int, int, int, int, int], seq: int, out: list[Event],
+    ) -> None:  # fmt: skip
+        found = obj if undo is None or undo.objn not in self.tables else undo.objn
+        info = self.tables.get(found) or self.tables.get(obj)
+        if info is None or not info.captured:
+            return
+        if found in self.slow or obj in self.slow:
+            raise _Delegate(info.qualified)  # (a dictionary table's row among them)
+        if kdo.name == "URP" and undo is not None:
+            key = set(info.key)
+            if any(c.no not in key for c in undo.supplemental):
+                raise _Delegate("supplemental columns beyond the key")
+        super()._rows(obj, cseq, kdo, undo, xid, head, seq, out)
+
+    def _emit(self, out: list[Event], cols: Any, xid: str, io_type: int, rowid: str,
+              image: Any, full: bool, before: Any, ref: str,
+              head: tuple[int, int, int, int, int, int], seq: int,
+              keyless: bool = False) -> None:  # fmt: skip
+        if keyless:  # (the redo miner writes it without the key: no database to fetch it)
+            raise _Delegate("an update without its key")
+        super()._emit(out, cols, xid, io_type, rowid, image, full, before, ref, head, seq)
+
+
+def _contains(info: TableInfo | None, con_id: int) -> bool:
+    """Whether a vector of container ``con_id`` naming ``info``'s number is of its table
+    (or of no captured one)."""
+    return info is None or not info.captured or info.con_id in (None, con_id)

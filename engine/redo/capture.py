@@ -171,6 +171,18 @@ class Miner:
             if ref not in live:
                 live.append(ref)
 
+    def forget(self, xids: Iterable[str]) -> None:
+        """Transactions (their id texts) that ended in redo another miner read (the task
+        miner's fast path: engine/extract/oracle_source.py)."""
+        gone = set()
+        for x in xids:
+            usn, slt, sqn = (int(p) for p in x.split("."))
+            gone.add(V.Xid(usn, slt, sqn))
+        if gone:
+            for xid in gone:
+                self._pieces.pop(xid, None)
+            self._live = {k: v for k, v in self._live.items() if k[0] not in gone}
+
     def _ref(self, rec: Record) -> str:
         """A name for the next change of ``rec``: its RBA and its place in the record, the
         same whenever the record is read (a restart, a batch mined again)."""

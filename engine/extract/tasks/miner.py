@@ -131,6 +131,9 @@ class TableInfo:
     hooked: bool
     befores: int = BEFORES_NONE  # decode.BEFORES_*: GETUPDATEBEFORES, UPDATERECORDFORMAT
     full_deletes: bool = False  # NOCOMPRESSDELETES: a delete carries the whole before image
+    # an attached database's table: its container (the C walk then skips another
+    # container's object of this number, and walks strictly: engine/extract/oracle_source.py)
+    con_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -373,6 +376,7 @@ class Miner:
                 info.hooked,
                 self.helper(info).entry,
                 info.befores | (FULL_DELETES if info.full_deletes else 0),
+                *(() if info.con_id is None else (info.con_id,)),
             )
             for obj, info in self.tables.items()
         }
