@@ -88,6 +88,11 @@ class MinerStates:
     stop_thread: int = 0  # and its thread
     # per thread, the changes Bounded Recovery restored: (transaction, ROWID, ref)
     seeds: dict[int, list[tuple[str, str, str]]] = field(default_factory=dict)
+    # ranges mined by the task miner, by the redo miner whole, and records of the first the
+    # redo miner read in place (the fast path's reach: docs/extract.md)
+    fast_ranges: int = 0
+    redo_ranges: int = 0
+    delegated: int = 0
 
     def miner(
         self, thread: int, sequence: int, offset: int, make: Callable[[], C.Miner]
@@ -133,7 +138,6 @@ class OracleMiner:
         self.captured = frozenset(q for q, i in self.by_name.items() if i.captured)
         self._index: dict[str, dict[str, tuple[int, str]]] = {}
         self.fast = fast_miner(plan.plan, plan.dictionary)
-        self.fast_ranges = 0  # ranges mined by the task miner (the others: the redo miner)
 
     def _new(self) -> C.Miner:
         return C.Miner(
@@ -144,8 +148,9 @@ class OracleMiner:
         if self.fast is not None and self.oracle.states.stop is None:
             got = self._mine_fast(self.fast, path, start, end)
             if got is not None:
-                self.fast_ranges += 1
+                self.oracle.states.fast_ranges += 1
                 return got
+        self.oracle.states.redo_ranges += 1
         return self._mine_redo(path, start, end)
 
     def _mine_fast(self, fast: FastMiner, path: str, start: int, end: int | None) -> Mined | None:
@@ -185,6 +190,7 @@ class OracleMiner:
         """One record of a fast range read by the redo miner, told first of the changes
         before it; :class:`Fallback` where it stops (the range goes to it whole)."""
         _sync(miner, out, synced[0])
+        self.oracle.states.delegated += 1
         h = scan.header
         assert h is not None
         bs = h.block_size
