@@ -3,10 +3,12 @@ threads, in the Extract's own process: the embedded database writes a workload o
 threads, its archived logs are copied under LOG_ARCHIVE_FORMAT names and attached with a
 dictionary, and the Extract reads them to the end. For comparison, the embedded database's
 Extract (task miner and C kernels, no Spark) over the same redo. Prints the row changes
-written per second of each, the attached run's redo MB/s, and last
-``alo_row_changes_s=...``.
+written per second of each, the attached run's redo MB/s, how its ranges were mined (by the
+task miner, the fast path; records of those read by the redo miner in place; ranges read by
+the redo miner whole), and last ``alo_row_changes_s=...``. ``--redo-miner``: the attached
+Extract without its fast path (the redo miner alone: the figure before it).
 
-    python benchmarks/alo_throughput.py [--transactions N]
+    python benchmarks/alo_throughput.py [--transactions N] [--redo-miner]
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/harness
 
 from engine.embedded.database import Database, create_database
 from engine.embedded.workload import WorkloadSpec, run_workload
+from engine.extract import oracle_source
+from engine.extract.alo import AttachedOrigin
 from engine.extract.run import ExtractRun
 from engine.home.layout import Home
 from engine.redo.attached import attach
@@ -38,7 +42,10 @@ PRM = (
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--transactions", type=int, default=2000)
+    ap.add_argument("--redo-miner", action="store_true", help="no fast path")
     args = ap.parse_args()
+    if args.redo_miner:
+        oracle_source.fast_miner = lambda *_a: None  # type: ignore[assignment]
     with tempfile.TemporaryDirectory() as tmp:
         home = Home(Path(tmp) / "home")
         home.create_subdirs()
@@ -73,10 +80,15 @@ def main() -> None:
             run.close()
         t_alo = time.perf_counter() - t0
         alo_rows = run.capture.stats.trail_records
+        origin = run.capture.origin
+        assert isinstance(origin, AttachedOrigin)
+        states = origin.states
 
     print(f"archived_logs={len(copies)} redo_mb={mb:.1f} transactions={args.transactions}")
     print(f"embedded_rows={emb_rows} embedded_s={t_emb:.2f}")
     print(f"embedded_row_changes_s={emb_rows / t_emb:.0f}")
+    print(f"alo_fast_ranges={states.fast_ranges} alo_redo_ranges={states.redo_ranges} "
+          f"alo_records_read_by_redo_miner={states.delegated}")  # fmt: skip
     print(f"alo_rows={alo_rows} alo_s={t_alo:.2f}")
     print(f"alo_redo_mb_s={mb / t_alo:.2f}")
     print(f"alo_row_changes_s={alo_rows / t_alo:.0f}")
