@@ -5,4 +5,11 @@ the two to the same bytes)."""
 from engine.embedded.redopack import Table as Table
 from engine.embedded.redopack import commit as commit
 
-def crc32(data: bytes) -> int: ...
+def cut(
+    stream: bytes | bytearray,
+    starts: list[int],
+    first_block: int,
+    sequence: int,
+    block_size: int,
+    big_endian: bool,
+) -> bytes: ...

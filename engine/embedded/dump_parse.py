@@ -39,7 +39,7 @@ from engine.embedded.redo import (
     Undo,
     UndoApplied,
 )
-from engine.embedded.redo_codec import encode_record
+from engine.redo.payloads import encode_record
 
 MODELED: Final = frozenset(
     {

@@ -30,9 +30,9 @@ from engine.embedded.redo import (
     SlotAlloc,
     Undo,
 )
-from engine.embedded.redo_codec import KDO_SIZE_MAX
 
 UNDO_FILE = 3
+KDO_SIZE_MAX = 0xFFFF  # a KDO's row size is 16 bits (engine/redo/vectors.py KDO_ROW_AT "size")
 _UNDO_BLOCKS = make_dba(UNDO_FILE, 0x100)  # undo block of usn u, sequence s: + u * 0x100 + s % 256
 Row = tuple[bytes | None, ...]
 

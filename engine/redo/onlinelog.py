@@ -36,12 +36,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final
 
+from engine._native import load as load_native
 from engine.redo import framing as F
 from engine.redo import layout as L
 from engine.redo.errors import RedoCorruptError
 from engine.redo.framing import LogHeader, Rba, checksum_fold, read_header, seal
 
 HEAD: Final = L.BLOCK_HEADER.size
+#: The compiled twin of :func:`cut` (engine/_native/redopack.c ``cut``, the same bytes:
+#: tests/source/test_source_redopack.py), when built.
+_NATIVE: Final = load_native("redopack")
 NO_SEQUENCE: Final = 0xFFFFFFFF
 VERSION: Final = 0x13000000  # 19.0.0.0: 12c vector headers
 
@@ -370,7 +374,11 @@ class OnlineLog:
         s = self._stream
         L.LWN_HEADER.put(s, 0, order, lwn_len=n, lwn_scn=self._lwn_scn & 0xFFFFFFFF,
                          lwn_scn_wrap=self._lwn_scn >> 32, time=self._lwn_time)  # fmt: skip
-        blocks = cut(s, self._starts, self._end // bs, h.sequence, bs, order)
+        first = self._end // bs
+        if _NATIVE is None:
+            blocks = cut(s, self._starts, first, h.sequence, bs, order)
+        else:
+            blocks = _NATIVE.cut(s, self._starts, first, h.sequence, bs, order == ">")
         self._blocks.append(blocks)
         self._end += len(blocks)
         self._stream = bytearray()
