@@ -35,12 +35,12 @@ from engine.embedded import redogen as rg
 from engine.embedded import redopack as rp
 from engine.embedded.database import Database
 from engine.embedded.dictionary import TableDef
-from engine.embedded.ids import Uba, make_dba
 from engine.embedded.logfile import LAYOUT, ORDER
-from engine.embedded.redo import ChangeVector, Column, IndexOp, Ktb, UndoApplied
 from engine.embedded.session import Session, Txn, UndoEntry
 from engine.embedded.undo import undo_entry
 from engine.redo import payloads as P
+from engine.redo.ids import Uba, make_dba
+from engine.redo.model import ChangeVector, Column, IndexOp, Ktb, UndoApplied
 
 _EPOCH: Final = datetime(1970, 1, 1)
 _NATIVE: Final = _native.load("redopack")

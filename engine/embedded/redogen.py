@@ -16,8 +16,8 @@ import struct
 from dataclasses import dataclass, field
 
 from engine.embedded.dictionary import IndexDef, TableDef
-from engine.embedded.ids import Uba, Xid, make_dba
-from engine.embedded.redo import (
+from engine.redo.ids import Uba, Xid, make_dba
+from engine.redo.model import (
     ROLLBACK_FLAG,
     ChangeVector,
     Column,

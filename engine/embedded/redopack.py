@@ -33,13 +33,13 @@ from decimal import Decimal
 from typing import Any, Final, NamedTuple
 
 from engine.embedded import redogen as rg
-from engine.embedded.codecs import encode_date, encode_number, encode_scaled, encode_text
 from engine.embedded.dictionary import TableDef
-from engine.embedded.ids import make_dba
-from engine.embedded.redo import OBJ_UNDO, ROLLBACK_FLAG
 from engine.redo import framing as F
 from engine.redo import layout as L
 from engine.redo import vectors as V
+from engine.redo.codecs import encode_date, encode_number, encode_scaled, encode_text
+from engine.redo.ids import make_dba
+from engine.redo.model import OBJ_UNDO, ROLLBACK_FLAG
 from engine.redo.rowid import fb_value
 
 Stored = Callable[[object], bytes | None]  # a column's Oracle bytes from its SQLite value

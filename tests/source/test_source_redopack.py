@@ -33,14 +33,14 @@ from engine.embedded import bulk
 from engine.embedded import redogen as rg
 from engine.embedded import redopack as rp
 from engine.embedded.dictionary import ColumnDef, IndexDef, TableDef
-from engine.embedded.ids import Uba, Xid, make_dba
-from engine.embedded.redo import OBJ_UNDO, ROLLBACK_FLAG, ChangeVector, Column
 from engine.embedded.rows import supp_columns
 from engine.redo import framing as F
 from engine.redo import layout as L
 from engine.redo import onlinelog as O
 from engine.redo import payloads as P
 from engine.redo import vectors as V
+from engine.redo.ids import Uba, Xid, make_dba
+from engine.redo.model import OBJ_UNDO, ROLLBACK_FLAG, ChangeVector, Column
 from engine.redo.rowid import fb_value
 from tests.source.test_source_workload_golden import GOLDEN, SCENARIOS, _fingerprint
 
