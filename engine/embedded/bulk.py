@@ -39,8 +39,7 @@ from engine.embedded.logfile import LAYOUT, ORDER
 from engine.embedded.session import Session, Txn, UndoEntry
 from engine.embedded.undo import undo_entry
 from engine.redo import payloads as P
-from engine.redo.ids import Uba, make_dba
-from engine.redo.model import ChangeVector, Column, IndexOp, Ktb, UndoApplied
+from engine.redo.ids import make_dba
 
 _EPOCH: Final = datetime(1970, 1, 1)
 _NATIVE: Final = _native.load("redopack")
@@ -156,10 +155,6 @@ class BulkSession:
             w = self._writers.get(thread) or self.db.logs.writer(thread, scn)
             if w.add_vectors(scn, ts, vectors, ends=ends) >= self._log_bytes:
                 self.db.logs.switch(thread, self.db.state.scn + 1)
-
-    def _emit(self, scn: int, ts: int, cvs: Sequence[ChangeVector]) -> None:
-        """Append one record of change vectors built as the generic path builds them."""
-        self._add(scn, ts, (b"".join(P.encode_vector(cv, ORDER, LAYOUT) for cv in cvs),))
 
     # -- DML ---------------------------------------------------------------------------
 
@@ -325,55 +320,21 @@ class BulkSession:
         self._add(scn, ts, (COMMIT(self.tx.head, scn, ids.current_rec(), rollback),), True)
 
     def _undo_one(self, u: _Undone, scn: int, ts: int) -> None:
-        """Put one change back and write its compensation record: ``[5.6, the inverse row
-        op, the inverse index op]`` as ``undo.compensate`` builds it."""
+        """Put one change back and write its compensation record (:func:`redopack.undone`:
+        ``[5.6, the inverse row op, the inverse index op]`` as ``undo.compensate`` builds
+        it)."""
         t = u.table
         table = t.table
-        ids = self.tx.ids if self.tx is not None else self.ids
-        assert ids is not None
-        uba = Uba(*u.uba)
+        assert self.tx is not None
         dba, slot = make_dba(table.file_no, u.rid >> 16), u.rid & 0xFFFF
-        marker = ChangeVector(5, 6, UndoApplied(ids.xid, uba), typ=0, cls=ids.header_cls + 1,
-                              afn=rg.UNDO_FILE, dba=uba.dba, scn=scn)  # fmt: skip
-        ktb = Ktb(op=0x02, kind="C", uba=uba)
-        at = {"afn": table.file_no, "dba": dba, "obj": table.dataobj, "scn": scn}
         if u.kind == "ins":
             self._cur.execute(f'DELETE FROM "{table.sqlite_name}" WHERE "_rid" = ?', (u.rid,))
-            row = ChangeVector(11, 3, rg.kdo("DRP", ktb, table, dba, slot=slot), **at)
-            key = u.key
         elif u.kind == "del":
             self._cur.execute(t.sql_insert, u.data)
-            cols = rg.columns_of(u.enc)
-            body = rg.kdo("IRP", ktb, table, dba, slot=slot, lb=0, cc=len(cols), columns=cols,
-                          size=rg.row_size(tuple(c.data for c in cols)))  # fmt: skip
-            row = ChangeVector(11, 2, body, **at)
-            key = u.key
         else:
             self._cur.execute(t.updates[u.cols], (*u.data, u.rid))
-            cols = tuple(Column(i, v) for i, v in zip(u.cols, u.enc, strict=True))
-            body = rg.kdo("URP", ktb, table, dba, slot=slot, lock=0, cc=len(table.columns),
-                          nnew=len(cols), columns=cols)  # fmt: skip
-            self._emit(scn, ts, [marker, ChangeVector(11, 5, body, **at)])
-            return
-        cvs = [marker, row]
-        if table.indexes:
-            insert = u.kind == "del"
-            ikey = rp.index_key(key)
-            keydata = rg.keydata(dba, slot)
-            index = table.indexes[0]
-            op = IndexOp(
-                action="insert leaf row" if insert else "delete leaf row",
-                ktb=ktb,
-                itl=2,
-                sno=slot,
-                row_size=len(ikey) + len(keydata) + 4,
-                keys=ikey if insert else b"",
-                keydata=keydata if insert else b"",
-            )
-            leaf = make_dba(table.file_no, index.block)
-            cvs.append(ChangeVector(10, 2 if insert else 4, op, afn=table.file_no, dba=leaf,
-                                    obj=index.dataobj, scn=scn))  # fmt: skip
-        self._emit(scn, ts, cvs)
+        rec = rp.undone(t.shape, self.tx.head, scn, u.uba, dba, slot, u.kind, u.enc, u.key, u.cols)
+        self._add(scn, ts, (rec,))
 
     def _end(self, ids: rg.TxnIds) -> None:
         db = self.db

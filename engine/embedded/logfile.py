@@ -431,14 +431,15 @@ class LogWriter:
         if log.pending and time != self._last_time:
             log.end_lwn()  # the clock has moved on (see append)
         self._last_time = time
-        log.add(scn, 1, vectors, time)
+        log.gather(scn, 1, vectors, time)
         self.last_scn = scn
         self.records += 1
         if ends or log.pending >= LWN_LIMIT:
             log.end_lwn()
-        if log.size - log.written >= self.buffer_limit:
+        size = log.size
+        if size - log.written >= self.buffer_limit:
             self.flush(everything=False)
-        return log.size
+        return size
 
     def flush(self, *, everything: bool = True) -> None:
         """Hand all redo so far to the OS (the LWN being gathered ended here). Not

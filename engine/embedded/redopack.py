@@ -212,7 +212,9 @@ NO_XID: Final = (0, 0, 0)
 UNDO_KTB: Final = ktb(OP_Z, NO_XID, (0, 0, 0))  # rg.UNDO_KTB
 
 
-def kdo_irp(bdba: int, hdba: int, slot: int, lb: int, values: Sequence[bytes | None]) -> list[bytes]:
+def kdo_irp(
+    bdba: int, hdba: int, slot: int, lb: int, values: Sequence[bytes | None]
+) -> list[bytes]:
     """An IRP's KDO and its column fields: a whole row (``values``, trailing NULLs cut)."""
     n = len(values)
     while n and values[n - 1] is None:
@@ -294,7 +296,8 @@ def undo_cv(x: TxHead, scn: int, uba: Uba3, begin: bool, opc: tuple[int, int], o
                  slt=x.slot, sqn=x.sqn, seq=uba[1], rec=uba[2])  # fmt: skip
     ktub = _put(V.KTUB_SIZE, V.KTUB_AT, objn=objn, objd=objd, tsn=TSN, opc_layer=opc[0],
                 opc_code=opc[1], slt=x.slot, rci=0 if begin else uba[2] - 1,
-                uflg=V.KTUB_BEGIN if begin else 0, logon_user=x.logon_user if begin else 0)  # fmt: skip
+                uflg=V.KTUB_BEGIN if begin else 0,
+                logon_user=x.logon_user if begin else 0)  # fmt: skip
     return vector(5, 1, [ktudb, ktub, *body], cls=x.cls + 1, afn=rg.UNDO_FILE, dba=uba[0],
                   obj=OBJ_UNDO, scn=scn, seq=2 if begin else 1)  # fmt: skip
 
@@ -337,7 +340,7 @@ class Shape(NamedTuple):
     hdba: int
     ncols: int
     key_col: int
-    index: tuple[int, int, int, int] | None  # obj, dataobj, leaf block, index id
+    key_index: tuple[int, int, int, int] | None  # its index: obj, dataobj, leaf, index id
 
 
 def shape_of(table: TableDef) -> Shape:
@@ -367,9 +370,7 @@ class Table:
 
     def __init__(self, shape: Shape, kinds: str, encoders: Sequence[Stored]) -> None:
         if len(kinds) != shape.ncols or len(encoders) != shape.ncols:
-            raise ValueError(
-                f"{shape.ncols} columns, {len(kinds)} kinds, {len(encoders)} encoders"
-            )
+            raise ValueError(f"{shape.ncols} columns, {len(kinds)} kinds, {len(encoders)} encoders")
         self.shape = shape
         self.encoders = tuple(encoders)
 
@@ -385,7 +386,7 @@ class Table:
         s = self.shape
         enc = self.encode(row[1:])
         key = enc[s.key_col]
-        _check(enc, key, s.index is not None)
+        _check(enc, key, s.key_index is not None)
         undo = [UNDO_KTB, *kdo_drp(dba, s.hdba, slot)]
         undo += supplemental((s.key_col,), (key,))
 
@@ -393,7 +394,9 @@ class Table:
             return [k, *kdo_irp(dba, s.hdba, slot, LB_REDO, enc)]
 
         first = self._row(tx, scn, dba, KDO_IRP, undo, redo)
-        return first if s.index is None else (*first, self._index(tx, scn, dba, slot, key, True))
+        return (
+            first if s.key_index is None else (*first, self._index(tx, scn, dba, slot, key, True))
+        )
 
     def update(
         self,
@@ -430,7 +433,7 @@ class Table:
         s = self.shape
         enc = self.encode(row[1:])
         key = enc[s.key_col]
-        _check(enc, key, s.index is not None)
+        _check(enc, key, s.key_index is not None)
         undo = [UNDO_KTB, *kdo_irp(dba, s.hdba, slot, 0, enc)]
         undo += supplemental((s.key_col,), (key,))
 
@@ -438,7 +441,9 @@ class Table:
             return [k, *kdo_drp(dba, s.hdba, slot)]
 
         first = self._row(tx, scn, dba, KDO_DRP, undo, redo)
-        return first if s.index is None else (*first, self._index(tx, scn, dba, slot, key, False))
+        return (
+            first if s.key_index is None else (*first, self._index(tx, scn, dba, slot, key, False))
+        )
 
     def _row(
         self,
@@ -471,23 +476,78 @@ class Table:
         """The index record of the row's key: ``[5.1 (10.22 undo: purge or restore the leaf
         row), 10.2 insert leaf row | 10.4 delete leaf row]``."""
         s = self.shape
-        assert s.index is not None
-        iobj, idataobj, leaf, indexid = s.index
+        assert s.key_index is not None
+        iobj, idataobj, leaf, indexid = s.key_index
         ids = tx.ids
         ikey = index_key(key)
-        keydata = KEYDATA.pack(dba, slot)
         uba = ids.next_rec()
         action = INDEX_PURGE if insert else INDEX_RESTORE
         body = [UNDO_KTB, index_head(action, 0, 0, indexid, leaf), ikey, b"", b"",
-                b"" if insert else keydata]  # fmt: skip
+                b"" if insert else KEYDATA.pack(dba, slot)]  # fmt: skip
         u = undo_cv(tx.head, scn, uba, False, (10, 22), iobj, idataobj, body)
         k, _ = redo_ktb(tx, leaf, uba)
-        head = index_head(INDEX_INSERT if insert else INDEX_DELETE, slot,
-                          len(ikey) + KEYDATA.size + 4, 0, 0)  # fmt: skip
-        fields = [k, head, ikey, b"", b"", keydata] if insert else [k, head, b"", b"", b"", b""]
-        r = vector(10, 2 if insert else 4, fields, cls=1, afn=s.afn, dba=leaf, obj=idataobj,
-                   scn=scn)  # fmt: skip
-        return u + r
+        return u + leaf_cv(s, k, insert, dba, slot, key, scn)
+
+
+def leaf_cv(s: Shape, k: bytes, insert: bool, dba: int, slot: int, key: bytes | None,
+            scn: int) -> bytes:  # fmt: skip
+    """10.2 insert leaf row (the key and its ROWID) or 10.4 delete leaf row, KTB ``k``."""
+    assert s.key_index is not None
+    _, idataobj, leaf, _ = s.key_index
+    ikey = index_key(key)
+    head = index_head(INDEX_INSERT if insert else INDEX_DELETE, slot,
+                      len(ikey) + KEYDATA.size + 4, 0, 0)  # fmt: skip
+    if insert:
+        fields = [k, head, ikey, b"", b"", KEYDATA.pack(dba, slot)]
+    else:
+        fields = [k, head, b"", b"", b"", b""]
+    return vector(10, 2 if insert else 4, fields, cls=1, afn=s.afn, dba=leaf, obj=idataobj,
+                  scn=scn)  # fmt: skip
+
+
+def applied_cv(x: TxHead, scn: int, uba: Uba3) -> bytes:
+    """5.6: a rollback applied the undo record at ``uba`` (a compensation record's first
+    vector): the ktub of the undone row change, then its transaction and undo address."""
+    ktub = _put(V.KTUB_SIZE, V.KTUB_AT, opc_layer=11, opc_code=1)
+    f1 = _put(V.UNDO_APPLIED_SIZE, V.UNDO_APPLIED_AT, usn=x.usn, slt=x.slot, sqn=x.sqn,
+              uba_dba=uba[0], uba_seq=uba[1], uba_rec=uba[2])  # fmt: skip
+    return vector(5, 6, [ktub, f1], cls=x.cls + 1, afn=rg.UNDO_FILE, dba=uba[0], obj=OBJ_UNDO,
+                  scn=scn)  # fmt: skip
+
+
+def undone(
+    s: Shape,
+    x: TxHead,
+    scn: int,
+    uba: Uba3,
+    dba: int,
+    slot: int,
+    kind: str,
+    values: Sequence[bytes | None],
+    key: bytes | None = None,
+    nos: Sequence[int] = (),
+) -> bytes:
+    """The compensation record of a row change rolled back, as ``undo.compensate`` builds
+    it: ``[5.6, the inverse row operation, the inverse index operation]``, each in the block
+    the change was in (KTB ``C`` pointing at the undo record applied, ``uba``). ``kind``:
+    ``ins`` (an insert undone: 11.3 DRP, 10.4 for ``key``), ``del`` (a delete undone: 11.2
+    IRP of ``values``, the row's columns, and 10.2), ``upd`` (an update undone: 11.5 URP
+    setting columns ``nos`` back to ``values``). Not in the compiled kernel: rollbacks are
+    rare."""
+    k = ktb(OP_C, NO_XID, uba)
+    out = [applied_cv(x, scn, uba)]
+    at: dict[str, int] = {"cls": 1, "afn": s.afn, "dba": dba, "obj": s.dataobj, "scn": scn}
+    if kind == "upd":
+        out.append(vector(11, KDO_URP, [k, *kdo_urp(dba, s.hdba, slot, 0, s.ncols, nos, values)],
+                          **at))  # fmt: skip
+        return b"".join(out)
+    if kind == "ins":
+        out.append(vector(11, KDO_DRP, [k, *kdo_drp(dba, s.hdba, slot)], **at))
+    else:
+        out.append(vector(11, KDO_IRP, [k, *kdo_irp(dba, s.hdba, slot, 0, values)], **at))
+    if s.key_index is not None:
+        out.append(leaf_cv(s, k, kind == "del", dba, slot, key, scn))
+    return b"".join(out)
 
 
 def _check(values: Sequence[bytes | None], key: bytes | None, index: bool) -> None:

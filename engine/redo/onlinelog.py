@@ -338,29 +338,30 @@ class OnlineLog:
     ) -> tuple[int, int]:
         """Gather one record (its change vectors, encoded) into the pending LWN; returns the
         file offsets of its first byte and just past it."""
+        pos = len(self._stream)
+        self.gather(scn, subscn, vectors, time, vld)
+        return self.where(pos), self.where(len(self._stream))
+
+    def gather(self, scn: int, subscn: int, vectors: bytes, time: int, vld: int = 1) -> None:
+        """:meth:`add` without the offsets (the embedded database's fast path)."""
         order = self.header.order
         first = not self._stream
-        hl = L.LWN_HEADER if first else L.RECORD_HEADER
-        size = hl.size + len(vectors)
+        size = (L.LWN_HEADER.size if first else L.RECORD_HEADER.size) + len(vectors)
         if size > L.MAX_RECORD:
             raise RedoCorruptError(f"a record of {size} bytes is beyond {L.MAX_RECORD}")
-        values = {
-            "size": size,
-            "vld": (vld & ~L.VLD_LWN) | (L.VLD_LWN if first else 0),
-            "scn": scn & 0xFFFFFFFF,
-            "scn_wrap": scn >> 32,
-            "subscn": subscn,
-        }
-        if first:
-            values["lwn_nst"] = 1
-        pos = len(self._stream)
-        if first:
+        self._starts.append(len(self._stream))
+        if first:  # fields in the layout's order: lwn_nst 1, the LWN's own at end_lwn
             self.pending_scn = scn
-        self._starts.append(pos)
-        self._stream += hl.pack(order, values)
+            self._stream += L.LWN_HEADER.pack_values(
+                order, size, vld | L.VLD_LWN, scn >> 32, scn & 0xFFFFFFFF, subscn,
+                0, 1, 0, 0, 0, 0,
+            )  # fmt: skip
+        else:
+            self._stream += L.RECORD_HEADER.pack_values(
+                order, size, vld & ~L.VLD_LWN, scn >> 32, scn & 0xFFFFFFFF, subscn
+            )
         self._stream += vectors
         self._lwn_scn, self._lwn_time = scn, time
-        return self.where(pos), self.where(len(self._stream))
 
     def end_lwn(self) -> int:
         """End the pending LWN: its blocks cut and sealed, to be written at the next

@@ -40,7 +40,15 @@ from engine.redo import onlinelog as O
 from engine.redo import payloads as P
 from engine.redo import vectors as V
 from engine.redo.ids import Uba, Xid, make_dba
-from engine.redo.model import OBJ_UNDO, ROLLBACK_FLAG, ChangeVector, Column
+from engine.redo.model import (
+    OBJ_UNDO,
+    ROLLBACK_FLAG,
+    ChangeVector,
+    Column,
+    IndexOp,
+    Ktb,
+    UndoApplied,
+)
 from engine.redo.rowid import fb_value
 from tests.source.test_source_workload_golden import GOLDEN, SCENARIOS, _fingerprint
 
@@ -136,6 +144,8 @@ def _kernels(name: str, kinds: str | None = None, encoders: Any = None) -> tuple
 
 def _ids(txn: tuple[Any, ...], dba: int, leaf: int) -> rg.TxnIds:
     usn, slot, rec, seq, started, seen, leaf_seen, _ = txn
+    if not started:  # a transaction's 5.2 points at its next undo record: a byte
+        rec = min(rec, 0xFE)
     ids = rg.TxnIds(Xid(usn, slot, 0x357), undo_seq=seq, rec=rec, started=started)
     if seen:
         ids.blocks.add(dba)
@@ -314,6 +324,77 @@ def test_the_python_twin_writes_the_generic_paths_vectors(
     for rec, cvs in zip(got, model, strict=True):  # the framing reader takes them whole
         vectors = F.parse_record(F.build_record("<", SCN, 1, [rec]), "<", "12c").vectors
         assert [(v.layer, v.code) for v in vectors] == [(cv.layer, cv.code) for cv in cvs]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    name=st.sampled_from(sorted(TABLES)),
+    row=raw_rows,
+    usn=st.integers(1, 10),
+    block=st.integers(0x430, 0x3FFFFF),
+    rec=st.integers(1, 255),
+)
+def test_compensation_records_are_the_generic_ones(
+    name: str, row: tuple[bytes | None, ...], usn: int, block: int, rec: int
+) -> None:
+    """redopack.undone = undo.compensate's change vectors (the generic rollback's)."""
+    table = TABLES[name]
+    shape = rp.shape_of(table)
+    ids = rg.TxnIds(Xid(usn, 3, 0x357), undo_seq=0x1234, started=True)
+    x = rp.tx_head(ids)
+    dba, slot = make_dba(4, block), block % 300
+    uba = (ids.undo_dba, 0x1234, rec)
+    marker = ChangeVector(5, 6, UndoApplied(ids.xid, Uba(*uba)), cls=x.cls + 1, afn=3,
+                          dba=uba[0], scn=SCN)  # fmt: skip
+    ktb = Ktb(op=0x02, kind="C", uba=Uba(*uba))
+    key = row[shape.key_col]
+    cols = rg.columns_of(row)
+    size = rg.row_size(tuple(c.data for c in cols))
+
+    def cv(code: int, kdo: Any) -> ChangeVector:
+        return ChangeVector(11, code, kdo, afn=4, dba=dba, obj=table.dataobj, scn=SCN)
+
+    drp = cv(3, rg.kdo("DRP", ktb, table, dba, slot=slot))
+    irp = cv(2, rg.kdo("IRP", ktb, table, dba, slot=slot, size=size, lb=0, cc=len(cols),
+                       columns=cols))  # fmt: skip
+    old = tuple(Column(i, row[i]) for i in (2, 4))
+    urp = cv(5, rg.kdo("URP", ktb, table, dba, slot=slot, cc=5, nnew=2, columns=old))
+
+    def leaf(insert: bool) -> list[ChangeVector]:
+        if not table.indexes:
+            return []
+        ikey = rp.index_key(key)
+        kd = rg.keydata(dba, slot)
+        body = IndexOp(action="insert leaf row" if insert else "delete leaf row", ktb=ktb,
+                       itl=2, sno=slot, row_size=len(ikey) + len(kd) + 4,
+                       keys=ikey if insert else b"", keydata=kd if insert else b"")  # fmt: skip
+        index = table.indexes[0]
+        return [ChangeVector(10, 2 if insert else 4, body, afn=4,
+                             dba=make_dba(4, index.block), obj=index.dataobj, scn=SCN)]  # fmt: skip
+
+    def enc(cvs: list[ChangeVector]) -> bytes:
+        return b"".join(P.encode_vector(cv) for cv in cvs)
+
+    got = rp.undone(shape, x, SCN, uba, dba, slot, "ins", (), key)
+    assert got == enc([marker, drp, *leaf(False)])
+    got = rp.undone(shape, x, SCN, uba, dba, slot, "del", row, key)
+    assert got == enc([marker, irp, *leaf(True)])
+    got = rp.undone(shape, x, SCN, uba, dba, slot, "upd", (row[2], row[4]), None, (2, 4))
+    assert got == enc([marker, urp])
+
+
+def test_the_online_log_gathers_headers_in_the_layouts_field_order() -> None:
+    """OnlineLog.gather packs the record and LWN headers by position (Layout.pack_values)."""
+    assert L.RECORD_HEADER.names == ("size", "vld", "scn_wrap", "scn", "subscn")
+    assert L.LWN_HEADER.names[:5] == L.RECORD_HEADER.names
+    assert L.LWN_HEADER.names[5:] == (
+        "lwn_num", "lwn_nst", "lwn_len", "lwn_scn", "lwn_scn_wrap", "time"
+    )  # fmt: skip
+    for hl in (L.RECORD_HEADER, L.LWN_HEADER):
+        values = list(range(1, len(hl.names) + 1))
+        for order in ("<", ">"):
+            want = hl.pack(order, dict(zip(hl.names, values, strict=True)))
+            assert hl.pack_values(order, *values) == want
 
 
 @settings(max_examples=100, deadline=None)
