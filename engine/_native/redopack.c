@@ -116,6 +116,13 @@
 #define KDO_URP_NULLS 26
 #define KDO_SLOT_AT_slot 16, 'H'
 #define KDO_SLOT_SIZE 20
+#define UNDO_APPLIED_SIZE 16
+#define UNDO_APPLIED_AT_usn 0, 'H'
+#define UNDO_APPLIED_AT_slt 2, 'H'
+#define UNDO_APPLIED_AT_sqn 4, 'I'
+#define UNDO_APPLIED_AT_uba_dba 8, 'I'
+#define UNDO_APPLIED_AT_uba_seq 12, 'H'
+#define UNDO_APPLIED_AT_uba_rec 14, 'B'
 #define SUPP_SIZE 20
 #define SUPP_AT_type 0, 'B'
 #define SUPP_AT_fb 1, 'B'
@@ -422,14 +429,6 @@ static int as_u64(PyObject *o, uint64_t max, uint64_t *out) {
 static int item_u64(PyObject *tuple, Py_ssize_t i, uint64_t max, uint64_t *out) {
     return as_u64(PyTuple_GET_ITEM(tuple, i), max, out);
 }
-
-static int as_i64(PyObject *o, uint64_t *out) {
-    long long v = PyLong_AsLongLong(o);
-    if (v == -1 && PyErr_Occurred()) return -1;
-    *out = (uint64_t)v;
-    return 0;
-}
-
 
 /* ---- change vectors ---------------------------------------------------------------------------- */
 /* A change vector being written (framing.build_vector): its 12c header, its length array
@@ -814,6 +813,23 @@ static void index_head(Vec *v, unsigned action, uint64_t sno, uint64_t row_size,
     fld_end(v, q + INDEX_SIZE);
 }
 
+/* 10.2 insert leaf row (the key and its ROWID) or 10.4 delete leaf row, KTB ``k``
+   (redopack.leaf_cv), for the row at the change's block and slot. */
+static u8 *leaf_cv(u8 *q, const Table *self, const Change *c, const Tx *t, const Ktb *k,
+                   int insert, const u8 *ikey, size_t klen) {
+    u8 keydata[KEYDATA] = {(u8)(c->dba >> 24), (u8)(c->dba >> 16), (u8)(c->dba >> 8), (u8)c->dba,
+                           (u8)(c->slot >> 8), (u8)c->slot}; /* big-endian */
+    Vec v;
+    vec_begin(&v, q, 10, insert ? 2 : 4, 1, self->afn, self->leaf, self->idataobj, c->scn, 1, 0, 6);
+    put_ktb(&v, t, k);
+    index_head(&v, insert ? INDEX_INSERT : INDEX_DELETE, c->slot, klen + KEYDATA + 4, 0, 0);
+    fld_bytes(&v, ikey, insert ? klen : 0);
+    fld_bytes(&v, NULL, 0);
+    fld_bytes(&v, NULL, 0);
+    fld_bytes(&v, keydata, insert ? KEYDATA : 0);
+    return v.q;
+}
+
 /* The index record (redopack.Table._index): [5.1 (10.22 undo), 10.2 | 10.4] for the row's
    key as the index stores it. */
 static u8 *put_index(u8 *q, const Table *self, const Change *c, const Ktb *k, int insert,
@@ -828,15 +844,16 @@ static u8 *put_index(u8 *q, const Table *self, const Change *c, const Ktb *k, in
     fld_bytes(&v, NULL, 0);
     fld_bytes(&v, NULL, 0);
     fld_bytes(&v, keydata, insert ? 0 : KEYDATA);
-    vec_begin(&v, v.q, 10, insert ? 2 : 4, 1, self->afn, self->leaf, self->idataobj, c->scn, 1, 0,
-              6);
-    put_ktb(&v, &c->tx, k);
-    index_head(&v, insert ? INDEX_INSERT : INDEX_DELETE, c->slot, klen + KEYDATA + 4, 0, 0);
-    fld_bytes(&v, ikey, insert ? klen : 0);
-    fld_bytes(&v, NULL, 0);
-    fld_bytes(&v, NULL, 0);
-    fld_bytes(&v, keydata, insert ? KEYDATA : 0);
-    return v.q;
+    return leaf_cv(v.q, self, c, &c->tx, k, insert, ikey, klen);
+}
+
+/* A key as the index stores it (redopack.index_key): 0xFF for NULL, else length + bytes. */
+static size_t index_key(const Val *key, u8 ikey[256]) {
+    ikey[0] = 0xFF;
+    if (key->n == NULL_LEN) return 1;
+    ikey[0] = (u8)key->n;
+    putn(ikey + 1, key->p, len_of(key));
+    return 1 + len_of(key);
 }
 
 /* ---- Table methods ------------------------------------------------------------------------- */
@@ -1091,12 +1108,8 @@ static PyObject *row_change(Table *self, PyObject *const *args, Py_ssize_t nargs
     /* the index record (insert, delete): [5.1 (10.22 undo), 10.2 | 10.4] */
     if (index) {
         Ktb leaf;
-        u8 ikey[256] = {0xFF}; /* redopack.index_key: 0xFF for NULL, else length + bytes */
-        size_t klen = 1 + len_of(key);
-        if (key->n != NULL_LEN) {
-            ikey[0] = (u8)key->n;
-            putn(ikey + 1, key->p, len_of(key));
-        }
+        u8 ikey[256];
+        size_t klen = index_key(key, ikey);
         if (choose_ktb(&c.tx, self->leaf, 0, &leaf) < 0) goto out;
         if ((q = need(&b, 2 * VEC_ROOM(8, 0) + 256 + 2 * klen)) == NULL) goto out;
         b.n = (size_t)(put_index(q, self, &c, &leaf, op == OP_INSERT, ikey, klen) - b.p);
@@ -1149,6 +1162,8 @@ static PyObject *table_encode(Table *self, PyObject *values) {
     return out;
 }
 
+static PyObject *table_undone(Table *self, PyObject *const *args, Py_ssize_t nargs);
+
 static PyMethodDef table_methods[] = {
     {"insert", (PyCFunction)(void (*)(void))table_insert, METH_FASTCALL,
      "insert(tx, scn, dba, slot, row) -> the records' change vectors"},
@@ -1156,6 +1171,8 @@ static PyMethodDef table_methods[] = {
      "update(tx, scn, dba, slot, set_cols, row, new) -> the record's change vectors"},
     {"delete", (PyCFunction)(void (*)(void))table_delete, METH_FASTCALL,
      "delete(tx, scn, dba, slot, row) -> the records' change vectors"},
+    {"undone", (PyCFunction)(void (*)(void))table_undone, METH_FASTCALL,
+     "undone(head, scn, uba, dba, slot, kind, values, key, nos) -> a compensation record"},
     {"encode", (PyCFunction)table_encode, METH_O,
      "encode(values) -> a row's SQLite values as Oracle bytes"},
     {NULL, NULL, 0, NULL},
@@ -1204,6 +1221,123 @@ static PyObject *commit(PyObject *module, PyObject *const *args, Py_ssize_t narg
     SET(q, KTUCF_AT_uba_rec, uba[2]);
     fld_end(&v, q + KTUCF_SIZE);
     return PyBytes_FromStringAndSize((const char *)out, v.q - out);
+}
+
+/* A value given as Oracle bytes (bytes, or None for NULL). */
+static int raw_value(PyObject *o, Val *v) {
+    v->ref = NULL;
+    v->p = v->small;
+    v->n = NULL_LEN;
+    if (o == Py_None) return 0;
+    if (!PyBytes_Check(o)) {
+        PyErr_SetString(PyExc_TypeError, "a value must be bytes or None");
+        return -1;
+    }
+    if (PyBytes_GET_SIZE(o) > MAX_FIELD) {
+        PyErr_Format(PyExc_ValueError, "a value of %zd bytes is more than a field holds",
+                     PyBytes_GET_SIZE(o));
+        return -1;
+    }
+    v->p = (const u8 *)PyBytes_AS_STRING(o);
+    v->n = PyBytes_GET_SIZE(o);
+    return 0;
+}
+
+/* Table.undone(head, scn, uba, dba, slot, kind, values, key, nos): the compensation record
+   of a row change rolled back (redopack.undone, its reference): [5.6, the inverse row op,
+   the inverse index op], KTB C at ``uba``; ``kind`` "ins", "del" or "upd", ``values`` and
+   ``key`` Oracle bytes. */
+static PyObject *table_undone(Table *self, PyObject *const *args, Py_ssize_t nargs) {
+    Change c;
+    Ktb k = {OP_C, 0, {0, 0, 0}, NULL, 0};
+    Val vals[LOCAL_VALUES], key;
+    unsigned nos[LOCAL_VALUES];
+    Buf b;
+    PyObject *seq = NULL, *out = NULL, *nseq = NULL;
+    if (nargs != 9 || !PyTuple_Check(args[2]) || PyTuple_GET_SIZE(args[2]) != 3 ||
+        !PyUnicode_Check(args[5])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "undone(head, scn, uba, dba, slot, kind, values, key, nos)");
+        return NULL;
+    }
+    const char *kind = PyUnicode_AsUTF8(args[5]);
+    if (kind == NULL || head_read(args[0], &c.tx) < 0 ||
+        as_u64(args[1], (1ULL << 48) - 1, &c.scn) < 0 ||
+        item_u64(args[2], 0, UINT32_MAX, &k.uba[0]) < 0 || item_u64(args[2], 1, 0xFFFF, &k.uba[1]) < 0 ||
+        item_u64(args[2], 2, 0xFF, &k.uba[2]) < 0 || as_u64(args[3], UINT32_MAX, &c.dba) < 0 ||
+        as_u64(args[4], 0xFFFF, &c.slot) < 0 || raw_value(args[7], &key) < 0)
+        return NULL;
+    int upd = strcmp(kind, "upd") == 0, ins = strcmp(kind, "ins") == 0;
+    if (!upd && !ins && strcmp(kind, "del") != 0) {
+        PyErr_Format(PyExc_ValueError, "kind %R: ins, del or upd", args[5]);
+        return NULL;
+    }
+    if ((seq = PySequence_Fast(args[6], "values must be a sequence")) == NULL ||
+        (nseq = PySequence_Fast(args[8], "nos must be a sequence")) == NULL)
+        goto out;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    size_t bytes = 0;
+    if (n > LOCAL_VALUES || n > self->ncols || (upd && PySequence_Fast_GET_SIZE(nseq) != n)) {
+        PyErr_SetString(PyExc_ValueError, "values: too many, or not one a column set");
+        goto out;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (raw_value(PySequence_Fast_GET_ITEM(seq, i), &vals[i]) < 0) goto out;
+        bytes += len_of(&vals[i]);
+        if (upd) {
+            uint64_t no;
+            if (as_u64(PySequence_Fast_GET_ITEM(nseq, i), 0xFF, &no) < 0) goto out;
+            nos[i] = (unsigned)no;
+        }
+    }
+    if (self->has_index && !upd && key.n > 255) {
+        PyErr_SetString(PyExc_ValueError, "bytes must be in range(0, 256)");
+        goto out;
+    }
+    Py_ssize_t count = n;
+    size_t size = 3;
+    while (!upd && count && vals[count - 1].n == NULL_LEN) count--;
+    for (Py_ssize_t i = 0; !upd && i < count; i++) size += 1 + len_of(&vals[i]);
+    buf_init(&b);
+    u8 *q = need(&b, 3 * VEC_ROOM(8 + 2 * (size_t)n, 0) + 2 * bytes + 1024);
+    if (q == NULL) {
+        buf_free(&b);
+        goto out;
+    }
+    const Tx *t = &c.tx;
+    Vec v; /* 5.6: the undone change's ktub (opc 11.1), its transaction and undo address */
+    vec_begin(&v, q, 5, 6, t->cls + 1, UNDO_FILE, k.uba[0], OBJ_UNDO, c.scn, 1, 0, 2);
+    u8 *f = fld(&v, KTUB_SIZE);
+    SET(f, KTUB_AT_opc_layer, 11);
+    SET(f, KTUB_AT_opc_code, 1);
+    fld_end(&v, f + KTUB_SIZE);
+    f = fld(&v, UNDO_APPLIED_SIZE);
+    SET(f, UNDO_APPLIED_AT_usn, t->usn);
+    SET(f, UNDO_APPLIED_AT_slt, t->slot);
+    SET(f, UNDO_APPLIED_AT_sqn, t->sqn);
+    SET(f, UNDO_APPLIED_AT_uba_dba, k.uba[0]);
+    SET(f, UNDO_APPLIED_AT_uba_seq, k.uba[1]);
+    SET(f, UNDO_APPLIED_AT_uba_rec, k.uba[2]);
+    fld_end(&v, f + UNDO_APPLIED_SIZE);
+    unsigned op = upd ? KDO_URP : ins ? KDO_DRP : KDO_IRP;
+    int nf = 1 + (upd ? (n ? 2 + (int)n : 1) : ins ? 1 : 1 + (int)count);
+    vec_begin(&v, v.q, 11, op, 1, self->afn, c.dba, self->dataobj, c.scn, 1, 0, nf);
+    put_ktb(&v, t, &k);
+    if (upd) kdo_urp(&v, self, &c, 0, nos, vals, n);
+    else if (ins) kdo_drp(&v, self, &c);
+    else kdo_irp(&v, self, &c, 0, vals, count, size);
+    q = v.q;
+    if (!upd && self->has_index) {
+        u8 ikey[256];
+        size_t klen = index_key(&key, ikey);
+        q = leaf_cv(q, self, &c, t, &k, !ins, ikey, klen);
+    }
+    out = PyBytes_FromStringAndSize((const char *)b.p, q - b.p);
+    buf_free(&b);
+out:
+    Py_XDECREF(seq);
+    Py_XDECREF(nseq);
+    return out;
 }
 
 /* ---- blocks ---------------------------------------------------------------------------------- */

@@ -333,7 +333,7 @@ class BulkSession:
             self._cur.execute(t.sql_insert, u.data)
         else:
             self._cur.execute(t.updates[u.cols], (*u.data, u.rid))
-        rec = rp.undone(t.shape, self.tx.head, scn, u.uba, dba, slot, u.kind, u.enc, u.key, u.cols)
+        rec = t.kern.undone(self.tx.head, scn, u.uba, dba, slot, u.kind, u.enc, u.key, u.cols)
         self._add(scn, ts, (rec,))
 
     def _end(self, ids: rg.TxnIds) -> None:

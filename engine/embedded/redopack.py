@@ -445,6 +445,21 @@ class Table:
             first if s.key_index is None else (*first, self._index(tx, scn, dba, slot, key, False))
         )
 
+    def undone(
+        self,
+        x: TxHead,
+        scn: int,
+        uba: Uba3,
+        dba: int,
+        slot: int,
+        kind: str,
+        values: Sequence[bytes | None],
+        key: bytes | None,
+        nos: Sequence[int],
+    ) -> bytes:
+        """The compensation record of one of this table's changes rolled back: :func:`undone`."""
+        return undone(self.shape, x, scn, uba, dba, slot, kind, values, key, nos)
+
     def _row(
         self,
         tx: Txn,
@@ -532,8 +547,7 @@ def undone(
     the change was in (KTB ``C`` pointing at the undo record applied, ``uba``). ``kind``:
     ``ins`` (an insert undone: 11.3 DRP, 10.4 for ``key``), ``del`` (a delete undone: 11.2
     IRP of ``values``, the row's columns, and 10.2), ``upd`` (an update undone: 11.5 URP
-    setting columns ``nos`` back to ``values``). Not in the compiled kernel: rollbacks are
-    rare."""
+    setting columns ``nos`` back to ``values``)."""
     k = ktb(OP_C, NO_XID, uba)
     out = [applied_cv(x, scn, uba)]
     at: dict[str, int] = {"cls": 1, "afn": s.afn, "dba": dba, "obj": s.dataobj, "scn": scn}

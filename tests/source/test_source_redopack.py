@@ -381,6 +381,16 @@ def test_compensation_records_are_the_generic_ones(
     assert got == enc([marker, irp, *leaf(True)])
     got = rp.undone(shape, x, SCN, uba, dba, slot, "upd", (row[2], row[4]), None, (2, 4))
     assert got == enc([marker, urp])
+    if _C is not None:  # the compiled kernel's
+        native, _ = _kernels(name)
+        calls = [
+            ("ins", (), key, ()),
+            ("del", row, key, ()),
+            ("upd", (row[2], row[4]), None, (2, 4)),
+        ]
+        for kind, values, k, nos in calls:
+            want = rp.undone(shape, x, SCN, uba, dba, slot, kind, values, k, nos)
+            assert native.undone(x, SCN, uba, dba, slot, kind, values, k, nos) == want
 
 
 def test_the_online_log_gathers_headers_in_the_layouts_field_order() -> None:
