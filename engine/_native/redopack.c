@@ -136,6 +136,15 @@
 #define INDEX_AT_row_size 6, 'H'
 #define INDEX_AT_indexid 8, 'I'
 #define INDEX_AT_block 12, 'I'
+#define RECORD_HEADER_SIZE 24
+#define RECORD_HEADER_AT_size 0, 'I'
+#define RECORD_HEADER_AT_vld 4, 'B'
+#define RECORD_HEADER_AT_scn_wrap 6, 'H'
+#define RECORD_HEADER_AT_scn 8, 'I'
+#define RECORD_HEADER_AT_subscn 12, 'H'
+#define LWN_HEADER_SIZE 68
+#define LWN_HEADER_AT_lwn_nst 26, 'H'
+#define VLD_LWN 0x04
 #define BLOCK_HEADER_SIZE 16
 #define BLOCK_HEADER_AT_signature 0, 'B'
 #define BLOCK_HEADER_AT_block_type 1, 'B'
@@ -1420,9 +1429,55 @@ static PyObject *cut(PyObject *module, PyObject *const *args, Py_ssize_t nargs) 
     return out;
 }
 
+/* gather(stream, starts, vectors, scn, subscn, vld, big_endian) -> None: one record
+   appended to an LWN's record stream (onlinelog.OnlineLog.gather, its reference): the LWN
+   header when the stream is empty (lwn_nst 1, the LWN's own fields written when it ends),
+   else the record header, then the change vectors; its offset appended to ``starts``. */
+static PyObject *gather(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    uint64_t scn, subscn, vld;
+    int big;
+    if (nargs != 7 || !PyByteArray_Check(args[0]) || !PyList_Check(args[1]) ||
+        !PyBytes_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "gather(stream: bytearray, starts: list, vectors: bytes, scn, subscn, "
+                        "vld, big_endian)");
+        return NULL;
+    }
+    if (as_u64(args[3], (1ULL << 48) - 1, &scn) < 0 || as_u64(args[4], 0xFFFF, &subscn) < 0 ||
+        as_u64(args[5], 0xFF, &vld) < 0 || (big = PyObject_IsTrue(args[6])) < 0)
+        return NULL;
+    PyObject *stream = args[0];
+    Py_ssize_t pos = PyByteArray_GET_SIZE(stream), n = PyBytes_GET_SIZE(args[2]);
+    int first = pos == 0;
+    Py_ssize_t hl = first ? LWN_HEADER_SIZE : RECORD_HEADER_SIZE;
+    if (hl + n > UINT32_MAX) {
+        PyErr_SetString(StructError, "a record too large");
+        return NULL;
+    }
+    PyObject *at = PyLong_FromSsize_t(pos);
+    if (at == NULL || PyList_Append(args[1], at) < 0 ||
+        PyByteArray_Resize(stream, pos + hl + n) < 0) {
+        Py_XDECREF(at);
+        return NULL;
+    }
+    Py_DECREF(at);
+    u8 *q = (u8 *)PyByteArray_AS_STRING(stream) + pos;
+    memset(q, 0, (size_t)hl);
+    SET_IN(q, RECORD_HEADER_AT_size, hl + n, big);
+    SET_IN(q, RECORD_HEADER_AT_vld, first ? vld | VLD_LWN : vld & ~(uint64_t)VLD_LWN, big);
+    SET_IN(q, RECORD_HEADER_AT_scn_wrap, scn >> 32, big);
+    SET_IN(q, RECORD_HEADER_AT_scn, scn & 0xFFFFFFFFu, big);
+    SET_IN(q, RECORD_HEADER_AT_subscn, subscn, big);
+    if (first) SET_IN(q, LWN_HEADER_AT_lwn_nst, 1, big);
+    putn(q + hl, PyBytes_AS_STRING(args[2]), (size_t)n);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef module_methods[] = {
     {"commit", (PyCFunction)(void (*)(void))commit, METH_FASTCALL,
      "commit(head, scn, uba, rollback) -> the 5.4's change vector"},
+    {"gather", (PyCFunction)(void (*)(void))gather, METH_FASTCALL,
+     "gather(stream, starts, vectors, scn, subscn, vld, big_endian): a record into an LWN"},
     {"cut", (PyCFunction)(void (*)(void))cut, METH_FASTCALL,
      "cut(stream, starts, first_block, sequence, block_size, big_endian) -> sealed blocks"},
     {NULL, NULL, 0, NULL},

@@ -13,3 +13,13 @@ def cut(
     block_size: int,
     big_endian: bool,
 ) -> bytes: ...
+
+def gather(
+    stream: bytearray,
+    starts: list[int],
+    vectors: bytes,
+    scn: int,
+    subscn: int,
+    vld: int,
+    big_endian: bool,
+) -> None: ...

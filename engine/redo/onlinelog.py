@@ -43,8 +43,8 @@ from engine.redo.errors import RedoCorruptError
 from engine.redo.framing import LogHeader, Rba, checksum_fold, read_header, seal
 
 HEAD: Final = L.BLOCK_HEADER.size
-#: The compiled twin of :func:`cut` (engine/_native/redopack.c ``cut``, the same bytes:
-#: tests/source/test_source_redopack.py), when built.
+#: The compiled twins of :func:`cut` and :meth:`OnlineLog.gather` (engine/_native/redopack.c
+#: ``cut``, ``gather``: the same bytes, tests/source/test_source_redopack.py), when built.
 _NATIVE: Final = load_native("redopack")
 NO_SEQUENCE: Final = 0xFFFFFFFF
 VERSION: Final = 0x13000000  # 19.0.0.0: 12c vector headers
@@ -349,6 +349,12 @@ class OnlineLog:
         size = (L.LWN_HEADER.size if first else L.RECORD_HEADER.size) + len(vectors)
         if size > L.MAX_RECORD:
             raise RedoCorruptError(f"a record of {size} bytes is beyond {L.MAX_RECORD}")
+        if _NATIVE is not None:  # the same bytes, appended by the compiled twin
+            if first:
+                self.pending_scn = scn
+            _NATIVE.gather(self._stream, self._starts, vectors, scn, subscn, vld, order == ">")
+            self._lwn_scn, self._lwn_time = scn, time
+            return
         self._starts.append(len(self._stream))
         if first:  # fields in the layout's order: lwn_nst 1, the LWN's own at end_lwn
             self.pending_scn = scn

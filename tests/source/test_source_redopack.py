@@ -198,7 +198,8 @@ def test_the_c_layouts_are_the_tables() -> None:
     layouts = {
         name: {f.name: (f.offset, f.fmt) for f in layout.fields}
         for name, layout in (("VECTOR_HEADER_12C", L.VECTOR_HEADER_12C),
-                             ("BLOCK_HEADER", L.BLOCK_HEADER))
+                             ("BLOCK_HEADER", L.BLOCK_HEADER),
+                             ("RECORD_HEADER", L.RECORD_HEADER), ("LWN_HEADER", L.LWN_HEADER))
     }  # fmt: skip
     got = _c_layouts()
     assert len(got) > 60
@@ -212,6 +213,9 @@ def test_the_c_layouts_are_the_tables() -> None:
     consts = _c_constants()
     assert consts["VECTOR_HEADER_12C_SIZE"] == L.VECTOR_HEADER_12C.size
     assert consts["BLOCK_HEADER_SIZE"] == L.BLOCK_HEADER.size
+    assert consts["RECORD_HEADER_SIZE"] == L.RECORD_HEADER.size
+    assert consts["LWN_HEADER_SIZE"] == L.LWN_HEADER.size
+    assert consts["VLD_LWN"] == L.VLD_LWN
     for name in ("BLOCK_SIGNATURE", "BLOCK_TYPE_REDO", "FIRST_RECORD_FLAG"):
         assert consts[name] == getattr(L, name), name
     for name in ("KTUDH_SIZE", "KTUDB_SIZE", "KTUB_SIZE", "KTUCM_SIZE", "KTUCF_SIZE", "KTB_SIZE",
@@ -391,6 +395,39 @@ def test_compensation_records_are_the_generic_ones(
         for kind, values, k, nos in calls:
             want = rp.undone(shape, x, SCN, uba, dba, slot, kind, values, k, nos)
             assert native.undone(x, SCN, uba, dba, slot, kind, values, k, nos) == want
+
+
+@needs_c
+@settings(max_examples=200, deadline=None)
+@given(
+    records=st.lists(
+        st.tuples(st.binary(max_size=600), st.integers(1, 2**48 - 1), st.integers(0, 0xFFFF),
+                  st.integers(0, 0xFF)),
+        min_size=1, max_size=6,
+    ),
+    order=st.sampled_from(["<", ">"]),
+)  # fmt: skip
+def test_the_c_gather_is_the_online_logs(
+    records: list[tuple[bytes, int, int, int]], order: L.Order
+) -> None:
+    """Records gathered into an LWN's stream by the C kernel and by OnlineLog.gather's
+    Python: the same bytes and record offsets."""
+    got = []
+    for native in (_C, None):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(O, "_NATIVE", native)
+            got.append(_gathered(records, order))
+    assert got[0] == got[1]
+
+
+def _gathered(records: list[tuple[bytes, int, int, int]], order: L.Order) -> tuple[Any, ...]:
+    log = O.OnlineLog.__new__(O.OnlineLog)  # its record stream only: no file
+    log.header = O.new_header(thread=1, sequence=7, first_scn=1, first_time=0, dbid=1,
+                              db_name="X", resetlogs_id=1, resetlogs_scn=0, order=order)  # fmt: skip
+    log._stream, log._starts = bytearray(), []
+    for vectors, scn, subscn, vld in records:
+        log.gather(scn, subscn, vectors, 9, vld)
+    return bytes(log._stream), log._starts, log.pending_scn, log._lwn_scn
 
 
 def test_the_online_log_gathers_headers_in_the_layouts_field_order() -> None:
