@@ -13,7 +13,6 @@ def cut(
     block_size: int,
     big_endian: bool,
 ) -> bytes: ...
-
 def gather(
     stream: bytearray,
     starts: list[int],

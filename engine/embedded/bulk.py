@@ -39,7 +39,7 @@ from engine.embedded.logfile import LAYOUT, ORDER
 from engine.embedded.session import Session, Txn, UndoEntry
 from engine.embedded.undo import undo_entry
 from engine.redo import payloads as P
-from engine.redo.ids import make_dba
+from engine.redo.ids import Uba, make_dba
 
 _EPOCH: Final = datetime(1970, 1, 1)
 _NATIVE: Final = _native.load("redopack")
@@ -182,9 +182,9 @@ class BulkSession:
     def insert_array(
         self, table: TableDef, storeds: Sequence[Sequence[object]], at: int | None = None
     ) -> None:
-        """An array insert (INSERT ... SELECT / array bind): 11.11 QMI per block plus one
-        array index record per index and block, as the generic path builds them (the
-        per-row cost here is in values and SQLite, not in records)."""
+        """An array insert (INSERT ... SELECT / array bind): 11.11 QMI per block
+        (:func:`redopack.array_insert`) plus one array index record per index and block,
+        built as the generic path builds it (``redogen.index_change``)."""
         db = self.db
         ts = self._now_us() if at is None else at
         t = self._tables.get(table.obj) or self._table(table)
@@ -200,20 +200,12 @@ class BulkSession:
             groups.setdefault(rid >> 16, []).append((rid, t.kern.encode(st)))
         for block, group in groups.items():
             dba = make_dba(table.file_no, block)
-            pre = [] if ids.started else [rg.slot_alloc(ids, scn)]
-            slots = tuple(rid & 0xFFFF for rid, _ in group)
-            undo_kdo = rg.kdo("QMD", rg.UNDO_KTB, table, dba, slots=slots)
-            undo_cv, uba = rg.row_undo(ids, table, scn, undo_kdo, ())
-            ids.started = True
-            ktb, _ = rg.ktb_for(ids, dba, uba, db.dirty_blocks, scn)
-            rows = rg.rows_image([(rid & 0xFFFF, enc) for rid, enc in group])
-            redo = rg.row_redo(ids, table, scn, dba, 11, rg.kdo("QMI", ktb, table, dba, lock=1,
-                                                                 rows=rows))  # fmt: skip
-            vectors = b"".join(P.encode_vector(cv, ORDER, LAYOUT) for cv in [*pre, undo_cv, redo])
-            self._add(scn, ts, (vectors + tx.session if pre else vectors,))
+            rows = [(rid & 0xFFFF, enc) for rid, enc in group]
+            vectors, uba = rp.array_insert(t.shape, tx, scn, dba, rows)
+            self._add(scn, ts, (vectors,))
             if self.record_undo:
                 rid_group = tuple(r for r, _ in group)
-                self.undo.append(UndoEntry("ins", table.qualified, rid_group, uba))
+                self.undo.append(UndoEntry("ins", table.qualified, rid_group, Uba(*uba)))
             for index in table.indexes:
                 cols = tuple(table.column_index(col) for col in index.columns)
                 keys = sorted(

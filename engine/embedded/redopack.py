@@ -36,6 +36,7 @@ from engine.embedded import redogen as rg
 from engine.embedded.dictionary import TableDef
 from engine.redo import framing as F
 from engine.redo import layout as L
+from engine.redo import payloads as P
 from engine.redo import vectors as V
 from engine.redo.codecs import encode_date, encode_number, encode_scaled, encode_text
 from engine.redo.ids import make_dba
@@ -68,8 +69,10 @@ INDEX_INSERT, INDEX_DELETE, INDEX_PURGE, INDEX_RESTORE = (
         "restore leaf row (clear leaf delete flags)",
     )
 )
-KDO_IRP, KDO_DRP, KDO_URP = (next(c for c, n in V.KDO_OPS.items() if n == name)
-                             for name in ("IRP", "DRP", "URP"))  # fmt: skip
+KDO_IRP, KDO_DRP, KDO_URP, KDO_QMI, KDO_QMD = (
+    next(c for c, n in V.KDO_OPS.items() if n == name)
+    for name in ("IRP", "DRP", "URP", "QMI", "QMD")
+)
 MAX_FIELD: Final = 0xFFFF  # a field's length is a u16 of the vector's length array
 
 
@@ -239,6 +242,21 @@ def kdo_urp(bdba: int, hdba: int, slot: int, lock: int, ncol: int, nos: Sequence
     if not nos:
         return [head]
     return [head, _u16s(nos), *_values(values)]
+
+
+def kdo_array(op: int, bdba: int, hdba: int, lock: int, slots: Sequence[int]) -> list[bytes]:
+    """A QMI's or QMD's KDO and its slots (a QMI's rows follow in one field)."""
+    kdo = _kdo(V.KDO_SLOT_SIZE, op, bdba, hdba)
+    return [_fill(kdo, V.KDO_ARRAY_AT, lock=lock, nrow=len(slots)), _u16s(slots)]
+
+
+def row_piece(values: Sequence[bytes | None]) -> bytes:
+    """A whole row as a block holds it (trailing NULLs cut): flags, lock byte, column count,
+    then each column length-prefixed (payloads' row image of a QMI)."""
+    n = len(values)
+    while n and values[n - 1] is None:
+        n -= 1
+    return bytes((FB, 0, n)) + P.length_prefixed(values[:n])
 
 
 def supplemental(nos: Sequence[int], values: Sequence[bytes | None]) -> list[bytes]:
@@ -562,6 +580,31 @@ def undone(
     if s.key_index is not None:
         out.append(leaf_cv(s, k, kind == "del", dba, slot, key, scn))
     return b"".join(out)
+
+
+def array_insert(
+    s: Shape, tx: Txn, scn: int, dba: int, rows: Sequence[tuple[int, Sequence[bytes | None]]]
+) -> tuple[bytes, Uba3]:
+    """The record of one block's rows of an array insert (``rows``: slot, Oracle bytes of
+    each column), as ``dml``'s array insert writes it: ``[5.2] 5.1 (QMD undo: the slots)
+    11.11 QMI (the rows) [5.20]``; and the address of its undo record. (Python only: one
+    call per block of rows.)"""
+    ids = tx.ids
+    x = tx.head
+    begin = not ids.started
+    pre = b""
+    if begin:
+        pre = slot_cv(x, scn, (ids.undo_dba, ids.undo_seq, ids.rec + 1))
+        ids.started = True
+    uba = ids.next_rec()
+    slots = [slot for slot, _ in rows]
+    undo = [UNDO_KTB, *kdo_array(KDO_QMD, dba, s.hdba, 0, slots), *supplemental((), ())]
+    u = undo_cv(x, scn, uba, begin, (11, 1), s.obj, s.dataobj, undo)
+    k, typ = redo_ktb(tx, dba, uba, scn)
+    body = b"".join(row_piece(values) for _, values in rows)
+    fields = [k, *kdo_array(KDO_QMI, dba, s.hdba, 1, slots), body]
+    r = vector(11, KDO_QMI, fields, cls=1, afn=s.afn, dba=dba, obj=s.dataobj, scn=scn, typ=typ)
+    return (b"".join((pre, u, r, tx.session)) if begin else u + r), uba
 
 
 def _check(values: Sequence[bytes | None], key: bytes | None, index: bool) -> None:

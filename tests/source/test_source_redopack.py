@@ -333,6 +333,39 @@ def test_the_python_twin_writes_the_generic_paths_vectors(
 @settings(max_examples=150, deadline=None)
 @given(
     name=st.sampled_from(sorted(TABLES)),
+    rows=st.lists(raw_rows, min_size=1, max_size=40),
+    txn=txns,
+    block=st.integers(0x430, 0x3FFFFF),
+)
+def test_array_inserts_are_the_generic_ones(
+    name: str, rows: list[tuple[bytes | None, ...]], txn: tuple[Any, ...], block: int
+) -> None:
+    """redopack.array_insert = dml's array insert record (5.1 QMD undo + 11.11 QMI)."""
+    table = TABLES[name]
+    dba = make_dba(4, block)
+    slotted = [(i * 3 % 700, row) for i, row in enumerate(rows)]
+    ids = _ids(txn, dba, 0)
+    dirty = _dirty(txn, dba)
+    pre = [] if ids.started else [rg.slot_alloc(ids, SCN)]
+    session = [] if ids.started else [rg.session_info(40, 7, "WL", "T1", 12345)]
+    slots = tuple(slot for slot, _ in slotted)
+    undo_cv, uba = rg.row_undo(
+        ids, table, SCN, rg.kdo("QMD", rg.UNDO_KTB, table, dba, slots=slots), ()
+    )
+    ids.started = True
+    ktb, _ = rg.ktb_for(ids, dba, uba, dirty, SCN)
+    qmi = rg.kdo("QMI", ktb, table, dba, lock=1, rows=rg.rows_image(slotted))
+    cvs = [*pre, undo_cv, rg.row_redo(ids, table, SCN, dba, 11, qmi), *session]
+    tx = _state(txn, dba, 0)
+    got, got_uba = rp.array_insert(rp.shape_of(table), tx, SCN, dba, slotted)
+    assert got == b"".join(P.encode_vector(cv) for cv in cvs)
+    assert got_uba == (uba.dba, uba.seq, uba.rec)
+    assert (tx.ids.rec, tx.ids.blocks, tx.dirty) == (ids.rec, ids.blocks, dirty)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    name=st.sampled_from(sorted(TABLES)),
     row=raw_rows,
     usn=st.integers(1, 10),
     block=st.integers(0x430, 0x3FFFFF),
