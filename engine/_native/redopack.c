@@ -1473,9 +1473,75 @@ static PyObject *gather(PyObject *module, PyObject *const *args, Py_ssize_t narg
     Py_RETURN_NONE;
 }
 
+/* row_pieces(rows) -> bytes: the rows of a QMI in one field (redopack.row_pieces, its
+   reference): per row (a sequence of Oracle bytes or None, trailing NULLs cut) its flags
+   (FB), lock byte 0 and column count, then each column length-prefixed (0xFF NULL; a
+   length byte; 0xFE and a big-endian u16 from 250 bytes on). */
+static PyObject *row_pieces(PyObject *module, PyObject *rows) {
+    PyObject *seq = PySequence_Fast(rows, "rows must be a sequence"), *out = NULL;
+    Buf b;
+    if (seq == NULL) return NULL;
+    buf_init(&b);
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
+        PyObject *row = PySequence_Fast(PySequence_Fast_GET_ITEM(seq, i), "a row must be a sequence");
+        if (row == NULL) goto out;
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(row);
+        while (n && PySequence_Fast_GET_ITEM(row, n - 1) == Py_None) n--;
+        size_t room = 3;
+        int bad = n > 255;
+        if (bad) PyErr_SetString(PyExc_ValueError, "bytes must be in range(0, 256)");
+        for (Py_ssize_t j = 0; !bad && j < n; j++) {
+            PyObject *v = PySequence_Fast_GET_ITEM(row, j);
+            if (v == Py_None) {
+                room += 1;
+            } else if (!PyBytes_Check(v)) {
+                PyErr_SetString(PyExc_TypeError, "a value must be bytes or None");
+                bad = 1;
+            } else if (PyBytes_GET_SIZE(v) > 0xFFFF) {
+                PyErr_SetString(StructError, "'H' format requires 0 <= number <= 65535");
+                bad = 1;
+            } else {
+                room += 3 + (size_t)PyBytes_GET_SIZE(v);
+            }
+        }
+        u8 *q = bad ? NULL : need(&b, room);
+        if (q == NULL) {
+            Py_DECREF(row);
+            goto out;
+        }
+        *q++ = FB;
+        *q++ = 0;
+        *q++ = (u8)n;
+        for (Py_ssize_t j = 0; j < n; j++) {
+            PyObject *v = PySequence_Fast_GET_ITEM(row, j);
+            if (v == Py_None) {
+                *q++ = 0xFF;
+                continue;
+            }
+            size_t k = (size_t)PyBytes_GET_SIZE(v);
+            if (k < 0xFA) {
+                *q++ = (u8)k;
+            } else {
+                *q++ = 0xFE;
+                *q++ = (u8)(k >> 8);
+                *q++ = (u8)k;
+            }
+            q = putn(q, PyBytes_AS_STRING(v), k);
+        }
+        b.n = (size_t)(q - b.p);
+        Py_DECREF(row);
+    }
+    out = PyBytes_FromStringAndSize((const char *)b.p, (Py_ssize_t)b.n);
+out:
+    buf_free(&b);
+    Py_DECREF(seq);
+    return out;
+}
+
 static PyMethodDef module_methods[] = {
     {"commit", (PyCFunction)(void (*)(void))commit, METH_FASTCALL,
      "commit(head, scn, uba, rollback) -> the 5.4's change vector"},
+    {"row_pieces", row_pieces, METH_O, "row_pieces(rows) -> a QMI's rows field"},
     {"gather", (PyCFunction)(void (*)(void))gather, METH_FASTCALL,
      "gather(stream, starts, vectors, scn, subscn, vld, big_endian): a record into an LWN"},
     {"cut", (PyCFunction)(void (*)(void))cut, METH_FASTCALL,

@@ -4,6 +4,7 @@ the two to the same bytes)."""
 
 from engine.embedded.redopack import Table as Table
 from engine.embedded.redopack import commit as commit
+from engine.embedded.redopack import row_pieces as row_pieces
 
 def cut(
     stream: bytes | bytearray,

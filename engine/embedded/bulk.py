@@ -50,6 +50,9 @@ TABLE_KERNEL: type[rp.Table] = rp.Table if _NATIVE is None else _NATIVE.Table
 COMMIT: Callable[[rp.TxHead, int, rp.Uba3, bool], bytes] = (
     rp.commit if _NATIVE is None else _NATIVE.commit
 )
+ROW_PIECES: Callable[[Sequence[Sequence[bytes | None]]], bytes] = (
+    rp.row_pieces if _NATIVE is None else _NATIVE.row_pieces
+)
 
 
 @dataclass
@@ -200,8 +203,9 @@ class BulkSession:
             groups.setdefault(rid >> 16, []).append((rid, t.kern.encode(st)))
         for block, group in groups.items():
             dba = make_dba(table.file_no, block)
-            rows = [(rid & 0xFFFF, enc) for rid, enc in group]
-            vectors, uba = rp.array_insert(t.shape, tx, scn, dba, rows)
+            slots = [rid & 0xFFFF for rid, _ in group]
+            rows = ROW_PIECES([enc for _, enc in group])
+            vectors, uba = rp.array_insert(t.shape, tx, scn, dba, slots, rows)
             self._add(scn, ts, (vectors,))
             if self.record_undo:
                 rid_group = tuple(r for r, _ in group)

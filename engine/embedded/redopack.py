@@ -259,6 +259,11 @@ def row_piece(values: Sequence[bytes | None]) -> bytes:
     return bytes((FB, 0, n)) + P.length_prefixed(values[:n])
 
 
+def row_pieces(rows: Sequence[Sequence[bytes | None]]) -> bytes:
+    """A QMI's rows field: :func:`row_piece` of each row."""
+    return b"".join([row_piece(values) for values in rows])
+
+
 def supplemental(nos: Sequence[int], values: Sequence[bytes | None]) -> list[bytes]:
     """Supplemental log data of a row undo: header, column numbers (from 1), lengths, values."""
     head = _put(V.SUPP_SIZE, V.SUPP_AT, type=V.SUPP_TYPE, fb=FB, cc=len(nos))
@@ -583,12 +588,12 @@ def undone(
 
 
 def array_insert(
-    s: Shape, tx: Txn, scn: int, dba: int, rows: Sequence[tuple[int, Sequence[bytes | None]]]
+    s: Shape, tx: Txn, scn: int, dba: int, slots: Sequence[int], rows: bytes
 ) -> tuple[bytes, Uba3]:
-    """The record of one block's rows of an array insert (``rows``: slot, Oracle bytes of
-    each column), as ``dml``'s array insert writes it: ``[5.2] 5.1 (QMD undo: the slots)
-    11.11 QMI (the rows) [5.20]``; and the address of its undo record. (Python only: one
-    call per block of rows.)"""
+    """The record of one block's rows of an array insert (their ``slots``; ``rows``: the
+    QMI's rows field, :func:`row_pieces`), as ``dml``'s array insert writes it: ``[5.2] 5.1
+    (QMD undo: the slots) 11.11 QMI (the rows) [5.20]``; and the address of its undo
+    record. (Python only: one call per block of rows.)"""
     ids = tx.ids
     x = tx.head
     begin = not ids.started
@@ -597,12 +602,10 @@ def array_insert(
         pre = slot_cv(x, scn, (ids.undo_dba, ids.undo_seq, ids.rec + 1))
         ids.started = True
     uba = ids.next_rec()
-    slots = [slot for slot, _ in rows]
     undo = [UNDO_KTB, *kdo_array(KDO_QMD, dba, s.hdba, 0, slots), *supplemental((), ())]
     u = undo_cv(x, scn, uba, begin, (11, 1), s.obj, s.dataobj, undo)
     k, typ = redo_ktb(tx, dba, uba, scn)
-    body = b"".join(row_piece(values) for _, values in rows)
-    fields = [k, *kdo_array(KDO_QMI, dba, s.hdba, 1, slots), body]
+    fields = [k, *kdo_array(KDO_QMI, dba, s.hdba, 1, slots), rows]
     r = vector(11, KDO_QMI, fields, cls=1, afn=s.afn, dba=dba, obj=s.dataobj, scn=scn, typ=typ)
     return (b"".join((pre, u, r, tx.session)) if begin else u + r), uba
 

@@ -357,7 +357,10 @@ def test_array_inserts_are_the_generic_ones(
     qmi = rg.kdo("QMI", ktb, table, dba, lock=1, rows=rg.rows_image(slotted))
     cvs = [*pre, undo_cv, rg.row_redo(ids, table, SCN, dba, 11, qmi), *session]
     tx = _state(txn, dba, 0)
-    got, got_uba = rp.array_insert(rp.shape_of(table), tx, SCN, dba, slotted)
+    body = rp.row_pieces([row for _, row in slotted])
+    got, got_uba = rp.array_insert(rp.shape_of(table), tx, SCN, dba, list(slots), body)
+    if _C is not None:
+        assert _C.row_pieces([row for _, row in slotted]) == body
     assert got == b"".join(P.encode_vector(cv) for cv in cvs)
     assert got_uba == (uba.dba, uba.seq, uba.rec)
     assert (tx.ids.rec, tx.ids.blocks, tx.dirty) == (ids.rec, ids.blocks, dirty)
@@ -574,6 +577,19 @@ def test_the_c_block_cutter_is_onlinelogs(
 
 
 @needs_c
+@settings(max_examples=200, deadline=None)
+@given(
+    rows=st.lists(
+        st.lists(st.one_of(st.none(), st.binary(max_size=300), st.binary(min_size=60_000,
+                 max_size=66_000)), max_size=6),
+        max_size=5,
+    )
+)  # fmt: skip
+def test_the_c_row_pieces_are_the_python_ones(rows: list[list[bytes | None]]) -> None:
+    assert _outcome(_C.row_pieces, rows) == _outcome(rp.row_pieces, rows)
+
+
+@needs_c
 @settings(max_examples=500, deadline=None)
 @given(data=st.data())
 def test_the_c_value_encodings_are_the_python_ones(data: st.DataObject) -> None:
@@ -610,6 +626,7 @@ def test_the_python_twin_gives_the_golden_redo(
     """The golden hashes with the pure-Python kernel, whichever one the build gives."""
     monkeypatch.setattr(bulk, "TABLE_KERNEL", rp.Table)
     monkeypatch.setattr(bulk, "COMMIT", rp.commit)
+    monkeypatch.setattr(bulk, "ROW_PIECES", rp.row_pieces)
     want = json.loads(GOLDEN.read_text())[scenario]
     assert _fingerprint(tmp_path, SCENARIOS[scenario]) == want
 
