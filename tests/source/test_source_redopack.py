@@ -139,7 +139,8 @@ def _kernels(name: str, kinds: str | None = None, encoders: Any = None) -> tuple
     shape = rp.shape_of(table)
     k, e = rp.codecs_of(table)
     kinds, encoders = kinds or k, encoders or e
-    return _C.Table(shape, kinds, encoders), rp.Table(shape, kinds, encoders)
+    native = None if _C is None else _C.Table(shape, kinds, encoders)
+    return native, rp.Table(shape, kinds, encoders)
 
 
 def _ids(txn: tuple[Any, ...], dba: int, leaf: int) -> rg.TxnIds:
