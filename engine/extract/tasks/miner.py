@@ -79,7 +79,7 @@ from engine.redo import framing
 from engine.redo.errors import RedoError
 from engine.redo.layout import VECTOR_HEADERS
 from engine.redo.payloads import decode_vector
-from engine.redo.scan import DECLINED, Scan
+from engine.redo.scan import Scan
 from engine.redo.vectors import UNDO_CLS_FIRST
 from engine.trail.codec import commit_tokens, row_record
 from engine.trail.errors import RecordLimitError
@@ -97,6 +97,7 @@ _INSERT, _DELETE = int(IOType.INSERT), int(IOType.DELETE)
 _FIELDCOMP, _KEYFIELDCOMP = int(IOType.FIELDCOMP), int(IOType.KEYFIELDCOMP)
 _BEFORE_FIELDCOMP, _UNIFIED = _FIELDCOMP | BEFORE_IMAGE, int(IOType.UNIFIED_UPDATE)
 _UNIFIED_PK = int(IOType.UNIFIED_PK_UPDATE)
+_TRUNCATES: Final = 32  # the C walk's table flag beside decode.BEFORES_* and FULL_DELETES
 _BEGIN_IND, _MIDDLE, _END, _WHOLE = (int(t) for t in TransInd)
 #: Column entries and table name that surely fit a record with every token (64 KiB).
 _ROOM: Final = 65_535 - 200
@@ -337,12 +338,10 @@ class Miner:
         ) -> tuple[int, int, int, int]:  # fmt: skip
             h = scan.header
             assert h is not None
-            if h.order != "<":  # the C walk reads little-endian logs: all to Python
-                return pos, 0, -1, DECLINED
             hs = VECTOR_HEADERS[h.layout].size
             got: tuple[int, int, int, int] = walker.walk(
                 buf, pos, hi, base, first_block, bs, start, end, lwn_scn, micros(lwn_time),
-                h.thread, hs, out,
+                h.thread, hs, h.order == ">", out,
             )  # fmt: skip
             return got
 
@@ -372,12 +371,15 @@ class Miner:
                 info.captured,
                 info.hooked,
                 self.helper(info).entry,
-                info.befores | (FULL_DELETES if info.full_deletes else 0),
+                info.befores
+                | (FULL_DELETES if info.full_deletes else 0)
+                | (_TRUNCATES if info.truncates else 0),
             )
             for obj, info in self.tables.items()
         }
-        kinds = (_ROW, _BEGIN, _COMMIT_K, _ROLLBACK, _SESSION_K, _UNDO_K)
-        io = (_INSERT, _DELETE, _FIELDCOMP, _KEYFIELDCOMP, _BEFORE_FIELDCOMP, _UNIFIED, _UNIFIED_PK)
+        kinds = (_ROW, _BEGIN, _COMMIT_K, _ROLLBACK, _SESSION_K, _UNDO_K, _DDL)
+        io = (_INSERT, _DELETE, _FIELDCOMP, _KEYFIELDCOMP, _BEFORE_FIELDCOMP, _UNIFIED, _UNIFIED_PK,
+              int(IOType.PURGEDATA))  # fmt: skip
         return _NATIVE.Walker(spec, kinds, io)
 
     # -- one record -----------------------------------------------------------------
