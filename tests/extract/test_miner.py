@@ -845,3 +845,30 @@ def test_the_c_walk_decodes_a_damaged_big_endian_record_as_the_python_walk_does(
     assume(_rewrite_record(copy, frame, at, xor, ">"))
     got, want, _ = _both(sources["wl"], False, str(copy))
     assert got == want
+
+
+def _records_with(path: Path, ops: set[str]) -> list[int]:
+    """The indices of the records of ``path`` that hold a vector of one of ``ops``."""
+    out = []
+    for i, (_o, _e, buf, lo, n, _s, _t) in enumerate(Scan(path)):
+        rec = F.parse_record(bytes(buf[lo : lo + n]), "<", "12c")
+        if any(v.op in ops for v in rec.vectors):
+            out.append(i)
+    return out
+
+
+@needs_c
+@settings(max_examples=150, deadline=None)
+@given(pick=st.integers(0, 1000), at=st.integers(0, 4000), xor=st.integers(1, 255))
+def test_the_c_walk_decodes_a_damaged_direct_load_or_ddl_as_the_python_walk_does(
+    sources: dict[str, Path], tmp_path_factory: pytest.TempPathFactory, pick: int, at: int,
+    xor: int,
+) -> None:  # fmt: skip
+    """Any byte of a 19.1 or 24.1 record (the C walk's block-image and DDL readers) damaged
+    and its block resealed: C and Python mine the same, or fail the same way."""
+    copy = _damaged(sources["sql"], tmp_path_factory, None)
+    targets = _records_with(copy, {"19.1", "24.1"})
+    assert targets
+    assert _rewrite_record(copy, targets[pick % len(targets)], at, xor)
+    got, want, _ = _both(sources["sql"], False, str(copy))
+    assert got == want
