@@ -1082,6 +1082,9 @@ static int record(Walker *w, const uint8_t *b, pos_t hi, pos_t hs, int big, Py_s
             undo_at = p;
             undo = v;
             v = &w->vec[v == &w->vec[0] ? 1 : 0];
+        } else if (layer == 11 && code == 19) { /* vectors.UNDECODED_ROW_OPS: Python stops */
+            const Table *t = find_table(w, v->obj);
+            if (t && t->captured) goto decline;
         } else if (layer == 11 && (code == 2 || code == 3 || code == 5 || code == 11 ||
                                    code == 12)) {
             if (!ktb_ok(r, v, 0)) goto decline;

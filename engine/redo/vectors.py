@@ -689,6 +689,12 @@ DECODERS: dict[str, Callable[[Vector], Decoded]] = {
 }
 
 
+#: Level-11 opcodes that change rows of a table but that this reader does not decode (no
+#: public source states their layout: docs/redo_format.md): met in a captured table, capture
+#: stops rather than lose the rows.
+UNDECODED_ROW_OPS = {"11.19": "an array update (Update Row Array)"}
+
+
 def decode(v: Vector) -> Decoded:
     fn = DECODERS.get(v.op)
     return fn(v) if fn else Other(v.op)

@@ -65,7 +65,7 @@ from engine.extract.tasks.txngroup import CLOSED, FRAGMENT, Step, group, table_o
 from engine.extract.tasks.values import NUMBER_TYPES, Convert, converter, entry_converter
 from engine.redo import framing
 from engine.redo.codecs import CODECS, decode_text
-from engine.redo.errors import RedoError
+from engine.redo.errors import RedoError, RedoUnsupportedError
 from engine.redo.ids import RowId, Uba
 from engine.redo.layout import VECTOR_HEADERS
 from engine.redo.model import (
@@ -80,7 +80,7 @@ from engine.redo.model import (
 )
 from engine.redo.payloads import decode_vector
 from engine.redo.scan import Scan
-from engine.redo.vectors import UNDO_CLS_FIRST
+from engine.redo.vectors import UNDECODED_ROW_OPS, UNDO_CLS_FIRST
 from engine.trail.codec import commit_tokens, row_record
 from engine.trail.errors import RecordLimitError
 from engine.trail.layout import BEFORE_IMAGE, IO_TYPE_NAMES, IOType, TransInd
@@ -418,6 +418,8 @@ class Miner:
             layer, code = v.layer, v.code
             if layer == 11:
                 if code not in _KDO_CODES:
+                    if v.op in UNDECODED_ROW_OPS:  # rows changed that cannot be read
+                        self._undecoded(v.op, v.obj, scan.path, offset, rec.scn)
                     continue
             elif (layer, code) not in _READ:
                 continue  # index redo, cleanouts, markers: capture does not need them
@@ -462,6 +464,16 @@ class Miner:
                         session.txn_name, "", b""))  # fmt: skip
 
     # -- rows -----------------------------------------------------------------------
+    def _undecoded(self, op: str, obj: int, path: object, offset: int, scn: int) -> None:
+        """A level-11 vector that changes rows this reader does not decode: of a captured
+        table it stops the Extract rather than lose them (docs/redo_format.md)."""
+        info = self.tables.get(obj)
+        if info is not None and info.captured:
+            raise RedoUnsupportedError(
+                f"{path}: record at {offset}: {info.qualified}: {UNDECODED_ROW_OPS[op]} ({op}) "
+                f"at SCN {scn}: not supported"
+            )
+
     def _xid(self, usn: int, slot: int, sqn: int) -> str:
         """The text of a transaction id, remembered."""
         key = (usn, slot, sqn)
