@@ -25,7 +25,9 @@ parts of its own, given here:
 Requires ``TRANLOGOPTIONS ARCHIVEDLOGONLY``; ``ALTARCHIVELOGDEST`` (the first one given)
 replaces the attached location and ``ALTARCHIVEDLOGFORMAT`` its format. Mined in the
 Extract's own process: no Spark session is started (the miner of real redo is Python and
-keeps its state with the driver, :class:`~engine.extract.oracle_source.MinerStates`).
+keeps its state with the driver, :class:`~engine.extract.oracle_source.MinerStates`); most
+records are mined by the task miner and its C walk there (``FastMiner``, docs/extract.md
+"The fast path").
 """
 
 from __future__ import annotations

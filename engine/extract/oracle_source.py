@@ -24,6 +24,12 @@ one per redo thread lives in :class:`MinerStates`, with the Extract's driver (an
 database is mined in the Extract's own process); a range that does not start where that
 thread's last one ended (a batch mined again, a restart) starts from what was kept at its
 start, else afresh.
+
+The fast path (:class:`FastMiner`, :func:`fast_miner`): a range is mined by the task miner
+and its C walk, strict, over the attached dictionary's tables (by real object number, with
+their container); a record it would not read as the redo miner does is read by the redo
+miner in place, which is kept in step (:func:`_sync`); a range the redo miner stops in goes
+to it whole. docs/extract.md "The fast path" says exactly what takes which path.
 """
 
 from __future__ import annotations
