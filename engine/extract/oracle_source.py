@@ -60,7 +60,7 @@ from engine.extract.tasks.txngroup import KINDS
 from engine.redo import capture as C
 from engine.redo.dictionary import Dictionary, Table
 from engine.redo.errors import RedoError
-from engine.redo.framing import Rba, parse_record, read_header
+from engine.redo.framing import Rba, Record, parse_record, read_header
 from engine.redo.model import Kdo, Undo
 from engine.redo.rowid import FB_F, FB_L
 from engine.redo.scan import Scan
@@ -192,18 +192,17 @@ class OracleMiner:
     def _delegated(
         self, miner: C.Miner, synced: list[int], scan: Scan, offset: int, stop: int,
         buf: bytes, lo: int, size: int, lwn_scn: int, lwn_time: int, out: list[Event],
+        rec: Record | None = None,
     ) -> None:  # fmt: skip
-        """One record of a fast range read by the redo miner, told first of the changes
-        before it; :class:`Fallback` where it stops (the range goes to it whole)."""
+        """One record of a fast range (``rec``: parsed already, None: not) read by the redo
+        miner, told first of the changes before it; :class:`Fallback` where it stops (the
+        range goes to it whole)."""
         _sync(miner, out, synced[0])
         self.oracle.states.delegated += 1
         h = scan.header
         assert h is not None
-        bs = h.block_size
-        rec = parse_record(
-            bytes(buf[lo : lo + size]), h.order, h.layout,
-            Rba(h.sequence, offset // bs, offset % bs), h.thread,
-        )  # fmt: skip
+        if rec is None:
+            rec = _parsed(buf, lo, size, scan, offset)
         miner.lwn_scn, miner.lwn_time = lwn_scn, lwn_time
         try:
             events = miner.feed(rec)
@@ -481,22 +480,21 @@ class FastMiner(Miner):
         """A record the C walk left: read here when the task miner reads it as the redo
         miner does, else by the redo miner (:attr:`delegate`)."""
         n0 = len(out)
+        rec: Record | None = None
         try:
-            if self._plain(buf, lo, size, scan):
+            rec = _parsed(buf, lo, size, scan, offset)
+            if self._plain(rec):
                 super().record(buf, lo, size, scan, offset, stop, lwn_scn, lwn_time, out)
                 return
         except (_Delegate, RedoError, struct.error, IndexError, ValueError):
             del out[n0:]
         if self.delegate is None:
             raise Fallback("no redo miner to read the record with")
-        self.delegate(scan, offset, stop, buf, lo, size, lwn_scn, lwn_time, out)
+        self.delegate(scan, offset, stop, buf, lo, size, lwn_scn, lwn_time, out, rec)
 
-    def _plain(self, buf: bytes, lo: int, size: int, scan: Scan) -> bool:
+    def _plain(self, rec: Record) -> bool:
         """Whether the record holds nothing the task miner would read otherwise than the
         redo miner (the class docstring; the C walk's rows() checks the same)."""
-        h = scan.header
-        assert h is not None
-        rec = parse_record(bytes(buf[lo : lo + size]), h.order, h.layout)
         tables = self.tables
         undo_obj = -1
         for v in rec.vectors:
@@ -548,6 +546,18 @@ class FastMiner(Miner):
         if keyless:  # (the redo miner writes it without the key: no database to fetch it)
             raise _Delegate("an update without its key")
         super()._emit(out, cols, xid, io_type, rowid, image, full, before, ref, head, seq)
+
+
+def _parsed(buf: bytes, lo: int, size: int, scan: Scan, offset: int) -> Record:
+    """The record at ``buf[lo:lo + size]`` (file offset ``offset``), with its RBA and thread
+    (the redo miner names its changes by them)."""
+    h = scan.header
+    assert h is not None
+    bs = h.block_size
+    return parse_record(
+        bytes(buf[lo : lo + size]), h.order, h.layout,
+        Rba(h.sequence, offset // bs, offset % bs), h.thread,
+    )  # fmt: skip
 
 
 def _contains(info: TableInfo | None, con_id: int) -> bool:
