@@ -30,15 +30,15 @@ from engine.embedded.database import (
     open_database,
 )
 from engine.embedded.dictionary import load_dictionary
-from engine.embedded.errors import DatabaseError, SourceError
+from engine.embedded.errors import STATEMENT_ERRORS, DatabaseError, SourceError
 from engine.home.layout import HomeError, resolve_home
 from engine.home.trust import NotHomeOwner, check_home_owner
 from engine.redo.archnames import DEFAULT_FORMAT
 
 if TYPE_CHECKING:
     from engine.embedded.logs import LogInfo
-    from engine.embedded.redo import RedoRecord
     from engine.embedded.sql import Result
+    from engine.redo.model import RedoRecord
 
 app = typer.Typer(help="The embedded source database and its redo log.", no_args_is_help=True)
 
@@ -65,11 +65,11 @@ def _fail(exc: Exception) -> typer.Exit:
 def _db(home: str | None, name: str, **kwargs: Any) -> Iterator[Database]:
     try:
         db = open_database(_dirdb(home), name, **kwargs)
-    except SourceError as exc:
+    except STATEMENT_ERRORS as exc:
         raise _fail(exc) from None
     try:
         yield db
-    except SourceError as exc:
+    except STATEMENT_ERRORS as exc:
         raise _fail(exc) from None
     finally:
         db.close()
@@ -78,7 +78,7 @@ def _db(home: str | None, name: str, **kwargs: Any) -> Iterator[Database]:
 def _guard(fn: Callable[[], T]) -> T:
     try:
         return fn()
-    except SourceError as exc:
+    except STATEMENT_ERRORS as exc:
         raise _fail(exc) from None
 
 
@@ -341,7 +341,7 @@ def _run_sql(db: Database, text: str, session: str | None, user: str, thread: in
     try:
         for r in run_script(db, s, text):
             _print_result(r)
-    except SourceError:
+    except STATEMENT_ERRORS:
         if anonymous:
             s.rollback(db)
             del db.sessions[s.name]

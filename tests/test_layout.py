@@ -12,12 +12,12 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Each room of engine/ and its layer: a room imports only rooms of a lower layer (and itself).
 LAYERS: dict[str, int] = {
     "_native": 0, "errors": 0, "messages": 0, "home": 1, "storage": 2, "runtime": 2,
-    "cluster": 2, "trail": 3, "targets": 3, "embedded": 3, "changes": 4, "expr": 4, "redo": 3,
+    "cluster": 2, "trail": 3, "targets": 3, "embedded": 4, "changes": 4, "expr": 4, "redo": 3,
     "logdump": 5, "heartbeat": 5, "pictures": 6, "extract": 7, "pump": 7, "replicat": 7,
     "postgres": 7, "manager": 8,
 }  # fmt: skip
-# redo (Oracle's format) and embedded (the database that writes it) share a layer: the database
-# writes its logs with redo's framing and payloads, redo reads values with the database's codecs.
+# redo (Oracle's format: framing, records, change vectors, values, identifiers) is below embedded
+# (the database that writes it) and the Extract (that reads it): neither is imported by redo.
 # postgres (issue 25) is the Extract's capture from a PostgreSQL slot: beside the Extract, it
 # uses its cache, record assembly and trail opening, and the Extract's runner hands it a group.
 #: The group kinds: peers, none imports another.

@@ -36,10 +36,10 @@ from engine.embedded import redogen as rg
 from engine.embedded import redopack as rp
 from engine.embedded.database import Database
 from engine.embedded.dictionary import TableDef
-from engine.embedded.ids import Uba, make_dba
 from engine.embedded.logfile import BLOCK, PAYLOAD, LogWriter
 from engine.embedded.session import Session, Txn, UndoEntry
 from engine.embedded.undo import undo_entry
+from engine.redo.ids import Uba, make_dba
 
 _EPOCH: Final = datetime(1970, 1, 1)
 _KEYDATA: Final = struct.Struct(">IH")

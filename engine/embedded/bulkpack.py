@@ -23,8 +23,8 @@ from typing import Final, NamedTuple
 
 from engine.embedded import redo_codec as rc
 from engine.embedded.dictionary import TableDef
-from engine.embedded.ids import make_dba
-from engine.embedded.redo import OBJ_UNDO
+from engine.redo.ids import make_dba
+from engine.redo.model import OBJ_UNDO
 
 Uba3 = tuple[int, int, int]  # undo block address as (dba, seq, rec)
 Row3 = tuple[bytes, int, int]  # a column vector, its column count and row size

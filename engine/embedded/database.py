@@ -43,10 +43,8 @@ from engine.embedded.dictionary import (
     save_dictionary,
 )
 from engine.embedded.errors import DatabaseError, RedoFormatError, SourceError, SqlError
-from engine.embedded.ids import Xid, make_dba
 from engine.embedded.logfile import read_records
 from engine.embedded.logs import LogInfo, LogSet, check_format, list_logs
-from engine.embedded.redo import ChangeVector, Cleanout, Ddl, LocatedRecord, RedoRecord
 from engine.embedded.scheduler import Scheduler, load_jobs
 from engine.embedded.session import Session
 from engine.embedded.statefile import (
@@ -58,6 +56,9 @@ from engine.embedded.statefile import (
 )
 from engine.home import datafile as df
 from engine.home.lockfile import foreign_holder, open_lock_file
+from engine.home.names import database_name
+from engine.redo.ids import Xid, make_dba
+from engine.redo.model import ChangeVector, Cleanout, Ddl, LocatedRecord, RedoRecord
 
 DEFAULT_LOG_BYTES: Final = 64 * 1024 * 1024
 FLUSH_INTERVAL: Final = 0.05  # seconds of wall time between redo flushes at commit
@@ -67,13 +68,12 @@ FIRST_OBJ: Final = 76480
 FIRST_SCN: Final = 1_600_000
 MAX_USN: Final = 10
 SLOTS_PER_USN: Final = 48
-_NAME_OK = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$#")
 _SQLITE_TYPE: Final = {"NUMBER": "NUMERIC", "INTEGER": "NUMERIC", "FLOAT": "NUMERIC"}
 
 
 def check_name(name: str) -> str:
-    up = name.upper()
-    if not up or not set(up) <= _NAME_OK or len(up) > 30:
+    up = database_name(name)
+    if up is None:
         raise DatabaseError(f"invalid database name {name!r}", "GGS-SRC-0104")
     return up
 
@@ -711,8 +711,8 @@ class Database:
                     "GGS-SRC-0106",
                 )
             w = self.logs.writer(rec.thread, rec.scn)
-            if rec.rba.seq > w.sequence:
-                w = self.logs.switch(rec.thread, rec.scn, to_sequence=rec.rba.seq)
+            if rec.rba.sequence > w.sequence:
+                w = self.logs.switch(rec.thread, rec.scn, to_sequence=rec.rba.sequence)
             w.append(rec)
             self.state.scn = max(self.state.scn, rec.scn)
         self.checkpoint()

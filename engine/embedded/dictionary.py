@@ -22,8 +22,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from engine.embedded.codecs import CODECS, Value, decode_value
 from engine.embedded.errors import SourceError, UnknownObjectError
+from engine.redo.codecs import CODECS, Value, decode_value
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,9 +13,7 @@ from collections.abc import Sequence
 
 from engine.embedded import redogen as rg
 from engine.embedded.dictionary import TableDef
-from engine.embedded.errors import ConstraintError, RowLockedError, SourceError, SqlError
-from engine.embedded.ids import make_dba
-from engine.embedded.redo import ChangeVector, Column, DirectLoad
+from engine.embedded.errors import STATEMENT_ERRORS, ConstraintError, RowLockedError, SqlError
 from engine.embedded.rows import (
     FIELD_ROOM,
     Row,
@@ -33,6 +31,8 @@ from engine.embedded.rows import (
 from engine.embedded.session import Engine, Session, Txn, UndoEntry
 from engine.embedded.undo import statement_failed
 from engine.embedded.values import to_python, to_sqlite
+from engine.redo.ids import make_dba
+from engine.redo.model import ChangeVector, Column, DirectLoad
 
 
 def insert(s: Session, db: Engine, table: TableDef, rows: Sequence[Row], *, array: bool) -> int:
@@ -61,7 +61,7 @@ def insert(s: Session, db: Engine, table: TableDef, rows: Sequence[Row], *, arra
         else:
             for rid, enc in zip(rids, encoded, strict=True):
                 _redo_insert(s, db, txn, table, scn, rid, enc)
-    except (SourceError, sqlite3.Error) as exc:
+    except (*STATEMENT_ERRORS, sqlite3.Error) as exc:
         statement_failed(s, db, txn, mark, exc)
     return len(rows)
 
@@ -183,7 +183,7 @@ def direct_insert(s: Session, db: Engine, table: TableDef, rows: Sequence[Row]) 
         pre, _ = s.first_cvs(txn, scn)
         begin = not txn.ids.started
         uba = txn.ids.next_uba()
-        from engine.embedded.redo import Undo
+        from engine.redo.model import Undo
 
         undo = Undo(
             xid=txn.xid,
@@ -240,7 +240,7 @@ def direct_insert(s: Session, db: Engine, table: TableDef, rows: Sequence[Row]) 
             )
             _index_array(s, db, txn, table, scn, dba, group)
         txn.entries.append(UndoEntry("load", table.qualified, tuple(rids), uba))
-    except (SourceError, sqlite3.Error) as exc:
+    except (*STATEMENT_ERRORS, sqlite3.Error) as exc:
         statement_failed(s, db, txn, mark, exc)
     return len(rows)
 
@@ -315,7 +315,7 @@ def update(
             except sqlite3.IntegrityError as exc:
                 raise constraint_error(table, exc) from exc
             _redo_update(s, db, txn, table, scn, rid, old, tuple(new), set_cols)
-    except (SourceError, sqlite3.Error) as exc:
+    except (*STATEMENT_ERRORS, sqlite3.Error) as exc:
         statement_failed(s, db, txn, mark, exc)
     return len(found)
 
@@ -430,7 +430,7 @@ def delete(
             old = tuple(to_python(c, v) for c, v in zip(table.columns, r[1:], strict=True))
             db.conn.execute(f'DELETE FROM "{table.sqlite_name}" WHERE "_rid" = ?', (rid,))
             _redo_delete(s, db, txn, table, scn, rid, old)
-    except (SourceError, sqlite3.Error) as exc:
+    except (*STATEMENT_ERRORS, sqlite3.Error) as exc:
         statement_failed(s, db, txn, mark, exc)
     return len(found)
 

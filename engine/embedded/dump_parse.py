@@ -3,7 +3,7 @@
 The reader is a line grammar: every line of a record must match one of the patterns in
 :data:`_LINES` (each pattern has a handler that fills the change vector being built), lines
 that carry nothing we model are listed in :data:`_IGNORED`, and change vectors of opcodes we
-do not model keep their lines verbatim (:class:`~engine.embedded.redo.Opaque`). A line that is
+do not model keep their lines verbatim (:class:`~engine.redo.model.Opaque`). A line that is
 not dump syntax — prose between records, say — is a :class:`DumpSyntaxError` with its line
 number, unless ``lenient`` (then it is skipped and reported in ``warnings``).
 """
@@ -19,8 +19,10 @@ from datetime import datetime
 from typing import Any, Final
 
 from engine.embedded.errors import DumpSyntaxError
-from engine.embedded.ids import SCN_MAX, Rba, Uba, Xid, parse_scn
-from engine.embedded.redo import (
+from engine.embedded.redo_codec import encode_record
+from engine.redo.framing import Rba
+from engine.redo.ids import SCN_MAX, Uba, Xid, parse_scn
+from engine.redo.model import (
     Body,
     ChangeVector,
     Cleanout,
@@ -39,7 +41,6 @@ from engine.embedded.redo import (
     Undo,
     UndoApplied,
 )
-from engine.embedded.redo_codec import encode_record
 
 MODELED: Final = frozenset(
     {
@@ -86,7 +87,7 @@ def _scn(text: str) -> int:
 
 def _rba(text: str) -> Rba:
     rba = Rba.parse(text)
-    _within("RBA log sequence", rba.seq, 0xFFFF_FFFF)
+    _within("RBA log sequence", rba.sequence, 0xFFFF_FFFF)
     _within("RBA block", rba.block, 0xFFFF_FFFF)
     _within("RBA offset", rba.offset, 0xFFFF)
     return rba

@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Final
 
-from engine.embedded.ids import dump_scn
-from engine.embedded.redo import (
+from engine.redo.ids import dump_scn
+from engine.redo.model import (
     ChangeVector,
     Cleanout,
     Column,

@@ -10,17 +10,20 @@ one, ``GGS-SRC-nnnn`` otherwise) and a one-line ``message``; the CLI prints
     │   ├── ConstraintError             ORA-00001 unique constraint violated, ORA-01400
     │   └── RowLockedError              ORA-00054 resource busy (row held by another txn)
     ├── DatabaseError(OSError)          missing/existing database, busy database
-    ├── CodecError(ValueError)          a value cannot be encoded/decoded in Oracle format
     ├── RedoFormatError(ValueError)     our redo file format
     │   ├── RedoTruncatedError          need more data: a torn tail (partial record)
     │   └── RedoCorruptError            bad magic, bad checksum, impossible length
     └── DumpSyntaxError(ValueError)     Oracle dump text: line not dump syntax (with line no)
 
-``GGError`` (the project-wide root) does not exist yet; when it does, ``SourceError``
-should inherit it as well.
+A value that cannot be encoded in Oracle's format is :class:`engine.redo.errors.CodecError`
+(the redo format's), which the statements catch beside ``SourceError``.
 """
 
 from __future__ import annotations
+
+from typing import Final
+
+from engine.redo.errors import CodecError
 
 
 class SourceError(Exception):
@@ -57,10 +60,6 @@ class DatabaseError(SourceError, OSError):
     default_code = "GGS-SRC-0100"
 
 
-class CodecError(SourceError, ValueError):
-    default_code = "GGS-SRC-0200"
-
-
 class RedoFormatError(SourceError, ValueError):
     default_code = "GGS-SRC-0300"
 
@@ -81,3 +80,8 @@ class DumpSyntaxError(SourceError, ValueError):
         self.line_no = line_no
         self.line = line
         self.source = source
+
+
+#: What a statement (or a command running statements) fails with: the database's own errors, and
+#: a value not in Oracle's encoding (the redo format's error). Each prints as ``code: message``.
+STATEMENT_ERRORS: Final = (SourceError, CodecError)

@@ -15,11 +15,12 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from engine.embedded.codecs import encode_value
 from engine.embedded.dictionary import TableDef
-from engine.embedded.errors import CodecError, DatabaseError
-from engine.embedded.ids import RowId
+from engine.embedded.errors import DatabaseError
 from engine.embedded.values import to_python
+from engine.redo.codecs import encode_value
+from engine.redo.errors import CodecError
+from engine.redo.ids import RowId
 
 Raw = dict[int, bytes | None]
 

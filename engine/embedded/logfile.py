@@ -27,8 +27,6 @@ from pathlib import Path
 from typing import Final
 
 from engine.embedded.errors import RedoCorruptError, RedoFormatError, RedoTruncatedError
-from engine.embedded.ids import Rba
-from engine.embedded.redo import LocatedRecord, RedoRecord
 from engine.embedded.redo_codec import LAYOUT as CODEC
 from engine.embedded.redo_codec import decode_record as decode_packed
 from engine.redo import framing as F
@@ -36,6 +34,7 @@ from engine.redo import layout as L
 from engine.redo import onlinelog as O
 from engine.redo import payloads as P
 from engine.redo.errors import RedoError
+from engine.redo.model import LocatedRecord, RedoRecord
 from engine.redo.scan import record_scn, scan
 
 BLOCK: Final = 512
@@ -417,9 +416,8 @@ class LogWriter:
         """Bytes of records appended but not yet handed to the OS."""
         return self.log.size - self.log.written
 
-    def next_rba(self) -> Rba:
-        r = self.log.next_rba()
-        return Rba(r.sequence, r.block, r.offset)
+    def next_rba(self) -> F.Rba:
+        return self.log.next_rba()
 
     def append(self, record: RedoRecord) -> tuple[int, int]:
         """Append one record; returns its ``(offset, end)`` in the file."""

@@ -1,9 +1,9 @@
-"""Binary encoding of one :class:`~engine.embedded.redo.RedoRecord` (the record payload).
+"""Binary encoding of one :class:`~engine.redo.model.RedoRecord` (the record payload).
 
 Little-endian throughout. The layout, also in ``docs/redo_format.md``::
 
     record  := REC_HEAD [LWN] cv*            REC_HEAD = <HBBIIHIQHqH
-               thread u16, vld u8, flags u8 (bit 0: LWN present), rba.seq u32,
+               thread u16, vld u8, flags u8 (bit 0: LWN present), rba.sequence u32,
                rba.block u32, rba.offset u16, length u32, scn u64, subscn u16,
                timestamp i64 (microseconds since 1970-01-01, naive UTC), n_changes u16
     LWN     := count u16, nst u16, scn u64
@@ -27,8 +27,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 from engine.embedded.errors import RedoCorruptError
-from engine.embedded.ids import Rba, Uba, Xid
-from engine.embedded.redo import (
+from engine.redo.framing import Rba
+from engine.redo.ids import Uba, Xid
+from engine.redo.model import (
     Body,
     ChangeVector,
     Cleanout,
@@ -574,7 +575,7 @@ def encode_record(rec: RedoRecord) -> bytes:
             rec.thread,
             rec.vld,
             1 if rec.lwn else 0,
-            rba.seq,
+            rba.sequence,
             rba.block,
             rba.offset,
             rec.length,

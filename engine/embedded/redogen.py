@@ -16,8 +16,9 @@ import struct
 from dataclasses import dataclass, field
 
 from engine.embedded.dictionary import IndexDef, TableDef
-from engine.embedded.ids import Uba, Xid, make_dba
-from engine.embedded.redo import (
+from engine.embedded.redo_codec import KDO_SIZE_MAX
+from engine.redo.ids import Uba, Xid, make_dba
+from engine.redo.model import (
     ROLLBACK_FLAG,
     ChangeVector,
     Column,
@@ -30,7 +31,6 @@ from engine.embedded.redo import (
     SlotAlloc,
     Undo,
 )
-from engine.embedded.redo_codec import KDO_SIZE_MAX
 
 UNDO_FILE = 3
 _UNDO_BLOCKS = make_dba(UNDO_FILE, 0x100)  # undo block of usn u, sequence s: + u * 0x100 + s % 256

@@ -32,9 +32,9 @@ from typing import Final, NamedTuple
 
 from engine.embedded import bulkpack as bp
 from engine.embedded import redogen as rg
-from engine.embedded.codecs import encode_date, encode_number, encode_scaled, encode_text
 from engine.embedded.dictionary import TableDef
 from engine.embedded.logfile import native_frame
+from engine.redo.codecs import encode_date, encode_number, encode_scaled, encode_text
 
 Stored = Callable[[object], bytes | None]  # a column's Oracle bytes from its SQLite value
 Dirty = dict[int, list[tuple[int, int, int]]]  # block -> ITL entries left by commits

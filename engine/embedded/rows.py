@@ -10,14 +10,14 @@ from collections.abc import Callable, Sequence
 from typing import Final, TypeVar
 
 from engine.embedded import redogen as rg
-from engine.embedded.codecs import encode_value
 from engine.embedded.dictionary import IndexDef, TableDef
 from engine.embedded.errors import ConstraintError, SourceError, SqlError
-from engine.embedded.ids import RowId
-from engine.embedded.redo import Column
 from engine.embedded.state import Engine
 from engine.embedded.state import Row as Row  # the row type of every row helper
 from engine.embedded.values import to_python, to_sqlite
+from engine.redo.codecs import encode_value
+from engine.redo.ids import RowId
+from engine.redo.model import Column
 
 _T = TypeVar("_T")
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from engine.embedded.errors import SourceError
+from engine.embedded.errors import STATEMENT_ERRORS
 
 JOBS_TABLE = "_gg_jobs"
 JOBS_VIEW = "DBA_SCHEDULER_JOBS"
@@ -132,7 +132,7 @@ class Scheduler:
                         runner = self._runners[job.name] = _factory(job.target)(job.args)
                     when = runner.run_due(db)
                     self.last_error = None
-                except (SourceError, sqlite3.Error, ImportError, AttributeError) as exc:
+                except (*STATEMENT_ERRORS, sqlite3.Error, ImportError, AttributeError) as exc:
                     self.last_error = f"{job.name}: {exc}"
                     when = db.clock.now() + timedelta(seconds=RETRY_SECONDS)
                 if when is not None:

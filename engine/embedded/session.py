@@ -21,13 +21,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from engine.embedded import redogen as rg
-from engine.embedded.codecs import encode_value
 from engine.embedded.dictionary import TableDef
 from engine.embedded.errors import RowLockedError, SqlError
-from engine.embedded.redo import ChangeVector
 from engine.embedded.rows import Row, index_cols, rowid_text
 from engine.embedded.state import Engine, Txn, UndoEntry
 from engine.embedded.undo import apply_undo, undo_to
+from engine.redo.codecs import encode_value
+from engine.redo.model import ChangeVector
 
 __all__ = ["Engine", "Session", "Txn", "UndoEntry"]
 

@@ -12,10 +12,10 @@ from datetime import datetime
 from typing import Protocol
 
 from engine.embedded import redogen as rg
-from engine.embedded.codecs import Value
 from engine.embedded.dictionary import Dictionary, TableDef
-from engine.embedded.ids import Uba, Xid
-from engine.embedded.redo import ChangeVector
+from engine.redo.codecs import Value
+from engine.redo.ids import Uba, Xid
+from engine.redo.model import ChangeVector
 
 Row = tuple[Value, ...]
 

@@ -14,9 +14,9 @@ from decimal import Decimal
 from typing import Any, Final
 
 from engine.embedded import redogen as rg
-from engine.embedded.ids import Uba, Xid
 from engine.embedded.session import Session, Txn, UndoEntry
 from engine.home import datafile as df
+from engine.redo.ids import Uba, Xid
 
 STATE_MAGIC: Final = b"GGSCI-DB-STATE\x01"
 SESSIONS_MAGIC: Final = b"GGSCI-DB-SESSIONS\x01"

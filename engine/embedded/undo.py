@@ -13,11 +13,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from engine.embedded import redogen as rg
-from engine.embedded.codecs import encode_value
 from engine.embedded.dictionary import IndexDef, TableDef
-from engine.embedded.errors import SourceError, SqlError
-from engine.embedded.ids import make_dba
-from engine.embedded.redo import ChangeVector, Column, IndexOp, Ktb, UndoApplied
+from engine.embedded.errors import STATEMENT_ERRORS, SqlError
 from engine.embedded.rows import (
     Row,
     by_block,
@@ -30,6 +27,9 @@ from engine.embedded.rows import (
     store_rows,
 )
 from engine.embedded.values import to_sqlite
+from engine.redo.codecs import encode_value
+from engine.redo.ids import make_dba
+from engine.redo.model import ChangeVector, Column, IndexOp, Ktb, UndoApplied
 
 if TYPE_CHECKING:
     from engine.embedded.state import Engine, OnThread, Txn, UndoEntry
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 def statement_failed(s: OnThread, db: Engine, txn: Txn, mark: int, exc: Exception) -> None:
     undo_to(s, db, txn, mark, db.next_scn())
-    if isinstance(exc, SourceError):
+    if isinstance(exc, STATEMENT_ERRORS):
         raise exc
     raise SqlError(f"statement failed: {exc}") from exc
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 
-from engine.embedded.codecs import Value
 from engine.embedded.dictionary import ColumnDef
 from engine.embedded.errors import SqlError
+from engine.redo.codecs import Value
 
 SqliteValue = int | float | str | bytes | None
 _NUMERIC = frozenset({"NUMBER", "INTEGER", "FLOAT"})

@@ -27,12 +27,12 @@ from typing import Final
 
 from engine.embedded import dml
 from engine.embedded.bulk import BulkSession
-from engine.embedded.codecs import Value
 from engine.embedded.database import Database
 from engine.embedded.dictionary import ColumnDef, TableDef
 from engine.embedded.errors import SourceError, UnknownObjectError
 from engine.embedded.session import Session
 from engine.embedded.values import format_datetime
+from engine.redo.codecs import Value
 
 OWNER: Final = "WL"
 _EPOCH: Final = datetime(1970, 1, 1)

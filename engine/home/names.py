@@ -9,6 +9,7 @@ with wildcards) may also hold ``*`` and ``?``.
 from __future__ import annotations
 
 import re
+from typing import Final
 
 MAX_GROUP_NAME = 8
 GROUP_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,7}$")
@@ -40,3 +41,15 @@ def valid_group_pattern(pattern: str) -> bool:
     if "*" in pattern or "?" in pattern:
         return bool(GROUP_PATTERN_RE.match(pattern))
     return valid_group_name(pattern)
+
+
+_DATABASE_NAME_OK: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$#")
+
+
+def database_name(name: str) -> str | None:
+    """A source database's name (embedded or attached) in upper case, as Oracle's names go:
+    1 to 30 of letters, digits, ``_``, ``$``, ``#``; None when ``name`` is not one."""
+    up = name.upper()
+    if not up or not set(up) <= _DATABASE_NAME_OK or len(up) > 30:
+        return None
+    return up

@@ -9,7 +9,7 @@ Laid out beside the embedded databases, as ``dirdb/NAME/``:
   checkpoint or ggsci's own dictionary JSON, :mod:`engine.redo.dictionary`), so the
   database's decoding does not depend on a file outside the home.
 
-Names follow the embedded databases' rule (:func:`engine.embedded.database.check_name`): upper
+Names follow the embedded databases' rule (:func:`engine.home.names.database_name`): upper
 case, at most 30 of ``A-Z 0-9 _ $ #``. ``SOURCEDB NAME`` of an Extract then reads this
 database's archived logs (:mod:`engine.extract.alo`).
 """
@@ -21,9 +21,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from engine import storage
-from engine.embedded.database import check_name
-from engine.embedded.errors import SourceError
 from engine.home.jsonfile import JsonRefused, read_json, write_json
+from engine.home.names import database_name
 from engine.redo.catalog import DEFAULT_FORMAT
 from engine.redo.dictionary import Dictionary, DictionaryError
 from engine.redo.dictionary import load as load_dictionary
@@ -83,10 +82,9 @@ def _format(fmt: str) -> str:
 def attach(dirdb: Path, name: str, archive: str, dictionary: Path, fmt: str | None) -> Attached:
     """Record ``name`` under ``dirdb``: the archive location, its format and a copy of the
     dictionary (read first: one that does not load is refused, nothing is written)."""
-    try:
-        up = check_name(name)
-    except SourceError as exc:
-        raise AttachError(exc.message) from None
+    up = database_name(name)
+    if up is None:
+        raise AttachError(f"invalid database name {name!r}")
     root = dirdb / up
     if (root / "data.sqlite").exists():
         raise AttachError(f"database {up} already exists as an embedded database")
@@ -116,9 +114,8 @@ def attach(dirdb: Path, name: str, archive: str, dictionary: Path, fmt: str | No
 def attached(dirdb: Path, name: str) -> Attached | None:
     """The attached database ``name`` of ``dirdb``; None when it is not one (an embedded
     database, or none); :class:`AttachError` when its record is damaged."""
-    try:
-        up = check_name(name)
-    except SourceError:
+    up = database_name(name)
+    if up is None:
         return None
     root = dirdb / up
     path = root / RECORD

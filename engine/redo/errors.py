@@ -7,7 +7,8 @@ One root, :class:`RedoError` (a ``ValueError``), with a stable ``code`` and the 
     ├── RedoTruncatedError            GGS-REDO-0001  the bytes end inside a structure
     ├── RedoCorruptError              GGS-REDO-0002  bad magic, checksum, impossible length
     ├── RedoTrailingError             GGS-REDO-0003  bytes left over after a structure
-    └── RedoUnsupportedError          GGS-REDO-0004  a valid layout we do not decode
+    ├── RedoUnsupportedError          GGS-REDO-0004  a valid layout we do not decode
+    └── CodecError                    GGS-SRC-0200   a value or identifier not in Oracle's encoding
 
 The CLI prints ``str(error)`` (one line); no traceback for any input.
 """
@@ -45,3 +46,10 @@ class RedoTrailingError(RedoError):
 
 class RedoUnsupportedError(RedoError):
     default_code = "GGS-REDO-0004"
+
+
+class CodecError(RedoError):
+    """A value or an identifier that cannot be encoded or decoded in Oracle's format (the
+    embedded database's statements meet it too: they catch it beside their ``SourceError``)."""
+
+    default_code = "GGS-SRC-0200"

@@ -13,9 +13,11 @@ never a hang: each loop advances by a positive, checked amount.
 
 from __future__ import annotations
 
+import re
 import struct
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Final
 
 from engine.redo import layout as L
 from engine.redo.errors import RedoCorruptError, RedoTrailingError, RedoTruncatedError
@@ -55,14 +57,29 @@ class LogHeader:
         return "12c" if self.version >= L.VERSION_12C else "11g"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True, order=True)
 class Rba:
+    """A redo byte address, Oracle's: log sequence, block of the log (of the log's block size),
+    byte offset in the block. The one RBA type of the redo source: the reader's records, the
+    redo model's records and the writer's positions all carry it."""
+
     sequence: int
     block: int
     offset: int
 
+    @classmethod
+    def parse(cls, text: str) -> Rba:
+        """``0x000044.00000005.0010`` (Oracle's dump notation) to an RBA; ``ValueError`` if not."""
+        m = _RBA_TEXT.fullmatch(text.strip())
+        if not m:
+            raise ValueError(f"bad RBA {text!r}")
+        return cls(int(m.group(1), 16), int(m.group(2), 16), int(m.group(3), 16))
+
     def dump(self) -> str:
         return f"0x{self.sequence:06x}.{self.block:08x}.{self.offset:04x}"
+
+
+_RBA_TEXT: Final = re.compile(r"0x([0-9a-fA-F]+)\.([0-9a-fA-F]+)\.([0-9a-fA-F]+)")
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Change vector payloads written in Oracle's format, and read back into the redo model.
 
 The writer of Oracle's redo for the embedded database: each body of the model
-(``engine/embedded/redo.py``) becomes the fields of one change vector, every field packed at
+(``engine/redo/model.py``) becomes the fields of one change vector, every field packed at
 the offset :mod:`engine.redo.vectors` reads it from (its ``*_AT`` tables: a format fact is
 stated there once; this module names fields, never offsets). :func:`encode_vector` /
 :func:`encode_record` write, :func:`decode_vector` / :func:`decode_record` give the model
@@ -23,9 +23,12 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
-from engine.embedded.ids import Rba as ModelRba
-from engine.embedded.ids import Uba, Xid
-from engine.embedded.redo import (
+from engine.redo import framing as F
+from engine.redo import layout as L
+from engine.redo import vectors as V
+from engine.redo.errors import RedoCorruptError
+from engine.redo.ids import Uba, Xid
+from engine.redo.model import (
     Body,
     ChangeVector,
     Cleanout,
@@ -44,10 +47,6 @@ from engine.embedded.redo import (
     Undo,
     UndoApplied,
 )
-from engine.redo import framing as F
-from engine.redo import layout as L
-from engine.redo import vectors as V
-from engine.redo.errors import RedoCorruptError
 from engine.redo.rowid import fb_text, fb_value
 
 Table = dict[str, tuple[int, str]]
@@ -732,7 +731,7 @@ def decode_record(r: F.Record, timestamp: datetime, thread: int | None = None) -
     lwn = (r.lwn.length, r.lwn.nst, r.lwn.scn) if r.lwn else None
     return RedoRecord(
         thread=r.thread if thread is None else thread,
-        rba=ModelRba(r.rba.sequence, r.rba.block, r.rba.offset),
+        rba=r.rba,
         scn=r.scn,
         subscn=r.subscn,
         timestamp=timestamp,

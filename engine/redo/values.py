@@ -1,7 +1,7 @@
 """Column values as Oracle stores them in row pieces, decoded by column type and charset.
 
 NUMBER/FLOAT, DATE and TIMESTAMP use the embedded database's codecs (one statement of those
-encodings: engine/embedded/codecs.py). Here, the rest Oracle's redo carries:
+encodings: engine/redo/codecs.py). Here, the rest Oracle's redo carries:
 BINARY_FLOAT/DOUBLE (IEEE, sign bit flipped for positives, all bits flipped for negatives),
 character data in the database or national character set (AL32UTF8, AL16UTF16, single-byte
 sets), TIMESTAMP WITH (LOCAL) TIME ZONE (UTC timestamp then hour+20 and minute+60, or a
@@ -16,9 +16,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 from decimal import Decimal
 
-from engine.embedded.codecs import decode_date, decode_number, decode_timestamp
-from engine.embedded.errors import CodecError
-from engine.redo.errors import RedoCorruptError
+from engine.redo.codecs import decode_date, decode_number, decode_timestamp
+from engine.redo.errors import CodecError, RedoCorruptError
 
 Value = Decimal | float | str | datetime | timedelta | bytes | None
 

@@ -282,14 +282,14 @@ def _delete(session: Session, store: SqlStore) -> None:
 
 def _run(session: Session, action: str, write: bool, body: Any) -> None:
     """Open the store and run ``body``, with every database failure as one line."""
-    from engine.embedded.errors import SourceError
+    from engine.embedded.errors import STATEMENT_ERRORS
 
     try:
         with _store(session, write) as store:
             body(store)
     except CommandFailed:
         raise
-    except SourceError as exc:
+    except STATEMENT_ERRORS as exc:
         raise CommandFailed(f"ERROR: {action} failed: {exc}") from exc
     except Exception as exc:  # sqlite3.Error, psycopg.Error: mapped to one line
         text = str(exc).strip()

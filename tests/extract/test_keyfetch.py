@@ -17,7 +17,6 @@ from engine.changes import Kind, Lcr, Position
 from engine.embedded.database import Database
 from engine.embedded.dictionary import Dictionary, load_dictionary
 from engine.embedded.fetch import RowFetcher
-from engine.embedded.ids import RowId
 from engine.embedded.logs import list_logs
 from engine.extract.keyfetch import NOT_FETCHED, KeyFetch, KeyNotFetched, for_extract
 from engine.extract.start import ExtractError
@@ -25,6 +24,7 @@ from engine.extract.tasks.assemble import stream_encoded
 from engine.extract.tasks.decode import Selection
 from engine.extract.tasks.miner import Closed, Miner, mine_plan
 from engine.home.layout import Home
+from engine.redo.ids import RowId
 from engine.runtime.events import Severity
 from engine.trail.codec import decode_record, user_tokens
 from engine.trail.layout import IOType

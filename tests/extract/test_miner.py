@@ -28,11 +28,10 @@ from hypothesis import strategies as st
 from engine._native import enabled as native_enabled
 from engine._native import load as load_native
 from engine.changes import Kind, Lcr, Position
-from engine.embedded.codecs import encode_number
 from engine.embedded.database import Database, create_database
 from engine.embedded.dictionary import load_dictionary
 from engine.embedded.dump_parse import parse_dump
-from engine.embedded.errors import CodecError, RedoCorruptError
+from engine.embedded.errors import RedoCorruptError
 from engine.embedded.logfile import read_records
 from engine.embedded.logs import list_logs
 from engine.embedded.workload import WorkloadSpec, run_workload
@@ -45,7 +44,8 @@ from engine.extract.tasks.decode import BEFORES_FULL, Decoder, Selection
 from engine.extract.tasks.miner import Miner, mine_plan
 from engine.extract.tasks.values import number_text, reference_text
 from engine.home.layout import Home
-from engine.redo.errors import RedoError
+from engine.redo.codecs import encode_number
+from engine.redo.errors import CodecError, RedoError
 from engine.redo.onlinelog import seal
 from engine.redo.scan import Scan, record_scn
 from engine.trail.codec import encode_record, finalize

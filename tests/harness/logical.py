@@ -21,11 +21,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from engine.embedded.codecs import Value
 from engine.embedded.dictionary import Dictionary, TableDef
 from engine.embedded.errors import SourceError
-from engine.embedded.ids import Rba, RowId, Uba, Xid, dba_block, dba_file
-from engine.embedded.redo import (
+from engine.redo.codecs import Value
+from engine.redo.framing import Rba
+from engine.redo.ids import RowId, Uba, Xid, dba_block, dba_file
+from engine.redo.model import (
     ChangeVector,
     Column,
     Commit,

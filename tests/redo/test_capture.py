@@ -173,7 +173,7 @@ def _irp(order: L.Order, obj: int, con: int, cols: list[bytes], scn: int) -> byt
 def test_a_dictionary_change_on_a_captured_table_stops() -> None:
     """A COL$ row for the captured table's OBJ# after the dictionary's SCN (ALTER TABLE ADD
     COLUMN writes one): the Extract stops naming the table and the SCN."""
-    from engine.embedded.codecs import encode_number
+    from engine.redo.codecs import encode_number
 
     dic = dictionary.load(need(CHECKPOINT))
     col_data_obj = next(t for t in dic.tables if t.full_name == "SYS.COL$").data_objs[0]
@@ -196,7 +196,7 @@ def test_a_dictionary_change_on_a_captured_table_stops() -> None:
 
 
 def test_an_insert_written_with_the_tables_is_captured() -> None:
-    from engine.embedded.codecs import encode_number
+    from engine.redo.codecs import encode_number
 
     dic = dictionary.load(need(CHECKPOINT))
     cap = C.Capture(dic, lambda t: t.owner == "OLR_TEST")

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.embedded.codecs import encode_number
 from engine.redo import framing as F
 from engine.redo import layout as L
 from engine.redo import vectors as V
+from engine.redo.codecs import encode_number
 from engine.redo.dumptext import dump_lines, record_json
 from tests.harness.golden import check
 from tests.redo import build

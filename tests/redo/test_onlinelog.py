@@ -11,12 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.embedded.dump_parse import parse_dump
-from engine.embedded.redo import RedoRecord
 from engine.redo import framing as F
 from engine.redo import layout as L
 from engine.redo import onlinelog as O
 from engine.redo import payloads as P
 from engine.redo.errors import RedoError
+from engine.redo.model import RedoRecord
 
 SOURCE = Path(__file__).resolve().parents[1] / "source"
 SEED: list[RedoRecord] = [

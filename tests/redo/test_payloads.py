@@ -16,8 +16,15 @@ from hypothesis import strategies as st
 from engine.embedded.clock import ManualClock
 from engine.embedded.database import Database, create_database
 from engine.embedded.dump_parse import parse_dump
-from engine.embedded.ids import Rba, Uba, Xid
-from engine.embedded.redo import (
+from engine.embedded.sql import execute, run_script
+from engine.redo import framing as F
+from engine.redo import payloads as P
+from engine.redo import vectors as V
+from engine.redo.errors import RedoError
+from engine.redo.framing import Rba
+from engine.redo.ids import Uba, Xid
+from engine.redo.layout import Order
+from engine.redo.model import (
     ChangeVector,
     Column,
     Commit,
@@ -33,12 +40,6 @@ from engine.embedded.redo import (
     Undo,
     UndoApplied,
 )
-from engine.embedded.sql import execute, run_script
-from engine.redo import framing as F
-from engine.redo import payloads as P
-from engine.redo import vectors as V
-from engine.redo.errors import RedoError
-from engine.redo.layout import Order
 from engine.redo.rowid import fb_text
 
 SOURCE = Path(__file__).resolve().parents[1] / "source"

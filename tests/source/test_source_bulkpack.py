@@ -1,7 +1,7 @@
 """The fast path's packed change vectors against the codec's encoding of the model objects.
 
 :mod:`engine.embedded.bulkpack` packs change vectors without building the dataclasses of
-:mod:`engine.embedded.redo`; for any row, undo address, block state and transaction, its
+:mod:`engine.redo.model`; for any row, undo address, block state and transaction, its
 bytes must be what :func:`redo_codec.encode_record` writes for the change vectors that
 :mod:`engine.embedded.redogen` builds (the generic path's). The workload golden test checks
 whole runs; this one covers values the workload does not make (NULLs, long values, long
@@ -18,10 +18,11 @@ from hypothesis import strategies as st
 from engine.embedded import bulkpack as bp
 from engine.embedded import redogen as rg
 from engine.embedded.dictionary import ColumnDef, IndexDef, TableDef
-from engine.embedded.ids import Rba, Uba, Xid, make_dba
-from engine.embedded.redo import Body, ChangeVector, Column, IndexOp, Ktb, RedoRecord, UndoApplied
 from engine.embedded.redo_codec import encode_record
 from engine.embedded.rows import supp_columns
+from engine.redo.framing import Rba
+from engine.redo.ids import Uba, Xid, make_dba
+from engine.redo.model import Body, ChangeVector, Column, IndexOp, Ktb, RedoRecord, UndoApplied
 
 TABLE = TableDef(
     "WL",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from engine.embedded.ids import parse_scn
+from engine.redo.ids import parse_scn
 from ggsci.cli_db import app
 
 HERE = Path(__file__).parent

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.embedded.codecs import (
+from engine.redo.codecs import (
     decode_date,
     decode_number,
     decode_text,
@@ -21,7 +21,7 @@ from engine.embedded.codecs import (
     encode_timestamp,
     encode_value,
 )
-from engine.embedded.errors import CodecError
+from engine.redo.errors import CodecError
 
 WIDE = Context(prec=60)
 

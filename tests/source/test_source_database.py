@@ -14,8 +14,8 @@ from engine.embedded.database import Database
 from engine.embedded.dictionary import load_dictionary
 from engine.embedded.dump_parse import parse_dump
 from engine.embedded.logfile import read_records
-from engine.embedded.redo import Ddl
 from engine.embedded.sql import execute, run_script
+from engine.redo.model import Ddl
 from tests.harness.logical import decode
 from tests.redo.test_payloads import _filled as filled
 
@@ -68,8 +68,8 @@ def test_import_keeps_oracle_sequences_scns_and_vectors(make_db: Callable[..., D
         records += parse_dump(p.read_text().splitlines()).records
     assert db.append_foreign(records, load_dictionary(VECTORS / "seed_dictionary.json")) == 33
     back = [lr.record for lr in db.records()]
-    assert [(r.thread, r.rba.seq, r.scn, r.subscn) for r in back] == [
-        (r.thread, r.rba.seq, r.scn, r.subscn) for r in records
+    assert [(r.thread, r.rba.sequence, r.scn, r.subscn) for r in back] == [
+        (r.thread, r.rba.sequence, r.scn, r.subscn) for r in records
     ]
     for b, r in zip(back, records, strict=True):
         assert b.changes == tuple(filled(cv) for cv in r.changes)

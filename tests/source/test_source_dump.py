@@ -11,9 +11,9 @@ from engine.embedded.dictionary import load_dictionary
 from engine.embedded.dump_parse import parse_dump
 from engine.embedded.dump_write import dump_text
 from engine.embedded.errors import DumpSyntaxError
-from engine.embedded.ids import RowId, Xid
-from engine.embedded.redo import DirectLoad, Kdo, Undo
 from engine.embedded.redo_codec import decode_record, encode_record
+from engine.redo.ids import RowId, Xid
+from engine.redo.model import DirectLoad, Kdo, Undo
 from tests.harness.logical import decode
 
 VECTORS = Path(__file__).parent / "vectors"

@@ -6,8 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.embedded.errors import CodecError
-from engine.embedded.ids import Rba, RowId, Uba, Xid, dump_scn, make_dba, parse_scn, scn_display
+from engine.redo.errors import CodecError
+from engine.redo.framing import Rba
+from engine.redo.ids import RowId, Uba, Xid, dump_scn, make_dba, parse_scn, scn_display
 
 
 def test_seed_rowid() -> None:
@@ -27,9 +28,8 @@ def test_seed_xid_scn_rba() -> None:
     assert dump_scn(1621215) == "0x0000.0018bcdf"
     assert scn_display(1621215) == "0.1621215 (1621215)"
     rba = Rba.parse("0x000044.00000005.0010")
-    assert (rba.seq, rba.block, rba.offset) == (68, 5, 16)
+    assert (rba.sequence, rba.block, rba.offset) == (68, 5, 16)
     assert rba.dump() == "0x000044.00000005.0010"
-    assert rba.byte_offset == 5 * 512 + 16
     assert Uba.parse("0x00c000b2.01ee.0d") == Uba(0x00C000B2, 0x1EE, 0x0D)
     assert make_dba(4, 0x436) == 0x01000436
 

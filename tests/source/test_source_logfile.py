@@ -14,10 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.embedded.errors import RedoCorruptError, RedoTruncatedError
-from engine.embedded.ids import Xid
 from engine.embedded.logfile import BLOCK, LogWriter, read_header, read_records
 from engine.embedded.logs import LogSet, list_logs
-from engine.embedded.redo import ChangeVector, Column, Commit, Kdo, Ktb, RedoRecord
+from engine.redo.ids import Xid
+from engine.redo.model import ChangeVector, Column, Commit, Kdo, Ktb, RedoRecord
 
 
 def _records(w: LogWriter, n: int, seed: int = 1) -> list[RedoRecord]:
@@ -67,7 +67,8 @@ def test_round_trip_and_positions(log: tuple[Path, list[RedoRecord]]) -> None:
     assert _keys(located) == _keys(recs)
     for lr in located:
         assert lr.sequence == 7
-        assert lr.offset == lr.record.rba.byte_offset  # RBA = where it is
+        rba = lr.record.rba
+        assert lr.offset == rba.block * BLOCK + rba.offset  # RBA = where it is
         assert lr.offset % BLOCK >= 16
     for a, b in itertools.pairwise(located):
         assert a.end <= b.offset  # resume points chain (the next LWN from a fresh block)

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from engine.embedded.dump_parse import parse_dump
 from engine.embedded.errors import RedoCorruptError
-from engine.embedded.redo import RedoRecord
 from engine.embedded.redo_codec import decode_record, encode_record
+from engine.redo.model import RedoRecord
 
 VECTORS = Path(__file__).parent / "vectors"
 RECORDS: list[RedoRecord] = [
@@ -63,7 +63,7 @@ def test_corrupted_payloads_fail_cleanly(i: int, data: st.DataObject) -> None:
 def test_records_pickle_for_spark_tasks() -> None:
     import pickle
 
-    from engine.embedded.redo import LocatedRecord
+    from engine.redo.model import LocatedRecord
 
     located = [
         LocatedRecord(r, 7, 512 * (i + 1) + 16, 512 * (i + 2)) for i, r in enumerate(RECORDS)

@@ -30,7 +30,7 @@ from engine.embedded import bulkpack as bp
 from engine.embedded import redogen as rg
 from engine.embedded import redopack as rp
 from engine.embedded.dictionary import ColumnDef, IndexDef, TableDef
-from engine.embedded.ids import Xid, make_dba
+from engine.redo.ids import Xid, make_dba
 from tests.source.test_source_workload_golden import GOLDEN, SCENARIOS, _fingerprint
 
 _C: Any = load("redopack")

@@ -14,8 +14,8 @@ import pytest
 
 from engine.embedded.database import Database
 from engine.embedded.dump_parse import parse_dump
-from engine.embedded.redo import DirectLoad, Kdo, RedoRecord, Undo
 from engine.embedded.sql import run_script
+from engine.redo.model import DirectLoad, Kdo, RedoRecord, Undo
 
 HERE = Path(__file__).parent
 PREP_TEMP = """

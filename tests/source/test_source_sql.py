@@ -245,7 +245,7 @@ def _py(t: str, v: object) -> object:
 def test_select_cleans_out_committed_blocks(make_db: Callable[..., Database]) -> None:
     from engine.embedded.dump_parse import parse_dump
     from engine.embedded.dump_write import dump_text
-    from engine.embedded.redo import Cleanout
+    from engine.redo.model import Cleanout
 
     db = _db(make_db)
     s = db.session("S1")
@@ -267,7 +267,7 @@ def test_dml_cleans_out_blocks_like_the_seed(make_db: Callable[..., Database]) -
     """Seed 002's single-row update: its 11.5 carries KTB op 0x11 with a block cleanout of
     the insert that committed before it."""
     from engine.embedded.dump_write import dump_text
-    from engine.embedded.redo import Kdo
+    from engine.redo.model import Kdo
 
     db = _db(make_db)
     s = db.session("S1")

@@ -12,8 +12,8 @@ from engine.embedded.clock import ManualClock
 from engine.embedded.database import Database, create_database
 from engine.embedded.dictionary import load_dictionary
 from engine.embedded.errors import SourceError
-from engine.embedded.redo import RedoRecord
 from engine.embedded.workload import WorkloadSpec, parse_mix, run_workload
+from engine.redo.model import RedoRecord
 from tests.harness.logical import decode, replay
 
 

@@ -29,8 +29,8 @@ from decimal import Context, Decimal
 
 from engine.changes import Kind, Lcr, Position
 from engine.embedded.dictionary import Dictionary, TableDef
-from engine.embedded.ids import RowId, Uba, Xid
-from engine.embedded.redo import (
+from engine.redo.ids import RowId, Uba, Xid
+from engine.redo.model import (
     ChangeVector,
     Commit,
     Ddl,

@@ -41,20 +41,8 @@ from typing import Any, Final
 
 from engine._native import load as load_native
 from engine.changes import Fragment, Kind, Position
-from engine.embedded.codecs import CODECS, decode_text
 from engine.embedded.dictionary import Dictionary
 from engine.embedded.errors import RedoCorruptError
-from engine.embedded.ids import RowId, Uba
-from engine.embedded.redo import (
-    Commit,
-    Ddl,
-    DirectLoad,
-    Kdo,
-    SessionInfo,
-    SlotAlloc,
-    Undo,
-    UndoApplied,
-)
 from engine.expr.rowrule import Process, RowRule
 from engine.extract.tasks.assemble import trans_ind
 from engine.extract.tasks.decode import (
@@ -76,8 +64,20 @@ from engine.extract.tasks.tablerules import (
 from engine.extract.tasks.txngroup import CLOSED, FRAGMENT, Step, group, table_ops
 from engine.extract.tasks.values import NUMBER_TYPES, Convert, converter, entry_converter
 from engine.redo import framing
+from engine.redo.codecs import CODECS, decode_text
 from engine.redo.errors import RedoError
+from engine.redo.ids import RowId, Uba
 from engine.redo.layout import VECTOR_HEADERS
+from engine.redo.model import (
+    Commit,
+    Ddl,
+    DirectLoad,
+    Kdo,
+    SessionInfo,
+    SlotAlloc,
+    Undo,
+    UndoApplied,
+)
 from engine.redo.payloads import decode_vector
 from engine.redo.scan import DECLINED, Scan
 from engine.redo.vectors import UNDO_CLS_FIRST

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
-from engine.embedded.codecs import decode_value
 from engine.extract.tasks.decode import text_of
+from engine.redo.codecs import decode_value
 from engine.trail.codec import column_entry
 
 Convert = Callable[[bytes | None], str | None]

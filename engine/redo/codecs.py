@@ -22,7 +22,7 @@ from datetime import datetime
 from decimal import Context, Decimal, InvalidOperation
 from typing import Final
 
-from engine.embedded.errors import CodecError
+from engine.redo.errors import CodecError
 
 Value = Decimal | int | float | str | datetime | None
 

@@ -36,7 +36,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
 
-from engine.embedded.ids import NULL_UBA, NULL_XID, Rba, Uba, Xid
+from engine.redo.framing import Rba
+from engine.redo.ids import NULL_UBA, NULL_XID, Uba, Xid
 
 OBJ_UNDO: Final = 4294967295  # OBJ of undo-segment change vectors
 

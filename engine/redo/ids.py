@@ -1,4 +1,5 @@
-"""Identifiers of Oracle redo: SCN, XID, UBA, DBA, RBA and the extended ROWID.
+"""Identifiers of Oracle redo: SCN, XID, UBA, DBA and the extended ROWID (the RBA is
+:class:`engine.redo.framing.Rba`).
 
 All are small frozen values with a ``parse``/``dump`` pair for the dump-text form and
 plain ints inside. ``Xid.parse("0x0004.00b.00000356")`` is 4.11.854;
@@ -11,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from engine.embedded.errors import CodecError
+from engine.redo.errors import CodecError
 
 SCN_MAX: Final = (1 << 48) - 1
 _HEX = r"0x([0-9a-fA-F]+)"
@@ -103,30 +104,6 @@ def dba_file(dba: int) -> int:
 
 def dba_block(dba: int) -> int:
     return dba & 0x3FFFFF
-
-
-@dataclass(frozen=True, slots=True, order=True)
-class Rba:
-    """Redo byte address: log sequence, 512-byte block in that log, byte offset in block."""
-
-    seq: int
-    block: int
-    offset: int
-
-    @classmethod
-    def parse(cls, text: str) -> Rba:
-        m = re.fullmatch(r"0x([0-9a-fA-F]+)\.([0-9a-fA-F]+)\.([0-9a-fA-F]+)", text.strip())
-        if not m:
-            raise CodecError(f"bad RBA {text!r}")
-        return cls(int(m.group(1), 16), int(m.group(2), 16), int(m.group(3), 16))
-
-    def dump(self) -> str:
-        return f"0x{self.seq:06x}.{self.block:08x}.{self.offset:04x}"
-
-    @property
-    def byte_offset(self) -> int:
-        """Byte position in the log file (GoldenGate's "Redo RBA")."""
-        return self.block * 512 + self.offset
 
 
 _ALPHABET: Final = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
