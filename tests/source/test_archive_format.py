@@ -124,6 +124,15 @@ def test_the_archiver_names_copies_by_the_format(tmp_path: Path) -> None:
     assert {f.header.dbid for f in found} == {database_identity(root / "redo").dbid}
 
 
+def test_the_dbid_and_padded_parts_come_from_the_log_header(tmp_path: Path) -> None:
+    root, dest = _db(tmp_path, "%D-%d-%T-%S-%R-%a.log", threads=1)
+    dbid = database_identity(root / "redo").dbid
+    assert sorted(p.name for p in dest.iterdir()) == [
+        f"{dbid:08X}-{dbid:x}-0001-{s:010d}-0000000001-0.log" for s in (1, 2)
+    ]
+    assert Path(str(archived_copy(root, 1, 2))).name == sorted(p.name for p in dest.iterdir())[1]
+
+
 def test_a_database_made_with_a_bad_format_is_not_made(tmp_path: Path) -> None:
     with pytest.raises(DatabaseError) as err:
         create_database(tmp_path, "bad", archive=ArchiveParams(None, "arch_%s.arc"))
