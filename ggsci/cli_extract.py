@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     from engine.home.groups import GroupDef
     from engine.home.layout import Home
     from engine.pump.pump import Emit
-    from engine.redo.attached import Attached
     from engine.runtime.report import ReportWriter
     from params.check import CheckResult
     from params.models import ExpectedGroup, ParamFile
@@ -172,17 +171,6 @@ def extract(
         _pump(h, model, group, emit, report, stop_at_eof)
         return
 
-    from engine.extract.alo import attached_source
-
-    try:
-        source = attached_source(h, model)
-    except ExtractError as exc:
-        emit(exc.code, Severity.ERROR, exc.text)
-        raise typer.Exit(1) from exc
-    if source is not None:  # a real Oracle database's archived logs: no Spark session
-        _alo(h, model, group, emit, report, stop_at_eof, source)
-        return
-
     from engine.cluster.spark import SparkConfigError, task_failure
 
     stop = threading.Event()
@@ -194,8 +182,7 @@ def extract(
     except (ExtractError, SparkConfigError) as exc:
         emit(exc.code, Severity.ERROR, exc.text)
         raise typer.Exit(1) from exc
-    watch = run.watch
-    assert watch is not None
+    watch = run.watch  # None: an attached database's archived logs, mined here (no Spark)
     try:  # in the foreground, what the run mines Spark mines, from the first batch
         run.wait_for_session()
     except SparkConfigError as exc:
@@ -211,15 +198,19 @@ def extract(
     except RedoGapError as exc:  # redo missing, cut short or unreadable: one line, named
         emit(exc.code, Severity.ERROR, exc.message)
         raise typer.Exit(1) from exc
+    except ExtractError as exc:  # e.g. a captured table's structure changed in the redo
+        emit(exc.code, Severity.ERROR, exc.text)
+        raise typer.Exit(1) from exc
     except Exception as exc:
-        line = watch.fault.text if watch.fault is not None else task_failure(exc)
+        fault = watch.fault if watch is not None else None
+        line = fault.text if fault is not None else task_failure(exc)
         if line is None:  # (a task's own check, or the watchdog's: one line, no trace)
             raise
         emit("OGG-01668", Severity.ERROR, line)
         raise typer.Exit(1) from None
     finally:
         run.close()
-    if watch.fault is not None:
+    if watch is not None and watch.fault is not None:
         emit(watch.fault.code, Severity.ERROR, watch.fault.text)
         raise typer.Exit(1)
     s = run.capture.stats
@@ -235,7 +226,7 @@ def extract(
 
 
 class _Foreground(Protocol):
-    """What a foreground run is to :func:`_foreground` (AloRun, Pump)."""
+    """What a foreground run is to :func:`_foreground` (a data pump)."""
 
     name: str
     trail_path: str
@@ -289,35 +280,6 @@ def _foreground(
     emit("OGG-00991", Severity.INFO, f"EXTRACT {run.name} stopped normally.")
     typer.echo(line)
     sys.stdout.flush()
-
-
-def _alo(
-    h: Home,
-    model: ParamFile,
-    group: GroupDef | None,
-    emit: Emit,
-    report: ReportWriter,
-    stop_at_eof: bool,
-    source: Attached,
-) -> None:
-    """An Extract of an attached Oracle database (``SOURCEDB`` of ``ggsci db attach``): it
-    reads the archived logs in process, with no Spark session."""
-    from engine.extract.alo import AloRun
-    from engine.extract.start import ExtractError
-    from engine.redo.errors import RedoError
-
-    def summary(run: AloRun) -> str:
-        cur = run.capture.current
-        return (
-            f"EXTRACT {run.name}: archived logs of {source.name} read to thread {cur.thread} "
-            f"sequence {cur.sequence - 1 if cur.offset == 0 else cur.sequence}, "
-            f"{run.capture.transactions} committed transaction(s) to {run.trail_path}."
-        )
-
-    _foreground(
-        lambda: AloRun(h, model, group, emit, source),
-        (ExtractError, RedoError), emit, report, stop_at_eof, summary,
-    )  # fmt: skip
 
 
 def _pump(

@@ -29,23 +29,25 @@ import heapq
 import itertools
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from engine.changes import Entry, Fragment, Kind, Lcr, Position
 from engine.cluster.jobturn import JobOrder
 from engine.embedded.catalog import RedoCatalog
 from engine.embedded.dictionary import Dictionary, load_dictionary
+from engine.embedded.logs import LogInfo
 from engine.expr.rowrule import Process, UnknownColumn
 from engine.extract.cache import TransactionCache, Txn
 from engine.extract.keyfetch import KeyFetch
 from engine.extract.merge import NONE, Batch, plan_batch
 from engine.extract.redo_source import (
     DEFAULT_SPLIT_BYTES,
+    Plan,
     Split,
     SplitResult,
     continues,
@@ -214,6 +216,30 @@ def selection_for(
                      model.update_record_format, frozenset(full_deletes))  # fmt: skip
 
 
+class LogCatalog(Protocol):
+    """Where the logs are and whether they are whole (:class:`RedoCatalog`; an attached
+    database's archive location: engine/extract/alo.py)."""
+
+    def logs(self, thread: int | None = None) -> list[LogInfo]: ...
+
+    def for_reading(self, positions: Mapping[int, Position]) -> list[LogInfo]: ...
+
+
+class RedoOrigin(Protocol):
+    """A source database other than the embedded one (an attached Oracle database's archived
+    logs, engine/extract/alo.py): its dictionary as the driver's rules take it, the plan its
+    miner takes, and the stop its miner met: the SCN a batch is applied below, and the
+    error raised once that is done."""
+
+    def dictionary(self) -> Dictionary: ...
+
+    def plan(self, plan: MinePlan) -> Plan: ...
+
+    def bound(self) -> int | None: ...
+
+    def check(self) -> None: ...
+
+
 @dataclass(frozen=True)
 class CaptureHooks:
     """What the Extract's run does at the capture's events, given at construction (driver
@@ -245,9 +271,10 @@ class Capture:
         on_commit: Callable[[str, int, int], None] | None = None,
         heartbeat: ExtractRule | None = None,
         hooks: CaptureHooks | None = None,
-        catalog: RedoCatalog | None = None,
+        catalog: LogCatalog | None = None,
         fetch: KeyFetch | None = None,
         max_poll_splits: int | None = 8,
+        origin: RedoOrigin | None = None,
     ) -> None:
         hooks = hooks or CaptureHooks(on_commit=on_commit)
         self.model = model
@@ -255,8 +282,9 @@ class Capture:
         self.fetch = fetch  # FETCHOPTIONS: keys the redo lacks (keyfetch.py)
         self.source_root = source_root
         self.redo_dir = source_root / "redo"
+        self.origin = origin  # None: the embedded database of source_root
         # where the logs are read (online, archive destinations) and checked whole
-        self.catalog = catalog or RedoCatalog.for_extract(source_root, model.tranlog)
+        self.catalog: LogCatalog = catalog or RedoCatalog.for_extract(source_root, model.tranlog)
         self.writer = writer
         self.spark = spark
         self.split_bytes = split_bytes
@@ -320,7 +348,7 @@ class Capture:
     def _decoder(self) -> Decoder:
         path = self.source_root / "dictionary.json"
         self._dictionary_mtime = path.stat().st_mtime if path.exists() else 0.0
-        dictionary = load_dictionary(path)
+        dictionary = self.origin.dictionary() if self.origin else load_dictionary(path)
         also = self.heartbeat.owns if self.heartbeat is not None else None
         selection = selection_for(self.model, dictionary, also)
         rules = resolve(
@@ -363,9 +391,13 @@ class Capture:
             seal=self.writer.seals_records,  # the tasks seal what they close
         )
 
+    def _mined(self, plan: MinePlan) -> Plan:
+        """What the miner of this source takes for ``plan``."""
+        return self.origin.plan(plan) if self.origin is not None else plan
+
     def _refresh_dictionary(self) -> None:
         path = self.source_root / "dictionary.json"
-        if path.exists() and path.stat().st_mtime != self._dictionary_mtime:
+        if self.origin is None and path.exists() and path.stat().st_mtime != self._dictionary_mtime:
             self.decoder = self._decoder()
 
     # -- the loop -------------------------------------------------------------------
@@ -388,12 +420,15 @@ class Capture:
         results = mined.result()
         self._fine_heavy = sum(len(r.items) for r in results) > AHEAD_MAX_ITEMS
         if self._br_inside(results):  # a BR checkpoint must see this batch change by change
-            results = decode_splits(self.mine_plan(compact=False), splits, self.spark)
+            results = decode_splits(self._mined(self.mine_plan(compact=False)), splits, self.spark)
         done_mining = time.perf_counter()
         self.timing["mine_s"] += done_mining - began
         self.timing["batches"] += 1
         self.stats.records_read += sum(r.records for r in results)
         low = self._low(batch, results)
+        bound = self.origin.bound() if self.origin is not None else None
+        if bound is not None:  # a stop: nothing at or above its SCN, on any thread
+            low = bound if low is None else min(low, bound)
         base = self.applied_positions()
         held, self.held = self.held, {}
         by_thread: dict[int, list[Iterable[Item]]] = {t: [q] for t, q in sorted(held.items()) if q}
@@ -412,6 +447,8 @@ class Capture:
         merged = streams[0] if len(streams) == 1 else heapq.merge(*streams, key=_order_key)
         fragments = any(isinstance(i, Fragment) for r in results for i in r.items)
         n = self._apply(merged, base, mid_batch_br=not fragments)
+        if self.origin is not None:  # a stop met in the batch: after what came before it
+            self.origin.check()
         self.timing["apply_s"] += time.perf_counter() - done_mining
         self.positions = thread_positions_after(results, self.positions)
         self.stats.lcrs += n
@@ -466,6 +503,7 @@ class Capture:
             self.max_poll_splits,
             hold=ahead,
             listing=lambda: self.catalog.for_reading(positions),
+            archived_only=self.origin is not None,
         )
 
     def _low(self, batch: Batch, results: list[SplitResult]) -> int | None:
@@ -511,9 +549,10 @@ class Capture:
         """Mine ``batch``: in the background with Spark (so that the next batch can be
         queued behind it), here without. A transaction that ends above what the batch can
         apply is not closed in the tasks (the driver may hold its end)."""
-        plan_ = self.mine_plan()
+        mine = self.mine_plan()
         if batch.horizon is not None:
-            plan_ = dataclasses.replace(plan_, horizon=batch.horizon.low(self.complete))
+            mine = dataclasses.replace(mine, horizon=batch.horizon.low(self.complete))
+        plan_ = self._mined(mine)
         splits = batch.splits
         if self.spark is None:
             done: Future[list[SplitResult]] = Future()

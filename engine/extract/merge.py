@@ -36,6 +36,8 @@ from engine.extract.redo_source import Split, logs_by_thread, positions_after, t
 from engine.redo.scan import first_scn_at  # any storage (an archived copy on s3://)
 
 NONE = -1  # nothing known of a thread
+#: The cap of archived logs only: no mark bounds the watermark, the threads' logs do.
+ARCHIVED_CAP = (1 << 63) - 1
 
 
 @dataclass(frozen=True)
@@ -121,25 +123,33 @@ def plan_batch(
     *,
     hold: frozenset[int] = frozenset(),
     listing: Callable[[], list[LogInfo]] | None = None,
+    archived_only: bool = False,
 ) -> Batch:
     """The next batch from ``positions``: every thread's splits to the end of its logs, at
     most ``max_splits`` of a thread, cut to the SCN where the first thread cut stops (so
     that a thread does not run far ahead of another only to be held); threads in ``hold``
     (ahead already) are not read. ``listing`` lists the logs (after the marks are read),
-    from where the Extract reads them (:class:`~engine.embedded.catalog.RedoCatalog`)."""
-    dirs, marks = _marks(redo_dir)
+    from where the Extract reads them (:class:`~engine.embedded.catalog.RedoCatalog`).
+    ``archived_only``: the logs are a real database's archived logs (no progress marks): a
+    thread is known complete only from the archived logs read to their end, and every
+    thread of ``positions`` is waited for, archived yet or not."""
+    dirs, marks = _marks(redo_dir) if not archived_only else (set(), {})
     by_thread = logs_by_thread(list_logs(redo_dir) if listing is None else listing())
-    appeared = _new_threads(redo_dir, dirs)
+    appeared = _new_threads(redo_dir, dirs) if not archived_only else set()
     per: dict[int, list[Split]] = {
         t: [] if t in hold else thread_splits(t, logs, positions.get(t), split_bytes)
         for t, logs in sorted(by_thread.items())
     }
-    if not marks or (len(by_thread) <= 1 and not appeared):
+    threads = set(by_thread) | (set(positions) if archived_only else set())
+    if archived_only and len(threads) > 1:
+        cap = ARCHIVED_CAP
+    elif not marks or (len(by_thread) <= 1 and not appeared):
         out = [s for t in sorted(per) for s in per[t]]
         if max_splits is not None and len(by_thread) == 1 and len(out) > max_splits:
             out = out[:max_splits]
         return Batch(out, None)
-    cap = max(m.scn for m in marks.values())
+    else:
+        cap = max(m.scn for m in marks.values())
     closed = {
         t
         for t, logs in by_thread.items()
@@ -166,12 +176,14 @@ def plan_batch(
     splits = [s for t in sorted(per) for s in per[t]]
     after = positions_after(splits, positions)
     known: dict[int, int] = {}
-    for t, logs in by_thread.items():
-        k = _evidence(logs, after.get(t), marks.get((t, logs[-1].sequence)), t in closed, cap)
+    for t in threads:
+        logs = by_thread.get(t, [])
+        mark = marks.get((t, logs[-1].sequence)) if logs else None
+        k = _evidence(logs, after.get(t), mark, t in closed, cap) if logs else NONE
         if t in bound:
             k = max(k, bound[t] - 1)
         known[t] = k
-    horizon = Horizon(frozenset(by_thread), cap, known, hold_all=bool(appeared))
+    horizon = Horizon(frozenset(threads), cap, known, hold_all=bool(appeared))
     return Batch(splits, horizon)
 
 

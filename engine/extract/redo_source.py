@@ -29,6 +29,7 @@ from engine.cluster.worker import CANNOT_RUN, run_task, settle_worker
 from engine.embedded.catalog import RedoGapError
 from engine.embedded.errors import RedoFormatError
 from engine.embedded.logs import LogInfo, list_logs
+from engine.extract.oracle_source import OracleMiner, OraclePlan
 from engine.extract.tasks.miner import Closed, Event, MinePlan, Miner
 from engine.storage import StorageError
 
@@ -129,7 +130,16 @@ def thread_splits(
     return out
 
 
-def decode_split(miner: Miner, split: Split, *, in_task: bool = False) -> SplitResult:
+#: What a batch is mined with: the embedded database's plan, or an attached database's.
+Plan = MinePlan | OraclePlan
+
+
+def miner_of(plan: Plan) -> Miner | OracleMiner:
+    """The miner of ``plan``: the task miner, or real Oracle redo's (oracle_source.py)."""
+    return OracleMiner(plan) if isinstance(plan, OraclePlan) else Miner(plan)
+
+
+def decode_split(miner: Miner | OracleMiner, split: Split, *, in_task: bool = False) -> SplitResult:
     """Runs in a Spark task (or on the driver): mine one split. Redo that cannot be read
     comes back as ``error`` (the driver abends with it: :func:`decode_splits`)."""
     path = (split.task_path or split.path) if in_task else split.path
@@ -164,7 +174,7 @@ MINE_TASK: Final = "engine.extract.redo_source:mine_task"
 def mine_task(plan_bc: Any, splits: Iterable[Split]) -> Iterator[bytes]:
     """A Spark task: each split's result, pickled and compressed (:func:`_packed`)."""
     settle_worker()
-    miner = Miner(plan_bc.value)
+    miner = miner_of(plan_bc.value)
     for s in splits:
         with _no_cycle_collection():
             packed = _packed(decode_split(miner, s, in_task=True))
@@ -238,7 +248,7 @@ def _tasks(splits: int, slots: int) -> int:
 
 @dataclass
 class _Shared:
-    plan: MinePlan
+    plan: Plan
     broadcast: Any
     context: Any  # the SparkContext it belongs to
     users: int = 0
@@ -256,7 +266,7 @@ class SharedPlans:
         self._current: _Shared | None = None
 
     @contextlib.contextmanager
-    def shared(self, sc: Any, plan: MinePlan) -> Iterator[Any]:
+    def shared(self, sc: Any, plan: Plan) -> Iterator[Any]:
         with self._lock:
             cur = self._current
             if cur is not None and cur.context is sc and cur.plan == plan:
@@ -285,7 +295,7 @@ PLANS: Final = SharedPlans()
 
 
 def decode_splits(
-    plan: MinePlan,
+    plan: Plan,
     splits: Sequence[Split],
     spark: SparkSession | None,
     turn: Turn | None = None,
@@ -302,7 +312,7 @@ def decode_splits(
 
 
 def _decoded(
-    plan: MinePlan, splits: Sequence[Split], spark: SparkSession | None, turn: Turn | None
+    plan: Plan, splits: Sequence[Split], spark: SparkSession | None, turn: Turn | None
 ) -> list[SplitResult]:
     if not splits:
         return []
@@ -321,7 +331,7 @@ def _decoded(
                     raise CannotRun(raw[len(CANNOT_RUN) :].decode(errors="replace"))
             done = [_unpacked(r) for r in packed]
     if len(done) < len(splits):
-        miner = Miner(plan)
+        miner = miner_of(plan)
         mined = iter(done)
         with _no_cycle_collection():
             done = [

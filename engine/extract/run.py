@@ -25,9 +25,16 @@ from engine.cluster.starting import SessionStart
 from engine.cluster.watch import Limits, Watchdog
 from engine.embedded.catalog import RedoCatalog, RedoGapError
 from engine.extract import longtrans as lt
+from engine.extract.alo import (
+    ArchiveCatalog,
+    AttachedOrigin,
+    attached_source,
+    legacy_state,
+    not_used,
+)
 from engine.extract.br import BoundedRecovery, BrError, Restored, selection_digest
 from engine.extract.cache import Txn
-from engine.extract.capture import Capture, CaptureHooks, CaptureState
+from engine.extract.capture import Capture, CaptureHooks, CaptureState, LogCatalog
 from engine.extract.cpcheck import commit_problem, trail_problem
 from engine.extract.keyfetch import for_extract
 from engine.extract.orphans import OrphanScanner
@@ -98,6 +105,10 @@ class ExtractRun(TransactionManagement, GroupRun):
         session takes the batches over once it is up (:meth:`_adopt_session`). ``on_fault``
         is called from the watchdog when the application stalls or cannot start (the run
         is then stopped, and the caller abends with ``run.watch.fault``)."""
+        if attached_source(home, model) is not None:  # real archived logs: mined here, no Spark
+            return cls(
+                home, model, group, emit, spark=None, brreset=brreset, report_line=report_line
+            )
         name = (model.group or (group.name if group else "EXTRACT")).upper()
         settings = extract_settings(home, model, name, master)  # a bad one: raised at once
         watch = Watchdog(Limits())
@@ -141,7 +152,13 @@ class ExtractRun(TransactionManagement, GroupRun):
         self.group = group
         self.emit = emit
         self.clock = clock
-        self.root = source_root(home, model)
+        # the source: the embedded database, or an attached one's archived logs (alo.py)
+        self.attached = attached_source(home, model)
+        self.root = self.attached.root if self.attached else source_root(home, model)
+        self.origin = AttachedOrigin(self.attached, self._redo_warning) if self.attached else None
+        for what in not_used(model) if self.attached else ():
+            emit("OGG-10144", Severity.WARNING, f"{what} not used by an Extract reading the "
+                 f"archived logs of attached database {self.root.name}.")  # fmt: skip
         self.writer, self.trail_path, self.megabytes = open_output_trail(
             home, model, group, self.name, self.root.name, durable=durable, emit=emit
         )
@@ -176,6 +193,8 @@ class ExtractRun(TransactionManagement, GroupRun):
         self.at_eof = False  # the last poll found nothing (LAG: 'At EOF')
         if restored is not None:
             self.capture.restore(restored.txns, restored.checkpoint.current)
+            if self.origin is not None:  # the redo miner learns what it may take back
+                self.origin.restored(restored.txns)
         if self.capture.heartbeat is not None:  # LOGBSN on heartbeat records (seed 001)
             self.capture.heartbeat.restart = self._oldest_open
         self._redo_files: dict[tuple[int, int], str | None] = {}  # (thread, seq): log path
@@ -205,6 +224,21 @@ class ExtractRun(TransactionManagement, GroupRun):
         self._startup_at = _points_known(cps.reads if cps else (), self.startup)
         self.last_checkpoint = 0.0
 
+    def _catalog(self) -> LogCatalog:
+        """Where the source's logs are read: the embedded database's online logs and archive
+        destinations, or the attached database's archive location."""
+        if self.attached is not None:
+            return ArchiveCatalog.of(self.attached, self.model)
+        return RedoCatalog.for_extract(self.root, self.model.tranlog)
+
+    def _redo_warning(self, text: str) -> None:
+        """A warning of the miner of real redo (a column of a type not captured)."""
+        code, sep, rest = text.partition(": ")
+        if sep and code.startswith("OGG-"):
+            self.emit(code, Severity.WARNING, rest)
+        else:
+            self.emit("OGG-01431", Severity.WARNING, text)
+
     def _saved_state(
         self, cps: Checkpoints | None, trail: str, group: GroupDef | None
     ) -> tuple[CaptureState | None, bool]:
@@ -212,13 +246,15 @@ class ExtractRun(TransactionManagement, GroupRun):
         (OGG-00444 when it cannot be true; a trail cut short is captured again, OGG-01741),
         and whether this start is not where the last run left off (ADD/ALTER moved a
         position: normal recovery, no BR restore, OGG-01635)."""
-        if cps is None or "capture" not in cps.extra:
+        if cps is None:
+            return None, False
+        # (a checkpoint of an earlier release's archived-log run: its state, read as ours)
+        extra = cps.extra.get("capture") or legacy_state(cps.extra)
+        if extra is None:
             return None, False
         written = next((w for w in cps.writes if _same_trail(w.trail, trail)), None)
         at = written.position if written is not None else CpPosition()
-        saved = CaptureState.from_checkpoint(
-            cps.extra["capture"], cps.reads, TrailPosition(at.seqno, at.rba)
-        )
+        saved = CaptureState.from_checkpoint(extra, cps.reads, TrailPosition(at.seqno, at.rba))
         moved = cps.altered and MOVED_READ in cps.moved
         # seed 000: an altered I/O checkpoint (IOEXTSEQNO/IOEXTRBA: the recovery position;
         # ETROLLOVER: the write position) also means normal recovery, from that position
@@ -236,7 +272,7 @@ class ExtractRun(TransactionManagement, GroupRun):
             again = recapture_lost_trail(
                 cps, saved.trail, trail, self.writer, self.root / "redo",
                 group.threads if group else 1,
-                lambda: RedoCatalog.for_extract(self.root, self.model.tranlog).logs(),
+                lambda: self._catalog().logs(),
             )  # fmt: skip
         except ExtractError:
             self.writer.close()
@@ -281,7 +317,7 @@ class ExtractRun(TransactionManagement, GroupRun):
         redo's start); the positions it starts at when there is no state."""
         model, home = self.model, self.home
         try:
-            catalog = RedoCatalog.for_extract(self.root, model.tranlog)
+            catalog = self._catalog()
             start = initial_positions(
                 self.root / "redo",
                 cps.reads if cps else (),
@@ -304,13 +340,16 @@ class ExtractRun(TransactionManagement, GroupRun):
                     br_take=self._br_checkpoint if self.br is not None else None,
                 ),
                 catalog=catalog,
-                fetch=for_extract(
+                fetch=None
+                if self.origin is not None  # no database to fetch a key from
+                else for_extract(
                     model,
                     self.root,
                     lambda: self.capture.decoder.dictionary,
                     lambda: self.capture.keycols,
                     self.emit,
                 ),
+                origin=self.origin,
                 split_bytes=_split_bytes(),
                 # a batch mines one wave of the share's tasks (another is mined ahead)
                 max_poll_splits=batch_splits(spark) if spark is not None else 8,
@@ -414,7 +453,7 @@ class ExtractRun(TransactionManagement, GroupRun):
         problem = trail_problem(state, rec.last_transaction if rec is not None else None)
         if problem is None:
             try:
-                logs = RedoCatalog.for_extract(self.root, model.tranlog).logs()
+                logs = self._catalog().logs()
             except RedoGapError:
                 logs = []  # an archive destination unreadable: the reader says so
             problem = commit_problem(state, logs)
@@ -428,6 +467,12 @@ class ExtractRun(TransactionManagement, GroupRun):
             )
 
     # -- Bounded Recovery -------------------------------------------------------------
+    def _purge_orphans(self) -> None:
+        """PURGEORPHANEDTRANSACTIONS asks the embedded database which transactions it still
+        has open; an attached database's archived logs cannot say (none is purged)."""
+        if self.attached is None:
+            super()._purge_orphans()
+
     def _now_us(self) -> int:
         """The Extract's processing clock (injected): what BR checkpoints are due on."""
         return datetime_to_micros(self.clock())

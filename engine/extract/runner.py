@@ -12,11 +12,9 @@ from collections.abc import Callable
 from engine.cluster.spark import SparkConfigError, task_failure
 from engine.cluster.watch import Watchdog
 from engine.embedded.catalog import RedoGapError
-from engine.extract.alo import REFUSED, AloRun, attached_source, refusal
 from engine.extract.longtrans import RequestError
 from engine.extract.run import ExtractRun
 from engine.extract.start import ExtractError
-from engine.redo.errors import RedoError
 from engine.runtime.events import Severity
 from engine.runtime.ipc import Reply, Request
 from engine.runtime.paramcheck import load_group_params
@@ -40,26 +38,12 @@ class ExtractRunner(GroupRunner):
 
     def __init__(self) -> None:
         self.run_: ExtractRun | None = None
-        self.alo: AloRun | None = None
         self.watch: Watchdog | None = None
         self.pg: GroupRunner | None = None  # a PostgreSQL source's runner (engine/postgres)
 
     def prepare(self, ctx: GroupContext) -> None:
         ctx.phase("parameter file")
         model = load_group_params(ctx)
-        try:
-            source = attached_source(ctx.home, model)
-            if source is not None:  # a real Oracle database's archived logs: no Spark
-                ctx.phase("recovery (archived logs, trail, checkpoint)")
-                self.alo = AloRun(ctx.home, model, ctx.group, ctx.event, source)
-                ctx.phase(None)
-        except ExtractError as exc:
-            raise ProcessAbend(exc.code, exc.text) from exc
-        except RedoError as exc:
-            raise ProcessAbend(exc.code, exc.message) from exc
-        if self.alo is not None:
-            self._register_alo(ctx, self.alo)
-            return
         if _postgres_source(ctx, model):  # issue 25: no Spark, engine/postgres
             from engine.postgres.run import PgExtractRunner
 
@@ -88,26 +72,6 @@ class ExtractRunner(GroupRunner):
             Severity.INFO,
             f"Recovery initialization completed for target file {self.run_.trail_path}.",
         )
-
-    def _register_alo(self, ctx: GroupContext, run: AloRun) -> None:
-        def refuse(line: str) -> Callable[[Request], Reply]:
-            return lambda _r: Reply.error(line)
-
-        for request in REFUSED:
-            ctx.handlers.add(request, refuse(refusal(request, run.source.name)))
-        ctx.event(
-            "OGG-01055",
-            Severity.INFO,
-            f"Recovery initialization completed for target file {run.trail_path}.",
-        )
-
-    def _run_alo(self, run: AloRun, ctx: GroupContext) -> None:
-        try:
-            run.run(ctx.stop_requested)
-        except RedoError as exc:  # OGG-00446 naming the sequence, another incarnation, ...
-            raise ProcessAbend(exc.code, exc.message) from exc
-        finally:
-            run.close()
 
     def _register(self, ctx: GroupContext) -> None:
         run = self.run_
@@ -155,9 +119,6 @@ class ExtractRunner(GroupRunner):
         ctx.handlers.add("STOP", stop)
 
     def run(self, ctx: GroupContext) -> None:
-        if self.alo is not None:
-            self._run_alo(self.alo, ctx)
-            return
         if self.pg is not None:
             self.pg.run(ctx)
             return
@@ -167,6 +128,8 @@ class ExtractRunner(GroupRunner):
             self.run_.run(ctx.stop_requested)
         except RedoGapError as exc:  # redo missing, cut short or unreadable: named, no trace
             raise ProcessAbend(exc.code, exc.message) from exc
+        except ExtractError as exc:  # e.g. a captured table's structure changed in the redo
+            raise ProcessAbend(exc.code, exc.text) from exc
         except Exception as exc:
             fault = self.watch.fault if self.watch is not None else None
             if fault is not None:  # the watchdog cancelled the job: its line says why
@@ -184,15 +147,11 @@ class ExtractRunner(GroupRunner):
             raise ProcessAbend(fault.code, fault.text)
 
     def at_eof(self, ctx: GroupContext) -> bool:
-        if self.alo is not None:
-            return self.alo.at_eof
         if self.pg is not None:
             return self.pg.at_eof(ctx)
         return self.run_ is not None and self.run_.at_eof
 
     def status_lines(self, ctx: GroupContext) -> list[str]:
-        if self.alo is not None:
-            return self.alo.status_lines()
         if self.pg is not None:
             return self.pg.status_lines(ctx)
         lines = self.run_.status_lines() if self.run_ else super().status_lines(ctx)

@@ -13,15 +13,17 @@ Only vectors of captured tables (and the transaction layer) are decoded, so what
 database does elsewhere is read but never an error.
 
 Stops (:class:`CaptureStop`, with table and SCN): a change to a captured table's dictionary
-rows (SYS.COL$, SYS.OBJ$, SYS.TAB$ rows whose OBJ# is the table's) after the dictionary's
-SCN; a compressed row of a captured table. Columns of types we do not decode (LOBs, LONG,
-XMLTYPE, JSON, objects) are reported once per table and column by ``warn`` and left out.
+rows (SYS.COL$, SYS.OBJ$, SYS.TAB$ rows whose OBJ# is the table's) or a DDL marker (24.1)
+naming it, after the dictionary's SCN; a compressed row of a captured table. Columns of
+types we do not decode (LOBs, LONG, XMLTYPE, JSON, objects) are reported once per table
+and column by ``warn`` and left out.
 The commit SCN is the SCN of the log writer write (LWN) holding the 5.4 (docs/redo_format.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import struct
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -33,6 +35,7 @@ from engine.redo.rowid import FB_F, FB_L, rowid
 from engine.redo.values import DECODERS, Value, decode_value
 
 DICTIONARY_TABLES = ("SYS.COL$", "SYS.OBJ$", "SYS.TAB$")
+_ANY_OBJECT = (-1, -1)  # a 5.6 / 5.11 whose undo header names no object
 
 
 class CaptureStop(RedoError):
@@ -97,6 +100,14 @@ class TxEnd:
 TxEvent = TxBegin | TxSession | TxRow | TxUndo | TxEnd
 
 
+@dataclass(frozen=True)
+class MinerState:
+    """What a :class:`Miner` carries between records (:meth:`Miner.state`)."""
+
+    live: dict[tuple[V.Xid, str], list[str]] = field(default_factory=dict)
+    pieces: dict[V.Xid, list[V.RowChange]] = field(default_factory=dict)
+
+
 class Miner:
     """Records to transaction events. Only vectors of captured tables (and the transaction
     layer, and the dictionary's own tables for structure changes) are decoded."""
@@ -121,12 +132,13 @@ class Miner:
         self.lwn_time = 0
         self.records = 0
         self._warned: set[tuple[str, str]] = set()
-        self._made = 0  # changes named so far: a ref is never reused
+        self._made = 0  # changes named so far in the record being fed
         self._live: dict[tuple[V.Xid, str], list[str]] = {}  # refs of a row's changes, newest last
         self._pieces: dict[V.Xid, list[V.RowChange]] = {}
+        self._columns: dict[str, dict[int, tuple[Column, str | None]]] = {}
         for t in self.tables.values():
             for c in t.columns:
-                if c.type.upper().split("(")[0] not in DECODERS:
+                if not _decoded(c):
                     self._warn_once(t, c)
 
     def _warn_once(self, t: Table, c: Column) -> None:
@@ -136,8 +148,38 @@ class Miner:
                 f"OGG-01431: column {c.name} of {t.full_name} has type {c.type}, not captured"
             )
 
+    def state(self) -> MinerState:
+        """What this miner carries from one record to the next (open transactions' row
+        pieces and the changes a savepoint rollback may take back), as a copy."""
+        return MinerState(
+            {k: list(v) for k, v in self._live.items()},
+            {k: list(v) for k, v in self._pieces.items()},
+        )
+
+    def restore(self, state: MinerState) -> None:
+        """Go on from ``state`` (:meth:`state`), as a copy."""
+        self._live = {k: list(v) for k, v in state.live.items()}
+        self._pieces = {k: list(v) for k, v in state.pieces.items()}
+
+    def seed(self, changes: Iterable[tuple[str, str, str]]) -> None:
+        """Changes read before a restart, as (transaction id text, ROWID, ref): Bounded
+        Recovery restored them, so a savepoint rollback after the restart can take them
+        back."""
+        for xid, rid, ref in changes:
+            usn, slt, sqn = (int(x) for x in xid.split("."))
+            live = self._live.setdefault((V.Xid(usn, slt, sqn), rid), [])
+            if ref not in live:
+                live.append(ref)
+
+    def _ref(self, rec: Record) -> str:
+        """A name for the next change of ``rec``: its RBA and its place in the record, the
+        same whenever the record is read (a restart, a batch mined again)."""
+        self._made += 1
+        return f"{rec.rba.dump()}#{self._made}"
+
     def feed(self, rec: Record) -> list[TxEvent]:
         self.records += 1
+        self._made = 0
         if rec.lwn:
             self.lwn_scn, self.lwn_time = rec.lwn.scn, rec.lwn.time
         out: list[TxEvent] = []
@@ -155,6 +197,7 @@ class Miner:
                 uxid, _objn, objd, opc = V.undo_ids(v)
                 xid = uxid or xid
                 undo = None
+                undone = None  # a new change: not the partner of a 5.6 / 5.11 before it
                 if opc == "11.1" and (
                     (v.con_id, objd) in self.tables or (v.con_id, objd) in self.dict_tables
                 ):
@@ -162,8 +205,12 @@ class Miner:
                     assert isinstance(d, V.Undo)
                     undo = d
             elif op in ("5.6", "5.11"):
-                _x, _objn, objd, _opc = V.undo_ids(v)
-                undone = (v.con_id, objd)
+                ux, _objn, objd, _opc = V.undo_ids(v)
+                # its undo header names the object; one that names none (0: the embedded
+                # database's writer) applies to the level-11 partner that follows it, and
+                # names its transaction after the header (layout ours: docs/redo_format.md)
+                undone = (v.con_id, objd) if objd else _ANY_OBJECT
+                xid = ux or (_applied_xid(v) if not objd else None) or xid
             elif op == "5.20":
                 s = V.decode(v)
                 assert isinstance(s, V.Session)
@@ -174,6 +221,8 @@ class Miner:
                 assert isinstance(e, V.End)
                 self._forget(e.xid)
                 out.append(TxEnd(e.xid, e.rollback, self.lwn_scn or rec.scn, self.lwn_time))
+            elif op == "24.1":
+                self._ddl_marker(v, rec)
             elif op == "19.1" and (v.con_id, v.obj) in self.tables and xid is not None:
                 out += self._direct(v, rec, xid)
             elif v.layer == 11:
@@ -181,7 +230,7 @@ class Miner:
                 if key in self.dict_tables:
                     self._dictionary_change(v, undo, rec)
                 elif key in self.tables:
-                    out += self._row(v, undo, rec, xid, undone == key)
+                    out += self._row(v, undo, rec, xid, undone in (key, _ANY_OBJECT))
                 undo = None
                 undone = None
         return out
@@ -218,19 +267,47 @@ class Miner:
                     f"take a new dictionary from that SCN and restart the Extract after it"
                 )
 
+    def _ddl_marker(self, v: Vector, rec: Record) -> None:
+        """24.1, the marker of a DDL statement: one on a captured table (the object of its
+        vector header, or the one its body names: layout ours, docs/redo_format.md) after the
+        dictionary's SCN stops capture, as a change of its dictionary rows does (a TRUNCATE
+        too: it gives the table a new data object)."""
+        if rec.scn <= self.dictionary.scn:
+            return
+        objs = [v.obj]
+        body = v.fields[0] if v.fields else b""
+        off, fmt = V.DDL_AT["obj"]
+        if len(body) >= V.DDL_SIZE:
+            objs.append(struct.unpack_from(v.order + fmt, body, off)[0])
+        for o in objs:
+            t = self.captured_objs.get((v.con_id, o)) or self.tables.get((v.con_id, o))
+            if t is not None:
+                raise CaptureStop(
+                    f"a DDL statement on {t.full_name} at SCN {rec.scn} "
+                    f"(RBA {rec.rba.dump()}): its structure may have changed: "
+                    f"take a new dictionary from that SCN and restart the Extract after it"
+                )
+
     def _values(
         self, t: Table, cols: tuple[tuple[int, bytes | None], ...]
     ) -> tuple[tuple[str, Value], ...]:
         out = []
+        at = self._columns.get(t.full_name)
+        if at is None:  # by segment position: the column, and its character set if decoded
+            at = self._columns[t.full_name] = {
+                c.seg_col - 1: (c, self.dictionary.charset(c) if _decoded(c) else None)
+                for c in t.columns
+            }
         for n, raw in cols:
-            c = t.column_at(n + 1)
-            if c is None:
+            got = at.get(n)
+            if got is None:
                 continue
-            if c.type.upper().split("(")[0] not in DECODERS:
+            c, charset = got
+            if charset is None:
                 self._warn_once(t, c)
                 continue
             try:
-                out.append((c.name, decode_value(c.type, raw, self.dictionary.charset(c))))
+                out.append((c.name, decode_value(c.type, raw, charset)))
             except RedoError as exc:
                 raise CaptureStop(f"{t.full_name}.{c.name}: {exc.message}") from exc
         return tuple(out)
@@ -266,9 +343,10 @@ class Miner:
             before: tuple[tuple[int, bytes | None], ...],
             after: tuple[tuple[int, bytes | None], ...],
         ) -> None:
-            self._made += 1
-            ref = f"{r}#{self._made}"
-            self._live.setdefault((xid, r), []).append(ref)
+            ref = self._ref(rec)
+            live = self._live.setdefault((xid, r), [])
+            if ref not in live:  # (a record read again after a restart: the same name)
+                live.append(ref)
             ev = RowEvent(
                 op, t, rec.scn, rec.rba, r, self._values(t, before), self._values(t, after)
             )
@@ -285,7 +363,15 @@ class Miner:
         elif name == "DRP":
             emit("DELETE", rid, before_cols, ())
         elif name in ("URP", "ORP"):
-            emit("UPDATE", rid, before_cols, row.columns + supp)
+            # the supplemental columns (the key as it was) complete the after image where
+            # the change does not set them: a key update's new value is the redo's
+            changed = {n for n, _ in row.columns}
+            emit(
+                "UPDATE",
+                rid,
+                before_cols,
+                row.columns + tuple(c for c in supp if c[0] not in changed),
+            )
         elif name == "QMI":
             for slot, cols in zip(row.slots, row.rows, strict=False):
                 emit("INSERT", rowid(v.obj, v.dba, slot), (), cols)
@@ -303,10 +389,9 @@ class Miner:
             return []
         out: list[TxEvent] = []
         for slot, _fb, cols in d.rows:
-            self._made += 1
             r = rowid(v.obj, v.dba, slot)
             ev = RowEvent("INSERT", t, rec.scn, rec.rba, r, (), self._values(t, cols))
-            out.append(TxRow(xid, ev, f"{r}#{self._made}"))
+            out.append(TxRow(xid, ev, self._ref(rec)))
         return out
 
     def _piece(
@@ -328,6 +413,24 @@ class Miner:
         head = pieces[-1].rowid
         pieces.clear()
         return head, tuple(cols)
+
+
+def _applied_xid(v: Vector) -> V.Xid | None:
+    """The transaction a 5.6 / 5.11 of the embedded database's writer names in its field 1
+    (:data:`engine.redo.vectors.UNDO_APPLIED_AT`), None when it has none."""
+    f = v.fields[1] if len(v.fields) > 1 else b""
+    if len(f) < V.UNDO_APPLIED_SIZE:
+        return None
+    at = V.UNDO_APPLIED_AT
+    usn, slt, sqn = (
+        struct.unpack_from(v.order + at[k][1], f, at[k][0])[0] for k in ("usn", "slt", "sqn")
+    )
+    return V.Xid(usn, slt, sqn) if (usn, slt, sqn) != (0, 0, 0) else None
+
+
+def _decoded(c: Column) -> bool:
+    """Whether values of ``c``'s type are decoded (the others are warned and left out)."""
+    return c.type.upper().split("(")[0] in DECODERS
 
 
 @dataclass

@@ -53,10 +53,15 @@ def read_log_header(location: str) -> LogHeader:
         raise type(exc)(f"{storage.describe(location)}: {exc.message}", exc.offset) from exc
 
 
-def list_logs(location: str, fmt: str | None = DEFAULT_FORMAT) -> list[LogFile]:
+def list_logs(
+    location: str,
+    fmt: str | None = DEFAULT_FORMAT,
+    known: dict[tuple[str, int], LogHeader] | None = None,
+) -> list[LogFile]:
     """Every archived log under ``location`` whose name matches ``fmt``, by (thread,
     sequence). A matching file that is not a redo log is an error naming it; with no format
-    (None), every file that is a redo log by its header."""
+    (None), every file that is a redo log by its header. ``known``: headers read before, by
+    (location, size) (an archived log does not change), read again for no file."""
     pattern = format_regex(fmt) if fmt else None
     logs = []
     for e in storage.list_files(location):
@@ -64,8 +69,14 @@ def list_logs(location: str, fmt: str | None = DEFAULT_FORMAT) -> list[LogFile]:
         name = path.rstrip("/").rsplit("/", 1)[-1]
         if pattern and not pattern.match(name):
             continue
+        seen = known.get((e.location, e.size)) if known is not None else None
+        if seen is not None:
+            logs.append(LogFile(e.location, e.size, seen))
+            continue
         try:
             header = read_log_header(e.location)
+            if known is not None:
+                known[(e.location, e.size)] = header
         except RedoError:
             if pattern:
                 raise

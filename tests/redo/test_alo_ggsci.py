@@ -14,16 +14,16 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from engine.extract.alo import initial_state
-from engine.extract.start import ExtractError
+from engine.extract.alo import ArchiveCatalog
+from engine.extract.start import ExtractError, initial_positions
 from engine.home.checkpoints import Position as CpPosition
-from engine.home.checkpoints import load_checkpoints
+from engine.home.checkpoints import ReadCheckpoint, load_checkpoints
 from engine.home.layout import Home
 from engine.redo.catalog import list_logs
 from engine.redo.layout import redo_time
@@ -88,7 +88,7 @@ def test_the_fixture_through_ggsci_once_and_a_restart_writes_nothing_twice(
     _add(root)
     run = _ggsci(root, "extract", "paramfile", "dirprm/e1.prm", "--stop-at-eof")
     assert run.returncode == 0, run.stderr
-    assert "1 committed transaction(s) to ./dirdat/aa" in run.stdout
+    assert "1 trail record(s) to ./dirdat/aa" in run.stdout
     (row,) = _rows(root)
     assert (row["op"], row["table"]) == ("Insert", "OLR_TEST.TEST_CDC")
     assert row["columns"] == {"ID": "1", "NAME": "hello world"}
@@ -96,7 +96,8 @@ def test_the_fixture_through_ggsci_once_and_a_restart_writes_nothing_twice(
     assert row["tokens"]["LOGCSN"] == "2267707"  # type: ignore[index]
     cps = load_checkpoints(Home(root), "EXTRACT", "E1")
     assert cps is not None and cps.csn is not None
-    assert (cps.csn.latest_csn, cps.csn.latest_txn) == (2267707, "10.12.572")
+    # the last commit read (the database's own transactions too), as for the embedded source
+    assert cps.csn.latest_csn is not None and cps.csn.latest_csn >= 2267707
     (read,) = cps.reads
     assert (read.current.seqno, read.current.rba) == (17, 0)
     assert read.current.timestamp == "2026-03-07 01:44:40"  # the last commit's redo time
@@ -104,7 +105,7 @@ def test_the_fixture_through_ggsci_once_and_a_restart_writes_nothing_twice(
     assert "Seqno 17, RBA 0" in info.stdout, info.stdout
     again = _ggsci(root, "extract", "paramfile", "dirprm/e1.prm", "--stop-at-eof")
     assert again.returncode == 0, again.stderr
-    assert "0 committed transaction(s)" in again.stdout
+    assert "0 trail record(s)" in again.stdout
     assert len(_rows(root)) == 1
 
 
@@ -167,27 +168,35 @@ def test_sourcedb_of_an_attached_database_needs_archivedlogonly(tmp_path: Path) 
 
 
 def test_scn_and_begin_time_position_in_the_log_that_holds_them(tmp_path: Path) -> None:
+    """Where ADD EXTRACT's SCN / BEGIN / EXTSEQNO start an attached database's Extract: as
+    the embedded database's (engine/extract/start.py), over the archive location's logs."""
     arch = tmp_path / "arch"
     arch.mkdir()
     for log in (LOG15, LOG16):
         shutil.copy(need(log), arch / log.name)
     logs = list_logs(str(arch), FMT)
     h15, h16 = (f.header for f in logs)
-    at = initial_state(logs, CpPosition(scn=2267707), "arch")
-    assert (at.recovery.sequence, at.recovery.offset, at.last_commit_scn) == (15, 0, 2267707)
-    assert initial_state(logs, CpPosition(scn=h16.first_scn), "arch").recovery.sequence == 16
-    beyond = initial_state(logs, CpPosition(scn=h16.next_scn), "arch")
-    assert beyond.recovery.sequence == 17  # wait for the next archive
-    assert initial_state(logs, None, "arch").recovery.sequence == 15  # the oldest there
-    assert initial_state(logs, CpPosition(seqno=16, rba=512), "arch").recovery.offset == 512
+    cat = ArchiveCatalog(str(arch), FMT)
+
+    def at(cp: CpPosition | None) -> tuple[int, int]:
+        reads = (ReadCheckpoint.at("TRANLOG", cp),) if cp is not None else ()
+        p = initial_positions(tmp_path / "none", reads, 1, cat.logs)[1]
+        return p.sequence, p.offset
+
+    assert at(CpPosition(scn=h16.first_scn))[0] == 16
+    seq, off = at(CpPosition(scn=2267707))
+    assert seq == 15 and off > 0  # the first record at or after the SCN
+    assert at(CpPosition(scn=h16.next_scn))[0] == 16  # past every record: the end of 16
+    assert at(None) == (15, 0)  # the oldest there
+    assert at(CpPosition(seqno=16, rba=512)) == (16, 512)
     assert h15.next_scn <= h16.first_scn
-    with pytest.raises(ExtractError, match=r"OGG-00446 .* no archived log under arch"):
-        initial_state([], CpPosition(scn=1), "arch")
-    # BEGIN time: the log whose time range holds it (the header times, to the second)
-    start15 = datetime(*redo_time(h15.first_time)).isoformat(" ")
-    end16 = datetime(*redo_time(h16.next_time)).isoformat(" ")
-    assert initial_state(logs, CpPosition(timestamp=start15), "arch").recovery.sequence == 15
-    assert initial_state(logs, CpPosition(timestamp=end16), "arch").recovery.sequence == 17
+    with pytest.raises(ExtractError, match=r"OGG-00446 Not able to establish initial position"):
+        at(CpPosition(scn=h15.first_scn - 1))  # sequence 14 and older are not there
+    # BEGIN time: the first record at or after it
+    later = (datetime(*redo_time(h16.next_time)) + timedelta(hours=1)).isoformat(" ")
+    assert at(CpPosition(timestamp=later)) == (16, logs[1].size)  # past every record
+    start15 = datetime(*redo_time(h15.first_time)) + timedelta(seconds=1)
+    assert at(CpPosition(timestamp=start15.isoformat(" ")))[0] == 15
 
 
 def test_params_check_names_the_missing_archivedlogonly(tmp_path: Path) -> None:
@@ -217,11 +226,11 @@ def _read_at(root: Path) -> int:
     return cps.reads[0].current.seqno if cps is not None and cps.reads else 0
 
 
-def test_the_group_process_waits_for_the_next_archive_and_refuses_showtrans(
+def test_the_group_process_waits_for_the_next_archive_and_serves_showtrans(
     tmp_path: Path,
 ) -> None:
     """The Extract as its group process (as START EXTRACT runs it): sequence 15 only, then 16
-    archived while it runs; SEND requests it cannot serve are one line; STOP stops it."""
+    archived while it runs; SEND SHOWTRANS and STATUS are answered; STOP stops it."""
     root, arch = _home(tmp_path, (LOG15,))
     _attach(root, arch, 1)
     _add(root)
@@ -236,12 +245,9 @@ def test_the_group_process_waits_for_the_next_archive_and_refuses_showtrans(
         _wait(lambda: _read_at(root) == 16)  # sequence 15 read, 16 not archived yet: waits
         assert proc.poll() is None
         out = _ggsci(root, "run", "SEND EXTRACT e1, SHOWTRANS").stdout
-        assert (
-            "SHOWTRANS is not available for an Extract reading the archived logs of attached "
-            "database ORA23" in out
-        ), out
+        assert "ERROR" not in out, out
         status = _ggsci(root, "run", "SEND EXTRACT e1, STATUS").stdout
-        assert "next sequence 16" in status, status
+        assert "thread 1 seq 16 rba 0" in status, status
         shutil.copy(LOG16, arch / LOG16.name)
         _wait(lambda: _read_at(root) == 17)
         stopped = _ggsci(root, "run", "STOP EXTRACT e1").stdout
@@ -278,18 +284,15 @@ def test_altarchivelogdest_and_altarchivedlogformat_replace_the_attached_ones(
         build_app(), ["extract", "paramfile", "dirprm/e1.prm", "--stop-at-eof", "--home", str(root)]
     )
     assert r.exit_code == 0, r.output
-    assert "1 committed transaction(s) to ./dirdat/aa" in r.output
+    assert "1 trail record(s) to ./dirdat/aa" in r.output
     assert (root / "dirdat" / "aa000000000").exists()
 
 
 def test_a_corrupt_log_abends_and_the_restart_writes_nothing_twice(tmp_path: Path) -> None:
-    """Sequence 15 read and its transaction written, 16 damaged (a flipped byte in a block:
-    its checksum): one line and exit 1, the checkpoint holds the commit written; with the good
-    16 in its place the run goes on and writes nothing again."""
+    """Sequence 15 read and its transaction written; then 16 arrives damaged (a flipped byte
+    in a block: its checksum): one line and exit 1, the checkpoint still at the commit
+    written; with the good 16 in its place the run goes on and writes nothing again."""
     root, arch = _home(tmp_path, (LOG15,))
-    bad = bytearray(need(LOG16).read_bytes())
-    bad[3 * 512 + 100] ^= 0xFF
-    (arch / LOG16.name).write_bytes(bytes(bad))
     _invoke(root, "attach", "ora23", "--archive", str(arch), "--dictionary",
             str(need(CHECKPOINT)), "--format", FMT)  # fmt: skip
     shell = Shell(Home(root))
@@ -297,12 +300,18 @@ def test_a_corrupt_log_abends_and_the_restart_writes_nothing_twice(tmp_path: Pat
     shell.run("ADD EXTTRAIL ./dirdat/aa, EXTRACT e1")
     argv = ("extract", "paramfile", "dirprm/e1.prm", "--stop-at-eof")
     r = _ggsci(root, *argv)  # (a process of its own: the group's lock is the process's)
-    assert r.returncode == 1 and "GGS-REDO-000" in r.stderr and "Traceback" not in r.stderr
+    assert r.returncode == 0 and "1 trail record(s)" in r.stdout, r.stderr
+    bad = bytearray(need(LOG16).read_bytes())
+    bad[3 * 512 + 100] ^= 0xFF
+    (arch / LOG16.name).write_bytes(bytes(bad))
+    r = _ggsci(root, *argv)
+    assert r.returncode == 1 and "OGG-00446" in r.stderr and "sequence 16" in r.stderr
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     cps = load_checkpoints(Home(root), "EXTRACT", "E1")
     assert cps is not None and cps.csn is not None and cps.csn.latest_csn == 2267707
     shutil.copy(LOG16, arch / LOG16.name)
     r = _ggsci(root, *argv)
-    assert r.returncode == 0 and "0 committed transaction(s)" in r.stdout, r.stderr
+    assert r.returncode == 0 and "0 trail record(s)" in r.stdout, r.stderr
     (row,) = _rows(root)
     assert row["tokens"]["TRANID"] == "10.12.572"  # type: ignore[index]
 
@@ -331,19 +340,20 @@ def test_an_archive_in_object_storage(tmp_path: Path, s3_server: str) -> None:
     r = cli.invoke(
         build_app(), ["extract", "paramfile", "dirprm/e1.prm", "--stop-at-eof", "--home", str(root)]
     )
-    assert r.exit_code == 0 and "1 committed transaction(s)" in r.output, r.output
+    assert r.exit_code == 0 and "1 trail record(s)" in r.output, r.output
 
 
 @pytest.mark.parametrize(
     ("start", "written"),
-    [("SCN 2267707", 1), ("SCN 2267708", 0), ("BEGIN 2000-01-01 00:00", 1), ("BEGIN NOW", 0)],
+    [("SCN 2267707", 1), ("SCN 2267708", 0), ("BEGIN 2026-03-07 01:44:39", 1), ("BEGIN NOW", 0)],
 )
 def test_add_extract_scn_and_begin_position_the_run(
     tmp_path: Path, start: str, written: int
 ) -> None:
     """ADD EXTRACT ..., SCN n: the commit at SCN 2267707 is written from SCN 2267707 on, not
-    from 2267708; BEGIN long ago: from the oldest log there; BEGIN NOW (the shell's clock is
-    a week after the logs): from the next sequence to be archived."""
+    from 2267708; BEGIN a second before the insert: written; BEGIN NOW (the shell's clock is
+    a week after the logs): from after the last record archived. (A begin point before the
+    oldest archived log is OGG-00446: test_begin_before_the_oldest_log_is_ogg_00446.)"""
     root, arch = _home(tmp_path, (LOG15, LOG16))
     _invoke(root, "attach", "ora23", "--archive", str(arch), "--dictionary",
             str(need(CHECKPOINT)), "--format", FMT)  # fmt: skip
@@ -354,17 +364,45 @@ def test_add_extract_scn_and_begin_position_the_run(
     r = cli.invoke(
         build_app(), ["extract", "paramfile", "dirprm/e1.prm", "--stop-at-eof", "--home", str(root)]
     )
-    assert r.exit_code == 0 and f" {written} committed transaction(s)" in r.output, r.output
+    assert r.exit_code == 0 and f" {written} trail record(s)" in r.output, r.output
 
 
-def test_what_the_run_does_not_apply_is_warned(tmp_path: Path) -> None:
-    """TABLE row options and the transaction filters of TRANLOGOPTIONS are not applied by
-    this run yet: each is a "not used" warning at the start, not silently ignored."""
+def test_begin_before_the_oldest_log_is_ogg_00446(tmp_path: Path) -> None:
+    """A begin point older than the oldest archived log there, which had a predecessor: the
+    Extract cannot establish its start, one line (as the embedded database's Extract)."""
+    root, _arch = _home(tmp_path, (LOG15, LOG16))
+    _invoke(root, "attach", "ora23", "--archive", str(_arch), "--dictionary",
+            str(need(CHECKPOINT)), "--format", FMT)  # fmt: skip
+    shell = Shell(Home(root))
+    shell.run("ADD EXTRACT e1, TRANLOG, BEGIN 2000-01-01 00:00")
+    shell.run("ADD EXTTRAIL ./dirdat/aa, EXTRACT e1")
+    r = cli.invoke(
+        build_app(), ["extract", "paramfile", "dirprm/e1.prm", "--stop-at-eof", "--home", str(root)]
+    )
+    assert r.exit_code == 1 and "OGG-00446" in r.output, r.output
+    assert "its oldest available log is sequence 15" in r.output and "Traceback" not in r.output
+
+
+@pytest.mark.parametrize(
+    ("options", "columns"),
+    [
+        ("TABLE OLR_TEST.*, COLS (ID);", [{"ID": "1"}]),
+        ("TABLE OLR_TEST.*, WHERE (ID > 1);", []),
+        ("TRANLOGOPTIONS EXCLUDEUSER OLR_TEST\nTABLE OLR_TEST.*;", []),
+        (
+            "TRANLOGOPTIONS EXCLUDEUSER SOMEONE\nTABLE OLR_TEST.*;",
+            [{"ID": "1", "NAME": "hello world"}],
+        ),
+    ],
+)
+def test_table_options_and_excludeuser_act(
+    tmp_path: Path, options: str, columns: list[dict[str, str]]
+) -> None:
+    """TABLE row options and the transaction filters of TRANLOGOPTIONS act on an attached
+    database's Extract as on the embedded one's (the same driver applies them)."""
     root, arch = _home(tmp_path, (LOG15,))
     (root / "dirprm" / "e1.prm").write_text(
-        "EXTRACT e1\nSOURCEDB ora23\nTRANLOGOPTIONS ARCHIVEDLOGONLY\n"
-        "TRANLOGOPTIONS EXCLUDEUSER GGADMIN\nEXTTRAIL ./dirdat/aa\n"
-        "TABLE OLR_TEST.*, COLS (ID), WHERE (ID > 0);\n"
+        f"EXTRACT e1\nSOURCEDB ora23\nTRANLOGOPTIONS ARCHIVEDLOGONLY\nEXTTRAIL ./dirdat/aa\n{options}\n"
     )
     _invoke(root, "attach", "ora23", "--archive", str(arch), "--dictionary",
             str(need(CHECKPOINT)), "--format", FMT)  # fmt: skip
@@ -375,7 +413,5 @@ def test_what_the_run_does_not_apply_is_warned(tmp_path: Path) -> None:
         build_app(), ["extract", "paramfile", "dirprm/e1.prm", "--stop-at-eof", "--home", str(root)]
     )
     assert r.exit_code == 0, r.output
-    warned = [ln for ln in r.output.splitlines() if "OGG-10144" in ln]
-    assert len(warned) == 2, r.output
-    assert "TABLE OLR_TEST.* options (COLS, WHERE) not used" in warned[0]
-    assert "TRANLOGOPTIONS EXCLUDEUSER not used" in warned[1]
+    assert "OGG-10144" not in r.output, r.output  # nothing "not used"
+    assert [row["columns"] for row in _rows(root)] == columns

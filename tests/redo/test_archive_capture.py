@@ -1,95 +1,77 @@
-"""Archived-log-only capture over an archive location: the Extract's read loop on its own
-cache and trail writer (engine/extract/archive.py): waiting for the next archive, a missing
-sequence, restart without a duplicate, a start inside a log (EXTRBA)."""
+"""The archive location of an attached database as the Extract's catalog
+(engine/extract/alo.py, ArchiveCatalog): the logs by their headers, the next sequence not
+there yet (wait), a missing one (OGG-00446 naming thread and sequence), a log of another
+incarnation (refused by name), a log being copied in (not there yet)."""
 
 from __future__ import annotations
 
-import io
-import json
 import shutil
 from pathlib import Path
 
 import pytest
 
 from engine.changes import Position
-from engine.extract.archive import ArchiveCapture, ArchiveState
-from engine.logdump.dump import dump_files
-from engine.logdump.views import DisplayOptions
-from engine.redo import dictionary
-from engine.redo.catalog import MissingLogError
-from engine.trail.writer import TrailWriter
-from tests.redo.corpus import CHECKPOINT, LOG15, LOG16, need
+from engine.embedded.catalog import RedoGapError
+from engine.extract.alo import ArchiveCatalog
+from engine.redo import layout as L
+from engine.redo.framing import read_header, seal
+from tests.redo.corpus import LOG15, LOG16, need
 
 FMT = "arch%t_%s_%r.dbf"
 
 
-def _rows(dirdat: Path) -> list[dict[str, object]]:
-    buf = io.StringIO()
-    dump_files(
-        sorted(dirdat.iterdir()), buf, as_json=True, options=DisplayOptions(fileheader="OFF")
+def _arch(tmp_path: Path, *logs: Path) -> Path:
+    arch = tmp_path / "arch"
+    arch.mkdir(exist_ok=True)
+    for log in logs:
+        shutil.copy(need(log), arch / log.name)
+    return arch
+
+
+def test_the_logs_by_their_headers_and_waiting_for_the_next(tmp_path: Path) -> None:
+    arch = _arch(tmp_path)
+    cat = ArchiveCatalog(str(arch), FMT)
+    assert cat.for_reading({1: Position(1, 15, 0)}) == []  # nothing archived yet: wait
+    _arch(tmp_path, LOG15)
+    (info,) = cat.for_reading({1: Position(1, 15, 0)})
+    assert (info.thread, info.sequence, info.archived) == (1, 15, True)
+    h = read_header(need(LOG15).read_bytes()[:8192])
+    assert (info.first_scn, info.next_scn) == (h.first_scn, h.next_scn)
+    assert [i.sequence for i in cat.for_reading({1: Position(1, 16, 0)})] == [15]  # 16: wait
+
+
+def test_a_missing_sequence_names_thread_and_sequence(tmp_path: Path) -> None:
+    arch = _arch(tmp_path, LOG16)
+    with pytest.raises(RedoGapError) as got:
+        ArchiveCatalog(str(arch), FMT).for_reading({1: Position(1, 15, 0)})
+    assert got.value.code == "OGG-00446"
+    assert got.value.message.startswith(
+        f"Could not find archived log for sequence 15 thread 1 under {arch}"
     )
-    recs = [json.loads(line) for line in buf.getvalue().splitlines() if line.strip()]
-    return [r for r in recs if r["io_type"] not in (None, 170)]
 
 
-def _capture(arch: Path, tmp: Path, start: ArchiveState) -> tuple[ArchiveCapture, TrailWriter]:
-    writer = TrailWriter.open(tmp / "dirdat" / "lt", durable=False)
-    cap = ArchiveCapture(str(arch), FMT, dictionary.load(need(CHECKPOINT)), lambda t: t.owner == "OLR_TEST",
-                         writer, tmp / "dirtmp", start)  # fmt: skip
-    return cap, writer
+def test_a_log_of_another_incarnation_is_refused_by_name(tmp_path: Path) -> None:
+    arch = _arch(tmp_path, LOG15)
+    data = bytearray(need(LOG16).read_bytes())
+    h = read_header(data)
+    # the resetlogs id in block 1's header, changed and the block resealed
+    at = h.block_size + L.LOG_HEADER.fields[L.LOG_HEADER.names.index("resetlogs_id")].offset
+    data[at] ^= 0x01
+    seal(data, h.block_size, h.block_size, h.order)
+    other = arch / "arch1_16_1224959855.dbf"
+    other.write_bytes(bytes(data))
+    cat = ArchiveCatalog(str(arch), FMT)
+    with pytest.raises(RedoGapError) as got:
+        cat.for_reading({1: Position(1, 15, 0)})
+    assert got.value.code == "OGG-02028"
+    assert f"{other} (thread 1 sequence 16) belongs to incarnation" in got.value.message
 
 
-def test_waits_for_archives_then_writes_the_one_transaction_once(tmp_path: Path) -> None:
-    arch = tmp_path / "arch"
-    arch.mkdir()
-    cap, writer = _capture(arch, tmp_path, ArchiveState(Position(1, 15, 0)))
-    assert cap.poll() == 0  # nothing archived yet: wait
-    shutil.copy(need(LOG15), arch / LOG15.name)
-    assert cap.poll() == 1  # the commit is in sequence 15
-    assert cap.current == Position(1, 16, 0)
-    assert cap.poll() == 0  # sequence 16 not there yet
+def test_a_log_being_copied_in_is_not_there_yet(tmp_path: Path) -> None:
+    arch = _arch(tmp_path, LOG15)
+    half = need(LOG16).read_bytes()
+    (arch / LOG16.name).write_bytes(half[: len(half) // 2])
+    cat = ArchiveCatalog(str(arch), FMT)
+    assert [i.sequence for i in cat.for_reading({1: Position(1, 15, 0)})] == [15]
     shutil.copy(need(LOG16), arch / LOG16.name)
-    assert cap.poll() == 0 and cap.current == Position(1, 17, 0)
-    state = cap.state
-    writer.close()
-    (row,) = _rows(tmp_path / "dirdat")
-    assert row["tokens"] == {
-        "ORAROWID": "AAARwWAAYAAAAAOAAA",
-        "LOGCSN": "2267707",
-        "TRANID": "10.12.572",
-    }
-    assert row["columns"] == {"ID": "1", "NAME": "hello world"}
-    # a restart from the saved state (the oldest open transaction's start) writes nothing again
-    again, writer = _capture(
-        arch, tmp_path, ArchiveState.from_json(json.loads(json.dumps(state.to_json())))
-    )
-    assert state.recovery.sequence == 15 and again.poll() == 0
-    writer.close()
-    assert len(_rows(tmp_path / "dirdat")) == 1
-
-
-def test_a_missing_sequence_abends_naming_it(tmp_path: Path) -> None:
-    arch = tmp_path / "arch"
-    arch.mkdir()
-    shutil.copy(need(LOG16), arch / LOG16.name)
-    cap, writer = _capture(arch, tmp_path, ArchiveState(Position(1, 15, 0)))
-    with pytest.raises(
-        MissingLogError, match="OGG-00446: Could not find archived log for sequence 15 thread 1"
-    ):
-        cap.poll()
-    writer.close()
-
-
-def test_a_start_after_the_commit_writes_nothing(tmp_path: Path) -> None:
-    """EXTRBA past the transaction's records (the 5.4 is at block 0x246): nothing to write."""
-    arch = tmp_path / "arch"
-    arch.mkdir()
-    shutil.copy(need(LOG15), arch / LOG15.name)
-    cap, writer = _capture(arch, tmp_path, ArchiveState(Position(1, 15, 0x247 * 512)))
-    assert cap.poll() == 0
-    writer.close()
-    cap, writer = _capture(
-        arch, tmp_path, ArchiveState(Position(1, 15, 0x243 * 512))
-    )  # the LWN of the insert
-    assert cap.poll() == 1
-    writer.close()
+    assert [i.sequence for i in cat.for_reading({1: Position(1, 15, 0)})] == [15, 16]

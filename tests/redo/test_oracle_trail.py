@@ -1,79 +1,76 @@
-"""The 23ai archived logs through the Extract's own parts: Oracle records -> the Extract's
-logical change records (engine/extract/oracle_source.py) -> its transaction cache -> its
-trail encoding and writer -> a trail that Logdump reads. The trail holds exactly the one
-transaction OpenLogReplicator and LogMiner report."""
+"""The 23ai archived logs through the miner of real Oracle redo (engine/extract/oracle_source.py):
+byte ranges of each log to the events the Extract's driver takes. The one user transaction
+OpenLogReplicator and LogMiner report (TRANID 10.12.572, commit SCN 2267707, one insert into
+OLR_TEST.TEST_CDC) and nothing else of a captured table; the same events whatever the ranges
+a log is cut into (a range starting inside an LWN, a transaction spanning ranges)."""
 
 from __future__ import annotations
 
-import io
-import json
+import itertools
 from pathlib import Path
 
-from engine.changes import Kind
-from engine.extract.cache import TransactionCache
-from engine.extract.oracle_source import OracleLcrs, record_end, table_def
-from engine.extract.tasks.assemble import stream_encoded
-from engine.logdump.dump import dump_files
-from engine.logdump.views import DisplayOptions
-from engine.redo import dictionary, framing
-from engine.trail.writer import TrailWriter
+import pytest
+
+from engine.changes import Fragment, Kind
+from engine.extract.alo import driver_dictionary
+from engine.extract.oracle_source import MinerStates, OracleMiner, OraclePlan
+from engine.extract.tasks.decode import Selection
+from engine.extract.tasks.miner import Closed, mine_plan
+from engine.redo import dictionary
+from engine.redo.framing import read_header
 from tests.redo.corpus import CHECKPOINT, LOG15, LOG16, need
 
 
-def _trail(tmp_path: Path) -> tuple[Path, list[str], int]:
-    dic = dictionary.load(need(CHECKPOINT))
+def _miner(compact: bool = True) -> tuple[OracleMiner, list[str]]:
+    oracle = dictionary.load(need(CHECKPOINT))
+    driver = driver_dictionary(oracle)
+    sel = Selection(frozenset({("OLR_TEST", "TEST_CDC")}))
     warns: list[str] = []
-    src = OracleLcrs(
-        dic, lambda t: t.owner == "OLR_TEST", thread=1, block_size=512, warn=warns.append
-    )
-    cache = TransactionCache(tmp_path / "tmp")
-    writer = TrailWriter.open(tmp_path / "dirdat" / "lt", durable=False)
-    for t in src.miner.tables.values():
-        writer.define_table(table_def(t))
-    written = 0
-    for log in (LOG15, LOG16):
-        data = need(log).read_bytes()
-        for rec in framing.iter_records(data):
-            assert record_end(rec, 512) > rec.rba.block * 512 + rec.rba.offset
-            for lcr in src.lcrs(rec):
-                if lcr.kind != Kind.COMMIT:
-                    cache.hold(lcr)
-                else:
-                    done = cache.commit(lcr.xid)
-                    if done is None or not done[1]:
-                        continue
-                    _txn, rows = done
-                    out = [d for d, _io in stream_encoded(lcr.xid, lcr.scn, lcr.time_us, rows)]
-                    writer.append_transaction(
-                        b"".join(out), len(out), {r.table for r in rows}, lcr.time_us, str(lcr.scn)
-                    )
-                    written += 1
-    writer.close()
-    return tmp_path / "dirdat", warns, written
+    plan = OraclePlan(mine_plan(driver, sel, compact=compact), oracle, MinerStates(), warns.append)
+    return OracleMiner(plan), warns
 
 
-def test_the_fixture_through_the_extracts_parts_to_a_trail(tmp_path: Path) -> None:
-    dirdat, warns, written = _trail(tmp_path)
-    assert warns == [] and written == 1
-    files = sorted(dirdat.iterdir())
-    buf = io.StringIO()
-    dump_files(
-        files, buf, as_json=True, options=DisplayOptions(ghdr=True, detail="ON", fileheader="OFF")
-    )
-    recs = [json.loads(line) for line in buf.getvalue().splitlines() if line.strip()]
-    rows = [r for r in recs if r["io_type"] not in (None, 170)]  # not the header, not metadata
-    assert len(rows) == 1, recs
-    row = rows[0]
-    assert (row["op"], row["table"], row["trans_ind"], row["checksum"]) == (
-        "Insert",
-        "OLR_TEST.TEST_CDC",
-        3,
-        "ok",
-    )
-    assert row["columns"] == {"ID": "1", "NAME": "hello world"}
-    assert row["tokens"] == {
-        "ORAROWID": "AAARwWAAYAAAAAOAAA",
-        "LOGCSN": "2267707",
-        "TRANID": "10.12.572",
-    }
-    assert row["io_time"] == "2026-03-07 01:44:40.000000"
+def _rows_and_ends(miner: OracleMiner, log: Path, cuts: list[int]) -> list[tuple[object, ...]]:
+    """The row, commit and rollback events of ``log`` mined in the ranges between ``cuts``
+    (positions and times left out, transactions closed in a range opened up)."""
+    out: list[tuple[object, ...]] = []
+    bounds = [0, *cuts, None]
+    for lo, hi in itertools.pairwise(bounds):
+        assert lo is not None
+        m = miner.mine(str(log), lo, hi)
+        for item in m.items:
+            if isinstance(item, Fragment):
+                raise AssertionError("no fragment: rows carry columns")
+            if isinstance(item, Closed):
+                if item.count:
+                    raise AssertionError("a transaction with rows is never closed in a range")
+                continue  # the database's own transactions, whole in the range
+            kind = Kind(item[0])
+            if kind in (Kind.ROW, Kind.COMMIT, Kind.ROLLBACK):
+                out.append((kind, item[1], item[5], item[8], item[9], item[10], item[11]))
+    return out
+
+
+def test_the_fixture_mines_to_the_one_transaction() -> None:
+    miner, warns = _miner()
+    events = _rows_and_ends(miner, need(LOG15), []) + _rows_and_ends(miner, need(LOG16), [])
+    rows = [e for e in events if e[0] is Kind.ROW]
+    assert rows == [
+        (Kind.ROW, "10.12.572", rows[0][2], 5, "OLR_TEST.TEST_CDC", "AAARwWAAYAAAAAOAAA",
+         ((0, "1"), (1, "hello world"))),
+    ]  # fmt: skip
+    commits = [e for e in events if e[0] is Kind.COMMIT and e[1] == "10.12.572"]
+    assert [c[2] for c in commits] == [2267707]
+    assert warns == []
+
+
+@pytest.mark.parametrize("step", [7, 64, 333])
+def test_the_same_events_whatever_the_ranges(step: int) -> None:
+    """Cut log 15 every ``step`` blocks: the events are those of the whole log."""
+    log = need(LOG15)
+    bs = read_header(log.read_bytes()[:8192]).block_size
+    size = log.stat().st_size
+    whole, _ = _miner(compact=False)
+    cut, _ = _miner(compact=False)
+    cuts = list(range(step * bs + 100, size, step * bs))  # inside blocks, inside LWNs
+    assert _rows_and_ends(cut, log, cuts) == _rows_and_ends(whole, log, [])
