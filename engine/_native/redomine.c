@@ -2,16 +2,18 @@
  * redomine: the Extract miner's record walk in C (engine/extract/tasks/miner.py is its reference).
  *
  * Walker.walk(buf, pos, hi, base, first_block, block_size, start, end, lwn_scn, micros,
- * thread, vector_header_size, out) walks the Oracle redo records of one LWN loaded by
+ * thread, vector_header_size, big_endian, out) walks the Oracle redo records of one LWN loaded by
  * engine/redo/scan.py (its records lie in buf[base:hi], block headers removed) from `pos`,
  * and decodes each record whose first byte lies in [start, end) exactly as
  * miner.Miner.record does, appending the same event tuples to `out`. It stops at the first
- * record it leaves to Python: a malformed one, or one with anything but the common change
- * vectors (a direct load, DDL, a field shorter than Python reads, a hooked table, a value
- * the Python converters must see, a record too large, an update without its key columns).
+ * record it leaves to Python: a malformed one, or one it does not read exactly as Python
+ * does (a field shorter than Python reads, a hooked table, a value the Python converters
+ * must see, a record too large, an update without its key columns). Direct-path loads
+ * (19.1) and DDL (24.1) are read here too.
  * The Python path then handles that one record and calls walk again: what leaves here is
- * byte for byte what miner.py would have produced, which the tests check. Little-endian
- * logs only (the embedded database writes them); the caller walks big-endian ones in Python.
+ * byte for byte what miner.py would have produced, which the tests check. Both byte
+ * orders: every multi-byte field of a log is read in the log's order (`big`), the row
+ * format's own 2-byte lengths (0xFE) big-endian in both, as Oracle writes them.
  *
  * Column values: NUMBER (canonical, exponent within +-10, at most 20 digit bytes) and the
  * character types are converted here; every other value goes through the column's Python
@@ -94,6 +96,20 @@
 #define SIZE_KTUB 28
 #define SIZE_KTUDB 20
 #define SIZE_KTUDH 32
+#define AT_KTBBH_objd 4 /* 19.1: a data block image (vectors.KTBBH_AT ...) */
+#define AT_KTBBH_itc 16
+#define AT_KTBBH_bdba 20
+#define SIZE_KTBBH_ITL 24 /* the ITL list's start and an entry's size (vectors.KTBBH_ITL) */
+#define AT_KTBBH_ITL_usn 0
+#define AT_KTBBH_ITL_slt 2
+#define AT_KTBBH_ITL_sqn 4
+#define AT_KDBH_nrow 2
+#define KDBH_DIRECTORY 14
+#define AT_DDL_usn 0 /* 24.1 */
+#define AT_DDL_slt 2
+#define AT_DDL_sqn 4
+#define AT_DDL_obj 8
+#define SIZE_DDL 12
 #define AT_SUPP_cc 2
 #define SIZE_SUPP 20
 #define SUPP_TYPE 1
@@ -110,21 +126,31 @@ enum { K_NUMBER = 0, K_TEXT = 1, K_PYTHON = 2 };
 
 typedef Py_ssize_t pos_t;
 
-/* ---- little-endian reads (the caller checks bounds) ------------------------------------ */
+/* ---- reads in the log's byte order (the caller checks bounds) -------------------------- */
 static inline uint16_t u16(const uint8_t *b, pos_t p) { return (uint16_t)(b[p] | b[p + 1] << 8); }
 static inline uint32_t u32(const uint8_t *b, pos_t p) {
     return (uint32_t)b[p] | (uint32_t)b[p + 1] << 8 | (uint32_t)b[p + 2] << 16 |
            (uint32_t)b[p + 3] << 24;
 }
-static inline uint64_t u64(const uint8_t *b, pos_t p) {
-    return (uint64_t)u32(b, p) | (uint64_t)u32(b, p + 4) << 32;
+static inline uint16_t g16(int big, const uint8_t *b, pos_t p) {
+    return big ? (uint16_t)(b[p] << 8 | b[p + 1]) : u16(b, p);
+}
+static inline uint32_t g32(int big, const uint8_t *b, pos_t p) {
+    return big ? (uint32_t)b[p] << 24 | (uint32_t)b[p + 1] << 16 | (uint32_t)b[p + 2] << 8 |
+                     (uint32_t)b[p + 3]
+               : u32(b, p);
 }
 
-/* One record's bytes: reads must stay inside [0, hi). */
+/* One record's bytes: reads must stay inside [0, hi); big: the log is big-endian. */
 typedef struct {
     const uint8_t *b;
     pos_t hi;
+    int big;
 } Rec;
+
+/* A field of the record r's log at b + p, in the log's byte order. */
+#define R16(b, p) g16(r->big, (b), (p))
+#define R32(b, p) g32(r->big, (b), (p))
 
 #define NEED(r, p, k)                                      \
     do {                                                   \
@@ -166,6 +192,7 @@ typedef struct {
     int captured, hooked;
     int befores; /* decode.BEFORES_*: 0 none, 1 a before-image record, 2 FULL, 3 COMPACT */
     int full_deletes; /* decode.FULL_DELETES (NOCOMPRESSDELETES): a delete's whole row */
+    int truncates;    /* GETTRUNCATES: a TRUNCATE of it is a purge of its rows */
     Py_ssize_t ncols;
     uint8_t *kinds;
     PyObject *entries; /* tuple: the Python entry converter of each column */
@@ -174,6 +201,8 @@ typedef struct {
 } Table;
 
 #define XID_CACHE 256
+#define NKIND 7
+#define NIO 8
 
 typedef struct {
     PyObject_HEAD
@@ -184,15 +213,15 @@ typedef struct {
     Py_ssize_t maxcols;
     Val *img[5]; /* after, before, merged, key, row scratch */
     Vec vec[2];  /* the vector read, and the undo (5.1) the next ones bind to */
-    PyObject *kind[6]; /* ROW, BEGIN, COMMIT, ROLLBACK, SESSION, UNDO */
-    PyObject *io[7]; /* INSERT, DELETE, FIELDCOMP, KEYFIELDCOMP, before FIELDCOMP, UNIFIED,
-                        UNIFIED PK */
+    PyObject *kind[NKIND]; /* ROW, BEGIN, COMMIT, ROLLBACK, SESSION, UNDO, DDL */
+    PyObject *io[NIO]; /* INSERT, DELETE, FIELDCOMP, KEYFIELDCOMP, before FIELDCOMP, UNIFIED,
+                        UNIFIED PK, PURGEDATA */
     PyObject *empty_str, *empty_bytes, *empty_tuple, *zero;
     uint64_t xid_key[XID_CACHE];
     PyObject *xid_text[XID_CACHE];
 } Walker;
 
-enum { K_ROW, K_BEGIN, K_COMMIT, K_ROLLBACK, K_SESSION, K_UNDO };
+enum { K_ROW, K_BEGIN, K_COMMIT, K_ROLLBACK, K_SESSION, K_UNDO, K_DDL };
 enum {
     IO_INSERT,
     IO_DELETE,
@@ -200,10 +229,10 @@ enum {
     IO_KEYFIELDCOMP,
     IO_BEFORE_FIELDCOMP,
     IO_UNIFIED,
-    IO_UNIFIED_PK
+    IO_UNIFIED_PK,
+    IO_PURGEDATA
 };
 enum { B_NONE, B_RECORD, B_FULL, B_COMPACT };
-#define NIO 7
 
 static const Table *find_table(const Walker *w, uint32_t obj) {
     if (!w->nslots) return NULL;
@@ -265,16 +294,21 @@ static void rowid_text(char out[18], uint32_t dataobj, uint32_t dba, uint32_t sl
     b64(out + 15, slot, 3);
 }
 
-static PyObject *xid_of(Walker *w, const uint8_t *raw) {
-    uint64_t key;
-    memcpy(&key, raw, 8);
+/* The text of xid usn.slt.sqn, remembered (borrowed). */
+static PyObject *xid_text(Walker *w, unsigned usn, unsigned slt, uint32_t sqn) {
+    uint64_t key = (uint64_t)usn << 48 | (uint64_t)slt << 32 | sqn;
     unsigned h = (unsigned)((key * 0x9E3779B97F4A7C15ull) >> 56) % XID_CACHE;
     if (w->xid_text[h] && w->xid_key[h] == key) return w->xid_text[h];
-    PyObject *t = dotted(u16(raw, 0), u16(raw, 2), u32(raw, 4), 10);
+    PyObject *t = dotted(usn, slt, sqn, 10);
     if (!t) return NULL;
     Py_XSETREF(w->xid_text[h], t);
     w->xid_key[h] = key;
     return t;
+}
+
+/* An xid's 8 bytes (usn u16, slt u16, sqn u32) in the log's byte order, as text. */
+static PyObject *xid_of(Walker *w, const Rec *r, const uint8_t *raw) {
+    return xid_text(w, R16(raw, 0), R16(raw, 2), R32(raw, 4));
 }
 
 /* (cls - 15) // 2 with Python's floor division */
@@ -489,14 +523,14 @@ typedef struct {
 } Head;
 
 /* (kind, xid, *head, io_type, table, rowid, (), (), ref, user, name, "", record) */
-static int emit(Walker *w, PyObject *out, PyObject *kind, PyObject *xid, const Head *h,
-                PyObject *io, PyObject *table, PyObject *rowid, PyObject *ref, PyObject *user,
-                PyObject *name, PyObject *record) {
+static int emit_text(Walker *w, PyObject *out, PyObject *kind, PyObject *xid, const Head *h,
+                     PyObject *io, PyObject *table, PyObject *rowid, PyObject *ref,
+                     PyObject *user, PyObject *name, PyObject *text, PyObject *record) {
     PyObject *e = PyTuple_New(18);
     if (!e) return FAIL;
     PyObject *items[18] = {kind, xid, h->thread, h->offset, h->stop, h->scn, h->subscn,
                            h->micros, io, table, rowid, w->empty_tuple, w->empty_tuple, ref,
-                           user, name, w->empty_str, record};
+                           user, name, text, record};
     for (int i = 0; i < 18; i++) {
         Py_INCREF(items[i]);
         PyTuple_SET_ITEM(e, i, items[i]);
@@ -504,6 +538,13 @@ static int emit(Walker *w, PyObject *out, PyObject *kind, PyObject *xid, const H
     int rc = PyList_Append(out, e);
     Py_DECREF(e);
     return rc < 0 ? FAIL : 0;
+}
+
+static int emit(Walker *w, PyObject *out, PyObject *kind, PyObject *xid, const Head *h,
+                PyObject *io, PyObject *table, PyObject *rowid, PyObject *ref, PyObject *user,
+                PyObject *name, PyObject *record) {
+    return emit_text(w, out, kind, xid, h, io, table, rowid, ref, user, name, w->empty_str,
+                     record);
 }
 
 /* A row event with its parts (name, data, key before image, ROWID): miner.Miner._emit. */
@@ -562,27 +603,36 @@ static void key_of(const Table *t, const Val *before, Val *key, Py_ssize_t ncols
 static pos_t vector_at(const Rec *r, pos_t p, pos_t hs, Vec *v) {
     const uint8_t *b = r->b;
     NEED(r, p, hs + 2);
-    unsigned alen = u16(b, p + hs);
+    unsigned alen = R16(b, p + hs);
     if (alen < 2 || alen % 2 || (alen - 2) / 2 > MAX_FIELDS) return DECLINE;
     NEED(r, p + hs, alen);
     Py_ssize_t n = (alen - 2) / 2;
     v->layer = b[p + AT_VECTOR_HEADER_layer];
     v->code = b[p + AT_VECTOR_HEADER_code];
-    v->cls = u16(b, p + AT_VECTOR_HEADER_cls);
-    v->dba = u32(b, p + AT_VECTOR_HEADER_dba);
-    v->obj = (uint32_t)u16(b, p + AT_VECTOR_HEADER_obj_high) << 16 |
-             u16(b, p + AT_VECTOR_HEADER_obj_low);
+    v->cls = R16(b, p + AT_VECTOR_HEADER_cls);
+    v->dba = R32(b, p + AT_VECTOR_HEADER_dba);
+    v->obj = (uint32_t)R16(b, p + AT_VECTOR_HEADER_obj_high) << 16 |
+             R16(b, p + AT_VECTOR_HEADER_obj_low);
     v->seq = b[p + AT_VECTOR_HEADER_seq];
     v->nf = n;
     pos_t f = p + hs + ((alen + 3) & ~3u);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        unsigned ln = u16(b, p + hs + 2 + 2 * i);
-        if (f + (pos_t)ln > r->hi) return DECLINE;
-        v->fp[i] = f;
-        v->fl[i] = (uint16_t)ln;
-        f += (ln + 3) & ~3u;
+    const pos_t hi = r->hi;
+    const uint8_t *lens = b + p + hs + 2;
+    pos_t *fp = v->fp;
+    uint16_t *fl = v->fl;
+    /* the length array, one loop per byte order (the hottest reads of the walk) */
+#define FIELDS(LEN)                                  \
+    for (Py_ssize_t i = 0; i < n; i++) {             \
+        unsigned ln = (LEN);                         \
+        if (f + (pos_t)ln > hi) return DECLINE;      \
+        fp[i] = f;                                   \
+        fl[i] = (uint16_t)ln;                        \
+        f += (ln + 3) & ~3u;                         \
     }
-    if (f > r->hi) return DECLINE;
+    if (r->big) FIELDS((unsigned)lens[2 * i] << 8 | lens[2 * i + 1])
+    else FIELDS(u16(lens, 2 * i))
+#undef FIELDS
+    if (f > hi) return DECLINE;
     return f;
 }
 
@@ -597,7 +647,7 @@ static int ktb_ok(const Rec *r, const Vec *v, Py_ssize_t i) {
     if (n < size) return 0;
     if (op & KTB_CLEANOUT) {
         if (n < size + SIZE_CLEANOUT) return 0;
-        unsigned k = u16(r->b, v->fp[i] + size + AT_CLEANOUT_n);
+        unsigned k = R16(r->b, v->fp[i] + size + AT_CLEANOUT_n);
         if (n < size + SIZE_CLEANOUT + SIZE_CLEANOUT_ENTRY * (Py_ssize_t)k) return 0;
     }
     return 1;
@@ -615,35 +665,46 @@ static void set_val(Val *img, Py_ssize_t ncols, Py_ssize_t no, const uint8_t *v,
     img[no].len = len;
 }
 
+/* One row as a block holds it (payloads._rows_back / _one_row): fb, lb, cc, then cc columns
+ * with Oracle's length bytes; with img, its columns into img (cleared first). Returns the
+ * bytes it takes, or DECLINE where Python reads it otherwise (a length in the long form
+ * that the short one would say: Python re-measures the row in the short form) or fails. */
+static Py_ssize_t one_row(const uint8_t *buf, Py_ssize_t n, Val *img, Py_ssize_t ncols) {
+    if (n < 3) return DECLINE;
+    unsigned cc = buf[2];
+    Py_ssize_t pos = 3;
+    if (img) memset(img, 0, sizeof(Val) * (size_t)ncols);
+    for (unsigned c = 0; c < cc; c++) {
+        if (pos >= n) return DECLINE;
+        unsigned ln = buf[pos++];
+        if (ln == 0xFF) {
+            if (img) set_val(img, ncols, c, NULL, -1);
+            continue;
+        }
+        if (ln == 0xFE) {
+            if (pos + 2 > n) return DECLINE;
+            ln = (unsigned)buf[pos] << 8 | buf[pos + 1];
+            pos += 2;
+            if (ln < 0xFA) return DECLINE;
+        } else if (ln >= 0xFA) {
+            return DECLINE;
+        }
+        if (pos + (Py_ssize_t)ln > n) return DECLINE;
+        if (img) set_val(img, ncols, c, buf + pos, (int32_t)ln);
+        pos += ln;
+    }
+    return pos;
+}
+
 /* QMI rows (payloads._rows_back) in `buf[0:n]`, one per slot: with img, row `want`'s
  * columns into img. Returns 0, or DECLINE where Python reads them otherwise or fails. */
 static int array_rows(const uint8_t *buf, Py_ssize_t n, unsigned nrows, unsigned want, Val *img,
                       Py_ssize_t ncols) {
     Py_ssize_t pos = 0;
     for (unsigned k = 0; k < nrows; k++) {
-        if (pos + 3 > n) return DECLINE;
-        unsigned cc = buf[pos + 2];
-        pos += 3;
-        if (img && k == want) memset(img, 0, sizeof(Val) * (size_t)ncols);
-        for (unsigned c = 0; c < cc; c++) {
-            if (pos >= n) return DECLINE;
-            unsigned ln = buf[pos++];
-            if (ln == 0xFF) {
-                if (img && k == want) set_val(img, ncols, c, NULL, -1);
-                continue;
-            }
-            if (ln == 0xFE) {
-                if (pos + 2 > n) return DECLINE;
-                ln = (unsigned)buf[pos] << 8 | buf[pos + 1];
-                pos += 2;
-                if (ln < 0xFA) return DECLINE; /* Python re-measures it in the short form */
-            } else if (ln >= 0xFA) {
-                return DECLINE;
-            }
-            if (pos + (Py_ssize_t)ln > n) return DECLINE;
-            if (img && k == want) set_val(img, ncols, c, buf + pos, (int32_t)ln);
-            pos += ln;
-        }
+        Py_ssize_t got = one_row(buf + pos, n - pos, img && k == want ? img : NULL, ncols);
+        if (got < 0) return DECLINE;
+        pos += got;
     }
     return pos == n ? 0 : DECLINE;
 }
@@ -658,13 +719,13 @@ static Py_ssize_t kdo_at(const Rec *r, const Vec *v, Py_ssize_t k, unsigned *op,
     if (klen < 13) return DECLINE;
     const uint8_t *kdo = b + v->fp[k];
     *op = kdo[AT_KDO_op] & KDO_OP_MASK;
-    *bdba = u32(kdo, AT_KDO_bdba);
+    *bdba = R32(kdo, AT_KDO_bdba);
     Py_ssize_t nxt = k + 1;
     if (img) memset(img, 0, sizeof(Val) * (size_t)ncols);
     if (*op == 2) { /* IRP */
         if (klen < AT_KDO_ROW_slot + 2) return DECLINE;
         unsigned cc = kdo[AT_KDO_ROW_cc];
-        *slot = u16(kdo, AT_KDO_ROW_slot);
+        *slot = R16(kdo, AT_KDO_ROW_slot);
         if (nxt + (Py_ssize_t)cc > v->nf) return DECLINE;
         if (img)
             for (unsigned i = 0; i < cc; i++) {
@@ -675,7 +736,7 @@ static Py_ssize_t kdo_at(const Rec *r, const Vec *v, Py_ssize_t k, unsigned *op,
     }
     if (*op == 5) { /* URP */
         if (klen < KDO_URP_NULLS) return DECLINE;
-        *slot = u16(kdo, AT_KDO_URP_slot);
+        *slot = R16(kdo, AT_KDO_URP_slot);
         unsigned nnew = kdo[AT_KDO_URP_nnew];
         if (nnew && nxt < v->nf) {
             Py_ssize_t nl = v->fl[nxt];
@@ -687,7 +748,7 @@ static Py_ssize_t kdo_at(const Rec *r, const Vec *v, Py_ssize_t k, unsigned *op,
             if (img)
                 for (Py_ssize_t i = 0; i < cnt; i++) {
                     int null = null_bit(kdo, klen, KDO_URP_NULLS, i);
-                    set_val(img, ncols, u16(nums, 2 * i), b + v->fp[nxt + i],
+                    set_val(img, ncols, R16(nums, 2 * i), b + v->fp[nxt + i],
                             null ? -1 : v->fl[nxt + i]);
                 }
             nxt += cnt;
@@ -706,7 +767,7 @@ static Py_ssize_t kdo_at(const Rec *r, const Vec *v, Py_ssize_t k, unsigned *op,
         return nxt + 1;
     }
     if (klen < AT_KDO_SLOT_slot + 2) return DECLINE; /* DRP and the others: the slot */
-    *slot = u16(kdo, AT_KDO_SLOT_slot);
+    *slot = R16(kdo, AT_KDO_SLOT_slot);
     return nxt;
 }
 
@@ -737,7 +798,7 @@ static int undo_of(const Rec *r, const Vec *u, Val *img, Py_ssize_t ncols, pos_t
     /* the supplemental header right after the row (payloads._supp_after) */
     Py_ssize_t at = nxt;
     if (u->fl[at] != SIZE_SUPP || b[u->fp[at]] != SUPP_TYPE) return DECLINE;
-    unsigned cc = u16(b, u->fp[at] + AT_SUPP_cc);
+    unsigned cc = R16(b, u->fp[at] + AT_SUPP_cc);
     if ((cc ? at + 3 + (Py_ssize_t)cc : at + 1) != u->nf) return DECLINE;
     if (op == 11 && qmi) {
         unsigned nrow = b[u->fp[3] + AT_KDO_ARRAY_nrow];
@@ -749,10 +810,10 @@ static int undo_of(const Rec *r, const Vec *u, Val *img, Py_ssize_t ncols, pos_t
     if (u->fl[at + 1] != 2 * cc || u->fl[at + 2] != 2 * cc) return DECLINE;
     const uint8_t *nums = b + u->fp[at + 1], *lens = b + u->fp[at + 2];
     for (unsigned i = 0; i < cc; i++) {
-        unsigned no = u16(nums, 2 * i);
+        unsigned no = R16(nums, 2 * i);
         if (!no) return DECLINE;
         Py_ssize_t f = at + 3 + i;
-        int32_t len = u->fl[f] ? u->fl[f] : (u16(lens, 2 * i) ? 0 : -1);
+        int32_t len = u->fl[f] ? u->fl[f] : (R16(lens, 2 * i) ? 0 : -1);
         if (img) set_val(img, ncols, (Py_ssize_t)no - 1, b + u->fp[f], len);
     }
     return 0;
@@ -769,15 +830,15 @@ static int rows(Walker *w, const Rec *r, const Vec *v, const Vec *undo, PyObject
     Py_ssize_t nxt = kdo_at(r, v, 1, &op, &bdba, &slot, NULL, 0);
     if (nxt < 0 || nxt != v->nf) return DECLINE;
     if (op != 2 && op != 3 && op != 5 && op != 11 && op != 12) return DECLINE;
-    uint32_t uobj = undo ? u32(b, undo->fp[1] + AT_KTUB_objn) : v->obj;
+    uint32_t uobj = undo ? R32(b, undo->fp[1] + AT_KTUB_objn) : v->obj;
     const Table *t = find_table(w, uobj);
     if (!t) t = find_table(w, v->obj);
     if (!t || !t->captured) return 0;
     const uint8_t *ktb = b + v->fp[0];
     PyObject *ref;
-    uint32_t udba = u32(ktb, AT_KTB_uba_dba);
+    uint32_t udba = R32(ktb, AT_KTB_uba_dba);
     if (udba) {
-        ref = dotted(udba, u16(ktb, AT_KTB_uba_seq), ktb[AT_KTB_uba_rec], 16);
+        ref = dotted(udba, R16(ktb, AT_KTB_uba_seq), ktb[AT_KTB_uba_rec], 16);
     } else {
         char buf[48], *q = put_num(buf, (unsigned long long)offset, 10);
         *q++ = ':';
@@ -798,7 +859,7 @@ static int rows(Walker *w, const Rec *r, const Vec *v, const Vec *undo, PyObject
         unsigned nrow = v->fl[2] / 2;
         for (unsigned i = 0; i < nrow; i++) {
             array_rows(b + v->fp[3], v->fl[3], nrow, i, scratch, n);
-            rc = emit_row(w, out, t, xid, IO_INSERT, bdba, u16(slots, 2 * i), scratch, 1, NULL,
+            rc = emit_row(w, out, t, xid, IO_INSERT, bdba, R16(slots, 2 * i), scratch, 1, NULL,
                           ref, h);
             if (rc) goto done;
         }
@@ -825,7 +886,7 @@ static int rows(Walker *w, const Rec *r, const Vec *v, const Vec *undo, PyObject
             else memset(before, 0, sizeof(Val) * (size_t)n);
             key_of(t, before, key, n);
             int full = t->full_deletes;
-            rc = emit_row(w, out, t, xid, IO_DELETE, bdba, u16(slots, 2 * i), full ? before : key,
+            rc = emit_row(w, out, t, xid, IO_DELETE, bdba, R16(slots, 2 * i), full ? before : key,
                           full, NULL, ref, h);
             if (rc) goto done;
         }
@@ -872,11 +933,116 @@ static PyObject *text_of(const uint8_t *b, const Vec *v, Py_ssize_t i) {
     return PyUnicode_DecodeUTF8((const char *)b + v->fp[i], v->fl[i], "replace");
 }
 
+/* "<prefix><offset>": a change's reference where it has no undo address. */
+static PyObject *ref_at(const char *prefix, Py_ssize_t offset) {
+    char buf[48], *q = buf;
+    while (*prefix) *q++ = *prefix++;
+    return ascii(buf, put_num(q, (unsigned long long)offset, 10) - buf);
+}
+
+/* A 19.1 direct-path load (payloads._direct_back, miner.Miner._direct): a data block image,
+ * its rows by the row directory; the loader's xid (ITL 1) into *xid (borrowed), and for a
+ * captured table an insert of each row. Returns 0, DECLINE or FAIL. */
+static int direct(Walker *w, const Rec *r, const Vec *v, const Head *h, PyObject *out,
+                  Py_ssize_t offset, PyObject **xid) {
+    Py_ssize_t blen = FLEN(v, 0);
+    if (blen < AT_KTBBH_bdba + 4) return DECLINE;
+    const uint8_t *blk = r->b + v->fp[0];
+    unsigned itc = blk[AT_KTBBH_itc];
+    Py_ssize_t kdbh = SIZE_KTBBH_ITL + SIZE_KTBBH_ITL * (Py_ssize_t)itc;
+    unsigned usn = 0, slt = 0;
+    uint32_t sqn = 0;
+    if (itc) {
+        if (SIZE_KTBBH_ITL + AT_KTBBH_ITL_sqn + 4 > blen) return DECLINE;
+        usn = R16(blk, SIZE_KTBBH_ITL + AT_KTBBH_ITL_usn);
+        slt = R16(blk, SIZE_KTBBH_ITL + AT_KTBBH_ITL_slt);
+        sqn = R32(blk, SIZE_KTBBH_ITL + AT_KTBBH_ITL_sqn);
+    }
+    if (kdbh + AT_KDBH_nrow + 2 > blen) return DECLINE;
+    unsigned nrow = R16(blk, kdbh + AT_KDBH_nrow);
+    Py_ssize_t rd = kdbh + KDBH_DIRECTORY + 4; /* one table's directory entry */
+    if (rd + 2 * (Py_ssize_t)nrow > blen) return DECLINE;
+    *xid = xid_text(w, usn, slt, sqn);
+    if (!*xid) return FAIL;
+    uint32_t objd = R32(blk, AT_KTBBH_objd);
+    const Table *t = find_table(w, objd);
+    if (t && !t->captured) t = NULL;
+    uint32_t dba = v->dba ? v->dba : R32(blk, AT_KTBBH_bdba);
+    PyObject *ref = NULL;
+    int rc = 0;
+    for (unsigned slot = 0; slot < nrow && !rc; slot++) {
+        unsigned off = R16(blk, rd + 2 * slot);
+        if (off == 0xFFFF) continue;
+        Py_ssize_t p = kdbh + off;
+        Val *row = t ? w->img[4] : NULL;
+        if (one_row(blk + p, blen - p, row, t ? t->ncols : 0) < 0) {
+            rc = DECLINE;
+            break;
+        }
+        if (!t) continue;
+        if (!ref && !(ref = ref_at("dl:", offset))) {
+            rc = FAIL;
+            break;
+        }
+        rc = emit_row(w, out, t, *xid, IO_INSERT, dba, slot, row, 1, NULL, ref, h);
+    }
+    Py_XDECREF(ref);
+    return rc;
+}
+
+/* A 24.1 DDL (payloads._ddl_back, miner.Miner._ddl): the DDL event, or with GETTRUNCATES a
+ * TRUNCATE of a table that has it as a purge of its rows; its xid into *xid (borrowed). */
+static int ddl(Walker *w, const Rec *r, const Vec *v, const Head *h, PyObject *out,
+               Py_ssize_t offset, PyObject **xid) {
+    if (v->nf < 5 || FLEN(v, 0) < SIZE_DDL) return DECLINE;
+    const uint8_t *f = r->b + v->fp[0];
+    *xid = xid_text(w, R16(f, AT_DDL_usn), R16(f, AT_DDL_slt), R32(f, AT_DDL_sqn));
+    if (!*xid) return FAIL;
+    const Table *t = find_table(w, R32(f, AT_DDL_obj));
+    PyObject *owner = text_of(r->b, v, 1), *name = text_of(r->b, v, 2);
+    PyObject *text = text_of(r->b, v, 3), *words = NULL, *upper = NULL, *table = NULL;
+    PyObject *ref = NULL, *parts = NULL;
+    int rc = FAIL;
+    if (!owner || !name || !text) goto done;
+    words = PyUnicode_Split(text, NULL, 2); /* text.split(): at least two words? */
+    if (!words) goto done;
+    int truncate = 0;
+    if (PyList_GET_SIZE(words) >= 2) {
+        upper = PyObject_CallMethod(PyList_GET_ITEM(words, 0), "upper", NULL);
+        if (!upper) goto done;
+        truncate = PyUnicode_CompareWithASCIIString(upper, "TRUNCATE") == 0;
+    }
+    if (truncate && t && t->truncates) {
+        ref = ref_at("ddl:", offset);
+        if (!ref) goto done;
+        parts = t->hooked ? Py_NewRef(w->empty_bytes)
+                          : PyTuple_Pack(4, t->name, w->empty_bytes, w->empty_bytes, Py_None);
+        if (!parts) goto done;
+        rc = emit(w, out, w->kind[K_ROW], *xid, h, w->io[IO_PURGEDATA], t->qualified, Py_None,
+                  ref, w->empty_str, w->empty_str, parts);
+    } else {
+        table = PyUnicode_FromFormat("%U.%U", owner, name);
+        if (!table) goto done;
+        rc = emit_text(w, out, w->kind[K_DDL], *xid, h, w->zero, table, Py_None, w->empty_str,
+                       w->empty_str, w->empty_str, text, w->empty_bytes);
+    }
+done:
+    Py_XDECREF(owner);
+    Py_XDECREF(name);
+    Py_XDECREF(text);
+    Py_XDECREF(words);
+    Py_XDECREF(upper);
+    Py_XDECREF(table);
+    Py_XDECREF(ref);
+    Py_XDECREF(parts);
+    return rc;
+}
+
 /* One Oracle record: miner.Miner.record. Returns 0, DECLINE or FAIL. */
-static int record(Walker *w, const uint8_t *b, pos_t hi, pos_t hs, Py_ssize_t offset,
+static int record(Walker *w, const uint8_t *b, pos_t hi, pos_t hs, int big, Py_ssize_t offset,
                   Py_ssize_t stop, PyObject *thread, PyObject *lwn_scn, PyObject *micros,
                   PyObject *out) {
-    Rec rr = {b, hi};
+    Rec rr = {b, hi, big};
     const Rec *r = &rr;
     NEED(r, 0, SIZE_RECORD_HEADER);
     unsigned vld = b[AT_RECORD_HEADER_vld];
@@ -888,9 +1054,9 @@ static int record(Walker *w, const uint8_t *b, pos_t hi, pos_t hs, Py_ssize_t of
     PyObject *session_user = NULL, *session_name = NULL;
     h.offset = PyLong_FromSsize_t(offset);
     h.stop = PyLong_FromSsize_t(stop);
-    h.scn = PyLong_FromUnsignedLongLong((uint64_t)u32(b, AT_RECORD_HEADER_scn) |
-                                        (uint64_t)u16(b, AT_RECORD_HEADER_scn_wrap) << 32);
-    h.subscn = PyLong_FromUnsignedLong(u16(b, AT_RECORD_HEADER_subscn));
+    h.scn = PyLong_FromUnsignedLongLong((uint64_t)R32(b, AT_RECORD_HEADER_scn) |
+                                        (uint64_t)R16(b, AT_RECORD_HEADER_scn_wrap) << 32);
+    h.subscn = PyLong_FromUnsignedLong(R16(b, AT_RECORD_HEADER_subscn));
     PyObject *xid = NULL; /* borrowed from the cache or owned in xid_own */
     PyObject *xid_own = NULL;
     if (!h.offset || !h.stop || !h.scn || !h.subscn) {
@@ -907,7 +1073,7 @@ static int record(Walker *w, const uint8_t *b, pos_t hi, pos_t hs, Py_ssize_t of
         unsigned layer = v->layer, code = v->code;
         if (layer == 5 && code == 1) {
             if (undo_of(r, v, NULL, 0, NULL, NULL, NULL) < 0) goto decline;
-            PyObject *x = xid_of(w, b + v->fp[0] + AT_KTUDB_usn);
+            PyObject *x = xid_of(w, r, b + v->fp[0] + AT_KTUDB_usn);
             if (!x) goto fail;
             Py_INCREF(x);
             Py_XSETREF(xid_own, x);
@@ -916,13 +1082,16 @@ static int record(Walker *w, const uint8_t *b, pos_t hi, pos_t hs, Py_ssize_t of
             undo_at = p;
             undo = v;
             v = &w->vec[v == &w->vec[0] ? 1 : 0];
+        } else if (layer == 11 && code == 19) { /* vectors.UNDECODED_ROW_OPS: Python stops */
+            const Table *t = find_table(w, v->obj);
+            if (t && t->captured) goto decline;
         } else if (layer == 11 && (code == 2 || code == 3 || code == 5 || code == 11 ||
                                    code == 12)) {
             if (!ktb_ok(r, v, 0)) goto decline;
             const uint8_t *ktb = b + v->fp[0];
             static const uint8_t zero[8] = {0};
             if ((ktb[AT_KTB_op] & 0x0F) == 1 && memcmp(ktb + AT_KTB_usn, zero, 8)) {
-                PyObject *x = xid_of(w, ktb + AT_KTB_usn);
+                PyObject *x = xid_of(w, r, ktb + AT_KTB_usn);
                 if (!x) goto fail;
                 Py_INCREF(x);
                 Py_XSETREF(xid_own, x);
@@ -942,7 +1111,7 @@ static int record(Walker *w, const uint8_t *b, pos_t hi, pos_t hs, Py_ssize_t of
         } else if (layer == 5 && code == 2) {
             if (FLEN(v, 0) < SIZE_KTUDH) goto decline;
             const uint8_t *f = b + v->fp[0];
-            PyObject *x = dotted(usn_of(v->cls), u16(f, AT_KTUDH_slt), u32(f, AT_KTUDH_sqn), 10);
+            PyObject *x = dotted(usn_of(v->cls), R16(f, AT_KTUDH_slt), R32(f, AT_KTUDH_sqn), 10);
             if (!x) goto fail;
             Py_XSETREF(xid_own, x);
             xid = x;
@@ -952,7 +1121,7 @@ static int record(Walker *w, const uint8_t *b, pos_t hi, pos_t hs, Py_ssize_t of
         } else if (layer == 5 && code == 4) {
             if (FLEN(v, 0) < AT_KTUCM_flg + 1 || FLEN(v, 1) < SIZE_KTUCF) goto decline;
             const uint8_t *f = b + v->fp[0];
-            PyObject *cx = dotted(usn_of(v->cls), u16(f, AT_KTUCM_slt), u32(f, AT_KTUCM_sqn), 10);
+            PyObject *cx = dotted(usn_of(v->cls), R16(f, AT_KTUCM_slt), R32(f, AT_KTUCM_sqn), 10);
             if (!cx) goto fail;
             int e = emit(w, out, w->kind[f[AT_KTUCM_flg] & KTUCM_ROLLBACK ? K_ROLLBACK : K_COMMIT],
                          cx, &hc, w->zero, w->empty_str, Py_None, w->empty_str, w->empty_str,
@@ -962,8 +1131,8 @@ static int record(Walker *w, const uint8_t *b, pos_t hi, pos_t hs, Py_ssize_t of
         } else if (layer == 5 && (code == 6 || code == 11)) {
             if (FLEN(v, 1) < AT_UNDO_APPLIED_uba_rec + 1) goto decline;
             const uint8_t *f = b + v->fp[1];
-            PyObject *ux = xid_of(w, f + AT_UNDO_APPLIED_usn);
-            PyObject *ref = dotted(u32(f, AT_UNDO_APPLIED_uba_dba), u16(f, AT_UNDO_APPLIED_uba_seq),
+            PyObject *ux = xid_of(w, r, f + AT_UNDO_APPLIED_usn);
+            PyObject *ref = dotted(R32(f, AT_UNDO_APPLIED_uba_dba), R16(f, AT_UNDO_APPLIED_uba_seq),
                                    f[AT_UNDO_APPLIED_uba_rec], 16);
             int e = ux && ref ? emit(w, out, w->kind[K_UNDO], ux, &h, w->zero, w->empty_str,
                                      Py_None, ref, w->empty_str, w->empty_str, w->empty_bytes)
@@ -984,8 +1153,17 @@ static int record(Walker *w, const uint8_t *b, pos_t hi, pos_t hs, Py_ssize_t of
             Py_DECREF(client);
             Py_XSETREF(session_user, user);
             Py_XSETREF(session_name, name);
-        } else if ((layer == 19 && code == 1) || (layer == 24 && code == 1)) {
-            goto decline; /* a direct load or DDL: Python's */
+        } else if ((layer == 19 || layer == 24) && code == 1) { /* a direct load, DDL */
+            PyObject *x = NULL;
+            int e = layer == 19 ? direct(w, r, v, &h, out, offset, &x)
+                                : ddl(w, r, v, &h, out, offset, &x);
+            if (x) {
+                Py_INCREF(x);
+                Py_XSETREF(xid_own, x);
+                xid = x;
+            }
+            if (e == FAIL) goto fail;
+            if (e) goto decline;
         }
         p = nxt;
     }
@@ -1016,12 +1194,12 @@ done:
 
 /* ---- the walk of one LWN's records (engine/redo/scan.Scan.walk, _in_lwn) ------------- */
 /* walk(buf, pos, hi, base, first_block, block_size, start, end, lwn_scn, micros, thread,
- *      vector_header_size, out) -> (pos, records, stop of the last or -1, state):
+ *      vector_header_size, big_endian, out) -> (pos, records, stop of the last or -1, state):
  * state 0 the LWN ends, 1 the record at pos is left to Python, 2 a record at or after end. */
 static PyObject *walker_walk(Walker *w, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 13) {
+    if (nargs != 14) {
         PyErr_SetString(PyExc_TypeError, "walk(buf, pos, hi, base, first_block, block_size, "
-                                         "start, end, lwn_scn, micros, thread, hs, out)");
+                                         "start, end, lwn_scn, micros, thread, hs, big, out)");
         return NULL;
     }
     Py_ssize_t pos = PyLong_AsSsize_t(args[1]);
@@ -1033,8 +1211,9 @@ static PyObject *walker_walk(Walker *w, PyObject *const *args, Py_ssize_t nargs)
     Py_ssize_t end = PyLong_AsSsize_t(args[7]);
     PyObject *lwn_scn = args[8], *micros = args[9], *thread = args[10];
     Py_ssize_t hs = PyLong_AsSsize_t(args[11]);
-    PyObject *out = args[12];
-    if (PyErr_Occurred()) return NULL;
+    int big = PyObject_IsTrue(args[12]);
+    PyObject *out = args[13];
+    if (big < 0 || PyErr_Occurred()) return NULL;
     if (!PyList_Check(out) || bs <= 16 || (hs != SIZE_VECTOR_HEADER_11G &&
                                            hs != SIZE_VECTOR_HEADER_12C)) {
         PyErr_SetString(PyExc_ValueError, "walk: bad arguments");
@@ -1047,7 +1226,7 @@ static PyObject *walker_walk(Walker *w, PyObject *const *args, Py_ssize_t nargs)
     Py_ssize_t payload = bs - 16, records = 0, last = -1;
     int state = 0;
     while (hi - pos >= SIZE_RECORD_HEADER) {
-        uint32_t size = u32(B, pos);
+        uint32_t size = g32(big, B, pos);
         if (size == 0 || (Py_ssize_t)size > hi - pos) break;
         if (size < SIZE_RECORD_HEADER || (pos != base && B[pos + AT_RECORD_HEADER_vld] & VLD_LWN)) {
             state = 1;
@@ -1062,7 +1241,7 @@ static PyObject *walker_walk(Walker *w, PyObject *const *args, Py_ssize_t nargs)
         Py_ssize_t stop = (first_block + nxt / payload) * bs + 16 + nxt % payload;
         if (offset >= start) {
             Py_ssize_t mark = PyList_GET_SIZE(out);
-            int rc = record(w, B + pos, (pos_t)size, hs, offset, stop, thread, lwn_scn, micros,
+            int rc = record(w, B + pos, (pos_t)size, hs, big, offset, stop, thread, lwn_scn, micros,
                             out);
             if (rc == FAIL) {
                 PyBuffer_Release(&view);
@@ -1098,11 +1277,7 @@ static PyObject *walker_walk(Walker *w, PyObject *const *args, Py_ssize_t nargs)
 #define ORA_TYPE_REDO 0x22
 #define ORA_BLOCK_AT 4
 #define ORA_SEQUENCE_AT 8
-static inline uint32_t ora_u32(const uint8_t *b, pos_t p, int big) {
-    return big ? (uint32_t)b[p] << 24 | (uint32_t)b[p + 1] << 16 | (uint32_t)b[p + 2] << 8 |
-                     (uint32_t)b[p + 3]
-               : u32(b, p);
-}
+static inline uint32_t ora_u32(const uint8_t *b, pos_t p, int big) { return g32(big, b, p); }
 static int ora_block_ok(const uint8_t *d, Py_ssize_t bs, uint32_t number, uint32_t sequence,
                         int big) {
     if (d[0] != ORA_SIGNATURE || d[1] != ORA_TYPE_REDO) return 0;
@@ -1191,7 +1366,7 @@ static void free_tables(Walker *w) {
 
 static void walker_dealloc(Walker *w) {
     free_tables(w);
-    for (int i = 0; i < 6; i++) Py_XDECREF(w->kind[i]);
+    for (int i = 0; i < NKIND; i++) Py_XDECREF(w->kind[i]);
     for (int i = 0; i < NIO; i++) Py_XDECREF(w->io[i]);
     Py_XDECREF(w->empty_str);
     Py_XDECREF(w->empty_bytes);
@@ -1219,6 +1394,7 @@ static int load_table(Table *t, PyObject *obj, PyObject *spec) {
     t->hooked = hooked;
     t->befores = befores & 15;
     t->full_deletes = (befores & 16) != 0;
+    t->truncates = (befores & 32) != 0;
     t->ncols = PyBytes_GET_SIZE(kinds);
     if (PyTuple_GET_SIZE(entries) != t->ncols) {
         PyErr_SetString(PyExc_ValueError, "one entry converter per column");
@@ -1252,20 +1428,22 @@ static int load_table(Table *t, PyObject *obj, PyObject *spec) {
 
 /* Walker(tables, kinds, io_types): tables maps an object number to (qualified name, name
  * bytes, data object number, column kinds (bytes: 0 NUMBER, 1 character, 2 other), key
- * column indices, captured, hooked, entry converters, befores); kinds are the event kinds
- * ROW, BEGIN, COMMIT, ROLLBACK, SESSION, UNDO; io_types INSERT, DELETE, FIELDCOMP,
- * KEYFIELDCOMP, a FIELDCOMP's before image, GGSUnifiedUpdate, GGSUnifiedPKUpdate. */
+ * column indices, captured, hooked, entry converters, befores: decode.BEFORES_* | 16 with
+ * NOCOMPRESSDELETES | 32 with GETTRUNCATES); kinds are the event kinds ROW, BEGIN, COMMIT,
+ * ROLLBACK, SESSION, UNDO, DDL; io_types INSERT, DELETE, FIELDCOMP, KEYFIELDCOMP, a
+ * FIELDCOMP's before image, GGSUnifiedUpdate, GGSUnifiedPKUpdate, PURGEDATA. */
 static int walker_init(Walker *w, PyObject *args, PyObject *kw) {
     PyObject *tables, *kinds, *io;
     if (!PyArg_ParseTuple(args, "O!O!O!", &PyDict_Type, &tables, &PyTuple_Type, &kinds,
                           &PyTuple_Type, &io))
         return -1;
-    if (PyTuple_GET_SIZE(kinds) != 6 || PyTuple_GET_SIZE(io) != NIO) {
-        PyErr_SetString(PyExc_ValueError, "6 event kinds and 7 IO types");
+    if (PyTuple_GET_SIZE(kinds) != NKIND || PyTuple_GET_SIZE(io) != NIO) {
+        PyErr_SetString(PyExc_ValueError, "7 event kinds and 8 IO types");
         return -1;
     }
     free_tables(w);
-    for (int i = 0; i < 6; i++) Py_XSETREF(w->kind[i], Py_NewRef(PyTuple_GET_ITEM(kinds, i)));
+    for (int i = 0; i < NKIND; i++)
+        Py_XSETREF(w->kind[i], Py_NewRef(PyTuple_GET_ITEM(kinds, i)));
     for (int i = 0; i < NIO; i++) Py_XSETREF(w->io[i], Py_NewRef(PyTuple_GET_ITEM(io, i)));
     if (!w->empty_str) w->empty_str = PyUnicode_New(0, 0);
     if (!w->empty_bytes) w->empty_bytes = PyBytes_FromStringAndSize(NULL, 0);
@@ -1308,7 +1486,8 @@ static int walker_init(Walker *w, PyObject *args, PyObject *kw) {
 
 static PyMethodDef walker_methods[] = {
     {"walk", (PyCFunction)(void (*)(void))walker_walk, METH_FASTCALL,
-     "walk(buf, base, pos, end, eof, out) -> (pos, frames, last stop)"},
+     "walk(buf, pos, hi, base, first_block, block_size, start, end, lwn_scn, micros, thread, "
+     "vector_header_size, big_endian, out) -> (pos, records, last stop, state)"},
     {NULL, NULL, 0, NULL},
 };
 

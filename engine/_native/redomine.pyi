@@ -1,15 +1,15 @@
 from typing import Any
 
 # qualified name, name bytes, data object, column kinds, key, captured, hooked, converters,
-# befores (engine.extract.tasks.decode.BEFORES_*)
+# befores (engine.extract.tasks.decode.BEFORES_*, | 16 NOCOMPRESSDELETES, | 32 GETTRUNCATES)
 TableSpec = tuple[str, bytes, int, bytes, tuple[int, ...], bool, bool, tuple[Any, ...], int]
 
 class Walker:
     def __init__(
         self,
         tables: dict[int, TableSpec],
-        kinds: tuple[int, int, int, int, int, int],
-        io_types: tuple[int, int, int, int, int, int],
+        kinds: tuple[int, int, int, int, int, int, int],
+        io_types: tuple[int, int, int, int, int, int, int, int],
     ) -> None: ...
     def walk(
         self,
@@ -25,6 +25,7 @@ class Walker:
         micros: int,
         thread: int,
         vector_header_size: int,
+        big_endian: bool,
         out: list[tuple[Any, ...]],
     ) -> tuple[int, int, int, int]: ...
 

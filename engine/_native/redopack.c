@@ -3,65 +3,191 @@
  * its reference and its fallback: the same classes, methods and bytes (held equal by
  * tests/source/test_source_redopack.py).
  *
- * Table(pack, kinds, encoders).insert/update/delete take one single-row change and do all
+ * Table(shape, kinds, encoders).insert/update/delete take one single-row change and do all
  * of its per-row work in one call: they encode the column values that come from SQLite
  * (NUMBER from int and float, DATE from its ISO text, the character types as UTF-8; any
  * other value goes to the column's Python encoder), take the undo record addresses
  * (advancing the transaction's TxnIds as TxnIds.next_rec does), choose each block's redo
  * KTB (a transaction's first change in a block carries the cleanout of the ITL entries
- * that commits left, popped from the database's dirty map), pack the change vectors as
- * engine/embedded/bulkpack.py does and frame the records as LogWriter.add_native does
- * (record head with the RBA where the record lands, length, CRC-32). commit() packs the
- * 5.4 that ends a transaction. The framed records are the in-memory form LogWriter turns into
- * Oracle's change vectors and blocks (engine/embedded/logfile.py, engine/redo/payloads.py).
+ * that commits left, popped from the database's dirty map) and pack the change vectors of
+ * each record in Oracle's format, as engine/redo/payloads.py writes the generic path's:
+ * 12c vector headers (32 bytes), little-endian, the length array, each field padded to 4
+ * bytes. They return the records' change vectors, one bytes object a record, which
+ * LogWriter.add_vectors frames (record header, LWN, blocks). commit() packs the 5.4 that
+ * ends a transaction.
  *
- * Layouts: docs/redo_format.md; the PACK formats below are the structs of
- * engine/embedded/redo_codec.py (LAYOUT), little-endian ('c' and 'q' written as B and Q).
+ * Offsets: every field is written at the offset the tables of engine/redo/vectors.py (and
+ * the vector header's of engine/redo/layout.py) give; the <TABLE>_AT_<field> macros below
+ * state them as (offset, struct code) and tests/source/test_source_redopack.py checks each
+ * against those tables, and every size against theirs. Unnamed bytes are zero.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-#include "crc32.h"
 #include <stdint.h>
 #include <string.h>
 
-#define BLOCK 512
-#define BLOCK_HEAD 16
-#define PAYLOAD (BLOCK - BLOCK_HEAD)
-#define FRAME 8     /* length u32, CRC-32 u32 */
-#define REC_HEAD 38 /* REC_HEAD without LWN */
-#define OBJ_UNDO 0xFFFFFFFFu
-#define UNDO_BLOCKS ((3u << 22) | 0x100u) /* usn u's undo block of sequence s: + u*0x100 + s%256 */
 #define NULL_LEN (-1)
 #define MAX_NUMBER_DIGITS 20 /* base-100 digits */
 #define MIN_EXP (-65)
 #define MAX_EXP 62
 #define NEG_TERMINATOR 0x66
 #define LOCAL_VALUES 32
-#define NO_SCN UINT64_MAX /* a KTB's cleanout SCN when it has no cleanout (-1) */
 
-/* redo_codec's structs */
-#define CV_HEAD "BBBBHHIIQHB" /* layer code typ marker cls afn dba obj scn seq body-tag */
-#define UNDO "HHIIIHHHHHHBIB" /* op layer, code, obj, dataobj, slot, rci, tsn siz spc, flg,
-                                 useq, urec, logon user, bits */
-#define XID "HHI"
-#define UBA "IHH"
-#define KDO "IIHHBBHBHH" /* dba, header dba, slot, 0x2C, itl, lock, size, lb, cc, nnew */
-#define IDX "BHHHIIB"
-#define KTB "BBHHIIHHBHQQ" /* op, kind, xid, uba, lkc, cleanouts, itl scn, cleanout scn */
-#define SLOT "HIHHH"
-#define COMMIT "HIHHHHHH"
-#define REC "HBBIIHIQHQH" /* REC_HEAD */
-#define ENTRY "HHQ"       /* a cleanout entry */
-#define ITL_FLAGS "C---"
-#define FLAGS "--H-FL--"
+/* ---- Oracle's layouts (checked against engine/redo/vectors.py and layout.py) ---------------- */
+#define VECTOR_HEADER_12C_SIZE 32
+#define VECTOR_HEADER_12C_AT_layer 0, 'B'
+#define VECTOR_HEADER_12C_AT_code 1, 'B'
+#define VECTOR_HEADER_12C_AT_cls 2, 'H'
+#define VECTOR_HEADER_12C_AT_afn 4, 'H'
+#define VECTOR_HEADER_12C_AT_obj_high 6, 'H'
+#define VECTOR_HEADER_12C_AT_dba 8, 'I'
+#define VECTOR_HEADER_12C_AT_scn 12, 'I'
+#define VECTOR_HEADER_12C_AT_scn_wrap 16, 'H'
+#define VECTOR_HEADER_12C_AT_seq 20, 'B'
+#define VECTOR_HEADER_12C_AT_typ 21, 'B'
+#define VECTOR_HEADER_12C_AT_obj_low 22, 'H'
+#define VECTOR_HEADER_12C_AT_con_id 24, 'H'
+#define KTUDH_SIZE 32
+#define KTUDH_AT_slt 0, 'H'
+#define KTUDH_AT_sqn 4, 'I'
+#define KTUDH_AT_uba_dba 8, 'I'
+#define KTUDH_AT_uba_seq 12, 'H'
+#define KTUDH_AT_uba_rec 14, 'B'
+#define KTUDH_AT_flg 16, 'H'
+#define KTUDB_SIZE 20
+#define KTUDB_AT_flg 4, 'H'
+#define KTUDB_AT_usn 8, 'H'
+#define KTUDB_AT_slt 10, 'H'
+#define KTUDB_AT_sqn 12, 'I'
+#define KTUDB_AT_seq 16, 'H'
+#define KTUDB_AT_rec 18, 'B'
+#define KTUB_SIZE 28
+#define KTUB_AT_objn 0, 'I'
+#define KTUB_AT_objd 4, 'I'
+#define KTUB_AT_tsn 8, 'I'
+#define KTUB_AT_opc_layer 16, 'B'
+#define KTUB_AT_opc_code 17, 'B'
+#define KTUB_AT_slt 18, 'B'
+#define KTUB_AT_rci 19, 'B'
+#define KTUB_AT_uflg 20, 'H'
+#define KTUB_AT_logon_user 24, 'I'
+#define KTUB_BEGIN 0x0001
+#define KTUCM_SIZE 20
+#define KTUCM_AT_slt 0, 'H'
+#define KTUCM_AT_sqn 4, 'I'
+#define KTUCM_AT_sta 12, 'B'
+#define KTUCM_AT_flg 16, 'B'
+#define KTUCF_SIZE 12
+#define KTUCF_AT_uba_dba 0, 'I'
+#define KTUCF_AT_uba_seq 4, 'H'
+#define KTUCF_AT_uba_rec 6, 'B'
+#define KTB_SIZE 24
+#define KTB_AT_op 0, 'B'
+#define KTB_AT_usn 8, 'H'
+#define KTB_AT_slt 10, 'H'
+#define KTB_AT_sqn 12, 'I'
+#define KTB_AT_uba_dba 16, 'I'
+#define KTB_AT_uba_seq 20, 'H'
+#define KTB_AT_uba_rec 22, 'B'
+#define KTB_CLEANOUT 0x10
+#define CLEANOUT_SIZE 12
+#define CLEANOUT_AT_scn 0, 'Q'
+#define CLEANOUT_AT_n 8, 'H'
+#define CLEANOUT_ENTRY_SIZE 12
+#define CLEANOUT_ENTRY_AT_itli 0, 'B'
+#define CLEANOUT_ENTRY_AT_flg 1, 'B'
+#define CLEANOUT_ENTRY_AT_scn 4, 'Q'
+#define KDO_AT_bdba 0, 'I'
+#define KDO_AT_hdba 4, 'I'
+#define KDO_AT_op 10, 'B'
+#define KDO_AT_itli 12, 'B'
+#define KDO_ROW_AT_fb 16, 'B'
+#define KDO_ROW_AT_lb 17, 'B'
+#define KDO_ROW_AT_cc 18, 'B'
+#define KDO_ROW_AT_size 40, 'H'
+#define KDO_ROW_AT_slot 42, 'H'
+#define KDO_ROW_NULLS 45
+#define KDO_URP_AT_fb 16, 'B'
+#define KDO_URP_AT_lock 17, 'B'
+#define KDO_URP_AT_slot 20, 'H'
+#define KDO_URP_AT_ncol 22, 'B'
+#define KDO_URP_AT_nnew 23, 'B'
+#define KDO_URP_NULLS 26
+#define KDO_SLOT_AT_slot 16, 'H'
+#define KDO_SLOT_SIZE 20
+#define UNDO_APPLIED_SIZE 16
+#define UNDO_APPLIED_AT_usn 0, 'H'
+#define UNDO_APPLIED_AT_slt 2, 'H'
+#define UNDO_APPLIED_AT_sqn 4, 'I'
+#define UNDO_APPLIED_AT_uba_dba 8, 'I'
+#define UNDO_APPLIED_AT_uba_seq 12, 'H'
+#define UNDO_APPLIED_AT_uba_rec 14, 'B'
+#define SUPP_SIZE 20
+#define SUPP_AT_type 0, 'B'
+#define SUPP_AT_fb 1, 'B'
+#define SUPP_AT_cc 2, 'H'
+#define SUPP_TYPE 1
+#define INDEX_SIZE 16
+#define INDEX_AT_action 0, 'B'
+#define INDEX_AT_itl 2, 'B'
+#define INDEX_AT_kdxlkflg 3, 'B'
+#define INDEX_AT_sno 4, 'H'
+#define INDEX_AT_row_size 6, 'H'
+#define INDEX_AT_indexid 8, 'I'
+#define INDEX_AT_block 12, 'I'
+#define RECORD_HEADER_SIZE 24
+#define RECORD_HEADER_AT_size 0, 'I'
+#define RECORD_HEADER_AT_vld 4, 'B'
+#define RECORD_HEADER_AT_scn_wrap 6, 'H'
+#define RECORD_HEADER_AT_scn 8, 'I'
+#define RECORD_HEADER_AT_subscn 12, 'H'
+#define LWN_HEADER_SIZE 68
+#define LWN_HEADER_AT_lwn_nst 26, 'H'
+#define VLD_LWN 0x04
+#define BLOCK_HEADER_SIZE 16
+#define BLOCK_HEADER_AT_signature 0, 'B'
+#define BLOCK_HEADER_AT_block_type 1, 'B'
+#define BLOCK_HEADER_AT_block 4, 'I'
+#define BLOCK_HEADER_AT_sequence 8, 'I'
+#define BLOCK_HEADER_AT_first 12, 'H'
+#define BLOCK_HEADER_AT_checksum 14, 'H'
+#define BLOCK_SIGNATURE 0x01
+#define BLOCK_TYPE_REDO 0x22
+#define FIRST_RECORD_FLAG 0x8000
+/* values the generic path writes (engine/embedded/redogen.py, engine/embedded/redopack.py) */
+#define OBJ_UNDO 0xFFFFFFFFu
+#define UNDO_FILE 3
+#define UNDO_BLOCKS ((3u << 22) | 0x100u) /* usn u's undo block of sequence s: + u*0x100 + s%256 */
+#define FB 0x2C        /* --H-FL--: a whole row piece */
+#define KDO_FLAG 0x2C  /* a URP's flag byte */
+#define ITL 2
+#define LB_REDO 2
+#define TSN 4
+#define BEGIN_FLG 0x12
+#define FLG 0x22
+#define COMMIT_STA 9
+#define COMMIT_FLG 0x2
+#define ROLLBACK_FLAG 0x04
+#define OP_F 0x01
+#define OP_C 0x02
+#define OP_Z 0x03
+#define KDO_IRP 2
+#define KDO_DRP 3
+#define KDO_URP 5
+#define INDEX_INSERT 1
+#define INDEX_DELETE 2
+#define INDEX_PURGE 3
+#define INDEX_RESTORE 4
+#define KEYDATA 6 /* an index entry's ROWID: block address u32, slot u16, big-endian */
+#define KDO_SIZE_MAX 0xFFFF
+#define MAX_FIELD 0xFFFF
 
 enum { K_NUMBER = 'N', K_DATE = 'D', K_TEXT = 'T' };
 enum { OP_INSERT, OP_UPDATE, OP_DELETE };
 
 static PyObject *StructError; /* struct.error: what the Python twin raises for a field too big */
 static PyObject *s_rec, *s_undo_seq, *s_started, *s_blocks, *s_last_uba;
-static PyObject *s_obj, *s_dataobj, *s_afn, *s_hdba, *s_ncols, *s_key_col, *s_index;
 
 /* ---- output ----------------------------------------------------------------------------------- */
 typedef unsigned char u8;
@@ -100,8 +226,6 @@ static u8 *need(Buf *b, size_t extra) {
     return b->p + b->n;
 }
 
-static void done(Buf *b, const u8 *q) { b->n = (size_t)(q - b->p); }
-
 static u8 *put16(u8 *q, uint64_t v) {
     q[0] = (u8)v;
     q[1] = (u8)(v >> 8);
@@ -119,23 +243,16 @@ static u8 *putn(u8 *q, const void *s, size_t n) {
     return q + n;
 }
 
-/* The fields ``v`` packed little-endian by a struct format of B, H, I and Q. */
-static u8 *pack(u8 *q, const char *fmt, const uint64_t *v) {
-    for (; *fmt; fmt++, v++) switch (*fmt) {
-        case 'B': *q++ = (u8)*v; break;
-        case 'H': q = put16(q, *v); break;
-        case 'I': q = put32(q, *v); break;
-        default: q = put32(put32(q, *v), *v >> 32); break; /* Q */
-        }
-    return q;
+/* A field of a layout table: (offset, struct code) from a <TABLE>_AT_<field> macro. */
+static inline void set(u8 *q, size_t off, char code, uint64_t v) {
+    switch (code) {
+    case 'B': q[off] = (u8)v; break;
+    case 'H': put16(q + off, v); break;
+    case 'I': put32(q + off, v); break;
+    default: put32(put32(q + off, v), v >> 32); break; /* Q */
+    }
 }
-#define PACK(q, fmt, ...) pack((q), (fmt), (const uint64_t[]){__VA_ARGS__})
-
-/* A codec ``str`` field: u32 length + the text. */
-static u8 *text(u8 *q, const char *s) {
-    size_t n = strlen(s);
-    return putn(put32(q, n), s, n);
-}
+#define SET(q, field, v) set((q), field, (uint64_t)(v))
 
 /* ---- column values ---------------------------------------------------------------------------- */
 typedef struct {
@@ -299,12 +416,6 @@ static int value_of(PyObject *o, int kind, PyObject *encoder, Val *v) {
 
 static size_t len_of(const Val *v) { return v->n > 0 ? (size_t)v->n : 0; }
 
-/* A column head (u16 number, i32 length, -1 for NULL) and the value. */
-static u8 *put_col(u8 *q, unsigned no, const Val *v) {
-    q = put32(put16(q, no), (uint32_t)v->n);
-    return putn(q, v->p, len_of(v));
-}
-
 /* ---- integers from Python --------------------------------------------------------------------- */
 static int as_u64(PyObject *o, uint64_t max, uint64_t *out) {
     int overflow;
@@ -328,12 +439,62 @@ static int item_u64(PyObject *tuple, Py_ssize_t i, uint64_t max, uint64_t *out) 
     return as_u64(PyTuple_GET_ITEM(tuple, i), max, out);
 }
 
-static int as_i64(PyObject *o, uint64_t *out) {
-    long long v = PyLong_AsLongLong(o);
-    if (v == -1 && PyErr_Occurred()) return -1;
-    *out = (uint64_t)v;
-    return 0;
+/* ---- change vectors ---------------------------------------------------------------------------- */
+/* A change vector being written (framing.build_vector): its 12c header, its length array
+   (a u16 of its size, then one a field, padded to 4 bytes), then each field padded to 4. */
+typedef struct {
+    u8 *lens; /* the length array's field entries */
+    u8 *q;    /* where the next field starts */
+    u8 *at;   /* the field being written */
+    int i;
+} Vec;
+
+static void vec_begin(Vec *v, u8 *q, unsigned layer, unsigned code, uint64_t cls, uint64_t afn,
+                      uint64_t dba, uint64_t obj, uint64_t scn, unsigned seq, unsigned typ,
+                      int nfields) {
+    size_t alen = 2 + 2 * (size_t)nfields, room = (alen + 3) & ~(size_t)3;
+    memset(q, 0, VECTOR_HEADER_12C_SIZE + room);
+    SET(q, VECTOR_HEADER_12C_AT_layer, layer);
+    SET(q, VECTOR_HEADER_12C_AT_code, code);
+    SET(q, VECTOR_HEADER_12C_AT_cls, cls);
+    SET(q, VECTOR_HEADER_12C_AT_afn, afn);
+    SET(q, VECTOR_HEADER_12C_AT_obj_high, obj >> 16);
+    SET(q, VECTOR_HEADER_12C_AT_dba, dba);
+    SET(q, VECTOR_HEADER_12C_AT_scn, scn & 0xFFFFFFFFu);
+    SET(q, VECTOR_HEADER_12C_AT_scn_wrap, scn >> 32);
+    SET(q, VECTOR_HEADER_12C_AT_seq, seq);
+    SET(q, VECTOR_HEADER_12C_AT_typ, typ);
+    SET(q, VECTOR_HEADER_12C_AT_obj_low, obj & 0xFFFF);
+    SET(q, VECTOR_HEADER_12C_AT_con_id, 0);
+    put16(q + VECTOR_HEADER_12C_SIZE, alen);
+    v->lens = q + VECTOR_HEADER_12C_SIZE + 2;
+    v->q = q + VECTOR_HEADER_12C_SIZE + room;
+    v->i = 0;
 }
+
+/* Start a field of ``zero`` bytes set to 0 (a fixed structure); its bytes go at v->at. */
+static u8 *fld(Vec *v, size_t zero) {
+    v->at = v->q;
+    memset(v->at, 0, zero);
+    return v->at;
+}
+
+/* End the field at ``end``: its length in the array, zero padding to 4 bytes. */
+static void fld_end(Vec *v, u8 *end) {
+    size_t n = (size_t)(end - v->at);
+    put16(v->lens + 2 * v->i++, n);
+    while (n & 3) {
+        *end++ = 0;
+        n++;
+    }
+    v->q = end;
+}
+
+/* A field of bytes. */
+static void fld_bytes(Vec *v, const u8 *p, size_t n) { fld_end(v, putn(fld(v, 0), p, n)); }
+
+/* An upper bound of a vector's bytes: header, length array, fields and their padding. */
+#define VEC_ROOM(nfields, bytes) (VECTOR_HEADER_12C_SIZE + 4 + 6 * (size_t)(nfields) + (bytes))
 
 /* ---- the transaction ------------------------------------------------------------------------ */
 /* What the kernel reads of an engine.embedded.redopack.Txn (head, ids, dirty, session). */
@@ -352,20 +513,25 @@ static int attr_u64(PyObject *o, PyObject *name, uint64_t max, uint64_t *out) {
     return r;
 }
 
+static int head_read(PyObject *head, Tx *t) {
+    if (!PyTuple_Check(head) || PyTuple_GET_SIZE(head) != 6) {
+        PyErr_SetString(PyExc_TypeError, "the head must be a redopack.TxHead");
+        return -1;
+    }
+    return item_u64(head, 0, 0xFFFE, &t->cls) < 0 || item_u64(head, 1, UINT32_MAX, &t->header_dba) < 0 ||
+                   item_u64(head, 2, 0xFFFF, &t->usn) < 0 || item_u64(head, 3, 0xFF, &t->slot) < 0 ||
+                   item_u64(head, 4, UINT32_MAX, &t->sqn) < 0 ||
+                   item_u64(head, 5, UINT32_MAX, &t->logon) < 0
+               ? -1
+               : 0;
+}
+
 static int tx_read(PyObject *txo, Tx *t) {
     if (!PyTuple_Check(txo) || PyTuple_GET_SIZE(txo) != 4) {
         PyErr_SetString(PyExc_TypeError, "tx must be a redopack.Txn");
         return -1;
     }
-    PyObject *head = PyTuple_GET_ITEM(txo, 0);
-    if (!PyTuple_Check(head) || PyTuple_GET_SIZE(head) != 8) {
-        PyErr_SetString(PyExc_TypeError, "Txn.head must be a bulkpack.TxHead");
-        return -1;
-    }
-    if (item_u64(head, 0, 0xFFFF, &t->cls) < 0 || item_u64(head, 1, UINT32_MAX, &t->header_dba) < 0 ||
-        item_u64(head, 2, 0xFFFF, &t->usn) < 0 || item_u64(head, 3, 0xFFFF, &t->slot) < 0 ||
-        item_u64(head, 4, UINT32_MAX, &t->sqn) < 0 || item_u64(head, 5, UINT32_MAX, &t->logon) < 0)
-        return -1;
+    if (head_read(PyTuple_GET_ITEM(txo, 0), t) < 0) return -1;
     t->ids = PyTuple_GET_ITEM(txo, 1);
     t->dirty = PyTuple_GET_ITEM(txo, 2);
     t->session = PyTuple_GET_ITEM(txo, 3);
@@ -414,13 +580,11 @@ static int tx_write(const Tx *t) {
     return bad ? -1 : 0;
 }
 
-/* ---- change vectors (engine/embedded/bulkpack.py) ------------------------------------------------ */
-/* A redo KTB (redopack.change, first_ktb; bulkpack ktb_continue, ktb_first): op 0x02 C in
-   a block the transaction changed before (CV typ 0), else 0x01 F (typ 2), or 0x11 F with
-   the cleanout of the ITL entries commits left in the block when ``scn`` is given (row
-   blocks; index leaves get none). */
+/* A redo KTB (redopack.redo_ktb): op C in a block the transaction changed before (vector
+   typ 0), else F with the transaction's xid (typ 2), with the cleanout of the ITL entries
+   commits left in the block when ``scn`` is given (row blocks; index leaves get none). */
 typedef struct {
-    unsigned op, kind, typ;
+    unsigned op, typ;
     uint64_t uba[3];
     PyObject *entries; /* its cleanout entries (owned), or NULL */
     uint64_t scn;
@@ -433,8 +597,7 @@ static int choose_ktb(Tx *t, uint64_t dba, uint64_t scn, Ktb *k) {
     if (key == NULL) return -1;
     int seen = PySet_Contains(t->blocks, key);
     if (seen < 0) goto fail;
-    k->op = seen ? 0x02 : 0x01;
-    k->kind = seen ? 'C' : 'F';
+    k->op = seen ? OP_C : OP_F;
     k->typ = seen ? 0 : 2;
     if (!seen && PySet_Add(t->blocks, key) < 0) goto fail;
     if (!seen && scn) {
@@ -451,7 +614,7 @@ static int choose_ktb(Tx *t, uint64_t dba, uint64_t scn, Ktb *k) {
                 PyErr_SetString(StructError, "too many cleanout entries");
                 goto fail;
             }
-            k->op = 0x11;
+            k->op = OP_F | KTB_CLEANOUT;
             k->scn = scn;
         }
     }
@@ -465,27 +628,7 @@ fail:
     return -1;
 }
 
-static size_t ktb_size(const Ktb *k) {
-    return 45 + (k->entries ? (size_t)PySequence_Fast_GET_SIZE(k->entries) * 12 : 0);
-}
-
-/* The KTB's bytes (``op`` 0x03 Z with no transaction: an undo's KTB). */
-static u8 *put_ktb(u8 *q, const Tx *t, const Ktb *k) {
-    Py_ssize_t n = k->entries ? PySequence_Fast_GET_SIZE(k->entries) : 0;
-    int xid = k->op == 0x01 || k->op == 0x11;
-    q = PACK(q, KTB, k->op, k->kind, xid ? t->usn : 0, xid ? t->slot : 0, xid ? t->sqn : 0,
-             k->uba[0], k->uba[1], k->uba[2], 0, (uint64_t)n, 0, n ? k->scn : NO_SCN);
-    q = text(q, ITL_FLAGS);
-    for (Py_ssize_t i = 0; i < n; i++) { /* checked by check_entries */
-        PyObject *e = PySequence_Fast_GET_ITEM(k->entries, i);
-        uint64_t v[3];
-        for (int j = 0; j < 3; j++) as_u64(PyTuple_GET_ITEM(e, j), UINT64_MAX, &v[j]);
-        q = pack(q, ENTRY, v);
-    }
-    return q;
-}
-
-/* The cleanout entries must be (itl u16, flag u16, scn u64) tuples (Database.note_commit
+/* The cleanout entries must be (itl u8, flag u8, scn u64) tuples (Database.note_commit
    makes them) before anything is written. */
 static int check_entries(const Ktb *k) {
     Py_ssize_t n = k->entries ? PySequence_Fast_GET_SIZE(k->entries) : 0;
@@ -496,14 +639,55 @@ static int check_entries(const Ktb *k) {
             PyErr_SetString(PyExc_TypeError, "a cleanout entry must be (itl, flag, scn)");
             return -1;
         }
-        if (item_u64(e, 0, 0xFFFF, &v) < 0 || item_u64(e, 1, 0xFFFF, &v) < 0 ||
+        if (item_u64(e, 0, 0xFF, &v) < 0 || item_u64(e, 1, 0xFF, &v) < 0 ||
             item_u64(e, 2, UINT64_MAX, &v) < 0)
             return -1;
     }
     return 0;
 }
 
-static const Ktb UNDO_KTB = {0x03, 'Z', 0, {0, 0, 0}, NULL, 0};
+static size_t ktb_room(const Ktb *k) {
+    return KTB_SIZE + (k->entries ? CLEANOUT_SIZE + (size_t)PySequence_Fast_GET_SIZE(k->entries) *
+                                                        CLEANOUT_ENTRY_SIZE
+                                  : 0);
+}
+
+/* The KTB field (redopack.ktb): ``k`` NULL is the undo's (op Z, no transaction). */
+static void put_ktb(Vec *v, const Tx *t, const Ktb *k) {
+    u8 *q = fld(v, KTB_SIZE);
+    if (k == NULL) {
+        SET(q, KTB_AT_op, OP_Z);
+        fld_end(v, q + KTB_SIZE);
+        return;
+    }
+    SET(q, KTB_AT_op, k->op);
+    if (k->op & OP_F) { /* F (and F with a cleanout): the transaction's xid */
+        SET(q, KTB_AT_usn, t->usn);
+        SET(q, KTB_AT_slt, t->slot);
+        SET(q, KTB_AT_sqn, t->sqn);
+    }
+    SET(q, KTB_AT_uba_dba, k->uba[0]);
+    SET(q, KTB_AT_uba_seq, k->uba[1]);
+    SET(q, KTB_AT_uba_rec, k->uba[2]);
+    q += KTB_SIZE;
+    if (k->op & KTB_CLEANOUT) {
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(k->entries);
+        memset(q, 0, CLEANOUT_SIZE + (size_t)n * CLEANOUT_ENTRY_SIZE);
+        SET(q, CLEANOUT_AT_scn, k->scn);
+        SET(q, CLEANOUT_AT_n, n);
+        q += CLEANOUT_SIZE;
+        for (Py_ssize_t i = 0; i < n; i++) { /* checked by check_entries */
+            PyObject *e = PySequence_Fast_GET_ITEM(k->entries, i);
+            uint64_t x[3];
+            for (int j = 0; j < 3; j++) as_u64(PyTuple_GET_ITEM(e, j), UINT64_MAX, &x[j]);
+            SET(q, CLEANOUT_ENTRY_AT_itli, x[0]);
+            SET(q, CLEANOUT_ENTRY_AT_flg, x[1]);
+            SET(q, CLEANOUT_ENTRY_AT_scn, x[2]);
+            q += CLEANOUT_ENTRY_SIZE;
+        }
+    }
+    fld_end(v, q);
+}
 
 /* ---- the Table type ------------------------------------------------------------------------- */
 typedef struct {
@@ -516,145 +700,203 @@ typedef struct {
     PyObject *encoders; /* tuple of callables */
 } Table;
 
-/* One row change: where its records go and what it is. */
+/* One row change. */
 typedef struct {
     Tx tx;
-    uint64_t logical, switch_at, scn, ts, dba, slot;
-    PyObject *rec_ids;
+    uint64_t scn, dba, slot;
     Ktb ktb;   /* the row block's */
     int begin; /* the transaction's first change */
-    uint64_t slot_uba[3]; /* the 5.2's next undo address, when it begins */
 } Change;
 
-/* The head of a 5.1 undo up to the undone op (bulkpack TablePack._undo, index_change): a
-   transaction's first undo record carries the begin flag and the logon user. */
-static u8 *put_undo(u8 *q, const Change *c, const uint64_t uba[3], int begin, unsigned layer,
-                    unsigned code, uint64_t obj, uint64_t dataobj, unsigned bits) {
+/* A 5.1 undo vector's head (redopack.undo_cv) with ``nfields`` fields in all: ktudb, ktub
+   (a transaction's first undo record carries the begin flag and the logon user). */
+static u8 *undo_head(Vec *v, u8 *q, const Change *c, const uint64_t uba[3], int begin,
+                     unsigned layer, unsigned code, uint64_t obj, uint64_t dataobj, int nfields) {
     const Tx *t = &c->tx;
-    return PACK(q, CV_HEAD UNDO XID, 5, 1, 0, 0, t->cls + 1, 3, uba[0], OBJ_UNDO, c->scn,
-                begin ? 2 : 1, 4, layer, code, obj, dataobj, t->slot, begin ? 0 : uba[2] - 1, 4, 0,
-                0, begin ? 0x12 : 0x22, uba[1], uba[2], begin ? t->logon : 0, begin ? 3 : bits,
-                t->usn, t->slot, t->sqn);
+    vec_begin(v, q, 5, 1, t->cls + 1, UNDO_FILE, uba[0], OBJ_UNDO, c->scn, begin ? 2 : 1, 0,
+              nfields);
+    q = fld(v, KTUDB_SIZE);
+    SET(q, KTUDB_AT_flg, begin ? BEGIN_FLG : FLG);
+    SET(q, KTUDB_AT_usn, t->usn);
+    SET(q, KTUDB_AT_slt, t->slot);
+    SET(q, KTUDB_AT_sqn, t->sqn);
+    SET(q, KTUDB_AT_seq, uba[1]);
+    SET(q, KTUDB_AT_rec, uba[2]);
+    fld_end(v, q + KTUDB_SIZE);
+    q = fld(v, KTUB_SIZE);
+    SET(q, KTUB_AT_objn, obj);
+    SET(q, KTUB_AT_objd, dataobj);
+    SET(q, KTUB_AT_tsn, TSN);
+    SET(q, KTUB_AT_opc_layer, layer);
+    SET(q, KTUB_AT_opc_code, code);
+    SET(q, KTUB_AT_slt, t->slot);
+    SET(q, KTUB_AT_rci, begin ? 0 : uba[2] - 1);
+    SET(q, KTUB_AT_uflg, begin ? KTUB_BEGIN : 0);
+    SET(q, KTUB_AT_logon_user, begin ? t->logon : 0);
+    fld_end(v, q + KTUB_SIZE);
+    return v->q;
 }
 
-/* KDO of the row's block and slot. */
-static u8 *put_kdo(u8 *q, const Table *self, const Change *c, unsigned lock, unsigned size,
-                   unsigned lb, unsigned cc, unsigned nnew) {
-    return PACK(q, KDO, c->dba, self->hdba, c->slot, 0x2C, 2, lock, size, lb, cc, nnew);
+
+/* A NULL bitmap of n values (bit i: value i is NULL), at q. */
+static u8 *put_nulls(u8 *q, const Val *v, Py_ssize_t n) {
+    size_t bytes = ((size_t)n + 7) / 8;
+    memset(q, 0, bytes);
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (v[i].n == NULL_LEN) q[i / 8] |= (u8)(1u << (i % 8));
+    return q + bytes;
 }
 
-/* An 11.x redo up to its KDO (TablePack._kdo). */
-static u8 *put_redo(u8 *q, const Table *self, const Change *c, unsigned code) {
-    return PACK(q, CV_HEAD, 11, code, c->ktb.typ, 0, 1, self->afn, c->dba, self->dataobj, c->scn,
-                1, 1);
+static void put_values(Vec *v, const Val *vals, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) fld_bytes(v, vals[i].p, len_of(&vals[i]));
 }
 
-/* Supplemental data of a row undo: the key column's before image (TablePack._key). */
-static u8 *put_key_supp(u8 *q, const Table *self, const Val *key) {
-    return put_col(put16(q, 1), (unsigned)self->key_col, key);
-}
-
-/* bulkpack.columns: a row's column count (trailing NULLs are not stored) and size. */
-static Py_ssize_t row_shape(const Val *v, Py_ssize_t n, size_t *size) {
-    while (n && v[n - 1].n == NULL_LEN) n--;
-    *size = 3 + (size_t)n;
-    for (Py_ssize_t i = 0; i < n; i++) *size += len_of(&v[i]);
-    return n;
-}
-
-/* bulkpack.columns: the column vector of a row's first n columns (row_shape). */
-static u8 *put_columns(u8 *q, const Val *v, Py_ssize_t n) {
-    q = put16(q, (uint64_t)n);
-    for (Py_ssize_t i = 0; i < n; i++) q = put_col(q, (unsigned)i, &v[i]);
+/* The common part of a KDO field (redopack._kdo), ``size`` bytes zeroed first. */
+static u8 *kdo_head(Vec *v, size_t size, unsigned op, uint64_t bdba, uint64_t hdba) {
+    u8 *q = fld(v, size);
+    SET(q, KDO_AT_bdba, bdba);
+    SET(q, KDO_AT_hdba, hdba);
+    SET(q, KDO_AT_op, op);
+    SET(q, KDO_AT_itli, ITL);
     return q;
 }
 
-/* bulkpack.some_columns: the columns ``nos``. */
-static u8 *put_some(u8 *q, const unsigned *nos, Py_ssize_t n, const Val *v) {
-    q = put16(q, (uint64_t)n);
-    for (Py_ssize_t i = 0; i < n; i++) q = put_col(q, nos[i], &v[i]);
-    return q;
+/* redopack.kdo_irp: the whole row (n columns, trailing NULLs cut) of ``size`` bytes. */
+static void kdo_irp(Vec *v, const Table *self, const Change *c, unsigned lb, const Val *vals,
+                    Py_ssize_t n, size_t size) {
+    u8 *q = kdo_head(v, KDO_ROW_NULLS, KDO_IRP, c->dba, self->hdba);
+    SET(q, KDO_ROW_AT_fb, FB);
+    SET(q, KDO_ROW_AT_lb, lb);
+    SET(q, KDO_ROW_AT_cc, n);
+    SET(q, KDO_ROW_AT_size, size > KDO_SIZE_MAX ? KDO_SIZE_MAX : size);
+    SET(q, KDO_ROW_AT_slot, c->slot);
+    fld_end(v, put_nulls(q + KDO_ROW_NULLS, vals, n));
+    put_values(v, vals, n);
 }
 
-/* The index record's change vectors (TablePack.index_change): [5.1 10.22 undo, 10.2
-   insert leaf row | 10.4 delete leaf row] for the row's key as the index stores it. */
+static void kdo_drp(Vec *v, const Table *self, const Change *c) {
+    u8 *q = kdo_head(v, KDO_SLOT_SIZE, KDO_DRP, c->dba, self->hdba);
+    SET(q, KDO_SLOT_AT_slot, c->slot);
+    fld_end(v, q + KDO_SLOT_SIZE);
+}
+
+/* redopack.kdo_urp: the columns ``nos`` set to ``vals``. */
+static void kdo_urp(Vec *v, const Table *self, const Change *c, unsigned lock,
+                    const unsigned *nos, const Val *vals, Py_ssize_t n) {
+    u8 *q = kdo_head(v, KDO_URP_NULLS, KDO_URP, c->dba, self->hdba);
+    SET(q, KDO_URP_AT_fb, KDO_FLAG);
+    SET(q, KDO_URP_AT_lock, lock);
+    SET(q, KDO_URP_AT_slot, c->slot);
+    SET(q, KDO_URP_AT_ncol, self->ncols);
+    SET(q, KDO_URP_AT_nnew, n);
+    fld_end(v, put_nulls(q + KDO_URP_NULLS, vals, n));
+    if (!n) return;
+    q = fld(v, 0);
+    for (Py_ssize_t i = 0; i < n; i++) q = put16(q, nos[i]);
+    fld_end(v, q);
+    put_values(v, vals, n);
+}
+
+/* redopack.supplemental: the key column's before image. */
+static void supplemental(Vec *v, const Table *self, const Val *key) {
+    u8 *q = fld(v, SUPP_SIZE);
+    SET(q, SUPP_AT_type, SUPP_TYPE);
+    SET(q, SUPP_AT_fb, FB);
+    SET(q, SUPP_AT_cc, 1);
+    fld_end(v, q + SUPP_SIZE);
+    fld_end(v, put16(fld(v, 0), (uint64_t)self->key_col + 1));
+    fld_end(v, put16(fld(v, 0), len_of(key)));
+    fld_bytes(v, key->p, len_of(key));
+}
+
+static void index_head(Vec *v, unsigned action, uint64_t sno, uint64_t row_size,
+                       uint64_t indexid, uint64_t block) {
+    u8 *q = fld(v, INDEX_SIZE);
+    SET(q, INDEX_AT_action, action);
+    SET(q, INDEX_AT_itl, ITL);
+    SET(q, INDEX_AT_kdxlkflg, 0x1);
+    SET(q, INDEX_AT_sno, sno);
+    SET(q, INDEX_AT_row_size, row_size);
+    SET(q, INDEX_AT_indexid, indexid);
+    SET(q, INDEX_AT_block, block);
+    fld_end(v, q + INDEX_SIZE);
+}
+
+/* 10.2 insert leaf row (the key and its ROWID) or 10.4 delete leaf row, KTB ``k``
+   (redopack.leaf_cv), for the row at the change's block and slot. */
+static u8 *leaf_cv(u8 *q, const Table *self, const Change *c, const Tx *t, const Ktb *k,
+                   int insert, const u8 *ikey, size_t klen) {
+    u8 keydata[KEYDATA] = {(u8)(c->dba >> 24), (u8)(c->dba >> 16), (u8)(c->dba >> 8), (u8)c->dba,
+                           (u8)(c->slot >> 8), (u8)c->slot}; /* big-endian */
+    Vec v;
+    vec_begin(&v, q, 10, insert ? 2 : 4, 1, self->afn, self->leaf, self->idataobj, c->scn, 1, 0, 6);
+    put_ktb(&v, t, k);
+    index_head(&v, insert ? INDEX_INSERT : INDEX_DELETE, c->slot, klen + KEYDATA + 4, 0, 0);
+    fld_bytes(&v, ikey, insert ? klen : 0);
+    fld_bytes(&v, NULL, 0);
+    fld_bytes(&v, NULL, 0);
+    fld_bytes(&v, keydata, insert ? KEYDATA : 0);
+    return v.q;
+}
+
+/* The index record (redopack.Table._index): [5.1 (10.22 undo), 10.2 | 10.4] for the row's
+   key as the index stores it. */
 static u8 *put_index(u8 *q, const Table *self, const Change *c, const Ktb *k, int insert,
                      const u8 *ikey, size_t klen) {
-    u8 keydata[6] = {(u8)(c->dba >> 24), (u8)(c->dba >> 16), (u8)(c->dba >> 8), (u8)c->dba,
-                     (u8)(c->slot >> 8), (u8)c->slot}; /* big-endian */
-    q = put_undo(q, c, k->uba, 0, 10, 22, self->iobj, self->idataobj, 4);
-    q = PACK(q, IDX, 0, 2, 0, 0, self->indexid, self->leaf, 1);
-    q = put_ktb(text(q, insert ? "purge leaf row" : "restore leaf row (clear leaf delete flags)"),
-                &c->tx, &UNDO_KTB);
-    q = putn(put32(q, klen), ikey, klen);
-    q = put32(q, 0); /* no ints, no ints */
-    q = insert ? put32(q, 0) : putn(put32(q, 6), keydata, 6);
-    q = put16(q, 0); /* no columns */
-    q = PACK(q, CV_HEAD IDX, 10, insert ? 2 : 4, 0, 0, 1, self->afn, self->leaf, self->idataobj,
-             c->scn, 1, 2, 0, 2, c->slot, klen + 6 + 4, 0, 0, 1);
-    q = put_ktb(text(q, insert ? "insert leaf row" : "delete leaf row"), &c->tx, k);
-    if (!insert) return put32(put32(put32(q, 0), 0), 0); /* no key, no ints, no key data */
-    q = putn(put32(q, klen), ikey, klen);
-    return putn(put32(put32(q, 0), 6), keydata, 6);
+    u8 keydata[KEYDATA] = {(u8)(c->dba >> 24), (u8)(c->dba >> 16), (u8)(c->dba >> 8), (u8)c->dba,
+                           (u8)(c->slot >> 8), (u8)c->slot}; /* big-endian */
+    Vec v;
+    q = undo_head(&v, q, c, k->uba, 0, 10, 22, self->iobj, self->idataobj, 8);
+    put_ktb(&v, &c->tx, NULL);
+    index_head(&v, insert ? INDEX_PURGE : INDEX_RESTORE, 0, 0, self->indexid, self->leaf);
+    fld_bytes(&v, ikey, klen);
+    fld_bytes(&v, NULL, 0);
+    fld_bytes(&v, NULL, 0);
+    fld_bytes(&v, keydata, insert ? 0 : KEYDATA);
+    return leaf_cv(v.q, self, c, &c->tx, k, insert, ikey, klen);
 }
 
-/* ---- records ------------------------------------------------------------------------------ */
-/* Frames the record whose change vectors start at at + FRAME + REC_HEAD (LogWriter
-   add_native) for stream position *logical, which moves past it. */
-static void frame(Buf *b, size_t at, const Change *c, uint64_t *logical, unsigned ncv) {
-    size_t len = b->n - at - FRAME;
-    uint64_t pos = *logical / PAYLOAD * BLOCK + (BLOCK + BLOCK_HEAD) + *logical % PAYLOAD;
-    u8 *q = putn(b->p + at + FRAME, PyBytes_AS_STRING(c->rec_ids), 8);
-    PACK(q, "IHIQHQH", pos >> 9, pos & 0x1FF, 0, c->scn, 1, c->ts, ncv);
-    put32(put32(b->p + at, len), crc32_of(b->p + at + FRAME, len));
-    *logical += FRAME + len;
-}
-
-/* The frames in ``b`` (records from starts[i]), or, when the log switch falls due before the
-   last record (the stream reaches switch_at), (the frames before it, [(ncv, cvs), ...]). */
-static PyObject *result(const Buf *b, const size_t *starts, const unsigned *ncv, int nrec,
-                        const uint64_t *ends, uint64_t switch_at) {
-    int upto = nrec;
-    for (int i = 0; i + 1 < nrec && upto == nrec; i++)
-        if (ends[i] >= switch_at) upto = i + 1;
-    if (upto == nrec) return PyBytes_FromStringAndSize((const char *)b->p, (Py_ssize_t)b->n);
-    PyObject *rest = PyList_New(0), *item = NULL;
-    for (int i = upto; rest != NULL && i < nrec; i++) {
-        size_t lo = starts[i] + FRAME + REC_HEAD, hi = i + 1 < nrec ? starts[i + 1] : b->n;
-        item = Py_BuildValue("(Iy#)", ncv[i], (const char *)b->p + lo, (Py_ssize_t)(hi - lo));
-        if (item == NULL || PyList_Append(rest, item) < 0) Py_CLEAR(rest);
-        Py_XDECREF(item);
-    }
-    return rest == NULL ? NULL : Py_BuildValue("(y#N)", b->p, (Py_ssize_t)starts[upto], rest);
+/* A key as the index stores it (redopack.index_key): 0xFF for NULL, else length + bytes. */
+static size_t index_key(const Val *key, u8 ikey[256]) {
+    ikey[0] = 0xFF;
+    if (key->n == NULL_LEN) return 1;
+    ikey[0] = (u8)key->n;
+    putn(ikey + 1, key->p, len_of(key));
+    return 1 + len_of(key);
 }
 
 /* ---- Table methods ------------------------------------------------------------------------- */
 static int table_init(Table *self, PyObject *args, PyObject *kwds) {
-    PyObject *pack, *kinds, *encoders, *index;
-    static char *names[] = {"pack", "kinds", "encoders", NULL};
+    PyObject *shape, *kinds, *encoders, *index;
+    static char *names[] = {"shape", "kinds", "encoders", NULL};
     uint64_t ncols, key_col;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OUO:Table", names, &pack, &kinds, &encoders) ||
-        attr_u64(pack, s_obj, UINT32_MAX, &self->obj) < 0 ||
-        attr_u64(pack, s_dataobj, UINT32_MAX, &self->dataobj) < 0 ||
-        attr_u64(pack, s_afn, 0xFFFF, &self->afn) < 0 ||
-        attr_u64(pack, s_hdba, UINT32_MAX, &self->hdba) < 0 ||
-        attr_u64(pack, s_ncols, 0xFFFF, &ncols) < 0 || attr_u64(pack, s_key_col, 0xFFFF, &key_col) < 0 ||
-        (index = PyObject_GetAttr(pack, s_index)) == NULL)
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OUO:Table", names, &shape, &kinds, &encoders))
         return -1;
+    if (!PyTuple_Check(shape) || PyTuple_GET_SIZE(shape) != 7) {
+        PyErr_SetString(PyExc_TypeError, "shape must be a redopack.Shape");
+        return -1;
+    }
+    if (item_u64(shape, 0, UINT32_MAX, &self->obj) < 0 ||
+        item_u64(shape, 1, UINT32_MAX, &self->dataobj) < 0 ||
+        item_u64(shape, 2, 0xFFFF, &self->afn) < 0 || item_u64(shape, 3, UINT32_MAX, &self->hdba) < 0 ||
+        item_u64(shape, 4, 0xFF, &ncols) < 0 || item_u64(shape, 5, 0xFFFF, &key_col) < 0)
+        return -1;
+    index = PyTuple_GET_ITEM(shape, 6);
     self->ncols = (Py_ssize_t)ncols;
     self->key_col = (Py_ssize_t)key_col;
     self->has_index = index != Py_None;
-    int bad = 0;
     if (self->has_index) {
-        bad = !PyTuple_Check(index) || PyTuple_GET_SIZE(index) != 4;
-        if (bad) PyErr_SetString(PyExc_TypeError, "pack.index must be 4 integers or None");
-        bad = bad || item_u64(index, 0, UINT32_MAX, &self->iobj) < 0 ||
-              item_u64(index, 1, UINT32_MAX, &self->idataobj) < 0 ||
-              item_u64(index, 2, UINT32_MAX, &self->leaf) < 0 ||
-              item_u64(index, 3, UINT32_MAX, &self->indexid) < 0;
+        if (!PyTuple_Check(index) || PyTuple_GET_SIZE(index) != 4) {
+            PyErr_SetString(PyExc_TypeError, "shape.index must be 4 integers or None");
+            return -1;
+        }
+        if (item_u64(index, 0, UINT32_MAX, &self->iobj) < 0 ||
+            item_u64(index, 1, UINT32_MAX, &self->idataobj) < 0 ||
+            item_u64(index, 2, UINT32_MAX, &self->leaf) < 0 ||
+            item_u64(index, 3, UINT32_MAX, &self->indexid) < 0)
+            return -1;
     }
-    Py_DECREF(index);
-    PyObject *enc = bad ? NULL : PySequence_Tuple(encoders);
+    PyObject *enc = PySequence_Tuple(encoders);
     if (enc == NULL) return -1;
     if (PyUnicode_GET_LENGTH(kinds) != self->ncols || PyTuple_GET_SIZE(enc) != self->ncols ||
         key_col >= ncols) {
@@ -727,12 +969,13 @@ static int seq_len(PyObject *seq, Py_ssize_t want, const char *what) {
     return -1;
 }
 
+/* args: insert, delete (tx, scn, dba, slot, row); update (..., set_cols, row, new). */
 static int read_values(const Table *self, int op, PyObject *const *args, Values *vs) {
     PyObject *row = NULL, *cols = NULL, *nw = NULL;
     int bad = -1;
     vs->n = vs->nset = 0;
     vs->heap = NULL;
-    if ((row = PySequence_Fast(args[op == OP_UPDATE ? 9 : 8], "row must be a sequence")) == NULL)
+    if ((row = PySequence_Fast(args[op == OP_UPDATE ? 5 : 4], "row must be a sequence")) == NULL)
         goto out;
     if (op != OP_UPDATE) {
         if (seq_len(row, self->ncols + 1, "row (_rid, values...)") < 0) goto out;
@@ -744,8 +987,8 @@ static int read_values(const Table *self, int op, PyObject *const *args, Values 
         bad = encode_values(self, row, 1, self->ncols, NULL, vals(vs), &vs->n);
         goto out;
     }
-    if ((cols = PySequence_Fast(args[8], "set_cols must be a sequence")) == NULL ||
-        (nw = PySequence_Fast(args[10], "new must be a sequence")) == NULL)
+    if ((cols = PySequence_Fast(args[4], "set_cols must be a sequence")) == NULL ||
+        (nw = PySequence_Fast(args[6], "new must be a sequence")) == NULL)
         goto out;
     Py_ssize_t n = vs->nset = PySequence_Fast_GET_SIZE(cols);
     if (n > LOCAL_VALUES) {
@@ -774,115 +1017,118 @@ out:
     return bad ? -1 : 0;
 }
 
-/* insert, update, delete: (tx, logical, rec_ids, switch_at, scn, ts, dba, slot, ...). */
+/* insert, update, delete: (tx, scn, dba, slot, ...) -> the records' change vectors. */
 static PyObject *row_change(Table *self, PyObject *const *args, Py_ssize_t nargs, int op) {
     static const char *names[] = {"insert", "update", "delete"};
     Change c;
-    Values vs;
+    Values vs = {.n = 0, .heap = NULL};
     Buf b;
     PyObject *out = NULL;
-    if (nargs != (op == OP_UPDATE ? 11 : 9)) {
+    if (nargs != (op == OP_UPDATE ? 7 : 5)) {
         PyErr_Format(PyExc_TypeError, "%s() takes %d arguments (%zd given)", names[op],
-                     op == OP_UPDATE ? 11 : 9, nargs);
+                     op == OP_UPDATE ? 7 : 5, nargs);
         return NULL;
     }
-    if (!PyBytes_Check(args[2]) || PyBytes_GET_SIZE(args[2]) != 8) {
-        PyErr_SetString(PyExc_TypeError, "rec_ids must be 8 bytes (LogWriter.rec_ids)");
-        return NULL;
-    }
-    c.rec_ids = args[2];
     c.tx.blocks = NULL;
     c.ktb.entries = NULL;
     buf_init(&b);
-    if (as_u64(args[1], UINT64_MAX, &c.logical) < 0 || as_u64(args[3], UINT64_MAX, &c.switch_at) < 0 ||
-        as_u64(args[4], INT64_MAX, &c.scn) < 0 || as_i64(args[5], &c.ts) < 0 ||
-        as_u64(args[6], UINT32_MAX, &c.dba) < 0 || as_u64(args[7], 0xFFFF, &c.slot) < 0)
+    if (as_u64(args[1], (1ULL << 48) - 1, &c.scn) < 0 || as_u64(args[2], UINT32_MAX, &c.dba) < 0 ||
+        as_u64(args[3], 0xFFFF, &c.slot) < 0)
         return NULL;
     /* the values first: a value the Python path would refuse changes nothing */
     if (read_values(self, op, args, &vs) < 0) goto out;
     Val *v = vals(&vs), *key = op == OP_UPDATE ? &v[2 * vs.nset] : &v[self->key_col];
     int index = self->has_index && op != OP_UPDATE;
+    size_t bytes = 0;
+    for (Py_ssize_t i = 0; i < vs.n; i++) {
+        if (v[i].n > MAX_FIELD) {
+            PyErr_Format(PyExc_ValueError, "a value of %zd bytes is more than a field holds",
+                         v[i].n);
+            goto out;
+        }
+        bytes += len_of(&v[i]);
+    }
     if (index && key->n > 255) { /* its index form is length-prefixed (redopack.index_key) */
         PyErr_SetString(PyExc_ValueError, "bytes must be in range(0, 256)");
         goto out;
     }
-    size_t cols_size = 2 + 6 * (size_t)vs.n, size = 0;
-    for (Py_ssize_t i = 0; i < vs.n; i++) cols_size += len_of(&v[i]);
-    Py_ssize_t count = op == OP_UPDATE ? 0 : row_shape(v, vs.n, &size);
-    if (size > 0xFFFF) { /* the KDO's row size is a u16 */
-        PyErr_SetString(StructError, "row too large");
-        goto out;
+    Py_ssize_t count = vs.n;
+    size_t size = 3;
+    if (op != OP_UPDATE) { /* rg.row_size of the row, trailing NULLs cut */
+        while (count && v[count - 1].n == NULL_LEN) count--;
+        for (Py_ssize_t i = 0; i < count; i++) size += 1 + len_of(&v[i]);
     }
     if (tx_read(args[0], &c.tx) < 0) goto out;
     c.begin = !c.tx.started;
+    uint64_t slot_uba[3] = {0, 0, 0};
     if (c.begin) { /* the 5.2 slot allocation points at the undo record to come */
-        c.slot_uba[0] = undo_dba(&c.tx, c.tx.undo_seq);
-        c.slot_uba[1] = c.tx.undo_seq;
-        c.slot_uba[2] = c.tx.rec + 1;
+        slot_uba[0] = undo_dba(&c.tx, c.tx.undo_seq);
+        slot_uba[1] = c.tx.undo_seq;
+        slot_uba[2] = c.tx.rec + 1;
         if (PyObject_SetAttr(c.tx.ids, s_started, Py_True) < 0) goto out;
     }
     if (choose_ktb(&c.tx, c.dba, c.scn, &c.ktb) < 0 || check_entries(&c.ktb) < 0) goto out;
 
     /* the row record: [5.2], 5.1 row undo, 11.x row redo, [5.20] */
-    size_t starts[2] = {0, 0}, session = (size_t)PyBytes_GET_SIZE(c.tx.session);
-    u8 *q = need(&b, FRAME + REC_HEAD + 512 + 3 * cols_size + ktb_size(&c.ktb) + session);
+    size_t session = (size_t)PyBytes_GET_SIZE(c.tx.session);
+    size_t room = VEC_ROOM(2, KTUDH_SIZE + 4) + 2 * VEC_ROOM(8 + 2 * (size_t)vs.n, 0) +
+                  2 * (bytes + 128 + 4 * (size_t)vs.n) + ktb_room(&c.ktb) + 512 + session;
+    u8 *q = need(&b, room);
     if (q == NULL) goto out;
-    q += FRAME + REC_HEAD;
-    if (c.begin)
-        q = PACK(q, CV_HEAD SLOT UBA XID, 5, 2, 0, 0, c.tx.cls, 3, c.tx.header_dba, OBJ_UNDO, c.scn,
-                 1, 3, c.tx.slot, c.tx.sqn, 0x12, 0, 0, c.slot_uba[0], c.slot_uba[1],
-                 c.slot_uba[2], 0, 0, 0);
-    const uint64_t *uba = c.ktb.uba;
-    unsigned ncols = (unsigned)self->ncols, nset = (unsigned)vs.nset;
-    if (op == OP_INSERT) { /* [5.1 DRP undo, 11.2 IRP] */
-        q = put_kdo(put_undo(q, &c, uba, c.begin, 11, 1, self->obj, self->dataobj, 2), self, &c, 0, 0,
-                    0, 0, 0);
-        q = put32(put16(put_ktb(text(text(q, "DRP"), FLAGS), &c.tx, &UNDO_KTB), 0), 0);
-        q = put_kdo(put_redo(put_key_supp(q, self, key), self, &c, 2), self, &c, 0, (unsigned)size,
-                    2, (unsigned)count, 0);
-        q = put_ktb(text(text(q, "IRP"), FLAGS), &c.tx, &c.ktb);
-        q = put32(put_columns(q, v, count), 0);
-    } else if (op == OP_UPDATE) { /* [5.1 URP undo (old values), 11.5 URP (new values)] */
-        q = put_kdo(put_undo(q, &c, uba, c.begin, 11, 1, self->obj, self->dataobj, 2), self, &c, 0, 0,
-                    0, ncols, nset);
-        q = put_ktb(text(text(q, "URP"), FLAGS), &c.tx, &UNDO_KTB);
-        q = put32(put_some(q, vs.cols, vs.nset, v), 0);
-        q = put_kdo(put_redo(put_key_supp(q, self, key), self, &c, 5), self, &c, 1, 0, 0, ncols, nset);
-        q = put_ktb(text(text(q, "URP"), FLAGS), &c.tx, &c.ktb);
-        q = put32(put_some(q, vs.cols, vs.nset, v + vs.nset), 0);
-    } else { /* [5.1 IRP undo (the whole row), 11.3 DRP] */
-        q = put_kdo(put_undo(q, &c, uba, c.begin, 11, 1, self->obj, self->dataobj, 2), self, &c, 0,
-                    (unsigned)size, 0, (unsigned)count, 0);
-        q = put_ktb(text(text(q, "IRP"), FLAGS), &c.tx, &UNDO_KTB);
-        q = put32(put_columns(q, v, count), 0);
-        q = put_kdo(put_redo(put_key_supp(q, self, key), self, &c, 3), self, &c, 0, 0, 0, 0, 0);
-        q = put_ktb(text(text(q, "DRP"), FLAGS), &c.tx, &c.ktb);
-        q = put32(put16(q, 0), 0);
+    const Tx *t = &c.tx;
+    Vec vec;
+    if (c.begin) {
+        vec_begin(&vec, q, 5, 2, t->cls, UNDO_FILE, t->header_dba, OBJ_UNDO, c.scn, 1, 0, 2);
+        u8 *f = fld(&vec, KTUDH_SIZE);
+        SET(f, KTUDH_AT_slt, t->slot);
+        SET(f, KTUDH_AT_sqn, t->sqn);
+        SET(f, KTUDH_AT_uba_dba, slot_uba[0]);
+        SET(f, KTUDH_AT_uba_seq, slot_uba[1]);
+        SET(f, KTUDH_AT_uba_rec, slot_uba[2]);
+        SET(f, KTUDH_AT_flg, BEGIN_FLG);
+        fld_end(&vec, f + KTUDH_SIZE);
+        fld_end(&vec, fld(&vec, 4) + 4);
+        q = vec.q;
     }
+    const uint64_t *uba = c.ktb.uba;
+    Py_ssize_t nset = vs.nset;
+    /* undo: ktudb, ktub, KTB, the KDO's fields, supplemental: head, numbers, lengths, value */
+    int nundo = 2 + 1 + 4 + (op == OP_INSERT ? 1 : op == OP_UPDATE ? (nset ? 2 + (int)nset : 1)
+                                                                    : 1 + (int)count);
+    int nredo = 1 + (op == OP_INSERT ? 1 + (int)count : op == OP_UPDATE ? (nset ? 2 + (int)nset : 1)
+                                                                         : 1);
+    q = undo_head(&vec, q, &c, uba, c.begin, 11, 1, self->obj, self->dataobj, nundo);
+    put_ktb(&vec, t, NULL);
+    if (op == OP_INSERT) kdo_drp(&vec, self, &c);
+    else if (op == OP_UPDATE) kdo_urp(&vec, self, &c, 0, vs.cols, v, nset);
+    else kdo_irp(&vec, self, &c, 0, v, count, size);
+    supplemental(&vec, self, key);
+    vec_begin(&vec, vec.q, 11, op == OP_INSERT ? KDO_IRP : op == OP_UPDATE ? KDO_URP : KDO_DRP, 1,
+              self->afn, c.dba, self->dataobj, c.scn, 1, c.ktb.typ, nredo);
+    put_ktb(&vec, t, &c.ktb);
+    if (op == OP_INSERT) kdo_irp(&vec, self, &c, LB_REDO, v, count, size);
+    else if (op == OP_UPDATE) kdo_urp(&vec, self, &c, 1, vs.cols, v + nset, nset);
+    else kdo_drp(&vec, self, &c);
+    q = vec.q;
     if (c.begin) q = putn(q, PyBytes_AS_STRING(c.tx.session), session);
-    done(&b, q);
-    uint64_t ends[2], logical = c.logical;
-    unsigned ncv[2] = {c.begin ? 4 : 2, 2};
-    frame(&b, starts[0], &c, &logical, ncv[0]);
-    ends[0] = logical;
+    b.n = (size_t)(q - b.p);
+    size_t first = b.n;
 
-    /* the index record (insert, delete): [5.1 10.22 undo, 10.2 | 10.4] */
+    /* the index record (insert, delete): [5.1 (10.22 undo), 10.2 | 10.4] */
     if (index) {
         Ktb leaf;
-        u8 ikey[256] = {0xFF}; /* redopack.index_key: 0xFF for NULL, else length + bytes */
-        size_t klen = 1 + len_of(key);
-        if (key->n != NULL_LEN) {
-            ikey[0] = (u8)key->n;
-            putn(ikey + 1, key->p, len_of(key));
-        }
+        u8 ikey[256];
+        size_t klen = index_key(key, ikey);
         if (choose_ktb(&c.tx, self->leaf, 0, &leaf) < 0) goto out;
-        starts[1] = b.n;
-        if ((q = need(&b, FRAME + REC_HEAD + 512 + 2 * klen)) == NULL) goto out;
-        done(&b, put_index(q + FRAME + REC_HEAD, self, &c, &leaf, op == OP_INSERT, ikey, klen));
-        frame(&b, starts[1], &c, &logical, ncv[1]);
-        ends[1] = logical;
+        if ((q = need(&b, 2 * VEC_ROOM(8, 0) + 256 + 2 * klen)) == NULL) goto out;
+        b.n = (size_t)(put_index(q, self, &c, &leaf, op == OP_INSERT, ikey, klen) - b.p);
     }
-    if (tx_write(&c.tx) == 0) out = result(&b, starts, ncv, 1 + index, ends, c.switch_at);
+    if (tx_write(&c.tx) < 0) goto out;
+    if (index)
+        out = Py_BuildValue("(y#y#)", b.p, (Py_ssize_t)first, b.p + first,
+                            (Py_ssize_t)(b.n - first));
+    else
+        out = Py_BuildValue("(y#)", b.p, (Py_ssize_t)b.n);
 out:
     Py_CLEAR(c.ktb.entries);
     Py_CLEAR(c.tx.blocks);
@@ -925,13 +1171,17 @@ static PyObject *table_encode(Table *self, PyObject *values) {
     return out;
 }
 
+static PyObject *table_undone(Table *self, PyObject *const *args, Py_ssize_t nargs);
+
 static PyMethodDef table_methods[] = {
     {"insert", (PyCFunction)(void (*)(void))table_insert, METH_FASTCALL,
-     "insert(tx, logical, rec_ids, switch_at, scn, ts, dba, slot, row) -> records"},
+     "insert(tx, scn, dba, slot, row) -> the records' change vectors"},
     {"update", (PyCFunction)(void (*)(void))table_update, METH_FASTCALL,
-     "update(tx, logical, rec_ids, switch_at, scn, ts, dba, slot, set_cols, row, new) -> records"},
+     "update(tx, scn, dba, slot, set_cols, row, new) -> the record's change vectors"},
     {"delete", (PyCFunction)(void (*)(void))table_delete, METH_FASTCALL,
-     "delete(tx, logical, rec_ids, switch_at, scn, ts, dba, slot, row) -> records"},
+     "delete(tx, scn, dba, slot, row) -> the records' change vectors"},
+    {"undone", (PyCFunction)(void (*)(void))table_undone, METH_FASTCALL,
+     "undone(head, scn, uba, dba, slot, kind, values, key, nos) -> a compensation record"},
     {"encode", (PyCFunction)table_encode, METH_O,
      "encode(values) -> a row's SQLite values as Oracle bytes"},
     {NULL, NULL, 0, NULL},
@@ -942,7 +1192,7 @@ static PyTypeObject TableType = {
     .tp_name = "engine._native.redopack.Table",
     .tp_basicsize = sizeof(Table),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Table(pack, kinds, encoders): one table's single-row changes, framed.",
+    .tp_doc = "Table(shape, kinds, encoders): one table's single-row changes in Oracle's redo.",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)table_init,
     .tp_dealloc = (destructor)table_dealloc,
@@ -950,51 +1200,352 @@ static PyTypeObject TableType = {
 };
 
 /* ---- module functions ------------------------------------------------------------------------ */
-/* commit(head, logical, rec_ids, scn, ts, uba, rollback): the framed 5.4 (bulkpack commit_cv)
-   that ends a transaction. */
+/* commit(head, scn, uba, rollback): the 5.4 (redopack.commit) that ends a transaction. */
 static PyObject *commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    Change c = {.logical = 0};
-    Buf b;
+    Change c;
     uint64_t uba[3];
-    if (nargs != 7 || !PyTuple_Check(args[0]) || PyTuple_GET_SIZE(args[0]) != 8 ||
-        !PyBytes_Check(args[2]) || PyBytes_GET_SIZE(args[2]) != 8 || !PyTuple_Check(args[5]) ||
-        PyTuple_GET_SIZE(args[5]) != 3) {
-        PyErr_SetString(PyExc_TypeError,
-                        "commit(head: TxHead, logical, rec_ids: 8 bytes, scn, ts, uba, rollback)");
+    u8 out[VEC_ROOM(2, KTUCM_SIZE + KTUCF_SIZE)];
+    if (nargs != 4 || !PyTuple_Check(args[2]) || PyTuple_GET_SIZE(args[2]) != 3) {
+        PyErr_SetString(PyExc_TypeError, "commit(head: TxHead, scn, uba, rollback)");
         return NULL;
     }
-    PyObject *head = args[0];
-    int rollback = PyObject_IsTrue(args[6]);
-    c.rec_ids = args[2];
-    if (rollback < 0 || as_u64(args[1], UINT64_MAX, &c.logical) < 0 ||
-        as_u64(args[3], INT64_MAX, &c.scn) < 0 || as_i64(args[4], &c.ts) < 0 ||
-        item_u64(head, 0, 0xFFFF, &c.tx.cls) < 0 || item_u64(head, 1, UINT32_MAX, &c.tx.header_dba) < 0 ||
-        item_u64(head, 3, 0xFFFF, &c.tx.slot) < 0 || item_u64(head, 4, UINT32_MAX, &c.tx.sqn) < 0 ||
-        item_u64(args[5], 0, UINT32_MAX, &uba[0]) < 0 || item_u64(args[5], 1, 0xFFFF, &uba[1]) < 0 ||
-        item_u64(args[5], 2, 0xFFFF, &uba[2]) < 0)
+    int rollback = PyObject_IsTrue(args[3]);
+    if (rollback < 0 || head_read(args[0], &c.tx) < 0 ||
+        as_u64(args[1], (1ULL << 48) - 1, &c.scn) < 0 ||
+        item_u64(args[2], 0, UINT32_MAX, &uba[0]) < 0 || item_u64(args[2], 1, 0xFFFF, &uba[1]) < 0 ||
+        item_u64(args[2], 2, 0xFF, &uba[2]) < 0)
         return NULL;
-    buf_init(&b); /* its own room holds a commit record */
-    u8 *q = b.p + FRAME + REC_HEAD;
-    done(&b, PACK(q, CV_HEAD COMMIT UBA, 5, 4, 0, 0, c.tx.cls, 3, c.tx.header_dba, OBJ_UNDO, c.scn,
-                  1, 5, c.tx.slot, c.tx.sqn, 0, 9, rollback ? 0x6 : 0x2, 0, 0, 0, uba[0], uba[1],
-                  uba[2]));
-    uint64_t logical = c.logical;
-    frame(&b, 0, &c, &logical, 1);
-    return PyBytes_FromStringAndSize((const char *)b.p, (Py_ssize_t)b.n);
+    const Tx *t = &c.tx;
+    Vec v;
+    vec_begin(&v, out, 5, 4, t->cls, UNDO_FILE, t->header_dba, OBJ_UNDO, c.scn, 1, 0, 2);
+    u8 *q = fld(&v, KTUCM_SIZE);
+    SET(q, KTUCM_AT_slt, t->slot);
+    SET(q, KTUCM_AT_sqn, t->sqn);
+    SET(q, KTUCM_AT_sta, COMMIT_STA);
+    SET(q, KTUCM_AT_flg, COMMIT_FLG | (rollback ? ROLLBACK_FLAG : 0));
+    fld_end(&v, q + KTUCM_SIZE);
+    q = fld(&v, KTUCF_SIZE);
+    SET(q, KTUCF_AT_uba_dba, uba[0]);
+    SET(q, KTUCF_AT_uba_seq, uba[1]);
+    SET(q, KTUCF_AT_uba_rec, uba[2]);
+    fld_end(&v, q + KTUCF_SIZE);
+    return PyBytes_FromStringAndSize((const char *)out, v.q - out);
 }
 
-static PyObject *py_crc32(PyObject *module, PyObject *arg) {
-    Py_buffer data;
-    if (PyObject_GetBuffer(arg, &data, PyBUF_SIMPLE) < 0) return NULL;
-    uint32_t c = crc32_of(data.buf, (size_t)data.len);
-    PyBuffer_Release(&data);
-    return PyLong_FromUnsignedLong(c);
+/* A value given as Oracle bytes (bytes, or None for NULL). */
+static int raw_value(PyObject *o, Val *v) {
+    v->ref = NULL;
+    v->p = v->small;
+    v->n = NULL_LEN;
+    if (o == Py_None) return 0;
+    if (!PyBytes_Check(o)) {
+        PyErr_SetString(PyExc_TypeError, "a value must be bytes or None");
+        return -1;
+    }
+    if (PyBytes_GET_SIZE(o) > MAX_FIELD) {
+        PyErr_Format(PyExc_ValueError, "a value of %zd bytes is more than a field holds",
+                     PyBytes_GET_SIZE(o));
+        return -1;
+    }
+    v->p = (const u8 *)PyBytes_AS_STRING(o);
+    v->n = PyBytes_GET_SIZE(o);
+    return 0;
+}
+
+/* Table.undone(head, scn, uba, dba, slot, kind, values, key, nos): the compensation record
+   of a row change rolled back (redopack.undone, its reference): [5.6, the inverse row op,
+   the inverse index op], KTB C at ``uba``; ``kind`` "ins", "del" or "upd", ``values`` and
+   ``key`` Oracle bytes. */
+static PyObject *table_undone(Table *self, PyObject *const *args, Py_ssize_t nargs) {
+    Change c;
+    Ktb k = {OP_C, 0, {0, 0, 0}, NULL, 0};
+    Val vals[LOCAL_VALUES], key;
+    unsigned nos[LOCAL_VALUES];
+    Buf b;
+    PyObject *seq = NULL, *out = NULL, *nseq = NULL;
+    if (nargs != 9 || !PyTuple_Check(args[2]) || PyTuple_GET_SIZE(args[2]) != 3 ||
+        !PyUnicode_Check(args[5])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "undone(head, scn, uba, dba, slot, kind, values, key, nos)");
+        return NULL;
+    }
+    const char *kind = PyUnicode_AsUTF8(args[5]);
+    if (kind == NULL || head_read(args[0], &c.tx) < 0 ||
+        as_u64(args[1], (1ULL << 48) - 1, &c.scn) < 0 ||
+        item_u64(args[2], 0, UINT32_MAX, &k.uba[0]) < 0 || item_u64(args[2], 1, 0xFFFF, &k.uba[1]) < 0 ||
+        item_u64(args[2], 2, 0xFF, &k.uba[2]) < 0 || as_u64(args[3], UINT32_MAX, &c.dba) < 0 ||
+        as_u64(args[4], 0xFFFF, &c.slot) < 0 || raw_value(args[7], &key) < 0)
+        return NULL;
+    int upd = strcmp(kind, "upd") == 0, ins = strcmp(kind, "ins") == 0;
+    if (!upd && !ins && strcmp(kind, "del") != 0) {
+        PyErr_Format(PyExc_ValueError, "kind %R: ins, del or upd", args[5]);
+        return NULL;
+    }
+    if ((seq = PySequence_Fast(args[6], "values must be a sequence")) == NULL ||
+        (nseq = PySequence_Fast(args[8], "nos must be a sequence")) == NULL)
+        goto out;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    size_t bytes = 0;
+    if (n > LOCAL_VALUES || n > self->ncols || (upd && PySequence_Fast_GET_SIZE(nseq) != n)) {
+        PyErr_SetString(PyExc_ValueError, "values: too many, or not one a column set");
+        goto out;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (raw_value(PySequence_Fast_GET_ITEM(seq, i), &vals[i]) < 0) goto out;
+        bytes += len_of(&vals[i]);
+        if (upd) {
+            uint64_t no;
+            if (as_u64(PySequence_Fast_GET_ITEM(nseq, i), 0xFF, &no) < 0) goto out;
+            nos[i] = (unsigned)no;
+        }
+    }
+    if (self->has_index && !upd && key.n > 255) {
+        PyErr_SetString(PyExc_ValueError, "bytes must be in range(0, 256)");
+        goto out;
+    }
+    Py_ssize_t count = n;
+    size_t size = 3;
+    while (!upd && count && vals[count - 1].n == NULL_LEN) count--;
+    for (Py_ssize_t i = 0; !upd && i < count; i++) size += 1 + len_of(&vals[i]);
+    buf_init(&b);
+    u8 *q = need(&b, 3 * VEC_ROOM(8 + 2 * (size_t)n, 0) + 2 * bytes + 1024);
+    if (q == NULL) {
+        buf_free(&b);
+        goto out;
+    }
+    const Tx *t = &c.tx;
+    Vec v; /* 5.6: the undone change's ktub (opc 11.1), its transaction and undo address */
+    vec_begin(&v, q, 5, 6, t->cls + 1, UNDO_FILE, k.uba[0], OBJ_UNDO, c.scn, 1, 0, 2);
+    u8 *f = fld(&v, KTUB_SIZE);
+    SET(f, KTUB_AT_opc_layer, 11);
+    SET(f, KTUB_AT_opc_code, 1);
+    fld_end(&v, f + KTUB_SIZE);
+    f = fld(&v, UNDO_APPLIED_SIZE);
+    SET(f, UNDO_APPLIED_AT_usn, t->usn);
+    SET(f, UNDO_APPLIED_AT_slt, t->slot);
+    SET(f, UNDO_APPLIED_AT_sqn, t->sqn);
+    SET(f, UNDO_APPLIED_AT_uba_dba, k.uba[0]);
+    SET(f, UNDO_APPLIED_AT_uba_seq, k.uba[1]);
+    SET(f, UNDO_APPLIED_AT_uba_rec, k.uba[2]);
+    fld_end(&v, f + UNDO_APPLIED_SIZE);
+    unsigned op = upd ? KDO_URP : ins ? KDO_DRP : KDO_IRP;
+    int nf = 1 + (upd ? (n ? 2 + (int)n : 1) : ins ? 1 : 1 + (int)count);
+    vec_begin(&v, v.q, 11, op, 1, self->afn, c.dba, self->dataobj, c.scn, 1, 0, nf);
+    put_ktb(&v, t, &k);
+    if (upd) kdo_urp(&v, self, &c, 0, nos, vals, n);
+    else if (ins) kdo_drp(&v, self, &c);
+    else kdo_irp(&v, self, &c, 0, vals, count, size);
+    q = v.q;
+    if (!upd && self->has_index) {
+        u8 ikey[256];
+        size_t klen = index_key(&key, ikey);
+        q = leaf_cv(q, self, &c, t, &k, !ins, ikey, klen);
+    }
+    out = PyBytes_FromStringAndSize((const char *)b.p, q - b.p);
+    buf_free(&b);
+out:
+    Py_XDECREF(seq);
+    Py_XDECREF(nseq);
+    return out;
+}
+
+/* ---- blocks ---------------------------------------------------------------------------------- */
+/* A field in the file's byte order (``big``: big-endian). */
+static void set_in(u8 *q, size_t off, char code, uint64_t v, int big) {
+    int n = code == 'B' ? 1 : code == 'H' ? 2 : code == 'I' ? 4 : 8;
+    for (int i = 0; i < n; i++) q[off + (big ? n - 1 - i : i)] = (u8)(v >> (8 * i));
+}
+#define SET_IN(q, field, v, big) set_in((q), field, (uint64_t)(v), (big))
+
+/* framing.checksum_fold of a block: the XOR of its 16-bit words in the file's byte order. */
+static unsigned fold(const u8 *p, size_t n, int big) {
+    uint64_t acc = 0, w;
+    u8 b[8];
+    for (size_t i = 0; i + 8 <= n; i += 8) {
+        memcpy(&w, p + i, 8);
+        acc ^= w;
+    }
+    memcpy(b, &acc, 8); /* bytewise XOR: the host's byte order does not matter */
+    unsigned even = b[0] ^ b[2] ^ b[4] ^ b[6], odd = b[1] ^ b[3] ^ b[5] ^ b[7];
+    return big ? even << 8 | odd : odd << 8 | even;
+}
+
+/* cut(stream, starts, first_block, sequence, block_size, big_endian) -> bytes: an LWN's
+   record stream cut into whole blocks from block ``first_block`` (onlinelog.cut, its
+   reference): block headers with the first record starting in each block (``starts``:
+   offsets in the stream, ascending), zero padding, checksums (framing.seal). */
+static PyObject *cut(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    Py_buffer stream;
+    uint64_t first_block, sequence, bs;
+    int big;
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError,
+                        "cut(stream, starts, first_block, sequence, block_size, big_endian)");
+        return NULL;
+    }
+    if (as_u64(args[2], UINT32_MAX, &first_block) < 0 || as_u64(args[3], UINT32_MAX, &sequence) < 0 ||
+        as_u64(args[4], 1 << 16, &bs) < 0 || (big = PyObject_IsTrue(args[5])) < 0)
+        return NULL;
+    if (bs < 2 * BLOCK_HEADER_SIZE || bs % 8) {
+        PyErr_SetString(PyExc_ValueError, "a block size is a multiple of 8 bytes");
+        return NULL;
+    }
+    PyObject *starts = PySequence_Fast(args[1], "starts must be a sequence");
+    if (starts == NULL) return NULL;
+    if (PyObject_GetBuffer(args[0], &stream, PyBUF_SIMPLE) < 0) {
+        Py_DECREF(starts);
+        return NULL;
+    }
+    size_t payload = (size_t)bs - BLOCK_HEADER_SIZE, len = (size_t)stream.len;
+    size_t n = len ? (len + payload - 1) / payload : 1;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * bs));
+    Py_ssize_t si = 0, ns = PySequence_Fast_GET_SIZE(starts);
+    for (size_t k = 0; out != NULL && k < n; k++) {
+        u8 *blk = (u8 *)PyBytes_AS_STRING(out) + k * bs;
+        size_t lo = k * payload, have = len > lo ? len - lo : 0;
+        if (have > payload) have = payload;
+        memset(blk, 0, bs);
+        putn(blk + BLOCK_HEADER_SIZE, (const u8 *)stream.buf + lo, have);
+        uint64_t at = 0, first = 0;
+        while (si < ns) {
+            if (as_u64(PySequence_Fast_GET_ITEM(starts, si), UINT64_MAX, &at) < 0) {
+                Py_CLEAR(out);
+                break;
+            }
+            if (at >= lo) break;
+            si++;
+        }
+        if (out == NULL) break;
+        if (si < ns && at < lo + payload) first = at - lo + BLOCK_HEADER_SIZE;
+        SET_IN(blk, BLOCK_HEADER_AT_signature, BLOCK_SIGNATURE, big);
+        SET_IN(blk, BLOCK_HEADER_AT_block_type, BLOCK_TYPE_REDO, big);
+        SET_IN(blk, BLOCK_HEADER_AT_block, first_block + k, big);
+        SET_IN(blk, BLOCK_HEADER_AT_sequence, sequence, big);
+        SET_IN(blk, BLOCK_HEADER_AT_first, FIRST_RECORD_FLAG | first, big);
+        SET_IN(blk, BLOCK_HEADER_AT_checksum, fold(blk, (size_t)bs, big), big);
+    }
+    PyBuffer_Release(&stream);
+    Py_DECREF(starts);
+    return out;
+}
+
+/* gather(stream, starts, vectors, scn, subscn, vld, big_endian) -> None: one record
+   appended to an LWN's record stream (onlinelog.OnlineLog.gather, its reference): the LWN
+   header when the stream is empty (lwn_nst 1, the LWN's own fields written when it ends),
+   else the record header, then the change vectors; its offset appended to ``starts``. */
+static PyObject *gather(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    uint64_t scn, subscn, vld;
+    int big;
+    if (nargs != 7 || !PyByteArray_Check(args[0]) || !PyList_Check(args[1]) ||
+        !PyBytes_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "gather(stream: bytearray, starts: list, vectors: bytes, scn, subscn, "
+                        "vld, big_endian)");
+        return NULL;
+    }
+    if (as_u64(args[3], (1ULL << 48) - 1, &scn) < 0 || as_u64(args[4], 0xFFFF, &subscn) < 0 ||
+        as_u64(args[5], 0xFF, &vld) < 0 || (big = PyObject_IsTrue(args[6])) < 0)
+        return NULL;
+    PyObject *stream = args[0];
+    Py_ssize_t pos = PyByteArray_GET_SIZE(stream), n = PyBytes_GET_SIZE(args[2]);
+    int first = pos == 0;
+    Py_ssize_t hl = first ? LWN_HEADER_SIZE : RECORD_HEADER_SIZE;
+    if (hl + n > UINT32_MAX) {
+        PyErr_SetString(StructError, "a record too large");
+        return NULL;
+    }
+    PyObject *at = PyLong_FromSsize_t(pos);
+    if (at == NULL || PyList_Append(args[1], at) < 0 ||
+        PyByteArray_Resize(stream, pos + hl + n) < 0) {
+        Py_XDECREF(at);
+        return NULL;
+    }
+    Py_DECREF(at);
+    u8 *q = (u8 *)PyByteArray_AS_STRING(stream) + pos;
+    memset(q, 0, (size_t)hl);
+    SET_IN(q, RECORD_HEADER_AT_size, hl + n, big);
+    SET_IN(q, RECORD_HEADER_AT_vld, first ? vld | VLD_LWN : vld & ~(uint64_t)VLD_LWN, big);
+    SET_IN(q, RECORD_HEADER_AT_scn_wrap, scn >> 32, big);
+    SET_IN(q, RECORD_HEADER_AT_scn, scn & 0xFFFFFFFFu, big);
+    SET_IN(q, RECORD_HEADER_AT_subscn, subscn, big);
+    if (first) SET_IN(q, LWN_HEADER_AT_lwn_nst, 1, big);
+    putn(q + hl, PyBytes_AS_STRING(args[2]), (size_t)n);
+    Py_RETURN_NONE;
+}
+
+/* row_pieces(rows) -> bytes: the rows of a QMI in one field (redopack.row_pieces, its
+   reference): per row (a sequence of Oracle bytes or None, trailing NULLs cut) its flags
+   (FB), lock byte 0 and column count, then each column length-prefixed (0xFF NULL; a
+   length byte; 0xFE and a big-endian u16 from 250 bytes on). */
+static PyObject *row_pieces(PyObject *module, PyObject *rows) {
+    PyObject *seq = PySequence_Fast(rows, "rows must be a sequence"), *out = NULL;
+    Buf b;
+    if (seq == NULL) return NULL;
+    buf_init(&b);
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
+        PyObject *row = PySequence_Fast(PySequence_Fast_GET_ITEM(seq, i), "a row must be a sequence");
+        if (row == NULL) goto out;
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(row);
+        while (n && PySequence_Fast_GET_ITEM(row, n - 1) == Py_None) n--;
+        size_t room = 3;
+        int bad = n > 255;
+        if (bad) PyErr_SetString(PyExc_ValueError, "bytes must be in range(0, 256)");
+        for (Py_ssize_t j = 0; !bad && j < n; j++) {
+            PyObject *v = PySequence_Fast_GET_ITEM(row, j);
+            if (v == Py_None) {
+                room += 1;
+            } else if (!PyBytes_Check(v)) {
+                PyErr_SetString(PyExc_TypeError, "a value must be bytes or None");
+                bad = 1;
+            } else if (PyBytes_GET_SIZE(v) > 0xFFFF) {
+                PyErr_SetString(StructError, "'H' format requires 0 <= number <= 65535");
+                bad = 1;
+            } else {
+                room += 3 + (size_t)PyBytes_GET_SIZE(v);
+            }
+        }
+        u8 *q = bad ? NULL : need(&b, room);
+        if (q == NULL) {
+            Py_DECREF(row);
+            goto out;
+        }
+        *q++ = FB;
+        *q++ = 0;
+        *q++ = (u8)n;
+        for (Py_ssize_t j = 0; j < n; j++) {
+            PyObject *v = PySequence_Fast_GET_ITEM(row, j);
+            if (v == Py_None) {
+                *q++ = 0xFF;
+                continue;
+            }
+            size_t k = (size_t)PyBytes_GET_SIZE(v);
+            if (k < 0xFA) {
+                *q++ = (u8)k;
+            } else {
+                *q++ = 0xFE;
+                *q++ = (u8)(k >> 8);
+                *q++ = (u8)k;
+            }
+            q = putn(q, PyBytes_AS_STRING(v), k);
+        }
+        b.n = (size_t)(q - b.p);
+        Py_DECREF(row);
+    }
+    out = PyBytes_FromStringAndSize((const char *)b.p, (Py_ssize_t)b.n);
+out:
+    buf_free(&b);
+    Py_DECREF(seq);
+    return out;
 }
 
 static PyMethodDef module_methods[] = {
     {"commit", (PyCFunction)(void (*)(void))commit, METH_FASTCALL,
-     "commit(head, logical, rec_ids, scn, ts, uba, rollback) -> the framed 5.4"},
-    {"crc32", py_crc32, METH_O, "zlib's CRC-32 of a buffer."},
+     "commit(head, scn, uba, rollback) -> the 5.4's change vector"},
+    {"row_pieces", row_pieces, METH_O, "row_pieces(rows) -> a QMI's rows field"},
+    {"gather", (PyCFunction)(void (*)(void))gather, METH_FASTCALL,
+     "gather(stream, starts, vectors, scn, subscn, vld, big_endian): a record into an LWN"},
+    {"cut", (PyCFunction)(void (*)(void))cut, METH_FASTCALL,
+     "cut(stream, starts, first_block, sequence, block_size, big_endian) -> sealed blocks"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1007,11 +1558,8 @@ static struct PyModuleDef module = {
 };
 
 PyMODINIT_FUNC PyInit_redopack(void) {
-    static const char *attrs[] = {"rec", "undo_seq", "started", "blocks", "last_uba", "obj",
-                                  "dataobj", "afn", "hdba", "ncols", "key_col", "index"};
-    PyObject **slots[] = {&s_rec, &s_undo_seq, &s_started, &s_blocks, &s_last_uba, &s_obj,
-                          &s_dataobj, &s_afn, &s_hdba, &s_ncols, &s_key_col, &s_index};
-    crc_init();
+    static const char *attrs[] = {"rec", "undo_seq", "started", "blocks", "last_uba"};
+    PyObject **slots[] = {&s_rec, &s_undo_seq, &s_started, &s_blocks, &s_last_uba};
     for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++)
         if ((*slots[i] = PyUnicode_InternFromString(attrs[i])) == NULL) return NULL;
     PyObject *st = PyImport_ImportModule("struct");

@@ -6,8 +6,7 @@ Modules, one job each:
 - :mod:`codecs`     Oracle internal value encodings (NUMBER, DATE, TIMESTAMP, VARCHAR2, CHAR)
 - :mod:`ids`        SCN, XID, UBA, DBA, RBA and extended ROWID models
 - :mod:`redo`       redo records and change vectors (frozen dataclasses, opcode table)
-- :mod:`redo_codec` the binary encoding of one redo record
-- :mod:`logfile`    our redo file format: blocks, writer, splittable reader
+- :mod:`logfile`    its redo log files in Oracle's format (engine/redo/): writer, reader
 - :mod:`logs`       log catalogue: threads, sequences, switch, archive
 - :mod:`dump_parse` / :mod:`dump_write`  Oracle ``ALTER SYSTEM DUMP LOGFILE`` text
 - :mod:`dictionary` the data dictionary (objects, columns, keys)
@@ -20,9 +19,9 @@ Modules, one job each:
 - :mod:`rows`       row helpers (encodings, keys, SQLite storage, ROWIDs)
 - :mod:`redogen`    change-vector builders shaped like seed 002's redo
 - :mod:`bulk`       the workload's fast path (byte-identical redo, no dataclasses)
-- :mod:`bulkpack`   the fast path's change vectors, packed straight to bytes
-- :mod:`redopack`   its row-change kernel: one call per row change gives the framed
-                    records (compiled twin: ``engine/_native/redopack.c``)
+- :mod:`redopack`   its row-change kernel: one call per row change gives its records'
+                    change vectors in Oracle's format (compiled twin:
+                    ``engine/_native/redopack.c``)
 - :mod:`logical`    reference decoder: redo -> committed row changes (tests, tools)
 - :mod:`workload`   the reproducible workload generator
 - :mod:`clock`      the simulated clock

@@ -1,66 +1,67 @@
-"""The workload's fast path: single-row DML whose redo is packed straight to bytes.
+"""The workload's fast path: single-row DML whose redo is packed straight to Oracle's bytes.
 
-The generic path (:mod:`session`, :mod:`dml`) parses nothing here but still builds
-change-vector dataclasses, encodes them with :mod:`redo_codec` and keeps undo entries as
-Python values; that costs ~200 µs per row change. :class:`BulkSession` does the same
-operations (single-row insert, update, delete, array insert, commit, rollback) for the
-workload generator, which must write >= 50,000 row changes/s: SQLite through one cursor and
-prepared statements, and one call per single-row change into the row-change kernel
+The generic path (:mod:`session`, :mod:`dml`) builds change-vector dataclasses and encodes
+them with :mod:`engine.redo.payloads`, and keeps undo entries as Python values; that costs
+~200 µs per row change. :class:`BulkSession` does the same operations (single-row insert,
+update, delete, array insert, commit, rollback) for the workload generator, which must write
+tens of thousands of row changes a second: SQLite through one cursor and prepared statements,
+and one call per single-row change into the row-change kernel
 (:mod:`engine.embedded.redopack`, compiled in ``engine/_native/redopack.c`` when it was
-built), which takes the undo addresses, encodes the values, packs the change vectors
-(:mod:`bulkpack`) and frames the records for the log writer
-(:meth:`LogWriter.add_frames`); each statement's records carry one clock reading. It writes
-the *same bytes* as the generic path for the same operations (tests: the workload golden
-hashes, which both paths give, ``test_source_bulkpack`` and ``test_source_redopack``).
+built), which takes the undo addresses, encodes the values and packs the change vectors of
+each record in Oracle's format; :meth:`LogWriter.add_vectors` frames them into the log (no
+model is built, nothing is decoded). Each statement's records carry one clock reading. It
+writes the *same bytes* as the generic path for the same operations (tests: the workload
+golden hashes, which both paths give, and ``test_source_redopack``).
 
 A transaction the workload will roll back (it decides up front) keeps what its rollback
 needs (``record_undo``): the rolled-back change's undo address, its SQLite before image
-and its encoded columns, so the compensation records (``5.6`` + inverse row op + index op,
-newest first) are packed like the forward ones. Savepoints and long-running transactions
-use the generic session path. Row and key locks are not taken: each workload session changes
-only rows it owns, and the workload uses the generic path while another session holds
-rows of its tables.
+and its encoded columns; the compensation records (``5.6`` + inverse row op + index op,
+newest first) and array inserts (11.11 QMI per block) are rarer and built as the generic
+path's change vectors (:mod:`redogen`), encoded by :mod:`engine.redo.payloads`. Savepoints
+and long-running transactions use the generic session path. Row and key locks are not taken:
+each workload session changes only rows it owns, and the workload uses the generic path while
+another session holds rows of its tables.
 """
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Final, NamedTuple
 
 from engine import _native
-from engine.embedded import bulkpack as bp
 from engine.embedded import redogen as rg
 from engine.embedded import redopack as rp
 from engine.embedded.database import Database
 from engine.embedded.dictionary import TableDef
-from engine.embedded.logfile import BLOCK, PAYLOAD, LogWriter
+from engine.embedded.logfile import LAYOUT, ORDER
 from engine.embedded.session import Session, Txn, UndoEntry
 from engine.embedded.undo import undo_entry
+from engine.redo import payloads as P
 from engine.redo.ids import Uba, make_dba
 
 _EPOCH: Final = datetime(1970, 1, 1)
-_KEYDATA: Final = struct.Struct(">IH")
 _NATIVE: Final = _native.load("redopack")
 # The row-change kernel: compiled when it was built, else its pure-Python twin (same bytes).
 # Module attributes, read when a session first uses a table or ends a transaction: tests
 # set them to either.
 TABLE_KERNEL: type[rp.Table] = rp.Table if _NATIVE is None else _NATIVE.Table
-COMMIT: Callable[[bp.TxHead, int, bytes, int, int, bp.Uba3, bool], bytes] = (
+COMMIT: Callable[[rp.TxHead, int, rp.Uba3, bool], bytes] = (
     rp.commit if _NATIVE is None else _NATIVE.commit
+)
+ROW_PIECES: Callable[[Sequence[Sequence[bytes | None]]], bytes] = (
+    rp.row_pieces if _NATIVE is None else _NATIVE.row_pieces
 )
 
 
 @dataclass
 class _Table:
-    """One table's packer, kernel and SQL (prepared once per session)."""
+    """One table's kernel and SQL (prepared once per session)."""
 
     table: TableDef
-    pack: bp.TablePack
+    shape: rp.Shape
     kern: rp.Table  # or its compiled twin, typed as it (engine/_native/redopack.pyi)
-    count: int  # records per single-row insert or delete (the row's, the index's)
     sql_insert: str
     # a delete reads the row by key, then deletes it by _rid (DELETE ... RETURNING costs
     # SQLite more: 2.5% of the instructions of a default-mode row change)
@@ -75,18 +76,17 @@ class _Table:
 
 
 class _Undone(NamedTuple):
-    """What rolling back one fast-path change needs. ``kind``: ``ins`` (``data`` = the
-    index key), ``del`` (``data`` = the SQLite row, ``row`` its column vector, ``key`` the
-    index key), ``upd`` (``data`` = the old SQLite values of ``cols``, ``row[0]`` their
-    column vector)."""
+    """What rolling back one fast-path change needs. ``kind``: ``ins`` (``key`` = the
+    key's Oracle bytes), ``del`` (``data`` = the SQLite row, ``enc`` its Oracle bytes),
+    ``upd`` (``data`` = the old SQLite values of ``cols``, ``enc`` their Oracle bytes)."""
 
     kind: str
     table: _Table
     rid: int
-    uba: bp.Uba3
-    data: Sequence[object] | bytes = ()
-    row: bp.Row3 = (b"", 0, 0)
-    key: bytes = b""
+    uba: rp.Uba3
+    data: Sequence[object] = ()
+    enc: tuple[bytes | None, ...] = ()
+    key: bytes | None = None
     cols: tuple[int, ...] = ()
 
 
@@ -106,8 +106,7 @@ class BulkSession:
         self._cur = db.conn.cursor()
         self._now_us = db.now_us
         self._writers = db.logs.writers
-        # logical stream length at which the log reaches the switch size (see logfile)
-        self._switch_at = max(1, db.state.log_bytes // BLOCK - 1) * PAYLOAD
+        self._log_bytes = db.state.log_bytes  # a log switches once it is this big
         # the session's 5.20 (session information) and what it was made of
         self._who: tuple[int, int, int, str, str] | None = None
         self._session_info = b""
@@ -119,13 +118,12 @@ class BulkSession:
             name = table.sqlite_name
             cols = ", ".join(f'"{c.name}"' for c in table.columns)
             marks = ", ".join("?" * (len(table.columns) + 1))
-            pack = bp.TablePack(table)
+            shape = rp.shape_of(table)
             kinds, encode = rp.codecs_of(table)
             t = self._tables[table.obj] = _Table(
                 table,
-                pack,
-                TABLE_KERNEL(pack, kinds, encode),
-                1 if pack.index is None else 2,
+                shape,
+                TABLE_KERNEL(shape, kinds, encode),
                 f'INSERT INTO "{name}" ("_rid", {cols}) VALUES ({marks})',
                 f'SELECT "_rid", {cols} FROM "{name}" WHERE "{key}" = ?',
                 f'DELETE FROM "{name}" WHERE "_rid" = ?',
@@ -140,47 +138,26 @@ class BulkSession:
     def _begin(self, scn: int) -> rp.Txn:
         db = self.db
         ids = rg.TxnIds(xid=db.new_xid(), undo_seq=(scn >> 4) & 0xFFFF)
-        x = ids.xid
         s = self.session
         self.ids = ids
         who = (s.sid, s.serial, s.audit, s.username, s.txn_name)
         if who != self._who:
             self._who = who
-            self._session_info = bp.session_cv(*who)
-        self.tx = tx = rp.Txn(
-            bp.tx_head(ids.header_cls, ids.header_dba, x.usn, x.slot, x.sqn, ids.logon_user),
-            ids,
-            db.dirty_blocks,
-            self._session_info,
-        )
+            info = rg.session_info(s.sid, s.serial, s.username, s.txn_name, s.audit)
+            self._session_info = P.encode_vector(info, ORDER, LAYOUT)
+        self.tx = tx = rp.Txn(rp.tx_head(ids), ids, db.dirty_blocks, self._session_info)
         self.undo = []
         return tx
 
-    def _emit(self, scn: int, ts: int, ncv: int, cvs: bytes) -> None:
-        """Append one record of ``ncv`` change vectors, timestamped ``ts`` (microseconds:
-        the records of one statement carry the time it ran)."""
-        w = self._writers.get(self.thread) or self.db.logs.writer(self.thread, scn)
-        w.add_native(scn, ts, ncv, cvs)
-        if w.logical >= self._switch_at:
-            self.db.logs.switch(self.thread, self.db.state.scn + 1)
-
-    def _switch(self, w: LogWriter, count: int, records: rp.Records, scn: int, ts: int) -> None:
-        """The log switch is due with the ``count`` records of a row change that the kernel
-        framed for ``w``: after them (``records`` are their frames, appended), or between
-        them (the frames before the switch, not appended yet, and the records for the next
-        log). The DML methods append the common case themselves::
-
-            if not isinstance(r, bytes) or w.add_frames(r, scn, count) >= self._switch_at:
-                self._switch(w, count, r, scn, ts)
-        """
-        if isinstance(records, bytes):
-            self.db.logs.switch(self.thread, self.db.state.scn + 1)
-            return
-        frames, rest = records
-        w.add_frames(frames, scn, count - len(rest))
-        self.db.logs.switch(self.thread, self.db.state.scn + 1)
-        for ncv, cvs in rest:
-            self._emit(scn, ts, ncv, cvs)
+    def _add(self, scn: int, ts: int, records: Sequence[bytes], ends: bool = False) -> None:
+        """Append records (their change vectors), timestamped ``ts`` (microseconds: the
+        records of one statement carry the time it ran); the log switches after a record
+        that makes it ``log_bytes`` big, as ``Database.emit`` does."""
+        thread = self.thread
+        for vectors in records:
+            w = self._writers.get(thread) or self.db.logs.writer(thread, scn)
+            if w.add_vectors(scn, ts, vectors, ends=ends) >= self._log_bytes:
+                self.db.logs.switch(thread, self.db.state.scn + 1)
 
     # -- DML ---------------------------------------------------------------------------
 
@@ -201,20 +178,16 @@ class BulkSession:
         row = (rid, *stored)
         self._cur.execute(t.sql_insert, row)
         if self.record_undo:
-            key = rp.index_key(t.encode[t.pack.key_col](stored[t.pack.key_col]))
+            key = t.encode[t.shape.key_col](stored[t.shape.key_col])
             self.undo.append(_Undone("ins", t, rid, tx.ids.peek_rec(), key=key))
-        w = self._writers.get(self.thread) or db.logs.writer(self.thread, scn)
-        sw = self._switch_at
-        r = t.kern.insert(tx, w.logical, w.rec_ids, sw, scn, ts, t.blocks | block, slot, row)
-        if not isinstance(r, bytes) or w.add_frames(r, scn, t.count) >= sw:
-            self._switch(w, t.count, r, scn, ts)
+        self._add(scn, ts, t.kern.insert(tx, scn, t.blocks | block, slot, row))
 
     def insert_array(
         self, table: TableDef, storeds: Sequence[Sequence[object]], at: int | None = None
     ) -> None:
-        """An array insert (INSERT ... SELECT / array bind): 11.11 QMI per block plus one
-        array index record per index and block (built with the generic index builder: the
-        per-row cost here is in values and SQLite, not in records)."""
+        """An array insert (INSERT ... SELECT / array bind): 11.11 QMI per block
+        (:func:`redopack.array_insert`) plus one array index record per index and block,
+        built as the generic path builds it (``redogen.index_change``)."""
         db = self.db
         ts = self._now_us() if at is None else at
         t = self._tables.get(table.obj) or self._table(table)
@@ -230,20 +203,17 @@ class BulkSession:
             groups.setdefault(rid >> 16, []).append((rid, t.kern.encode(st)))
         for block, group in groups.items():
             dba = make_dba(table.file_no, block)
-            c, pre = rp.change(tx, scn, dba, 0)
-            rows = [(rid & 0xFFFF, bp.columns(enc)[0]) for rid, enc in group]
-            cvs = t.pack.array_insert(c, rows)
-            if pre:
-                self._emit(scn, ts, 4, b"".join((pre, cvs, tx.session)))
-            else:
-                self._emit(scn, ts, 2, cvs)
+            slots = [rid & 0xFFFF for rid, _ in group]
+            rows = ROW_PIECES([enc for _, enc in group])
+            vectors, uba = rp.array_insert(t.shape, tx, scn, dba, slots, rows)
+            self._add(scn, ts, (vectors,))
             if self.record_undo:
                 rid_group = tuple(r for r, _ in group)
-                self.undo.append(UndoEntry("ins", table.qualified, rid_group, Uba(*c[3])))
+                self.undo.append(UndoEntry("ins", table.qualified, rid_group, Uba(*uba)))
             for index in table.indexes:
                 cols = tuple(table.column_index(col) for col in index.columns)
                 keys = sorted(
-                    (rg.index_key(cols, enc), _KEYDATA.pack(dba, rid & 0xFFFF), rid & 0xFFFF)
+                    (rg.index_key(cols, enc), rg.keydata(dba, rid & 0xFFFF), rid & 0xFFFF)
                     for rid, enc in group
                 )
                 db.emit(self.thread, scn, rg.index_change(ids, table, index, scn, True, keys))
@@ -267,24 +237,17 @@ class BulkSession:
         if self.record_undo:
             old = row[2:]
             enc = t.encode
-            cols = bp.some_columns(
-                set_cols, [enc[i](v) for i, v in zip(set_cols, old, strict=True)]
-            )
+            before = tuple(enc[i](v) for i, v in zip(set_cols, old, strict=True))
             uba = tx.ids.peek_rec()
-            self.undo.append(_Undone("upd", t, rid, uba, old, (cols, 0, 0), cols=set_cols))
-        w = self._writers.get(self.thread) or db.logs.writer(self.thread, scn)
-        r = t.kern.update(
-            tx, w.logical, w.rec_ids, self._switch_at, scn, ts, t.blocks | rid >> 16, rid & 0xFFFF,
-            set_cols, row, new,
-        )  # fmt: skip
-        if not isinstance(r, bytes) or w.add_frames(r, scn, 1) >= self._switch_at:
-            self._switch(w, 1, r, scn, ts)
+            self.undo.append(_Undone("upd", t, rid, uba, old, before, cols=set_cols))
+        dba = t.blocks | rid >> 16
+        self._add(scn, ts, t.kern.update(tx, scn, dba, rid & 0xFFFF, set_cols, row, new))
         return True
 
     def _prepare_update(self, t: _Table, set_cols: tuple[int, ...]) -> str:
         table = t.table
         names = [f'"{table.columns[i].name}"' for i in set_cols]
-        key = table.columns[t.pack.key_col].name
+        key = table.columns[t.shape.key_col].name
         t.updates[set_cols] = (
             f'UPDATE "{table.sqlite_name}" SET {", ".join(n + " = ?" for n in names)} '
             'WHERE "_rid" = ?'
@@ -308,17 +271,10 @@ class BulkSession:
         scn = db.next_scn()
         tx = self.tx or self._begin(scn)
         if self.record_undo:
-            enc = [f(v) for f, v in zip(t.encode, row[1:], strict=True)]
-            ikey = rp.index_key(enc[t.pack.key_col])
+            enc = tuple(f(v) for f, v in zip(t.encode, row[1:], strict=True))
             uba = tx.ids.peek_rec()
-            self.undo.append(_Undone("del", t, rid, uba, row, bp.columns(enc), ikey))
-        w = self._writers.get(self.thread) or db.logs.writer(self.thread, scn)
-        sw = self._switch_at
-        r = t.kern.delete(
-            tx, w.logical, w.rec_ids, sw, scn, ts, t.blocks | rid >> 16, rid & 0xFFFF, row
-        )
-        if not isinstance(r, bytes) or w.add_frames(r, scn, t.count) >= sw:
-            self._switch(w, t.count, r, scn, ts)
+            self.undo.append(_Undone("del", t, rid, uba, row, enc, enc[t.shape.key_col]))
+        self._add(scn, ts, t.kern.delete(tx, scn, t.blocks | rid >> 16, rid & 0xFFFF, row))
         return True
 
     # -- transaction end ---------------------------------------------------------------
@@ -357,30 +313,24 @@ class BulkSession:
     def _end_record(self, scn: int, ts: int, ids: rg.TxnIds, rollback: bool) -> None:
         """The 5.4 that ends the transaction (commit, or rollback)."""
         assert self.tx is not None
-        w = self._writers.get(self.thread) or self.db.logs.writer(self.thread, scn)
-        uba = ids.current_rec()
-        end = COMMIT(self.tx.head, w.logical, w.rec_ids, scn, ts, uba, rollback)
-        if w.add_frames(end, scn, 1) >= self._switch_at:
-            self.db.logs.switch(self.thread, self.db.state.scn + 1)
+        self._add(scn, ts, (COMMIT(self.tx.head, scn, ids.current_rec(), rollback),), True)
 
     def _undo_one(self, u: _Undone, scn: int, ts: int) -> None:
+        """Put one change back and write its compensation record (:func:`redopack.undone`:
+        ``[5.6, the inverse row op, the inverse index op]`` as ``undo.compensate`` builds
+        it)."""
         t = u.table
-        pack = t.pack
         table = t.table
         assert self.tx is not None
-        c = bp.compensating(
-            self.tx.head, scn, u.uba, make_dba(table.file_no, u.rid >> 16), u.rid & 0xFFFF
-        )
+        dba, slot = make_dba(table.file_no, u.rid >> 16), u.rid & 0xFFFF
         if u.kind == "ins":
             self._cur.execute(f'DELETE FROM "{table.sqlite_name}" WHERE "_rid" = ?', (u.rid,))
-            cvs = pack.undone_insert(c, u.key)
         elif u.kind == "del":
             self._cur.execute(t.sql_insert, u.data)
-            cvs = pack.undone_delete(c, u.row, u.key)
         else:
             self._cur.execute(t.updates[u.cols], (*u.data, u.rid))
-            cvs = pack.undone_update(c, len(u.cols), u.row[0])
-        self._emit(scn, ts, 2 if u.kind == "upd" or pack.index is None else 3, cvs)
+        rec = t.kern.undone(self.tx.head, scn, u.uba, dba, slot, u.kind, u.enc, u.key, u.cols)
+        self._add(scn, ts, (rec,))
 
     def _end(self, ids: rg.TxnIds) -> None:
         db = self.db

@@ -19,7 +19,6 @@ from datetime import datetime
 from typing import Any, Final
 
 from engine.embedded.errors import DumpSyntaxError
-from engine.embedded.redo_codec import encode_record
 from engine.redo.framing import Rba
 from engine.redo.ids import SCN_MAX, Uba, Xid, parse_scn
 from engine.redo.model import (
@@ -41,6 +40,7 @@ from engine.redo.model import (
     Undo,
     UndoApplied,
 )
+from engine.redo.payloads import encode_record
 
 MODELED: Final = frozenset(
     {

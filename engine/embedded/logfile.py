@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import struct
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
@@ -27,8 +26,6 @@ from pathlib import Path
 from typing import Final
 
 from engine.embedded.errors import RedoCorruptError, RedoFormatError, RedoTruncatedError
-from engine.embedded.redo_codec import LAYOUT as CODEC
-from engine.embedded.redo_codec import decode_record as decode_packed
 from engine.redo import framing as F
 from engine.redo import layout as L
 from engine.redo import onlinelog as O
@@ -53,13 +50,6 @@ OLD_FORMAT: Final = (
     "are no longer read: recreate the database (ggsci db drop NAME, then ggsci db create NAME)"
 )
 _EPOCH: Final = datetime(1970, 1, 1)
-# The fast path's records as its kernel packs them in memory (engine/embedded/redopack.py,
-# redopack.c: the redo_codec encoding, framed with length and CRC); LogWriter.add_frames
-# writes them in Oracle's format.
-_FRAME: Final = struct.Struct("<II")
-_REC_IDS: Final = struct.Struct("<HBBI")  # REC_HEAD's first four fields
-_NATIVE_HEAD: Final = struct.Struct("<8sIHIQHqH")
-assert CODEC["REC_HEAD"].size == _REC_IDS.size + _NATIVE_HEAD.size - 8
 #: In-memory prefix of a frame :func:`read_frames` yields: thread, LWN time (redo time).
 _FRAME_HEAD: Final = struct.Struct("<HI")
 
@@ -70,20 +60,6 @@ def micros_of_redo_time(value: int) -> int:
 
 def redo_time_of_micros(us: int) -> int:
     return P.redo_time_of(_EPOCH + timedelta(microseconds=us))
-
-
-def native_frame(
-    rec_ids: bytes, logical: int, scn: int, micros: int, n_changes: int, changes: bytes
-) -> bytes:
-    """A fast-path record as its kernel packs it in memory (:meth:`LogWriter.add_frames`
-    takes these): ``rec_ids`` (:attr:`LogWriter.rec_ids`), position, SCN, subscn 1,
-    timestamp (microseconds), change count, the encoded change vectors."""
-    blk, within = divmod(logical, PAYLOAD)
-    pos = blk * BLOCK + (BLOCK + BLOCK_HEAD) + within
-    payload = (
-        _NATIVE_HEAD.pack(rec_ids, pos >> 9, pos & 0x1FF, 0, scn, 1, micros, n_changes) + changes
-    )
-    return _FRAME.pack(len(payload), zlib.crc32(payload)) + payload
 
 
 # ---------------------------------------------------------------------------- headers
@@ -357,6 +333,8 @@ class LogWriter:
         self.records = 0
         self.last_scn: int | None = None
         self._last_time = 0
+        self._second = -1  # the last second add_vectors turned into redo time, and that time
+        self._second_time = 0
         if path.exists():
             head = read_header(path)  # refuses an old-format log by name
             self.log = O.OnlineLog.reopen(path, fsync=fsync)
@@ -439,36 +417,29 @@ class LogWriter:
             self.flush(everything=False)
         return at
 
-    @property
-    def logical(self) -> int:
-        """Where the fast path's kernel takes the log to be (stream bytes): its switch test."""
-        return logical_floor(self.size)
-
-    @property
-    def rec_ids(self) -> bytes:
-        return _REC_IDS.pack(self.log.header.thread, 1, 0, self.log.sequence)
-
-    def add_native(self, scn: int, micros: int, n_changes: int, changes: bytes) -> None:
-        """Append a record made of change vectors the fast path packed (:func:`native_frame`)."""
-        self.add_frames(
-            native_frame(self.rec_ids, self.logical, scn, micros, n_changes, changes), scn, 1
-        )
-
-    def add_frames(self, frames: bytes, scn: int, count: int) -> int:
-        """Append ``count`` records the fast path's kernel packed (:func:`native_frame`, or
-        :mod:`engine.embedded.redopack`): each is written in Oracle's format; returns the
-        new :attr:`logical`."""
-        pos = 0
-        for _ in range(count):
-            n, crc = _FRAME.unpack_from(frames, pos)
-            lo = pos + _FRAME.size
-            if zlib.crc32(memoryview(frames)[lo : lo + n]) != crc:
-                raise RedoCorruptError("a packed record fails its checksum")
-            self.append(decode_packed(frames, lo, lo + n))
-            pos = lo + n
-        if pos != len(frames):
-            raise RedoCorruptError(f"{len(frames) - pos} bytes after {count} packed records")
-        return self.logical
+    def add_vectors(self, scn: int, micros: int, vectors: bytes, *, ends: bool = False) -> int:
+        """Append a record of change vectors already in Oracle's format (the fast path's
+        kernel packs them: engine/embedded/redopack.py), timestamped ``micros``, as
+        :meth:`append` appends a model record (subscn 1); ``ends``: it holds a 5.4, which
+        ends the log write. Returns the new :attr:`size`."""
+        if micros // 1_000_000 == self._second:
+            time = self._second_time
+        else:
+            time = redo_time_of_micros(micros)
+            self._second, self._second_time = micros // 1_000_000, time
+        log = self.log
+        if log.pending and time != self._last_time:
+            log.end_lwn()  # the clock has moved on (see append)
+        self._last_time = time
+        log.gather(scn, 1, vectors, time)
+        self.last_scn = scn
+        self.records += 1
+        if ends or log.pending >= LWN_LIMIT:
+            log.end_lwn()
+        size = log.size
+        if size - log.written >= self.buffer_limit:
+            self.flush(everything=False)
+        return size
 
     def flush(self, *, everything: bool = True) -> None:
         """Hand all redo so far to the OS (the LWN being gathered ended here). Not

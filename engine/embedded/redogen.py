@@ -16,7 +16,6 @@ import struct
 from dataclasses import dataclass, field
 
 from engine.embedded.dictionary import IndexDef, TableDef
-from engine.embedded.redo_codec import KDO_SIZE_MAX
 from engine.redo.ids import Uba, Xid, make_dba
 from engine.redo.model import (
     ROLLBACK_FLAG,
@@ -33,6 +32,7 @@ from engine.redo.model import (
 )
 
 UNDO_FILE = 3
+KDO_SIZE_MAX = 0xFFFF  # a KDO's row size is 16 bits (engine/redo/vectors.py KDO_ROW_AT "size")
 _UNDO_BLOCKS = make_dba(UNDO_FILE, 0x100)  # undo block of usn u, sequence s: + u * 0x100 + s % 256
 Row = tuple[bytes | None, ...]
 

@@ -318,6 +318,11 @@ class Miner:
         t = self.tables[(v.con_id, v.obj)]
         d = V.decode(v)
         if not isinstance(d, V.Redo):
+            if v.op in V.UNDECODED_ROW_OPS:  # rows changed that cannot be read: never lose them
+                raise CaptureStop(
+                    f"{t.full_name}: {V.UNDECODED_ROW_OPS[v.op]} ({v.op}) at SCN {rec.scn} "
+                    f"(RBA {rec.rba.dump()}): not supported"
+                )
             return []
         row = d.row
         xid = d.xid or (undo.xid if undo else None) or xid

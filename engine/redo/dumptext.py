@@ -86,6 +86,14 @@ def change_lines(i: int, v: Vector, layout: str) -> Iterator[str]:
         if d.xid:
             yield f"KTB Redo op: F  xid:  {d.xid.dump()}"
         yield from _row_lines(d.row)
+    elif isinstance(d, V.Llb):
+        xid = f" xid: {d.xid.dump()}" if d.xid else ""
+        yield (
+            f"LLB typ:{d.type}{xid} obj:{d.obj}"
+            + (f" lid:{d.lob_id.hex()} fsiz: {d.fsiz}" if d.lob_id is not None else "")
+            + (f" column_id: {d.column}" if d.column is not None else "")
+            + (f" LOB_col_ids: {list(d.columns)}" if d.columns else "")
+        )
 
 
 def record_lines(rec: Record, layout: str, time: int | None) -> Iterator[str]:
@@ -182,5 +190,15 @@ def record_json(rec: Record, dic: Dictionary | None = None) -> dict[str, Any]:
             if d.row.compressed:
                 ch["compressed"] = True
             undo = None
+        elif isinstance(d, V.Llb):  # a LOB of a table written (not captured)
+            if d.xid:
+                ch["xid"] = d.xid.text()
+            ch["llb"] = {"type": d.type, "obj": d.obj}
+            if d.column is not None:
+                ch["llb"]["column"] = d.column
+            if d.lob_id is not None:
+                ch["llb"]["lob_id"] = d.lob_id.hex()
+            if d.columns:
+                ch["llb"]["columns"] = list(d.columns)
         changes.append(ch)
     return {"rba": rec.rba.dump(), "scn": rec.scn, "subscn": rec.subscn, "changes": changes}

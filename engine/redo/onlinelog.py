@@ -36,12 +36,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final
 
+from engine._native import load as load_native
 from engine.redo import framing as F
 from engine.redo import layout as L
 from engine.redo.errors import RedoCorruptError
 from engine.redo.framing import LogHeader, Rba, checksum_fold, read_header, seal
 
 HEAD: Final = L.BLOCK_HEADER.size
+#: The compiled twins of :func:`cut` and :meth:`OnlineLog.gather` (engine/_native/redopack.c
+#: ``cut``, ``gather``: the same bytes, tests/source/test_source_redopack.py), when built.
+_NATIVE: Final = load_native("redopack")
 NO_SEQUENCE: Final = 0xFFFFFFFF
 VERSION: Final = 0x13000000  # 19.0.0.0: 12c vector headers
 
@@ -334,29 +338,36 @@ class OnlineLog:
     ) -> tuple[int, int]:
         """Gather one record (its change vectors, encoded) into the pending LWN; returns the
         file offsets of its first byte and just past it."""
+        pos = len(self._stream)
+        self.gather(scn, subscn, vectors, time, vld)
+        return self.where(pos), self.where(len(self._stream))
+
+    def gather(self, scn: int, subscn: int, vectors: bytes, time: int, vld: int = 1) -> None:
+        """:meth:`add` without the offsets (the embedded database's fast path)."""
         order = self.header.order
         first = not self._stream
-        hl = L.LWN_HEADER if first else L.RECORD_HEADER
-        size = hl.size + len(vectors)
+        size = (L.LWN_HEADER.size if first else L.RECORD_HEADER.size) + len(vectors)
         if size > L.MAX_RECORD:
             raise RedoCorruptError(f"a record of {size} bytes is beyond {L.MAX_RECORD}")
-        values = {
-            "size": size,
-            "vld": (vld & ~L.VLD_LWN) | (L.VLD_LWN if first else 0),
-            "scn": scn & 0xFFFFFFFF,
-            "scn_wrap": scn >> 32,
-            "subscn": subscn,
-        }
-        if first:
-            values["lwn_nst"] = 1
-        pos = len(self._stream)
-        if first:
+        if _NATIVE is not None:  # the same bytes, appended by the compiled twin
+            if first:
+                self.pending_scn = scn
+            _NATIVE.gather(self._stream, self._starts, vectors, scn, subscn, vld, order == ">")
+            self._lwn_scn, self._lwn_time = scn, time
+            return
+        self._starts.append(len(self._stream))
+        if first:  # fields in the layout's order: lwn_nst 1, the LWN's own at end_lwn
             self.pending_scn = scn
-        self._starts.append(pos)
-        self._stream += hl.pack(order, values)
+            self._stream += L.LWN_HEADER.pack_values(
+                order, size, vld | L.VLD_LWN, scn >> 32, scn & 0xFFFFFFFF, subscn,
+                0, 1, 0, 0, 0, 0,
+            )  # fmt: skip
+        else:
+            self._stream += L.RECORD_HEADER.pack_values(
+                order, size, vld & ~L.VLD_LWN, scn >> 32, scn & 0xFFFFFFFF, subscn
+            )
         self._stream += vectors
         self._lwn_scn, self._lwn_time = scn, time
-        return self.where(pos), self.where(len(self._stream))
 
     def end_lwn(self) -> int:
         """End the pending LWN: its blocks cut and sealed, to be written at the next
@@ -370,7 +381,11 @@ class OnlineLog:
         s = self._stream
         L.LWN_HEADER.put(s, 0, order, lwn_len=n, lwn_scn=self._lwn_scn & 0xFFFFFFFF,
                          lwn_scn_wrap=self._lwn_scn >> 32, time=self._lwn_time)  # fmt: skip
-        blocks = cut(s, self._starts, self._end // bs, h.sequence, bs, order)
+        first = self._end // bs
+        if _NATIVE is None:
+            blocks = cut(s, self._starts, first, h.sequence, bs, order)
+        else:
+            blocks = _NATIVE.cut(s, self._starts, first, h.sequence, bs, order == ">")
         self._blocks.append(blocks)
         self._end += len(blocks)
         self._stream = bytearray()

@@ -209,6 +209,23 @@ def test_an_insert_written_with_the_tables_is_captured() -> None:
     assert [c.after for _ref, c in tx.changes] == [(("ID", Decimal(5)), ("NAME", "x"))] * 2
 
 
+def test_an_array_update_of_a_captured_table_stops() -> None:
+    """11.19 (Oracle's multi-row update) is not decoded: on a captured table the capture stops
+    naming the table, the opcode and the SCN; on another table it is stepped over."""
+    dic = dictionary.load(need(CHECKPOINT))
+    cap = C.Capture(dic, lambda t: t.owner == "OLR_TEST")
+
+    def array_update(obj: int) -> framing.Record:
+        vec = framing.build_vector("12c", "<", [bytes(24), bytes(24)], layer=11, code=19,
+                                   cls=1, afn=6, dba=0x01800010, obj=obj, con_id=3)  # fmt: skip
+        return framing.parse_record(framing.build_record("<", dic.scn + 3, 1, [vec]))
+
+    assert cap.feed(array_update(555)) == []
+    with pytest.raises(C.CaptureStop, match=rf"OLR_TEST\.TEST_CDC: an array update .*11\.19.* "
+                       rf"at SCN {dic.scn + 3}"):  # fmt: skip
+        cap.feed(array_update(72726))
+
+
 def test_unsupported_column_types_warn_by_table_and_column() -> None:
     dic = dictionary.load(need(CHECKPOINT))
     t = next(t for t in dic.tables if t.full_name == "OLR_TEST.TEST_CDC")

@@ -63,10 +63,17 @@ def test_dump_hex_records(tmp_path: Path) -> None:
     r = runner.invoke(app, ["dump", "--hex", str(le), "--json"])
     assert r.exit_code == 0, r.output
     assert [json.loads(x)["changes"][0]["con_id"] for x in r.output.splitlines()] == [3, 3]
+    # the 11.17 (LLB) fields oracdc's test asserts: type, table object, LOB column, LOB id
+    assert [json.loads(x)["changes"][0]["llb"] for x in r.output.splitlines()] == [
+        {"type": 1, "obj": 193768, "column": 0x24, "lob_id": "0000000100002ee38f9a"},
+        {"type": 3, "obj": 191367, "column": 0x45},
+    ]
     be = tmp_path / "be.hex"
     be.write_text(next(r.raw.hex() for r in recs if r.order == ">"))
     r = runner.invoke(app, ["dump", "--hex", str(be), "--big-endian"])
     assert r.exit_code == 0 and "OP:11.17" in r.output
+    assert "LLB typ:1 xid: 0x0106.018.009886f1 obj:2308585 lid:000000010000f5447085" in r.output
+    assert "column_id: 7" in r.output
     r = runner.invoke(app, ["dump", "--hex", str(be)])  # read little-endian: one error line
     assert r.exit_code == 1 and r.output.startswith("GGS-REDO-") and "Traceback" not in r.output
 

@@ -263,6 +263,7 @@ def test_the_c_walk_layout_is_the_python_tables() -> None:
         "KDO": V.KDO_AT, "KDO_ROW": V.KDO_ROW_AT, "KDO_URP": V.KDO_URP_AT,
         "KDO_SLOT": V.KDO_SLOT_AT, "KDO_ARRAY": V.KDO_ARRAY_AT, "KTUDH": V.KTUDH_AT,
         "KTUCM": V.KTUCM_AT, "UNDO_APPLIED": V.UNDO_APPLIED_AT, "SUPP": V.SUPP_AT,
+        "KTBBH": V.KTBBH_AT, "KTBBH_ITL": V.KTBBH_ITL_AT, "KDBH": V.KDBH_AT, "DDL": V.DDL_AT,
     }  # fmt: skip
     values = {
         "SIZE_RECORD_HEADER": L.RECORD_HEADER.size, "SIZE_LWN_HEADER": L.LWN_HEADER.size,
@@ -277,6 +278,7 @@ def test_the_c_walk_layout_is_the_python_tables() -> None:
         "SIZE_KTUB": V.KTUB_SIZE, "SIZE_KTUDB": V.KTUDB_SIZE, "SIZE_KTUDH": V.KTUDH_SIZE,
         "SIZE_SUPP": V.SUPP_SIZE, "SUPP_TYPE": V.SUPP_TYPE,
         "SESSION_FIELDS": V.SESSION_FIELDS, "UNDO_CLS_FIRST": V.UNDO_CLS_FIRST,
+        "SIZE_KTBBH_ITL": V.KTBBH_ITL, "KDBH_DIRECTORY": V.KDBH_DIRECTORY, "SIZE_DDL": V.DDL_SIZE,
     }  # fmt: skip
     consts = _c_layout()
     assert len(consts) > 60
@@ -303,6 +305,11 @@ def test_the_c_walk_layout_is_the_python_tables() -> None:
     assert V.KTB_AT["slt"][0] == V.KTB_AT["usn"][0] + 2 == V.KTB_AT["sqn"][0] - 2
     slt, sqn = V.UNDO_APPLIED_AT["slt"][0], V.UNDO_APPLIED_AT["sqn"][0]
     assert (slt, sqn) == (V.UNDO_APPLIED_AT["usn"][0] + 2, V.UNDO_APPLIED_AT["usn"][0] + 4)
+    # the sizes the C walk reads 19.1 and 24.1 fields with: the last field of each ends where
+    # it checks the field's length to
+    assert max(o + struct.calcsize(c) for o, c in V.KTBBH_AT.values()) == V.KTBBH_AT["bdba"][0] + 4
+    assert V.KTBBH_ITL_AT["sqn"] == (4, "I") and V.KDBH_AT["nrow"] == (2, "H")
+    assert V.DDL_AT == {"usn": (0, "H"), "slt": (2, "H"), "sqn": (4, "I"), "obj": (8, "I")}
 
 
 def test_an_online_log_is_read_to_its_recorded_end(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -161,6 +162,41 @@ def test_big_endian_and_11g_records() -> None:
     assert F.parse_record(be.raw, ">", "12c").vectors[0].op == "11.17"
     assert F.parse_record(le.raw, "<", "12c").vectors[0].con_id == 3
     assert F.parse_record(be.raw, ">", "12c").vectors[0].con_id == 0
+
+
+def test_llb_records_decode_as_oracdc_states_them() -> None:
+    """11.17 (LLB: LogMiner's LOB bookkeeping), oracdc's three 19c records: the type, the
+    table's object number, the LOB id and the LOB column its assertions state, in both byte
+    orders; and the transaction (the xid bytes in the log's order)."""
+    recs = oracdc.records(need(ORACDC) / "Op11_17_Test.java")
+    want = [  # (order, type, obj, lob id, column) as Op11_17_Test asserts them
+        ("<", 1, 193768, "0000000100002ee38f9a", 0x24),
+        (">", 1, 2308585, "000000010000f5447085", 0x7),
+        ("<", 3, 191367, None, 0x45),
+    ]
+    assert len(recs) == len(want)
+    for rec, (order, typ, obj, lid, col) in zip(recs, want, strict=True):
+        assert rec.order == order
+        (v,) = F.parse_record(rec.raw, rec.order, rec.layout).vectors  # type: ignore[arg-type]
+        d = V.decode(v)
+        assert isinstance(d, V.Llb), d
+        assert (d.type, d.obj, d.column) == (typ, obj, col)
+        assert (d.lob_id.hex() if d.lob_id is not None else None) == lid
+        assert d.xid is not None and d.xid.usn > 0
+    # the little-endian type 1 record's xid: 0x0054.00c.002886c9 in dump notation
+    first = V.decode(F.parse_record(recs[0].raw, "<", "12c").vectors[0])
+    assert isinstance(first, V.Llb) and first.xid == V.Xid(0x54, 0xC, 0x2886C9)
+
+
+def test_an_llb_of_an_unknown_type_or_cut_short_is_never_a_crash() -> None:
+    rec = oracdc.records(need(ORACDC) / "Op11_17_Test.java")[0]
+    v = F.parse_record(rec.raw, rec.order, rec.layout).vectors[0]  # type: ignore[arg-type]
+    other = replace(v, fields=(v.fields[0], b"\x07", v.fields[2]))
+    assert V.decode(other) == V.Other("11.17")
+    for n in range(len(v.fields[2])):
+        cut = replace(v, fields=(v.fields[0], v.fields[1], v.fields[2][:n]))
+        with contextlib.suppress(RedoError):
+            V.decode(cut)
 
 
 def test_the_23ai_insert_bound() -> None:

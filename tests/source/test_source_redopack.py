@@ -1,21 +1,25 @@
-"""The compiled row-change kernel (engine/_native/redopack.c) against its Python twin.
+"""The fast path's packer of Oracle's change vectors: its Python twin against the generic
+path, and the compiled kernel (engine/_native/redopack.c) against its Python twin.
 
-:mod:`engine.embedded.redopack` states what the kernel does; the C module must give the same
-bytes (framed records, value encodings, cut blocks, commit records) and leave the
-transaction and the database's cleanout map in the same state, for any values SQLite can
-hand it: NULLs, empty strings, integers of any size and sign, floats fractional, huge,
-tiny or not finite, multi-byte UTF-8, dates valid and not. What the C kernel does not
-encode itself goes to the Python encoders, so a value that makes the Python path raise
-makes the C path raise the same error. The workload's golden hashes are checked with
-whichever kernel is built; :func:`test_the_python_twin_gives_the_golden_redo` checks the
-twin in the same run.
+:mod:`engine.embedded.redopack` states what the kernel does: for any row, undo address,
+block state and transaction, its records must be the bytes :func:`payloads.encode_vector`
+writes for the change vectors :mod:`engine.embedded.redogen` builds (the generic path's,
+as :mod:`engine.embedded.dml` puts them together). The C module must give the same bytes
+and leave the transaction and the database's cleanout map in the same state, for any
+values SQLite can hand it: NULLs, empty strings, integers of any size and sign, floats
+fractional, huge, tiny or not finite, multi-byte UTF-8, dates valid and not. What the C
+kernel does not encode itself goes to the Python encoders, so a value that makes the Python
+path raise makes the C path raise the same error. Its offsets are the tables' of
+engine/redo/vectors.py and layout.py (:func:`test_the_c_layouts_are_the_tables`). The
+workload's golden hashes are checked with whichever kernel is built;
+:func:`test_the_python_twin_gives_the_golden_redo` checks the twin in the same run.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
-import zlib
 from pathlib import Path
 from typing import Any
 
@@ -26,15 +30,31 @@ from hypothesis import strategies as st
 from engine._native import enabled as native_enabled
 from engine._native import load
 from engine.embedded import bulk
-from engine.embedded import bulkpack as bp
 from engine.embedded import redogen as rg
 from engine.embedded import redopack as rp
 from engine.embedded.dictionary import ColumnDef, IndexDef, TableDef
-from engine.redo.ids import Xid, make_dba
+from engine.embedded.rows import supp_columns
+from engine.redo import framing as F
+from engine.redo import layout as L
+from engine.redo import onlinelog as O
+from engine.redo import payloads as P
+from engine.redo import vectors as V
+from engine.redo.ids import Uba, Xid, make_dba
+from engine.redo.model import (
+    OBJ_UNDO,
+    ROLLBACK_FLAG,
+    ChangeVector,
+    Column,
+    IndexOp,
+    Ktb,
+    UndoApplied,
+)
+from engine.redo.rowid import fb_value
 from tests.source.test_source_workload_golden import GOLDEN, SCENARIOS, _fingerprint
 
 _C: Any = load("redopack")
 needs_c = pytest.mark.skipif(_C is None, reason="the C kernel is disabled (GGSCI_NATIVE=0)")
+SOURCE = Path(__file__).resolve().parents[2] / "engine/_native/redopack.c"
 
 COLUMNS = (
     ColumnDef("ID", "NUMBER", nullable=False),
@@ -56,6 +76,7 @@ TABLES = {
     ),
     "no index": TableDef("WL", "V", 76495, 76496, COLUMNS, key=("ID",)),
 }  # fmt: skip
+SCN = 1_600_123
 
 # values SQLite gives back, and some it would not (the Python encoders decide about those)
 good_numbers = st.one_of(
@@ -106,33 +127,42 @@ txns = st.tuples(
     ),
 )
 places = st.tuples(
-    st.integers(0, 2**40),  # logical
-    st.integers(0, 1500),  # switch_at - logical (small: the switch falls in the change)
-    st.integers(1, 2**62),  # scn
-    st.integers(-(2**62), 2**62),  # time
+    st.integers(1, 2**48 - 1),  # scn
     st.integers(0, 0x3FFFFF),  # block
     st.integers(0, 0xFFFF),  # slot
-    st.binary(min_size=8, max_size=8),  # rec_ids
 )
+SESSION = P.encode_vector(rg.session_info(40, 7, "WL", "T1", 12345))
 
 
-def _kernels(name: str) -> tuple[Any, rp.Table]:
+def _kernels(name: str, kinds: str | None = None, encoders: Any = None) -> tuple[Any, rp.Table]:
     table = TABLES[name]
-    pack = bp.TablePack(table)
-    kinds, encoders = rp.codecs_of(table)
-    return _C.Table(pack, kinds, encoders), rp.Table(pack, kinds, encoders)
+    shape = rp.shape_of(table)
+    k, e = rp.codecs_of(table)
+    kinds, encoders = kinds or k, encoders or e
+    native = None if _C is None else _C.Table(shape, kinds, encoders)
+    return native, rp.Table(shape, kinds, encoders)
 
 
-def _state(txn: tuple[Any, ...], dba: int, leaf: int) -> rp.Txn:
-    usn, slot, rec, seq, started, seen, leaf_seen, entries = txn
+def _ids(txn: tuple[Any, ...], dba: int, leaf: int) -> rg.TxnIds:
+    usn, slot, rec, seq, started, seen, leaf_seen, _ = txn
+    if not started:  # a transaction's 5.2 points at its next undo record: a byte
+        rec = min(rec, 0xFE)
     ids = rg.TxnIds(Xid(usn, slot, 0x357), undo_seq=seq, rec=rec, started=started)
     if seen:
         ids.blocks.add(dba)
     if leaf_seen:
         ids.blocks.add(leaf)
-    dirty = {} if entries is None else {dba: list(entries), dba + 1: [(1, 2, 3)]}
-    head = bp.tx_head(ids.header_cls, ids.header_dba, usn, slot, 0x357, ids.logon_user)
-    return rp.Txn(head, ids, dirty, bp.session_cv(40, 7, 12345, "WL", "T1"))
+    return ids
+
+
+def _dirty(txn: tuple[Any, ...], dba: int) -> dict[int, list[tuple[int, int, int]]]:
+    entries = txn[-1]
+    return {} if entries is None else {dba: list(entries), dba + 1: [(1, 2, 3)]}
+
+
+def _state(txn: tuple[Any, ...], dba: int, leaf: int) -> rp.Txn:
+    ids = _ids(txn, dba, leaf)
+    return rp.Txn(rp.tx_head(ids), ids, _dirty(txn, dba), SESSION)
 
 
 def _outcome(call: Any, *args: Any) -> Any:
@@ -145,6 +175,332 @@ def _outcome(call: Any, *args: Any) -> Any:
 def _after(tx: rp.Txn) -> tuple[Any, ...]:
     ids = tx.ids
     return ids.rec, ids.undo_seq, ids.started, sorted(ids.blocks), ids.last_uba, tx.dirty
+
+
+# ---------------------------------------------------------------------------- the tables
+
+
+def _c_layouts() -> dict[str, tuple[int, str]]:
+    src = SOURCE.read_text()
+    return {
+        f"{t}.{f}": (int(o), c)
+        for t, f, o, c in re.findall(r"#define (\w+?)_AT_(\w+) (\d+), '(\w)'", src)
+    }
+
+
+def _c_constants() -> dict[str, int]:
+    src = SOURCE.read_text()
+    return {n: int(v, 0) for n, v in re.findall(r"#define (\w+) (0x[0-9A-Fa-f]+|\d+)u?\b", src)}
+
+
+def test_the_c_layouts_are_the_tables() -> None:
+    """Every field redopack.c writes is at the offset, and of the width, that the tables of
+    engine/redo/vectors.py (and layout.py's vector header) give; every size is theirs."""
+    layouts = {
+        name: {f.name: (f.offset, f.fmt) for f in layout.fields}
+        for name, layout in (("VECTOR_HEADER_12C", L.VECTOR_HEADER_12C),
+                             ("BLOCK_HEADER", L.BLOCK_HEADER),
+                             ("RECORD_HEADER", L.RECORD_HEADER), ("LWN_HEADER", L.LWN_HEADER))
+    }  # fmt: skip
+    got = _c_layouts()
+    assert len(got) > 60
+    for name, (off, code) in got.items():
+        table, field = name.split(".")
+        if table in layouts:
+            assert layouts[table][field] == (off, code), name
+        else:
+            want = getattr(V, f"{table}_AT")[field]
+            assert want == (off, code), name
+    consts = _c_constants()
+    assert consts["VECTOR_HEADER_12C_SIZE"] == L.VECTOR_HEADER_12C.size
+    assert consts["BLOCK_HEADER_SIZE"] == L.BLOCK_HEADER.size
+    assert consts["RECORD_HEADER_SIZE"] == L.RECORD_HEADER.size
+    assert consts["LWN_HEADER_SIZE"] == L.LWN_HEADER.size
+    assert consts["VLD_LWN"] == L.VLD_LWN
+    for name in ("BLOCK_SIGNATURE", "BLOCK_TYPE_REDO", "FIRST_RECORD_FLAG"):
+        assert consts[name] == getattr(L, name), name
+    for name in ("KTUDH_SIZE", "KTUDB_SIZE", "KTUB_SIZE", "KTUCM_SIZE", "KTUCF_SIZE", "KTB_SIZE",
+                 "CLEANOUT_SIZE", "CLEANOUT_ENTRY_SIZE", "KDO_ROW_NULLS", "KDO_URP_NULLS",
+                 "KDO_SLOT_SIZE", "SUPP_SIZE", "SUPP_TYPE", "INDEX_SIZE", "KTB_CLEANOUT",
+                 "KTUB_BEGIN"):  # fmt: skip
+        assert consts[name] == getattr(V, name), name
+    # the values the generic path writes, as the Python twin names them
+    for name in ("ITL", "LB_REDO", "TSN", "BEGIN_FLG", "FLG", "COMMIT_STA", "COMMIT_FLG",
+                 "KDO_FLAG", "FB", "OP_F", "OP_C", "OP_Z", "KDO_IRP", "KDO_DRP", "KDO_URP",
+                 "INDEX_INSERT", "INDEX_DELETE", "INDEX_PURGE", "INDEX_RESTORE", "MAX_FIELD"):  # fmt: skip
+        assert consts[name] == getattr(rp, name), name
+    assert consts["KEYDATA"] == rp.KEYDATA.size
+    assert consts["FB"] == fb_value("--H-FL--")
+    assert consts["OBJ_UNDO"] == OBJ_UNDO and consts["ROLLBACK_FLAG"] == ROLLBACK_FLAG
+    assert consts["UNDO_FILE"] == rg.UNDO_FILE and consts["KDO_SIZE_MAX"] == rg.KDO_SIZE_MAX
+
+
+# ---------------------------------------------------------------------------- twin = generic
+
+raw = st.one_of(st.none(), st.binary(min_size=1, max_size=80))
+raw_rows = st.tuples(st.binary(min_size=1, max_size=70), raw, raw, raw, raw)
+IDENTITY = (lambda v: v,) * 5  # the values given already as Oracle bytes
+
+
+def _model(
+    table: TableDef, op: str, ids: rg.TxnIds, dirty: Any, dba: int, slot: int,
+    row: tuple[bytes | None, ...], set_cols: tuple[int, ...], new: tuple[bytes | None, ...],
+) -> list[list[ChangeVector]]:  # fmt: skip
+    """The records the generic path (engine/embedded/dml.py) writes for the change."""
+    pre = [] if ids.started else [rg.slot_alloc(ids, SCN)]
+    session = [] if ids.started else [rg.session_info(40, 7, "WL", "T1", 12345)]
+    cols = rg.columns_of(row)
+    size = rg.row_size(tuple(c.data for c in cols))
+    if op == "insert":
+        undo_kdo = rg.kdo("DRP", rg.UNDO_KTB, table, dba, slot=slot)
+    elif op == "update":
+        old = tuple(Column(i, row[i]) for i in set_cols)
+        undo_kdo = rg.kdo("URP", rg.UNDO_KTB, table, dba, slot=slot, lock=0,
+                          cc=len(table.columns), nnew=len(set_cols), columns=old)  # fmt: skip
+    else:
+        undo_kdo = rg.kdo("IRP", rg.UNDO_KTB, table, dba, slot=slot, size=size, lb=0,
+                          cc=len(cols), columns=cols)  # fmt: skip
+    undo_cv, uba = rg.row_undo(ids, table, SCN, undo_kdo, supp_columns(table, row))
+    ids.started = True
+    ktb, _ = rg.ktb_for(ids, dba, uba, dirty, SCN)
+    if op == "insert":
+        kdo = rg.kdo("IRP", ktb, table, dba, slot=slot, size=size, lb=2, cc=len(cols),
+                     columns=cols)  # fmt: skip
+        code = 2
+    elif op == "update":
+        cols_new = tuple(Column(i, v) for i, v in zip(set_cols, new, strict=True))
+        kdo = rg.kdo("URP", ktb, table, dba, slot=slot, lock=1, cc=len(table.columns),
+                     nnew=len(set_cols), columns=cols_new)  # fmt: skip
+        code = 5
+    else:
+        kdo = rg.kdo("DRP", ktb, table, dba, slot=slot)
+        code = 3
+    cvs = [*pre, undo_cv, rg.row_redo(ids, table, SCN, dba, code, kdo), *session]
+    records = [cvs]
+    if op != "update" and table.indexes:
+        index = table.indexes[0]
+        key = rg.index_key((table.column_index(index.columns[0]),), row)
+        keys = [(key, rg.keydata(dba, slot), slot)]
+        records.append(rg.index_change(ids, table, index, SCN, op == "insert", keys))
+    return records
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    name=st.sampled_from(sorted(TABLES)),
+    op=st.sampled_from(["insert", "update", "delete"]),
+    row=raw_rows,
+    new=raw_rows,
+    set_cols=st.lists(st.integers(1, 4), min_size=1, max_size=4, unique=True),
+    txn=txns,
+    where=st.tuples(st.integers(0x430, 0x3FFFFF), st.integers(0, 0xFFFF)),
+)
+def test_the_python_twin_writes_the_generic_paths_vectors(
+    name: str,
+    op: str,
+    row: tuple[bytes | None, ...],
+    new: tuple[bytes | None, ...],
+    set_cols: list[int],
+    txn: tuple[Any, ...],
+    where: tuple[int, int],
+) -> None:
+    table = TABLES[name]
+    block, slot = where
+    dba = make_dba(4, block)
+    leaf = make_dba(4, table.indexes[0].block) if table.indexes else 0
+    cols = tuple(set_cols)
+    new_vals = tuple(new[i] for i in cols)
+    ids = _ids(txn, dba, leaf)
+    model = _model(table, op, ids, _dirty(txn, dba), dba, slot, row, cols, new_vals)
+    want = [b"".join(P.encode_vector(cv) for cv in rec) for rec in model]
+    _, twin = _kernels(name, "TTTTT", IDENTITY)
+    tx = _state(txn, dba, leaf)
+    key = row[twin.shape.key_col]
+    if op == "insert":
+        got = twin.insert(tx, SCN, dba, slot, (7, *row))
+    elif op == "update":
+        got = twin.update(tx, SCN, dba, slot, cols, (7, key, *(row[i] for i in cols)), new_vals)
+    else:
+        got = twin.delete(tx, SCN, dba, slot, (7, *row))
+    assert list(got) == want
+    assert (ids.rec, ids.undo_seq, ids.started, ids.blocks) == (
+        tx.ids.rec, tx.ids.undo_seq, tx.ids.started, tx.ids.blocks
+    )  # fmt: skip
+    for rec, cvs in zip(got, model, strict=True):  # the framing reader takes them whole
+        vectors = F.parse_record(F.build_record("<", SCN, 1, [rec]), "<", "12c").vectors
+        assert [(v.layer, v.code) for v in vectors] == [(cv.layer, cv.code) for cv in cvs]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    name=st.sampled_from(sorted(TABLES)),
+    rows=st.lists(raw_rows, min_size=1, max_size=40),
+    txn=txns,
+    block=st.integers(0x430, 0x3FFFFF),
+)
+def test_array_inserts_are_the_generic_ones(
+    name: str, rows: list[tuple[bytes | None, ...]], txn: tuple[Any, ...], block: int
+) -> None:
+    """redopack.array_insert = dml's array insert record (5.1 QMD undo + 11.11 QMI)."""
+    table = TABLES[name]
+    dba = make_dba(4, block)
+    slotted = [(i * 3 % 700, row) for i, row in enumerate(rows)]
+    ids = _ids(txn, dba, 0)
+    dirty = _dirty(txn, dba)
+    pre = [] if ids.started else [rg.slot_alloc(ids, SCN)]
+    session = [] if ids.started else [rg.session_info(40, 7, "WL", "T1", 12345)]
+    slots = tuple(slot for slot, _ in slotted)
+    undo_cv, uba = rg.row_undo(
+        ids, table, SCN, rg.kdo("QMD", rg.UNDO_KTB, table, dba, slots=slots), ()
+    )
+    ids.started = True
+    ktb, _ = rg.ktb_for(ids, dba, uba, dirty, SCN)
+    qmi = rg.kdo("QMI", ktb, table, dba, lock=1, rows=rg.rows_image(slotted))
+    cvs = [*pre, undo_cv, rg.row_redo(ids, table, SCN, dba, 11, qmi), *session]
+    tx = _state(txn, dba, 0)
+    body = rp.row_pieces([row for _, row in slotted])
+    got, got_uba = rp.array_insert(rp.shape_of(table), tx, SCN, dba, list(slots), body)
+    if _C is not None:
+        assert _C.row_pieces([row for _, row in slotted]) == body
+    assert got == b"".join(P.encode_vector(cv) for cv in cvs)
+    assert got_uba == (uba.dba, uba.seq, uba.rec)
+    assert (tx.ids.rec, tx.ids.blocks, tx.dirty) == (ids.rec, ids.blocks, dirty)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    name=st.sampled_from(sorted(TABLES)),
+    row=raw_rows,
+    usn=st.integers(1, 10),
+    block=st.integers(0x430, 0x3FFFFF),
+    rec=st.integers(1, 255),
+)
+def test_compensation_records_are_the_generic_ones(
+    name: str, row: tuple[bytes | None, ...], usn: int, block: int, rec: int
+) -> None:
+    """redopack.undone = undo.compensate's change vectors (the generic rollback's)."""
+    table = TABLES[name]
+    shape = rp.shape_of(table)
+    ids = rg.TxnIds(Xid(usn, 3, 0x357), undo_seq=0x1234, started=True)
+    x = rp.tx_head(ids)
+    dba, slot = make_dba(4, block), block % 300
+    uba = (ids.undo_dba, 0x1234, rec)
+    marker = ChangeVector(5, 6, UndoApplied(ids.xid, Uba(*uba)), cls=x.cls + 1, afn=3,
+                          dba=uba[0], scn=SCN)  # fmt: skip
+    ktb = Ktb(op=0x02, kind="C", uba=Uba(*uba))
+    key = row[shape.key_col]
+    cols = rg.columns_of(row)
+    size = rg.row_size(tuple(c.data for c in cols))
+
+    def cv(code: int, kdo: Any) -> ChangeVector:
+        return ChangeVector(11, code, kdo, afn=4, dba=dba, obj=table.dataobj, scn=SCN)
+
+    drp = cv(3, rg.kdo("DRP", ktb, table, dba, slot=slot))
+    irp = cv(2, rg.kdo("IRP", ktb, table, dba, slot=slot, size=size, lb=0, cc=len(cols),
+                       columns=cols))  # fmt: skip
+    old = tuple(Column(i, row[i]) for i in (2, 4))
+    urp = cv(5, rg.kdo("URP", ktb, table, dba, slot=slot, cc=5, nnew=2, columns=old))
+
+    def leaf(insert: bool) -> list[ChangeVector]:
+        if not table.indexes:
+            return []
+        ikey = rp.index_key(key)
+        kd = rg.keydata(dba, slot)
+        body = IndexOp(action="insert leaf row" if insert else "delete leaf row", ktb=ktb,
+                       itl=2, sno=slot, row_size=len(ikey) + len(kd) + 4,
+                       keys=ikey if insert else b"", keydata=kd if insert else b"")  # fmt: skip
+        index = table.indexes[0]
+        return [ChangeVector(10, 2 if insert else 4, body, afn=4,
+                             dba=make_dba(4, index.block), obj=index.dataobj, scn=SCN)]  # fmt: skip
+
+    def enc(cvs: list[ChangeVector]) -> bytes:
+        return b"".join(P.encode_vector(cv) for cv in cvs)
+
+    got = rp.undone(shape, x, SCN, uba, dba, slot, "ins", (), key)
+    assert got == enc([marker, drp, *leaf(False)])
+    got = rp.undone(shape, x, SCN, uba, dba, slot, "del", row, key)
+    assert got == enc([marker, irp, *leaf(True)])
+    got = rp.undone(shape, x, SCN, uba, dba, slot, "upd", (row[2], row[4]), None, (2, 4))
+    assert got == enc([marker, urp])
+    if _C is not None:  # the compiled kernel's
+        native, _ = _kernels(name)
+        calls = [
+            ("ins", (), key, ()),
+            ("del", row, key, ()),
+            ("upd", (row[2], row[4]), None, (2, 4)),
+        ]
+        for kind, values, k, nos in calls:
+            want = rp.undone(shape, x, SCN, uba, dba, slot, kind, values, k, nos)
+            assert native.undone(x, SCN, uba, dba, slot, kind, values, k, nos) == want
+
+
+@needs_c
+@settings(max_examples=200, deadline=None)
+@given(
+    records=st.lists(
+        st.tuples(st.binary(max_size=600), st.integers(1, 2**48 - 1), st.integers(0, 0xFFFF),
+                  st.integers(0, 0xFF)),
+        min_size=1, max_size=6,
+    ),
+    order=st.sampled_from(["<", ">"]),
+)  # fmt: skip
+def test_the_c_gather_is_the_online_logs(
+    records: list[tuple[bytes, int, int, int]], order: L.Order
+) -> None:
+    """Records gathered into an LWN's stream by the C kernel and by OnlineLog.gather's
+    Python: the same bytes and record offsets."""
+    got = []
+    for native in (_C, None):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(O, "_NATIVE", native)
+            got.append(_gathered(records, order))
+    assert got[0] == got[1]
+
+
+def _gathered(records: list[tuple[bytes, int, int, int]], order: L.Order) -> tuple[Any, ...]:
+    log = O.OnlineLog.__new__(O.OnlineLog)  # its record stream only: no file
+    log.header = O.new_header(thread=1, sequence=7, first_scn=1, first_time=0, dbid=1,
+                              db_name="X", resetlogs_id=1, resetlogs_scn=0, order=order)  # fmt: skip
+    log._stream, log._starts = bytearray(), []
+    for vectors, scn, subscn, vld in records:
+        log.gather(scn, subscn, vectors, 9, vld)
+    return bytes(log._stream), log._starts, log.pending_scn, log._lwn_scn
+
+
+def test_the_online_log_gathers_headers_in_the_layouts_field_order() -> None:
+    """OnlineLog.gather packs the record and LWN headers by position (Layout.pack_values)."""
+    assert L.RECORD_HEADER.names == ("size", "vld", "scn_wrap", "scn", "subscn")
+    assert L.LWN_HEADER.names[:5] == L.RECORD_HEADER.names
+    assert L.LWN_HEADER.names[5:] == (
+        "lwn_num", "lwn_nst", "lwn_len", "lwn_scn", "lwn_scn_wrap", "time"
+    )  # fmt: skip
+    for hl in (L.RECORD_HEADER, L.LWN_HEADER):
+        values = list(range(1, len(hl.names) + 1))
+        for order in ("<", ">"):
+            want = hl.pack(order, dict(zip(hl.names, values, strict=True)))
+            assert hl.pack_values(order, *values) == want
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    usn=st.integers(1, 10),
+    slot=st.integers(0, 47),
+    scn=st.integers(1, 2**48 - 1),
+    uba=st.tuples(st.integers(0, 2**32 - 1), st.integers(0, 0xFFFF), st.integers(0, 0xFF)),
+    rollback=st.booleans(),
+)
+def test_the_commit_is_the_generic_one_and_the_c_one(
+    usn: int, slot: int, scn: int, uba: tuple[int, int, int], rollback: bool
+) -> None:
+    ids = rg.TxnIds(Xid(usn, slot, 0x1234), undo_seq=uba[1], rec=uba[2], started=True)
+    ids.last_uba = Uba(*uba)
+    want = P.encode_vector(rg.commit_cv(ids, scn, rollback))
+    assert rp.commit(rp.tx_head(ids), scn, uba, rollback) == want
+    if _C is not None:
+        assert _C.commit(rp.tx_head(ids), scn, uba, rollback) == want
+
+
+# ---------------------------------------------------------------------------- C = twin
 
 
 @needs_c
@@ -165,17 +521,17 @@ def test_the_c_row_change_is_the_python_one(
     new: tuple[Any, ...],
     set_cols: list[int],
     txn: tuple[Any, ...],
-    where: tuple[int, int, int, int, int, int, bytes],
+    where: tuple[int, int, int],
 ) -> None:
-    logical, room, scn, ts, block, slot, rec_ids = where
+    scn, block, slot = where
     dba = make_dba(4, block)
     native, python = _kernels(name)
-    key_col = python.pack.key_col
+    key_col = python.shape.key_col
     cols = tuple(set_cols)
     results = []
     for kernel in (native, python):
         tx = _state(txn, dba, make_dba(4, 0x441))
-        head = (tx, logical, rec_ids, logical + room, scn, ts, dba, slot)
+        head = (tx, scn, dba, slot)
         if op == "insert":
             got = _outcome(kernel.insert, *head, (7, *values))
         elif op == "update":
@@ -185,6 +541,53 @@ def test_the_c_row_change_is_the_python_one(
             got = _outcome(kernel.delete, *head, (7, *values))
         results.append((got, None if isinstance(got, type) else _after(tx)))
     assert results[0] == results[1]
+
+
+@needs_c
+def test_a_value_longer_than_a_field_is_refused_before_anything_changes() -> None:
+    native, python = _kernels("number key")
+    for kernel in (native, python):
+        tx = _state((3, 5, 0, 0x10, False, False, False, [(1, 2, 3)]), make_dba(4, 9), 0)
+        before = _after(tx)
+        with pytest.raises(ValueError):
+            kernel.insert(tx, SCN, make_dba(4, 9), 3, (7, 1, "x" * 70_000, None, None, None))
+        assert _after(tx) == before
+
+
+@needs_c
+@settings(max_examples=300, deadline=None)
+@given(
+    sizes=st.lists(st.integers(24, 3000), min_size=1, max_size=8),
+    block_size=st.sampled_from(L.BLOCK_SIZES),
+    order=st.sampled_from(["<", ">"]),
+    first=st.integers(2, 2**32 - 100),
+    sequence=st.integers(0, 2**32 - 1),
+    fill=st.binary(min_size=1, max_size=64),
+)
+def test_the_c_block_cutter_is_onlinelogs(
+    sizes: list[int], block_size: int, order: L.Order, first: int, sequence: int, fill: bytes
+) -> None:
+    """An LWN's record stream cut into sealed blocks (onlinelog.cut, the online-log
+    writer's) by the C kernel: the same bytes, blocks a reader checks and takes back."""
+    stream = (fill * (sum(sizes) // len(fill) + 1))[: sum(sizes)]
+    starts = [sum(sizes[:i]) for i in range(len(sizes))]
+    want = O.cut(stream, starts, first, sequence, block_size, order)
+    assert _C.cut(bytearray(stream), starts, first, sequence, block_size, order == ">") == want
+    for k in range(len(want) // block_size):
+        assert F.checksum_fold(want[k * block_size : (k + 1) * block_size], order) == 0
+
+
+@needs_c
+@settings(max_examples=200, deadline=None)
+@given(
+    rows=st.lists(
+        st.lists(st.one_of(st.none(), st.binary(max_size=300), st.binary(min_size=60_000,
+                 max_size=66_000)), max_size=6),
+        max_size=5,
+    )
+)  # fmt: skip
+def test_the_c_row_pieces_are_the_python_ones(rows: list[list[bytes | None]]) -> None:
+    assert _outcome(_C.row_pieces, rows) == _outcome(rp.row_pieces, rows)
 
 
 @needs_c
@@ -212,48 +615,6 @@ def test_boundary_numbers(value: object) -> None:
     assert _outcome(native.encode, row) == _outcome(python.encode, row)
 
 
-@needs_c
-def test_a_log_switch_between_the_records_of_a_change_leaves_the_rest_unframed() -> None:
-    native, python = _kernels("number key")
-    got = []
-    for kernel in (native, python):
-        tx = _state((3, 5, 0, 0x10, False, False, False, None), make_dba(4, 9), 0)
-        where = (tx, 1000, b"\1\0\1\0\1\0\0\0", 1001, 5000, 0, make_dba(4, 9), 3)
-        got.append(kernel.delete(*where, (7, 12, "A", 1.5, "2024-02-29 23:59:59", "N")))
-    assert got[0] == got[1]
-    frames, rest = got[0]
-    assert [n for n, _ in rest] == [2]
-    assert len(frames) == int.from_bytes(frames[:4], "little") + 8  # one whole frame
-
-
-@needs_c
-@settings(max_examples=100, deadline=None)
-@given(
-    usn=st.integers(1, 10),
-    slot=st.integers(0, 47),
-    where=places,
-    uba=st.tuples(st.integers(0, 2**32 - 1), st.integers(0, 0xFFFF), st.integers(0, 0xFF)),
-    rollback=st.booleans(),
-)
-def test_the_c_commit_is_the_python_one(
-    usn: int,
-    slot: int,
-    where: tuple[int, int, int, int, int, int, bytes],
-    uba: tuple[int, int, int],
-    rollback: bool,
-) -> None:
-    logical, _, scn, ts, _, _, rec_ids = where
-    head = bp.tx_head(15 + 2 * usn, 0xC00070, usn, slot, 0x1234, 90)
-    args = (head, logical, rec_ids, scn, ts, uba, rollback)
-    assert _C.commit(*args) == rp.commit(*args)
-
-
-@needs_c
-@given(data=st.binary(max_size=3000))
-def test_the_c_crc_is_zlibs(data: bytes) -> None:
-    assert _C.crc32(data) == zlib.crc32(data)
-
-
 def test_the_c_kernel_is_built_wherever_there_is_a_compiler() -> None:
     if native_enabled() and (shutil.which("cc") or shutil.which("gcc")):
         assert _C is not None, "engine/_native/redopack.c did not build: see `pip install -e .`"
@@ -266,6 +627,7 @@ def test_the_python_twin_gives_the_golden_redo(
     """The golden hashes with the pure-Python kernel, whichever one the build gives."""
     monkeypatch.setattr(bulk, "TABLE_KERNEL", rp.Table)
     monkeypatch.setattr(bulk, "COMMIT", rp.commit)
+    monkeypatch.setattr(bulk, "ROW_PIECES", rp.row_pieces)
     want = json.loads(GOLDEN.read_text())[scenario]
     assert _fingerprint(tmp_path, SCENARIOS[scenario]) == want
 

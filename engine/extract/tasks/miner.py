@@ -65,7 +65,7 @@ from engine.extract.tasks.txngroup import CLOSED, FRAGMENT, Step, group, table_o
 from engine.extract.tasks.values import NUMBER_TYPES, Convert, converter, entry_converter
 from engine.redo import framing
 from engine.redo.codecs import CODECS, decode_text
-from engine.redo.errors import RedoError
+from engine.redo.errors import RedoError, RedoUnsupportedError
 from engine.redo.ids import RowId, Uba
 from engine.redo.layout import VECTOR_HEADERS
 from engine.redo.model import (
@@ -79,8 +79,8 @@ from engine.redo.model import (
     UndoApplied,
 )
 from engine.redo.payloads import decode_vector
-from engine.redo.scan import DECLINED, Scan
-from engine.redo.vectors import UNDO_CLS_FIRST
+from engine.redo.scan import Scan
+from engine.redo.vectors import UNDECODED_ROW_OPS, UNDO_CLS_FIRST
 from engine.trail.codec import commit_tokens, row_record
 from engine.trail.errors import RecordLimitError
 from engine.trail.layout import BEFORE_IMAGE, IO_TYPE_NAMES, IOType, TransInd
@@ -97,6 +97,7 @@ _INSERT, _DELETE = int(IOType.INSERT), int(IOType.DELETE)
 _FIELDCOMP, _KEYFIELDCOMP = int(IOType.FIELDCOMP), int(IOType.KEYFIELDCOMP)
 _BEFORE_FIELDCOMP, _UNIFIED = _FIELDCOMP | BEFORE_IMAGE, int(IOType.UNIFIED_UPDATE)
 _UNIFIED_PK = int(IOType.UNIFIED_PK_UPDATE)
+_TRUNCATES: Final = 32  # the C walk's table flag beside decode.BEFORES_* and FULL_DELETES
 _BEGIN_IND, _MIDDLE, _END, _WHOLE = (int(t) for t in TransInd)
 #: Column entries and table name that surely fit a record with every token (64 KiB).
 _ROOM: Final = 65_535 - 200
@@ -337,12 +338,10 @@ class Miner:
         ) -> tuple[int, int, int, int]:  # fmt: skip
             h = scan.header
             assert h is not None
-            if h.order != "<":  # the C walk reads little-endian logs: all to Python
-                return pos, 0, -1, DECLINED
             hs = VECTOR_HEADERS[h.layout].size
             got: tuple[int, int, int, int] = walker.walk(
                 buf, pos, hi, base, first_block, bs, start, end, lwn_scn, micros(lwn_time),
-                h.thread, hs, out,
+                h.thread, hs, h.order == ">", out,
             )  # fmt: skip
             return got
 
@@ -372,12 +371,15 @@ class Miner:
                 info.captured,
                 info.hooked,
                 self.helper(info).entry,
-                info.befores | (FULL_DELETES if info.full_deletes else 0),
+                info.befores
+                | (FULL_DELETES if info.full_deletes else 0)
+                | (_TRUNCATES if info.truncates else 0),
             )
             for obj, info in self.tables.items()
         }
-        kinds = (_ROW, _BEGIN, _COMMIT_K, _ROLLBACK, _SESSION_K, _UNDO_K)
-        io = (_INSERT, _DELETE, _FIELDCOMP, _KEYFIELDCOMP, _BEFORE_FIELDCOMP, _UNIFIED, _UNIFIED_PK)
+        kinds = (_ROW, _BEGIN, _COMMIT_K, _ROLLBACK, _SESSION_K, _UNDO_K, _DDL)
+        io = (_INSERT, _DELETE, _FIELDCOMP, _KEYFIELDCOMP, _BEFORE_FIELDCOMP, _UNIFIED, _UNIFIED_PK,
+              int(IOType.PURGEDATA))  # fmt: skip
         return _NATIVE.Walker(spec, kinds, io)
 
     # -- one record -----------------------------------------------------------------
@@ -416,6 +418,8 @@ class Miner:
             layer, code = v.layer, v.code
             if layer == 11:
                 if code not in _KDO_CODES:
+                    if v.op in UNDECODED_ROW_OPS:  # rows changed that cannot be read
+                        self._undecoded(v.op, v.obj, scan.path, offset, rec.scn)
                     continue
             elif (layer, code) not in _READ:
                 continue  # index redo, cleanouts, markers: capture does not need them
@@ -460,6 +464,16 @@ class Miner:
                         session.txn_name, "", b""))  # fmt: skip
 
     # -- rows -----------------------------------------------------------------------
+    def _undecoded(self, op: str, obj: int, path: object, offset: int, scn: int) -> None:
+        """A level-11 vector that changes rows this reader does not decode: of a captured
+        table it stops the Extract rather than lose them (docs/redo_format.md)."""
+        info = self.tables.get(obj)
+        if info is not None and info.captured:
+            raise RedoUnsupportedError(
+                f"{path}: record at {offset}: {info.qualified}: {UNDECODED_ROW_OPS[op]} ({op}) "
+                f"at SCN {scn}: not supported"
+            )
+
     def _xid(self, usn: int, slot: int, sqn: int) -> str:
         """The text of a transaction id, remembered."""
         key = (usn, slot, sqn)
