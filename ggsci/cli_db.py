@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
-from engine.embedded.archiver import Archiver, archive_dest, set_archive_dest
+from engine.embedded.archiver import (
+    ArchiveParams,
+    Archiver,
+    archive_params,
+    archived_copy,
+    set_archive_dest,
+)
 from engine.embedded.database import (
     Database,
     create_database,
@@ -27,8 +33,10 @@ from engine.embedded.dictionary import load_dictionary
 from engine.embedded.errors import STATEMENT_ERRORS, DatabaseError, SourceError
 from engine.home.layout import HomeError, resolve_home
 from engine.home.trust import NotHomeOwner, check_home_owner
+from engine.redo.archnames import DEFAULT_FORMAT
 
 if TYPE_CHECKING:
+    from engine.embedded.logs import LogInfo
     from engine.embedded.sql import Result
     from engine.redo.model import RedoRecord
 
@@ -101,12 +109,24 @@ def create(
         str | None,
         typer.Option(help="Copy each archived log here (a path, file://, s3://, hdfs://)."),
     ] = None,
+    archive_format: Annotated[
+        str,
+        typer.Option(
+            help="LOG_ARCHIVE_FORMAT: archived log names (%t thread, %s sequence, "
+            "%r resetlogs id, %d dbid, %a activation; upper case zero-filled)."
+        ),
+    ] = DEFAULT_FORMAT,
     home: HomeOpt = None,
 ) -> None:
     """Create an embedded database."""
-    root = _guard(lambda: create_database(_dirdb(home), name, threads, log_size * 1024 * 1024))
+    dest: str | None = None
     if archive_dest:
-        _guard(lambda: set_archive_dest(root, _checked_dest(archive_dest)))
+        given = archive_dest
+        dest = _guard(lambda: _checked_dest(given))
+    params = ArchiveParams(dest, archive_format)
+    root = _guard(
+        lambda: create_database(_dirdb(home), name, threads, log_size * 1024 * 1024, params)
+    )
     typer.echo(f"Database {root.name} created ({threads} redo thread(s)).")
 
 
@@ -118,7 +138,7 @@ def _checked_dest(dest: str) -> str:
     if storage.is_local(dest) and not dest.startswith("file:"):
         return str(Path(dest).resolve())
     try:
-        storage.exists(storage.join(dest, "t1"))
+        storage.exists(dest)
     except storage.StorageError as exc:
         raise SourceError(exc.message, exc.code) from None
     return dest
@@ -136,7 +156,9 @@ def archive_dest_cmd(
     """Show or set where archived logs are copied (Oracle's LOG_ARCHIVE_DEST)."""
     with _db(home, name) as db:
         if dest is None and not none:
-            typer.echo(f"LOG_ARCHIVE_DEST: {_shown(archive_dest(db.root))}")
+            params = archive_params(db.root)
+            typer.echo(f"LOG_ARCHIVE_DEST: {_shown(params.dest)}")
+            typer.echo(f"LOG_ARCHIVE_FORMAT: {params.format}")
             return
         new = None if none else _checked_dest(str(dest))
         set_archive_dest(db.root, new)
@@ -158,6 +180,55 @@ def archive(name: str, home: HomeOpt = None) -> None:
     typer.echo(f"{len(done)} log(s) archived.")
     if archiver.errors:
         raise typer.Exit(1)
+
+
+@app.command("show")
+def show(name: str, home: HomeOpt = None) -> None:
+    """Show a database's parameters: DBID, threads, log size, SCN, LOG_ARCHIVE_DEST and
+    LOG_ARCHIVE_FORMAT."""
+    with _db(home, name) as db:
+        ident = db.logs.identity
+        params = archive_params(db.root)
+        rows = [
+            ("DB_NAME", ident.db_name),
+            ("DBID", f"{ident.dbid} (0x{ident.dbid:08X})"),
+            ("RESETLOGS_ID", str(ident.resetlogs_id)),
+            ("THREADS", str(db.state.threads)),
+            ("LOG_SIZE", f"{db.state.log_bytes // (1024 * 1024)} MB"),
+            ("CURRENT_SCN", str(db.state.scn)),
+            ("TABLES", str(len(db.dictionary.tables))),
+            ("LOG_ARCHIVE_DEST", _shown(params.dest)),
+            ("LOG_ARCHIVE_FORMAT", params.format),
+        ]
+    for key, value in rows:
+        typer.echo(f"{key + ':':20s}{value}")
+
+
+@app.command("dictionary")
+def dictionary_cmd(
+    name: str,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Write it here (default: standard output).")
+    ] = None,
+    home: HomeOpt = None,
+) -> None:
+    """Write the database's dictionary in ggsci's Oracle dictionary JSON, as
+    engine/redo/sql/ggsci_dictionary.sql writes a real database's (for db attach)."""
+    import json
+
+    from engine.embedded.oradict import oracle_dictionary
+
+    with _db(home, name) as db:
+        doc = oracle_dictionary(db.dictionary, db.state.scn).to_json()
+    text = json.dumps(doc, indent=1) + "\n"
+    if out is None:
+        sys.stdout.write(text)
+        return
+    try:
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise _fail(DatabaseError(f"cannot write {out}: {exc.strerror}", "GGS-SRC-0107")) from None
+    typer.echo(f"Dictionary of {len(doc['tables'])} table(s) at SCN {doc['scn']} written to {out}.")
 
 
 def _shown(dest: str | None) -> str:
@@ -453,13 +524,26 @@ def logs(
         return
     with _db(home, name) as db:
         infos = db.list_logs()
+        copies = {(i.thread, i.sequence): _copy(db.root, i) for i in infos}
     for i in infos:
         status = "ARCHIVED" if i.archived else "CURRENT"
         nxt = str(i.next_scn) if i.next_scn else "-"
+        copy = copies[(i.thread, i.sequence)]
         typer.echo(
             f"{i.thread:3d} {i.sequence:9d} {status:8s} {i.first_scn:>12d} {nxt:>12s} "
-            f"{i.size:>12d} {i.path}"
+            f"{i.size:>12d} {i.path}" + (f"  archived as {copy}" if copy else "")
         )
+
+
+def _copy(root: Path, info: LogInfo) -> str | None:
+    """Where the archiver copied ``info`` (None: not archived, or not copied yet)."""
+    from engine.embedded.archiver import MARKER
+    from engine.storage import describe
+
+    if not info.archived or not info.path.with_suffix(MARKER).exists():
+        return None
+    where = archived_copy(root, info.thread, info.sequence)
+    return describe(where) if where else None
 
 
 def _oracle_logs(location: str, fmt: str | None) -> None:

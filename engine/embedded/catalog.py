@@ -4,9 +4,12 @@ A :class:`RedoCatalog` lists the logs of every thread from two kinds of place:
 
 - the database's *online* redo directory (``<db>/redo``), when the Extract can see it: the
   current log of each thread and the archived logs not copied out yet;
-- *archive destinations* (:mod:`engine.embedded.archiver`'s layout, any
-  :mod:`engine.storage` location): TRANLOGOPTIONS ALTARCHIVELOGDEST, else the database's own
-  archive destination. An archived log found there is read there, by the Spark tasks; an
+- *archive destinations* (any :mod:`engine.storage` location): TRANLOGOPTIONS
+  ALTARCHIVELOGDEST, else the database's own archive destination (LOG_ARCHIVE_DEST,
+  :mod:`engine.embedded.archiver`). The logs there are the files whose names the archive
+  format gives (TRANLOGOPTIONS ALTARCHIVEDLOGFORMAT, else the database's LOG_ARCHIVE_FORMAT;
+  :mod:`engine.redo.archnames`), and each is what its header says (thread, sequence, SCNs),
+  whatever its name. An archived log found there is read there, by the Spark tasks; an
   online log is then read by the Extract's driver (``LogInfo.local``), since the tasks may
   run where that directory is not. Without an archive destination everything is read from
   the online directory, by the tasks (one machine, or a redo directory every node mounts
@@ -23,7 +26,6 @@ sequences and the positions; the Extract abends with it instead of skipping the 
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Generator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -31,14 +33,13 @@ from typing import Protocol
 from urllib.parse import urlsplit
 
 from engine import storage
-from engine.embedded.archiver import archive_dest
+from engine.embedded.archiver import archive_params
 from engine.embedded.errors import RedoFormatError
 from engine.embedded.logfile import HEADER_BYTES, FileHeader, logical_floor
 from engine.embedded.logs import LogInfo, list_logs
+from engine.redo.archnames import DEFAULT_FORMAT, format_regex
 from engine.redo.scan import Scan, record_scn
 from engine.storage import PathMap
-
-_ARCHIVED_NAME = re.compile(r"/t(\d+)/(\d{9})\.log$")
 
 
 class RedoGapError(RedoFormatError):
@@ -65,6 +66,9 @@ class _Tranlog(Protocol):
     def alt_archive_log_dests(self) -> tuple[str, ...]: ...
 
     @property
+    def alt_archived_log_format(self) -> str | None: ...
+
+    @property
     def path_map(self) -> tuple[tuple[str, str], ...]: ...
 
 
@@ -73,6 +77,7 @@ class RedoCatalog:
     online: Path | None
     archives: tuple[str, ...] = ()
     path_map: PathMap = field(default_factory=PathMap)
+    archive_format: str = DEFAULT_FORMAT  # the names of the archived logs in ``archives``
     # headers of archived copies (they never change), by location
     _headers: dict[str, FileHeader] = field(default_factory=dict, repr=False)
 
@@ -81,17 +86,18 @@ class RedoCatalog:
         """The catalog an Extract reads through, from its TRANLOGOPTIONS."""
         if tranlog is None:
             return cls(source_root / "redo")
+        params = archive_params(source_root)
         dests = tuple(tranlog.alt_archive_log_dests)
         if not dests:
-            own = archive_dest(source_root)
-            dests = (own,) if own else ()
+            dests = (params.dest,) if params.dest else ()
         if tranlog.archived_log_only and not dests:
             raise RedoGapError(
                 "TRANLOGOPTIONS ARCHIVEDLOGONLY needs an archive destination: "
                 "ALTARCHIVELOGDEST, or the database's (ggsci db archive-dest)"
             )
         online = None if tranlog.archived_log_only else source_root / "redo"
-        return cls(online, dests, PathMap(tuple(tranlog.path_map)))
+        fmt = tranlog.alt_archived_log_format or params.format
+        return cls(online, dests, PathMap(tuple(tranlog.path_map)), fmt)
 
     # -- listing ------------------------------------------------------------------------
     def logs(self, thread: int | None = None) -> list[LogInfo]:
@@ -122,11 +128,12 @@ class RedoCatalog:
 
     def _archived(self, dest: str, thread: int | None) -> list[LogInfo]:
         out = []
-        for entry in storage.list_files(dest, ".log"):
-            tail = entry.location if storage.is_local(entry.location) else None
-            m = _ARCHIVED_NAME.search(tail or urlsplit(entry.location).path)
-            if m is None or (thread is not None and int(m.group(1)) != thread):
-                continue
+        named = format_regex(self.archive_format)
+        for entry in storage.list_files(dest):
+            local = storage.is_local(entry.location)
+            name = (entry.location if local else urlsplit(entry.location).path).rsplit("/", 1)[-1]
+            if not named.match(name) or entry.location != storage.join(dest, name):
+                continue  # not an archived log's name, or in a directory below
             h = self._headers.get(entry.location)
             shown = storage.describe(entry.location)
             if h is None:
@@ -137,7 +144,8 @@ class RedoCatalog:
                 except (RedoFormatError, storage.StorageError) as exc:
                     raise RedoGapError(f"archived log unreadable: {exc}") from None
                 self._headers[entry.location] = h
-            local = storage.is_local(entry.location)
+            if thread is not None and h.thread != thread:
+                continue
             out.append(
                 LogInfo(
                     h.thread,

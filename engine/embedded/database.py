@@ -5,6 +5,7 @@ Layout of ``<home>/dirdb/<NAME>/``::
     data.sqlite       user tables (``OWNER$NAME``, with a ``_rid`` = block << 16 | slot)
                       and ``_gg_state`` (counters, sessions with open transactions)
     dictionary.json   the data dictionary (:mod:`engine.embedded.dictionary`)
+    archive.json      LOG_ARCHIVE_DEST and LOG_ARCHIVE_FORMAT (:mod:`engine.embedded.archiver`)
     redo/t<T>/<seq>.log   redo logs per thread (:mod:`engine.embedded.logs`)
     lock              held (flock) by the one process that has the database open
 
@@ -31,7 +32,7 @@ from typing import Any, BinaryIO, Final
 
 from engine.embedded import redogen as rg
 from engine.embedded import users
-from engine.embedded.archiver import Archiver
+from engine.embedded.archiver import ArchiveParams, Archiver, checked_format, set_archive_params
 from engine.embedded.clock import Clock, SimClock
 from engine.embedded.dictionary import (
     ColumnDef,
@@ -113,11 +114,19 @@ def databases(dirdb: Path) -> list[str]:
 
 
 def create_database(
-    dirdb: Path, name: str, threads: int = 1, log_bytes: int = DEFAULT_LOG_BYTES
+    dirdb: Path,
+    name: str,
+    threads: int = 1,
+    log_bytes: int = DEFAULT_LOG_BYTES,
+    archive: ArchiveParams | None = None,
 ) -> Path:
+    """A new database; ``archive``: its LOG_ARCHIVE_DEST and LOG_ARCHIVE_FORMAT
+    (:mod:`engine.embedded.archiver`; default: no destination, Oracle's default format)."""
     name = check_name(name)
     if threads < 1 or threads > 16:
         raise DatabaseError("threads must be between 1 and 16", "GGS-SRC-0105")
+    archive = archive or ArchiveParams()
+    checked_format(archive.format)  # refused before anything is made
     root = dirdb / name
     if (root / "data.sqlite").exists():
         raise DatabaseError(f"database {name} already exists", "GGS-SRC-0101")
@@ -132,6 +141,7 @@ def create_database(
     conn.execute("INSERT INTO _gg_state VALUES ('users', ?)", (users.initial_users(),))
     conn.commit()
     conn.close()
+    set_archive_params(root, archive)
     return root
 
 

@@ -93,6 +93,13 @@ def list_logs(redo_dir: Path, thread: int | None = None) -> list[LogInfo]:
     return out
 
 
+def database_identity(redo_dir: Path) -> Identity:
+    """What every log header of the database of ``redo_dir`` says about it: its name (the
+    database directory's), an id from it (DBID), one incarnation (resetlogs id 1)."""
+    name = redo_dir.resolve().parent.name.upper()
+    return Identity(name[:8], zlib.crc32(name.encode()), 1, 0)
+
+
 def check_format(redo_dir: Path) -> None:
     """Refuse, with one line, a database whose logs are in the format before Oracle's."""
     for tdir in sorted(redo_dir.glob("t*")):
@@ -130,10 +137,7 @@ class LogSet:
         self.progress = progress
         self.threads = threads
         self.writers: dict[int, LogWriter] = {}
-        #: What every log header says of the database: its name (the directory's), an id
-        #: from it, one incarnation.
-        name = redo_dir.resolve().parent.name.upper()
-        self.identity = Identity(name[:8], zlib.crc32(name.encode()), 1, 0)
+        self.identity = database_identity(redo_dir)
         #: Called with the thread after each log switch (the database's archiver).
         self.on_archived: Callable[[int], object] | None = None
         self.closed: set[int] = set()

@@ -2,22 +2,21 @@
 known by their headers: thread, sequence, SCN range, resetlogs id, version. And the chain an
 Extract reads: one thread's logs from a sequence on, with no gap and no other incarnation.
 
-Names are filtered by a LOG_ARCHIVE_FORMAT (``%t_%s_%r.dbf``: %t/%T thread, %s/%S sequence,
-%r resetlogs id, %d dbid in hex, %a activation id, %h a hash: upper case = zero-padded);
-the header, not the name, says what a log is.
+Names are filtered by a LOG_ARCHIVE_FORMAT (``%t_%s_%r.dbf``; its variables:
+:mod:`engine.redo.archnames`); the header, not the name, says what a log is.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from engine import storage
+from engine.redo.archnames import DEFAULT_FORMAT as DEFAULT_FORMAT  # attached.py reads it here
+from engine.redo.archnames import format_regex
 from engine.redo.errors import RedoError
 from engine.redo.framing import LogHeader, read_header
 
-DEFAULT_FORMAT = "%t_%s_%r.dbf"
 HEADER_BYTES = 2 * 4096  # blocks 0 and 1 at the largest block size
 
 
@@ -44,30 +43,6 @@ class LogFile:
     @property
     def sequence(self) -> int:
         return self.header.sequence
-
-
-_FORMAT_PARTS = {
-    "t": r"\d+",
-    "s": r"\d+",
-    "r": r"\d+",
-    "d": r"[0-9a-fA-F]+",
-    "a": r"\d+",
-    "h": r"[^/]*",
-}
-
-
-def format_regex(fmt: str) -> re.Pattern[str]:
-    out = []
-    i = 0
-    while i < len(fmt):
-        c = fmt[i]
-        if c == "%" and i + 1 < len(fmt) and fmt[i + 1].lower() in _FORMAT_PARTS:
-            out.append(_FORMAT_PARTS[fmt[i + 1].lower()])
-            i += 2
-            continue
-        out.append(re.escape(c))
-        i += 1
-    return re.compile("".join(out) + r"\Z")
 
 
 def read_log_header(location: str) -> LogHeader:

@@ -125,6 +125,15 @@ def _ts_tz(raw: bytes, _cs: str) -> Value:
         raise RedoCorruptError(f"TIMESTAMP WITH TIME ZONE {raw.hex()}: {exc}") from None
 
 
+NATIONAL_CHARSETS = ("AL16UTF16", "UTF8")  # the only national character sets Oracle allows
+
+
+def _national(charset: str) -> str:
+    """The national character set an NCHAR/NVARCHAR2 value is in: the column's (a
+    dictionary gives the national set for charset form 2), else Oracle's default."""
+    return charset.upper() if charset.upper() in NATIONAL_CHARSETS else "AL16UTF16"
+
+
 # column type name (as the dictionary names it) -> decoder(raw, charset)
 DECODERS: dict[str, Callable[[bytes, str], Value]] = {
     "NUMBER": _number,
@@ -134,8 +143,8 @@ DECODERS: dict[str, Callable[[bytes, str], Value]] = {
     "BINARY_DOUBLE": lambda r, _c: decode_binary_double(r),
     "VARCHAR2": decode_text,
     "CHAR": decode_text,
-    "NVARCHAR2": lambda r, _c: decode_text(r, "AL16UTF16"),
-    "NCHAR": lambda r, _c: decode_text(r, "AL16UTF16"),
+    "NVARCHAR2": lambda r, c: decode_text(r, _national(c)),
+    "NCHAR": lambda r, c: decode_text(r, _national(c)),
     "DATE": _date,
     "TIMESTAMP": _ts,
     "TIMESTAMP WITH TIME ZONE": _ts_tz,

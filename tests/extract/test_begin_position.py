@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from engine import storage
-from engine.embedded.archiver import archived_location, set_archive_dest
+from engine.embedded.archiver import archived_copy, set_archive_dest
 from engine.embedded.clock import ManualClock
 from engine.embedded.database import Database, create_database
 from engine.embedded.sql import execute
@@ -142,7 +142,7 @@ def test_begin_before_the_oldest_log_abends(home: Home, tmp_path: Path) -> None:
     inside what is left still works, on both threads."""
     dest = str(tmp_path / "arch")
     root, rows = _source(home, dest)
-    Path(archived_location(dest, 2, 1)).unlink()
+    Path(str(archived_copy(root, 2, 1))).unlink()
     shell = Shell(home)
     for group, start in (
         ("e1", f"SCN {rows[0].scn}"),
@@ -161,7 +161,7 @@ def test_begin_before_the_oldest_log_abends(home: Home, tmp_path: Path) -> None:
     assert _run(home, "e4") == list(range(7, ROWS + 1))
     # A log started after its records' times (as an import writes them): a begin time
     # after its first record is still found, before it still abends.
-    copy = Path(archived_location(dest, 2, 2))
+    copy = Path(str(archived_copy(root, 2, 2)))
     later = T0 + timedelta(days=1)
     rewrite_header(copy, first_time=redo_time_of(later))
     _add(shell, "e5", f"BEGIN {_stamp(rows[8].time)}")

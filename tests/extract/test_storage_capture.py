@@ -84,12 +84,11 @@ def test_capture_from_s3_archive_equals_local(
 ) -> None:
     dest = storage.join(s3_server, "equal", "arch")
     root = _source(home, dest)
-    archived = storage.list_files(dest, ".log")
-    assert [e.location.split("?")[0].rsplit("/", 2)[1:] for e in archived] == [
-        ["t1", f"{s:09d}.log"] for s in (1, 2, 3)
-    ]
-    for e in archived:  # the very bytes of the archived local log
-        local = root / "redo" / "t1" / e.location.split("?")[0].rsplit("/", 1)[1]
+    archived = storage.list_files(dest)
+    names = [e.location.split("?")[0].rsplit("/", 1)[1] for e in archived]
+    assert names == [f"1_{s}_1.dbf" for s in (1, 2, 3)]  # LOG_ARCHIVE_FORMAT %t_%s_%r.dbf
+    for s, e in zip((1, 2, 3), archived, strict=True):  # the very bytes of the local log
+        local = root / "redo" / "t1" / f"{s:09d}.log"
         assert storage.read_range(e.location, 0, e.size) == local.read_bytes()
     _extract(home, spark, "aa")  # local redo
     # archived logs from S3 in the tasks, the current one from the online directory
@@ -125,7 +124,7 @@ def test_pathmap_tasks_read_their_view(home: Home, spark: SparkSession, tmp_path
         db.switch_log(1)
     _extract(home, spark, "aa")
     shutil.copytree(driver, task)
-    for log in driver.rglob("*.log"):
+    for log in driver.glob("*.dbf"):
         data = bytearray(log.read_bytes())
         for i in range(2 * BLOCK, len(data), BLOCK):
             data[i + 40] ^= 0xFF  # a payload byte in each block
@@ -249,7 +248,7 @@ def test_archived_only_starts_at_the_oldest_archive(
     root = _source(home, str(dest))
     with Database(root) as db:
         db.switch_log(1)
-    (dest / "t1" / "000000001.log").unlink()
+    (dest / "1_1_1.dbf").unlink()
     (root / "redo").rename(root / "redo.hidden")
     _extract(home, spark, "aa", "TRANLOGOPTIONS ARCHIVEDLOGONLY\n")
     assert _ids(home, "aa") == [str(i) for i in range(13, 49)]

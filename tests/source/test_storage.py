@@ -109,10 +109,11 @@ def _db(tmp_path: Path, dest: str | None) -> Path:
 def test_archiver_copies_each_switched_log(tmp_path: Path) -> None:
     dest = str(tmp_path / "arch")
     root = _db(tmp_path, dest)
-    copies = storage.list_files(dest, ".log")
-    assert [e.location for e in copies] == [f"{dest}/t1/{s:09d}.log" for s in (1, 2, 3)]
-    for e in copies:
-        local = root / "redo" / "t1" / Path(e.location).name
+    copies = storage.list_files(dest)
+    # named by Oracle's default LOG_ARCHIVE_FORMAT, %t_%s_%r.dbf, flat in the destination
+    assert [e.location for e in copies] == [f"{dest}/1_{s}_1.dbf" for s in (1, 2, 3)]
+    for s, e in zip((1, 2, 3), copies, strict=True):
+        local = root / "redo" / "t1" / f"{s:09d}.log"
         assert Path(e.location).read_bytes() == local.read_bytes()
         assert local.with_suffix(".arc").exists()
 
@@ -137,14 +138,14 @@ def test_catalog_reads_archives_and_online_logs(tmp_path: Path) -> None:
     root = _db(tmp_path, dest)
     both = RedoCatalog(root / "redo", (dest,)).logs()
     assert [(i.sequence, i.archived, i.local, i.location) for i in both] == [
-        (1, True, False, f"{dest}/t1/000000001.log"),
-        (2, True, False, f"{dest}/t1/000000002.log"),
-        (3, True, False, f"{dest}/t1/000000003.log"),
+        (1, True, False, f"{dest}/1_1_1.dbf"),
+        (2, True, False, f"{dest}/1_2_1.dbf"),
+        (3, True, False, f"{dest}/1_3_1.dbf"),
         (4, False, True, ""),  # the current log: the driver reads it
     ]
     only = RedoCatalog(None, (dest,), PathMap(((dest, "/task/arch"),))).logs()
     assert [i.sequence for i in only] == [1, 2, 3]
-    assert only[0].task_location == "/task/arch/t1/000000001.log"
+    assert only[0].task_location == "/task/arch/1_1_1.dbf"
     plain = RedoCatalog(root / "redo").logs()  # no archive destination: as before
     assert [(i.sequence, i.local, i.location) for i in plain] == [
         (s, False, "") for s in (1, 2, 3, 4)
@@ -218,13 +219,16 @@ def test_db_cli_archive_dest(tmp_path: Path) -> None:
     (tmp_path / "home").mkdir()  # a --home that does not exist is refused (issue 29)
     dest = tmp_path / "arch"
     assert db("create", "src", "--archive-dest", str(dest))[0] == 0
-    assert db("archive-dest", "SRC") == (0, f"LOG_ARCHIVE_DEST: {dest}\n")
+    assert db("archive-dest", "SRC") == (
+        0,
+        f"LOG_ARCHIVE_DEST: {dest}\nLOG_ARCHIVE_FORMAT: %t_%s_%r.dbf\n",
+    )
     assert db("sql", "SRC", "CREATE TABLE t (id NUMBER PRIMARY KEY)")[0] == 0
     assert db("switch-log", "SRC")[0] == 0
-    assert [Path(e.location).name for e in storage.list_files(str(dest))] == ["000000001.log"]
+    assert [Path(e.location).name for e in storage.list_files(str(dest))] == ["1_1_1.dbf"]
     assert db("archive", "SRC") == (0, "0 log(s) archived.\n")  # nothing left to copy
     code, out = db("archive-dest", "SRC", "hdfs://namenode:8020/arch")
-    assert code == 1 and out.startswith("GGS-SRC-0600: hdfs://namenode:8020/arch/t1: hdfs:// needs")
+    assert code == 1 and out.startswith("GGS-SRC-0600: hdfs://namenode:8020/arch: hdfs:// needs")
     assert out.count("\n") == 1
     assert db("archive-dest", "SRC", "--none") == (0, "System altered. LOG_ARCHIVE_DEST: (none)\n")
     code, out = db("archive", "SRC")
@@ -240,7 +244,7 @@ def test_first_scn_at_reads_any_storage(tmp_path: Path, s3_server: str) -> None:
     dest = storage.join(s3_server, "first-scn")
     root = _db(tmp_path, dest)
     local = root / "redo" / "t1" / "000000002.log"
-    remote = storage.join(dest, "t1", "000000002.log")
+    remote = storage.join(dest, "1_2_1.dbf")
     offsets = [o for o, _e, _p in logfile.read_frames(local)]
     for at in [0, *offsets[:3], offsets[1] + 7, offsets[-1], offsets[-1] + 1]:
         want = logfile.first_scn_at(local, at)
@@ -259,7 +263,7 @@ def test_a_split_on_s3_is_a_few_ranged_reads(
     dest = storage.join(s3_server, "reads")
     root = _db(tmp_path, dest)
     local = root / "redo" / "t1" / "000000002.log"
-    remote = storage.join(dest, "t1", "000000002.log")
+    remote = storage.join(dest, "1_2_1.dbf")
     reads: list[tuple[int, int]] = []
     real = storage._ArrowInput.read_at
 
