@@ -275,7 +275,7 @@ class TranlogOptions:
     include_tags: tuple[str, ...] = ()
     archived_log_only: bool = False
     alt_archive_log_dests: tuple[str, ...] = ()
-    alt_archived_log_format: str | None = None  # ALTARCHIVEDLOGFORMAT (attached databases)
+    alt_archived_log_format: str | None = None  # ALTARCHIVEDLOGFORMAT (any archived-log source)
     path_map: tuple[tuple[str, str], ...] = ()  # PATHMAP: (driver prefix, Spark task prefix)
     bufsize: int = 1_024_000
     # FILTERTABLE: a transaction that changes one of these is a Replicat's (loop detection;

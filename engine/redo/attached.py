@@ -23,7 +23,7 @@ from pathlib import Path
 from engine import storage
 from engine.home.jsonfile import JsonRefused, read_json, write_json
 from engine.home.names import database_name
-from engine.redo.catalog import DEFAULT_FORMAT
+from engine.redo.archnames import DEFAULT_FORMAT, format_problem
 from engine.redo.dictionary import Dictionary, DictionaryError
 from engine.redo.dictionary import load as load_dictionary
 from engine.redo.errors import RedoError
@@ -72,10 +72,9 @@ def _location(archive: str) -> str:
 
 
 def _format(fmt: str) -> str:
-    if "%s" not in fmt.lower():
-        raise AttachError(f"archive format {fmt!r} has no %s (the log sequence number)")
-    if "/" in fmt:
-        raise AttachError(f"archive format {fmt!r} names a directory: give it with --archive")
+    problem = format_problem(fmt, writing=False)  # a reader needs %s only
+    if problem:
+        raise AttachError(problem)
     return fmt
 
 

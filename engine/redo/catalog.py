@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from engine import storage
-from engine.redo.archnames import DEFAULT_FORMAT as DEFAULT_FORMAT  # attached.py reads it here
-from engine.redo.archnames import format_regex
+from engine.redo.archnames import DEFAULT_FORMAT, format_regex
 from engine.redo.errors import RedoError
 from engine.redo.framing import LogHeader, read_header
 
