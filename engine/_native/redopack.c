@@ -1317,6 +1317,8 @@ static PyObject *table_undone(Table *self, PyObject *const *args, Py_ssize_t nar
     Vec v; /* 5.6: the undone change's ktub (opc 11.1), its transaction and undo address */
     vec_begin(&v, q, 5, 6, t->cls + 1, UNDO_FILE, k.uba[0], OBJ_UNDO, c.scn, 1, 0, 2);
     u8 *f = fld(&v, KTUB_SIZE);
+    SET(f, KTUB_AT_objn, self->obj);
+    SET(f, KTUB_AT_objd, self->dataobj);
     SET(f, KTUB_AT_opc_layer, 11);
     SET(f, KTUB_AT_opc_code, 1);
     fld_end(&v, f + KTUB_SIZE);

@@ -543,10 +543,11 @@ def leaf_cv(s: Shape, k: bytes, insert: bool, dba: int, slot: int, key: bytes | 
                   scn=scn)  # fmt: skip
 
 
-def applied_cv(x: TxHead, scn: int, uba: Uba3) -> bytes:
+def applied_cv(x: TxHead, scn: int, uba: Uba3, objn: int, objd: int) -> bytes:
     """5.6: a rollback applied the undo record at ``uba`` (a compensation record's first
-    vector): the ktub of the undone row change, then its transaction and undo address."""
-    ktub = _put(V.KTUB_SIZE, V.KTUB_AT, opc_layer=11, opc_code=1)
+    vector): the ktub of the undone row change (its table's object and data object), then its
+    transaction and undo address."""
+    ktub = _put(V.KTUB_SIZE, V.KTUB_AT, objn=objn, objd=objd, opc_layer=11, opc_code=1)
     f1 = _put(V.UNDO_APPLIED_SIZE, V.UNDO_APPLIED_AT, usn=x.usn, slt=x.slot, sqn=x.sqn,
               uba_dba=uba[0], uba_seq=uba[1], uba_rec=uba[2])  # fmt: skip
     return vector(5, 6, [ktub, f1], cls=x.cls + 1, afn=rg.UNDO_FILE, dba=uba[0], obj=OBJ_UNDO,
@@ -572,7 +573,7 @@ def undone(
     IRP of ``values``, the row's columns, and 10.2), ``upd`` (an update undone: 11.5 URP
     setting columns ``nos`` back to ``values``)."""
     k = ktb(OP_C, NO_XID, uba)
-    out = [applied_cv(x, scn, uba)]
+    out = [applied_cv(x, scn, uba, s.obj, s.dataobj)]
     at: dict[str, int] = {"cls": 1, "afn": s.afn, "dba": dba, "obj": s.dataobj, "scn": scn}
     if kind == "upd":
         out.append(vector(11, KDO_URP, [k, *kdo_urp(dba, s.hdba, slot, 0, s.ncols, nos, values)],

@@ -98,7 +98,7 @@ def compensate(
     marker = ChangeVector(
         5,
         6,
-        UndoApplied(txn.xid, entry.uba),
+        UndoApplied(txn.xid, entry.uba, table.obj, table.dataobj),
         typ=0,
         cls=txn.ids.header_cls + 1,
         afn=3,

@@ -218,11 +218,12 @@ class Miner:
                     undo = d
             elif op in ("5.6", "5.11"):
                 ux, _objn, objd, _opc = V.undo_ids(v)
-                # its undo header names the object; one that names none (0: the embedded
-                # database's writer) applies to the level-11 partner that follows it, and
-                # names its transaction after the header (layout ours: docs/redo_format.md)
+                # its undo header names the object (one that names none, 0, applies to the
+                # level-11 partner that follows it); the embedded database's writer names the
+                # transaction after the header, in a field Oracle's (ktuxvoff) is too short to
+                # be read as (layout ours: docs/redo_format.md)
                 undone = (v.con_id, objd) if objd else _ANY_OBJECT
-                xid = ux or (_applied_xid(v) if not objd else None) or xid
+                xid = ux or _applied_xid(v) or xid
             elif op == "5.20":
                 s = V.decode(v)
                 assert isinstance(s, V.Session)

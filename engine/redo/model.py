@@ -199,6 +199,10 @@ class UndoApplied:
 
     xid: Xid
     uba: Uba
+    # the object whose change is undone (ktubu objn/objd, as Oracle's 5.6 names it; 0: not
+    # known, e.g. imported from dump text, which does not show it)
+    objn: int = 0
+    objd: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -483,13 +483,14 @@ def _commit_back(order: L.Order, fields: Sequence[bytes]) -> Commit:
 def _applied(order: L.Order, a: UndoApplied) -> list[bytes]:
     f1 = put(V.UNDO_APPLIED_SIZE, V.UNDO_APPLIED_AT, order, usn=a.xid.usn, slt=a.xid.slot,
              sqn=a.xid.sqn, uba_dba=a.uba.dba, uba_seq=a.uba.seq, uba_rec=a.uba.rec)  # fmt: skip
-    return [_ktub(order, None, (11, 1), 0, 0), bytes(f1)]
+    return [_ktub(order, None, (11, 1), a.objn, a.objd), bytes(f1)]
 
 
 def _applied_back(order: L.Order, fields: Sequence[bytes]) -> UndoApplied:
+    objn, objd = get(_field(fields, 0, "undo applied ktubu"), V.KTUB_AT, order, "objn", "objd")
     f1 = _field(fields, 1, "undo applied")
     usn, slt, sqn, dba, seq, rec = get(f1, V.UNDO_APPLIED_AT, order, *V.UNDO_APPLIED_AT)
-    return UndoApplied(Xid(usn, slt, sqn), Uba(dba, seq, rec))
+    return UndoApplied(Xid(usn, slt, sqn), Uba(dba, seq, rec), objn, objd)
 
 
 def _session(order: L.Order, s: SessionInfo) -> list[bytes]:

@@ -256,6 +256,7 @@ def test_the_c_walk_layout_is_the_python_tables() -> None:
     """Every offset, size and value the C record walk uses is the one layout.py or
     vectors.py states: AT_<TABLE>_<field> is the table's field offset."""
     from engine.redo import vectors as V
+    from engine.redo.rowid import FB_F, FB_L
 
     layouts = {"RECORD_HEADER": L.RECORD_HEADER, "VECTOR_HEADER": L.VECTOR_HEADER_12C}
     tables = {
@@ -279,6 +280,8 @@ def test_the_c_walk_layout_is_the_python_tables() -> None:
         "SIZE_SUPP": V.SUPP_SIZE, "SUPP_TYPE": V.SUPP_TYPE,
         "SESSION_FIELDS": V.SESSION_FIELDS, "UNDO_CLS_FIRST": V.UNDO_CLS_FIRST,
         "SIZE_KTBBH_ITL": V.KTBBH_ITL, "KDBH_DIRECTORY": V.KDBH_DIRECTORY, "SIZE_DDL": V.DDL_SIZE,
+        "KDO_FLAG_ONE_FIELD": V.KDO_FLAG_ONE_FIELD, "KDO_FLAG_COMPRESSED": V.KDO_FLAG_COMPRESSED,
+        "FB_F": FB_F, "FB_L": FB_L,
     }  # fmt: skip
     consts = _c_layout()
     assert len(consts) > 60

@@ -385,7 +385,8 @@ def test_compensation_records_are_the_generic_ones(
     x = rp.tx_head(ids)
     dba, slot = make_dba(4, block), block % 300
     uba = (ids.undo_dba, 0x1234, rec)
-    marker = ChangeVector(5, 6, UndoApplied(ids.xid, Uba(*uba)), cls=x.cls + 1, afn=3,
+    applied = UndoApplied(ids.xid, Uba(*uba), table.obj, table.dataobj)
+    marker = ChangeVector(5, 6, applied, cls=x.cls + 1, afn=3,
                           dba=uba[0], scn=SCN)  # fmt: skip
     ktb = Ktb(op=0x02, kind="C", uba=Uba(*uba))
     key = row[shape.key_col]
