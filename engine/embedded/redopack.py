@@ -164,19 +164,6 @@ def _u16s(values: Sequence[int]) -> bytes:
     return struct.pack(f"{ORDER}{len(values)}H", *values)
 
 
-def _nulls(values: Sequence[bytes | None]) -> bytes:
-    """The NULL bitmap of a KDO (bit i: value i is NULL)."""
-    bitmap = bytearray((len(values) + 7) // 8)
-    for i, v in enumerate(values):
-        if v is None:
-            bitmap[i // 8] |= 1 << (i % 8)
-    return bytes(bitmap)
-
-
-def _values(values: Sequence[bytes | None]) -> list[bytes]:
-    return [b"" if v is None else v for v in values]
-
-
 def vector(
     layer: int,
     code: int,
@@ -226,7 +213,7 @@ def kdo_irp(
     size = min(rg.row_size(tuple(vals)), rg.KDO_SIZE_MAX)
     kdo = _kdo(V.KDO_ROW_NULLS, KDO_IRP, bdba, hdba)
     head = _fill(kdo, V.KDO_ROW_AT, fb=FB, lb=lb, cc=n, size=size, slot=slot)
-    return [head + _nulls(vals), *_values(vals)]
+    return [head + P.nulls(vals), *P.value_fields(vals)]
 
 
 def kdo_drp(bdba: int, hdba: int, slot: int) -> list[bytes]:
@@ -238,10 +225,10 @@ def kdo_urp(bdba: int, hdba: int, slot: int, lock: int, ncol: int, nos: Sequence
     """A URP's KDO, the numbers of the columns it sets and their values."""
     kdo = _kdo(V.KDO_URP_NULLS, KDO_URP, bdba, hdba)
     head = _fill(kdo, V.KDO_URP_AT, fb=KDO_FLAG, lock=lock, slot=slot, ncol=ncol,
-                 nnew=len(nos), size=0) + _nulls(values)  # fmt: skip
+                 nnew=len(nos), size=0) + P.nulls(values)  # fmt: skip
     if not nos:
         return [head]
-    return [head, _u16s(nos), *_values(values)]
+    return [head, _u16s(nos), *P.value_fields(values)]
 
 
 def kdo_array(op: int, bdba: int, hdba: int, lock: int, slots: Sequence[int]) -> list[bytes]:
@@ -270,7 +257,7 @@ def supplemental(nos: Sequence[int], values: Sequence[bytes | None]) -> list[byt
     if not nos:
         return [head]
     lens = _u16s([0 if v is None else len(v) for v in values])
-    return [head, _u16s([n + 1 for n in nos]), lens, *_values(values)]
+    return [head, _u16s([n + 1 for n in nos]), lens, *P.value_fields(values)]
 
 
 def index_head(action: int, sno: int, row_size: int, indexid: int, block: int) -> bytes:

@@ -119,7 +119,8 @@ def _untext(b: bytes) -> str:
     return b.decode("utf-8", "replace")
 
 
-def _nulls(values: Sequence[bytes | None]) -> bytes:
+def nulls(values: Sequence[bytes | None]) -> bytes:
+    """The NULL bitmap of a KDO row (bit i: value i is NULL)."""
     bitmap = bytearray((len(values) + 7) // 8)
     for i, v in enumerate(values):
         if v is None:
@@ -127,7 +128,8 @@ def _nulls(values: Sequence[bytes | None]) -> bytes:
     return bytes(bitmap)
 
 
-def _value_fields(values: Sequence[bytes | None]) -> list[bytes]:
+def value_fields(values: Sequence[bytes | None]) -> list[bytes]:
+    """A KDO row's value fields: each value its own field, a NULL an empty one."""
     return [b"" if v is None else v for v in values]
 
 
@@ -200,23 +202,23 @@ def _kdo(order: L.Order, k: Kdo) -> list[bytes]:
     head = {"bdba": k.bdba, "hdba": k.hdba, "op": code, "itli": k.itli}
     if code == 2:  # IRP: the whole row, a field a column
         vals = [c.data for c in k.columns]
-        bitmap = _nulls(vals)
+        bitmap = nulls(vals)
         kdo = put(V.KDO_ROW_NULLS + len(bitmap), V.KDO_AT, order, **head)
         kdo[V.KDO_ROW_NULLS :] = bitmap
         _fill(kdo, V.KDO_ROW_AT, order, fb=fb_value(k.fb), lb=k.lb, cc=k.cc, size=k.size,
               slot=k.slot)  # fmt: skip
         if [c.no for c in k.columns] != list(range(len(k.columns))):
             raise ValueError("IRP columns must be numbered 0..n-1")
-        return [bytes(kdo), *_value_fields(vals)]
+        return [bytes(kdo), *value_fields(vals)]
     if code == 5:  # URP: the changed columns, their numbers in a field first
         vals = [c.data for c in k.columns]
-        bitmap = _nulls(vals)
+        bitmap = nulls(vals)
         kdo = put(V.KDO_URP_NULLS + len(bitmap), V.KDO_AT, order, **head)
         kdo[V.KDO_URP_NULLS :] = bitmap
         _fill(kdo, V.KDO_URP_AT, order, fb=k.flag, lock=k.lock, slot=k.slot, ncol=k.cc,
               nnew=k.nnew, size=k.size)  # fmt: skip
         nums = _u16s(order, [c.no for c in k.columns])
-        return [bytes(kdo), nums, *_value_fields(vals)] if k.columns else [bytes(kdo)]
+        return [bytes(kdo), nums, *value_fields(vals)] if k.columns else [bytes(kdo)]
     if code in (11, 12):  # QMI / QMD: the slots, and QMI's rows in one field
         slots = [r.slot for r in k.rows] if code == 11 else list(k.slots)
         kdo = put(20, V.KDO_AT, order, **head)
@@ -229,7 +231,7 @@ def _kdo(order: L.Order, k: Kdo) -> list[bytes]:
     _fill(kdo, V.KDO_SLOT_AT, order, slot=k.slot)
     if k.columns:  # ours: columns of a DRP / LKR as a dump showed them
         vals = [c.data for c in k.columns]
-        return [bytes(kdo), _u16s(order, [c.no for c in k.columns]), *_value_fields(vals)]
+        return [bytes(kdo), _u16s(order, [c.no for c in k.columns]), *value_fields(vals)]
     return [bytes(kdo)]
 
 
@@ -414,7 +416,7 @@ def _supplemental(order: L.Order, u: Undo) -> list[bytes]:
         return [bytes(head)]
     vals = [c.data for c in cols]
     lens = _u16s(order, [0 if v is None else len(v) for v in vals])
-    return [bytes(head), _u16s(order, [c.no + 1 for c in cols]), lens, *_value_fields(vals)]
+    return [bytes(head), _u16s(order, [c.no + 1 for c in cols]), lens, *value_fields(vals)]
 
 
 def _undo_back(order: L.Order, fields: Sequence[bytes]) -> Undo:
