@@ -141,3 +141,31 @@ def test_a_table_deleted_while_the_replicat_was_stopped_is_not_made_again(tmp_pa
     with pytest.raises(LakeError, match="was deleted while the Replicat was stopped"):
         drain(r)
     assert not (home.root / "lake" / "hr" / "emp").exists()
+
+
+def test_a_failed_iceberg_commit_abends_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A catalog commit that fails (here: injected at pyiceberg's commit) is one line naming
+    the table, and the batch is not checkpointed: a restart applies it again."""
+    from pyiceberg.table import Transaction
+
+    home = lake_home(tmp_path / "home")
+    trail = home.root / "dirrmt" / "bb"
+    write_trail(trail, [txn_records(100, [ins(1)])])
+    r, _ = lake_run(home, "iceberg", MAP_APPLY)
+    r.run(lambda: False, stop_at_eof=True, idle=0.01)
+
+    def refused(_self: Transaction) -> None:
+        raise OSError("No space left on device (injected)")
+
+    monkeypatch.setattr(Transaction, "commit_transaction", refused)
+    write_trail(trail, [txn_records(101, [ins(2)])])
+    with pytest.raises(ReplicatError) as err:
+        drain(r)
+    text = err.value.text
+    assert "Iceberg table" in text and "failed: No space left on device (injected)" in text, text
+    assert "\n" not in text and "Traceback" not in text
+    assert r.progress.csn == 100
+    monkeypatch.undo()
+    assert len(read_iceberg(home, "hr.emp")) == 1  # nothing of the failed batch is there

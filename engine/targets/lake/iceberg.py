@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import warnings
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from functools import reduce
 from pathlib import Path
@@ -90,28 +91,35 @@ class IcebergTable(LakeTable):
         terms = [_all([_eq(c, r[c]) for c in key_cols]) for r in typed]
         return reduce(lambda a, b: Or(a, b), terms)
 
+    @contextlib.contextmanager
+    def _transaction(self, what: str = "commit") -> Iterator[Any]:
+        """One catalog commit: its transaction for the caller to fill, any failure of it as one
+        :class:`LakeError` line, and the table loaded again after it."""
+        try:
+            with self.table.transaction() as tx:
+                yield tx
+        except LakeError:
+            raise
+        except Exception as exc:  # pyiceberg raises many kinds; the message says which
+            raise LakeError(f"Iceberg table {self.name}: {what} failed: {_line(exc)}") from exc
+        self.table = self.catalog.load_table(self.ident)
+
     def commit_apply(self, reduced: Reduced, key_cols: tuple[str, ...], stamp: Stamp) -> None:
         self._check()
         upserts, deletes = self.filled(reduced, key_cols)
         summary = self._record(stamp)
-        try:
-            with warnings.catch_warnings(), self.table.transaction() as tx:
-                # a key the batch inserts first is in no file yet: nothing to delete
-                warnings.filterwarnings("ignore", "Delete operation did not match any records")
-                touched = deletes + [tuple(r.get(k) for k in key_cols) for r in upserts]
-                if reduced.truncated:
-                    tx.delete(AlwaysTrue(), snapshot_properties=summary)
-                elif touched:
-                    tx.delete(self._where(touched, key_cols), snapshot_properties=summary)
-                if upserts:
-                    tx.append(self.arrow(upserts), snapshot_properties=summary)
-                if summary:
-                    tx.set_properties(summary)
-        except LakeError:
-            raise
-        except Exception as exc:  # pyiceberg raises many kinds; the message says which
-            raise LakeError(f"Iceberg table {self.name}: commit failed: {_line(exc)}") from exc
-        self.table = self.catalog.load_table(self.ident)
+        with warnings.catch_warnings(), self._transaction() as tx:
+            # a key the batch inserts first is in no file yet: nothing to delete
+            warnings.filterwarnings("ignore", "Delete operation did not match any records")
+            touched = deletes + [tuple(r.get(k) for k in key_cols) for r in upserts]
+            if reduced.truncated:
+                tx.delete(AlwaysTrue(), snapshot_properties=summary)
+            elif touched:
+                tx.delete(self._where(touched, key_cols), snapshot_properties=summary)
+            if upserts:
+                tx.append(self.arrow(upserts), snapshot_properties=summary)
+            if summary:
+                tx.set_properties(summary)
 
     def commit_reduced(
         self, reduced: columns.Reduced, key_cols: tuple[str, ...], stamp: Stamp
@@ -128,16 +136,10 @@ class IcebergTable(LakeTable):
             up = self._completed(up, reduced, key_cols)
         touched = pa.concat_tables([up.select(list(key_cols)), gone.select(list(key_cols))])
         summary = self._record(stamp)
-        try:
-            with self.table.transaction() as tx:
-                icebergcow.apply(self.table, tx, touched, up, key_cols, summary)
-                if summary:
-                    tx.set_properties(summary)
-        except LakeError:
-            raise
-        except Exception as exc:  # pyiceberg raises many kinds; the message says which
-            raise LakeError(f"Iceberg table {self.name}: commit failed: {_line(exc)}") from exc
-        self.table = self.catalog.load_table(self.ident)
+        with self._transaction() as tx:
+            icebergcow.apply(self.table, tx, touched, up, key_cols, summary)
+            if summary:
+                tx.set_properties(summary)
 
     def _completed(
         self, up: pa.Table, reduced: columns.Reduced, key_cols: tuple[str, ...]
@@ -168,30 +170,18 @@ class IcebergTable(LakeTable):
     def commit_table(self, rows: pa.Table, stamp: Stamp) -> None:
         self._check()
         summary = self._record(stamp)
-        try:
-            with self.table.transaction() as tx:
-                tx.append(rows, snapshot_properties=summary)
-                if summary:
-                    tx.set_properties(summary)
-        except LakeError:
-            raise
-        except Exception as exc:
-            raise LakeError(f"Iceberg table {self.name}: append failed: {_line(exc)}") from exc
-        self.table = self.catalog.load_table(self.ident)
+        with self._transaction("append") as tx:
+            tx.append(rows, snapshot_properties=summary)
+            if summary:
+                tx.set_properties(summary)
 
     def commit_append(self, rows: list[Row], stamp: Stamp) -> None:
         self._check()
         summary = self._record(stamp)
-        try:
-            with self.table.transaction() as tx:
-                tx.append(self.arrow(rows), snapshot_properties=summary)
-                if summary:
-                    tx.set_properties(summary)
-        except LakeError:
-            raise
-        except Exception as exc:
-            raise LakeError(f"Iceberg table {self.name}: append failed: {_line(exc)}") from exc
-        self.table = self.catalog.load_table(self.ident)
+        with self._transaction("append") as tx:
+            tx.append(self.arrow(rows), snapshot_properties=summary)
+            if summary:
+                tx.set_properties(summary)
 
     def maintain(self, action: str, retain_hours: float) -> str:
         self._check()
