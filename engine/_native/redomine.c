@@ -876,9 +876,11 @@ static int rows(Walker *w, const Rec *r, const Vec *v, const Vec *undo, PyObject
         if (t->con_id >= 0 && v->con_id != t->con_id) return 0; /* another container's */
         const uint8_t *k = b + v->fp[1];
         if (k[AT_KDO_flags] & (KDO_FLAG_ONE_FIELD | KDO_FLAG_COMPRESSED)) return DECLINE;
-        if (op == 2 && (k[AT_KDO_ROW_fb] & (FB_F | FB_L)) != (FB_F | FB_L))
-            return DECLINE; /* a row piece */
     }
+    /* a piece of a chained row: miner.Miner._piece binds the pieces (a row over a block is
+     * rare; its records go through Python, which keeps the pending pieces) */
+    if (op == 2 && (b[v->fp[1] + AT_KDO_ROW_fb] & (FB_F | FB_L)) != (FB_F | FB_L))
+        return DECLINE;
     const uint8_t *ktb = b + v->fp[0];
     PyObject *ref;
     uint32_t udba = R32(ktb, AT_KTB_uba_dba);

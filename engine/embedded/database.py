@@ -391,11 +391,15 @@ class Database:
         self.state.next_block += 1
         return self.state.next_block
 
-    def emit(self, thread: int, scn: int, changes: Sequence[ChangeVector]) -> None:
+    def emit(
+        self, thread: int, scn: int, changes: Sequence[ChangeVector], *, switch: bool = True
+    ) -> None:
+        """One record; the log switches after it once it is ``log_bytes`` big (not with
+        ``switch`` False: a chained row's pieces before its head stay in one log)."""
         w = self.logs.writer(thread, scn)
         rec = RedoRecord(thread, w.next_rba(), scn, 1, self.now(), tuple(changes))
         w.append(rec)
-        if w.size >= self.state.log_bytes:
+        if switch and w.size >= self.state.log_bytes:
             self.logs.switch(thread, self.state.scn + 1)
 
     @property

@@ -25,13 +25,14 @@ from engine.embedded.rows import (
     rid_block,
     rid_slot,
     row_bytes,
+    row_pieces,
     store_rows,
     supp_columns,
 )
 from engine.embedded.session import Engine, Session, Txn, UndoEntry
 from engine.embedded.undo import statement_failed
 from engine.embedded.values import to_python, to_sqlite
-from engine.redo.ids import make_dba
+from engine.redo.ids import Uba, make_dba
 from engine.redo.model import ChangeVector, Column, DirectLoad
 
 
@@ -69,35 +70,51 @@ def insert(s: Session, db: Engine, table: TableDef, rows: Sequence[Row], *, arra
 def _redo_insert(
     s: Session, db: Engine, txn: Txn, table: TableDef, scn: int, rid: int, enc: rg.Row
 ) -> None:
-    dba = make_dba(table.file_no, rid_block(rid))
-    slot = rid_slot(rid)
-    pre, _ = s.first_cvs(txn, scn)
-    undo_kdo = rg.kdo("DRP", rg.UNDO_KTB, table, dba, slot=slot)
-    undo_cv, uba = rg.row_undo(txn.ids, table, scn, undo_kdo, supp_columns(table, enc))
-    txn.ids.started = True
-    ktb, _ = rg.ktb_for(txn.ids, dba, uba, db.dirty_blocks, scn)
+    """``[5.1 (DRP undo), 11.2 IRP]`` of a row stored at ``rid``, then its index records.
+    A row larger than a block (:data:`~engine.embedded.rows.PIECE_ROOM`) as Oracle chains
+    it: a record per piece, the last piece first and the head (at ``rid``) last; the head's
+    flags ``--H-F---``, a middle piece's ``--------``, the last's ``-----L--``; every piece
+    but the last names the next one (nrid); the supplemental flags of the 5.1s F on the
+    first record and L on the last (the key columns in the first). The other pieces' ROWIDs
+    are allocated in new blocks; the index entries point at the head; no log switch falls
+    inside the row."""
+    pieces = row_pieces(rg.columns_of_row(enc))
+    rids = [rid, *(db.allocate(table, 1, fresh_block=True)[0] for _ in pieces[1:])]
+    addr = [(make_dba(table.file_no, rid_block(r)), rid_slot(r)) for r in rids]
     cols = rg.columns_of(enc)
-    redo = rg.kdo(
-        "IRP",
-        ktb,
-        table,
-        dba,
-        slot=slot,
-        size=rg.row_size(cols_data(cols)),
-        lb=2,
-        cc=len(cols),
-        columns=cols,
-    )
-    cvs = [
-        *pre,
-        undo_cv,
-        rg.row_redo(txn.ids, table, scn, dba, 2, redo),
-        *s.session_cv(txn),
-    ]
-    db.emit(s.thread, scn, cvs)
+    last = len(pieces) - 1
+    uba: Uba | None = None
+    for n in range(last, -1, -1):  # the last piece first, the head last
+        lo, hi = pieces[n]
+        dba, slot = addr[n]
+        pre, _ = s.first_cvs(txn, scn)
+        supp_fb = rg.SUPP_FB[(n == last, n == 0)]
+        undo_kdo = rg.kdo("DRP", rg.UNDO_KTB, table, dba, slot=slot, fb=supp_fb)
+        supp = supp_columns(table, enc) if n == last else ()
+        undo_cv, uba = rg.row_undo(txn.ids, table, scn, undo_kdo, supp)
+        txn.ids.started = True
+        ktb, _ = rg.ktb_for(txn.ids, dba, uba, db.dirty_blocks, scn)
+        part = tuple(Column(c.no - lo, c.data) for c in cols[lo:hi])
+        redo = rg.kdo(
+            "IRP",
+            ktb,
+            table,
+            dba,
+            slot=slot,
+            size=rg.row_size(cols_data(part)),
+            fb=rg.PIECE_FB[(n == 0, n == last)],
+            lb=2,
+            cc=len(part),
+            columns=part,
+            nrid=addr[n + 1] if n < last else None,
+        )
+        cvs = [*pre, undo_cv, rg.row_redo(txn.ids, table, scn, dba, 2, redo), *s.session_cv(txn)]
+        db.emit(s.thread, scn, cvs, switch=n == 0)  # no log switch inside the row
+    assert uba is not None
     txn.entries.append(UndoEntry("ins", table.qualified, (rid,), uba))
     for index in table.indexes:
         key = rg.index_key(index_cols(table, index), enc)
+        dba, slot = addr[0]
         db.emit(
             s.thread,
             scn,

@@ -104,6 +104,34 @@ def columns_of(row: Row) -> tuple[Column, ...]:
     return tuple(Column(i, row[i]) for i in range(n))
 
 
+def columns_of_row(row: Row) -> Row:
+    """``row`` without its trailing NULLs (what :func:`columns_of` stores)."""
+    n = len(row)
+    while n and row[n - 1] is None:
+        n -= 1
+    return row[:n]
+
+
+#: The flags of a chained row's piece by (head, last): Oracle's, as the oracdc 19c vectors
+#: show them (docs/redo_format.md); a row in one piece is ``--H-FL--``.
+PIECE_FB = {
+    (True, True): "--H-FL--",
+    (True, False): "--H-F---",
+    (False, False): "--------",
+    (False, True): "-----L--",
+}
+
+
+#: The supplemental flags of a row piece's 5.1 by (first record of the row, last record):
+#: a chained row's first record (its last piece) F, its last (the head) L.
+SUPP_FB = {
+    (True, True): "--H-FL--",
+    (True, False): "----F---",
+    (False, False): "--------",
+    (False, True): "-----L--",
+}
+
+
 def row_size(row: Row) -> int:
     return 3 + sum(1 + (len(v) if v else 0) for v in row)
 

@@ -124,6 +124,41 @@ def by_block(
     return out
 
 
+#: Oracle's db_block_size, and what of a data block one row piece may take: the block less
+#: its cache layer (20 bytes), transaction layer with two ITL entries (24 + 2 * 24), data
+#: header (14), table directory (4), one row directory entry (2) and tail (4): 8,076 bytes.
+#: A row whose piece (header, length bytes and values: :func:`piece_bytes`) is larger is
+#: chained over several pieces (:func:`row_pieces`).
+BLOCK_SIZE: Final = 8192
+PIECE_ROOM: Final = BLOCK_SIZE - (20 + 24 + 2 * 24 + 14 + 4 + 2 + 4)
+_PIECE_HEAD, _NRID = 3, 6  # a row piece's flag, lock and column count; the next piece's ROWID
+
+
+def piece_bytes(enc: rg.Row, last: bool = True) -> int:
+    """Bytes of a row piece of columns ``enc`` in a block: its header (and, not the last
+    piece, the next piece's ROWID), then each column's length and value."""
+    return _PIECE_HEAD + (0 if last else _NRID) + row_bytes(enc)
+
+
+def row_pieces(enc: rg.Row) -> list[tuple[int, int]]:
+    """The pieces an inserted row ``enc`` (trailing NULLs cut) is stored in, head first, as
+    column ranges ``[lo, hi)``: one when it fits :data:`PIECE_ROOM`, else filled head first
+    with whole columns (a column never spans two pieces: one larger than a piece is a piece
+    of its own; Oracle would continue it in the next piece, flags P and N)."""
+    if piece_bytes(enc) <= PIECE_ROOM:
+        return [(0, len(enc))]
+    out: list[tuple[int, int]] = []
+    lo, used = 0, _PIECE_HEAD + _NRID
+    for i, v in enumerate(enc):
+        n = 1 if v is None else len(v) + (1 if len(v) < 250 else 3)
+        if i > lo and used + n > PIECE_ROOM:
+            out.append((lo, i))
+            lo, used = i, _PIECE_HEAD + _NRID
+        used += n
+    out.append((lo, len(enc)))
+    return out
+
+
 def row_bytes(enc: rg.Row) -> int:
     """Bytes of an encoded row in a block (length prefixes included)."""
     return sum(1 if v is None else len(v) + (1 if len(v) < 250 else 3) for v in enc)

@@ -183,6 +183,8 @@ def record_json(rec: Record, dic: Dictionary | None = None) -> dict[str, Any]:
             if fb is not None:
                 ch["fb"] = fb_text(fb)
             ch["rowid"] = rowid(v.obj, v.dba, d.row.slot)
+            if d.row.nrid is not None:  # a chained row's piece: the next one's
+                ch["nrid"] = rowid(v.obj, *d.row.nrid)
             ch["columns"] = _hexcols(d.row.columns)
             typed = _typed(dic, v.con_id, v.obj, d.row.columns)
             if typed:

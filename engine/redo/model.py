@@ -106,6 +106,8 @@ class Kdo:
     columns: tuple[Column, ...] = ()
     rows: tuple[RowImage, ...] = ()
     slots: tuple[int, ...] = ()
+    # IRP of a row piece that is not the last (fb without L): the next piece's (dba, slot)
+    nrid: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -207,6 +207,8 @@ def _kdo(order: L.Order, k: Kdo) -> list[bytes]:
         kdo[V.KDO_ROW_NULLS :] = bitmap
         _fill(kdo, V.KDO_ROW_AT, order, fb=fb_value(k.fb), lb=k.lb, cc=k.cc, size=k.size,
               slot=k.slot)  # fmt: skip
+        if k.nrid is not None:  # a piece before the last names the next one
+            _fill(kdo, V.KDO_ROW_AT, order, nrid_bdba=k.nrid[0], nrid_slot=k.nrid[1])
         if [c.no for c in k.columns] != list(range(len(k.columns))):
             raise ValueError("IRP columns must be numbered 0..n-1")
         return [bytes(kdo), *value_fields(vals)]
@@ -260,14 +262,17 @@ def _kdo_back(order: L.Order, ktb: Ktb, fields: Sequence[bytes], k: int) -> tupl
     base: dict[str, Any] = {"name": name, "ktb": ktb, "bdba": bdba, "hdba": hdba, "itli": itli}
     nxt = k + 1
     if code == 2:
-        fb, lb, cc, size, slot = get(kdo, V.KDO_ROW_AT, order, "fb", "lb", "cc", "size", "slot")
+        fb, lb, cc, size, slot, nb, ns = get(
+            kdo, V.KDO_ROW_AT, order, "fb", "lb", "cc", "size", "slot", "nrid_bdba", "nrid_slot"
+        )
         bitmap = kdo[V.KDO_ROW_NULLS :]
         cols = []
         for i in range(cc):
             data = _field(fields, nxt + i, "IRP column")
             null = i // 8 < len(bitmap) and bitmap[i // 8] & (1 << (i % 8))
             cols.append(Column(i, None if null else data))
-        kd = Kdo(**base, fb=fb_text(fb), lb=lb, cc=cc, size=size, slot=slot, columns=tuple(cols))
+        kd = Kdo(**base, fb=fb_text(fb), lb=lb, cc=cc, size=size, slot=slot, columns=tuple(cols),
+                 nrid=(nb, ns) if nb else None)  # fmt: skip
         return kd, nxt + cc
     if code == 5:
         flag, lock, slot, ncol, nnew, size = get(

@@ -79,6 +79,7 @@ from engine.redo.model import (
     UndoApplied,
 )
 from engine.redo.payloads import decode_vector
+from engine.redo.rowid import FB_F, FB_L, fb_value
 from engine.redo.scan import Scan
 from engine.redo.vectors import UNDECODED_ROW_OPS, UNDO_CLS_FIRST
 from engine.trail.codec import commit_tokens, row_record
@@ -93,6 +94,7 @@ _UNDO_CLASS_BASE: Final = UNDO_CLS_FIRST  # undo header class of segment usn = 1
 #: stepped over without decoding their fields).
 _READ: Final = frozenset({(5, 1), (5, 2), (5, 4), (5, 6), (5, 11), (5, 20), (19, 1), (24, 1)})
 _KDO_CODES: Final = frozenset({2, 3, 5, 11, 12})
+_WHOLE_ROW: Final = FB_F | FB_L  # a row piece that is the whole row
 _INSERT, _DELETE = int(IOType.INSERT), int(IOType.DELETE)
 _FIELDCOMP, _KEYFIELDCOMP = int(IOType.FIELDCOMP), int(IOType.KEYFIELDCOMP)
 _BEFORE_FIELDCOMP, _UNIFIED = _FIELDCOMP | BEFORE_IMAGE, int(IOType.UNIFIED_UPDATE)
@@ -289,6 +291,11 @@ class Miner:
         self._xids: dict[tuple[int, int, int], str] = {}
         self._slots: dict[int, str] = {}
         self._walker = self._native_walker()
+        # pieces of a chained row being inserted, by transaction (:meth:`_piece`): (the
+        # piece's columns, its ROWID, its flags), the last piece first; and how many pieces
+        # of a pending row were read (the read-on past a range's end: :meth:`_read_on`)
+        self._pieces: dict[str, list[tuple[Raw, str, int, int]]] = {}
+        self._pieces_read = 0
 
     def helper(self, info: TableInfo) -> _Columns:
         h = self._cols.get(info.qualified)
@@ -357,7 +364,54 @@ class Miner:
                     n += 1
         except RedoError as exc:
             raise RedoCorruptError(str(exc)) from exc
-        return out, n, scan.resume, scan.sequence
+        resume = scan.resume
+        if self._pieces:
+            if end is not None:
+                got, resume = self._read_on(path, resume if resume is not None else end, limit, out)
+                n += got
+            if self._pieces:  # the log ends before the head (a current log being written)
+                resume = self._cut(out)
+        return out, n, resume, scan.sequence
+
+    def _read_on(self, path: str, at: int, limit: int | None, out: list[Event]) -> tuple[int, int]:
+        """A range that ends inside a chained row's pieces (the last piece read, the head
+        not yet: Oracle logs the head last) reads on past its end, record by record, until
+        the head binds the row: the row is this range's, the next range drops the pieces it
+        starts with (:meth:`_piece`). The database writes a row's pieces one after another:
+        a record that is not the next piece of a pending row is corrupt redo (never half a
+        row); the log ending first leaves the pieces pending (:meth:`_cut`). Returns
+        (records read, offset past the last)."""
+        scan = Scan(path, at, None, limit)
+        n = 0
+        resume = at
+        for offset, stop, buf, lo, size, lwn_scn, lwn_time in scan:
+            read = self._pieces_read
+            got: list[Event] = []
+            try:
+                self.record(buf, lo, size, scan, offset, stop, lwn_scn, lwn_time, got)
+            except (struct.error, IndexError, ValueError) as exc:
+                raise RedoCorruptError(f"{path}: record at {offset} corrupt: {exc}") from exc
+            if self._pieces_read == read:
+                pending = ", ".join(f"{x} ({p[-1][1]})" for x, p in self._pieces.items())
+                raise RedoCorruptError(
+                    f"{path}: record at {offset}: not the next piece of the chained row "
+                    f"pending in transaction {pending}"
+                )
+            out += got
+            n += 1
+            resume = stop
+            if not self._pieces:
+                break
+        return n, resume
+
+    def _cut(self, out: list[Event]) -> int:
+        """The range ends where the first pending chained row's first record starts: its
+        events from there on are dropped (a later read takes them again, with the row) and
+        the pieces forgotten. Returns that offset (the range's resume)."""
+        cut = min(p[0][3] for p in self._pieces.values())
+        out[:] = [e for e in out if e[3] < cut]
+        self._pieces.clear()
+        return cut
 
     def _native_walker(self) -> Any:
         """The C record walk (:mod:`engine._native.redomine`) set up for this plan's
@@ -513,6 +567,13 @@ class Miner:
         dataobj = info.dataobj
         emit = self._emit
         if op == "IRP":
+            fb = fb_value(kdo.fb)
+            if fb & _WHOLE_ROW != _WHOLE_ROW:  # a piece of a chained row
+                bound = self._piece(xid, after, rowid(dataobj, bdba, slot), fb, head[1])
+                if bound is None:
+                    return
+                emit(out, cols, xid, _INSERT, bound[1], bound[0], True, None, ref, head, seq)
+                return
             emit(out, cols, xid, _INSERT, rowid(dataobj, bdba, slot), after, True, None, ref,
                  head, seq)  # fmt: skip
             return
@@ -561,6 +622,37 @@ class Miner:
             else:
                 image = merged if mode == BEFORES_FULL else after
                 emit(out, cols, xid, _UNIFIED, rid, image, False, before, ref, head, seq)
+
+    def _piece(
+        self, xid: str, after: Raw, rid: str, fb: int, offset: int
+    ) -> tuple[Raw, str] | None:
+        """A piece of a row inserted in several (Oracle logs the last piece, flag L, first
+        and the head, flag F, last; each piece's columns numbered from 0): held until the
+        head comes, then the row's columns (the head's first) and the head's ROWID, as
+        engine/redo/capture.py binds them. A piece with no L and nothing pending is the
+        tail of a row whose last piece lies before this range: the range before reads on to
+        its head (:meth:`_read_on`), so it is dropped here. ``offset``: the piece's record."""
+        pending = self._pieces.get(xid)
+        if pending is None:
+            if not fb & FB_L:
+                return None
+            pending = self._pieces[xid] = []
+        elif fb & FB_L:
+            raise RedoCorruptError(
+                f"transaction {xid}: a chained row's last piece ({rid}) before the head of "
+                f"the row pending ({pending[-1][1]})"
+            )
+        pending.append((after, rid, fb, offset))
+        self._pieces_read += 1
+        if not fb & FB_F:
+            return None
+        del self._pieces[xid]
+        cols: Raw = {}
+        for piece, _rid, _fb, _at in reversed(pending):
+            base = len(cols)
+            for i, v in piece.items():
+                cols[base + i] = v
+        return cols, rid
 
     def _emit(
         self,

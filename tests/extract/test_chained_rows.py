@@ -1,0 +1,261 @@
+"""Rows larger than a block (issue 24 §3): the embedded database writes them as Oracle chains
+them, a record per row piece (the last first, the head last; flags ``--H-F---``,
+``--------``, ``-----L--``; every piece but the last naming the next one), and every reader
+binds the pieces into one insert on the head's ROWID: the Extract's task miner (its Python
+walk and its C walk, which leaves a piece's record to Python), on any split of the log (a
+range ending inside a row reads on to its head; the next one drops the pieces it starts
+with), and the real-redo miner (engine/redo/capture.py) the attached Extract uses."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine._native import load as load_native
+from engine.changes import Kind
+from engine.embedded import rows as R
+from engine.embedded.database import Database, create_database
+from engine.embedded.dictionary import load_dictionary
+from engine.embedded.logs import list_logs
+from engine.embedded.oradict import oracle_dictionary
+from engine.embedded.sql import execute
+from engine.extract.tasks.decode import Selection
+from engine.extract.tasks.miner import Closed, Miner, mine_plan
+from engine.home.layout import Home
+from engine.redo import capture as C
+from engine.redo import framing
+from engine.redo.dictionary import Dictionary
+from engine.redo.scan import Scan
+from engine.trail.layout import IOType
+
+_C = load_native("redomine")
+needs_c = pytest.mark.skipif(_C is None, reason="the C kernel is disabled (GGSCI_NATIVE=0)")
+
+DDL = (
+    "CREATE TABLE hr.big (id NUMBER PRIMARY KEY, a VARCHAR2(4000), b VARCHAR2(4000),"
+    " c VARCHAR2(4000), d VARCHAR2(4000), n NVARCHAR2(4000))"
+)
+A4K, B4K, C4K = "a" * 4000, "b" * 4000, "c" * 4000
+#: (id, a, b, c, d, n) of each row inserted, and how many pieces it is stored in
+ROWS: list[tuple[tuple[Any, ...], int]] = [
+    ((1, "small", None, None, None, "é"), 1),
+    # 3 + (1 + 2) + (3 + 4000) * 2 + (1 + 60) = 8,073 bytes: just under a block's 8,076
+    ((2, "x" * 4000, "y" * 4000, "z" * 60, None, None), 1),
+    ((3, "x" * 4000, "y" * 4000, "z" * 64, None, None), 2),  # 8,077: just over
+    ((4, A4K, B4K, C4K, "d" * 4000, "ñ" * 2000), 3),  # 3 pieces, NVARCHAR2 non-ASCII
+    ((5, A4K, None, C4K, None, "€" * 1333), 2),  # NULLs inside pieces
+    ((6, None, B4K, "q" * 100, "é" * 2000, None), 2),  # trailing NULL cut, two-byte characters
+    ((7, "ü" * 2000, "ß" * 2000, "ø" * 2000, "ÿ" * 2000, "漢" * 1333), 3),
+]
+
+
+def _lit(v: Any) -> str:
+    return "NULL" if v is None else str(v) if isinstance(v, int) else f"'{v}'"
+
+
+def _insert(row: tuple[Any, ...]) -> str:
+    return f"INSERT INTO hr.big VALUES ({', '.join(_lit(v) for v in row)})"
+
+
+def _workload(db: Database) -> None:
+    """Every row of :data:`ROWS` inserted by two sessions in transactions that interleave;
+    one chained insert rolled back whole, one taken back by a savepoint rollback; an update
+    and a delete of a chained row (written whole: docs/redo_format.md)."""
+    a, b = db.session("A"), db.session("B")
+    execute(db, a, DDL)
+    for row, _ in ROWS[:4]:
+        execute(db, a, _insert(row))
+    execute(db, b, _insert((90, A4K, B4K, C4K, None, None)))
+    execute(db, b, "ROLLBACK")
+    for row, _ in ROWS[4:]:
+        execute(db, b, _insert(row))
+    execute(db, b, "SAVEPOINT s1")
+    execute(db, b, _insert((91, A4K, B4K, C4K, None, None)))
+    execute(db, b, "ROLLBACK TO SAVEPOINT s1")
+    execute(db, a, "COMMIT")
+    execute(db, b, "COMMIT")
+    execute(db, a, "UPDATE hr.big SET b = 'short' WHERE id = 4")
+    execute(db, a, "DELETE FROM hr.big WHERE id = 5")
+    execute(db, a, "COMMIT")
+    db.switch_log()
+
+
+@pytest.fixture(scope="module")
+def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    home = Home(tmp_path_factory.mktemp("chained"))
+    home.create_subdirs()
+    root = create_database(home.dirdb, "src")
+    with Database(root) as db:
+        _workload(db)
+    return root
+
+
+def _logs(root: Path) -> list[str]:
+    return [str(i.path) for i in list_logs(root / "redo")]
+
+
+def _inserts(items: list[Any]) -> list[tuple[str, dict[int, str | None]]]:
+    """(ROWID, columns as text) of the inserts among a range's events (closed transactions
+    are not made: the plan is not compact)."""
+    out = []
+    for e in items:
+        assert not isinstance(e, Closed)
+        if e[0] == int(Kind.ROW) and e[8] == int(IOType.INSERT):
+            out.append((e[10], dict(e[11])))
+    return out
+
+
+def _plan(root: Path) -> Any:
+    dictionary = load_dictionary(root / "dictionary.json")
+    return mine_plan(dictionary, Selection(everything=True), hooked=frozenset({"HR.BIG"}),
+                     compact=False)  # fmt: skip
+
+
+def _mine(root: Path, native: bool, cuts: tuple[int, ...] = ()) -> list[Any]:
+    """The events of every log, each cut into ranges at ``cuts``."""
+    out: list[Any] = []
+    for log in _logs(root):
+        m = Miner(_plan(root))
+        if not native:
+            m._walker = None
+        bounds = [0, *cuts, None]
+        for lo, hi in itertools.pairwise(bounds):
+            assert lo is not None
+            out += m.mine(log, lo, hi).items
+    return out
+
+
+def _expected() -> list[dict[int, str | None]]:
+    got = []
+    for row, _ in ROWS:
+        cols: dict[int, str | None] = {0: str(row[0])}
+        cols.update({i: v for i, v in enumerate(row) if i})
+        got.append(cols)
+    got.insert(4, {0: "90", 1: A4K, 2: B4K, 3: C4K, 4: None, 5: None})
+    got.append({0: "91", 1: A4K, 2: B4K, 3: C4K, 4: None, 5: None})
+    return got
+
+
+def test_a_row_larger_than_a_block_is_stored_in_pieces() -> None:
+    """The threshold from the block size; whole columns filled head first."""
+    assert R.PIECE_ROOM == 8076
+    assert R.row_pieces((b"x" * 8000,)) == [(0, 1)]
+    assert R.row_pieces((b"x" * 4000, b"y" * 4000, b"z" * 100)) == [(0, 2), (2, 3)]
+    assert R.row_pieces((b"x" * 9000,)) == [(0, 1)]  # one value over a block: a piece of its own
+    assert R.row_pieces((b"x", None, b"y" * 8070)) == [(0, 2), (2, 3)]
+
+
+def test_the_pieces_are_logged_last_first_with_oracles_flags(source: Path) -> None:
+    """Each chained row: the last piece first (``-----L--``, supplemental ``----F---``),
+    middle pieces (``--------``), the head last (``--H-F---``, supplemental ``-----L--``);
+    each piece but the last names the next one's ROWID; a row in one piece is
+    ``--H-FL--``."""
+    rows = [n for _, n in ROWS[:4]] + [2] + [n for _, n in ROWS[4:]] + [2]
+    got = _dumped(source)
+    at = 0
+    for n in rows:
+        pieces = got[at : at + n]
+        at += n
+        if n == 1:
+            assert pieces[0]["fb"] == "--H-FL--"
+            continue
+        assert [p["fb"] for p in pieces] == ["-----L--", *["--------"] * (n - 2), "--H-F---"]
+        assert [p["supp_fb"] for p in pieces] == ["----F---", *["--------"] * (n - 2), "-----L--"]
+        # every piece but the last names the next (logged just before it)
+        for later, earlier in zip(pieces[1:], pieces, strict=False):
+            assert later["nrid"] == earlier["rowid"]
+        assert "nrid" not in pieces[0]
+    assert at == len(got)
+
+
+def _dumped(root: Path) -> list[dict[str, Any]]:
+    """The 11.2 changes of HR.BIG as ``ggsci db dump LOG --json`` prints them, with their
+    record's 5.1 supplemental flags."""
+    from typer.testing import CliRunner
+
+    from ggsci.cli import build_app
+
+    dic = load_dictionary(root / "dictionary.json")
+    obj = dic.get("HR", "BIG").dataobj
+    out: list[dict[str, Any]] = []
+    for log in _logs(root):
+        r = CliRunner().invoke(build_app(), ["db", "dump", log, "--json"])
+        assert r.exit_code == 0, r.output
+        for line in r.output.splitlines():
+            rec = json.loads(line)
+            supp = [c.get("supp_fb") for c in rec["changes"] if c["op"] == "5.1"]
+            for c in rec["changes"]:
+                if c["op"] == "11.2" and c["obj"] == obj:
+                    out.append({**c, "supp_fb": supp[0] if supp else None})
+    return out
+
+
+def _inserted(root: Path, native: bool, cuts: tuple[int, ...] = ()) -> list[Any]:
+    return _inserts(_mine(root, native, cuts))
+
+
+def test_the_task_miner_binds_the_pieces_into_one_insert_on_the_head(source: Path) -> None:
+    got = _inserted(source, native=False)
+    assert [cols for _, cols in got] == _expected()
+    heads = {p["rowid"] for p in _dumped(source) if p["fb"] in ("--H-F---", "--H-FL--")}
+    assert {rid for rid, _ in got} <= heads
+
+
+@needs_c
+def test_the_c_walk_mines_what_the_python_walk_mines(source: Path) -> None:
+    """Event for event (the C walk leaves a piece's record to the Python one)."""
+    assert _mine(source, native=True) == _mine(source, native=False)
+
+
+def _offsets(root: Path) -> list[int]:
+    return [o for o, *_ in Scan(_logs(root)[0])]
+
+
+@pytest.mark.parametrize("native", [False, pytest.param(True, marks=needs_c)])
+def test_a_split_inside_a_row_gives_the_row_once(source: Path, native: bool) -> None:
+    """Every record offset of the first log a split point (and the offset just after a
+    record's start) of the log that holds them: the ranges together give what the whole log gives; the range holding
+    a row's last piece reads on to its head, the next one drops the pieces it starts with."""
+    whole = _mine(source, native)
+    assert len(_logs(source)) == 2  # the second empty
+    for at in _offsets(source):
+        for cut in (at, at + 1):
+            assert _mine(source, native, (cut,)) == whole, cut
+
+
+def _records(root: Path) -> Iterator[framing.Record]:
+    for log in _logs(root):
+        yield from framing.iter_records(Path(log).read_bytes())
+
+
+def _capture(root: Path) -> list[C.RowEvent]:
+    with Database(root) as db:
+        dic: Dictionary = oracle_dictionary(db.dictionary, db.state.scn)
+    cap = C.Capture(dic, lambda t: t.full_name == "HR.BIG")
+    out: list[C.RowEvent] = []
+    for rec in _records(root):
+        for t in cap.feed(rec):
+            out += t.changes
+    return out
+
+
+def test_the_redo_miner_binds_them_as_the_task_miner_does(source: Path) -> None:
+    """engine/redo/capture.py (the attached Extract's) gives the same inserts: same head
+    ROWIDs, same values (the rolled-back rows left out of both after their transactions)."""
+    events = _capture(source)
+    inserts = [e for e in events if e.op == "INSERT"]
+    got = _inserted(source, native=False)
+    dropped = {"90", "91"}  # the rolled-back transaction's and the savepoint's
+    kept = [(rid, cols) for rid, cols in got if cols[0] not in dropped]
+    assert [e.rowid for e in inserts] == [rid for rid, _ in kept]
+    names = ("ID", "A", "B", "C", "D", "N")
+    for e, (_, cols) in zip(inserts, kept, strict=True):
+        values = dict(e.after)
+        for i, name in enumerate(names):
+            v = values.get(name)
+            assert (None if v is None else str(v)) == cols[i], (name, e.rowid)
