@@ -181,6 +181,9 @@
 #define INDEX_RESTORE 4
 #define KEYDATA 6 /* an index entry's ROWID: block address u32, slot u16, big-endian */
 #define KDO_SIZE_MAX 0xFFFF
+/* rows.PIECE_ROOM and a row piece's header: a row larger is inserted in pieces */
+#define PIECE_ROOM 8076
+#define PIECE_HEAD 3
 #define MAX_FIELD 0xFFFF
 
 enum { K_NUMBER = 'N', K_DATE = 'D', K_TEXT = 'T' };
@@ -1056,7 +1059,15 @@ static PyObject *row_change(Table *self, PyObject *const *args, Py_ssize_t nargs
     size_t size = 3;
     if (op != OP_UPDATE) { /* rg.row_size of the row, trailing NULLs cut */
         while (count && v[count - 1].n == NULL_LEN) count--;
-        for (Py_ssize_t i = 0; i < count; i++) size += 1 + len_of(&v[i]);
+        size_t piece = PIECE_HEAD; /* rows.piece_bytes: length bytes 1, or 3 from 250 on */
+        for (Py_ssize_t i = 0; i < count; i++) {
+            size += 1 + len_of(&v[i]);
+            piece += len_of(&v[i]) + (v[i].n >= 250 ? 3 : 1);
+        }
+        if (op == OP_INSERT && piece > PIECE_ROOM) { /* chained: Table.insert_pieces (Python) */
+            out = PyTuple_New(0);
+            goto out;
+        }
     }
     if (tx_read(args[0], &c.tx) < 0) goto out;
     c.begin = !c.tx.started;

@@ -73,6 +73,7 @@ class _Table:
     blocks: int  # block address of block 0 of the table's file (dba = blocks | block)
     selects: dict[tuple[int, ...], str] = field(default_factory=dict)
     updates: dict[tuple[int, ...], str] = field(default_factory=dict)
+    twin: rp.Table | None = None  # the Python kernel, for a row larger than a block
 
 
 class _Undone(NamedTuple):
@@ -149,14 +150,17 @@ class BulkSession:
         self.undo = []
         return tx
 
-    def _add(self, scn: int, ts: int, records: Sequence[bytes], ends: bool = False) -> None:
+    def _add(
+        self, scn: int, ts: int, records: Sequence[bytes], ends: bool = False, hold: int = 0
+    ) -> None:
         """Append records (their change vectors), timestamped ``ts`` (microseconds: the
         records of one statement carry the time it ran); the log switches after a record
-        that makes it ``log_bytes`` big, as ``Database.emit`` does."""
+        that makes it ``log_bytes`` big, as ``Database.emit`` does (not after the first
+        ``hold``: a chained row's pieces before its head)."""
         thread = self.thread
-        for vectors in records:
+        for i, vectors in enumerate(records):
             w = self._writers.get(thread) or self.db.logs.writer(thread, scn)
-            if w.add_vectors(scn, ts, vectors, ends=ends) >= self._log_bytes:
+            if w.add_vectors(scn, ts, vectors, ends=ends) >= self._log_bytes and i >= hold:
                 self.db.logs.switch(thread, self.db.state.scn + 1)
 
     # -- DML ---------------------------------------------------------------------------
@@ -177,10 +181,34 @@ class BulkSession:
         rid = block << 16 | slot
         row = (rid, *stored)
         self._cur.execute(t.sql_insert, row)
+        uba = tx.ids.peek_rec() if self.record_undo else (0, 0, 0)
+        records = t.kern.insert(tx, scn, t.blocks | block, slot, row)
+        hold = 0
+        if not records:  # a row larger than a block: its pieces (the Python twin writes them)
+            records, uba = self._chained(t, tx, scn, t.blocks | block, slot, row)
+            hold = len(records) - 1 - (t.shape.key_index is not None)
         if self.record_undo:
             key = t.encode[t.shape.key_col](stored[t.shape.key_col])
-            self.undo.append(_Undone("ins", t, rid, tx.ids.peek_rec(), key=key))
-        self._add(scn, ts, t.kern.insert(tx, scn, t.blocks | block, slot, row))
+            self.undo.append(_Undone("ins", t, rid, uba, key=key))
+        self._add(scn, ts, records, hold=hold)
+
+    def _chained(
+        self, t: _Table, tx: rp.Txn, scn: int, dba: int, slot: int, row: Sequence[object]
+    ) -> tuple[tuple[bytes, ...], rp.Uba3]:
+        """The records of a row larger than a block (``Table.insert_pieces``), its other
+        pieces in new blocks as ``Database.allocate`` gives them (dml._redo_insert)."""
+        twin = t.twin or self._twin(t)
+        table = t.table
+        addrs = [(dba, slot)]
+        for _ in range(twin.pieces(row) - 1):
+            b, s = divmod(self.db.allocate(table, 1, fresh_block=True)[0], 0x10000)
+            addrs.append((t.blocks | b, s))
+        return twin.insert_pieces(tx, scn, addrs, row)
+
+    def _twin(self, t: _Table) -> rp.Table:
+        kinds, encode = rp.codecs_of(t.table)
+        t.twin = rp.Table(t.shape, kinds, encode)
+        return t.twin
 
     def insert_array(
         self, table: TableDef, storeds: Sequence[Sequence[object]], at: int | None = None

@@ -16,12 +16,14 @@ from engine.embedded.dictionary import TableDef
 from engine.embedded.errors import STATEMENT_ERRORS, ConstraintError, RowLockedError, SqlError
 from engine.embedded.rows import (
     FIELD_ROOM,
+    PIECE_ROOM,
     Row,
     by_block,
     cols_data,
     constraint_error,
     encode_row,
     index_cols,
+    piece_bytes,
     rid_block,
     rid_slot,
     row_bytes,
@@ -50,9 +52,13 @@ def insert(s: Session, db: Engine, table: TableDef, rows: Sequence[Row], *, arra
         # (issue 29) a row larger than one KDO's 16-bit size goes as an 11.2 all the same:
         # each column is a field of its own, the size saturates (redogen.kdo); a value no
         # field holds was refused above (encode_row)
-        # an array insert's rows go in one field per block (11.11): a row no field holds
-        # goes as single-row inserts
-        as_array = array and len(rows) > 1 and all(row_bytes(e) <= FIELD_ROOM for e in encoded)
+        # an array insert's rows go in one field per block (11.11), each whole: a statement
+        # with a row larger than a block (which is chained) goes as single-row inserts
+        as_array = (
+            array
+            and len(rows) > 1
+            and all(piece_bytes(rg.columns_of_row(e)) <= PIECE_ROOM for e in encoded)
+        )
         s.lock_keys(db, txn, table, rows)
         rids = db.allocate(table, len(rows))
         store_rows(db, table, rids, rows)

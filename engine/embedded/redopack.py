@@ -33,6 +33,7 @@ from decimal import Decimal
 from typing import Any, Final, NamedTuple
 
 from engine.embedded import redogen as rg
+from engine.embedded import rows as R
 from engine.embedded.dictionary import TableDef
 from engine.redo import framing as F
 from engine.redo import layout as L
@@ -203,16 +204,25 @@ UNDO_KTB: Final = ktb(OP_Z, NO_XID, (0, 0, 0))  # rg.UNDO_KTB
 
 
 def kdo_irp(
-    bdba: int, hdba: int, slot: int, lb: int, values: Sequence[bytes | None]
+    bdba: int,
+    hdba: int,
+    slot: int,
+    lb: int,
+    values: Sequence[bytes | None],
+    fb: int = FB,
+    nrid: tuple[int, int] | None = None,
 ) -> list[bytes]:
-    """An IRP's KDO and its column fields: a whole row (``values``, trailing NULLs cut)."""
+    """An IRP's KDO and its column fields: a whole row (``values``, trailing NULLs cut),
+    or with ``fb`` a row piece (its columns as given; ``nrid`` the next piece's address)."""
     n = len(values)
-    while n and values[n - 1] is None:
+    while n and values[n - 1] is None and fb == FB:
         n -= 1
     vals = values[:n]
     size = min(rg.row_size(tuple(vals)), rg.KDO_SIZE_MAX)
     kdo = _kdo(V.KDO_ROW_NULLS, KDO_IRP, bdba, hdba)
-    head = _fill(kdo, V.KDO_ROW_AT, fb=FB, lb=lb, cc=n, size=size, slot=slot)
+    head = _fill(kdo, V.KDO_ROW_AT, fb=fb, lb=lb, cc=n, size=size, slot=slot)
+    if nrid is not None:
+        head = _fill(bytearray(head), V.KDO_ROW_AT, nrid_bdba=nrid[0], nrid_slot=nrid[1])
     return [head + P.nulls(vals), *P.value_fields(vals)]
 
 
@@ -251,9 +261,10 @@ def row_pieces(rows: Sequence[Sequence[bytes | None]]) -> bytes:
     return b"".join([row_piece(values) for values in rows])
 
 
-def supplemental(nos: Sequence[int], values: Sequence[bytes | None]) -> list[bytes]:
-    """Supplemental log data of a row undo: header, column numbers (from 1), lengths, values."""
-    head = _put(V.SUPP_SIZE, V.SUPP_AT, type=V.SUPP_TYPE, fb=FB, cc=len(nos))
+def supplemental(nos: Sequence[int], values: Sequence[bytes | None], fb: int = FB) -> list[bytes]:
+    """Supplemental log data of a row undo: header, column numbers (from 1), lengths, values
+    (``fb``: its flags, a chained row's records' F and L: redogen.SUPP_FB)."""
+    head = _put(V.SUPP_SIZE, V.SUPP_AT, type=V.SUPP_TYPE, fb=fb, cc=len(nos))
     if not nos:
         return [head]
     lens = _u16s([0 if v is None else len(v) for v in values])
@@ -397,6 +408,8 @@ class Table:
         enc = self.encode(row[1:])
         key = enc[s.key_col]
         _check(enc, key, s.key_index is not None)
+        if R.piece_bytes(rg.columns_of_row(enc)) > R.PIECE_ROOM:
+            return ()  # a row larger than a block: insert_pieces writes it
         undo = [UNDO_KTB, *kdo_drp(dba, s.hdba, slot)]
         undo += supplemental((s.key_col,), (key,))
 
@@ -407,6 +420,52 @@ class Table:
         return (
             first if s.key_index is None else (*first, self._index(tx, scn, dba, slot, key, True))
         )
+
+    def pieces(self, row: Sequence[object]) -> int:
+        """How many row pieces an inserted ``row`` (SQLite's ``(_rid, values...)``) takes
+        (:func:`engine.embedded.rows.row_pieces`)."""
+        return len(R.row_pieces(rg.columns_of_row(self.encode(row[1:]))))
+
+    def insert_pieces(
+        self, tx: Txn, scn: int, addrs: Sequence[tuple[int, int]], row: Sequence[object]
+    ) -> tuple[tuple[bytes, ...], Uba3]:
+        """A row larger than a block (:meth:`insert` gave no record) as ``dml._redo_insert``
+        chains it: a record ``[5.1 (DRP undo), 11.2 IRP]`` per piece at ``addrs`` (each
+        piece's block address and slot, head first, :meth:`pieces` of them), the last piece
+        first and the head last, then the index record. Returns the records and the head
+        record's undo address (what a rollback of the insert names)."""
+        s = self.shape
+        enc = self.encode(row[1:])
+        key = enc[s.key_col]
+        _check(enc, key, s.key_index is not None)
+        vals = rg.columns_of_row(enc)
+        parts = R.row_pieces(vals)
+        if len(parts) != len(addrs):
+            raise ValueError(f"{len(parts)} row pieces, {len(addrs)} addresses")
+        last = len(parts) - 1
+        out: list[bytes] = []
+        uba: Uba3 = (0, 0, 0)
+        for n in range(last, -1, -1):  # the last piece first, the head last
+            lo, hi = parts[n]
+            dba, slot = addrs[n]
+            supp_fb = fb_value(rg.SUPP_FB[(n == last, n == 0)])
+            undo = [UNDO_KTB, *kdo_drp(dba, s.hdba, slot)]
+            if n == last:  # the key columns in the first record
+                undo += supplemental((s.key_col,), (key,), supp_fb)
+            else:
+                undo += supplemental((), (), supp_fb)
+            fb = fb_value(rg.PIECE_FB[(n == 0, n == last)])
+            nrid = addrs[n + 1] if n < last else None
+            piece = kdo_irp(dba, s.hdba, slot, LB_REDO, vals[lo:hi], fb, nrid)
+
+            def redo(k: bytes, piece: list[bytes] = piece) -> list[bytes]:
+                return [k, *piece]
+
+            uba = tx.ids.peek_rec()
+            out += self._row(tx, scn, dba, KDO_IRP, undo, redo)
+        if s.key_index is not None:
+            out.append(self._index(tx, scn, *addrs[0], key, True))
+        return tuple(out), uba
 
     def update(
         self,
