@@ -12,9 +12,10 @@ import itertools
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+from typer.testing import CliRunner
 
 from engine._native import load as load_native
 from engine.changes import Kind
@@ -32,6 +33,10 @@ from engine.redo import framing
 from engine.redo.dictionary import Dictionary
 from engine.redo.scan import Scan
 from engine.trail.layout import IOType
+from ggsci.cli import build_app
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 _C = load_native("redomine")
 needs_c = pytest.mark.skipif(_C is None, reason="the C kernel is disabled (GGSCI_NATIVE=0)")
@@ -62,12 +67,13 @@ def _insert(row: tuple[Any, ...]) -> str:
     return f"INSERT INTO hr.big VALUES ({', '.join(_lit(v) for v in row)})"
 
 
-def _workload(db: Database) -> None:
+def _workload(db: Database, ddl: bool = True) -> None:
     """Every row of :data:`ROWS` inserted by two sessions in transactions that interleave;
     one chained insert rolled back whole, one taken back by a savepoint rollback; an update
-    and a delete of a chained row (written whole: docs/redo_format.md)."""
+    and a delete of a chained row (written whole: docs/redo_format.md). The log archived."""
     a, b = db.session("A"), db.session("B")
-    execute(db, a, DDL)
+    if ddl:
+        execute(db, a, DDL)
     for row, _ in ROWS[:4]:
         execute(db, a, _insert(row))
     execute(db, b, _insert((90, A4K, B4K, C4K, None, None)))
@@ -300,3 +306,66 @@ def test_the_fast_path_writes_the_generic_paths_pieces(tmp_path: Path, rollback:
     compensation names the head's undo record."""
     fast = _written(tmp_path / "f", True, rollback)
     assert fast == _written(tmp_path / "g", False, rollback)
+
+
+def test_the_c_kernels_threshold_is_the_rows_one() -> None:
+    src = (Path(__file__).resolve().parents[2] / "engine" / "_native" / "redopack.c").read_text()
+    assert f"#define PIECE_ROOM {R.PIECE_ROOM}\n" in src
+    assert f"#define PIECE_HEAD {R.piece_bytes(())}\n" in src
+
+
+def test_every_extract_writes_the_same_trail_of_chained_rows(
+    tmp_path: Path, spark: SparkSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The embedded Extract on Spark (the task miner, its C walk when built; splits of 8 KiB,
+    so that ranges end inside rows), the same on the driver with the Python walk only, and
+    the attached archived-log-only Extract over ``db dictionary`` and the archives (the
+    redo miner) write the same trail: the chained inserts whole on their head ROWIDs."""
+    from engine.embedded.archiver import ArchiveParams
+    from engine.extract import run as run_module
+    from engine.extract.tasks import miner as miner_module
+    from tests.redo import test_embedded_archives as EA
+
+    home = Home(tmp_path / "home")
+    home.create_subdirs()
+    dest = tmp_path / "arch"
+    root = create_database(home.dirdb, "src", archive=ArchiveParams(str(dest), EA.FMT))
+    with Database(root) as db:
+        execute(db, db.session("DDL"), DDL)
+        db.switch_log()  # the DDL in sequence 1; the dictionary taken after it
+    cli = CliRunner()
+    dic = tmp_path / "dict.json"
+    r = cli.invoke(build_app(), ["db", "dictionary", "src", "--out", str(dic), "--home",
+                                 str(home.root)])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    with Database(root) as db:
+        _workload(db, ddl=False)
+        assert db.archiver is not None and not db.archiver.errors
+
+    monkeypatch.setattr(run_module, "_split_bytes", lambda: 8192)
+    EA._embedded(home, spark, "x1", "bb", "")
+    monkeypatch.setattr(miner_module, "_NATIVE", None)
+    EA._embedded(home, None, "x2", "cc", "")  # type: ignore[arg-type]
+    want = EA._rows(home.dirdat, "bb")
+    inserts = [row for row in want if row["op"] == "Insert"]
+    assert [int(row["columns"]["ID"]) for row in inserts] == [1, 2, 3, 4, 5, 6, 7]
+    for row, (values, _) in zip(inserts, ROWS, strict=True):
+        assert row["columns"]["A"] == values[1] and row["columns"]["N"] == values[5]
+        assert row["columns"]["D"] == values[4]
+    assert [row["op"] for row in want[7:]] == ["FieldComp", "Delete"]
+    assert want[7]["columns"] == {"ID": "4", "B": "short"} and want[8]["columns"] == {"ID": "5"}
+    assert len(want) == 7 + 2
+    assert EA._rows(home.dirdat, "cc") == want
+
+    logs = sorted(p.name for p in dest.iterdir())
+    args = ["db", "attach", "ora", "--archive", str(dest), "--format", EA.FMT, "--dictionary"]
+    r = cli.invoke(build_app(), [*args, str(dic), "--home", str(home.root)])
+    assert r.exit_code == 0, r.output
+    assert f"({len(logs)} now)" in r.output
+    (home.dirprm / "e1.prm").write_text(EA.ATTACHED)
+    added = EA._ggsci(home.root, "run", "ADD EXTRACT e1, TRANLOG, EXTSEQNO 2, EXTRBA 0",
+                      "ADD EXTTRAIL ./dirdat/aa, EXTRACT e1")  # fmt: skip
+    assert "EXTRACT added." in added.stdout, added.stdout + added.stderr
+    run = EA._ggsci(home.root, "extract", "paramfile", "dirprm/e1.prm", "--stop-at-eof")
+    assert run.returncode == 0, run.stderr
+    assert EA._rows(home.dirdat, "aa") == want
