@@ -155,7 +155,9 @@ class ExtractRun(TransactionManagement, GroupRun):
         # the source: the embedded database, or an attached one's archived logs (alo.py)
         self.attached = attached_source(home, model)
         self.root = self.attached.root if self.attached else source_root(home, model)
-        self.origin = AttachedOrigin(self.attached, self._redo_warning) if self.attached else None
+        self.origin = (
+            AttachedOrigin(self.attached, self._redo_warning, model) if self.attached else None
+        )
         for what in not_used(model) if self.attached else ():
             emit("OGG-10144", Severity.WARNING, f"{what} not used by an Extract reading the "
                  f"archived logs of attached database {self.root.name}.")  # fmt: skip
