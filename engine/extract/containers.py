@@ -23,7 +23,7 @@ from dataclasses import replace
 
 from engine.extract.start import ExtractError
 from engine.redo.dictionary import Dictionary, Table
-from params.models import ParamFile
+from params.models import ParamFile, TableSpec
 
 
 def catalog_of(t: Table) -> str | None:
@@ -64,6 +64,12 @@ def selected(
                 f"shipped script)"
             )
     return d if len(keep) == len(d.tables) else replace(d, tables=tuple(keep))
+
+
+def with_catalog(model: ParamFile) -> list[TableSpec]:
+    """The TABLE / TABLEEXCLUDE statements that name a catalog (an embedded database, which
+    has no containers, does not use it: a warning each)."""
+    return [t for t in model.tables if t.source.catalog and t.statement.startswith("TABLE")]
 
 
 def _container(t: Table) -> str:
