@@ -33,6 +33,7 @@ from typing import Final, NamedTuple
 from engine import _native
 from engine.embedded import redogen as rg
 from engine.embedded import redopack as rp
+from engine.embedded import rows as R
 from engine.embedded.database import Database
 from engine.embedded.dictionary import TableDef
 from engine.embedded.logfile import LAYOUT, ORDER
@@ -181,6 +182,14 @@ class BulkSession:
         rid = block << 16 | slot
         row = (rid, *stored)
         self._cur.execute(t.sql_insert, row)
+        self._insert_at(t, tx, scn, ts, row)
+
+    def _insert_at(self, t: _Table, tx: rp.Txn, scn: int, ts: int, row: tuple[object, ...]) -> None:
+        """The records of a row stored at ``row[0]`` (its ``_rid``), and what its rollback
+        needs."""
+        rid = row[0]
+        assert isinstance(rid, int)
+        block, slot = rid >> 16, rid & 0xFFFF
         uba = tx.ids.peek_rec() if self.record_undo else (0, 0, 0)
         records = t.kern.insert(tx, scn, t.blocks | block, slot, row)
         hold = 0
@@ -188,7 +197,7 @@ class BulkSession:
             records, uba = self._chained(t, tx, scn, t.blocks | block, slot, row)
             hold = len(records) - 1 - (t.shape.key_index is not None)
         if self.record_undo:
-            key = t.encode[t.shape.key_col](stored[t.shape.key_col])
+            key = t.encode[t.shape.key_col](row[1 + t.shape.key_col])
             self.undo.append(_Undone("ins", t, rid, uba, key=key))
         self._add(scn, ts, records, hold=hold)
 
@@ -229,6 +238,14 @@ class BulkSession:
         groups: dict[int, list[tuple[int, tuple[bytes | None, ...]]]] = {}
         for rid, st in zip(rids, storeds, strict=True):
             groups.setdefault(rid >> 16, []).append((rid, t.kern.encode(st)))
+        if any(
+            R.piece_bytes(rg.columns_of_row(enc)) > R.PIECE_ROOM
+            for group in groups.values()
+            for _, enc in group
+        ):  # a row larger than a block: single-row inserts, which chain it (as dml.insert)
+            for rid, st in zip(rids, storeds, strict=True):
+                self._insert_at(t, tx, scn, ts, (rid, *st))
+            return
         for block, group in groups.items():
             dba = make_dba(table.file_no, block)
             slots = [rid & 0xFFFF for rid, _ in group]

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from engine._native import load as load_native
@@ -24,6 +26,7 @@ from engine.embedded.database import Database, create_database
 from engine.embedded.dictionary import load_dictionary
 from engine.embedded.logs import list_logs
 from engine.embedded.oradict import oracle_dictionary
+from engine.embedded.redogen import columns_of_row
 from engine.embedded.sql import execute
 from engine.extract.tasks.decode import Selection
 from engine.extract.tasks.miner import Closed, Miner, mine_plan
@@ -31,9 +34,11 @@ from engine.home.layout import Home
 from engine.redo import capture as C
 from engine.redo import framing
 from engine.redo.dictionary import Dictionary
+from engine.redo.ids import make_dba
 from engine.redo.scan import Scan
 from engine.trail.layout import IOType
 from ggsci.cli import build_app
+from tests.source import test_source_redopack as TP
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -267,9 +272,10 @@ def test_the_redo_miner_binds_them_as_the_task_miner_does(source: Path) -> None:
             assert (None if v is None else str(v)) == cols[i], (name, e.rowid)
 
 
-def _written(tmp: Path, fast: bool, rollback: bool) -> list[bytes]:
-    """The logs of :data:`ROWS` inserted one statement each in one transaction (committed,
-    or rolled back), by the workload's fast path or the generic one, the clock standing."""
+def _written(tmp: Path, fast: bool, rollback: bool, array: bool = False) -> list[bytes]:
+    """The logs of :data:`ROWS` inserted one statement each (or with ``array`` in one array
+    insert) in one transaction (committed, or rolled back), by the workload's fast path or
+    the generic one, the clock standing."""
     from datetime import datetime
 
     from engine.embedded import dml
@@ -282,15 +288,18 @@ def _written(tmp: Path, fast: bool, rollback: bool) -> list[bytes]:
         execute(db, db.session("DDL"), DDL)
         table = db.dictionary.get("HR", "BIG")
         s = db.session("W")
+        rows = [row for row, _ in ROWS]
         if fast:
             bulk = BulkSession(db, s)
             bulk.record_undo = rollback
-            for row, _ in ROWS:
+            if array:
+                bulk.insert_array(table, rows)
+            for row in [] if array else rows:
                 bulk.insert(table, row)
             bulk.rollback() if rollback else bulk.commit()
         else:
-            for row, _ in ROWS:
-                dml.insert(s, db, table, [row], array=False)
+            for group in [rows] if array else [[row] for row in rows]:
+                dml.insert(s, db, table, group, array=array)
             s.rollback(db) if rollback else s.commit(db)
         db.switch_log()
         return [i.path.read_bytes() for i in db.list_logs()]
@@ -298,14 +307,18 @@ def _written(tmp: Path, fast: bool, rollback: bool) -> list[bytes]:
         db.close()
 
 
+@pytest.mark.parametrize("array", [False, True])
 @pytest.mark.parametrize("rollback", [False, True])
-def test_the_fast_path_writes_the_generic_paths_pieces(tmp_path: Path, rollback: bool) -> None:
+def test_the_fast_path_writes_the_generic_paths_pieces(
+    tmp_path: Path, rollback: bool, array: bool
+) -> None:
     """BulkSession (the workload's, benchmarks') writes a chained row as the generic path
     does, byte for byte: its kernel (C or the Python twin) gives no record for a row over a
     block and the twin writes its pieces (redopack.Table.insert_pieces); a rollback's
-    compensation names the head's undo record."""
-    fast = _written(tmp_path / "f", True, rollback)
-    assert fast == _written(tmp_path / "g", False, rollback)
+    compensation names the head's undo record. An array insert with a row over a block
+    goes as single-row inserts on both paths."""
+    fast = _written(tmp_path / "f", True, rollback, array)
+    assert fast == _written(tmp_path / "g", False, rollback, array)
 
 
 def test_the_c_kernels_threshold_is_the_rows_one() -> None:
@@ -369,3 +382,30 @@ def test_every_extract_writes_the_same_trail_of_chained_rows(
     run = EA._ggsci(home.root, "extract", "paramfile", "dirprm/e1.prm", "--stop-at-eof")
     assert run.returncode == 0, run.stderr
     assert EA._rows(home.dirdat, "aa") == want
+
+
+@pytest.mark.skipif(load_native("redopack") is None, reason="the C kernel is disabled")
+@settings(max_examples=150, deadline=None)
+@given(
+    name=st.sampled_from(["number key", "no index"]),
+    size=st.integers(R.PIECE_ROOM - 40, R.PIECE_ROOM + 10),
+    amount=st.one_of(st.none(), st.integers(-(10**6), 10**6)),
+    status=st.sampled_from([None, "A"]),
+    txn=TP.txns,
+)
+def test_the_c_kernel_leaves_the_rows_the_twin_chains(
+    name: str, size: int, amount: int | None, status: str | None, txn: tuple[Any, ...]
+) -> None:
+    """Rows around the threshold: the compiled row change gives no record (and changes
+    nothing) exactly where the Python twin's does, the same bytes elsewhere."""
+    native, python = TP._kernels(name)
+    dba = make_dba(4, 0x500)
+    row = (7, 12, "n" * size, amount, None, status)
+    results = []
+    for kernel in (native, python):
+        tx = TP._state(txn, dba, make_dba(4, 0x441))
+        got = TP._outcome(kernel.insert, tx, 99, dba, 3, row)
+        results.append((got, TP._after(tx)))
+    assert results[0] == results[1]
+    enc = python.encode(row[1:])
+    assert (results[1][0] == ()) == (R.piece_bytes(columns_of_row(enc)) > R.PIECE_ROOM)
