@@ -409,3 +409,14 @@ def test_the_c_kernel_leaves_the_rows_the_twin_chains(
     assert results[0] == results[1]
     enc = python.encode(row[1:])
     assert (results[1][0] == ()) == (R.piece_bytes(columns_of_row(enc)) > R.PIECE_ROOM)
+
+
+def test_the_text_dump_shows_the_pieces_flags(source: Path) -> None:
+    """``ggsci db dump NAME`` (the seed's dump text) prints each piece's row flags, the last
+    piece's before the head's."""
+    r = CliRunner().invoke(build_app(), ["db", "dump", "src", "--home", str(source.parents[1])])
+    assert r.exit_code == 0, r.output
+    flags = [line.split()[1] for line in r.output.splitlines() if line.startswith("fb: ")]
+    assert "--------" in flags  # a middle piece
+    at = flags.index("-----L--")
+    assert flags[at + 1] == "--H-F---"
