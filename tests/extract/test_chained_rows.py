@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,7 @@ from typer.testing import CliRunner
 from engine._native import load as load_native
 from engine.changes import Kind
 from engine.embedded import rows as R
+from engine.embedded.clock import ManualClock
 from engine.embedded.database import Database, create_database
 from engine.embedded.dictionary import load_dictionary
 from engine.embedded.logs import list_logs
@@ -35,6 +37,7 @@ from engine.redo import capture as C
 from engine.redo import framing
 from engine.redo.dictionary import Dictionary
 from engine.redo.ids import make_dba
+from engine.redo.rowid import fb_text
 from engine.redo.scan import Scan
 from engine.trail.layout import IOType
 from ggsci.cli import build_app
@@ -420,3 +423,59 @@ def test_the_text_dump_shows_the_pieces_flags(source: Path) -> None:
     assert "--------" in flags  # a middle piece
     at = flags.index("-----L--")
     assert flags[at + 1] == "--H-F---"
+
+
+@pytest.mark.parametrize("native", [False, pytest.param(True, marks=needs_c)])
+def test_a_current_log_that_ends_before_the_head_ends_the_range_before_the_row(
+    tmp_path: Path, native: bool
+) -> None:
+    """The log being written, read to a recorded end between a row's pieces (the head's log
+    write not there yet): the range ends where the row's first record starts (its events, the
+    transaction's begin among them, dropped); read again from there once the head is in, the
+    row comes whole."""
+    home = Home(tmp_path)
+    home.create_subdirs()
+    root = create_database(home.dirdb, "cur")
+    # a clock that moves at each reading: each record its own LWN (log write), so that the
+    # recorded end can fall between the pieces
+    with Database(root, clock=ManualClock(datetime(2024, 1, 1), step=1.0)) as db:
+        s = db.session("A")
+        execute(db, s, DDL)
+        execute(db, s, _insert(ROWS[0][0]))
+        execute(db, s, "COMMIT")
+        execute(db, s, _insert(ROWS[3][0]))  # 3 pieces, in the transaction's first records
+        execute(db, s, "COMMIT")
+    log = _logs(root)[0]
+    offsets = [(o, stop) for o, stop, *_ in Scan(log)]
+    heads = [p for p in _dumped_current(log) if p[0] == "--H-F---"]
+    assert len(heads) == 1
+    head_at = heads[0][1]
+    first_piece = offsets[[o for o, _ in offsets].index(head_at) - 2][0]
+    m = Miner(_plan(root))
+    if not native:
+        m._walker = None
+    events, _, resume, _ = m.walk(log, 0, None, limit=head_at)
+    assert resume == first_piece
+    assert all(e[3] < first_piece for e in events)
+    assert [cols[0] for _, cols in _inserts(events)] == ["1"]
+    rest, _, _, _ = m.walk(log, resume, None)
+    assert [cols for _, cols in _inserts(rest)] == [_expected()[3]]
+    assert rest[0][0] == int(Kind.BEGIN)
+
+
+def _dumped_current(log: str) -> list[tuple[str, int]]:
+    """(row flags, record offset) of every 11.2 in a current log."""
+    from engine.redo import vectors as V
+
+    out = []
+    scan = Scan(log)
+    for offset, _stop, buf, lo, size, _s, _t in scan:
+        h = scan.header
+        assert h is not None
+        rec = framing.parse_record(bytes(buf[lo : lo + size]), h.order, h.layout)
+        for v in rec.vectors:
+            if v.op == "11.2":
+                d = V.decode(v)
+                assert isinstance(d, V.Redo) and d.row.fb is not None
+                out.append((fb_text(d.row.fb), offset))
+    return out
