@@ -5,7 +5,8 @@ redo (and from imported Oracle dumps): the Extract's Spark pipeline can be teste
 it. Rules, after seed 002 and ARCHITECTURE.md:
 
 - row data comes from layer 11 (11.2 IRP, 11.3 DRP, 11.5 URP, 11.11 QMI, 11.12 QMD) and
-  19.1 direct-load blocks; an array insert or a direct-load block is split per row;
+  19.1 direct-load blocks; an array insert or a direct-load block is split per row; a row
+  inserted in pieces (11.2s flagged L ... F, the head last) is one insert on the head;
 - before images and key columns come from the 5.1 undo in the same record (its KDO row and
   its supplemental key columns); index (10.x) and cleanout (4.1) redo are ignored;
 - a record with 5.6 (undo applied) is a compensation: the change it names (by UBA) is
@@ -39,6 +40,7 @@ from engine.redo.model import (
     Undo,
     UndoApplied,
 )
+from engine.redo.rowid import FB_F, FB_L, fb_value
 
 
 @dataclass(frozen=True)
@@ -117,6 +119,8 @@ class Decoder:
         self.txns: dict[Xid, Transaction] = {}
         self.committed: list[Transaction] = []
         self.rolled_back: list[Transaction] = []
+        # a row inserted in pieces (last piece first): the pieces' columns until its head
+        self._pieces: dict[Xid, list[tuple[Column, ...]]] = {}
 
     def _txn(self, xid: Xid, rec: RedoRecord) -> Transaction:
         t = self.txns.get(xid)
@@ -218,7 +222,19 @@ class Decoder:
         supp = _cols(table, undo.supplemental) if undo is not None else {}
         ukdo = undo.kdo if undo is not None else None
         if k.name == "IRP":
-            after = _full_row(table, k.columns)
+            columns = k.columns
+            if fb_value(k.fb) & (FB_F | FB_L) != FB_F | FB_L:  # a chained row's piece
+                pending = self._pieces.setdefault(t.xid, [])
+                pending.append(k.columns)
+                if not fb_value(k.fb) & FB_F:
+                    return  # the head (F) is logged last
+                del self._pieces[t.xid]
+                bound: list[Column] = []
+                for piece in reversed(pending):  # the head's columns first
+                    base = len(bound)
+                    bound += [Column(base + c.no, c.data) for c in piece]
+                columns = tuple(bound)
+            after = _full_row(table, columns)
             self._emit(t, rec, table, "INSERT", k.bdba, k.slot, after, {}, _key(table, after), uba)
         elif k.name == "QMI":
             for row in k.rows:
