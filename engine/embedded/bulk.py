@@ -151,17 +151,14 @@ class BulkSession:
         self.undo = []
         return tx
 
-    def _add(
-        self, scn: int, ts: int, records: Sequence[bytes], ends: bool = False, hold: int = 0
-    ) -> None:
+    def _add(self, scn: int, ts: int, records: Sequence[bytes], ends: bool = False) -> None:
         """Append records (their change vectors), timestamped ``ts`` (microseconds: the
         records of one statement carry the time it ran); the log switches after a record
-        that makes it ``log_bytes`` big, as ``Database.emit`` does (not after the first
-        ``hold``: a chained row's pieces before its head)."""
+        that makes it ``log_bytes`` big, as ``Database.emit`` does."""
         thread = self.thread
-        for i, vectors in enumerate(records):
+        for vectors in records:
             w = self._writers.get(thread) or self.db.logs.writer(thread, scn)
-            if w.add_vectors(scn, ts, vectors, ends=ends) >= self._log_bytes and i >= hold:
+            if w.add_vectors(scn, ts, vectors, ends=ends) >= self._log_bytes:
                 self.db.logs.switch(thread, self.db.state.scn + 1)
 
     # -- DML ---------------------------------------------------------------------------
@@ -182,24 +179,30 @@ class BulkSession:
         rid = block << 16 | slot
         row = (rid, *stored)
         self._cur.execute(t.sql_insert, row)
-        self._insert_at(t, tx, scn, ts, row)
+        self._insert_at(t, tx, scn, ts, rid, row)
 
-    def _insert_at(self, t: _Table, tx: rp.Txn, scn: int, ts: int, row: tuple[object, ...]) -> None:
-        """The records of a row stored at ``row[0]`` (its ``_rid``), and what its rollback
-        needs."""
-        rid = row[0]
-        assert isinstance(rid, int)
-        block, slot = rid >> 16, rid & 0xFFFF
-        uba = tx.ids.peek_rec() if self.record_undo else (0, 0, 0)
-        records = t.kern.insert(tx, scn, t.blocks | block, slot, row)
-        hold = 0
-        if not records:  # a row larger than a block: its pieces (the Python twin writes them)
-            records, uba = self._chained(t, tx, scn, t.blocks | block, slot, row)
-            hold = len(records) - 1 - (t.shape.key_index is not None)
-        if self.record_undo:
+    def _insert_at(
+        self, t: _Table, tx: rp.Txn, scn: int, ts: int, rid: int, row: tuple[object, ...]
+    ) -> None:
+        """The records of ``row`` (SQLite's ``(_rid, values...)``) stored at ``rid``, and
+        what its rollback needs."""
+        undo = self.record_undo
+        uba = tx.ids.peek_rec() if undo else None
+        dba, slot = t.blocks | rid >> 16, rid & 0xFFFF
+        records = t.kern.insert(tx, scn, dba, slot, row)
+        if records:
+            self._add(scn, ts, records)
+        else:  # a row larger than a block: its pieces (the Python twin writes them)
+            records, uba = self._chained(t, tx, scn, dba, slot, row)
+            head = len(records) - 1 - (t.shape.key_index is not None)
+            for vectors in records[:head]:  # the pieces before the head: no log switch
+                w = self._writers.get(self.thread) or self.db.logs.writer(self.thread, scn)
+                w.add_vectors(scn, ts, vectors)
+            self._add(scn, ts, records[head:])
+        if undo:
+            assert uba is not None
             key = t.encode[t.shape.key_col](row[1 + t.shape.key_col])
             self.undo.append(_Undone("ins", t, rid, uba, key=key))
-        self._add(scn, ts, records, hold=hold)
 
     def _chained(
         self, t: _Table, tx: rp.Txn, scn: int, dba: int, slot: int, row: Sequence[object]
@@ -244,7 +247,7 @@ class BulkSession:
             for _, enc in group
         ):  # a row larger than a block: single-row inserts, which chain it (as dml.insert)
             for rid, st in zip(rids, storeds, strict=True):
-                self._insert_at(t, tx, scn, ts, (rid, *st))
+                self._insert_at(t, tx, scn, ts, rid, (rid, *st))
             return
         for block, group in groups.items():
             dba = make_dba(table.file_no, block)

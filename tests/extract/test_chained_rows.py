@@ -35,6 +35,7 @@ from engine.extract.tasks.miner import Closed, Miner, mine_plan
 from engine.home.layout import Home
 from engine.redo import capture as C
 from engine.redo import framing
+from engine.redo import vectors as V
 from engine.redo.dictionary import Dictionary
 from engine.redo.ids import make_dba
 from engine.redo.rowid import fb_text
@@ -275,7 +276,9 @@ def test_the_redo_miner_binds_them_as_the_task_miner_does(source: Path) -> None:
             assert (None if v is None else str(v)) == cols[i], (name, e.rowid)
 
 
-def _written(tmp: Path, fast: bool, rollback: bool, array: bool = False) -> list[bytes]:
+def _written(
+    tmp: Path, fast: bool, rollback: bool, array: bool = False, log_bytes: int = 64 << 20
+) -> list[bytes]:
     """The logs of :data:`ROWS` inserted one statement each (or with ``array`` in one array
     insert) in one transaction (committed, or rolled back), by the workload's fast path or
     the generic one, the clock standing."""
@@ -285,7 +288,7 @@ def _written(tmp: Path, fast: bool, rollback: bool, array: bool = False) -> list
     from engine.embedded.bulk import BulkSession
     from engine.embedded.clock import ManualClock
 
-    root = create_database(tmp, "W")  # (the name is in the log header)
+    root = create_database(tmp, "W", log_bytes=log_bytes)  # (the name is in the log header)
     db = Database(root, clock=ManualClock(datetime(2024, 1, 1)))
     try:
         execute(db, db.session("DDL"), DDL)
@@ -479,3 +482,26 @@ def _dumped_current(log: str) -> list[tuple[str, int]]:
                 assert isinstance(d, V.Redo) and d.row.fb is not None
                 out.append((fb_text(d.row.fb), offset))
     return out
+
+
+def test_no_log_switch_falls_inside_a_chained_row(tmp_path: Path) -> None:
+    """Logs of 16 KiB (a switch after nearly every row): each log holds whole rows, its
+    11.2s in order L [middle...] H-F; both paths switch at the same records."""
+    for fast in (True, False):
+        logs = _written(tmp_path / str(fast), fast, False, log_bytes=16 << 10)
+        assert len(logs) > 4
+        for data in logs:
+            fbs = [
+                fb_text(V.decode(v).row.fb)  # type: ignore[union-attr]
+                for rec in framing.iter_records(data)
+                for v in rec.vectors
+                if v.op == "11.2"
+            ]
+            pending = False
+            for fb in fbs:
+                assert pending or fb in ("--H-FL--", "-----L--"), fbs
+                pending = fb in ("-----L--", "--------")
+            assert not pending, fbs
+    assert _written(tmp_path / "f", True, False, log_bytes=16 << 10) == _written(
+        tmp_path / "g", False, False, log_bytes=16 << 10
+    )
