@@ -20,10 +20,12 @@ rows carry their columns as the trail's text (no record template): the driver en
 commit, and applies the TABLE row options there.
 
 The redo miner is stateful (a row's pieces, the changes a savepoint rollback may take back):
-one per redo thread lives in :class:`MinerStates`, with the Extract's driver (an attached
-database is mined in the Extract's own process); a range that does not start where that
-thread's last one ended (a batch mined again, a restart) starts from what was kept at its
-start, else afresh.
+one per redo thread lives in :class:`MinerStates`, with the Extract's driver; a range that
+does not start where that thread's last one ended (a batch mined again, a restart) starts
+from what was kept at its start, else afresh. In a Spark task a range is mined alone, from no
+state (:meth:`OracleMiner.mine_alone`, its :class:`Carry`), and the driver settles it
+(:meth:`OracleMiner.settle`): the result stands and the thread's state goes on from it, or,
+when it depended on a state the task did not have, the range is mined again on the driver.
 
 The fast path (:class:`FastMiner`, :func:`fast_miner`): a range is mined by the task miner
 and its C walk, strict, over the attached dictionary's tables (by real object number, with
@@ -34,12 +36,15 @@ to it whole. docs/extract.md "The fast path" says exactly what takes which path.
 
 from __future__ import annotations
 
+import contextlib
 import struct
-from collections.abc import Callable, Iterable
+import threading
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from engine import storage
+from engine.cluster.jobturn import Turn
 from engine.embedded.errors import RedoCorruptError
 from engine.extract.tasks.decode import (
     BEFORES_COMPACT,
@@ -104,6 +109,10 @@ class MinerStates:
     delegated: int = 0
     tasks: int = 0  # ranges mined in Spark tasks whose result stood (OracleMiner.settle)
     remined: int = 0  # ranges mined in tasks whose result did not stand: mined again here
+    _settling: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _events: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _begun: set[str] = field(default_factory=set, repr=False)
+    _settled: dict[str, threading.Event] = field(default_factory=dict, repr=False)
 
     def miner(
         self, thread: int, sequence: int, offset: int, make: Callable[[], C.Miner]
@@ -128,9 +137,58 @@ class MinerStates:
         planned from, its end when it was planned ahead, else ``resume``), or at the next
         log after a log read to its end."""
         if end is None:
-            self.ends[thread] = frozenset({(sequence + 1, 0)})
+            self.went_on(thread, frozenset({(sequence + 1, 0)}))
         else:
-            self.ends[thread] = frozenset({(sequence, end), (sequence, resume or end)})
+            self.went_on(thread, frozenset({(sequence, end), (sequence, resume or end)}))
+
+    def went_on(self, thread: int, starts: frozenset[tuple[int, int]]) -> None:
+        """The range of ``thread`` that goes on from the last one read starts at one of
+        ``starts`` (sequence, offset); the thread's miner state there is kept for a range
+        that starts there later (a batch mined ahead, settled after an earlier batch was
+        mined again)."""
+        self.ends[thread] = starts
+        m = self.miners.get(thread)
+        if m is None:
+            return
+        state = m.state()
+        for sequence, offset in starts:
+            self.saved[(thread, sequence, offset)] = state
+        mine = sorted(k for k in self.saved if k[0] == thread)
+        for k in mine[:-KEPT_STARTS]:
+            del self.saved[k]
+
+    def begun(self, turn: Turn) -> None:
+        """The batch of ``turn`` (a job group: engine/cluster/jobturn.py) is being mined."""
+        with self._events:
+            self._begun.add(turn.group)
+
+    def settled(self, turn: Turn) -> None:
+        """The batch of ``turn`` is settled (or failed): the batch after it may settle."""
+        with self._events:
+            self._settled.setdefault(turn.group, threading.Event()).set()
+            self._begun.discard(turn.group)
+
+    @contextlib.contextmanager
+    def settling(self, turn: Turn | None) -> Iterator[None]:
+        """Around settling a batch's task results (:meth:`OracleMiner.settle`): once the
+        batch asked for before it is settled (two batches are mined at once: capture.py's
+        mining ahead; a range goes on from the state the range before it left), one batch
+        at a time."""
+        if turn is not None and turn.before is not None:
+            with self._events:
+                done = self._settled.setdefault(turn.before, threading.Event())
+            while not done.wait(0.05):
+                with self._events:  # (a batch never mined: its submission failed)
+                    if (
+                        turn.before_ended is not None
+                        and turn.before_ended.is_set()
+                        and (turn.before not in self._begun)
+                    ):
+                        break
+            with self._events:
+                self._settled.pop(turn.before, None)
+        with self._settling:
+            yield
 
 
 @dataclass(frozen=True)
@@ -247,7 +305,7 @@ class OracleMiner:
         if carry.end is not None:
             miner.restore(_composed(now, carry.end, carry.ended))
         if carry.ends is not None:
-            states.ends[thread] = carry.ends
+            states.went_on(thread, carry.ends)
         return True
 
     def mine(self, path: str, start: int, end: int | None) -> Mined:

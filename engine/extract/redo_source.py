@@ -310,11 +310,16 @@ def decode_splits(
     the splits of online logs the driver reads itself (``Split.local``); the job waits for
     ``turn`` (:mod:`engine.cluster.jobturn`: a batch asked for earlier runs first). Redo that
     cannot be read raises :class:`~engine.embedded.catalog.RedoGapError` naming where."""
+    states = plan.states if isinstance(plan, OraclePlan) and spark is not None else None
+    if states is not None and turn is not None:  # (settled in the order asked for)
+        states.begun(turn)
     try:
         return _decoded(plan, splits, spark, turn)
     finally:  # (a batch with no job, or failing before it, lets the next one call in)
         if turn is not None:
             turn.ended.set()
+            if states is not None:
+                states.settled(turn)
 
 
 def _decoded(
@@ -337,7 +342,8 @@ def _decoded(
                     raise CannotRun(raw[len(CANNOT_RUN) :].decode(errors="replace"))
             done = [_unpacked(r) for r in packed]
     if isinstance(plan, OraclePlan) and spark is not None:
-        done = _settled(OracleMiner(plan), splits, done)
+        with plan.states.settling(turn):
+            done = _settled(OracleMiner(plan), splits, done)
     elif len(done) < len(splits):
         miner = miner_of(plan)
         mined = iter(done)
