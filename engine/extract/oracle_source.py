@@ -219,7 +219,8 @@ class Carry:
     :meth:`OracleMiner.settle`: its redo miner's state at its end (None: no log header read)
     and where the range that goes on from it starts; the transactions that ended in it; how
     many savepoint rollbacks in it found no change to take back (the change may lie in an
-    earlier range); the stop it met (a structure change: message, offset, code; with its SCN);
+    earlier range: those of a transaction rolled back in the range do not count, all its
+    changes go with it); the stop it met (a structure change: message, offset, code; with its SCN);
     and how it was mined (the counts of :class:`MinerStates`)."""
 
     end: C.MinerState | None
@@ -247,6 +248,7 @@ class OracleMiner:
         #: Spark task: :meth:`mine_alone`)
         self.states = plan.states
         self._ended: frozenset[str] = frozenset()  # transactions ended in the last range mined
+        self._rolled_back: frozenset[str] = frozenset()  # and those of them rolled back
 
     def _new(self) -> C.Miner:
         return _Counting(
@@ -268,7 +270,10 @@ class OracleMiner:
             miners[0].state() if miners else None,
             next(iter(alone.ends.values()), None),
             self._ended,
-            sum(m.missed for m in miners if isinstance(m, _Counting)),
+            len(
+                set().union(*(m.missed for m in miners if isinstance(m, _Counting)))
+                - self._rolled_back
+            ),
             (stop.message, stop.offset, stop.code) if stop is not None else None,
             alone.stop_scn,
             alone.fast_ranges,
@@ -283,9 +288,10 @@ class OracleMiner:
         is, the driver's state goes on from it (the state before it, less the transactions
         that ended in the range, with the range's own state after it). It is not (the range
         is mined again here, with the true state) when a savepoint rollback in it found
-        nothing to take back, or when the true state holds pieces of a row not bound yet, or
-        after a stop (what follows a stop is cut by it: :meth:`_mine_redo`). Called on the
-        driver for each range in the order an in-process batch mines them."""
+        nothing to take back (but in a transaction it rolls back whole), or when the true
+        state holds pieces of a row not bound yet, or after a stop (what follows a stop is
+        cut by it: :meth:`_mine_redo`). Called on the driver for each range in the order an
+        in-process batch mines them."""
         states = self.states
         if states.stop is not None:
             return False
@@ -342,7 +348,7 @@ class OracleMiner:
         finally:
             fast.delegate = None
         _sync(miner, events, synced[0])
-        self._ended = _ended_in(events)
+        self._ended, self._rolled_back = _ended_in(events)
         states.ended(thread, sequence, end, resume)
         first = events[0][7] if events else 0
         latest = max(e[7] for e in events) if events else 0
@@ -415,7 +421,7 @@ class OracleMiner:
             states.ended(h.thread, h.sequence, end, scan.resume)
         first = out[0][7] if out else 0
         latest = max(e[7] for e in out) if out else 0
-        self._ended = _ended_in(out)
+        self._ended, self._rolled_back = _ended_in(out)
         items = close(out, self.plan, scan.sequence)
         return Mined(items, scan.resume, n, scan.sequence, first, latest)
 
@@ -513,9 +519,11 @@ def _sync(miner: C.Miner, events: list[Event], since: int) -> None:
     miner.forget(ended)
 
 
-def _ended_in(events: list[Event]) -> frozenset[str]:
-    """The transactions that ended (commit or rollback) among ``events``."""
-    return frozenset(e[1] for e in events if e[0] == _COMMIT or e[0] == _ROLLBACK)
+def _ended_in(events: list[Event]) -> tuple[frozenset[str], frozenset[str]]:
+    """The transactions that ended (commit or rollback) among ``events``, and those of them
+    rolled back."""
+    back = frozenset(e[1] for e in events if e[0] == _ROLLBACK)
+    return back | frozenset(e[1] for e in events if e[0] == _COMMIT), back
 
 
 def _composed(before: C.MinerState, after: C.MinerState, ended: frozenset[str]) -> C.MinerState:
@@ -530,18 +538,22 @@ def _composed(before: C.MinerState, after: C.MinerState, ended: frozenset[str]) 
 
 
 class _Counting(C.Miner):
-    """The redo miner, counting the savepoint rollbacks (5.6 / 5.11 and their level-11
-    partner) that found no change of their row to take back: in a range mined alone, that
-    change may be in an earlier range (:meth:`OracleMiner.settle`)."""
+    """The redo miner, noting the transactions of the rollbacks (5.6 / 5.11 and their
+    level-11 partner) that found no change of their row to take back: in a range mined
+    alone, that change may be in an earlier range (:meth:`OracleMiner.settle`)."""
 
-    missed = 0
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.missed: set[str] = set()  # their transactions' ids ("": not known)
 
     def _row(
         self, v: Vector, undo: V.Undo | None, rec: Record, xid: V.Xid | None, undoing: bool
     ) -> list[C.TxEvent]:
         out = super()._row(v, undo, rec, xid, undoing)
-        if undoing and not out:
-            self.missed += 1
+        if undoing and not out:  # (the transaction as the redo miner takes it)
+            d = V.decode(v)
+            x = (d.xid if isinstance(d, V.Redo) else None) or (undo.xid if undo else None) or xid
+            self.missed.add(x.text() if x is not None else "")
         return out
 
 

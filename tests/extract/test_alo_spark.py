@@ -94,6 +94,39 @@ def test_savepoint_rollbacks_across_ranges_give_the_reference_trail(
     assert states.fast_ranges  # the fast path ran in the tasks
 
 
+def test_a_full_rollback_across_ranges_stands_as_the_tasks_mined_it(
+    tmp_path: Path, spark: SparkSession
+) -> None:
+    """A transaction of eight changes over several ranges, rolled back whole at the end: its
+    undo-applied records find the changes they undo in no range of their own, but the whole
+    transaction goes; every range's result stands (nothing is mined again) and the trail is
+    the embedded Extract's, without it."""
+    home = Home(tmp_path / "home")
+    home.create_subdirs()
+    root = create_database(home.dirdb, "ONE", threads=1)
+    with Database(root, clock=ManualClock(datetime(2024, 1, 1), step=0.001)) as db:
+        a = db.session("A", username="WL", thread=1)
+        b = db.session("B", username="WL", thread=1)
+        execute(db, a, "CREATE TABLE wl.u (id NUMBER PRIMARY KEY, v VARCHAR2(200), n NUMBER)")
+        made = db.state.scn
+        for i in range(1, 41):
+            execute(db, b, f"INSERT INTO wl.u VALUES ({i}, '{'b' * 150}', {i})")
+            execute(db, b, "COMMIT")
+            if i % 5 == 0:
+                execute(db, a, f"INSERT INTO wl.u VALUES ({1000 + i}, 'gone', {i})")
+        execute(db, a, "ROLLBACK")
+        execute(db, b, "UPDATE wl.u SET n = 0 WHERE id = 1")
+        execute(db, b, "COMMIT")
+        db.switch_log()
+    dic = oracle_dictionary(root, tmp_path / "dictionary.json", made)
+    want, copies, arch = staged(home, root, dic, tmp_path, "f1", threads=1)
+    for p in copies:
+        shutil.copy(p, arch / p.name)
+    states = to_eof(home, "f1", spark, split=8192)
+    assert trail_content(home, "f1") == want
+    assert states.tasks > 3 and states.remined == 0
+
+
 @pytest.mark.parametrize("split", [512, 4096])
 def test_the_same_without_a_session_mines_in_process(tmp_path: Path, split: int) -> None:
     """No session: the attached Extract mines in its own process, with the driver's states
