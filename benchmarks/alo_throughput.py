@@ -98,6 +98,7 @@ def main() -> None:
             run.close()
         t_alo = time.perf_counter() - t0
         alo_rows = run.capture.stats.trail_records
+        timing = run.capture.timing
         origin = run.capture.origin
         assert isinstance(origin, AttachedOrigin)
         states = origin.states
@@ -109,6 +110,8 @@ def main() -> None:
           f"alo_records_read_by_redo_miner={states.delegated}")  # fmt: skip
     print(f"alo_spark={args.spark} alo_task_slots={slots} alo_split_mb={args.split_mb:g} "
           f"alo_task_ranges={states.tasks} alo_ranges_mined_again={states.remined}")  # fmt: skip
+    print(f"alo_batches={timing['batches']:.0f} alo_driver_wait_mine_s={timing['mine_s']:.2f} "
+          f"alo_driver_apply_s={timing['apply_s']:.2f}")  # fmt: skip
     print(f"alo_rows={alo_rows} alo_s={t_alo:.2f}")
     print(f"alo_redo_mb_s={mb / t_alo:.2f}")
     print(f"alo_row_changes_s={alo_rows / t_alo:.0f}")
