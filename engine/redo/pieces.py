@@ -12,9 +12,10 @@ corpus, real records with their authors' statements), Oracle's dump notation
 The rules (:func:`ends` and :func:`bind`):
 
 - A piece's ends are the supplemental data's F (first) and L (last) flags when that data
-  carries either; else (no supplemental data, or flags without F and L in a piece whose
-  transaction has nothing open: our own writer's) the row piece's own F and L (the redo's
-  row flags, the undo's for a DRP or URP).
+  carries either (for an IRP or a DRP, which write or remove a row piece whole, only where
+  the row piece's own flags agree: a chained insert's last piece never begins a change);
+  else (no supplemental data, or flags without F and L in a piece whose transaction has
+  nothing open) the row piece's own F and L (the redo's row flags, the undo's for a DRP).
 - A row change runs from its first piece to the piece where both an F and an L have been
   seen: an update's pieces go F ... L in log order, a chained insert's L ... F (Oracle writes
   the last piece first). Pieces in between carry neither.
@@ -49,6 +50,8 @@ Cols = tuple[tuple[int, bytes | None], ...]  # (table column from 0, value or NU
 
 #: Redo operations whose pieces carry the row's values (the others: lock, migrate, forward)
 DATA_OPS = frozenset({"IRP", "DRP", "URP", "ORP"})
+#: Those that write or remove a row piece whole: its row flags bound the change too
+WHOLE_PIECE_OPS = frozenset({"IRP", "DRP"})
 
 
 @dataclass(frozen=True)
@@ -96,9 +99,13 @@ def ends(p: Piece, open_: bool = True) -> tuple[bool, bool]:
     whether its transaction has pieces waiting (a piece's supplemental data without F or L
     is a middle piece then; with nothing open, its row flags decide)."""
     s = p.supp_fb
+    row = bool(p.fb & FB_F), bool(p.fb & FB_L)
     if s is not None and (s & (FB_F | FB_L) or open_):
-        return bool(s & FB_F), bool(s & FB_L)
-    return bool(p.fb & FB_F), bool(p.fb & FB_L)
+        supp = bool(s & FB_F), bool(s & FB_L)
+        if p.kind in WHOLE_PIECE_OPS:  # a piece written or removed whole bounds it as well
+            return supp[0] and row[0], supp[1] and row[1]
+        return supp
+    return row
 
 
 def whole(p: Piece) -> bool:
