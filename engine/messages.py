@@ -96,6 +96,7 @@ MESSAGES: dict[str, Message] = {
     "OGG-02028": Message(_E, "An archived log of another incarnation (resetlogs id) was refused."),
     "OGG-02544": Message(_W, "The Replicat has no checkpoint table."),
     "OGG-02545": Message(_I, "A checkpoint table was upgraded."),
+    "OGG-02636": Message(_E, "A TABLE name selects a table in two containers: name one."),
     "OGG-02937": Message(_I, "No valid Bounded Recovery checkpoint was found."),
     "OGG-06505": Message(_I, "The Replicat connected to its target database."),
     "OGG-06506": Message(_I, "The Replicat restarts at its checkpoint table's position."),

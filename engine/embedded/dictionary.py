@@ -72,6 +72,9 @@ class TableDef:
     file_no: int = 4
     header_block: int = 0x432
     foreign: tuple[dict[str, Any], ...] = field(default=())
+    # an attached container database's table: its container's name, what a TABLE statement's
+    # catalog part is matched with (engine/extract/containers.py); not kept on disk
+    catalog: str | None = None
 
     @property
     def qualified(self) -> str:

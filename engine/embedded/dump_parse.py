@@ -390,8 +390,9 @@ _LINES: Final[list[tuple[re.Pattern[str], Handler]]] = [
         (r"^0x01\s+(0x[0-9a-f]{4}\.[0-9a-f]{3}\.[0-9a-f]{8})\s+.*$", _direct_itl),
         (r"^tab \d+, row (\d+), @0x[0-9a-f]+$", _tab_row),
         (
-            r"^undo applied: xid:\s+(?P<xid>\S+)\s+uba: (?P<uba>\S+)$",
-            _set("f", xid=Xid.parse, uba=Uba.parse),
+            r"^undo applied: xid:\s+(?P<xid>\S+)\s+uba: (?P<uba>\S+)"
+            r"(?: objn: (?P<objn>\d+) objd: (?P<objd>\d+))?$",
+            _set("f", xid=Xid.parse, uba=Uba.parse, objn=int, objd=int),
         ),
         (
             r"^DDL: xid:\s+(?P<xid>\S+) obj: (?P<obj>\d+) owner: (?P<owner>\S*) "

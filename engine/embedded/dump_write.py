@@ -267,7 +267,10 @@ def _direct(d: DirectLoad) -> list[str]:
 
 
 def _applied(a: UndoApplied) -> list[str]:
-    return [f"undo applied: xid:  {a.xid.dump()}  uba: {a.uba.dump()}"]
+    """Our line (Oracle prints a ktubu for a 5.6); the undone change's object, as its ktubu
+    names it, when known."""
+    obj = f" objn: {a.objn} objd: {a.objd}" if a.objn or a.objd else ""
+    return [f"undo applied: xid:  {a.xid.dump()}  uba: {a.uba.dump()}{obj}"]
 
 
 def _ddl(d: Ddl) -> list[str]:

@@ -42,6 +42,7 @@ from engine.embedded.catalog import RedoGapError
 from engine.embedded.dictionary import ColumnDef, TableDef
 from engine.embedded.dictionary import Dictionary as DriverDictionary
 from engine.embedded.logs import LogInfo
+from engine.extract import containers
 from engine.extract.cache import Txn
 from engine.extract.oracle_source import MinerStates, OraclePlan
 from engine.extract.start import ExtractError
@@ -161,8 +162,10 @@ def _info(f: LogFile) -> LogInfo:
 def driver_dictionary(d: Dictionary) -> DriverDictionary:
     """The attached dictionary's tables as the driver's rules take them (TABLE wildcards,
     keys, row options, the trail's table definitions): columns in segment order, so that a
-    column's index is the same for the miner and the driver. Two containers' tables of one
-    name: the last one listed (TABLE names no container). Its object numbers are its own
+    column's index is the same for the miner and the driver; each with its container's name,
+    which the TABLE statements' catalogs are matched with. Two containers' tables of one
+    name: the last one listed (:func:`engine.extract.containers.selected` leaves only the
+    captured one's). Its object numbers are its own
     (the n-th table's 2n + 1 and 2n + 2): the driver's plan keys tables by number, and two
     containers' objects may share one (the redo miner matches container and data object)."""
     out = DriverDictionary()
@@ -171,17 +174,26 @@ def driver_dictionary(d: Dictionary) -> DriverDictionary:
             ColumnDef(c.name, c.type.upper(), c.length, c.nullable, c.precision, c.scale)
             for c in t.columns
         )
-        out.add(TableDef(t.owner, t.name, 2 * n + 1, 2 * n + 2, cols, key=tuple(t.key)))
+        out.add(
+            TableDef(
+                t.owner, t.name, 2 * n + 1, 2 * n + 2, cols, key=tuple(t.key),
+                catalog=containers.catalog_of(t),
+            )
+        )  # fmt: skip
     return out
 
 
 class AttachedOrigin:
     """The attached database as :class:`~engine.extract.capture.RedoOrigin`."""
 
-    def __init__(self, source: Attached, warn: Callable[[str], None]) -> None:
+    def __init__(
+        self, source: Attached, warn: Callable[[str], None], model: ParamFile | None = None
+    ) -> None:
         self.source = source
         try:
             self.oracle = source.dictionary()
+            if model is not None:  # the containers the TABLE statements' catalogs name
+                self.oracle = containers.selected(self.oracle, model, warn)
         except RedoError as exc:
             raise ExtractError("OGG-00664", f"SOURCEDB {source.name}: {exc.message}") from None
         self.driver = driver_dictionary(self.oracle)

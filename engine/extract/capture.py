@@ -202,7 +202,7 @@ def selection_for(
     befores: set[tuple[str, str]] = set()
     full_deletes: set[tuple[str, str]] = set()
     for t in dictionary.tables.values():
-        spec = model.captured(t.owner, t.name)
+        spec = model.captured(t.owner, t.name, t.catalog)
         if spec is not None or (also is not None and also(t.owner, t.name)):
             chosen.add((t.owner.upper(), t.name.upper()))
             if spec is not None and spec.get_truncates:
@@ -355,6 +355,7 @@ class Capture:
             self.model,
             ((t.owner, t.name, t.qualified, tuple(c.name for c in t.columns), t.key_columns)
              for t in dictionary.tables.values() if selection.captured(t)),
+            catalogs={q: t.catalog for q, t in dictionary.tables.items() if t.catalog is not None},
         )  # fmt: skip
         if isinstance(rules, UnknownColumn):
             raise ExtractError("OGG-00366", rules.text)

@@ -24,6 +24,7 @@ from engine.cluster.spark import batch_splits, extract_settings, start_session
 from engine.cluster.starting import SessionStart
 from engine.cluster.watch import Limits, Watchdog
 from engine.embedded.catalog import RedoCatalog, RedoGapError
+from engine.extract import containers
 from engine.extract import longtrans as lt
 from engine.extract.alo import (
     ArchiveCatalog,
@@ -155,10 +156,16 @@ class ExtractRun(TransactionManagement, GroupRun):
         # the source: the embedded database, or an attached one's archived logs (alo.py)
         self.attached = attached_source(home, model)
         self.root = self.attached.root if self.attached else source_root(home, model)
-        self.origin = AttachedOrigin(self.attached, self._redo_warning) if self.attached else None
+        self.origin = (
+            AttachedOrigin(self.attached, self._redo_warning, model) if self.attached else None
+        )
         for what in not_used(model) if self.attached else ():
             emit("OGG-10144", Severity.WARNING, f"{what} not used by an Extract reading the "
                  f"archived logs of attached database {self.root.name}.")  # fmt: skip
+        for spec in () if self.attached else containers.with_catalog(model):
+            emit("OGG-10144", Severity.WARNING, f"Catalog {spec.source.catalog} of "
+                 f"{spec.statement} {spec.source} not used: embedded database "
+                 f"{self.root.name} has no containers.")  # fmt: skip
         self.writer, self.trail_path, self.megabytes = open_output_trail(
             home, model, group, self.name, self.root.name, durable=durable, emit=emit
         )

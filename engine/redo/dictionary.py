@@ -10,13 +10,16 @@ Two inputs:
 
       {"format": "ggsci-oracle-dictionary/1", "scn": 2266634, "db_charset": "AL32UTF8",
        "nchar_charset": "AL16UTF16",
-       "tables": [{"con_id": 3, "owner": "OLR_TEST", "name": "TEST_CDC", "obj": 72726,
-                   "data_objs": [72726], "key": ["ID"],
+       "tables": [{"con_id": 3, "container": "FREEPDB1", "owner": "OLR_TEST",
+                   "name": "TEST_CDC", "obj": 72726, "data_objs": [72726], "key": ["ID"],
                    "columns": [{"name": "ID", "seg_col": 1, "type": "NUMBER", "length": 22,
                                 "precision": null, "scale": null, "charset_form": 0,
                                 "nullable": false}, ...]}]}
 
 ``charset_form`` 1 is the database character set, 2 the national one (as COL$.CHARSETFORM).
+``container`` is the name of the table's container (V$CONTAINERS.NAME: a PDB's name, CDB$ROOT),
+which TABLE statements' catalog part selects (``TABLE FREEPDB1.OLR_TEST.*``); absent in a
+non-CDB and in dictionaries written before it was added.
 Errors: :class:`DictionaryError` with the file and what is wrong, one line.
 """
 
@@ -60,6 +63,7 @@ class Table:
     data_objs: tuple[int, ...]
     columns: tuple[Column, ...]  # in segment order
     key: tuple[str, ...] = ()
+    container: str | None = None  # the container's name (a PDB's), None when not known
 
     @property
     def full_name(self) -> str:
@@ -101,6 +105,7 @@ class Dictionary:
             "tables": [
                 {
                     "con_id": t.con_id,
+                    **({"container": t.container} if t.container else {}),
                     "owner": t.owner,
                     "name": t.name,
                     "obj": t.obj,
@@ -136,8 +141,9 @@ def _opt(v: Any) -> int | None:
 
 
 def from_olr_checkpoint(doc: dict[str, Any]) -> Dictionary:
-    """OpenLogReplicator's schema checkpoint (one container: its ``con-id``)."""
+    """OpenLogReplicator's schema checkpoint (one container: its ``con-id``, ``con-name``)."""
     con = int(doc.get("con-id", 0))
+    con_name = str(doc["con-name"]).upper() if doc.get("con-name") else None
     users = {u["user"]: u["name"] for u in doc.get("sys-user", [])}
     cols: dict[int, list[dict[str, Any]]] = {}
     for c in doc.get("sys-col", []):
@@ -185,6 +191,7 @@ def from_olr_checkpoint(doc: dict[str, Any]) -> Dictionary:
                 (data_obj,),
                 tuple(columns),
                 key,
+                con_name,
             )
         )
     return Dictionary(
@@ -220,6 +227,7 @@ def from_ggsci(doc: dict[str, Any]) -> Dictionary:
                 tuple(int(d) for d in t.get("data_objs") or [t["obj"]]),
                 columns,
                 tuple(t.get("key", [])),
+                str(t["container"]).upper() if t.get("container") else None,
             )
         )
     return Dictionary(

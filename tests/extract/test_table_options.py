@@ -176,3 +176,19 @@ def test_unknown_column_stops_the_start_with_one_ogg_line(
     prm = prm.replace("WHERE (salary > 5)", "COLSEXCEPT (secrets)")
     with pytest.raises(ExtractError, match=r"COLSEXCEPT of TABLE HR\.EMP: secrets"):
         extract(home, spark, prm)
+
+
+def test_a_catalog_on_an_embedded_source_is_said_not_used(home: Home, source: Any) -> None:
+    """An embedded database has no containers: a TABLE's catalog (three-part name or
+    SOURCECATALOG) is not compared, and the start says so once per statement."""
+    prm = "EXTRACT e1\nSOURCEDB src\nEXTTRAIL ./dirdat/aa\nSOURCECATALOG pdb1\nTABLE hr.*;\n"
+    events: list[tuple[str, str]] = []
+    run = ExtractRun(
+        home, check_text(prm).model, None, lambda c, _s, t: events.append((c, t)),
+        spark=None, durable=False,
+    )  # fmt: skip
+    run.close()
+    assert (
+        "OGG-10144",
+        "Catalog PDB1 of TABLE hr.* not used: embedded database SRC has no containers.",
+    ) in events

@@ -219,6 +219,8 @@ def test_native_dump_import_dump_round_trips(tmp_path: Path) -> None:
     assert code == 0
     for op in ("OP:24.1", "OP:19.1", "OP:11.11", "OP:5.6", "OP:4.1", "OP:11.5", "OP:11.3"):
         assert op in first, op
+    # a 5.6 names the undone change's object, as its ktubu does, and it round-trips below
+    assert re.search(r"undo applied: xid: .* uba: \S+ objn: [1-9]\d* objd: [1-9]\d*\n", first)
     (tmp_path / "n.dump").write_text(first)
     (tmp_path / "dict.json").write_text((tmp_path / "dirdb" / "N" / "dictionary.json").read_text())
     _db(tmp_path, "create", "M", "--threads", "2")

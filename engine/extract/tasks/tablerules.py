@@ -56,15 +56,18 @@ Tokens = tuple[tuple[bytes, int, bytes], ...]
 
 
 def resolve(
-    model: ParamFile, tables: Iterable[tuple[str, str, str, tuple[str, ...], tuple[str, ...]]]
+    model: ParamFile,
+    tables: Iterable[tuple[str, str, str, tuple[str, ...], tuple[str, ...]]],
+    catalogs: Mapping[str, str] | None = None,
 ) -> tuple[dict[str, RowRule], dict[str, tuple[int, ...]]] | UnknownColumn:
     """The row rule of each captured table that has row options, and the KEYCOLS key of
     each table that gives one (column indices), by qualified name. ``tables`` gives
-    (owner, name, qualified name, column names, key column names)."""
+    (owner, name, qualified name, column names, key column names); ``catalogs`` the
+    container of an attached container database's tables, by qualified name."""
     out: dict[str, RowRule] = {}
     keys: dict[str, tuple[int, ...]] = {}
     for owner, name, qualified, columns, key in tables:
-        spec = model.captured(owner, name)
+        spec = model.captured(owner, name, (catalogs or {}).get(qualified))
         if spec is None:
             continue
         keycols = key_columns(spec, qualified, columns)

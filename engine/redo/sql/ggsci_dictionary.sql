@@ -8,7 +8,7 @@
 -- Argument 1: the schema (owner) whose tables are listed ('%' for all; a LIKE pattern).
 -- Output: one JSON document, format "ggsci-oracle-dictionary/1" (engine/redo/dictionary.py):
 -- the SCN it was taken at, the database and national character sets, and per table: the
--- container id, owner, name, object id, data object ids (the table's, and each partition's),
+-- container id and name (V$CONTAINERS: what a TABLE statement's catalog part names), owner, name, object id, data object ids (the table's, and each partition's),
 -- primary key columns, and the columns in segment order (SEGCOL#) with type, length,
 -- precision, scale, character set form and nullability. Requires Oracle 12.2+ (JSON_OBJECT).
 -- Take it at or after the SCN the Extract starts from; after DDL on a captured table,
@@ -24,6 +24,7 @@ select json_object(
   'tables' value (
     select json_arrayagg(json_object(
       'con_id' value o.con_id,
+      'container' value (select v.name from v$containers v where v.con_id = o.con_id),
       'owner' value o.owner,
       'name' value o.object_name,
       'obj' value o.object_id,

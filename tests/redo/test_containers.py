@@ -1,0 +1,135 @@
+"""Containers of an attached container database: a TABLE statement's catalog part (or
+SOURCECATALOG) selects the PDB, a two-part name every container, one name captured in two
+containers is refused (OGG-02636) — engine/extract/containers.py."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from engine.extract.alo import driver_dictionary
+from engine.extract.capture import selection_for
+from engine.extract.containers import selected
+from engine.extract.start import ExtractError
+from engine.redo import dictionary as D
+from params.check import check_text
+from params.models import ParamFile
+from tests.redo.corpus import CHECKPOINT, LOG15, LOG16, need
+from tests.redo.test_alo_ggsci import _add, _attach, _ggsci, _home, _rows
+
+COLS = (D.Column("ID", 1, "NUMBER", 22),)
+
+
+def _table(con: int, container: str | None, owner: str, name: str, obj: int) -> D.Table:
+    return D.Table(con, owner, name, obj, (obj,), COLS, ("ID",), container)
+
+
+DICT = D.Dictionary(
+    100,
+    "AL32UTF8",
+    "AL16UTF16",
+    (
+        _table(3, "PDB1", "HR", "EMP", 70),
+        _table(3, "PDB1", "HR", "DEPT", 71),
+        _table(4, "PDB2", "HR", "EMP", 70),  # the same object number, another container
+        _table(5, None, "HR", "JOBS", 72),  # a container the dictionary does not name
+    ),
+)
+
+
+def _model(tables: str) -> ParamFile:
+    prm = "EXTRACT e1\nSOURCEDB ora\nTRANLOGOPTIONS ARCHIVEDLOGONLY\nEXTTRAIL ./dirdat/aa\n"
+    res = check_text(prm + tables)
+    assert not res.errors, res.errors
+    return res.model
+
+
+def _captured(tables: str, warn: list[str] | None = None) -> set[tuple[int, str]]:
+    """(container, owner.name) the Extract decodes and its driver captures."""
+    d = selected(DICT, _model(tables), (warn if warn is not None else []).append)
+    sel = selection_for(_model(tables), driver_dictionary(d))
+    by_name = {f"{t.owner}.{t.name}": t.con_id for t in d.tables}
+    chosen = {q for q, t in driver_dictionary(d).tables.items() if sel.captured(t)}
+    return {(by_name[q], q) for q in chosen}
+
+
+def test_a_catalog_selects_its_container() -> None:
+    assert _captured("TABLE PDB1.HR.*;\n") == {(3, "HR.EMP"), (3, "HR.DEPT")}
+    assert _captured("TABLE pdb2.hr.emp;\n") == {(4, "HR.EMP")}
+    assert _captured("TABLE PDB9.HR.*;\n") == set()
+
+
+def test_sourcecatalog_names_the_container_of_the_two_part_names_after_it() -> None:
+    assert _captured("SOURCECATALOG PDB2\nTABLE HR.EMP;\n") == {(4, "HR.EMP")}
+    assert _captured("TABLE PDB1.HR.DEPT;\nSOURCECATALOG PDB2\nTABLE HR.*;\n") == {
+        (3, "HR.DEPT"),
+        (4, "HR.EMP"),
+    }
+
+
+def test_a_two_part_name_selects_every_container_when_unambiguous() -> None:
+    assert _captured("TABLE HR.DEPT;\n") == {(3, "HR.DEPT")}
+    assert _captured("TABLE HR.JOBS;\n") == {(5, "HR.JOBS")}
+
+
+def test_a_name_captured_in_two_containers_is_refused_in_one_line() -> None:
+    with pytest.raises(ExtractError) as e:
+        _captured("TABLE HR.*;\n")
+    assert e.value.code == "OGG-02636"
+    text = str(e.value)
+    assert "\n" not in text
+    assert "HR.EMP in containers PDB1 (con_id 3), PDB2 (con_id 4)" in text
+    assert "catalog.owner.table, or SOURCECATALOG" in text
+
+
+def test_an_exclude_with_a_catalog_leaves_the_other_container() -> None:
+    got = _captured("TABLE PDB1.HR.*;\nTABLEEXCLUDE PDB1.HR.DEPT;\n")
+    assert got == {(3, "HR.EMP")}
+    got = _captured("TABLE *.HR.EMP;\nTABLEEXCLUDE PDB2.HR.EMP;\n")
+    assert got == {(3, "HR.EMP")}
+
+
+def test_a_container_without_a_name_matches_no_catalog_and_is_said() -> None:
+    warned: list[str] = []
+    assert _captured("TABLE PDB1.HR.*;\nTABLE PDB5.HR.JOBS;\n", warned) == {
+        (3, "HR.EMP"),
+        (3, "HR.DEPT"),
+    }
+    assert len(warned) == 1 and "names no container 5" in warned[0]
+
+
+def test_both_dictionary_formats_carry_the_container_name(tmp_path: Path) -> None:
+    olr = D.load(need(CHECKPOINT))
+    assert {t.container for t in olr.tables} == {"FREEPDB1"}
+    path = tmp_path / "d.json"
+    path.write_text(json.dumps(DICT.to_json()))
+    assert D.load(path) == DICT
+    old = DICT.to_json()
+    for t in old["tables"]:
+        t.pop("container", None)  # a dictionary written before container names
+    path.write_text(json.dumps(old))
+    assert {t.container for t in D.load(path).tables} == {None}
+
+
+@pytest.mark.parametrize(
+    ("table", "rows"),
+    [("TABLE FREEPDB1.OLR_TEST.*;", 1), ("SOURCECATALOG freepdb1\nTABLE OLR_TEST.*;", 1),
+     ("TABLE OTHERPDB.OLR_TEST.*;", 0)],
+)  # fmt: skip
+def test_the_fixture_by_its_pdb(tmp_path: Path, table: str, rows: int) -> None:
+    root, arch = _home(tmp_path, (LOG15, LOG16))
+    prm = root / "dirprm" / "e1.prm"
+    prm.write_text(prm.read_text().replace("TABLE OLR_TEST.*;", table))
+    _attach(root, arch, 2)
+    _add(root)
+    run = _ggsci(root, "extract", "paramfile", "dirprm/e1.prm", "--stop-at-eof")
+    assert run.returncode == 0, run.stderr
+    got = _rows(root)
+    assert len(got) == rows
+    if rows:
+        assert (got[0]["table"], got[0]["columns"]) == (
+            "OLR_TEST.TEST_CDC",
+            {"ID": "1", "NAME": "hello world"},
+        )
