@@ -10,21 +10,27 @@ does not decode: it stops, naming it."""
 
 from __future__ import annotations
 
+import functools
+import itertools
 import struct
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.redo import capture as C
 from engine.redo import dictionary as D
 from engine.redo import framing as F
 from engine.redo import pieces as P
 from engine.redo import vectors as V
+from engine.redo.rowid import FB_F, FB_H, FB_L
 from tests.redo import oracdc
 from tests.redo.corpus import ORACDC, need
 
 _COLUMNS = 512  # "COL 1" .. "COL 512", RAW: values as the bytes LogMiner's HEXTORAW shows
 
 
+@functools.cache
 def _cases() -> list[oracdc.BindingCase]:
     return [
         c
@@ -142,3 +148,177 @@ def test_ignoring_the_supplemental_last_flag_fails_them(monkeypatch: pytest.Monk
             continue
         wrong += got != [(s.op, s.rowid, s.rba) for s in case.statements]
     assert wrong >= 8
+
+
+# ------------------------------------------------------------- off the happy path
+
+
+def _case(method: str) -> oracdc.BindingCase:
+    return next(c for c in _cases() if c.method == method)
+
+
+def _end(xid: tuple[int, int, int], scn: int, rollback: bool) -> F.Record:
+    rec = _commit(xid, scn)
+    if not rollback:
+        return rec
+    (v,) = rec.vectors
+    ktucm = bytearray(v.fields[0])
+    ktucm[V.KTUCM_AT["flg"][0]] |= V.KTUCM_ROLLBACK
+    end = F.build_vector("12c", "<", [bytes(ktucm), v.fields[1]], layer=5, code=4, cls=v.cls)
+    return F.parse_record(F.build_record("<", scn, 1, [end], F.Lwn(0, 1, 1, scn, 0)))
+
+
+def test_a_commit_with_a_change_still_open_stops() -> None:
+    """The last piece (supp L) missing: the commit does not emit the change half, it stops
+    naming the transaction and the change's first piece; the changes before it were bound."""
+    case = _case("oeOrderLinesAll")
+    recs = [_parsed(r) for r in case.records[:-1]]
+    cap = C.Capture(_dictionary(recs), lambda _t: True)
+    for r in recs:
+        assert cap.feed(r) == []
+    tx = cap.open[V.Xid(*case.xid)]
+    assert [c.rba.dump() for _ref, c in tx.changes] == [s.rba for s in case.statements[:4]]
+    with pytest.raises(
+        C.CaptureStop,
+        match=r"transaction 5\.5\.2975952 committed .*OBJ# 174043 in pieces not bound "
+        r"\(its first piece at RBA 0x004451\.00a98a35\.002c\)",
+    ):
+        cap.feed(_commit(case.xid, recs[-1].scn + 1))
+
+
+def test_a_rollback_drops_the_open_pieces() -> None:
+    case = _case("oeOrderLinesAll")
+    recs = [_parsed(r) for r in case.records[:-1]]
+    cap = C.Capture(_dictionary(recs), lambda _t: True)
+    for r in recs:
+        cap.feed(r)
+    assert cap.miner.state().pieces
+    assert cap.feed(_end(case.xid, recs[-1].scn + 1, rollback=True)) == []
+    assert cap.miner.state().pieces == {} and V.Xid(*case.xid) not in cap.open
+
+
+def test_two_overlapping_changes_stop() -> None:
+    """A first piece (supp F) while another change with data is open: Oracle does not write
+    that, so the reader stops rather than guess."""
+    case = _case("testRaInterfaceLinesAll_2")
+    recs = [_parsed(r) for r in case.records]
+    cap = C.Capture(_dictionary(recs), lambda _t: True)
+    cap.feed(recs[0])  # the head's URP, supp F
+    with pytest.raises(C.CaptureStop, match=r"at RBA 0x0042c9\.007145e9\.0010 .* begins before "
+                       r"the one begun at RBA 0x0042c9\.007145cd\.01e8 ended"):  # fmt: skip
+        cap.feed(recs[2])  # the next row's LMN, supp F (its URP, supp L, left out)
+
+
+def test_open_pieces_carry_over_in_the_miners_state() -> None:
+    """Split anywhere, two miners (the second restored from the first's state, as the
+    Extract's driver does between ranges) give the events one miner gives; the state holds
+    the open change's pieces as frozen values."""
+    case = _case("testOeOrderLinesAllMoreThanOneLmn")
+    recs = [_parsed(r) for r in case.records] + [_commit(case.xid, 10**13)]
+    dic = _dictionary(recs)
+
+    def rows(events: list[C.TxEvent]) -> list[tuple[str, str, str]]:
+        return [(e.row.op, e.row.rowid, e.ref) for e in events if isinstance(e, C.TxRow)]
+
+    one = C.Miner(dic, lambda _t: True)
+    want = rows([e for r in recs for e in one.feed(r)])
+    assert len(want) == 3
+    for k in range(len(recs)):
+        first = C.Miner(dic, lambda _t: True)
+        got = [e for r in recs[:k] for e in first.feed(r)]
+        state = first.state()
+        assert all(isinstance(p, P.Piece) for ps in state.pieces.values() for p in ps)
+        second = C.Miner(dic, lambda _t: True)
+        second.restore(state)
+        got += [e for r in recs[k:] for e in second.feed(r)]
+        assert rows(got) == want, k
+
+
+# ---------------------------------------------------------------- the rules, generated
+
+_VALUE = st.one_of(st.none(), st.binary(min_size=1, max_size=4))
+_RBA = F.Rba(1, 2, 16)
+
+
+def _split(data: st.DataObject, n: int) -> list[tuple[int, int]]:
+    """``n`` columns cut into 1..4 pieces: (first column, end) of each, head first."""
+    cuts = sorted(data.draw(st.sets(st.integers(1, n - 1), max_size=3)) if n > 1 else set())
+    bounds = [0, *cuts, n]
+    return list(itertools.pairwise(bounds))
+
+
+def _rid(i: int) -> str:
+    return f"AAAAAAAAAAAAAAAAA{'ABCDEFGH'[i]}"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_a_chained_insert_binds_whatever_its_supplemental_header_says(data: st.DataObject) -> None:
+    """A row cut into pieces, written last piece first (row flags L ... H F), each with a
+    supplemental header saying the whole row (our writer's), nothing, or the piece's own
+    ends, with or without its column number: one INSERT of the whole row on the head's ROWID,
+    complete only with its last record."""
+    row = data.draw(st.lists(_VALUE, min_size=1, max_size=12))
+    parts = _split(data, len(row))
+    supp = data.draw(st.sampled_from(["whole", "none", "own"]))
+    placed = data.draw(st.booleans())
+    pieces = []
+    for i in reversed(range(len(parts))):
+        lo, hi = parts[i]
+        fb = (FB_H | FB_F if i == 0 else 0) | (FB_L if i == len(parts) - 1 else 0)
+        sfb = {"whole": FB_H | FB_F | FB_L, "none": None, "own": fb}[supp]
+        cols = tuple((lo + n if placed else n, v) for n, v in enumerate(row[lo:hi]))
+        pieces.append(P.Piece("IRP", 0, 7, _RBA, 9, _rid(i), None, fb, sfb, (), cols, (),
+                              placed or i == 0))  # fmt: skip
+    for k in range(1, len(pieces)):
+        assert P.bind(pieces[:k]) is None
+    assert P.bind(pieces) == P.Bound("INSERT", _rid(0), _RBA, 9, (), tuple(enumerate(row)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_a_chained_update_binds_by_its_supplemental_flags(data: st.DataObject) -> None:
+    """A row in pieces updated in each (head first: supp F on the first record, L on the
+    last, each URP's columns its own, the header's column number its first changed one's),
+    the key (column 0) logged as supplemental data: one UPDATE on the head's ROWID, its
+    before and after images the table's columns."""
+    old = data.draw(st.lists(_VALUE, min_size=2, max_size=12))
+    new = data.draw(st.lists(_VALUE, min_size=len(old), max_size=len(old)))
+    parts = _split(data, len(old))
+    changed: set[int] = set()
+    pieces = []
+    for i, (lo, hi) in enumerate(parts):
+        mine = sorted(data.draw(st.sets(st.integers(max(lo, 1), hi - 1), min_size=1))) if (
+            hi - 1 >= max(lo, 1)) else []  # fmt: skip
+        changed |= set(mine)
+        fb = (FB_H | FB_F if i == 0 else 0) | (FB_L if i == len(parts) - 1 else 0)
+        sfb = (FB_F if i == 0 else 0) | (FB_L if i == len(parts) - 1 else 0)
+        key = ((0, old[0]),) if i == 0 else ()
+        # the record's own numbering, placed as the miner places it (the header: the table
+        # column, from 1, of the first changed one)
+        off = P.offset(mine[0] + 1, mine[0] - lo, True) if mine else 0
+        assert off == lo
+        rel = [c - lo for c in mine]
+        pieces.append(P.Piece(
+            "URP" if mine else "LMN", 0, 7, F.Rba(1, 2 + i, 16), 9, _rid(i), _rid(0), fb, sfb,
+            tuple((r + off, old[r + lo]) for r in rel), tuple((r + off, new[r + lo]) for r in rel),
+            key, True,
+        ))  # fmt: skip
+    for k in range(1, len(pieces)):
+        assert P.bind(pieces[:k]) is None
+    got = P.bind(pieces)
+    first = next(p for p in pieces if p.carries)
+    assert got == P.Bound(
+        "UPDATE", _rid(0), first.rba, 9,
+        tuple(sorted({0: old[0], **{c: old[c] for c in changed}}.items())),
+        tuple(sorted({0: old[0], **{c: new[c] for c in changed}}.items())),
+    )  # fmt: skip
+
+
+def test_an_update_piece_without_column_numbers_cannot_be_bound() -> None:
+    head = P.Piece("URP", 0, 7, _RBA, 9, _rid(0), None, FB_H | FB_F, FB_F, ((1, b"a"),),
+                   ((1, b"b"),), (), True)  # fmt: skip
+    last = P.Piece("URP", 0, 7, F.Rba(1, 3, 16), 9, _rid(1), None, FB_L, FB_L, ((0, b"c"),),
+                   ((0, b"d"),), (), False)  # fmt: skip
+    with pytest.raises(P.Unplaced, match=r"URP at RBA 0x000001\.00000003\.0010"):
+        P.bind([head, last])
