@@ -322,3 +322,30 @@ def test_an_update_piece_without_column_numbers_cannot_be_bound() -> None:
                    ((0, b"d"),), (), False)  # fmt: skip
     with pytest.raises(P.Unplaced, match=r"URP at RBA 0x000001\.00000003\.0010"):
         P.bind([head, last])
+
+
+def test_a_statement_undone_partway_leaves_no_pieces() -> None:
+    """A 5.6 (undo applied: the statement rolled back partway, our writer's form naming its
+    transaction) with its level-11 partner while a change is open: the open pieces go, and
+    the commit after it neither stops nor emits them."""
+    case = _case("testRaInterfaceLinesAll_2")
+    recs = [_parsed(r) for r in case.records]
+    head = recs[0]  # the head's URP, supp F: opens a change
+    partner = next(v for v in head.vectors if v.layer == 11)
+    ktub = bytearray(V.KTUB_SIZE)
+    struct.pack_into("<II", ktub, 0, 170783, partner.obj)
+    ktub[V.KTUB_AT["opc_layer"][0]], ktub[V.KTUB_AT["opc_code"][0]] = 11, 1
+    applied = bytearray(V.UNDO_APPLIED_SIZE)
+    struct.pack_into("<HHI", applied, 0, *case.xid)
+    undo = F.build_vector("12c", "<", [bytes(ktub), bytes(applied)], layer=5, code=6,
+                          cls=V.UNDO_CLS_FIRST + 2 * case.xid[0] + 1, con_id=partner.con_id)  # fmt: skip
+    redo = F.build_vector("12c", "<", list(partner.fields), layer=11, code=partner.code,
+                          cls=partner.cls, afn=partner.afn, dba=partner.dba, obj=partner.obj,
+                          con_id=partner.con_id)  # fmt: skip
+    back = F.parse_record(F.build_record("<", head.scn + 1, 1, [undo, redo]))
+    cap = C.Capture(_dictionary(recs), lambda _t: True)
+    cap.feed(head)
+    assert cap.miner.state().pieces
+    assert cap.feed(back) == []
+    assert cap.miner.state().pieces == {}
+    assert cap.feed(_commit(case.xid, head.scn + 2)) == []
