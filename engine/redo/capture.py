@@ -7,6 +7,10 @@ records in log order (:meth:`Capture.feed`); each 5.4 commit gives back the
 transaction it ends, with its row changes in redo order, typed by the dictionary. Rolled-back
 transactions are dropped; a 5.6 / 5.11 (undo applied: rollback to a savepoint) with its
 level-11 partner takes back the latest change of that transaction to the row it names.
+A row in several pieces (chained, migrated, or its supplemental data split over records)
+is bound into one row change by the rules of engine/redo/pieces.py: the miner keeps an open
+change's pieces per transaction (:attr:`MinerState.pieces`, frozen values) and emits the
+change at its last piece; never half (a commit with one open stops, a rollback drops it).
 A 19.1 direct-path block of a captured table gives an insert per row, in the transaction of
 the record's 5.1 / 5.2 (a block with neither in its record is not attributed: not captured).
 Only vectors of captured tables (and the transaction layer) are decoded, so what the
