@@ -351,3 +351,16 @@ def test_a_statement_undone_partway_leaves_no_pieces() -> None:
     assert cap.feed(back) == []
     assert cap.miner.state().pieces == {}
     assert cap.feed(_commit(case.xid, head.scn + 2)) == []
+
+
+def test_ignoring_the_column_numbers_fails_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A mutation: the supplemental header's column number not read (every piece from column
+    1): the LogMiner texts' images are not met."""
+    monkeypatch.setattr(P, "offset", lambda *_a: 0)
+    wrong = 0
+    for case in [c for c in _cases() if not _compressed(c)]:
+        for c, s in zip(_mine(case), case.statements, strict=True):
+            if s.set is not None:
+                after = _image(c.after)
+                wrong += {n: after.get(n, b"?") for n, _ in s.set} != dict(s.set)
+    assert wrong == 10  # every LogMiner text
