@@ -380,11 +380,13 @@ class Miner:
             before: tuple[tuple[int, bytes | None], ...],
             after: tuple[tuple[int, bytes | None], ...],
             at: tuple[int, Rba] = (rec.scn, rec.rba),
+            rows: tuple[str, ...] = (),
         ) -> None:
             ref = self._ref(rec)
-            live = self._live.setdefault((xid, r), [])
-            if ref not in live:  # (a record read again after a restart: the same name)
-                live.append(ref)
+            for each in (r, *rows):  # a savepoint rollback's partner of any piece takes it back
+                live = self._live.setdefault((xid, each), [])
+                if ref not in live:  # (a record read again after a restart: the same name)
+                    live.append(ref)
             ev = RowEvent(op, t, at[0], at[1], r, self._values(t, before), self._values(t, after))
             out.append(TxRow(xid, ev, ref))
 
@@ -424,7 +426,10 @@ class Miner:
             raise CaptureStop(f"{t.full_name}: {exc} at SCN {rec.scn}") from exc
         if b is not None:
             del self._pieces[xid]
-            emit(b.op, b.rowid, b.before, b.after, (b.scn, b.rba))
+            pieces = tuple(
+                dict.fromkeys(p.rowid for p in pend if p.kind in P.DATA_OPS and p.rowid != b.rowid)
+            )
+            emit(b.op, b.rowid, b.before, b.after, (b.scn, b.rba), pieces)
         return out
 
     @staticmethod

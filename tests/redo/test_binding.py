@@ -326,14 +326,10 @@ def test_an_update_piece_without_column_numbers_cannot_be_bound() -> None:
         P.bind([head, last])
 
 
-def test_a_statement_undone_partway_leaves_no_pieces() -> None:
-    """A 5.6 (undo applied: the statement rolled back partway, our writer's form naming its
-    transaction) with its level-11 partner while a change is open: the open pieces go, and
-    the commit after it neither stops nor emits them."""
-    case = _case("testRaInterfaceLinesAll_2")
-    recs = [_parsed(r) for r in case.records]
-    head = recs[0]  # the head's URP, supp F: opens a change
-    partner = next(v for v in head.vectors if v.layer == 11)
+def _undone(case: oracdc.BindingCase, of: F.Record, scn: int) -> F.Record:
+    """A 5.6 (undo applied, our writer's form naming the transaction) with ``of``'s level-11
+    vector as its partner: ``of``'s change taken back by a savepoint rollback."""
+    partner = next(v for v in of.vectors if v.layer == 11)
     ktub = bytearray(V.KTUB_SIZE)
     struct.pack_into("<II", ktub, 0, 170783, partner.obj)
     ktub[V.KTUB_AT["opc_layer"][0]], ktub[V.KTUB_AT["opc_code"][0]] = 11, 1
@@ -344,13 +340,36 @@ def test_a_statement_undone_partway_leaves_no_pieces() -> None:
     redo = F.build_vector("12c", "<", list(partner.fields), layer=11, code=partner.code,
                           cls=partner.cls, afn=partner.afn, dba=partner.dba, obj=partner.obj,
                           con_id=partner.con_id)  # fmt: skip
-    back = F.parse_record(F.build_record("<", head.scn + 1, 1, [undo, redo]))
+    return F.parse_record(F.build_record("<", scn, 1, [undo, redo]))
+
+
+def test_a_statement_undone_partway_leaves_no_pieces() -> None:
+    """A 5.6 with its level-11 partner while a change is open (the statement rolled back
+    partway): the open pieces go, and the commit after it neither stops nor emits them."""
+    case = _case("testRaInterfaceLinesAll_2")
+    recs = [_parsed(r) for r in case.records]
+    head = recs[0]  # the head's URP, supp F: opens a change
     cap = C.Capture(_dictionary(recs), lambda _t: True)
     cap.feed(head)
     assert cap.miner.state().pieces
-    assert cap.feed(back) == []
+    assert cap.feed(_undone(case, head, head.scn + 1)) == []
     assert cap.miner.state().pieces == {}
     assert cap.feed(_commit(case.xid, head.scn + 2)) == []
+
+
+@pytest.mark.parametrize("piece", [0, 1])
+def test_a_savepoint_rollback_takes_back_a_bound_change_by_any_piece(piece: int) -> None:
+    """A bound update (the head's URP and the last piece's, two ROWIDs) taken back by the
+    partner of either piece: the commit gives the transaction's other change only."""
+    case = _case("testRaInterfaceLinesAll_2")
+    recs = [_parsed(r) for r in case.records]
+    cap = C.Capture(_dictionary(recs), lambda _t: True)
+    for r in recs:
+        cap.feed(r)
+    assert len(cap.open[V.Xid(*case.xid)].changes) == 2
+    cap.feed(_undone(case, recs[piece], recs[-1].scn + 1))
+    (tx,) = cap.feed(_commit(case.xid, recs[-1].scn + 2))
+    assert [c.rba.dump() for c in tx.changes] == [case.statements[1].rba]
 
 
 def test_ignoring_the_column_numbers_fails_them(monkeypatch: pytest.MonkeyPatch) -> None:
