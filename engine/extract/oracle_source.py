@@ -63,7 +63,7 @@ from engine.extract.tasks.miner import (
 )
 from engine.extract.tasks.txngroup import KINDS
 from engine.redo import capture as C
-from engine.redo import vectors as V
+from engine.redo import vectors
 from engine.redo.dictionary import Dictionary, Table
 from engine.redo.errors import RedoError
 from engine.redo.framing import Rba, Record, Vector, parse_record, read_header
@@ -547,12 +547,15 @@ class _Counting(C.Miner):
         self.missed: set[str] = set()  # their transactions' ids ("": not known)
 
     def _row(
-        self, v: Vector, undo: V.Undo | None, rec: Record, xid: V.Xid | None, undoing: bool
-    ) -> list[C.TxEvent]:
+        self, v: Vector, undo: vectors.Undo | None, rec: Record, xid: vectors.Xid | None,
+        undoing: bool,
+    ) -> list[C.TxEvent]:  # fmt: skip
         out = super()._row(v, undo, rec, xid, undoing)
         if undoing and not out:  # (the transaction as the redo miner takes it)
-            d = V.decode(v)
-            x = (d.xid if isinstance(d, V.Redo) else None) or (undo.xid if undo else None) or xid
+            d = vectors.decode(v)
+            x = (undo.xid if undo else None) or (
+                d.xid if isinstance(d, vectors.Redo) else None
+            ) or xid  # fmt: skip
             self.missed.add(x.text() if x is not None else "")
         return out
 
@@ -657,11 +660,13 @@ class FastMiner(Miner):
     attached database's redo. A record it would not read as the redo miner does is read by
     the redo miner (:attr:`delegate`, in place): one with a savepoint rollback (5.6 / 5.11:
     the redo miner binds it to its change), a DDL marker (24.1), a direct load (19.1) of a
-    captured table, a row piece without both F and L flags, a compressed or one-field row
-    image, an ORP, an update whose supplemental columns are not all key columns, an update
-    without its key, a row of a slow table (:func:`fast_miner`: a dictionary table's among
-    them), a captured table's number in another container's 5.1 (the C walk skips another
-    container's row by itself), or a record the task miner cannot read."""
+    captured table, a row piece without both F and L flags (an IRP's or URP's row flags, the
+    row a DRP's undo restores, the supplemental data's: engine/redo/pieces.py), a compressed
+    or one-field row image, an ORP, an update whose supplemental columns are not all key
+    columns, an update without its key, a row of a slow table (:func:`fast_miner`: a
+    dictionary table's among them), a captured table's number in another container's 5.1
+    (the C walk skips another container's row by itself), or a record the task miner cannot
+    read."""
 
     def __init__(self, plan: MinePlan, slow: frozenset[int]) -> None:
         self.slow = slow
@@ -707,8 +712,11 @@ class FastMiner(Miner):
                 return False
             if op == (5, 1):
                 undo_obj = undo_ids(v)[1]
-                if not _contains(tables.get(undo_obj), v.con_id):
+                info = tables.get(undo_obj)
+                if not _contains(info, v.con_id):
                     return False
+                if info is not None and info.captured and not _whole_undo(v):
+                    return False  # a row piece (engine/redo/pieces.py binds it)
             elif v.layer in (11, 19):
                 info = tables.get(undo_obj if v.layer == 11 else -1) or tables.get(v.obj)
                 undo_obj = -1
@@ -719,11 +727,9 @@ class FastMiner(Miner):
                 kdo = v.fields[1] if v.layer == 11 and len(v.fields) > 1 else b""
                 if len(kdo) > 16:  # the KDO (field 1)
                     kop = kdo[10] & KDO_OP_MASK
-                    if kop == 6 or (  # an ORP; a one-field or compressed image; a row piece
+                    if _a_piece(kdo) or (  # a row piece; a one-field or compressed image
                         kop in _STRICT_OPS and kdo[11] & (KDO_FLAG_ONE_FIELD | KDO_FLAG_COMPRESSED)
                     ):
-                        return False
-                    if kop == 2 and kdo[16] & (FB_F | FB_L) != FB_F | FB_L:
                         return False
         return True
 
@@ -750,6 +756,28 @@ class FastMiner(Miner):
         if keyless:  # (the redo miner writes it without the key: no database to fetch it)
             raise _Delegate("an update without its key")
         super()._emit(out, cols, xid, io_type, rowid, image, full, before, ref, head, seq)
+
+
+def _a_piece(kdo: bytes) -> bool:
+    """Whether a level-11 KDO (17 bytes or more) is a row piece the redo miner binds: an
+    ORP, or an IRP / URP whose row flags (@16 in both) lack F or L."""
+    kop = kdo[10] & KDO_OP_MASK
+    return kop == 6 or (kop in (2, 5) and not _whole(kdo[16]))
+
+
+def _whole(fb: int) -> bool:
+    return fb & (FB_F | FB_L) == FB_F | FB_L
+
+
+def _whole_undo(v: Any) -> bool:
+    """Whether a 5.1 is a whole row's: its supplemental data (if any) marks both first and
+    last, and the row it restores (a DRP's undo, an IRP) is a whole piece."""
+    d = vectors.decode(v)
+    if not isinstance(d, vectors.Undo):
+        return True
+    if d.supp is not None and not _whole(d.supp.fb):
+        return False
+    return d.row is None or d.row.name != "IRP" or d.row.fb is None or _whole(d.row.fb)
 
 
 def _parsed(buf: bytes, lo: int, size: int, scan: Scan, offset: int) -> Record:
