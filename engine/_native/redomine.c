@@ -77,6 +77,7 @@
 #define KDO_FLAG_ONE_FIELD 0x80  /* vectors.KDO_FLAG_ONE_FIELD */
 #define KDO_FLAG_COMPRESSED 0x08 /* vectors.KDO_FLAG_COMPRESSED */
 #define AT_KDO_ROW_fb 16
+#define AT_KDO_URP_fb 16
 #define FB_F 0x08 /* rowid.FB_F: the row's first piece */
 #define FB_L 0x04 /* rowid.FB_L: its last */
 #define KDO_OP_MASK 0x1F
@@ -118,6 +119,7 @@
 #define AT_DDL_sqn 4
 #define AT_DDL_obj 8
 #define SIZE_DDL 12
+#define AT_SUPP_fb 1
 #define AT_SUPP_cc 2
 #define SIZE_SUPP 20
 #define SUPP_TYPE 1
@@ -834,16 +836,27 @@ static int undo_of(const Rec *r, const Vec *u, Val *img, Py_ssize_t ncols, pos_t
     return 0;
 }
 
+/* The field of the supplemental header of the undo u (its KDO at field 3, whose op goes to
+ * *op): -2 when u is not a table row's undo (11.1), -1 when the header is not there. */
+static Py_ssize_t supp_field(const Rec *r, const Vec *u, unsigned *op) {
+    const uint8_t *b = r->b;
+    if (u->nf <= 3 || FLEN(u, 1) < SIZE_KTUB) return -2;
+    if (b[u->fp[1] + AT_KTUB_opc_layer] != 11 || b[u->fp[1] + AT_KTUB_opc_code] != 1) return -2;
+    unsigned slot;
+    uint32_t bdba;
+    Py_ssize_t at = kdo_at(r, u, 3, op, &bdba, &slot, NULL, 0);
+    if (at < 0 || at >= u->nf || u->fl[at] != SIZE_SUPP) return -1;
+    return at;
+}
+
 /* A strict walk's check: 1 when every supplemental column of the undo u (read by undo_of) is
  * a key column of t (else the attached database's miner adds the others to an update). */
 static int supp_in_key(const Rec *r, const Vec *u, const Table *t) {
     const uint8_t *b = r->b;
-    if (u->nf <= 3 || FLEN(u, 1) < SIZE_KTUB) return 1;
-    if (b[u->fp[1] + AT_KTUB_opc_layer] != 11 || b[u->fp[1] + AT_KTUB_opc_code] != 1) return 1;
-    unsigned op, slot;
-    uint32_t bdba;
-    Py_ssize_t at = kdo_at(r, u, 3, &op, &bdba, &slot, NULL, 0);
-    if (at < 0 || at >= u->nf || u->fl[at] != SIZE_SUPP) return 0;
+    unsigned op;
+    Py_ssize_t at = supp_field(r, u, &op);
+    if (at == -2) return 1;
+    if (at < 0) return 0;
     unsigned cc = u16(b, u->fp[at] + AT_SUPP_cc);
     if (!cc) return 1;
     if (at + 1 >= u->nf || u->fl[at + 1] != 2 * cc) return 0;
@@ -853,6 +866,20 @@ static int supp_in_key(const Rec *r, const Vec *u, const Table *t) {
         while (k < t->nkey && t->key[k] != no) k++;
         if (k == t->nkey) return 0;
     }
+    return 1;
+}
+
+/* A strict walk's check: 1 when the undo u is a whole row's (engine/redo/pieces.py): its
+ * supplemental data marks first and last, and the row a DRP's undo restores (an IRP) is a
+ * whole piece (oracle_source._whole_undo). */
+static int undo_whole(const Rec *r, const Vec *u) {
+    const uint8_t *b = r->b;
+    unsigned op;
+    Py_ssize_t at = supp_field(r, u, &op);
+    if (at == -2) return 1;
+    if (at < 0) return 0;
+    if ((b[u->fp[at] + AT_SUPP_fb] & (FB_F | FB_L)) != (FB_F | FB_L)) return 0;
+    if (op == 2 && (b[u->fp[3] + AT_KDO_ROW_fb] & (FB_F | FB_L)) != (FB_F | FB_L)) return 0;
     return 1;
 }
 
@@ -876,9 +903,13 @@ static int rows(Walker *w, const Rec *r, const Vec *v, const Vec *undo, PyObject
         if (t->con_id >= 0 && v->con_id != t->con_id) return 0; /* another container's */
         const uint8_t *k = b + v->fp[1];
         if (k[AT_KDO_flags] & (KDO_FLAG_ONE_FIELD | KDO_FLAG_COMPRESSED)) return DECLINE;
+        if (op == 5 && (k[AT_KDO_URP_fb] & (FB_F | FB_L)) != (FB_F | FB_L))
+            return DECLINE; /* an update of a row piece */
+        if (undo && !undo_whole(r, undo)) return DECLINE; /* supplemental data in pieces */
     }
-    /* a piece of a chained row: miner.Miner._piece binds the pieces (a row over a block is
-     * rare; its records go through Python, which keeps the pending pieces) */
+    /* a piece of a chained row, strict or not: the Python miner binds the pieces
+     * (miner.Miner._piece; a row over a block is rare; its records go through Python, which
+     * keeps the pending pieces) */
     if (op == 2 && (b[v->fp[1] + AT_KDO_ROW_fb] & (FB_F | FB_L)) != (FB_F | FB_L))
         return DECLINE;
     const uint8_t *ktb = b + v->fp[0];

@@ -7,6 +7,10 @@ records in log order (:meth:`Capture.feed`); each 5.4 commit gives back the
 transaction it ends, with its row changes in redo order, typed by the dictionary. Rolled-back
 transactions are dropped; a 5.6 / 5.11 (undo applied: rollback to a savepoint) with its
 level-11 partner takes back the latest change of that transaction to the row it names.
+A row in several pieces (chained, migrated, or its supplemental data split over records)
+is bound into one row change by the rules of engine/redo/pieces.py: the miner keeps an open
+change's pieces per transaction (:attr:`MinerState.pieces`, frozen values) and emits the
+change at its last piece; never half (a commit with one open stops, a rollback drops it).
 A 19.1 direct-path block of a captured table gives an insert per row, in the transaction of
 the record's 5.1 / 5.2 (a block with neither in its record is not attributed: not captured).
 Only vectors of captured tables (and the transaction layer) are decoded, so what the
@@ -27,11 +31,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from engine.redo import pieces as P
 from engine.redo import vectors as V
 from engine.redo.dictionary import Column, Dictionary, Table
 from engine.redo.errors import RedoError
 from engine.redo.framing import Rba, Record, Vector
-from engine.redo.rowid import FB_F, FB_L, rowid
+from engine.redo.rowid import FB_H, rowid
 from engine.redo.values import DECODERS, Value, decode_value
 
 DICTIONARY_TABLES = ("SYS.COL$", "SYS.OBJ$", "SYS.TAB$")
@@ -105,7 +110,7 @@ class MinerState:
     """What a :class:`Miner` carries between records (:meth:`Miner.state`)."""
 
     live: dict[tuple[V.Xid, str], list[str]] = field(default_factory=dict)
-    pieces: dict[V.Xid, list[V.RowChange]] = field(default_factory=dict)
+    pieces: dict[V.Xid, list[P.Piece]] = field(default_factory=dict)
 
 
 class Miner:
@@ -134,7 +139,7 @@ class Miner:
         self._warned: set[tuple[str, str]] = set()
         self._made = 0  # changes named so far in the record being fed
         self._live: dict[tuple[V.Xid, str], list[str]] = {}  # refs of a row's changes, newest last
-        self._pieces: dict[V.Xid, list[V.RowChange]] = {}
+        self._pieces: dict[V.Xid, list[P.Piece]] = {}  # an open row change's pieces
         self._columns: dict[str, dict[int, tuple[Column, str | None]]] = {}
         for t in self.tables.values():
             for c in t.columns:
@@ -232,6 +237,8 @@ class Miner:
             elif op == "5.4":
                 e = V.decode(v)
                 assert isinstance(e, V.End)
+                if not e.rollback:
+                    self._unbound(e.xid, rec)
                 self._forget(e.xid)
                 out.append(TxEnd(e.xid, e.rollback, self.lwn_scn or rec.scn, self.lwn_time))
             elif op == "24.1":
@@ -247,6 +254,18 @@ class Miner:
                 undo = None
                 undone = None
         return out
+
+    def _unbound(self, xid: V.Xid, rec: Record) -> None:
+        """A commit with a row change in pieces still open: never emitted half, a stop."""
+        open_ = [p for p in self._pieces.get(xid, ()) if p.carries]
+        if open_:
+            p = open_[0]
+            t = self.tables.get((p.con_id, p.obj))
+            raise CaptureStop(
+                f"transaction {xid.text()} committed at SCN {rec.scn} with a row change of "
+                f"{t.full_name if t else p.obj} in pieces not bound (its first piece at RBA "
+                f"{p.rba.dump()}): not captured half"
+            )
 
     def _forget(self, xid: V.Xid) -> None:
         self._pieces.pop(xid, None)
@@ -338,7 +357,9 @@ class Miner:
                 )
             return []
         row = d.row
-        xid = d.xid or (undo.xid if undo else None) or xid
+        # the undo's transaction first: a KTB's xid (op F) is not always the transaction's
+        # (oracdc's 19c DRP and LKR records carry others)
+        xid = (undo.xid if undo else None) or d.xid or xid
         if xid is None:
             return []
         if row.compressed:
@@ -348,11 +369,9 @@ class Miner:
             )
         rid = rowid(v.obj, v.dba, row.slot)
         if undoing:  # rollback to savepoint: the partner takes back the latest change to this row
+            self._pieces.pop(xid, None)  # (a statement undone partway: its pieces go with it)
             live = self._live.get((xid, rid))
             return [TxUndo(xid, live.pop())] if live else []
-        supp = undo.supp.columns if undo and undo.supp else ()
-        before_cols = (undo.row.columns if undo and undo.row else ()) + supp
-        name = row.name
         out: list[TxEvent] = []
 
         def emit(
@@ -360,24 +379,73 @@ class Miner:
             r: str,
             before: tuple[tuple[int, bytes | None], ...],
             after: tuple[tuple[int, bytes | None], ...],
+            at: tuple[int, Rba] = (rec.scn, rec.rba),
+            rows: tuple[str, ...] = (),
         ) -> None:
             ref = self._ref(rec)
-            live = self._live.setdefault((xid, r), [])
-            if ref not in live:  # (a record read again after a restart: the same name)
-                live.append(ref)
-            ev = RowEvent(
-                op, t, rec.scn, rec.rba, r, self._values(t, before), self._values(t, after)
-            )
+            for each in (r, *rows):  # a savepoint rollback's partner of any piece takes it back
+                live = self._live.setdefault((xid, each), [])
+                if ref not in live:  # (a record read again after a restart: the same name)
+                    live.append(ref)
+            ev = RowEvent(op, t, at[0], at[1], r, self._values(t, before), self._values(t, after))
             out.append(TxRow(xid, ev, ref))
 
+        name = row.name
+        if name == "QMI":
+            for slot, cols in zip(row.slots, row.rows, strict=False):
+                emit("INSERT", rowid(v.obj, v.dba, slot), (), cols)
+            return out
+        if name == "QMD":
+            rows = undo.row.rows if undo and undo.row else ()
+            for i, slot in enumerate(row.slots):
+                emit("DELETE", rowid(v.obj, v.dba, slot), rows[i] if i < len(rows) else (), ())
+            return out
+        if name not in _PIECE_OPS:
+            return out
+        piece = _piece(v, row, undo, rec, rid)
+        pend = self._pieces.get(xid)
+        if pend and not any(q.carries for q in pend) and P.ends(piece)[0]:
+            pend = None  # (a lock that opened nothing: replaced)
+        if not pend:
+            first, last = P.ends(piece, open_=False)
+            if first and last:
+                self._pieces.pop(xid, None)
+                self._whole(name, piece, undo, rid, row, emit)
+            elif P.starts(piece):
+                self._pieces[xid] = [piece]
+            return out
+        if P.clashes(pend, piece):
+            raise CaptureStop(
+                f"{t.full_name}: a row change in pieces at RBA {rec.rba.dump()} (SCN {rec.scn}) "
+                f"begins before the one begun at RBA {pend[0].rba.dump()} ended"
+            )
+        pend.append(piece)
+        try:
+            b = P.bind(pend)
+        except P.Unplaced as exc:
+            raise CaptureStop(f"{t.full_name}: {exc} at SCN {rec.scn}") from exc
+        if b is not None:
+            del self._pieces[xid]
+            pieces = tuple(
+                dict.fromkeys(p.rowid for p in pend if p.kind in P.DATA_OPS and p.rowid != b.rowid)
+            )
+            emit(b.op, b.rowid, b.before, b.after, (b.scn, b.rba), pieces)
+        return out
+
+    @staticmethod
+    def _whole(
+        name: str,
+        piece: P.Piece,
+        undo: V.Undo | None,
+        rid: str,
+        row: V.RowOp,
+        emit: Callable[..., None],
+    ) -> None:
+        """A row change in one record."""
+        supp = undo.supp.columns if undo and undo.supp else ()
+        before_cols = (undo.row.columns if undo and undo.row else ()) + supp
         if name == "IRP":
-            fb = row.fb or 0
-            if fb & FB_F and fb & FB_L:
-                emit("INSERT", rid, (), row.columns)
-            else:
-                whole = self._piece(xid, v, row, rid)
-                if whole:
-                    emit("INSERT", whole[0], (), whole[1])
+            emit("INSERT", rid, (), row.columns)
         elif name == "DRP":
             emit("DELETE", rid, before_cols, ())
         elif name in ("URP", "ORP"):
@@ -390,14 +458,7 @@ class Miner:
                 before_cols,
                 row.columns + tuple(c for c in supp if c[0] not in changed),
             )
-        elif name == "QMI":
-            for slot, cols in zip(row.slots, row.rows, strict=False):
-                emit("INSERT", rowid(v.obj, v.dba, slot), (), cols)
-        elif name == "QMD":
-            rows = undo.row.rows if undo and undo.row else ()
-            for i, slot in enumerate(row.slots):
-                emit("DELETE", rowid(v.obj, v.dba, slot), rows[i] if i < len(rows) else (), ())
-        return out
+        # (a whole LMN, CFA or LKR changes no value: nothing)
 
     def _direct(self, v: Vector, rec: Record, xid: V.Xid) -> list[TxEvent]:
         """19.1: a block written by a direct-path load; each of its rows an insert."""
@@ -412,25 +473,44 @@ class Miner:
             out.append(TxRow(xid, ev, self._ref(rec)))
         return out
 
-    def _piece(
-        self, xid: V.Xid, v: Vector, row: V.RowOp, rid: str
-    ) -> tuple[str, tuple[tuple[int, bytes | None], ...]] | None:
-        """A row inserted in several pieces: Oracle writes the last piece first and the head
-        (F) last; the row is complete when both ends are in."""
-        pieces = self._pieces.setdefault(xid, [])
-        pieces.append(
-            V.RowChange(v.op, v.obj, v.con_id, None, row.fb, None, rid, row.columns, (), ())
-        )
-        fbs = [p.fb or 0 for p in pieces]
-        if not (any(f & FB_F for f in fbs) and any(f & FB_L for f in fbs)):
-            return None
-        cols: list[tuple[int, bytes | None]] = []
-        for p in reversed(pieces):
-            base = len(cols)
-            cols += [(base + n, val) for n, val in p.after]
-        head = pieces[-1].rowid
-        pieces.clear()
-        return head, tuple(cols)
+
+_PIECE_OPS = frozenset({"IRP", "DRP", "URP", "ORP", "LMN", "CFA", "LKR"})
+
+
+def _piece(v: Vector, row: V.RowOp, undo: V.Undo | None, rec: Record, rid: str) -> P.Piece:
+    """A record's part of a row change (engine/redo/pieces.py), its columns placed where the
+    supplemental header's column numbers (or the head flag) say where."""
+    urow = undo.row if undo else None
+    supp = undo.supp if undo else None
+    name = row.name
+    if name in ("IRP", "ORP", "URP") and row.fb is not None:
+        fb = row.fb
+    else:  # (a DRP's redo carries no flags; an LMN's, a CFA's, an LKR's none)
+        fb = urow.fb if urow is not None and urow.fb is not None else 0
+    head_piece = bool(fb & FB_H or (urow is not None and (urow.fb or 0) & FB_H))
+    placed = True
+
+    def place(
+        cols: tuple[tuple[int, bytes | None], ...], start: int, urp: bool
+    ) -> tuple[tuple[int, bytes | None], ...]:
+        nonlocal placed
+        if not cols:
+            return cols
+        off = P.offset(start, cols[0][0], urp)
+        if off is None:
+            if not head_piece:
+                placed = False
+            return cols
+        return tuple((n + off, val) for n, val in cols) if off else cols
+
+    before = place(urow.columns if urow else (), supp.before if supp else 0,
+                   urow is not None and urow.name == "URP")  # fmt: skip
+    after = place(row.columns, supp.after if supp else 0, name == "URP")
+    head = rowid(v.obj, supp.bdba, supp.slot or 0) if supp and supp.bdba else None
+    return P.Piece(
+        name, v.con_id, v.obj, rec.rba, rec.scn, rid, head, fb,
+        supp.fb if supp else None, before, after, supp.columns if supp else (), placed,
+    )  # fmt: skip
 
 
 def _applied_xid(v: Vector) -> V.Xid | None:

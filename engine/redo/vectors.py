@@ -283,6 +283,8 @@ class Supplemental:
     columns: tuple[tuple[int, bytes | None], ...]  # (column number from 0, value)
     bdba: int | None = None
     slot: int | None = None
+    before: int = 0  # table column (from 1) of the undo image's first column (0: not given)
+    after: int = 0  # the same for the redo image (docs/redo_format.md "Rows in pieces")
 
 
 @dataclass(frozen=True)
@@ -577,7 +579,7 @@ def _supplemental(v: Vector, k: int) -> Supplemental | None:
         for i in range(cc):
             val = _field(v, k + 3 + i)
             cols.append((nums[i] - 1, val if val else None))
-    return Supplemental(s["fb"], cc, tuple(cols), bdba, slot)
+    return Supplemental(s["fb"], cc, tuple(cols), bdba, slot, s["before"], s["after"])
 
 
 def _ktub(v: Vector, k: int) -> tuple[int, int, str]:

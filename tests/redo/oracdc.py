@@ -71,3 +71,132 @@ def records(path: Path) -> list[HexRecord]:
 
 def asserted_rowids(path: Path) -> set[str]:
     return set(_ROWID.findall(path.read_text(encoding="utf-8")))
+
+
+# ------------------------------------------------------------ binding tests, read as data
+
+_METHOD = re.compile(r"@Test\s+public\s+void\s+(\w+)\s*\(\)")
+_XID = re.compile(r"new\s+Xid\(\s*\(short\)\s*(\w+)\s*,\s*\(short\)\s*(\w+)\s*,\s*(\w+)\s*\)")
+_ADD = re.compile(r"raw\.add\(\s*(\w+)\s*,")
+_RECORD_VAR = re.compile(r"(\w+)\s*=\s*new\s+OraCdcRedoRecord\([^;]*?,\s*(\w+)\s*\)\s*;")
+_STATEMENT = re.compile(
+    r"getStatement\(stmt\)\);\s*assertEquals\(stmt\.getOperation\(\),\s*(?P<op>UPDATE|DELETE|INSERT)\);"
+    r"\s*assertEquals\(stmt\.getRba\(\),\s*(?P<rec>\w+)\.rba\(\)\);"
+    r"\s*assertEquals\(stmt\.getRowId\(\)\.toString\(\),\s*\"(?P<rowid>[A-Za-z0-9+/]{18})\"\);"
+    r"(?P<rest>.*?)(?=assertTrue\(transaction\.getStatement|assertFalse\(transaction\.getStatement|$)",
+    re.S,
+)
+_LOGMINER = re.compile(r"final\s+String\s+(\w+)\s*=(.*?);", re.S)
+_JAVA_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+_COMPARED = re.compile(r"assertTrue\(compareLogMinerText\((\w+),")
+_CONTAINS = re.compile(
+    r'(?P<where>StringUtils\.substringAfter\(stmt\.toString\(\),\s*" where "\),\s*)?'
+    r'"\\"COL (?P<col>\d+)\\" = \'(?P<hex>[0-9a-f]*)\'"'
+)
+_SQL_COLUMN = re.compile(r"\"COL (\d+)\" (?:= HEXTORAW\('([0-9a-f]*)'\)|= NULL|IS NULL)")
+
+Image = tuple[tuple[int, bytes | None], ...]  # (column number from 1, value or NULL)
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One ``getStatement`` of a binding test: the operation, the record it starts at (its
+    RBA), the row, and the column values its assertions state: ``set`` / ``where`` from the
+    LogMiner text it is compared with (the changed columns' new values; the before image),
+    or ``after`` / ``before`` from the single values it must contain."""
+
+    op: str
+    rba: str
+    rowid: str
+    set: Image | None = None
+    where: Image | None = None
+    contains: Image = ()  # values somewhere in the statement
+    before: Image = ()  # values in its where clause
+
+
+@dataclass(frozen=True)
+class BindingCase:
+    file: str
+    method: str
+    xid: tuple[int, int, int]  # usn, slot, sequence
+    records: tuple[HexRecord, ...]  # in the order the test adds them to the transaction
+    statements: tuple[Statement, ...]
+    exhaustive: bool  # the test asserts that no statement follows the last
+
+
+def _int(text: str) -> int:
+    return int(text, 16) if text.lower().startswith("0x") else int(text)
+
+
+def _sql_image(text: str) -> Image:
+    return tuple(
+        (int(n), bytes.fromhex(h) if h or "HEXTORAW" in m.group(0) else None)
+        for m in _SQL_COLUMN.finditer(text)
+        for n, h in [(m.group(1), m.group(2) or "")]
+    )
+
+
+def _logminer(body: str) -> dict[str, tuple[Image, Image]]:
+    """The LogMiner texts a method compares with: name -> (set, where). (LogMiner wraps its
+    text in lines, even inside a value: the line ends are dropped.)"""
+    out = {}
+    for m in _LOGMINER.finditer(body):
+        sql = "".join(
+            s.replace('\\"', '"').replace("\\n", "") for s in _JAVA_STRING.findall(m.group(2))
+        )
+        if not sql.startswith("update "):
+            continue
+        head, _, where = sql.partition(" where ")
+        out[m.group(1)] = (_sql_image(head.partition(" set ")[2]), _sql_image(where))
+    return out
+
+
+def binding_cases(path: Path) -> list[BindingCase]:
+    """Each test method of a ``Ops_*_BindingTest.java``: the transaction's records in the
+    order added, and the statements the test asserts a reader makes of them, in order."""
+    text = path.read_text(encoding="utf-8")
+    heads = list(_METHOD.finditer(text))
+    recs = records(path)
+    by_pos = iter(recs)
+    hex_pos = [m.start() for m in _TOKEN.finditer(text) if m.group("name")]
+    placed = list(zip(hex_pos, by_pos, strict=True))
+    out = []
+    for i, h in enumerate(heads):
+        start, end = h.end(), heads[i + 1].start() if i + 1 < len(heads) else len(text)
+        body = text[start:end]
+        hexes = {r.name: r for p, r in placed if start <= p < end}
+        mine = {var: hexes[name] for var, name in _RECORD_VAR.findall(body)}
+        x = _XID.search(body)
+        assert x is not None, (path.name, h.group(1))
+        lm = _logminer(body)
+        stmts = []
+        for s in _STATEMENT.finditer(body):
+            rest = s.group("rest")
+            compared = _COMPARED.search(rest)
+            st_set, st_where = lm[compared.group(1)] if compared else (None, None)
+            contains = tuple(
+                (int(c.group("col")), bytes.fromhex(c.group("hex")))
+                for c in _CONTAINS.finditer(rest)
+                if not c.group("where")
+            )
+            before = tuple(
+                (int(c.group("col")), bytes.fromhex(c.group("hex")))
+                for c in _CONTAINS.finditer(rest)
+                if c.group("where")
+            )
+            rba = mine[s.group("rec")].rba
+            assert rba is not None
+            stmts.append(
+                Statement(s.group("op"), rba, s.group("rowid"), st_set, st_where, contains, before)
+            )
+        out.append(
+            BindingCase(
+                path.name,
+                h.group(1),
+                (_int(x.group(1)), _int(x.group(2)), _int(x.group(3))),
+                tuple(mine[n] for n in _ADD.findall(body)),
+                tuple(stmts),
+                "assertFalse(transaction.getStatement" in body,
+            )
+        )
+    return out

@@ -1,0 +1,209 @@
+"""Rows in several pieces bound into one row change: the rules, stated once, as pure
+functions of the pieces a reader has (no state of their own).
+
+Oracle writes a row change as several redo records when the row is chained (longer than a
+block: pieces in several blocks, each naming the next) or migrated (moved to another block,
+its head left behind as a pointer), and when the supplemental data of one change does not
+fit one record. Each record is a piece: a 5.1 (undo, with the supplemental data) and its
+level-11 redo. Sources: oracdc's 19c binding tests (``Ops_*_BindingTest.java`` in the
+corpus, real records with their authors' statements), Oracle's dump notation
+(``supp fb``); docs/redo_format.md "Rows in pieces".
+
+The rules (:func:`ends` and :func:`bind`):
+
+- A piece's ends are the supplemental data's F (first) and L (last) flags when that data
+  carries either (for an IRP or a DRP, which write or remove a row piece whole, only where
+  the row piece's own flags agree: a chained insert's last piece never begins a change);
+  else (no supplemental data, or flags without F and L in a piece whose transaction has
+  nothing open) the row piece's own F and L (the redo's row flags, the undo's for a DRP).
+- A row change runs from its first piece to the piece where both an F and an L have been
+  seen: an update's pieces go F ... L in log order, a chained insert's L ... F (Oracle writes
+  the last piece first). Pieces in between carry neither.
+- A piece marking a first end while a change that carries data is open: two changes
+  overlap, which Oracle does not write; a reader stops (:func:`clashes`). An open change
+  that carries nothing yet (a lock) is replaced by it.
+- A piece that carries nothing (no column, before, after or supplemental: a lock, an LMN
+  without supplemental data) never starts a change on its own flags unless they say F; it
+  is dropped when nothing is open for its transaction.
+- The bound change is an INSERT when its pieces that carry data are all IRPs, a DELETE when
+  they are all DRPs, an UPDATE otherwise (URP, ORP, or a migration's IRP with its DRP).
+  Its ROWID is the head's: the row the supplemental data names, else the piece with the H
+  flag, else the first piece's own. Its RBA and SCN are those of its first piece that
+  carries data.
+- Columns: a piece's column numbers are its own (from its first column); the supplemental
+  header's ``before`` / ``after`` fields give the table column (from 1) of the first column
+  of the undo / redo image (for a URP, of its first changed column), so a piece is placed by
+  them. A head piece (H) without them starts at column 1. Unplaced pieces of an insert or
+  a delete are laid end to end from the F piece to the L piece; an update with an unplaced
+  piece beyond the head cannot be bound (:class:`Unplaced`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.redo.framing import Rba
+from engine.redo.rowid import FB_F, FB_H, FB_L
+
+Cols = tuple[tuple[int, bytes | None], ...]  # (table column from 0, value or NULL)
+
+#: Redo operations whose pieces carry the row's values (the others: lock, migrate, forward)
+DATA_OPS = frozenset({"IRP", "DRP", "URP", "ORP"})
+#: Those that write or remove a row piece whole: its row flags bound the change too
+WHOLE_PIECE_OPS = frozenset({"IRP", "DRP"})
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One record's part of a row change, as read (columns already placed where known)."""
+
+    kind: str  # the redo's KDO operation: IRP, DRP, URP, ORP, LMN, CFA, LKR
+    con_id: int
+    obj: int  # the data object (the vector header's)
+    rba: Rba  # the record's
+    scn: int
+    rowid: str  # the row piece this record changes
+    head: str | None  # the head ROWID the supplemental data names (None: not named)
+    fb: int  # row flags: the redo's, the undo's for DRP / URP (0: none)
+    supp_fb: int | None  # flags of the supplemental data (None: no supplemental data)
+    before: Cols  # the undo's row image
+    after: Cols  # the redo's row image
+    supp: Cols  # the supplemental columns (absolute numbers)
+    placed: bool  # before / after are numbered as the table's columns
+
+    @property
+    def carries(self) -> bool:
+        """Whether the piece holds anything of the row (values, or a removed piece)."""
+        return bool(self.before or self.after or self.supp) or self.kind in DATA_OPS
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A row change bound from its pieces."""
+
+    op: str  # INSERT, UPDATE, DELETE
+    rowid: str
+    rba: Rba
+    scn: int
+    before: Cols
+    after: Cols
+
+
+class Unplaced(ValueError):
+    """An update's piece whose columns cannot be placed (no supplemental column numbers)."""
+
+
+def ends(p: Piece, open_: bool = True) -> tuple[bool, bool]:
+    """(first, last): the ends a piece marks (module docstring, first rule). ``open_``:
+    whether its transaction has pieces waiting (a piece's supplemental data without F or L
+    is a middle piece then; with nothing open, its row flags decide)."""
+    s = p.supp_fb
+    row = bool(p.fb & FB_F), bool(p.fb & FB_L)
+    if s is not None and (s & (FB_F | FB_L) or open_):
+        supp = bool(s & FB_F), bool(s & FB_L)
+        if p.kind in WHOLE_PIECE_OPS:  # a piece written or removed whole bounds it as well
+            return supp[0] and row[0], supp[1] and row[1]
+        return supp
+    return row
+
+
+def whole(p: Piece) -> bool:
+    """A piece that is a whole row change by itself."""
+    first, last = ends(p, open_=False)
+    return first and last
+
+
+def complete(pieces: Sequence[Piece]) -> bool:
+    """Whether ``pieces`` (one transaction's, in log order) hold a first and a last."""
+    f = la = False
+    for i, p in enumerate(pieces):
+        a, b = ends(p, open_=i > 0)
+        f, la = f or a, la or b
+    return f and la
+
+
+def clashes(pieces: Sequence[Piece], p: Piece) -> bool:
+    """Whether ``p`` marks a first end while ``pieces`` (open, carrying data) already have
+    one: two row changes overlapping, which Oracle does not write (a reader stops)."""
+    if not ends(p, open_=True)[0] or not any(q.carries for q in pieces):
+        return False
+    return any(ends(q, open_=i > 0)[0] for i, q in enumerate(pieces))
+
+
+def starts(p: Piece) -> bool:
+    """Whether ``p`` opens a row change when its transaction has none open."""
+    return p.carries or ends(p, open_=False)[0]
+
+
+def offset(start: int, first_col: int | None, is_urp: bool) -> int | None:
+    """Where a piece's column 0 lands in the table, from the supplemental header's
+    ``before`` / ``after`` field (``start``, from 1; 0: not given): None when not given."""
+    if not start:
+        return None
+    if is_urp:
+        return None if first_col is None else start - 1 - first_col
+    return start - 1
+
+
+def _merge(*images: Cols) -> Cols:
+    got: dict[int, bytes | None] = {}
+    for img in images:
+        for n, v in img:
+            got[n] = v
+    return tuple(sorted(got.items()))
+
+
+def _laid(pieces: Sequence[Piece], side: str) -> Cols:
+    """Unplaced images laid end to end, from the F piece to the L piece."""
+    order = list(pieces)
+    if order and not ends(order[0])[0] and any(ends(p)[0] for p in order):
+        order.reverse()  # written last piece first (an insert)
+    out: list[tuple[int, bytes | None]] = []
+    for p in order:
+        base = len(out)
+        out += [(base + n, v) for n, v in getattr(p, side)]
+    return tuple(out)
+
+
+def bind(pieces: Sequence[Piece]) -> Bound | None:
+    """The row change ``pieces`` make (one transaction's, in log order, the first opening
+    it), or None while it is not complete. Raises :class:`Unplaced` for an update whose
+    piece beyond the head cannot be placed."""
+    if not pieces or not complete(pieces):
+        return None
+    data = [p for p in pieces if p.carries]
+    if not data:
+        return None
+    kinds = {p.kind for p in data if p.kind in DATA_OPS}
+    if kinds == {"IRP"}:
+        op = "INSERT"
+    elif kinds == {"DRP"}:
+        op = "DELETE"
+    else:
+        op = "UPDATE"
+    head = next((p.head for p in pieces if p.head), None)
+    if head is None:
+        head = next((p.rowid for p in pieces if p.fb & FB_H), None)
+    if head is None:
+        head = next((p.rowid for p in pieces if ends(p)[0]), pieces[0].rowid)
+    supp = _merge(*(p.supp for p in pieces))
+    if all(p.placed for p in pieces):
+        before = _merge(*(p.before for p in pieces))
+        after = _merge(*(p.after for p in pieces))
+    elif op != "UPDATE":
+        before, after = _laid(pieces, "before"), _laid(pieces, "after")
+    else:
+        bad = next(p for p in pieces if not p.placed)
+        raise Unplaced(
+            f"a row piece ({bad.kind} at RBA {bad.rba.dump()}) of an update has no column numbers "
+            "(supplemental logging)"
+        )
+    if op == "INSERT":
+        return Bound(op, head, data[0].rba, data[0].scn, (), after)
+    before = _merge(before, supp)  # the supplemental copies win (as for a whole row)
+    if op == "DELETE":
+        return Bound(op, head, data[0].rba, data[0].scn, before, ())
+    changed = {n for n, _ in after}
+    after = _merge(tuple(c for c in supp if c[0] not in changed), after)
+    return Bound(op, head, data[0].rba, data[0].scn, before, after)
