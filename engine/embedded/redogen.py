@@ -123,12 +123,16 @@ PIECE_FB = {
 
 
 #: The supplemental flags of a row piece's 5.1 by (first record of the row, last record):
-#: a chained row's first record (its last piece) F, its last (the head) L.
+#: the piece's own ends, as the redo miner's binding rules read an inserted piece
+#: (engine/redo/pieces.py: an IRP ends a change only where its row flags and supplemental
+#: flags agree): the first record (the last piece) L, the last (the head) F. Oracle's 19c
+#: (oracdc Op11_2_Test.java) writes F on the first record and L on the last instead, which
+#: those rules do not bind: docs/redo_format.md.
 SUPP_FB = {
     (True, True): "--H-FL--",
-    (True, False): "----F---",
+    (True, False): "-----L--",
     (False, False): "--------",
-    (False, True): "-----L--",
+    (False, True): "----F---",
 }
 
 

@@ -166,8 +166,8 @@ def test_a_row_larger_than_a_block_is_stored_in_pieces() -> None:
 
 
 def test_the_pieces_are_logged_last_first_with_oracles_flags(source: Path) -> None:
-    """Each chained row: the last piece first (``-----L--``, supplemental ``----F---``),
-    middle pieces (``--------``), the head last (``--H-F---``, supplemental ``-----L--``);
+    """Each chained row: the last piece first (``-----L--``, supplemental ``-----L--``),
+    middle pieces (``--------``), the head last (``--H-F---``, supplemental ``----F---``);
     each piece but the last names the next one's ROWID; a row in one piece is
     ``--H-FL--``."""
     rows = [n for _, n in ROWS[:4]] + [2] + [n for _, n in ROWS[4:]] + [2]
@@ -180,7 +180,7 @@ def test_the_pieces_are_logged_last_first_with_oracles_flags(source: Path) -> No
             assert pieces[0]["fb"] == "--H-FL--"
             continue
         assert [p["fb"] for p in pieces] == ["-----L--", *["--------"] * (n - 2), "--H-F---"]
-        assert [p["supp_fb"] for p in pieces] == ["----F---", *["--------"] * (n - 2), "-----L--"]
+        assert [p["supp_fb"] for p in pieces] == ["-----L--", *["--------"] * (n - 2), "----F---"]
         # every piece but the last names the next (logged just before it)
         for later, earlier in zip(pieces[1:], pieces, strict=False):
             assert later["nrid"] == earlier["rowid"]
