@@ -80,8 +80,9 @@ def _redo_insert(
     A row larger than a block (:data:`~engine.embedded.rows.PIECE_ROOM`) as Oracle chains
     it: a record per piece, the last piece first and the head (at ``rid``) last; the head's
     flags ``--H-F---``, a middle piece's ``--------``, the last's ``-----L--``; every piece
-    but the last names the next one (nrid); the 5.1s' supplemental flags the piece's own
-    ends (:data:`redogen.SUPP_FB`; the key columns in the first record). The other pieces' ROWIDs
+    but the last names the next one (nrid); the 5.1s' supplemental flags F on the first
+    record and L on the last, as Oracle 19c logs it (:data:`redogen.SUPP_FB`; the key
+    columns in the first record). The other pieces' ROWIDs
     are allocated in new blocks; the index entries point at the head; no log switch falls
     inside the row."""
     pieces = row_pieces(rg.columns_of_row(enc))

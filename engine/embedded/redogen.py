@@ -122,17 +122,15 @@ PIECE_FB = {
 }
 
 
-#: The supplemental flags of a row piece's 5.1 by (first record of the row, last record):
-#: the piece's own ends, as the redo miner's binding rules read an inserted piece
-#: (engine/redo/pieces.py: an IRP ends a change only where its row flags and supplemental
-#: flags agree): the first record (the last piece) L, the last (the head) F. Oracle's 19c
-#: (oracdc Op11_2_Test.java) writes F on the first record and L on the last instead, which
-#: those rules do not bind: docs/redo_format.md.
+#: The supplemental flags of a row piece's 5.1 by (first record of the row, last record),
+#: as Oracle 19c writes a chained insert (oracdc Op11_2_Test.java): F on the first record
+#: (the last piece, logged first), L on the last (the head), nothing between; one record,
+#: both. The redo miner binds by them (engine/redo/pieces.py: docs/redo_format.md).
 SUPP_FB = {
     (True, True): "--H-FL--",
-    (True, False): "-----L--",
+    (True, False): "----F---",
     (False, False): "--------",
-    (False, True): "----F---",
+    (False, True): "-----L--",
 }
 
 

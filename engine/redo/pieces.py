@@ -12,13 +12,16 @@ corpus, real records with their authors' statements), Oracle's dump notation
 The rules (:func:`ends` and :func:`bind`):
 
 - A piece's ends are the supplemental data's F (first) and L (last) flags when that data
-  carries either (for an IRP or a DRP, which write or remove a row piece whole, only where
-  the row piece's own flags agree: a chained insert's last piece never begins a change);
-  else (no supplemental data, or flags without F and L in a piece whose transaction has
-  nothing open) the row piece's own F and L (the redo's row flags, the undo's for a DRP).
+  carries either: they mark the first and the last *record* of the change in log order,
+  whatever the row pieces' own flags (Oracle 19c logs a chained insert's last piece first,
+  row `-----L--` with supp `----F---`, and its head last, row `--H-F---` with supp
+  `-----L--`: oracdc's ``Op11_2_Test.java``); else (no supplemental data, or flags without
+  F and L in a piece whose transaction has nothing open) the row piece's own F and L (the
+  redo's row flags, the undo's for a DRP).
 - A row change runs from its first piece to the piece where both an F and an L have been
-  seen: an update's pieces go F ... L in log order, a chained insert's L ... F (Oracle writes
-  the last piece first). Pieces in between carry neither.
+  seen: by supplemental flags F ... L in log order; by row flags alone an update's pieces go
+  F ... L, a chained insert's L ... F (Oracle writes the last piece first). Pieces in between
+  carry neither.
 - A piece marking a first end while a change that carries data is open: two changes
   overlap, which Oracle does not write; a reader stops (:func:`clashes`). An open change
   that carries nothing yet (a lock) is replaced by it.
@@ -27,15 +30,17 @@ The rules (:func:`ends` and :func:`bind`):
   is dropped when nothing is open for its transaction.
 - The bound change is an INSERT when its pieces that carry data are all IRPs, a DELETE when
   they are all DRPs, an UPDATE otherwise (URP, ORP, or a migration's IRP with its DRP).
-  Its ROWID is the head's: the row the supplemental data names, else the piece with the H
-  flag, else the first piece's own. Its RBA and SCN are those of its first piece that
-  carries data.
+  Its ROWID is the head's: for an insert the piece with the H flag (the supplemental header
+  of a chained insert names the piece logged first, the last one: ``Op11_2_Test.java``),
+  else the row the supplemental data names (an update's head, the piece a migrated row
+  left behind), else the piece with the H flag, else the first piece's own. Its RBA and
+  SCN are those of its first piece that carries data.
 - Columns: a piece's column numbers are its own (from its first column); the supplemental
   header's ``before`` / ``after`` fields give the table column (from 1) of the first column
   of the undo / redo image (for a URP, of its first changed column), so a piece is placed by
   them. A head piece (H) without them starts at column 1. Unplaced pieces of an insert or
-  a delete are laid end to end from the F piece to the L piece; an update with an unplaced
-  piece beyond the head cannot be bound (:class:`Unplaced`).
+  a delete are laid end to end in the row's order (row flags F ... L); an update with an
+  unplaced piece beyond the head cannot be bound (:class:`Unplaced`).
 """
 
 from __future__ import annotations
@@ -50,8 +55,6 @@ Cols = tuple[tuple[int, bytes | None], ...]  # (table column from 0, value or NU
 
 #: Redo operations whose pieces carry the row's values (the others: lock, migrate, forward)
 DATA_OPS = frozenset({"IRP", "DRP", "URP", "ORP"})
-#: Those that write or remove a row piece whole: its row flags bound the change too
-WHOLE_PIECE_OPS = frozenset({"IRP", "DRP"})
 
 
 @dataclass(frozen=True)
@@ -101,10 +104,7 @@ def ends(p: Piece, open_: bool = True) -> tuple[bool, bool]:
     s = p.supp_fb
     row = bool(p.fb & FB_F), bool(p.fb & FB_L)
     if s is not None and (s & (FB_F | FB_L) or open_):
-        supp = bool(s & FB_F), bool(s & FB_L)
-        if p.kind in WHOLE_PIECE_OPS:  # a piece written or removed whole bounds it as well
-            return supp[0] and row[0], supp[1] and row[1]
-        return supp
+        return bool(s & FB_F), bool(s & FB_L)
     return row
 
 
@@ -155,9 +155,11 @@ def _merge(*images: Cols) -> Cols:
 
 
 def _laid(pieces: Sequence[Piece], side: str) -> Cols:
-    """Unplaced images laid end to end, from the F piece to the L piece."""
+    """Unplaced images laid end to end in the row's order: from the piece whose own row
+    flags say first (F, the head) to the one they say last (L), whatever the supplemental
+    flags say of the records' order."""
     order = list(pieces)
-    if order and not ends(order[0])[0] and any(ends(p)[0] for p in order):
+    if order and not order[0].fb & FB_F and any(p.fb & FB_F for p in order):
         order.reverse()  # written last piece first (an insert)
     out: list[tuple[int, bytes | None]] = []
     for p in order:
@@ -182,7 +184,9 @@ def bind(pieces: Sequence[Piece]) -> Bound | None:
         op = "DELETE"
     else:
         op = "UPDATE"
-    head = next((p.head for p in pieces if p.head), None)
+    head = next((p.rowid for p in pieces if p.fb & FB_H), None) if op == "INSERT" else None
+    if head is None:
+        head = next((p.head for p in pieces if p.head), None)
     if head is None:
         head = next((p.rowid for p in pieces if p.fb & FB_H), None)
     if head is None:

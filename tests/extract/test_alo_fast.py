@@ -75,8 +75,10 @@ class _chained:
 
 def _two_pieces(orig: Any, apart: bool = False) -> Any:
     """The embedded writer's single-row insert, WL.P's in two pieces: last piece then head,
-    in one record (``apart``: in two, the last piece with the undo, the head with the
-    session's vectors, so that a range may end between them)."""
+    each with its 5.1 (the supplemental flags as Oracle 19c logs a chained insert: F on the
+    first record, with the key, L on the head's: redogen.SUPP_FB), in one record
+    (``apart``: in two, the head's with the session's vectors, so that a range may end
+    between them)."""
 
     def insert(s: Any, db: Any, txn: Any, table: Any, scn: int, rid: int, enc: Any) -> None:
         if table.qualified != "WL.P":
@@ -85,13 +87,16 @@ def _two_pieces(orig: Any, apart: bool = False) -> Any:
         dba = make_dba(table.file_no, rid_block(rid))
         slot = rid_slot(rid)
         pre, _ = s.first_cvs(txn, scn)
-        undo_kdo = rg.kdo("DRP", rg.UNDO_KTB, table, dba, slot=slot)
-        undo_cv, uba = rg.row_undo(txn.ids, table, scn, undo_kdo, supp_columns(table, enc))
+        other = make_dba(table.file_no, rid_block(rid) + 500)  # where the rest went
+        undo_kdo = rg.kdo("DRP", rg.UNDO_KTB, table, other, slot=slot,
+                          fb=rg.SUPP_FB[(True, False)])  # fmt: skip
+        undo_cv, _ = rg.row_undo(txn.ids, table, scn, undo_kdo, supp_columns(table, enc))
         txn.ids.started = True
+        head_kdo = rg.kdo("DRP", rg.UNDO_KTB, table, dba, slot=slot, fb=rg.SUPP_FB[(False, True)])
+        head_undo, uba = rg.row_undo(txn.ids, table, scn, head_kdo, ())
         ktb, _ = rg.ktb_for(txn.ids, dba, uba, db.dirty_blocks, scn)
         cols = rg.columns_of(enc)
         head, tail = cols[:1], tuple(Column(i, c.data) for i, c in enumerate(cols[1:]))
-        other = make_dba(table.file_no, rid_block(rid) + 500)  # where the rest went
 
         def piece(at: int, sl: int, part: tuple[Column, ...], fb: str) -> Any:
             k = rg.kdo("IRP", ktb, table, at, slot=sl, size=rg.row_size([c.data for c in part]),
@@ -101,9 +106,9 @@ def _two_pieces(orig: Any, apart: bool = False) -> Any:
         last, first = piece(other, slot, tail, "-----L--"), piece(dba, slot, head, "--H-F---")
         if apart:
             db.emit(s.thread, scn, [*pre, undo_cv, last])
-            db.emit(s.thread, scn, [first, *s.session_cv(txn)])
+            db.emit(s.thread, scn, [head_undo, first, *s.session_cv(txn)])
         else:
-            db.emit(s.thread, scn, [*pre, undo_cv, last, first, *s.session_cv(txn)])
+            db.emit(s.thread, scn, [*pre, undo_cv, last, head_undo, first, *s.session_cv(txn)])
         txn.entries.append(UndoEntry("ins", table.qualified, (rid,), uba))
         for index in table.indexes:
             key = rg.index_key(index_cols(table, index), enc)

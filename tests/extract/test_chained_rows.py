@@ -180,7 +180,7 @@ def test_the_pieces_are_logged_last_first_with_oracles_flags(source: Path) -> No
             assert pieces[0]["fb"] == "--H-FL--"
             continue
         assert [p["fb"] for p in pieces] == ["-----L--", *["--------"] * (n - 2), "--H-F---"]
-        assert [p["supp_fb"] for p in pieces] == ["-----L--", *["--------"] * (n - 2), "----F---"]
+        assert [p["supp_fb"] for p in pieces] == ["----F---", *["--------"] * (n - 2), "-----L--"]
         # every piece but the last names the next (logged just before it)
         for later, earlier in zip(pieces[1:], pieces, strict=False):
             assert later["nrid"] == earlier["rowid"]

@@ -34,7 +34,12 @@ _COLUMNS = 512  # "COL 1" .. "COL 512", RAW: values as the bytes LogMiner's HEXT
 def _cases() -> list[oracdc.BindingCase]:
     return [
         c
-        for p in sorted(need(ORACDC).glob("Ops_*_BindingTest.java"))
+        # the binding tests, and the 11.2 tests (a chained insert as Oracle 19c logs it: supp
+        # F on its first record, the last piece, and L on the head's; a partial rollback)
+        for p in [
+            *sorted(need(ORACDC).glob("Ops_*_BindingTest.java")),
+            need(ORACDC) / "Op11_2_Test.java",
+        ]
         for c in oracdc.binding_cases(p)
     ]
 
@@ -120,9 +125,9 @@ def test_pieces_bind_as_oracdc_states(case: oracdc.BindingCase) -> None:
 def test_the_cases_read() -> None:
     """Every binding test method is read, with its records and statements."""
     cases = _cases()
-    assert len(cases) == 13
-    assert sum(len(c.records) for c in cases) == 59
-    assert sum(len(c.statements) for c in cases) == 26
+    assert len(cases) == 17
+    assert sum(len(c.records) for c in cases) == 67
+    assert sum(len(c.statements) for c in cases) == 29
     assert sum(s.where is not None for c in cases for s in c.statements) == 10
     assert sum(bool(s.contains) for c in cases for s in c.statements) == 2
 
@@ -148,8 +153,9 @@ def test_ignoring_the_supplemental_last_flag_fails_them(monkeypatch: pytest.Monk
             wrong += 1
             continue
         wrong += got != [(s.op, s.rowid, s.rba) for s in case.statements]
-    # every case but the two whose records have no supplemental data (DRP + LMN)
-    assert (len(cases), wrong) == (12, 10)
+    # every case but the two whose records have no supplemental data (DRP + LMN), the
+    # one-record insert (supp F and L together) and the insert rolled back partway (nothing)
+    assert (len(cases), wrong) == (15, 11)
 
 
 # ------------------------------------------------------------- off the happy path
@@ -257,18 +263,21 @@ def _rid(i: int) -> str:
 @given(st.data())
 def test_a_chained_insert_binds_whatever_its_supplemental_header_says(data: st.DataObject) -> None:
     """A row cut into pieces, written last piece first (row flags L ... H F), each with a
-    supplemental header saying the whole row (our writer's), nothing, or the piece's own
-    ends, with or without its column number: one INSERT of the whole row on the head's ROWID,
-    complete only with its last record."""
+    supplemental header saying Oracle's record ends (F on the first record logged, L on the
+    last: oracdc's Op11_2_Test.java, and the embedded database's writer), nothing, or the
+    piece's own row ends, with or without its column number: one INSERT of the whole row on
+    the head's ROWID, complete only with its last record."""
     row = data.draw(st.lists(_VALUE, min_size=1, max_size=12))
     parts = _split(data, len(row))
-    supp = data.draw(st.sampled_from(["whole", "none", "own"]))
+    supp = data.draw(st.sampled_from(["oracle", "none", "own"]))
     placed = data.draw(st.booleans())
     pieces = []
     for i in reversed(range(len(parts))):
         lo, hi = parts[i]
         fb = (FB_H | FB_F if i == 0 else 0) | (FB_L if i == len(parts) - 1 else 0)
-        sfb = {"whole": FB_H | FB_F | FB_L, "none": None, "own": fb}[supp]
+        logged = len(parts) - 1 - i  # the records' order: the last piece first
+        oracle = (FB_F if logged == 0 else 0) | (FB_L if i == 0 else 0)
+        sfb = {"oracle": oracle, "none": None, "own": fb}[supp]
         cols = tuple((lo + n if placed else n, v) for n, v in enumerate(row[lo:hi]))
         pieces.append(P.Piece("IRP", 0, 7, _RBA, 9, _rid(i), None, fb, sfb, (), cols, (),
                               placed or i == 0))  # fmt: skip
