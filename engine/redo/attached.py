@@ -67,7 +67,7 @@ def _location(archive: str) -> str:
     try:
         storage.list_files(archive)
     except storage.StorageError as exc:
-        raise AttachError(f"archive location {archive}: {exc.message}") from None
+        raise AttachError(f"archive location {exc.message}") from None  # it names it, masked
     return archive
 
 
@@ -90,7 +90,7 @@ def attach(dirdb: Path, name: str, archive: str, dictionary: Path, fmt: str | No
     if (root / RECORD).exists():
         raise AttachError(f"database {up} is already attached (ggsci db drop {up} first)")
     location = _location(archive)
-    fmt = _format(fmt or DEFAULT_FORMAT)
+    fmt = _format(DEFAULT_FORMAT if fmt is None else fmt)  # '' given is refused, not defaulted
     try:
         text = dictionary.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
