@@ -141,6 +141,7 @@ def create(
     home: HomeOpt = None,
 ) -> None:
     """Create an embedded database."""
+    _not_attached(_dirdb(home), name)
     dest: str | None = None
     if archive_dest:
         given = archive_dest

@@ -34,20 +34,13 @@ def _arch(tmp_path: Path) -> Path:
 
 
 def _attach(tmp_path: Path, *extra: str) -> Result:
+    """``db attach ORA23`` of the fixture's logs (``extra`` options after, ``--dictionary``
+    given there replacing the fixture's checkpoint)."""
     (tmp_path / "home").mkdir()
+    dic = [] if "--dictionary" in extra else ["--dictionary", str(need(CHECKPOINT))]
+    home = ["--home", str(tmp_path / "home")]
     return runner.invoke(
-        app,
-        [
-            "attach",
-            "ORA23",
-            "--archive",
-            str(_arch(tmp_path)),
-            "--dictionary",
-            str(need(CHECKPOINT)),
-            "--home",
-            str(tmp_path / "home"),
-            *extra,
-        ],
+        app, ["attach", "ORA23", "--archive", str(_arch(tmp_path)), *dic, *home, *extra]
     )
 
 
@@ -177,3 +170,34 @@ def test_a_catalog_naming_no_container_of_the_dictionary_is_said() -> None:
         warned.append,
     )
     assert len(warned) == 1 and "PDB1X" in warned[0], warned
+
+
+def test_create_refuses_the_name_of_an_attached_database(tmp_path: Path) -> None:
+    """attach refuses an embedded database's name; create made an embedded database beside
+    the attached one of the same name (both in dirdb/ORA23)."""
+    assert _attach(tmp_path, "--format", FMT).exit_code == 0
+    r = runner.invoke(app, ["create", "ora23", "--home", str(tmp_path / "home")])
+    line = _one_line(r.output, "GGS-REDO-0020")
+    assert r.exit_code == 1 and "ORA23 is an attached database" in line
+    assert not (tmp_path / "home" / "dirdb" / "ORA23" / "data.sqlite").exists()
+
+
+def test_attach_a_dictionary_nested_too_deeply_or_too_large(tmp_path: Path) -> None:
+    """A deeply nested JSON was a RecursionError traceback; the size limit the loader keeps
+    (MAX_DICTIONARY_BYTES) was not applied to attach, which read the file itself."""
+    from engine.redo import dictionary
+
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000)
+    r = _attach(tmp_path, "--dictionary", str(deep))
+    line = _one_line(r.output, "GGS-REDO-0010")
+    assert r.exit_code == 1 and "nested too deeply" in line
+    big = tmp_path / "big.json"
+    with big.open("wb") as f:  # sparse: no disk used
+        f.truncate(dictionary.MAX_DICTIONARY_BYTES + 1)
+    shutil.rmtree(tmp_path / "home")
+    shutil.rmtree(tmp_path / "arch")
+    r = _attach(tmp_path, "--dictionary", str(big))
+    line = _one_line(r.output, "GGS-REDO-0010")
+    assert r.exit_code == 1 and "larger than" in line
+    assert not (tmp_path / "home" / "dirdb" / "ORA23").exists()
