@@ -182,7 +182,7 @@ def extract(
     except (ExtractError, SparkConfigError) as exc:
         emit(exc.code, Severity.ERROR, exc.text)
         raise typer.Exit(1) from exc
-    watch = run.watch  # None: an attached database's archived logs, mined here (no Spark)
+    watch = run.watch  # (None: no session asked for)
     try:  # in the foreground, what the run mines Spark mines, from the first batch
         run.wait_for_session()
     except SparkConfigError as exc:

@@ -23,11 +23,13 @@ parts of its own, given here:
   read as the driver's state, so that such a group restarts where it left off.
 
 Requires ``TRANLOGOPTIONS ARCHIVEDLOGONLY``; ``ALTARCHIVELOGDEST`` (the first one given)
-replaces the attached location and ``ALTARCHIVEDLOGFORMAT`` its format. Mined in the
-Extract's own process: no Spark session is started (the miner of real redo is Python and
-keeps its state with the driver, :class:`~engine.extract.oracle_source.MinerStates`); most
-records are mined by the task miner and its C walk there (``FastMiner``, docs/extract.md
-"The fast path").
+replaces the attached location and ``ALTARCHIVEDLOGFORMAT`` its format. Mined in Spark
+tasks, as the embedded database's redo is: each range alone, from no redo-miner state, and
+settled by the driver in order, which keeps each thread's state
+(:class:`~engine.extract.oracle_source.MinerStates`) and mines a range again itself when its
+result depended on a state the task did not have (docs/extract.md "Mined in Spark tasks");
+in the Extract's own process without a session. Most records are mined by the task miner and
+its C walk (``FastMiner``, docs/extract.md "The fast path").
 """
 
 from __future__ import annotations

@@ -296,7 +296,10 @@ class Capture:
         self.on_counts = hooks.on_counts
         self.max_poll_splits = max_poll_splits
         self.compact = True  # transactions seen whole in a split are assembled there
-        self.mine_ahead = True  # with Spark: the next batch is queued before this one is applied
+        # with Spark: the next batch is queued before this one is applied; not for an attached
+        # database: a stop (a structure change) the batch ahead meets would show (its
+        # origin's bound and check) while the batch before it is applied
+        self.mine_ahead = origin is None
         self._ahead: _Ahead | None = None
         self._pool: ThreadPoolExecutor | None = None
         self._order = JobOrder(f"ggsci-{model.group or 'extract'}-mine")

@@ -20,10 +20,12 @@ rows carry their columns as the trail's text (no record template): the driver en
 commit, and applies the TABLE row options there.
 
 The redo miner is stateful (a row's pieces, the changes a savepoint rollback may take back):
-one per redo thread lives in :class:`MinerStates`, with the Extract's driver (an attached
-database is mined in the Extract's own process); a range that does not start where that
-thread's last one ended (a batch mined again, a restart) starts from what was kept at its
-start, else afresh.
+one per redo thread lives in :class:`MinerStates`, with the Extract's driver; a range that
+does not start where that thread's last one ended (a batch mined again, a restart) starts
+from what was kept at its start, else afresh. In a Spark task a range is mined alone, from no
+state (:meth:`OracleMiner.mine_alone`, its :class:`Carry`), and the driver settles it
+(:meth:`OracleMiner.settle`): the result stands and the thread's state goes on from it, or,
+when it depended on a state the task did not have, the range is mined again on the driver.
 
 The fast path (:class:`FastMiner`, :func:`fast_miner`): a range is mined by the task miner
 and its C walk, strict, over the attached dictionary's tables (by real object number, with
@@ -34,12 +36,15 @@ to it whole. docs/extract.md "The fast path" says exactly what takes which path.
 
 from __future__ import annotations
 
+import contextlib
 import struct
-from collections.abc import Callable, Iterable
+import threading
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from engine import storage
+from engine.cluster.jobturn import Turn
 from engine.embedded.errors import RedoCorruptError
 from engine.extract.tasks.decode import (
     BEFORES_COMPACT,
@@ -61,7 +66,7 @@ from engine.redo import capture as C
 from engine.redo import vectors
 from engine.redo.dictionary import Dictionary, Table
 from engine.redo.errors import RedoError
-from engine.redo.framing import Rba, Record, parse_record, read_header
+from engine.redo.framing import Rba, Record, Vector, parse_record, read_header
 from engine.redo.model import Kdo, Undo
 from engine.redo.rowid import FB_F, FB_L
 from engine.redo.scan import Scan
@@ -88,7 +93,9 @@ class MinerStates:
     once what was read before it is applied)."""
 
     miners: dict[int, C.Miner] = field(default_factory=dict)
-    ends: dict[int, tuple[int, int]] = field(default_factory=dict)  # where its last range ended
+    # where the range that goes on from its last range may start: that range's end, or past
+    # the record that crossed it (where the next batch is planned from: redo_source.py)
+    ends: dict[int, frozenset[tuple[int, int]]] = field(default_factory=dict)
     saved: dict[tuple[int, int, int], C.MinerState] = field(default_factory=dict)
     stop: C.CaptureStop | None = None
     stop_scn: int = 0  # the SCN of the record it stopped at
@@ -100,6 +107,12 @@ class MinerStates:
     fast_ranges: int = 0
     redo_ranges: int = 0
     delegated: int = 0
+    tasks: int = 0  # ranges mined in Spark tasks whose result stood (OracleMiner.settle)
+    remined: int = 0  # ranges mined in tasks whose result did not stand: mined again here
+    _settling: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _events: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _begun: set[str] = field(default_factory=set, repr=False)
+    _settled: dict[str, threading.Event] = field(default_factory=dict, repr=False)
 
     def miner(
         self, thread: int, sequence: int, offset: int, make: Callable[[], C.Miner]
@@ -109,7 +122,7 @@ class MinerStates:
         if m is None:
             m = self.miners[thread] = make()
             m.seed(self.seeds.pop(thread, ()))
-        elif self.ends.get(thread) != (sequence, offset):
+        elif (sequence, offset) not in self.ends.get(thread, ()):
             m.restore(self.saved.get((thread, sequence, offset)) or C.MinerState())
         self.saved[(thread, sequence, offset)] = m.state()
         mine = sorted(k for k in self.saved if k[0] == thread)
@@ -117,10 +130,65 @@ class MinerStates:
             del self.saved[k]
         return m
 
-    def ended(self, thread: int, sequence: int, offset: int) -> None:
-        """A range of ``thread`` was read: the range that goes on from it starts at
-        (sequence, offset) (its end; the next log after a log read to its end)."""
-        self.ends[thread] = (sequence, offset)
+    def ended(self, thread: int, sequence: int, end: int | None, resume: int | None) -> None:
+        """A range of ``thread`` in log ``sequence`` up to ``end`` (None: the log's end) was
+        read, its last record ending at ``resume``: the range that goes on from it starts at
+        its end or at ``resume`` (no record starts between them: where the next batch is
+        planned from, its end when it was planned ahead, else ``resume``), or at the next
+        log after a log read to its end."""
+        if end is None:
+            self.went_on(thread, frozenset({(sequence + 1, 0)}))
+        else:
+            self.went_on(thread, frozenset({(sequence, end), (sequence, resume or end)}))
+
+    def went_on(self, thread: int, starts: frozenset[tuple[int, int]]) -> None:
+        """The range of ``thread`` that goes on from the last one read starts at one of
+        ``starts`` (sequence, offset); the thread's miner state there is kept for a range
+        that starts there later (a batch mined ahead, settled after an earlier batch was
+        mined again)."""
+        self.ends[thread] = starts
+        m = self.miners.get(thread)
+        if m is None:
+            return
+        state = m.state()
+        for sequence, offset in starts:
+            self.saved[(thread, sequence, offset)] = state
+        mine = sorted(k for k in self.saved if k[0] == thread)
+        for k in mine[:-KEPT_STARTS]:
+            del self.saved[k]
+
+    def begun(self, turn: Turn) -> None:
+        """The batch of ``turn`` (a job group: engine/cluster/jobturn.py) is being mined."""
+        with self._events:
+            self._begun.add(turn.group)
+
+    def settled(self, turn: Turn) -> None:
+        """The batch of ``turn`` is settled (or failed): the batch after it may settle."""
+        with self._events:
+            self._settled.setdefault(turn.group, threading.Event()).set()
+            self._begun.discard(turn.group)
+
+    @contextlib.contextmanager
+    def settling(self, turn: Turn | None) -> Iterator[None]:
+        """Around settling a batch's task results (:meth:`OracleMiner.settle`): once the
+        batch asked for before it is settled (two batches are mined at once: capture.py's
+        mining ahead; a range goes on from the state the range before it left), one batch
+        at a time."""
+        if turn is not None and turn.before is not None:
+            with self._events:
+                done = self._settled.setdefault(turn.before, threading.Event())
+            while not done.wait(0.05):
+                with self._events:  # (a batch never mined: its submission failed)
+                    if (
+                        turn.before_ended is not None
+                        and turn.before_ended.is_set()
+                        and (turn.before not in self._begun)
+                    ):
+                        break
+            with self._events:
+                self._settled.pop(turn.before, None)
+        with self._settling:
+            yield
 
 
 @dataclass(frozen=True)
@@ -134,6 +202,37 @@ class OraclePlan:
     states: MinerStates = field(compare=False)
     warn: Callable[[str], None] = field(compare=False, default=lambda _m: None)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """As it goes to Spark tasks (a broadcast): without the driver's miners and warning
+        callback; a task mines each range alone (:meth:`OracleMiner.mine_alone`)."""
+        return (_shipped, (self.plan, self.dictionary))
+
+
+def _shipped(plan: MinePlan, dictionary: Dictionary) -> OraclePlan:
+    return OraclePlan(plan, dictionary, MinerStates())
+
+
+@dataclass(frozen=True)
+class Carry:
+    """What a range mined alone (in a Spark task, from no miner state:
+    :meth:`OracleMiner.mine_alone`) tells the driver beside its events, for
+    :meth:`OracleMiner.settle`: its redo miner's state at its end (None: no log header read)
+    and where the range that goes on from it starts; the transactions that ended in it; how
+    many savepoint rollbacks in it found no change to take back (the change may lie in an
+    earlier range: those of a transaction rolled back in the range do not count, all its
+    changes go with it); the stop it met (a structure change: message, offset, code; with its SCN);
+    and how it was mined (the counts of :class:`MinerStates`)."""
+
+    end: C.MinerState | None
+    ends: frozenset[tuple[int, int]] | None
+    ended: frozenset[str]
+    missed: int
+    stop: tuple[str, int | None, str] | None = None
+    stop_scn: int = 0
+    fast_ranges: int = 0
+    redo_ranges: int = 0
+    delegated: int = 0
+
 
 class OracleMiner:
     """Mines byte ranges of real Oracle logs into the task miner's output (module docstring)."""
@@ -145,19 +244,83 @@ class OracleMiner:
         self.captured = frozenset(q for q, i in self.by_name.items() if i.captured)
         self._index: dict[str, dict[str, tuple[int, str]]] = {}
         self.fast = fast_miner(plan.plan, plan.dictionary)
+        #: the miners' states this miner mines with: the driver's (a fresh one a range in a
+        #: Spark task: :meth:`mine_alone`)
+        self.states = plan.states
+        self._ended: frozenset[str] = frozenset()  # transactions ended in the last range mined
+        self._rolled_back: frozenset[str] = frozenset()  # and those of them rolled back
 
     def _new(self) -> C.Miner:
-        return C.Miner(
+        return _Counting(
             self.oracle.dictionary, lambda t: t.full_name in self.captured, self.oracle.warn
         )
 
+    def mine_alone(self, path: str, start: int, end: int | None) -> tuple[Mined, Carry]:
+        """Mine a range from no miner state (in a Spark task: the driver's state stays with
+        the driver), and say what the driver needs to know whether that was right and to go
+        on from it (:class:`Carry`, :meth:`settle`)."""
+        self.states = alone = MinerStates()
+        try:
+            got = self.mine(path, start, end)
+        finally:
+            self.states = self.oracle.states
+        miners = list(alone.miners.values())
+        stop = alone.stop
+        carry = Carry(
+            miners[0].state() if miners else None,
+            next(iter(alone.ends.values()), None),
+            self._ended,
+            len(
+                set().union(*(m.missed for m in miners if isinstance(m, _Counting)))
+                - self._rolled_back
+            ),
+            (stop.message, stop.offset, stop.code) if stop is not None else None,
+            alone.stop_scn,
+            alone.fast_ranges,
+            alone.redo_ranges,
+            alone.delegated,
+        )
+        return got, carry
+
+    def settle(self, thread: int, sequence: int, start: int, carry: Carry) -> bool:
+        """Whether the result of the range of ``thread`` starting at (sequence, start), mined
+        alone (``carry``), is what mining it with the thread's true miner state gives; if it
+        is, the driver's state goes on from it (the state before it, less the transactions
+        that ended in the range, with the range's own state after it). It is not (the range
+        is mined again here, with the true state) when a savepoint rollback in it found
+        nothing to take back (but in a transaction it rolls back whole), or when the true
+        state holds pieces of a row not bound yet, or after a stop (what follows a stop is
+        cut by it: :meth:`_mine_redo`). Called on the driver for each range in the order an
+        in-process batch mines them."""
+        states = self.states
+        if states.stop is not None:
+            return False
+        miner = states.miner(thread, sequence, start, self._new)
+        now = miner.state()
+        if carry.missed or any(now.pieces.values()):
+            return False
+        states.tasks += 1
+        states.fast_ranges += carry.fast_ranges
+        states.redo_ranges += carry.redo_ranges
+        states.delegated += carry.delegated
+        if carry.stop is not None:
+            message, offset, code = carry.stop
+            states.stop = C.CaptureStop(message, offset, code)
+            states.stop_scn, states.stop_thread = carry.stop_scn, thread
+            return True
+        if carry.end is not None:
+            miner.restore(_composed(now, carry.end, carry.ended))
+        if carry.ends is not None:
+            states.went_on(thread, carry.ends)
+        return True
+
     def mine(self, path: str, start: int, end: int | None) -> Mined:
-        if self.fast is not None and self.oracle.states.stop is None:
+        if self.fast is not None and self.states.stop is None:
             got = self._mine_fast(self.fast, path, start, end)
             if got is not None:
-                self.oracle.states.fast_ranges += 1
+                self.states.fast_ranges += 1
                 return got
-        self.oracle.states.redo_ranges += 1
+        self.states.redo_ranges += 1
         return self._mine_redo(path, start, end)
 
     def _mine_fast(self, fast: FastMiner, path: str, start: int, end: int | None) -> Mined | None:
@@ -167,7 +330,7 @@ class OracleMiner:
         range then goes to :meth:`_mine_redo`, which says so). The thread's redo miner is
         kept up to date: it is told the changes of transactions still open (a savepoint
         rollback it reads later takes them back), those that ended, and where it ended."""
-        states = self.oracle.states
+        states = self.states
         try:
             with storage.open_input(path) as src:
                 header = read_header(src.read_at(0, 2 * 4096))
@@ -185,7 +348,8 @@ class OracleMiner:
         finally:
             fast.delegate = None
         _sync(miner, events, synced[0])
-        states.ended(thread, *((sequence, end) if end is not None else (sequence + 1, 0)))
+        self._ended, self._rolled_back = _ended_in(events)
+        states.ended(thread, sequence, end, resume)
         first = events[0][7] if events else 0
         latest = max(e[7] for e in events) if events else 0
         return Mined(close(events, self.plan, sequence), resume, n, sequence, first, latest)
@@ -199,7 +363,7 @@ class OracleMiner:
         miner, told first of the changes before it; :class:`Fallback` where it stops (the
         range goes to it whole)."""
         _sync(miner, out, synced[0])
-        self.oracle.states.delegated += 1
+        self.states.delegated += 1
         h = scan.header
         assert h is not None
         if rec is None:
@@ -214,7 +378,7 @@ class OracleMiner:
         synced[0] = len(out)
 
     def _mine_redo(self, path: str, start: int, end: int | None) -> Mined:
-        states = self.oracle.states
+        states = self.states
         scan = Scan(path, start, end)
         out: list[Event] = []
         n = 0
@@ -254,9 +418,10 @@ class OracleMiner:
         if h is not None and states.stop is None:  # where the range that goes on from it starts
             if miner is None:  # (no record starts in this range: the state passes through it)
                 miner = states.miner(h.thread, h.sequence, start, self._new)
-            states.ended(h.thread, *((h.sequence, end) if end is not None else (h.sequence + 1, 0)))
+            states.ended(h.thread, h.sequence, end, scan.resume)
         first = out[0][7] if out else 0
         latest = max(e[7] for e in out) if out else 0
+        self._ended, self._rolled_back = _ended_in(out)
         items = close(out, self.plan, scan.sequence)
         return Mined(items, scan.resume, n, scan.sequence, first, latest)
 
@@ -352,6 +517,47 @@ def _sync(miner: C.Miner, events: list[Event], since: int) -> None:
         if e[0] == _ROW and e[1] not in ended and e[10] and e[13]
     )
     miner.forget(ended)
+
+
+def _ended_in(events: list[Event]) -> tuple[frozenset[str], frozenset[str]]:
+    """The transactions that ended (commit or rollback) among ``events``, and those of them
+    rolled back."""
+    back = frozenset(e[1] for e in events if e[0] == _ROLLBACK)
+    return back | frozenset(e[1] for e in events if e[0] == _COMMIT), back
+
+
+def _composed(before: C.MinerState, after: C.MinerState, ended: frozenset[str]) -> C.MinerState:
+    """A thread's redo miner state after a range mined alone: ``before`` (the true state at
+    its start, with no row pieces waiting) less the transactions that ended in the range,
+    then the range's own state at its end (``after``: its changes are newer than those
+    before it)."""
+    live = {k: list(v) for k, v in before.live.items() if k[0].text() not in ended}
+    for k, refs in after.live.items():
+        live.setdefault(k, []).extend(refs)
+    return C.MinerState(live, {k: list(v) for k, v in after.pieces.items() if v})
+
+
+class _Counting(C.Miner):
+    """The redo miner, noting the transactions of the rollbacks (5.6 / 5.11 and their
+    level-11 partner) that found no change of their row to take back: in a range mined
+    alone, that change may be in an earlier range (:meth:`OracleMiner.settle`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.missed: set[str] = set()  # their transactions' ids ("": not known)
+
+    def _row(
+        self, v: Vector, undo: vectors.Undo | None, rec: Record, xid: vectors.Xid | None,
+        undoing: bool,
+    ) -> list[C.TxEvent]:  # fmt: skip
+        out = super()._row(v, undo, rec, xid, undoing)
+        if undoing and not out:  # (the transaction as the redo miner takes it)
+            d = vectors.decode(v)
+            x = (undo.xid if undo else None) or (
+                d.xid if isinstance(d, vectors.Redo) else None
+            ) or xid  # fmt: skip
+            self.missed.add(x.text() if x is not None else "")
+        return out
 
 
 def _cols(image: dict[int, str | None]) -> Columns:

@@ -29,7 +29,7 @@ from engine.cluster.worker import CANNOT_RUN, run_task, settle_worker
 from engine.embedded.catalog import RedoGapError
 from engine.embedded.errors import RedoFormatError
 from engine.embedded.logs import LogInfo, list_logs
-from engine.extract.oracle_source import OracleMiner, OraclePlan
+from engine.extract.oracle_source import Carry, OracleMiner, OraclePlan
 from engine.extract.tasks.miner import Closed, Event, MinePlan, Miner
 from engine.storage import StorageError
 
@@ -71,6 +71,7 @@ class SplitResult:
     first_time_us: int  # redo time of the first change (0: none)
     max_time_us: int
     error: str = ""  # the redo could not be read (a gap, corruption): one line, for the driver
+    carry: Carry | None = None  # an attached database's range mined alone in a task (settled)
 
 
 def plan(
@@ -143,13 +144,18 @@ def decode_split(miner: Miner | OracleMiner, split: Split, *, in_task: bool = Fa
     """Runs in a Spark task (or on the driver): mine one split. Redo that cannot be read
     comes back as ``error`` (the driver abends with it: :func:`decode_splits`)."""
     path = (split.task_path or split.path) if in_task else split.path
+    carry: Carry | None = None
     try:
-        m = miner.mine(path, split.start, split.end)
+        if in_task and isinstance(miner, OracleMiner):  # alone: the driver settles it
+            m, carry = miner.mine_alone(path, split.start, split.end)
+        else:
+            m = miner.mine(path, split.start, split.end)
     except (RedoFormatError, StorageError) as exc:
         return SplitResult(split, [], None, 0, split.sequence, 0, 0, str(exc))
     return SplitResult(
-        split, m.items, m.resume, m.records, m.sequence, m.first_time_us, m.max_time_us
-    )
+        split, m.items, m.resume, m.records, m.sequence, m.first_time_us, m.max_time_us,
+        carry=carry,
+    )  # fmt: skip
 
 
 @contextlib.contextmanager
@@ -304,11 +310,16 @@ def decode_splits(
     the splits of online logs the driver reads itself (``Split.local``); the job waits for
     ``turn`` (:mod:`engine.cluster.jobturn`: a batch asked for earlier runs first). Redo that
     cannot be read raises :class:`~engine.embedded.catalog.RedoGapError` naming where."""
+    states = plan.states if isinstance(plan, OraclePlan) and spark is not None else None
+    if states is not None and turn is not None:  # (settled in the order asked for)
+        states.begun(turn)
     try:
         return _decoded(plan, splits, spark, turn)
     finally:  # (a batch with no job, or failing before it, lets the next one call in)
         if turn is not None:
             turn.ended.set()
+            if states is not None:
+                states.settled(turn)
 
 
 def _decoded(
@@ -330,7 +341,10 @@ def _decoded(
                 if raw.startswith(CANNOT_RUN):
                     raise CannotRun(raw[len(CANNOT_RUN) :].decode(errors="replace"))
             done = [_unpacked(r) for r in packed]
-    if len(done) < len(splits):
+    if isinstance(plan, OraclePlan) and spark is not None:
+        with plan.states.settling(turn):
+            done = _settled(OracleMiner(plan), splits, done)
+    elif len(done) < len(splits):
         miner = miner_of(plan)
         mined = iter(done)
         with _no_cycle_collection():
@@ -346,6 +360,38 @@ def _decoded(
                 f"{'its end' if s.end is None else s.end}: {r.error}"
             )
     return done
+
+
+def _settled(
+    miner: OracleMiner, splits: Sequence[Split], done: Sequence[SplitResult]
+) -> list[SplitResult]:
+    """An attached database's batch: the ranges Spark tasks mined alone (``done``, in order
+    of the remote ``splits``) settled on the driver, in the order an in-process batch mines
+    them (:meth:`~engine.extract.oracle_source.OracleMiner.settle`): a result stands, or the
+    range is mined again here with the thread's true miner state; an online log's range the
+    driver reads is mined here. After a range that could not be read, the rest are left as
+    they are (the driver abends with the first one's error)."""
+    mined = iter(done)
+    out: list[SplitResult] = []
+    failed = False
+    with _no_cycle_collection():
+        for s in splits:
+            r = None if s.local else next(mined)
+            if r is not None and (failed or r.error):
+                failed = True
+                out.append(r)
+            elif (
+                r is not None
+                and r.carry is not None
+                and miner.settle(s.thread, s.sequence, s.start, r.carry)
+            ):
+                out.append(r)
+            else:
+                miner.states.remined += r is not None
+                again = decode_split(miner, s)
+                failed = failed or bool(again.error)
+                out.append(again)
+    return out
 
 
 def positions_after(splits: Sequence[Split], positions: dict[int, Position]) -> dict[int, Position]:

@@ -100,16 +100,12 @@ class ExtractRun(TransactionManagement, GroupRun):
         report_line: Callable[[str], None] | None = None,
         on_fault: Callable[[], None] | None = None,
     ) -> ExtractRun:
-        """Start an Extract of the embedded source, for the group process and the foreground
-        command alike: its Spark session starts in the background (a daemon thread) while
-        the run opens (recovery, trail, checkpoints) and captures in this process; the
-        session takes the batches over once it is up (:meth:`_adopt_session`). ``on_fault``
-        is called from the watchdog when the application stalls or cannot start (the run
-        is then stopped, and the caller abends with ``run.watch.fault``)."""
-        if attached_source(home, model) is not None:  # real archived logs: mined here, no Spark
-            return cls(
-                home, model, group, emit, spark=None, brreset=brreset, report_line=report_line
-            )
+        """Start an Extract (of the embedded source or an attached one), for the group process
+        and the foreground command alike: its Spark session starts in the background (a
+        daemon thread) while the run opens (recovery, trail, checkpoints) and captures in this
+        process; the session takes the batches over once it is up (:meth:`_adopt_session`).
+        ``on_fault`` is called from the watchdog when the application stalls or cannot start
+        (the run is then stopped, and the caller abends with ``run.watch.fault``)."""
         name = (model.group or (group.name if group else "EXTRACT")).upper()
         settings = extract_settings(home, model, name, master)  # a bad one: raised at once
         watch = Watchdog(Limits())

@@ -73,7 +73,11 @@ class _chained:
         dml._redo_insert = self.orig  # type: ignore[assignment]
 
 
-def _two_pieces(orig: Any) -> Any:
+def _two_pieces(orig: Any, apart: bool = False) -> Any:
+    """The embedded writer's single-row insert, WL.P's in two pieces: last piece then head,
+    in one record (``apart``: in two, the last piece with the undo, the head with the
+    session's vectors, so that a range may end between them)."""
+
     def insert(s: Any, db: Any, txn: Any, table: Any, scn: int, rid: int, enc: Any) -> None:
         if table.qualified != "WL.P":
             orig(s, db, txn, table, scn, rid, enc)
@@ -94,9 +98,12 @@ def _two_pieces(orig: Any) -> Any:
                        lb=2, cc=len(part), columns=part, fb=fb)  # fmt: skip
             return rg.row_redo(txn.ids, table, scn, at, 2, k)
 
-        cvs = [*pre, undo_cv, piece(other, slot, tail, "-----L--"),
-               piece(dba, slot, head, "--H-F---"), *s.session_cv(txn)]  # fmt: skip
-        db.emit(s.thread, scn, cvs)
+        last, first = piece(other, slot, tail, "-----L--"), piece(dba, slot, head, "--H-F---")
+        if apart:
+            db.emit(s.thread, scn, [*pre, undo_cv, last])
+            db.emit(s.thread, scn, [first, *s.session_cv(txn)])
+        else:
+            db.emit(s.thread, scn, [*pre, undo_cv, last, first, *s.session_cv(txn)])
         txn.entries.append(UndoEntry("ins", table.qualified, (rid,), uba))
         for index in table.indexes:
             key = rg.index_key(index_cols(table, index), enc)

@@ -261,17 +261,11 @@ def test_bounded_recovery_showtrans_and_a_restart_mid_transaction(
     assert trail_content(home, "e3") == want
 
 
-@pytest.mark.parametrize("threads", [1, 2])
-def test_a_ddl_on_a_captured_table_stops_after_what_came_before(
-    tmp_path: Path, threads: int
-) -> None:
-    """A DDL statement on a captured table after the dictionary's SCN (its 24.1 marker in
-    the redo): the Extract stops with the table and the SCN, after writing the transactions
-    committed before it, and none after it, on any thread (with two: the DDL is thread 2's,
-    the insert after it thread 1's, mined before it in the same batch); the restart stops there again
-    (nothing written twice)."""
-    home = Home(tmp_path / "home")
-    home.create_subdirs()
+def ddl_source(home: Home, tmp_path: Path, threads: int) -> tuple[int, int]:
+    """A database "ONE" of ``threads`` threads: two commits (one a thread), a DDL on WL.U
+    (thread ``threads``), an insert after it on thread 1, more redo on the DDL's thread;
+    archived and attached as ORA with a dictionary from before the DDL. The dictionary's
+    SCN and the DDL's."""
     root = create_database(home.dirdb, "ONE", threads=threads)
     with Database(root, clock=ManualClock(datetime(2024, 1, 1), step=0.001)) as db:
         a = db.session("A", username="WL", thread=1)
@@ -294,6 +288,21 @@ def test_a_ddl_on_a_captured_table_stops_after_what_came_before(
     arch = tmp_path / "arch"
     archive_copies(root, arch)
     attach(home.dirdb, "ORA", str(arch), dic, FMT)
+    return made, ddl_scn
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_ddl_on_a_captured_table_stops_after_what_came_before(
+    tmp_path: Path, threads: int
+) -> None:
+    """A DDL statement on a captured table after the dictionary's SCN (its 24.1 marker in
+    the redo): the Extract stops with the table and the SCN, after writing the transactions
+    committed before it, and none after it, on any thread (with two: the DDL is thread 2's,
+    the insert after it thread 1's, mined before it in the same batch); the restart stops there again
+    (nothing written twice)."""
+    home = Home(tmp_path / "home")
+    home.create_subdirs()
+    made, ddl_scn = ddl_source(home, tmp_path, threads)
     _add(home, "e4", threads=threads)
     for _ in range(2):
         stop = abend(home, "e4", ExtractError)

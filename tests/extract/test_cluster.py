@@ -34,10 +34,13 @@ from engine.embedded.database import Database, create_database
 from engine.embedded.dictionary import ColumnDef
 from engine.extract.run import ExtractRun
 from engine.home.layout import Home
+from engine.redo.attached import attach
 from engine.trail.layout import SECTION
 from params.check import check_text
 from tests.extract import standalone
-from tests.harness.livecheck import trail_content
+from tests.harness.attached import oracle_dictionary
+from tests.harness.livecheck import side_commits, trail_content
+from tests.shell.conftest import Shell
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -211,3 +214,61 @@ def _app(cluster: standalone.Cluster, name: str) -> dict[str, object] | None:
         state = json.load(r)
     apps = [a for a in state.get("activeapps", []) if a.get("name") == name]
     return apps[0] if apps else None
+
+
+def test_an_attached_databases_extract_on_the_cluster_equals_the_embedded_one(
+    cluster: standalone.Cluster, store: Path, tmp_path: Path
+) -> None:
+    """The same backlog's archived logs attached as a real database's (``db attach``: the
+    store, LOG_ARCHIVE_FORMAT names, a dictionary the driver alone reads), captured by
+    spark-submit to the end of the archives (``--stop-at-eof``) on the cluster: the
+    executors read the archives from the store and mine them with the dictionary the plan's
+    broadcast brings; the trail is the embedded Extract's (docs/extract.md, "Mined in Spark
+    tasks")."""
+    home = Home(tmp_path / "home")
+    home.create_subdirs()
+    root = backlog(home, store)
+    with Database(root) as db:  # later redo on each thread: its last commits are complete
+        side_commits(db, "ops.z")
+        db.switch_log()
+        scn = db.state.scn
+    (home.dirprm / "emb.prm").write_text(
+        "EXTRACT emb\nSOURCEDB src\nEXTTRAIL ./dirdat/ea\nTABLE US03.*;\n"
+    )
+    ref = check_text((home.dirprm / "emb.prm").read_text()).model
+    run = ExtractRun(home, ref, None, lambda *_: None, spark=None, durable=True)
+    run.run(threading.Event(), stop_at_eof=True)
+    run.close()
+    assert run.capture.stats.trail_records == TXNS * ROWS
+    dic = oracle_dictionary(root, tmp_path / "dictionary.json", scn)  # (no DDL after it)
+    attach(home.dirdb, "ORA", str(store), dic, "%t_%s_%r.dbf")
+    shell = Shell(home)
+    shell.run("ADD EXTRACT alo, TRANLOG, SCN 1, THREADS 2")
+    shell.run("ADD EXTTRAIL ./dirdat/aa, EXTRACT alo")
+    assert shell.ok
+    (home.dirprm / "alo.prm").write_text(
+        "EXTRACT alo\nSOURCEDB ORA\nTRANLOGOPTIONS ARCHIVEDLOGONLY\nEXTTRAIL ./dirdat/aa\n"
+        "TABLE US03.*;\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GGSCI_", "PYSPARK_"))}
+    env |= {"GGSCI_EXTRACT_SPLIT_MB": "1"}
+    bare = standalone.bare_python(cluster.root / "bare-python-alo")  # (one per test)
+    out = subprocess.run(
+        [str(standalone.SPARK_SUBMIT), "--master", cluster.url,
+         "--conf", f"spark.pyspark.python={bare}",
+         "--conf", f"spark.pyspark.driver.python={sys.executable}",
+         "--conf", "spark.cores.max=2",
+         submit_script(),
+         "extract", "paramfile", "dirprm/alo.prm", "--home", str(home.root), "--stop-at-eof"],
+        cwd=home.root, env=env, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    why = f"{out.stdout[-3000:]}\n{out.stderr[-3000:]}\n{cluster.logs()}"
+    assert out.returncode == 0, why
+    report = (home.dirrpt / "ALO.rpt").read_text()
+    line = next(ln for ln in report.splitlines() if ln.startswith("Spark master"))
+    assert line.startswith(f"Spark master {cluster.url} (application ggsci-extract-ALO, app-")
+    app = line.split("(application ggsci-extract-ALO, ", 1)[1].split(")")[0]
+    ran = [w for w in ("worker0", "worker1") if list((cluster.root / w).glob(f"{app}/*/stderr"))]
+    assert ran, f"no executor of {app} ran\n{why}"
+    assert trail_content(home, "aa") == trail_content(home, "ea")
+    assert len(trail_content(home, "aa")[0]) == TXNS

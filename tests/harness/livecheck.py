@@ -80,18 +80,24 @@ def trail_content(home: Home, trail: str) -> tuple[list[str], bytes]:
     return out, bytes(raw)
 
 
+def side_commits(db: Database, table: str) -> None:
+    """A commit on each of threads 1 and 2 into ``table`` (made here: OWNER.NAME, one
+    NUMBER key column)."""
+    for t in (1, 2):
+        s = db.session(f"SIDE{t}", username=table.split(".")[0].upper(), thread=t)
+        if t == 1:
+            execute(db, s, f"CREATE TABLE {table} (id NUMBER PRIMARY KEY)")
+        execute(db, s, f"INSERT INTO {table} VALUES ({t})")
+        execute(db, s, "COMMIT")
+
+
 def one_run(tmp: Path, kind: str, spec: WorkloadSpec, poll_s: float) -> dict[str, object]:
     home = Home(tmp)
     home.create_subdirs()
     log_bytes = 256 << 10 if kind == "switch" else 64 << 20
     root = create_database(home.dirdb, "RAC", threads=2, log_bytes=log_bytes)
     with Database(root) as db:  # both threads have redo before the run
-        for t in (1, 2):
-            s = db.session(f"SIDE{t}", username="WL", thread=t)
-            if t == 1:
-                execute(db, s, "CREATE TABLE wl.side (id NUMBER PRIMARY KEY)")
-            execute(db, s, f"INSERT INTO wl.side VALUES ({t})")
-            execute(db, s, "COMMIT")
+        side_commits(db, "wl.side")
     # the workload's tables exist before the live capture starts
     with Database(root) as db:
         run_workload(db, replace(spec, transactions=1))
