@@ -713,6 +713,16 @@ def dump(
         out.write(line + "\n")
 
 
+def _log_bytes(path: str) -> bytes:
+    """A log file's bytes: a local path, or a location of the storage layer (``s3://``, as
+    ``db logs`` lists them; its errors name it with the credentials masked)."""
+    from engine import storage
+
+    if storage.is_local(path):
+        return storage.local_path(path).read_bytes()
+    return storage.read_range(path, 0, storage.size(path))
+
+
 def _dump_oracle(
     path: str | None,
     hex_file: Path | None,
@@ -730,6 +740,7 @@ def _dump_oracle(
     from engine.redo.errors import RedoError
     from engine.redo.framing import iter_records, read_header
     from engine.redo.hexin import hex_records
+    from engine.storage import StorageError, describe
 
     if layout not in ("11g", "12c"):
         raise _fail(DatabaseError(f"--layout {layout}: use 11g or 12c"))
@@ -745,19 +756,19 @@ def _dump_oracle(
             ]
         else:
             assert path is not None
-            data = Path(path).read_bytes()
+            data = _log_bytes(path)
             header = read_header(data)
             layout = header.layout
             if not json_:
                 out.write(
-                    f"DUMP OF REDO FROM FILE '{path}'\n"
+                    f"DUMP OF REDO FROM FILE '{describe(path)}'\n"
                     f" Thread: {header.thread} Seq# {header.sequence} "
                     f"Resetlogs: {header.resetlogs_id} Version: {header.version_text} "
                     f"Blocks: {header.blocks} Block size: {header.block_size}\n"
                     f" Low scn: {header.first_scn} Next scn: {header.next_scn}\n\n"
                 )
             records = [r for r in iter_records(data, header) if r.scn >= from_scn]
-    except RedoError as exc:
+    except (RedoError, StorageError) as exc:
         raise _fail(exc) from None
     except OSError as exc:
         raise _fail(DatabaseError(f"{exc.filename or hex_file}: {exc.strerror}")) from None

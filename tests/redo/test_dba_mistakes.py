@@ -201,3 +201,19 @@ def test_attach_a_dictionary_nested_too_deeply_or_too_large(tmp_path: Path) -> N
     line = _one_line(r.output, "GGS-REDO-0010")
     assert r.exit_code == 1 and "larger than" in line
     assert not (tmp_path / "home" / "dirdb" / "ORA23").exists()
+
+
+def test_dump_a_log_in_object_storage(s3_server: str) -> None:
+    """``db logs`` lists s3:// logs; ``db dump`` of one said 'No such file or directory',
+    printing the URL's secret."""
+    from engine import storage
+
+    base = storage.join(s3_server, "dump")
+    storage.put_file(need(LOG16), storage.join(base, LOG16.name))
+    r = runner.invoke(app, ["dump", storage.join(base, LOG16.name)])
+    assert r.exit_code == 0, r.output
+    assert r.output.rstrip().endswith("END OF REDO DUMP: 7 record(s), 14 change(s)")
+    assert "test:test" not in r.output
+    r = runner.invoke(app, ["dump", storage.join(base, "absent.dbf")])
+    line = _one_line(r.output, "GGS-SRC-0600")
+    assert r.exit_code == 1 and "absent.dbf" in line and "test:test" not in line
