@@ -748,7 +748,9 @@ def _dump_oracle(
     try:
         dic = load_oracle_dictionary(dictionary) if dictionary is not None else None
         if hex_file is not None:
-            lines = hex_file.read_text(encoding="ascii", errors="replace").splitlines()
+            lines = hex_file.read_text(encoding="ascii", errors="replace").split(
+                "\n"
+            )  # the file's lines: \r, \f, \v are spaces here
             records = [
                 r
                 for r in hex_records(lines, ">" if big_endian else "<", layout)

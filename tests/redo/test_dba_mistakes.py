@@ -217,3 +217,13 @@ def test_dump_a_log_in_object_storage(s3_server: str) -> None:
     r = runner.invoke(app, ["dump", storage.join(base, "absent.dbf")])
     line = _one_line(r.output, "GGS-SRC-0600")
     assert r.exit_code == 1 and "absent.dbf" in line and "test:test" not in line
+
+
+def test_hex_line_numbers_are_the_files_lines(tmp_path: Path) -> None:
+    """A form feed or a vertical tab in a comment (pasted from a ticket) made a line of its
+    own (str.splitlines), so the position said was past the real line."""
+    hexes = tmp_path / "r.hex"
+    hexes.write_bytes(b"# page 1 \x0c # page 2 \x0b # end\r\n0a0bzz\r\n")
+    r = runner.invoke(app, ["dump", "--hex", str(hexes)])
+    line = _one_line(r.output, "GGS-REDO-0002")
+    assert r.exit_code == 1 and "line 2: not hex: 'z'" in line
