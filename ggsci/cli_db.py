@@ -748,9 +748,8 @@ def _dump_oracle(
     try:
         dic = load_oracle_dictionary(dictionary) if dictionary is not None else None
         if hex_file is not None:
-            lines = hex_file.read_text(encoding="ascii", errors="replace").split(
-                "\n"
-            )  # the file's lines: \r, \f, \v are spaces here
+            # the file's own lines (\r, \f, \v inside one are spaces to hex_records)
+            lines = hex_file.read_text(encoding="ascii", errors="replace").split("\n")
             records = [
                 r
                 for r in hex_records(lines, ">" if big_endian else "<", layout)
