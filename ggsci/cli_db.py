@@ -61,10 +61,32 @@ def _fail(exc: Exception) -> typer.Exit:
     return typer.Exit(1)
 
 
+def _not_attached(dirdb: Path, name: str) -> None:
+    """One line when ``name`` is an attached database: an embedded database's command (SQL,
+    log switches, its dictionary, its redo by name) has nothing to act on there."""
+    from engine.redo.attached import AttachError, attached
+    from engine.redo.errors import RedoError
+
+    try:
+        found = attached(dirdb, name)
+    except RedoError as exc:
+        raise _fail(exc) from None
+    if found is not None:
+        raise _fail(
+            AttachError(
+                f"{found.name} is an attached database (Oracle archived logs): this command is "
+                f"an embedded database's; list its logs with ggsci db logs {found.name}, dump "
+                f"one by its path, ggsci db show {found.name} for what was attached"
+            )
+        )
+
+
 @contextmanager
 def _db(home: str | None, name: str, **kwargs: Any) -> Iterator[Database]:
+    dirdb = _dirdb(home)
+    _not_attached(dirdb, name)
     try:
-        db = open_database(_dirdb(home), name, **kwargs)
+        db = open_database(dirdb, name, **kwargs)
     except STATEMENT_ERRORS as exc:
         raise _fail(exc) from None
     try:
@@ -119,6 +141,7 @@ def create(
     home: HomeOpt = None,
 ) -> None:
     """Create an embedded database."""
+    _not_attached(_dirdb(home), name)
     dest: str | None = None
     if archive_dest:
         given = archive_dest
@@ -185,7 +208,9 @@ def archive(name: str, home: HomeOpt = None) -> None:
 @app.command("show")
 def show(name: str, home: HomeOpt = None) -> None:
     """Show a database's parameters: DBID, threads, log size, SCN, LOG_ARCHIVE_DEST and
-    LOG_ARCHIVE_FORMAT."""
+    LOG_ARCHIVE_FORMAT. An attached database: its archive location, format, tables, logs."""
+    if _show_attached(_dirdb(home), name):
+        return
     with _db(home, name) as db:
         ident = db.logs.identity
         params = archive_params(db.root)
@@ -202,6 +227,36 @@ def show(name: str, home: HomeOpt = None) -> None:
         ]
     for key, value in rows:
         typer.echo(f"{key + ':':20s}{value}")
+
+
+def _show_attached(dirdb: Path, name: str) -> bool:
+    """``db show`` of an attached database (False: ``name`` is not one)."""
+    from engine.redo.attached import attached
+    from engine.redo.catalog import list_logs as oracle_logs
+    from engine.redo.errors import RedoError
+    from engine.storage import StorageError
+
+    try:
+        found = attached(dirdb, name)
+        if found is None:
+            return False
+        tables = str(len(found.dictionary().tables))
+        try:
+            logs = str(len(oracle_logs(found.archive, found.format)))
+        except (RedoError, StorageError) as exc:
+            logs = f"(cannot list: {exc})"
+    except RedoError as exc:
+        raise _fail(exc) from None
+    for key, value in (
+        ("DB_NAME", found.name),
+        ("KIND", "attached: Oracle archived logs"),
+        ("LOG_ARCHIVE_DEST", _shown(found.archive)),
+        ("LOG_ARCHIVE_FORMAT", found.format),
+        ("TABLES", tables),
+        ("LOGS", logs),
+    ):
+        typer.echo(f"{key + ':':20s}{value}")
+    return True
 
 
 @app.command("dictionary")
@@ -549,7 +604,7 @@ def _copy(root: Path, info: LogInfo) -> str | None:
 def _oracle_logs(location: str, fmt: str | None) -> None:
     from engine.redo.catalog import list_logs as oracle_logs
     from engine.redo.errors import RedoError
-    from engine.storage import StorageError
+    from engine.storage import StorageError, describe
 
     try:
         found = oracle_logs(location, fmt)
@@ -560,7 +615,7 @@ def _oracle_logs(location: str, fmt: str | None) -> None:
         h = f.header
         typer.echo(
             f"{h.thread:6d} {h.sequence:9d} {h.first_scn:>12d} {h.next_scn:>12d} "
-            f"{h.resetlogs_id:>13d}  {h.version_text:10s} {h.blocks:>6d}  {f.location}"
+            f"{h.resetlogs_id:>13d}  {h.version_text:10s} {h.blocks:>6d}  {describe(f.location)}"
         )
 
 
@@ -617,8 +672,8 @@ def dump(
         Path | None, typer.Option("--hex", help="Redo records as hex, one per line.")
     ] = None,
     layout: Annotated[
-        str, typer.Option(help="Vector headers of --hex records: 11g or 12c.")
-    ] = "12c",
+        str | None, typer.Option(help="Vector headers of --hex records: 11g or 12c (default).")
+    ] = None,
     big_endian: Annotated[bool, typer.Option(help="--hex records are big-endian.")] = False,
     dictionary: Annotated[
         Path | None,
@@ -628,8 +683,20 @@ def dump(
 ) -> None:
     """Print a redo log in Oracle logfile dump text format (or JSON): an embedded database's
     by NAME, an Oracle log file by path, or records given as hex (--hex FILE)."""
-    if hex_file is not None or (name is not None and (os.sep in name or Path(name).is_file())):
-        _dump_oracle(name, hex_file, json_, layout, big_endian, from_scn, dictionary)
+    oracle = hex_file is not None or (name is not None and (os.sep in name or Path(name).is_file()))
+    if hex_file is None and (layout is not None or big_endian):
+        option = "--layout" if layout is not None else "--big-endian"
+        raise _fail(
+            DatabaseError(f"{option} applies to --hex records (a log's header gives its own)")
+        )
+    if oracle and thread is not None:
+        raise _fail(
+            DatabaseError("--thread applies to a database by name (a log file is one thread's)")
+        )
+    if dictionary is not None and not json_:
+        raise _fail(DatabaseError("--dictionary types the values of --json: add --json"))
+    if oracle:
+        _dump_oracle(name, hex_file, json_, layout or "12c", big_endian, from_scn, dictionary)
         return
     if name is None:
         raise _fail(DatabaseError("give a database name, a log file path, or --hex FILE"))
@@ -644,6 +711,16 @@ def dump(
     out = sys.stdout
     for line in dump_text((lr.record, lr.end - lr.offset) for lr in located):
         out.write(line + "\n")
+
+
+def _log_bytes(path: str) -> bytes:
+    """A log file's bytes: a local path, or a location of the storage layer (``s3://``, as
+    ``db logs`` lists them; its errors name it with the credentials masked)."""
+    from engine import storage
+
+    if storage.is_local(path):
+        return storage.local_path(path).read_bytes()
+    return storage.read_range(path, 0, storage.size(path))
 
 
 def _dump_oracle(
@@ -663,6 +740,7 @@ def _dump_oracle(
     from engine.redo.errors import RedoError
     from engine.redo.framing import iter_records, read_header
     from engine.redo.hexin import hex_records
+    from engine.storage import StorageError, describe
 
     if layout not in ("11g", "12c"):
         raise _fail(DatabaseError(f"--layout {layout}: use 11g or 12c"))
@@ -670,23 +748,28 @@ def _dump_oracle(
     try:
         dic = load_oracle_dictionary(dictionary) if dictionary is not None else None
         if hex_file is not None:
-            lines = hex_file.read_text(encoding="ascii", errors="replace").splitlines()
-            records = list(hex_records(lines, ">" if big_endian else "<", layout))
+            # the file's own lines (\r, \f, \v inside one are spaces to hex_records)
+            lines = hex_file.read_text(encoding="ascii", errors="replace").split("\n")
+            records = [
+                r
+                for r in hex_records(lines, ">" if big_endian else "<", layout)
+                if r.scn >= from_scn
+            ]
         else:
             assert path is not None
-            data = Path(path).read_bytes()
+            data = _log_bytes(path)
             header = read_header(data)
             layout = header.layout
             if not json_:
                 out.write(
-                    f"DUMP OF REDO FROM FILE '{path}'\n"
+                    f"DUMP OF REDO FROM FILE '{describe(path)}'\n"
                     f" Thread: {header.thread} Seq# {header.sequence} "
                     f"Resetlogs: {header.resetlogs_id} Version: {header.version_text} "
                     f"Blocks: {header.blocks} Block size: {header.block_size}\n"
                     f" Low scn: {header.first_scn} Next scn: {header.next_scn}\n\n"
                 )
             records = [r for r in iter_records(data, header) if r.scn >= from_scn]
-    except RedoError as exc:
+    except (RedoError, StorageError) as exc:
         raise _fail(exc) from None
     except OSError as exc:
         raise _fail(DatabaseError(f"{exc.filename or hex_file}: {exc.strerror}")) from None

@@ -23,7 +23,7 @@ from dataclasses import replace
 
 from engine.extract.start import ExtractError
 from engine.redo.dictionary import Dictionary, Table
-from params.models import ParamFile, TableSpec
+from params.models import ObjectName, ParamFile, TableSpec
 
 
 def catalog_of(t: Table) -> str | None:
@@ -63,7 +63,25 @@ def selected(
                 f"catalog does not select its tables (take the dictionary again with the "
                 f"shipped script)"
             )
+    _unknown_catalogs(d, model, warn)
     return d if len(keep) == len(d.tables) else replace(d, tables=tuple(keep))
+
+
+def _unknown_catalogs(d: Dictionary, model: ParamFile, warn: Callable[[str], None]) -> None:
+    """A warning for each TABLE whose catalog names none of the dictionary's containers (a
+    mistyped PDB, or the root's name): it selects no table, which nothing else would say."""
+    names = sorted({t.container for t in d.tables if t.container})
+    if not names or any(t.con_id and not t.container for t in d.tables):
+        return  # a non-CDB, or a container without its name (warned above: it may be that)
+    for spec in model.tables:
+        cat = spec.source.catalog
+        if spec.exclude or cat is None or not spec.statement.startswith("TABLE"):
+            continue
+        if not any(ObjectName("*", "*", cat).matches("*", "*", n) for n in names):
+            warn(
+                f"OGG-02636: the catalog {cat} of TABLE {spec.source} names no container of "
+                f"the dictionary ({', '.join(names)}): it selects no table"
+            )
 
 
 def with_catalog(model: ParamFile) -> list[TableSpec]:

@@ -24,7 +24,7 @@ from engine import storage
 from engine.home.jsonfile import JsonRefused, read_json, write_json
 from engine.home.names import database_name
 from engine.redo.archnames import DEFAULT_FORMAT, format_problem
-from engine.redo.dictionary import Dictionary, DictionaryError
+from engine.redo.dictionary import MAX_DICTIONARY_BYTES, Dictionary, DictionaryError
 from engine.redo.dictionary import load as load_dictionary
 from engine.redo.errors import RedoError
 
@@ -67,7 +67,7 @@ def _location(archive: str) -> str:
     try:
         storage.list_files(archive)
     except storage.StorageError as exc:
-        raise AttachError(f"archive location {archive}: {exc.message}") from None
+        raise AttachError(f"archive location {exc.message}") from None  # it names it, masked
     return archive
 
 
@@ -90,8 +90,10 @@ def attach(dirdb: Path, name: str, archive: str, dictionary: Path, fmt: str | No
     if (root / RECORD).exists():
         raise AttachError(f"database {up} is already attached (ggsci db drop {up} first)")
     location = _location(archive)
-    fmt = _format(fmt or DEFAULT_FORMAT)
+    fmt = _format(DEFAULT_FORMAT if fmt is None else fmt)  # '' given is refused, not defaulted
     try:
+        if dictionary.stat().st_size > MAX_DICTIONARY_BYTES:
+            raise DictionaryError(f"{dictionary}: larger than {MAX_DICTIONARY_BYTES} bytes")
         text = dictionary.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         why = getattr(exc, "strerror", None) or exc

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from engine import storage
-from engine.redo.archnames import DEFAULT_FORMAT, format_regex
+from engine.redo.archnames import DEFAULT_FORMAT, format_problem, format_regex
 from engine.redo.errors import RedoError
 from engine.redo.framing import LogHeader, read_header
 
@@ -60,7 +60,14 @@ def list_logs(
     """Every archived log under ``location`` whose name matches ``fmt``, by (thread,
     sequence). A matching file that is not a redo log is an error naming it; with no format
     (None), every file that is a redo log by its header. ``known``: headers read before, by
-    (location, size) (an archived log does not change), read again for no file."""
+    (location, size) (an archived log does not change), read again for no file. A format
+    without %s (it cannot tell sequences apart) is a RedoError, a local location that is not
+    a directory a StorageError: neither lists nothing as if the logs were not archived yet."""
+    problem = format_problem(fmt, writing=False) if fmt is not None else None
+    if problem:
+        raise RedoError(problem)
+    if storage.is_local(location) and not storage.local_path(location).is_dir():
+        raise storage.StorageError(f"{location} is not a directory", missing=True)
     pattern = format_regex(fmt) if fmt else None
     logs = []
     for e in storage.list_files(location):

@@ -250,6 +250,8 @@ def load(path: Path, text: str | None = None) -> Dictionary:
         raise DictionaryError(f"{path}: {exc.strerror}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise DictionaryError(f"{path}: not JSON ({exc})") from None
+    except RecursionError:
+        raise DictionaryError(f"{path}: not a dictionary: JSON nested too deeply") from None
     if not isinstance(doc, dict):
         raise DictionaryError(f"{path}: not a dictionary JSON object")
     try:
