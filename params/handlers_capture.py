@@ -7,6 +7,7 @@ import re
 from dataclasses import replace
 
 from params import models as m
+from params.archformat import format_problem
 from params.builder import (
     BRINTERVAL_MAX,
     BRINTERVAL_MIN,
@@ -147,7 +148,12 @@ def h_tranlogoptions(b: Builder, p: Parsed) -> None:
             path = [x for x in o.args if isinstance(x, Tok)][-1]
             t["alt_archive_log_dests"] = (*t.get("alt_archive_log_dests", ()), unquote(path.text))
         elif o.name == "ALTARCHIVEDLOGFORMAT" and a is not None:
-            t["alt_archived_log_format"] = unquote(a.text)
+            fmt = unquote(a.text)
+            problem = format_problem(fmt, writing=False, name="TRANLOGOPTIONS ALTARCHIVEDLOGFORMAT")
+            if problem is not None:  # (the Extract cannot tell the logs' sequences apart)
+                b.error("value", problem, a.loc)
+            else:
+                t["alt_archived_log_format"] = fmt
         elif o.name == "PATHMAP" and a is not None:
             pairs = _path_map(a.text)
             if pairs is None:

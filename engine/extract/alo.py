@@ -50,6 +50,7 @@ from engine.extract.oracle_source import MinerStates, OraclePlan
 from engine.extract.start import ExtractError
 from engine.extract.tasks.miner import MinePlan
 from engine.home.layout import Home
+from engine.redo.archnames import format_problem
 from engine.redo.attached import Attached, attached, source_problem
 from engine.redo.catalog import IncarnationError, LogFile, list_logs
 from engine.redo.dictionary import Dictionary
@@ -89,30 +90,42 @@ class ArchiveCatalog:
     location: str
     fmt: str | None
     resetlogs_id: int | None = None  # the incarnation read (of the first log read)
+    fmt_name: str = "LOG_ARCHIVE_FORMAT"  # the parameter that gave ``fmt`` (said in errors)
     _headers: dict[tuple[str, int], LogHeader] = field(default_factory=dict, repr=False)
 
     @classmethod
     def of(cls, source: Attached, model: ParamFile) -> ArchiveCatalog:
         tl = model.tranlog
         dests = tl.alt_archive_log_dests
-        return cls(
-            dests[0] if dests else source.archive, tl.alt_archived_log_format or source.format
-        )
+        location = dests[0] if dests else source.archive
+        if tl.alt_archived_log_format:
+            return cls(location, tl.alt_archived_log_format, fmt_name=ALT_FORMAT)
+        return cls(location, source.format)
 
     @property
     def where(self) -> str:
         return storage.describe(self.location)
 
+    def listing(self) -> list[LogFile]:
+        """Every log there now, whole or not. A format that cannot tell sequences apart is
+        OGG-10144 naming the parameter that gave it; a location that is not there, OGG-00446
+        naming it once; a file the format names that is not a readable log, its own code."""
+        if self.fmt is not None:
+            problem = format_problem(self.fmt, writing=False, name=self.fmt_name)
+            if problem is not None:
+                raise RedoGapError(f"{problem}.", "OGG-10144")
+        try:
+            return list_logs(self.location, self.fmt, self._headers)
+        except storage.StorageError as exc:
+            said = exc.message if self.where in exc.message else f"{self.where}: {exc.message}"
+            raise RedoGapError(f"archive location {said}") from None
+        except RedoError as exc:
+            raise RedoGapError(exc.message, exc.code) from None
+
     def files(self) -> list[LogFile]:
         """The logs there now, whole (one being copied in, shorter than its header says, is
         left for a later listing)."""
-        try:
-            found = list_logs(self.location, self.fmt, self._headers)
-        except storage.StorageError as exc:
-            raise RedoGapError(f"archive location {self.where}: {exc.message}") from None
-        except RedoError as exc:
-            raise RedoGapError(f"archived log unreadable: {exc.message}") from None
-        return [f for f in found if f.size >= f.header.blocks * f.header.block_size]
+        return [f for f in self.listing() if _whole(f)]
 
     def logs(self, thread: int | None = None) -> list[LogInfo]:
         return [_info(f) for f in self.files() if thread is None or f.thread == thread]
@@ -120,13 +133,19 @@ class ArchiveCatalog:
     def for_reading(self, positions: Mapping[int, Position]) -> list[LogInfo]:
         """The logs, checked from ``positions`` (thread → next record) on: each thread's
         sequences consecutive from its position (the next one not archived yet: wait), one
-        incarnation."""
-        files = self.files()
+        incarnation. A log shorter than its header says with a later one there is not being
+        copied in: it was cut short (OGG-00446 saying so, sizes and what to do)."""
+        every = self.listing()
+        files = [f for f in every if _whole(f)]
+        short = {(f.thread, f.sequence): f for f in every if not _whole(f)}
         for t, pos in sorted(positions.items()):
             mine = [f for f in files if f.thread == t and f.sequence >= pos.sequence]
             expect = pos.sequence
             for f in mine:
                 if f.sequence != expect:
+                    cut = short.get((t, expect))
+                    if cut is not None:
+                        raise RedoGapError(_cut_short(cut, f.sequence))
                     raise RedoGapError(
                         f"Could not find archived log for sequence {expect} thread {t} under "
                         f"{self.where} (sequence {f.sequence} is there)"
@@ -144,6 +163,25 @@ class ArchiveCatalog:
                     )
                 expect += 1
         return [_info(f) for f in files]
+
+
+ALT_FORMAT = "TRANLOGOPTIONS ALTARCHIVEDLOGFORMAT"
+
+
+def _whole(f: LogFile) -> bool:
+    return f.size >= f.header.blocks * f.header.block_size
+
+
+def _cut_short(f: LogFile, later: int) -> str:
+    """A log shorter than its header says while a later sequence is archived: what it is
+    and what to do."""
+    h = f.header
+    return (
+        f"Archived log {storage.describe(f.location)} (thread {f.thread} sequence "
+        f"{f.sequence}) is there but shorter than its header says ({f.size} of "
+        f"{h.blocks * h.block_size} bytes) while sequence {later} is there: it was cut "
+        f"short; copy it again whole from the database's archive (or restore it from a backup)"
+    )
 
 
 def _info(f: LogFile) -> LogInfo:

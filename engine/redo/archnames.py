@@ -26,75 +26,28 @@ Unix's default is ``%t_%s_%r.dbf``. The header of a log, not its name, says what
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Final
 
-DEFAULT_FORMAT: Final = "%t_%s_%r.dbf"
+from params.archformat import (
+    DEFAULT_FORMAT,
+    READ_ONLY,
+    REQUIRED,
+    VARIABLES,
+    Variable,
+    format_problem,
+    parts,
+)
 
-
-@dataclass(frozen=True, slots=True)
-class Variable:
-    """One ``%x`` of a LOG_ARCHIVE_FORMAT: what it names, its width in upper case, its base."""
-
-    names: str
-    width: int
-    hex: bool = False
-
-    @property
-    def regex(self) -> str:
-        return r"[0-9a-fA-F]+" if self.hex else r"\d+"
-
-    def render(self, value: int, padded: bool) -> str:
-        if self.hex:
-            return f"{value:0{self.width}X}" if padded else f"{value:x}"
-        return f"{value:0{self.width}d}" if padded else str(value)
-
-
-VARIABLES: Final[dict[str, Variable]] = {
-    "t": Variable("thread", 4),
-    "s": Variable("sequence", 10),
-    "r": Variable("resetlogs_id", 10),
-    "a": Variable("activation", 10),
-    "d": Variable("dbid", 8, hex=True),
-}
-READ_ONLY: Final = {"h": r"[^/]*"}  # in names other tools write; never rendered
-REQUIRED: Final = ("s", "t", "r")  # ORA-19905
-
-
-def _parts(fmt: str) -> list[tuple[str, str]]:
-    """``fmt`` as (kind, text): ("lit", text) or ("var", letter as written)."""
-    out: list[tuple[str, str]] = []
-    i = 0
-    while i < len(fmt):
-        c = fmt[i]
-        if c == "%" and i + 1 < len(fmt) and fmt[i + 1].lower() in (*VARIABLES, *READ_ONLY):
-            out.append(("var", fmt[i + 1]))
-            i += 2
-            continue
-        out.append(("lit", c))
-        i += 1
-    return out
-
-
-def format_problem(fmt: str, *, writing: bool = True) -> str | None:
-    """What is wrong with ``fmt`` as a LOG_ARCHIVE_FORMAT (None: nothing). Writing, it must
-    hold %s, %t and %r, as Oracle's; reading, %s is enough. Never a directory part."""
-    if not fmt.strip():
-        return "LOG_ARCHIVE_FORMAT is empty"
-    if "/" in fmt or "\\" in fmt:
-        return f"LOG_ARCHIVE_FORMAT {fmt!r} names a directory: that is LOG_ARCHIVE_DEST's part"
-    letters = {text.lower() for kind, text in _parts(fmt) if kind == "var"}
-    if writing:
-        if "h" in letters:
-            return f"LOG_ARCHIVE_FORMAT {fmt!r}: %h is not a variable Oracle writes"
-        bad = re.search(r"%(?![tTsSrRaAdD])(.?)", fmt)
-        if bad:
-            return f"LOG_ARCHIVE_FORMAT {fmt!r}: %{bad.group(1)} is not one of its variables"
-        if not all(r in letters for r in REQUIRED):
-            return f"LOG_ARCHIVE_FORMAT {fmt!r} must contain %s, %t and %r (ORA-19905)"
-    elif "s" not in letters:
-        return f"LOG_ARCHIVE_FORMAT {fmt!r} has no %s (the log sequence number)"
-    return None
+__all__ = [
+    "DEFAULT_FORMAT",
+    "READ_ONLY",
+    "REQUIRED",
+    "VARIABLES",
+    "Variable",
+    "archive_name",
+    "format_problem",
+    "format_regex",
+    "parts",
+]
 
 
 def archive_name(
@@ -115,7 +68,7 @@ def archive_name(
         "activation": activation,
     }
     out = []
-    for kind, text in _parts(fmt):
+    for kind, text in parts(fmt):
         if kind == "lit":
             out.append(text)
         elif text.lower() in VARIABLES:
@@ -129,7 +82,7 @@ def archive_name(
 def format_regex(fmt: str) -> re.Pattern[str]:
     """A pattern matching the names ``fmt`` gives (the whole name)."""
     out = []
-    for kind, text in _parts(fmt):
+    for kind, text in parts(fmt):
         if kind == "lit":
             out.append(re.escape(text))
         elif text.lower() in READ_ONLY:

@@ -12,7 +12,7 @@ import pytest
 
 from engine.changes import Position
 from engine.embedded.catalog import RedoGapError
-from engine.extract.alo import ArchiveCatalog
+from engine.extract.alo import ALT_FORMAT, ArchiveCatalog
 from engine.redo import layout as L
 from engine.redo.framing import read_header, seal
 from tests.redo.corpus import LOG15, LOG16, need
@@ -75,3 +75,46 @@ def test_a_log_being_copied_in_is_not_there_yet(tmp_path: Path) -> None:
     assert [i.sequence for i in cat.for_reading({1: Position(1, 15, 0)})] == [15]
     shutil.copy(need(LOG16), arch / LOG16.name)
     assert [i.sequence for i in cat.for_reading({1: Position(1, 15, 0)})] == [15, 16]
+
+
+def test_a_log_cut_short_with_the_next_there_says_so(tmp_path: Path) -> None:
+    """Before: ``Could not find archived log for sequence 15 ... (sequence 16 is there)``."""
+    arch = _arch(tmp_path, LOG16)
+    whole = need(LOG15).read_bytes()
+    (arch / LOG15.name).write_bytes(whole[:100000])
+    with pytest.raises(RedoGapError) as got:
+        ArchiveCatalog(str(arch), FMT).for_reading({1: Position(1, 15, 0)})
+    assert got.value.code == "OGG-00446"
+    m = got.value.message
+    assert f"{arch / LOG15.name} (thread 1 sequence 15) is there but shorter than" in m
+    assert f"(100000 of {len(whole)} bytes) while sequence 16 is there" in m and "copy it" in m
+
+
+def test_a_format_without_a_sequence_names_the_parameter_once(tmp_path: Path) -> None:
+    """Before: ``OGG-00446 archived log unreadable: LOG_ARCHIVE_FORMAT ... has no %s``."""
+    arch = _arch(tmp_path, LOG15)
+    cat = ArchiveCatalog(str(arch), "log_%t_%r.arc", fmt_name=ALT_FORMAT)
+    with pytest.raises(RedoGapError) as got:
+        cat.for_reading({1: Position(1, 15, 0)})
+    assert got.value.code == "OGG-10144"
+    assert got.value.message == (
+        "TRANLOGOPTIONS ALTARCHIVEDLOGFORMAT 'log_%t_%r.arc' has no %s (the log sequence number)."
+    )
+
+
+def test_a_missing_location_is_named_once(tmp_path: Path) -> None:
+    where = tmp_path / "nodir"
+    with pytest.raises(RedoGapError) as got:
+        ArchiveCatalog(str(where), FMT).files()
+    assert got.value.code == "OGG-00446"
+    assert got.value.message.count(str(where)) == 1, got.value.message
+
+
+def test_a_file_the_format_names_that_is_no_log_keeps_its_code(tmp_path: Path) -> None:
+    """Before: under OGG-00446 ("log not found") with the reader's code inside the text."""
+    arch = _arch(tmp_path, LOG15)
+    (arch / "arch1_16_1224959854.dbf").write_bytes(b"\0" * 16384)
+    with pytest.raises(RedoGapError) as got:
+        ArchiveCatalog(str(arch), FMT).files()
+    assert got.value.code.startswith("GGS-REDO-") and "GGS-" not in got.value.message
+    assert "arch1_16_1224959854.dbf" in got.value.message
