@@ -50,7 +50,7 @@ from engine.extract.oracle_source import MinerStates, OraclePlan
 from engine.extract.start import ExtractError
 from engine.extract.tasks.miner import MinePlan
 from engine.home.layout import Home
-from engine.redo.archnames import format_problem
+from engine.redo.archnames import format_problem, format_regex
 from engine.redo.attached import Attached, attached, source_problem
 from engine.redo.catalog import IncarnationError, LogFile, list_logs
 from engine.redo.dictionary import Dictionary
@@ -163,6 +163,44 @@ class ArchiveCatalog:
                     )
                 expect += 1
         return [_info(f) for f in files]
+
+    def waiting(
+        self, positions: Mapping[int, Position], since: Mapping[int, Position] | None = None
+    ) -> str | None:
+        """What a run that wrote nothing waits for (one line; None when every thread has a
+        whole log from its position on): each thread with none, that did not move from
+        ``since`` (a thread read to its end is not what the others wait on), its next
+        sequence; and the files there that the format does not name."""
+        files = self.files()
+        blocked = [
+            f"thread {t} sequence {p.sequence}"
+            for t, p in sorted(positions.items())
+            if (since is None or since.get(t) == p)
+            and not any(f.thread == t and f.sequence >= p.sequence for f in files)
+        ]
+        if not blocked:
+            return None
+        named = f" named by {self.fmt_name} {self.fmt!r}" if self.fmt is not None else ""
+        line = (
+            f"Nothing read: waiting for {' and '.join(blocked)}, not archived under "
+            f"{self.where}{named} yet"
+        )
+        others = self._unnamed()
+        if others:
+            line += f" ({others} other file{'s' if others > 1 else ''} there not named by it)"
+        return line + "."
+
+    def _unnamed(self) -> int:
+        """How many files at the location the format does not name (0 without a format)."""
+        if self.fmt is None:
+            return 0
+        pattern = format_regex(self.fmt)
+        try:
+            names = [e.location.rstrip("/").rsplit("/", 1)[-1] for e in storage.list_files(
+                self.location)]  # fmt: skip
+        except storage.StorageError:
+            return 0
+        return sum(1 for n in names if not pattern.match(n))
 
 
 ALT_FORMAT = "TRANLOGOPTIONS ALTARCHIVEDLOGFORMAT"

@@ -419,7 +419,19 @@ class ExtractRun(TransactionManagement, GroupRun):
         )
 
     def run(self, stop: Stop, *, stop_at_eof: bool = False, idle: float = 0.5) -> None:
+        written, since = self.capture.stats.trail_records, dict(self.capture.positions)
         super().run(stop, stop_at_eof=stop_at_eof, idle=idle)
+        if stop_at_eof and self.at_eof and self.capture.stats.trail_records == written:
+            self._say_waiting(since)
+
+    def _say_waiting(self, since: dict[int, Position]) -> None:
+        """A run to the end of the redo that wrote nothing, of an attached database: which
+        thread and sequence it waits for (alo.py, ArchiveCatalog.waiting), not a silent 0."""
+        catalog = self._catalog()
+        if isinstance(catalog, ArchiveCatalog):
+            line = catalog.waiting(self.capture.positions, since)
+            if line is not None:
+                self.emit("OGG-00446", Severity.WARNING, line)
 
     def wait_for_session(self) -> None:
         """Wait until the Spark session is up and mine with it from the first batch (the

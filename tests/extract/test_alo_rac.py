@@ -421,3 +421,25 @@ def test_what_an_attached_source_cannot_do_is_warned(
         "OGG-10144 TRANLOGOPTIONS PURGEORPHANEDTRANSACTIONS (no database to ask which "
         "transactions are still open)",
     ]
+
+
+def test_a_run_to_the_end_that_reads_nothing_says_what_it_waits_for(
+    rac: tuple[Home, Path, Path], tmp_path: Path
+) -> None:
+    """THREADS 2 with only thread 1 archived, ``--stop-at-eof``: before, it ended with
+    nothing written and nothing said; now a warning names thread 2's sequence it waits for."""
+    home, root, dic = rac
+    _want, copies, arch = staged(home, root, dic, tmp_path, "ea")
+    for p in copies:
+        if p.name.startswith("1_"):
+            shutil.copy(p, arch / p.name)
+    events: list[str] = []
+    run = attached_run(home, "ea", events=events)
+    try:
+        run.run(threading.Event(), stop_at_eof=True)
+    finally:
+        run.close()
+    assert trail_content(home, "ea")[0] == []
+    (said,) = [e for e in events if e.startswith("OGG-00446 ")]
+    assert said.startswith("OGG-00446 Nothing read: waiting for thread 2 sequence ")
+    assert f"not archived under {arch} named by LOG_ARCHIVE_FORMAT '{FMT}' yet." in said

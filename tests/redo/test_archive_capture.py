@@ -118,3 +118,23 @@ def test_a_file_the_format_names_that_is_no_log_keeps_its_code(tmp_path: Path) -
         ArchiveCatalog(str(arch), FMT).files()
     assert got.value.code.startswith("GGS-REDO-") and "GGS-" not in got.value.message
     assert "arch1_16_1224959854.dbf" in got.value.message
+
+
+def test_what_a_run_that_read_nothing_waits_for(tmp_path: Path) -> None:
+    """Each thread with no whole log from its position on, and the files the format does
+    not name; nothing when every thread has one."""
+    arch = _arch(tmp_path, LOG15)
+    cat = ArchiveCatalog(str(arch), FMT)
+    assert cat.waiting({1: Position(1, 15, 0)}) is None
+    line = cat.waiting({1: Position(1, 16, 0), 2: Position(2, 1, 0)})
+    assert line == (
+        f"Nothing read: waiting for thread 1 sequence 16 and thread 2 sequence 1, not archived "
+        f"under {arch} named by LOG_ARCHIVE_FORMAT '{FMT}' yet."
+    )
+    other = ArchiveCatalog(str(arch), "log_%t_%s.arc", fmt_name=ALT_FORMAT)
+    line = other.waiting({1: Position(1, 15, 0)})
+    assert line is not None and line.startswith("Nothing read: waiting for thread 1 sequence 15")
+    assert line.endswith(
+        "named by TRANLOGOPTIONS ALTARCHIVEDLOGFORMAT 'log_%t_%s.arc' yet (1 other file there "
+        "not named by it)."
+    )
