@@ -16,6 +16,7 @@ import functools
 import gc
 import io
 import pickle
+import re
 import struct
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -355,11 +356,27 @@ def _decoded(
     for r in done:
         if r.error:
             s = r.split
+            code, text = coded(r.error)
             raise RedoGapError(
                 f"Redo thread {s.thread} sequence {s.sequence}, RBA {s.start} to "
-                f"{'its end' if s.end is None else s.end}: {r.error}"
+                f"{'its end' if s.end is None else s.end}: {text}",
+                code,
             )
     return done
+
+
+_CODES: Final = re.compile(r"(?:(?:OGG|GGS-[A-Z]+)-\d{4,5}: )+")
+
+
+def coded(error: str) -> tuple[str | None, str]:
+    """A split's error line as (code, text): redo that is there but cannot be read (corrupt,
+    cut short: GGS-SRC-03xx) under its own code, the first one, the codes stacked after it
+    dropped; anything else (a log gone) under the gap's, OGG-00446 (None), as it was."""
+    m = _CODES.match(error)
+    if m is None:
+        return None, error
+    first = m.group(0).split(": ", 1)[0]
+    return (first, error[m.end() :]) if first.startswith("GGS-SRC-03") else (None, error)
 
 
 def _settled(

@@ -443,3 +443,24 @@ def test_a_run_to_the_end_that_reads_nothing_says_what_it_waits_for(
     (said,) = [e for e in events if e.startswith("OGG-00446 ")]
     assert said.startswith("OGG-00446 Nothing read: waiting for thread 2 sequence ")
     assert f"not archived under {arch} named by LOG_ARCHIVE_FORMAT '{FMT}' yet." in said
+
+
+def test_a_corrupt_block_is_said_under_the_redo_corrupt_code_once(
+    rac: tuple[Home, Path, Path], tmp_path: Path
+) -> None:
+    """64 garbage bytes in the middle of an archived log: before, ``OGG-00446 ... RBA 0 to
+    its end: GGS-SRC-0302: GGS-REDO-0002: ...`` (the missing-log code, two codes stacked);
+    now the embedded Extract's redo-corrupt code, once, naming the log and the block."""
+    home, root, dic = rac
+    _want, copies, arch = staged(home, root, dic, tmp_path, "eb")
+    for p in copies:
+        shutil.copy(p, arch / p.name)
+    bad = arch / copies[0].name
+    data = bytearray(bad.read_bytes())
+    at = len(data) // 2
+    data[at : at + 64] = b"\xa5" * 64
+    bad.write_bytes(bytes(data))
+    got = abend(home, "eb", RedoGapError)
+    assert got.code == "GGS-SRC-0302", got
+    assert got.message.startswith("Redo thread ") and "GGS-" not in got.message, got.message
+    assert str(bad) in got.message and "block" in got.message

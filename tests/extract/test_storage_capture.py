@@ -1,7 +1,8 @@
 """The Extract reads redo through the storage layer: archived logs on s3:// (a local moto
 server) or a shared directory give the same trail as the local redo; the tasks read where
 PATHMAP says; lost redo (a missing sequence, a log cut short, SCNs going back, a block
-number jump) abends with OGG-00446 naming the thread, sequence and position."""
+number jump) abends naming the thread, sequence and position: with OGG-00446, or the redo-corrupt
+code (GGS-SRC-0302) when the reader finds a log's blocks are not what they should be."""
 
 from __future__ import annotations
 
@@ -209,6 +210,7 @@ def test_block_number_jump_abends(home: Home, spark: SparkSession) -> None:
         write_side(log, replace(side, end=len(cut)))
     with pytest.raises(RedoGapError) as err:
         _extract(home, spark, "aa")
+    assert err.value.code == "GGS-SRC-0302"
     assert "Redo thread 1 sequence 2, RBA 0 to its end:" in err.value.message
     assert "block 4 (RBA 2048) holds block 10: the block numbers jump" in err.value.message, (
         err.value.message
