@@ -17,7 +17,9 @@ Both are database parameters kept in ``<db>/archive.json``
 (``{"log_archive_dest": "...", "log_archive_format": "%t_%s_%r.dbf"}``): the destination set
 by ``ggsci db create --archive-dest`` or ``ggsci db archive-dest``, the format by
 ``ggsci db create --archive-format`` only (Oracle's is not modifiable either: a new format
-would hide the archives named by the old one from every reader).
+would hide the archives named by the old one from every reader). A destination's secret
+(``s3://KEY:SECRET@...``) is not written there: it is kept in the home's credential store
+(:mod:`engine.home.storagecreds`, alias ``ARCHIVEDEST_NAME``) and put back when read.
 """
 
 from __future__ import annotations
@@ -31,7 +33,9 @@ from engine import storage
 from engine.embedded.errors import DatabaseError, RedoFormatError
 from engine.embedded.logfile import read_header
 from engine.embedded.logs import database_identity
+from engine.home import storagecreds
 from engine.home.jsonfile import read_json, write_json
+from engine.home.layout import Home
 from engine.redo.archnames import DEFAULT_FORMAT, archive_name, format_problem
 from engine.redo.catalog import read_log_header
 from engine.redo.errors import RedoError
@@ -66,7 +70,22 @@ def archive_params(root: Path) -> ArchiveParams:
         raise DatabaseError(f"{path}: unreadable archive parameters: {exc}", "GGS-SRC-0109") from (
             exc
         )
-    return ArchiveParams(str(dest) if dest else None, str(fmt) if fmt else DEFAULT_FORMAT)
+    dest = storagecreds.restore(_home(root), str(dest), _alias(root)) if dest else None
+    return ArchiveParams(dest, str(fmt) if fmt else DEFAULT_FORMAT)
+
+
+def _home(root: Path) -> Home:
+    return Home(root.parent.parent)  # a database's root is its home's dirdb/NAME
+
+
+def _alias(root: Path) -> str:
+    """The credential store alias of the destination's secret."""
+    return f"ARCHIVEDEST_{root.name}"
+
+
+def forget_dest_secret(root: Path) -> None:
+    """The destination's secret out of the credential store (the database is dropped)."""
+    storagecreds.forget(_home(root), _alias(root))
 
 
 def archive_dest(root: Path) -> str | None:
@@ -84,7 +103,11 @@ def checked_format(fmt: str) -> str:
 
 def set_archive_params(root: Path, params: ArchiveParams) -> None:
     checked_format(params.format)
-    write_json(root / PARAMS, {_DEST: params.dest or "", _FORMAT: params.format})
+    try:
+        dest = storagecreds.keep(_home(root), params.dest or "", _alias(root))
+    except storagecreds.StorageCredentialError as exc:
+        raise DatabaseError(str(exc), "GGS-SRC-0109") from None
+    write_json(root / PARAMS, {_DEST: dest, _FORMAT: params.format})
 
 
 def set_archive_dest(root: Path, dest: str | None) -> None:

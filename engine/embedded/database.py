@@ -32,7 +32,13 @@ from typing import Any, BinaryIO, Final
 
 from engine.embedded import redogen as rg
 from engine.embedded import users
-from engine.embedded.archiver import ArchiveParams, Archiver, checked_format, set_archive_params
+from engine.embedded.archiver import (
+    ArchiveParams,
+    Archiver,
+    checked_format,
+    forget_dest_secret,
+    set_archive_params,
+)
 from engine.embedded.clock import Clock, SimClock
 from engine.embedded.dictionary import (
     ColumnDef,
@@ -150,6 +156,7 @@ def drop_database(dirdb: Path, name: str) -> None:
     if not (root / "data.sqlite").exists():
         raise DatabaseError(f"database {name.upper()} does not exist", "GGS-SRC-0102")
     with _DirLock(root):
+        forget_dest_secret(root)  # its destination's secret leaves the credential store
         shutil.rmtree(root)
 
 

@@ -316,7 +316,8 @@ class Capture:
         self._dictionary_mtime = 0.0
         self.decoder = self._decoder()
         tl = model.tranlog
-        self.exclude_users = {u.upper() for u in tl.exclude_users}
+        # (a container's name before the user, pdb.user, is not compared: run.py warns)
+        self.exclude_users = {u.rpartition(".")[2].upper() for u in tl.exclude_users}
         self.exclude_trans = {t.upper() for t in tl.exclude_trans}
         self.excluded: set[str] = set()
         last = writer.recovery.last_transaction if writer.recovery else None

@@ -158,6 +158,11 @@ class ExtractRun(TransactionManagement, GroupRun):
         for what in not_used(model) if self.attached else ():
             emit("OGG-10144", Severity.WARNING, f"{what} not used by an Extract reading the "
                  f"archived logs of attached database {self.root.name}.")  # fmt: skip
+        for user in (u for u in model.tranlog.exclude_users if "." in u):
+            catalog, _, name = user.rpartition(".")
+            emit("OGG-10144", Severity.WARNING, f"Catalog {catalog.upper()} of TRANLOGOPTIONS "
+                 f"EXCLUDEUSER {user} not used: {name.upper()} is excluded in every "
+                 "container.")  # fmt: skip
         for spec in () if self.attached else containers.with_catalog(model):
             emit("OGG-10144", Severity.WARNING, f"Catalog {spec.source.catalog} of "
                  f"{spec.statement} {spec.source} not used: embedded database "

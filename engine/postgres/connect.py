@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.home.credstore import CredentialStore, CredentialStoreError
 from engine.home.layout import Home
 from params.models import ParamFile
 from params.postgres_rules import is_postgres_spec
@@ -39,8 +40,6 @@ def pg_source(home: Home, model: ParamFile) -> PgSource | None:
         user = login.userid.partition("@")[0] if login.userid else None
         return PgSource(login.sourcedb, user or None, _alias_password(home, model))
     if login.alias:
-        from ggsci.credstore import CredentialStore, CredentialStoreError
-
         try:
             cred = CredentialStore(home).lookup(login.alias, login.domain)
         except (CredentialStoreError, ValueError):
@@ -59,8 +58,6 @@ def pg_source(home: Home, model: ParamFile) -> PgSource | None:
 def _alias_password(home: Home, model: ParamFile) -> str | None:
     if not model.login.alias:
         return None
-    from ggsci.credstore import CredentialStore, CredentialStoreError
-
     try:
         return CredentialStore(home).lookup(model.login.alias, model.login.domain).password
     except (CredentialStoreError, ValueError) as exc:

@@ -4,7 +4,9 @@ Laid out beside the embedded databases, as ``dirdb/NAME/``:
 
 - ``attached.json`` (sealed, :mod:`engine.home.jsonfile`): ``{"kind": "oracle-archived-logs",
   "archive": LOCATION, "format": LOG_ARCHIVE_FORMAT, "dictionary": "oracle_dictionary.json",
-  "attached": ISO time}``; LOCATION is an absolute directory or a storage URL (``s3://``);
+  "attached": ISO time}``; LOCATION is an absolute directory or a storage URL (``s3://``),
+  without its secret: ``s3://KEY:SECRET@...`` is written ``s3://KEY@...``, the secret kept
+  in the home's credential store (:mod:`engine.home.storagecreds`, alias ``ATTACHED_NAME``);
 - ``oracle_dictionary.json``: a copy of the dictionary given (OpenLogReplicator's schema
   checkpoint or ggsci's own dictionary JSON, :mod:`engine.redo.dictionary`), so the
   database's decoding does not depend on a file outside the home.
@@ -21,7 +23,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from engine import storage
+from engine.home import storagecreds
 from engine.home.jsonfile import JsonRefused, read_json, write_json
+from engine.home.layout import Home
 from engine.home.names import database_name
 from engine.redo.archnames import DEFAULT_FORMAT, format_problem
 from engine.redo.dictionary import MAX_DICTIONARY_BYTES, Dictionary, DictionaryError
@@ -99,17 +103,30 @@ def attach(dirdb: Path, name: str, archive: str, dictionary: Path, fmt: str | No
         why = getattr(exc, "strerror", None) or exc
         raise AttachError(f"dictionary {dictionary}: {why}") from None
     load_dictionary(dictionary, text)  # DictionaryError (one line) when it is not one
+    try:
+        stored = storagecreds.keep(_home(dirdb), location, _alias(up))
+    except storagecreds.StorageCredentialError as exc:
+        raise AttachError(str(exc)) from None
     root.mkdir(parents=True, exist_ok=True)
     (root / DICTIONARY).write_text(text, encoding="utf-8")
     record = {
         "kind": KIND,
-        "archive": location,
+        "archive": stored,
         "format": fmt,
         "dictionary": DICTIONARY,
         "attached": datetime.now(UTC).isoformat(timespec="seconds"),
     }
     write_json(root / RECORD, record)
     return Attached(up, root, location, fmt)
+
+
+def _home(dirdb: Path) -> Home:
+    return Home(dirdb.parent)  # (Home.dirdb is its root's "dirdb")
+
+
+def _alias(name: str) -> str:
+    """The credential store alias of the archive location's secret."""
+    return f"ATTACHED_{name}"
 
 
 def attached(dirdb: Path, name: str) -> Attached | None:
@@ -126,7 +143,8 @@ def attached(dirdb: Path, name: str) -> Attached | None:
         data = read_json(path, sealed=True)
         if data.get("kind") != KIND:
             raise AttachError(f"{path}: not an attached database record")
-        return Attached(up, root, str(data["archive"]), str(data["format"]))
+        archive = storagecreds.restore(_home(dirdb), str(data["archive"]), _alias(up))
+        return Attached(up, root, archive, str(data["format"]))
     except (JsonRefused, KeyError, TypeError, AttributeError) as exc:
         raise AttachError(f"{path} is damaged ({exc}): attach {up} again") from None
 
@@ -153,6 +171,7 @@ def detach(dirdb: Path, name: str) -> bool:
     if found is None:
         return False
     (found.root / RECORD).unlink()
+    storagecreds.forget(_home(dirdb), _alias(found.name))
     (found.root / DICTIONARY).unlink(missing_ok=True)
     if not any(found.root.iterdir()):
         found.root.rmdir()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.home.credstore import DEFAULT_DOMAIN, CredentialStore, CredentialStoreError
 from ggsci.commands import models as M
-from ggsci.credstore import DEFAULT_DOMAIN, CredentialStore, CredentialStoreError
 from ggsci.dblogin import LoginError, check_login, resolve_database, split_user
 from ggsci.session import CommandFailed, Login, Session
 

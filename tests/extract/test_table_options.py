@@ -181,14 +181,24 @@ def test_unknown_column_stops_the_start_with_one_ogg_line(
 def test_a_catalog_on_an_embedded_source_is_said_not_used(home: Home, source: Any) -> None:
     """An embedded database has no containers: a TABLE's catalog (three-part name or
     SOURCECATALOG) is not compared, and the start says so once per statement."""
-    prm = "EXTRACT e1\nSOURCEDB src\nEXTTRAIL ./dirdat/aa\nSOURCECATALOG pdb1\nTABLE hr.*;\n"
+    prm = (
+        "EXTRACT e1\nSOURCEDB src\nTRANLOGOPTIONS EXCLUDEUSER pdb1.app\nEXTTRAIL ./dirdat/aa\n"
+        "SOURCECATALOG pdb1\nTABLE hr.*;\n"
+    )
     events: list[tuple[str, str]] = []
     run = ExtractRun(
         home, check_text(prm).model, None, lambda c, _s, t: events.append((c, t)),
         spark=None, durable=False,
     )  # fmt: skip
+    excluded = run.capture.exclude_users
     run.close()
     assert (
         "OGG-10144",
         "Catalog PDB1 of TABLE hr.* not used: embedded database SRC has no containers.",
     ) in events
+    assert (
+        "OGG-10144",
+        "Catalog PDB1 of TRANLOGOPTIONS EXCLUDEUSER pdb1.app not used: APP is excluded in "
+        "every container.",
+    ) in events
+    assert excluded == {"APP"}

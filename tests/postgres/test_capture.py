@@ -215,7 +215,7 @@ def test_columns_added_and_dropped_while_capturing(home: Home, pgdb: str) -> Non
 
 
 def test_useridalias_names_the_postgres_source(home: Home, pgdb: str) -> None:
-    from ggsci.credstore import CredentialStore
+    from engine.home.credstore import CredentialStore
 
     store = CredentialStore(home)
     store.create()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import sqlite3
 import stat
 
+from engine.home.credstore import CredentialStore
 from engine.home.layout import Home
-from ggsci.credstore import CredentialStore
 
 from .conftest import Shell
 

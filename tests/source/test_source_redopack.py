@@ -578,15 +578,19 @@ def test_the_c_block_cutter_is_onlinelogs(
         assert F.checksum_fold(want[k * block_size : (k + 1) * block_size], order) == 0
 
 
+#: a value of 60,000..66,000 bytes, drawn by its size (hypothesis's own large binaries take
+#: seconds each: only the sizes matter to where the pieces are cut)
+_LARGE = st.builds(lambda n, b: bytes([b]) * n, st.integers(60_000, 66_000), st.integers(0, 255))
+
+
 @needs_c
 @settings(max_examples=200, deadline=None)
 @given(
     rows=st.lists(
-        st.lists(st.one_of(st.none(), st.binary(max_size=300), st.binary(min_size=60_000,
-                 max_size=66_000)), max_size=6),
+        st.lists(st.one_of(st.none(), st.binary(max_size=300), _LARGE), max_size=6),
         max_size=5,
     )
-)  # fmt: skip
+)
 def test_the_c_row_pieces_are_the_python_ones(rows: list[list[bytes | None]]) -> None:
     assert _outcome(_C.row_pieces, rows) == _outcome(rp.row_pieces, rows)
 

@@ -1,0 +1,87 @@
+"""A storage location's secret kept in the home's credential store, never in another file.
+
+A location may carry S3 credentials in its user part (``s3://KEY:SECRET@bucket/...``,
+:mod:`engine.storage`). Where the home records such a location (an attached database's
+archive location, an embedded database's archive destination), :func:`keep` moves the
+secret into the credential store (``dircrd/credentials.json``, mode 0600: domain
+:data:`DOMAIN`, an alias naming what the location is for, the key as its user) and gives the
+location to write down without it (``s3://KEY@bucket/...``); :func:`restore` puts it back
+when the location is read. A location without a secret is written as given (nothing goes to
+the store), and one whose alias is gone from the store is used without it (the storage layer
+then fails in one line, the location masked). ``INFO CREDENTIALSTORE DOMAIN GGSTORAGE``
+lists the aliases; the secrets are never shown.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit, urlunsplit
+
+from engine.home.credstore import CredentialStore, CredentialStoreError
+from engine.home.layout import Home
+
+#: The credential store's domain of storage locations' secrets.
+DOMAIN = "GGSTORAGE"
+
+
+class StorageCredentialError(ValueError):
+    """The credential store cannot take or give the secret (one line, naming the store)."""
+
+
+def _split(location: str) -> tuple[str, str, str] | None:
+    """(user, secret, location without the secret) of a URL whose user part has both."""
+    parts = urlsplit(location)
+    if not parts.scheme or "@" not in parts.netloc:
+        return None
+    userinfo, _, host = parts.netloc.rpartition("@")
+    user, sep, secret = userinfo.partition(":")
+    if not sep or not secret:
+        return None
+    return user, secret, urlunsplit(parts._replace(netloc=f"{user}@{host}"))
+
+
+def keep(home: Home, location: str, alias: str) -> str:
+    """``location`` as the home may write it down: its secret moved to the credential store
+    under ``alias`` (made with the store when there is none; replacing an earlier one)."""
+    split = _split(location)
+    store = CredentialStore(home)
+    try:
+        if split is None:
+            forget(home, alias)
+            return location
+        user, secret, bare = split
+        store.create()
+        replace = any(a == alias for _d, a, _u in store.entries(DOMAIN))
+        store.add(user, secret, alias, DOMAIN, replace=replace)
+    except (CredentialStoreError, OSError) as exc:
+        raise StorageCredentialError(f"the location's secret cannot be kept: {exc}") from None
+    return bare
+
+
+def restore(home: Home, location: str, alias: str) -> str:
+    """The location to use: the secret kept under ``alias`` put back in its user part."""
+    parts = urlsplit(location)
+    if not parts.scheme or "@" not in parts.netloc:
+        return location
+    userinfo, _, host = parts.netloc.rpartition("@")
+    if ":" in userinfo or not CredentialStore(home).exists():
+        return location
+    try:
+        cred = CredentialStore(home).lookup(alias, DOMAIN)
+    except (CredentialStoreError, ValueError):
+        return location
+    if cred.user != userinfo:
+        return location
+    return urlunsplit(parts._replace(netloc=f"{userinfo}:{cred.password}@{host}"))
+
+
+def forget(home: Home, alias: str) -> None:
+    """Remove the secret kept under ``alias`` (nothing when there is none)."""
+    store = CredentialStore(home)
+    if not store.exists():
+        return
+    try:
+        for _d, a, user in store.entries(DOMAIN):
+            if a == alias:
+                store.delete(user, alias, DOMAIN)
+    except (CredentialStoreError, ValueError):
+        return
