@@ -71,7 +71,7 @@ SAMPLES = {
     "path_size": ["./dirtmp"], "choice_format": ["FULL"],
     "choice_recovery": ["OVERWRITEMODE"], "choice_fetch": ["REPORT"],
     "parens": ["(x)", "(x = y)", "(DEFAULT, ABEND)", "(1)", "(x > 1)", "(hr.*)"],
-    "tag": ["0A"], "login": ["u"], "alias": ["a"], "altdest": ["/arch"], "fmt": ["x"],
+    "tag": ["0A"], "login": ["u"], "alias": ["a"], "altdest": ["/arch"], "fmt": ["%t_%s_%r.dbf"],
     "onoff": ["ON"], "profile": ["HIGH"], "retain": ["ENABLED"], "handledl": [""],
 }  # fmt: skip
 
