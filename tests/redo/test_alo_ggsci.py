@@ -305,7 +305,9 @@ def test_a_corrupt_log_abends_and_the_restart_writes_nothing_twice(tmp_path: Pat
     bad[3 * 512 + 100] ^= 0xFF
     (arch / LOG16.name).write_bytes(bytes(bad))
     r = _ggsci(root, *argv)
-    assert r.returncode == 1 and "OGG-00446" in r.stderr and "sequence 16" in r.stderr
+    # (issue 24: under the redo-corrupt code, once; not OGG-00446, "log not found")
+    assert r.returncode == 1 and "GGS-SRC-0302" in r.stderr and "sequence 16" in r.stderr
+    assert "OGG-00446" not in r.stderr and r.stderr.count("GGS-") == 1, r.stderr
     assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     cps = load_checkpoints(Home(root), "EXTRACT", "E1")
     assert cps is not None and cps.csn is not None and cps.csn.latest_csn == 2267707
