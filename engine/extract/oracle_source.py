@@ -66,7 +66,7 @@ from engine.redo import capture as C
 from engine.redo import vectors
 from engine.redo.dictionary import Dictionary, Table
 from engine.redo.errors import RedoError
-from engine.redo.framing import Rba, Record, Vector, parse_record, read_header
+from engine.redo.framing import Rba, Record, parse_record, read_header
 from engine.redo.model import Kdo, Undo
 from engine.redo.rowid import FB_F, FB_L
 from engine.redo.scan import Scan
@@ -251,7 +251,7 @@ class OracleMiner:
         self._rolled_back: frozenset[str] = frozenset()  # and those of them rolled back
 
     def _new(self) -> C.Miner:
-        return _Counting(
+        return C.Miner(
             self.oracle.dictionary, lambda t: t.full_name in self.captured, self.oracle.warn
         )
 
@@ -270,10 +270,7 @@ class OracleMiner:
             miners[0].state() if miners else None,
             next(iter(alone.ends.values()), None),
             self._ended,
-            len(
-                set().union(*(m.missed for m in miners if isinstance(m, _Counting)))
-                - self._rolled_back
-            ),
+            len(set().union(*(m.missed for m in miners)) - self._rolled_back),
             (stop.message, stop.offset, stop.code) if stop is not None else None,
             alone.stop_scn,
             alone.fast_ranges,
@@ -535,29 +532,6 @@ def _composed(before: C.MinerState, after: C.MinerState, ended: frozenset[str]) 
     for k, refs in after.live.items():
         live.setdefault(k, []).extend(refs)
     return C.MinerState(live, {k: list(v) for k, v in after.pieces.items() if v})
-
-
-class _Counting(C.Miner):
-    """The redo miner, noting the transactions of the rollbacks (5.6 / 5.11 and their
-    level-11 partner) that found no change of their row to take back: in a range mined
-    alone, that change may be in an earlier range (:meth:`OracleMiner.settle`)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.missed: set[str] = set()  # their transactions' ids ("": not known)
-
-    def _row(
-        self, v: Vector, undo: vectors.Undo | None, rec: Record, xid: vectors.Xid | None,
-        undoing: bool,
-    ) -> list[C.TxEvent]:  # fmt: skip
-        out = super()._row(v, undo, rec, xid, undoing)
-        if undoing and not out:  # (the transaction as the redo miner takes it)
-            d = vectors.decode(v)
-            x = (undo.xid if undo else None) or (
-                d.xid if isinstance(d, vectors.Redo) else None
-            ) or xid  # fmt: skip
-            self.missed.add(x.text() if x is not None else "")
-        return out
 
 
 def _cols(image: dict[int, str | None]) -> Columns:

@@ -140,6 +140,10 @@ class Miner:
         self._made = 0  # changes named so far in the record being fed
         self._live: dict[tuple[V.Xid, str], list[str]] = {}  # refs of a row's changes, newest last
         self._pieces: dict[V.Xid, list[P.Piece]] = {}  # an open row change's pieces
+        #: the transactions (id texts) of savepoint rollbacks (a 5.6 / 5.11's level-11
+        #: partner) that found no change of their row to take back: mined from no state (a
+        #: Spark task), that change may lie in redo read before (engine/extract/oracle_source.py)
+        self.missed: set[str] = set()
         self._columns: dict[str, dict[int, tuple[Column, str | None]]] = {}
         for t in self.tables.values():
             for c in t.columns:
@@ -371,7 +375,10 @@ class Miner:
         if undoing:  # rollback to savepoint: the partner takes back the latest change to this row
             self._pieces.pop(xid, None)  # (a statement undone partway: its pieces go with it)
             live = self._live.get((xid, rid))
-            return [TxUndo(xid, live.pop())] if live else []
+            if not live:
+                self.missed.add(xid.text())
+                return []
+            return [TxUndo(xid, live.pop())]
         out: list[TxEvent] = []
 
         def emit(
