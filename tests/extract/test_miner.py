@@ -459,7 +459,7 @@ def _scan_both(path: str, start: int, end: int | None) -> tuple[list[Any], list[
     return want, got
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(cuts=st.lists(st.integers(0, 40_000), min_size=1, max_size=4))
 def test_the_scan_finds_what_read_records_reads_on_any_split(
     sources: dict[str, Path], cuts: list[int]
@@ -827,7 +827,7 @@ def _rewrite_record(path: Path, index: int, at: int, xor: int, order: str = "<")
 
 
 @needs_c
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(frame=st.integers(0, 120), at=st.integers(0, 4000), xor=st.integers(1, 255))
 def test_the_c_walk_decodes_a_damaged_record_as_the_python_walk_does(
     sources: dict[str, Path], tmp_path_factory: pytest.TempPathFactory, frame: int, at: int,
@@ -845,7 +845,7 @@ def big_endian_wl(sources: dict[str, Path], tmp_path_factory: pytest.TempPathFac
 
 
 @needs_c
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(frame=st.integers(0, 120), at=st.integers(0, 4000), xor=st.integers(1, 255))
 def test_the_c_walk_decodes_a_damaged_big_endian_record_as_the_python_walk_does(
     sources: dict[str, Path], big_endian_wl: Path, tmp_path_factory: pytest.TempPathFactory,
