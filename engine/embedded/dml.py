@@ -11,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
+from engine.embedded import chained
 from engine.embedded import redogen as rg
 from engine.embedded.dictionary import TableDef
 from engine.embedded.errors import STATEMENT_ERRORS, ConstraintError, RowLockedError, SqlError
@@ -119,6 +120,10 @@ def _redo_insert(
         db.emit(s.thread, scn, cvs, switch=n == 0)  # no log switch inside the row
     assert uba is not None
     txn.entries.append(UndoEntry("ins", table.qualified, (rid,), uba))
+    if last:  # where the pieces are, for its UPDATEs and DELETEs (chained.py)
+        db.keep_pieces(
+            table, rid, tuple((r, lo, hi) for r, (lo, hi) in zip(rids, pieces, strict=True))
+        )
     for index in table.indexes:
         key = rg.index_key(index_cols(table, index), enc)
         dba, slot = addr[0]
@@ -359,6 +364,57 @@ def _redo_update(
     slot = rid_slot(rid)
     old_enc = encode_row(table, old)
     new_enc = encode_row(table, new)
+    chain = db.chained.get(table.obj)
+    pieces = chain.get(rid) if chain else None
+    uba = None
+    if pieces is not None:  # a record per piece changed (and the head's)
+        uba = chained.update(s, db, txn, table, scn, pieces, old_enc, new_enc, set_cols)
+    if uba is None:
+        uba = _update_whole(s, db, txn, table, scn, dba, slot, old_enc, new_enc, set_cols)
+    txn.entries.append(
+        UndoEntry(
+            "upd",
+            table.qualified,
+            (rid,),
+            uba,
+            tuple(old[i] for i in set_cols),
+            tuple(set_cols),
+        )
+    )
+    for index in table.indexes:
+        cols = index_cols(table, index)
+        if not set(cols) & set(set_cols):
+            continue
+        old_key, new_key = rg.index_key(cols, old_enc), rg.index_key(cols, new_enc)
+        if old_key == new_key:
+            continue
+        kd = rg.keydata(dba, slot)
+        db.emit(
+            s.thread,
+            scn,
+            rg.index_change(txn.ids, table, index, scn, False, [(old_key, kd, slot)]),
+        )
+        db.emit(
+            s.thread,
+            scn,
+            rg.index_change(txn.ids, table, index, scn, True, [(new_key, kd, slot)]),
+        )
+
+
+def _update_whole(
+    s: Session,
+    db: Engine,
+    txn: Txn,
+    table: TableDef,
+    scn: int,
+    dba: int,
+    slot: int,
+    old_enc: rg.Row,
+    new_enc: rg.Row,
+    set_cols: list[int],
+) -> Uba:
+    """``[5.1 (URP undo: the old values), 11.5 URP]`` of a row in one piece (or a chained
+    row whose pieces would no longer hold it: written whole on the head)."""
     pre, _ = s.first_cvs(txn, scn)
     undo_kdo = rg.kdo(
         "URP",
@@ -390,34 +446,7 @@ def _redo_update(
         scn,
         [*pre, undo_cv, rg.row_redo(txn.ids, table, scn, dba, 5, redo), *s.session_cv(txn)],
     )
-    txn.entries.append(
-        UndoEntry(
-            "upd",
-            table.qualified,
-            (rid,),
-            uba,
-            tuple(old[i] for i in set_cols),
-            tuple(set_cols),
-        )
-    )
-    for index in table.indexes:
-        cols = index_cols(table, index)
-        if not set(cols) & set(set_cols):
-            continue
-        old_key, new_key = rg.index_key(cols, old_enc), rg.index_key(cols, new_enc)
-        if old_key == new_key:
-            continue
-        kd = rg.keydata(dba, slot)
-        db.emit(
-            s.thread,
-            scn,
-            rg.index_change(txn.ids, table, index, scn, False, [(old_key, kd, slot)]),
-        )
-        db.emit(
-            s.thread,
-            scn,
-            rg.index_change(txn.ids, table, index, scn, True, [(new_key, kd, slot)]),
-        )
+    return uba
 
 
 def delete(
@@ -465,6 +494,12 @@ def _redo_delete(
     dba = make_dba(table.file_no, rid_block(rid))
     slot = rid_slot(rid)
     enc = encode_row(table, old)
+    chain = db.chained.get(table.obj)
+    pieces = chain.get(rid) if chain else None
+    if pieces is not None:  # a record per piece, head first
+        uba = chained.delete(s, db, txn, table, scn, pieces, enc)
+        txn.entries.append(UndoEntry("del", table.qualified, (rid,), uba, old))
+        return
     cols = rg.columns_of(enc)
     pre, _ = s.first_cvs(txn, scn)
     undo_kdo = rg.kdo(
