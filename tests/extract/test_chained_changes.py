@@ -390,3 +390,97 @@ def test_the_fixed_run_gives_its_statements(fixed: Path) -> None:
     row = {n: _value(4000, 1 + k) for k, n in enumerate(NAMES)}
     row |= {"A": _value(1, 4), "F": _value(1, 9), "D": _value(200, 8)}
     assert got[1][2][2] == row
+
+
+# -- the fast path writes what the generic path writes ------------------------------------------
+
+_ROWS = [
+    (1, *("x" * 4000 for _ in NAMES)),  # three pieces
+    (2, "y" * 3000, None, "z" * 4000, "w" * 200, "v" * 4000, "u"),  # two
+    (3, "small", None, None, None, None, None),  # one
+]
+#: (key, columns set (table numbering), their values): the head and last pieces; a middle
+#: piece alone (the head locked); a piece grown past a block (written whole); a small row
+_SETS = [
+    (1, (1, 6), ("a", "f")),
+    (1, (4,), ("d" * 300,)),
+    (2, (2,), ("q" * 4000,)),
+    (3, (2,), ("b",)),
+]
+
+
+def _fast_written(tmp: Path, fast: bool, rollback: bool) -> list[bytes]:
+    """The logs of :data:`_ROWS` inserted (committed), then :data:`_SETS` updated and rows
+    1 and 2 deleted in one transaction (committed or rolled back), by the workload's fast
+    path (BulkSession) or the generic one (dml), the clock standing."""
+    from engine.embedded import dml
+    from engine.embedded.bulk import BulkSession
+
+    root = create_database(tmp, "W")  # (the name is in the log header)
+    db = Database(root, clock=ManualClock(datetime(2024, 1, 1)))
+    try:
+        execute(db, db.session("DDL"), DDL)
+        table = db.dictionary.get("HR", "T")
+        s = db.session("W")
+        where = ' WHERE "ID" = ?'
+        bulk = BulkSession(db, s)
+        for row in _ROWS:
+            bulk.insert(table, row) if fast else dml.insert(s, db, table, [row], array=False)
+        bulk.commit() if fast else s.commit(db)
+        bulk.record_undo = rollback
+        for key, cols, values in _SETS:
+            if fast:
+                assert bulk.update(table, key, cols, values)
+            else:
+                sql = [f"'{v}'" for v in values]
+                assert dml.update(s, db, table, list(cols), sql, where, (key,)) == 1
+        for key in (1, 2):
+            assert bulk.delete(table, key) if fast else dml.delete(s, db, table, where, (key,))
+        if fast:
+            bulk.rollback() if rollback else bulk.commit()
+        else:
+            s.rollback(db) if rollback else s.commit(db)
+        db.switch_log()
+        return [i.path.read_bytes() for i in db.list_logs()]
+    finally:
+        db.close()
+
+
+@pytest.mark.parametrize("rollback", [False, True])
+def test_the_fast_path_writes_the_generic_paths_pieces(tmp_path: Path, rollback: bool) -> None:
+    """BulkSession (the workload's, the benchmarks') updates and deletes a chained row as
+    the generic path does, byte for byte (its kernel, C or the Python twin, writes rows in
+    one piece; chainpack.py writes a chained row's records with the twin's primitives),
+    and its rollback's compensation records are the generic path's."""
+    fast = _fast_written(tmp_path / "f", True, rollback)
+    generic = _fast_written(tmp_path / "g", False, rollback)
+    assert fast == generic
+    root = tmp_path / "g" / "W"
+    shapes = _shapes(root)
+    assert ("LKR", None, "----F---") in shapes  # the middle piece's update locked the head
+    assert shapes.count(("DRP", "--------", "--------")) == 1  # the three-piece row's middle
+
+
+def test_a_database_reopened_knows_its_chained_rows(tmp_path: Path) -> None:
+    """Where a chained row's pieces are is kept with the rows (``_gg_pieces``, committed by
+    SQLite with them): a database closed and opened again writes its update per piece."""
+    home = Home(tmp_path)
+    home.create_subdirs()
+    root = create_database(home.dirdb, "src")
+    with Database(root) as db:
+        execute(db, db.session("A"), DDL)
+        execute(
+            db,
+            db.session("A"),
+            f"INSERT INTO hr.t (id, a, b, c) VALUES (1, {_lit('a' * 4000)}, {_lit('b' * 4000)}, {_lit('c' * 4000)})",
+        )
+        execute(db, db.session("A"), "COMMIT")
+        pieces = db.chained[db.dictionary.get("HR", "T").obj][
+            next(iter(db.chained[db.dictionary.get("HR", "T").obj]))
+        ]
+    with Database(root) as db:
+        assert list(db.chained[db.dictionary.get("HR", "T").obj].values()) == [pieces]
+        execute(db, db.session("A"), "UPDATE hr.t SET c = 'x' WHERE id = 1")
+        execute(db, db.session("A"), "COMMIT")
+        db.switch_log()
+    assert [s[0] for s in _shapes(root)][-2:] == ["LKR", "URP"]
