@@ -484,3 +484,78 @@ def test_a_database_reopened_knows_its_chained_rows(tmp_path: Path) -> None:
         execute(db, db.session("A"), "COMMIT")
         db.switch_log()
     assert [s[0] for s in _shapes(root)][-2:] == ["LKR", "URP"]
+
+
+# -- the Extract killed mid-stream --------------------------------------------------------------
+
+
+def _batch(root: Path, start: int, count: int) -> list[tuple[int, str]]:
+    """Chained rows inserted, updated (head and last piece; a middle piece alone) and
+    deleted, a transaction each; one rolled back: the (trail io type, key) each gives."""
+    from engine.trail.layout import IOType
+
+    out: list[tuple[int, str]] = []
+    big = ", ".join(_lit(c * 4000) for c in "abcdef")
+    with Database(root) as db:
+        s = db.session("load")
+        for i in range(start, start + count):
+            execute(db, s, f"INSERT INTO hr.t VALUES ({i}, {big})")
+            execute(db, s, f"UPDATE hr.t SET a = 'a{i}', f = 'f{i}' WHERE id = {i}")
+            execute(db, s, f"UPDATE hr.t SET d = 'd{i}' WHERE id = {i}")
+            execute(db, s, "COMMIT")
+            out += [(IOType.INSERT, str(i)), (IOType.FIELDCOMP, str(i))]
+            out += [(IOType.FIELDCOMP, str(i))]
+            if i % 3 == 0:
+                execute(db, s, f"DELETE FROM hr.t WHERE id = {i}")
+                execute(db, s, "COMMIT")
+                out.append((IOType.DELETE, str(i)))
+        execute(db, s, f"DELETE FROM hr.t WHERE id = {start}")
+        execute(db, s, "ROLLBACK")
+    return [(int(t), k) for t, k in out]
+
+
+@pytest.mark.e2e
+def test_the_extract_killed_mid_stream_loses_and_duplicates_nothing(tmp_path: Path) -> None:
+    """The embedded Extract as a group process under the Manager, killed with SIGKILL while
+    it reads chained rows' updates and deletes (records of up to 8 KiB each, a row's pieces
+    in a row), then started again: every committed change in the trail once, in order (the
+    crash harness of tests/extract/test_process.py)."""
+    import os
+    import signal
+
+    from engine.home.status import State, read_process_file
+    from engine.trail.reader import TrailReader
+    from tests.extract.test_process import ggsci, wait_until
+
+    home = Home(tmp_path / "home")
+    home.create_subdirs()
+    root = create_database(home.dirdb, "src")
+    with Database(root) as db:
+        execute(db, db.session("ddl"), DDL)
+    (home.dirprm / "mgr.prm").write_text("PORT 0\n")
+    (home.dirprm / "ext1.prm").write_text(
+        "EXTRACT ext1\nSOURCEDB src\nEXTTRAIL ./dirdat/lt\nCHECKPOINTSECS 1\nTABLE hr.t;\n"
+    )
+    out = ggsci(home, "START MANAGER", "ADD EXTRACT ext1, TRANLOG, EXTSEQNO 1, EXTRBA 0",
+                "ADD EXTTRAIL ./dirdat/lt, EXTRACT ext1", "START EXTRACT ext1")  # fmt: skip
+    assert "EXTRACT added." in out and "EXTRACT EXT1 starting" in out, out
+
+    def trail() -> list[tuple[int, str]]:
+        if not list((home.root / "dirdat").glob("lt*")):
+            return []
+        base = str(home.root / "dirdat" / "lt")
+        return [(rec.io_type, dict(rec.columns)[0] or "") for _, rec in TrailReader(base).records()]
+
+    try:
+        expected = _batch(root, 1, 6)
+        wait_until(lambda: len(trail()) >= len(expected), "the first batch in the trail")
+        pf = read_process_file(home, "EXTRACT", "EXT1")
+        assert pf is not None and pf.state == State.RUNNING
+        expected += _batch(root, 100, 12)
+        os.kill(pf.pid, signal.SIGKILL)  # mid-stream: the second batch may be partly written
+        expected += _batch(root, 200, 6)
+        assert "EXTRACT EXT1 starting" in ggsci(home, "START EXTRACT ext1")
+        wait_until(lambda: len(trail()) >= len(expected), "all batches in the trail")
+        assert trail() == expected
+    finally:
+        ggsci(home, "STOP EXTRACT ext1", "STOP MANAGER !")
