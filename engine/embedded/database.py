@@ -115,13 +115,18 @@ def _load_state(raw: bytes) -> State:
     return State(**decode_state_fields(raw))  # type: ignore[arg-type]
 
 
+_PIECES_TABLE: Final = (
+    "CREATE TABLE IF NOT EXISTS _gg_pieces "
+    "(obj INTEGER, rid INTEGER, pieces TEXT, PRIMARY KEY (obj, rid))"
+)
+
+
 def _load_pieces(conn: sqlite3.Connection) -> dict[int, dict[int, Pieces]]:
-    """The chained rows' pieces (``_gg_pieces``, made here for a database made before it)."""
-    conn.execute(
-        "CREATE TABLE IF NOT EXISTS _gg_pieces "
-        "(obj INTEGER, rid INTEGER, pieces TEXT, PRIMARY KEY (obj, rid))"
-    )
+    """The chained rows' pieces (``_gg_pieces``: none in a database made before it, which
+    gets the table with its first chained row)."""
     out: dict[int, dict[int, Pieces]] = {}
+    if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = '_gg_pieces'").fetchone():
+        return out
     for obj, rid, text in conn.execute("SELECT obj, rid, pieces FROM _gg_pieces"):
         got = json.loads(text)
         out.setdefault(obj, {})[rid] = tuple((int(r), int(lo), int(hi)) for r, lo, hi in got)
@@ -156,6 +161,7 @@ def create_database(
     save_dictionary(root / "dictionary.json", Dictionary())
     conn = sqlite3.connect(root / "data.sqlite")
     conn.execute("CREATE TABLE _gg_state (key TEXT PRIMARY KEY, value BLOB)")
+    conn.execute(_PIECES_TABLE)
     state = State(threads=threads, log_bytes=log_bytes)
     conn.execute("INSERT INTO _gg_state VALUES ('state', ?)", (encode_state(state),))
     conn.execute("INSERT INTO _gg_state VALUES ('sessions', ?)", (encode_sessions({}),))
@@ -356,6 +362,7 @@ class Database:
         deleted chained row's entry stays (ROWIDs are never given out again), so a rollback
         of the delete finds its pieces where they were; DROP TABLE removes the table's."""
         self.chained.setdefault(table.obj, {})[rid] = pieces
+        self.conn.execute(_PIECES_TABLE)
         self.conn.execute(
             "INSERT OR REPLACE INTO _gg_pieces (obj, rid, pieces) VALUES (?, ?, ?)",
             (table.obj, rid, json.dumps(pieces)),
@@ -645,8 +652,8 @@ class Database:
         if any(obj == table.obj for obj, _ in self.locks):
             raise SqlError("resource busy: table has locked rows", "ORA-00054")
         self.conn.execute(f'DROP TABLE "{table.sqlite_name}"')
-        self.conn.execute("DELETE FROM _gg_pieces WHERE obj = ?", (table.obj,))
-        self.chained.pop(table.obj, None)
+        if self.chained.pop(table.obj, None):  # (a chained row made the table)
+            self.conn.execute("DELETE FROM _gg_pieces WHERE obj = ?", (table.obj,))
         self.dictionary.remove(table.qualified)
         self._ddl(session, table, text, definition=False)
 
