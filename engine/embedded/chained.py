@@ -31,7 +31,6 @@ from engine.embedded.dictionary import TableDef
 from engine.embedded.rows import (
     PIECE_ROOM,
     cols_data,
-    index_cols,
     piece_bytes,
     rid_block,
     rid_slot,
@@ -40,7 +39,7 @@ from engine.embedded.rows import (
 from engine.embedded.session import Engine, Session, Txn
 from engine.embedded.state import Pieces
 from engine.redo.ids import Uba, make_dba
-from engine.redo.model import ChangeVector, Column, Undo
+from engine.redo.model import ChangeVector, Column, Kdo, Ktb, Undo
 from engine.redo.rowid import fb_value
 
 #: supplemental flags of a chained row's DELETE records by (first record, last record):
@@ -61,6 +60,23 @@ def ranges(table: TableDef, pieces: Pieces) -> list[tuple[int, int, int]]:
     return out
 
 
+def piece_irp(
+    ktb: Ktb,
+    table: TableDef,
+    dba: int,
+    slot: int,
+    cols: tuple[Column, ...],
+    ends: tuple[bool, bool],
+    lb: int,
+    nrid: tuple[int, int] | None,
+) -> Kdo:
+    """An IRP of one row piece: its columns (numbered from the piece's first), its flags by
+    ``ends`` (head, last: :data:`redogen.PIECE_FB`), the next piece's address ``nrid``: an
+    insert's redo (dml._redo_insert) or a delete's undo (:func:`delete`)."""
+    return rg.kdo("IRP", ktb, table, dba, slot=slot, size=rg.row_size(cols_data(cols)),
+                  fb=rg.PIECE_FB[ends], lb=lb, cc=len(cols), columns=cols, nrid=nrid)  # fmt: skip
+
+
 def _piece_row(enc: rg.Row, lo: int, hi: int) -> tuple[Column, ...]:
     """A piece's columns, numbered from the piece's first (the last piece's trailing NULLs
     cut, as the insert stored it)."""
@@ -71,7 +87,8 @@ def delete(
     s: Session, db: Engine, txn: Txn, table: TableDef, scn: int, pieces: Pieces, enc: rg.Row
 ) -> Uba:
     """The records of a DELETE of the chained row ``enc`` (all its columns encoded), head
-    first; returns the head record's undo address (what a rollback names)."""
+    first (its index records are the caller's: dml._redo_delete); returns the head
+    record's undo address (what a rollback names)."""
     parts = ranges(table, pieces)
     last = len(parts) - 1
     addr = [(make_dba(table.file_no, rid_block(r)), rid_slot(r)) for r, _, _ in parts]
@@ -83,19 +100,8 @@ def delete(
             cols = tuple(Column(i, enc[lo + i]) for i in range(hi - lo))
         else:
             cols = _piece_row(enc, lo, hi)
-        undo_kdo = rg.kdo(
-            "IRP",
-            rg.UNDO_KTB,
-            table,
-            dba,
-            slot=slot,
-            size=rg.row_size(cols_data(cols)),
-            fb=rg.PIECE_FB[(n == 0, n == last)],
-            lb=0,
-            cc=len(cols),
-            columns=cols,
-            nrid=addr[n + 1] if n < last else None,
-        )
+        nrid = addr[n + 1] if n < last else None
+        undo_kdo = piece_irp(rg.UNDO_KTB, table, dba, slot, cols, (n == 0, n == last), 0, nrid)
         supp = supp_columns(table, enc) if n == 0 else ()
         undo_cv, uba = rg.row_undo(txn.ids, table, scn, undo_kdo, supp)
         undo_cv = _with_supp(undo_cv, SUPP_FB[(n == 0, n == last)], lo + 1, 0)
@@ -106,16 +112,6 @@ def delete(
         cvs = [*pre, undo_cv, rg.row_redo(txn.ids, table, scn, dba, 3, redo), *s.session_cv(txn)]
         db.emit(s.thread, scn, cvs, switch=n == last)  # no log switch inside the row
     assert head_uba is not None
-    dba, slot = addr[0]
-    for index in table.indexes:
-        key = rg.index_key(index_cols(table, index), enc)
-        db.emit(
-            s.thread,
-            scn,
-            rg.index_change(
-                txn.ids, table, index, scn, False, [(key, rg.keydata(dba, slot), slot)]
-            ),
-        )
     return head_uba
 
 
@@ -159,19 +155,9 @@ def update(
         fb = rg.PIECE_FB[(n == 0, n == last)]
         cols = changed[n]
         supp = supp_columns(table, old) if first else ()
+
         if cols:
-            undo_kdo = rg.kdo(
-                "URP",
-                rg.UNDO_KTB,
-                table,
-                dba,
-                slot=slot,
-                flag=fb_value(fb),
-                lock=0,
-                cc=hi - lo,
-                nnew=len(cols),
-                columns=tuple(Column(i - lo, old[i]) for i in cols),
-            )
+            undo_kdo = _urp(rg.UNDO_KTB, table, dba, slot, fb, 0, lo, hi - lo, cols, old)
         else:  # the head, none of its columns changed: locked (11.4 LKR)
             undo_kdo = rg.kdo("LKR", rg.UNDO_KTB, table, dba, slot=slot, fb=fb)
         undo_cv, uba = rg.row_undo(txn.ids, table, scn, undo_kdo, supp)
@@ -181,24 +167,31 @@ def update(
         txn.ids.started = True
         ktb, _ = rg.ktb_for(txn.ids, dba, uba, db.dirty_blocks, scn)
         if cols:
-            redo = rg.kdo(
-                "URP",
-                ktb,
-                table,
-                dba,
-                slot=slot,
-                flag=fb_value(fb),
-                lock=1,
-                cc=hi - lo,
-                nnew=len(cols),
-                columns=tuple(Column(i - lo, new[i]) for i in cols),
-            )
+            redo = _urp(ktb, table, dba, slot, fb, 1, lo, hi - lo, cols, new)
             cv = rg.row_redo(txn.ids, table, scn, dba, 5, redo)
         else:
             lkr = rg.kdo("LKR", ktb, table, dba, slot=slot, lock=1)
             cv = rg.row_redo(txn.ids, table, scn, dba, 4, lkr)
         db.emit(s.thread, scn, [*pre, undo_cv, cv, *s.session_cv(txn)], switch=final)
     return head_uba
+
+
+def _urp(
+    ktb: Ktb,
+    table: TableDef,
+    dba: int,
+    slot: int,
+    fb: str,
+    lock: int,
+    lo: int,
+    ncol: int,
+    cols: list[int],
+    row: rg.Row,
+) -> Kdo:
+    """A URP of one row piece (its first column ``lo``, ``ncol`` columns, flags ``fb``)
+    setting table columns ``cols`` to their values in ``row``, numbered the piece's way."""
+    return rg.kdo("URP", ktb, table, dba, slot=slot, flag=fb_value(fb), lock=lock, cc=ncol,
+                  nnew=len(cols), columns=tuple(Column(i - lo, row[i]) for i in cols))  # fmt: skip
 
 
 def _with_supp(cv: ChangeVector, fb: str, before: int, after: int) -> ChangeVector:

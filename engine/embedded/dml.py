@@ -103,19 +103,8 @@ def _redo_insert(
         txn.ids.started = True
         ktb, _ = rg.ktb_for(txn.ids, dba, uba, db.dirty_blocks, scn)
         part = tuple(Column(c.no - lo, c.data) for c in cols[lo:hi])
-        redo = rg.kdo(
-            "IRP",
-            ktb,
-            table,
-            dba,
-            slot=slot,
-            size=rg.row_size(cols_data(part)),
-            fb=rg.PIECE_FB[(n == 0, n == last)],
-            lb=2,
-            cc=len(part),
-            columns=part,
-            nrid=addr[n + 1] if n < last else None,
-        )
+        nrid = addr[n + 1] if n < last else None
+        redo = chained.piece_irp(ktb, table, dba, slot, part, (n == 0, n == last), 2, nrid)
         cvs = [*pre, undo_cv, rg.row_redo(txn.ids, table, scn, dba, 2, redo), *s.session_cv(txn)]
         db.emit(s.thread, scn, cvs, switch=n == 0)  # no log switch inside the row
     assert uba is not None
@@ -498,8 +487,24 @@ def _redo_delete(
     pieces = chain.get(rid) if chain else None
     if pieces is not None:  # a record per piece, head first
         uba = chained.delete(s, db, txn, table, scn, pieces, enc)
-        txn.entries.append(UndoEntry("del", table.qualified, (rid,), uba, old))
-        return
+    else:
+        uba = _delete_whole(s, db, txn, table, scn, dba, slot, enc)
+    txn.entries.append(UndoEntry("del", table.qualified, (rid,), uba, old))
+    for index in table.indexes:
+        key = rg.index_key(index_cols(table, index), enc)
+        db.emit(
+            s.thread,
+            scn,
+            rg.index_change(
+                txn.ids, table, index, scn, False, [(key, rg.keydata(dba, slot), slot)]
+            ),
+        )
+
+
+def _delete_whole(
+    s: Session, db: Engine, txn: Txn, table: TableDef, scn: int, dba: int, slot: int, enc: rg.Row
+) -> Uba:
+    """``[5.1 (IRP undo: the row), 11.3 DRP]`` of a row in one piece."""
     cols = rg.columns_of(enc)
     pre, _ = s.first_cvs(txn, scn)
     undo_kdo = rg.kdo(
@@ -522,13 +527,4 @@ def _redo_delete(
         scn,
         [*pre, undo_cv, rg.row_redo(txn.ids, table, scn, dba, 3, redo), *s.session_cv(txn)],
     )
-    txn.entries.append(UndoEntry("del", table.qualified, (rid,), uba, old))
-    for index in table.indexes:
-        key = rg.index_key(index_cols(table, index), enc)
-        db.emit(
-            s.thread,
-            scn,
-            rg.index_change(
-                txn.ids, table, index, scn, False, [(key, rg.keydata(dba, slot), slot)]
-            ),
-        )
+    return uba
