@@ -52,6 +52,7 @@ from engine.embedded.dictionary import (
 from engine.embedded.errors import DatabaseError, RedoFormatError, SourceError, SqlError
 from engine.embedded.logfile import read_records
 from engine.embedded.logs import LogInfo, LogSet, check_format, list_logs
+from engine.embedded.recovery import recover
 from engine.embedded.scheduler import Scheduler, load_jobs
 from engine.embedded.session import Session
 from engine.embedded.state import Pieces
@@ -304,6 +305,9 @@ class Database:
         self._last_us: int | None = None
         self._flushed_at = time.monotonic()
         self._one_scn: int | None = None  # set inside same_scn()
+        #: transactions a process killed since the last checkpoint left open, rolled back
+        #: at this open (instance recovery: engine/embedded/recovery.py)
+        self.recovered = recover(self)
 
     # -- persistence ---------------------------------------------------------------------
 
@@ -332,17 +336,19 @@ class Database:
         self.conn.execute(
             "UPDATE _gg_state SET value = ? WHERE key = 'state'", (encode_state(self.state),)
         )
+        # the open transactions with the tables they changed: a process killed before the
+        # next checkpoint leaves both as of this one, for recovery at open (recovery.py)
+        open_sessions = {n: s for n, s in self.sessions.items() if s.txn is not None}
+        self.conn.execute(
+            "UPDATE _gg_state SET value = ? WHERE key = 'sessions'",
+            (encode_sessions(open_sessions),),
+        )
         self.conn.commit()
         if self.dirty_dictionary:
             save_dictionary(self.root / "dictionary.json", self.dictionary)
             self.dirty_dictionary = False
 
     def close(self) -> None:
-        open_sessions = {n: s for n, s in self.sessions.items() if s.txn is not None}
-        self.conn.execute(
-            "UPDATE _gg_state SET value = ? WHERE key = 'sessions'",
-            (encode_sessions(open_sessions),),
-        )
         self.checkpoint()
         self.logs.close()
         self.conn.close()
