@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Protocol
@@ -155,8 +156,13 @@ def _fail(location: str | Path, exc: BaseException, what: str) -> StorageError:
 # -- reading ---------------------------------------------------------------------------------
 class _LocalInput:
     def __init__(self, path: Path) -> None:
-        self.fd = os.open(path, os.O_RDONLY)
-        self.size = os.fstat(self.fd).st_size
+        # never waits on a FIFO (O_NONBLOCK: a regular file ignores it), reads no device
+        self.fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        st = os.fstat(self.fd)
+        if not stat.S_ISREG(st.st_mode):
+            os.close(self.fd)
+            raise OSError("not a regular file")
+        self.size = st.st_size
 
     def read_at(self, offset: int, n: int) -> bytes:
         data = os.pread(self.fd, n, offset)
@@ -262,9 +268,12 @@ def list_files(base: str | Path, suffix: str = "") -> list[Entry]:
             for name in files:
                 if name.endswith(suffix):
                     try:
-                        n = os.stat(os.path.join(d, name)).st_size
+                        st = os.stat(os.path.join(d, name))
                     except FileNotFoundError:
                         continue  # removed while listing
+                    if not stat.S_ISREG(st.st_mode):
+                        continue  # a FIFO, a socket, a device: never a log (never opened)
+                    n = st.st_size
                     parts = () if rel == "." else tuple(rel.split(os.sep))
                     out.append(Entry(join(prefix, *parts, name), n))
     else:
