@@ -90,6 +90,16 @@ def _cmdlines_holding(needle: bytes) -> list[str]:
     return out
 
 
+def _group(home: Home, extra: str) -> str:
+    """Extract E1 added, its parameter file with ``extra``; the parameter text."""
+    prm = PRM.format(extra=extra)
+    (home.dirprm / "e1.prm").write_text(prm)
+    shell = Shell(home)
+    shell.run("ADD EXTRACT e1, TRANLOG, EXTSEQNO 15, EXTRBA 0")
+    shell.run("ADD EXTTRAIL ./dirdat/aa, EXTRACT e1")
+    return prm
+
+
 @pytest.fixture
 def home(tmp_path: Path) -> Iterator[Home]:
     h = Home(tmp_path / "gghome")
@@ -166,11 +176,7 @@ def test_an_extract_in_spark_tasks_leaves_the_secret_nowhere(
     code, out = _db(home, "attach", "ora", "--archive", attached_at, "--dictionary",
                     str(need(CHECKPOINT)), "--format", FMT)  # fmt: skip
     assert code == 0, out
-    prm = PRM.format(extra=f'TRANLOGOPTIONS ALTARCHIVELOGDEST "{alt}"\n')
-    (home.dirprm / "e1.prm").write_text(prm)
-    shell = Shell(home)
-    shell.run("ADD EXTRACT e1, TRANLOG, EXTSEQNO 15, EXTRBA 0")
-    shell.run("ADD EXTTRAIL ./dirdat/aa, EXTRACT e1")
+    prm = _group(home, f'TRANLOGOPTIONS ALTARCHIVELOGDEST "{alt}"\n')
     events: list[str] = []
     run = ExtractRun(home, check_text(prm).model, GroupStore(home).get("E1"),
                      lambda c, _s, t: events.append(f"{c} {t}"), spark=spark,
@@ -213,11 +219,7 @@ def test_the_report_and_ggserr_log_never_hold_the_secret(
         code, out = _db(home, "attach", "ora", "--archive", str(home.root), "--dictionary",
                         str(need(CHECKPOINT)), "--format", FMT)  # fmt: skip
         assert code == 0, out
-    prm = PRM.format(extra=f"TRANLOGOPTIONS ALTARCHIVELOGDEST {alt}\n")
-    (home.dirprm / "e1.prm").write_text(prm)
-    shell = Shell(home)
-    shell.run("ADD EXTRACT e1, TRANLOG, EXTSEQNO 15, EXTRBA 0")
-    shell.run("ADD EXTTRAIL ./dirdat/aa, EXTRACT e1")
+    _group(home, f"TRANLOGOPTIONS ALTARCHIVELOGDEST {alt}\n")
     argv = ["extract", "paramfile", "dirprm/e1.prm", "--stop-at-eof", "--home", str(home.root)]
     r = runner.invoke(build_app(), argv)
     assert r.exit_code == (1 if slash else 0), r.output
