@@ -112,7 +112,8 @@ def attach(dirdb: Path, name: str, archive: str, dictionary: Path, fmt: str | No
         raise AttachError(f"database {up} already exists as an embedded database")
     if os.path.lexists(root / RECORD):
         raise AttachError(f"database {up} is already attached (ggsci db drop {up} first)")
-    location = _location(archive)
+    # (a key without its secret: the one ALTER CREDENTIALSTORE keeps under the alias)
+    location = _location(storagecreds.restore(_home(dirdb), archive, _alias(up)))
     fmt = _format(DEFAULT_FORMAT if fmt is None else fmt)  # '' given is refused, not defaulted
     try:  # a FIFO, a device, a huge file: one line, never a wait
         data = read_user_file(dictionary, MAX_DICTIONARY_BYTES)

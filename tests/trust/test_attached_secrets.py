@@ -228,3 +228,26 @@ def test_the_report_and_ggserr_log_never_hold_the_secret(
     assert "ALTARCHIVELOGDEST" in report and secret[8:] not in report, report
     leaks = _files_holding(home.root, secret[8:].encode(), 0, skip=CredentialStore(home).path)
     assert leaks == [str(home.dirprm / "e1.prm")]
+
+
+def test_a_key_alone_uses_the_secret_the_store_keeps(
+    home: Home, s3_server: str, secret: str
+) -> None:
+    """The secret put in the store first (ALTER CREDENTIALSTORE asks for it), the location
+    given with the key alone: nothing secret on the command line (/proc/PID/cmdline is
+    readable by other users), and the stored secret stays. Before, attach forgot it and
+    listed the location without one."""
+    base = _with_secret(s3_server, secret, "arch-key-alone")
+    for p in (LOG15, LOG16):
+        storage.put_file(need(p), storage.join(base, p.name))
+    store = CredentialStore(home)
+    store.create()
+    store.add("AKIAGGTEST", secret, "ATTACHED_ORA", "GGSTORAGE", replace=False)
+    key_only = base.replace(f"AKIAGGTEST:{secret}@", "AKIAGGTEST@")
+    code, out = _db(home, "attach", "ora", "--archive", key_only, "--dictionary",
+                    str(need(CHECKPOINT)), "--format", FMT)  # fmt: skip
+    assert code == 0 and "(2 now)" in out, out
+    assert store.lookup("ATTACHED_ORA", "GGSTORAGE").password == secret
+    code, out = _db(home, "logs", "ora")
+    assert code == 0 and len(out.strip().splitlines()) == 3, out
+    assert _files_holding(home.root, secret.encode(), 0, skip=store.path) == []
