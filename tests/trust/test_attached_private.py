@@ -8,6 +8,7 @@ CI runs as root: "another user" is ``nobody`` (uid 65534), who owns what the tes
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -217,3 +218,40 @@ def test_a_name_that_is_not_a_database_name_is_refused(tmp_path: Path, name: str
     r = runner.invoke(app, ["attach", name, *args])
     assert r.exit_code == 1 and "invalid database name" in _one_line(r.output), r.output
     assert not (home / "dirdb").exists() or list((home / "dirdb").iterdir()) == []
+
+
+def test_another_user_running_db_commands_on_the_home_gets_one_line(home: Home) -> None:
+    """As ``nobody``, every ``db`` command naming the owner's home is refused before it
+    reads anything of it (one line, exit 1); nothing of the home changes."""
+    _attach(home)
+    before = {p: p.stat().st_mtime_ns for p in home.root.rglob("*")}
+    h = str(home.root)
+    commands = [
+        ["attach", "X", "--archive", "/tmp", "--dictionary", str(CHECKPOINT), "--home", h],
+        ["show", "ORA", "--home", h],
+        ["logs", "ORA", "--home", h],
+        ["dump", "ORA", "--home", h],
+        ["drop", "ORA", "--home", h],
+        ["sql", "ORA", "SELECT 1", "--home", h],
+        ["list", "--home", h],
+    ]
+    body = (
+        "out = []\n"
+        f"for args in {commands!r}:\n"
+        "    r = CliRunner().invoke(app, args)\n"
+        "    out.append([r.exit_code, r.output or repr(r.exception)])\n"
+        "print(json.dumps(out))\n"
+    )
+    imports = (  # as root, each command once on no home: what it imports lazily is loaded
+        "import json\nfrom typer.testing import CliRunner\nfrom ggsci.cli_db import app\n"
+        f"for args in {commands!r}:\n"
+        f"    CliRunner().invoke(app, [a if a != {h!r} else '/nonexistent' for a in args])\n"
+    )
+    r = as_nobody(imports, body)
+    assert r.returncode == 0, r.stderr
+    for args, (code, out) in zip(commands, json.loads(r.stdout), strict=True):
+        assert code == 1 and _one_line(out) == (
+            f"ERROR: Home {home.root} belongs to user root, not to nobody; "
+            "only the home's owner may act on it."
+        ), (args, out)
+    assert {p: p.stat().st_mtime_ns for p in home.root.rglob("*")} == before
