@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TextIO, TypeVar
 
 import typer
 
@@ -637,7 +637,7 @@ def import_dump(
         try:  # a FIFO, a device, a directory: one line, never a wait
             with open(open_regular(f), encoding="utf-8", errors="replace") as fh:
                 try:
-                    result = parse_dump(fh, source=str(f), lenient=lenient)
+                    result = parse_dump(_bounded_lines(fh, f), source=str(f), lenient=lenient)
                 except SourceError as exc:
                     raise _fail(exc) from None
         except UserFileError as exc:
@@ -661,6 +661,24 @@ def import_dump(
                 )
         n = db.append_foreign([r for _, r in records], dic)
     typer.echo(f"{n} redo record(s) imported from {len(files)} file(s).")
+
+
+#: The longest line of dump text read (Oracle's lines are short; a file without a newline,
+#: a sparse one of gigabytes say, is refused at its first line, never read into memory).
+MAX_DUMP_LINE = 1 << 20
+
+
+def _bounded_lines(fh: TextIO, path: Path) -> Iterator[str]:
+    """The lines of ``fh``, each read within :data:`MAX_DUMP_LINE` characters."""
+    n = 0
+    while line := fh.readline(MAX_DUMP_LINE + 1):
+        n += 1
+        if len(line) > MAX_DUMP_LINE:
+            raise SourceError(
+                f"{path}:{n}: a line longer than {MAX_DUMP_LINE} characters: not dump text",
+                "GGS-SRC-0107",
+            )
+        yield line
 
 
 @app.command("dump")

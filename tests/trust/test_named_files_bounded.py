@@ -115,3 +115,21 @@ def test_a_fifo_in_an_archive_location_is_not_a_log(tmp_path: Path) -> None:
         assert c == 0, o
         rows = o.strip().splitlines()[1:]
         assert len(rows) == 1 and rows[0].endswith(LOG15.name), o
+
+
+def test_import_dump_of_a_file_without_newlines_is_one_line(tmp_path: Path) -> None:
+    """A dump text file is read a line at a time; a 3 GB sparse file has no newline: its
+    first "line" was read whole into memory. Now it is refused at line 1."""
+    big = tmp_path / "big.txt"
+    with big.open("wb") as f:
+        f.truncate(3 << 30)
+    home = tmp_path / "home"
+    home.mkdir()
+    h = ["--home", str(home)]
+    dic = str(home / "dirdb/SRC/dictionary.json")
+    created, (code, out) = _run(
+        ["create", "SRC", *h], ["import-dump", "SRC", str(big), "--dictionary", dic, *h]
+    )
+    assert created[0] == 0, created
+    _one_line(code, out, f"{big}:1: a line longer than 1048576 characters")
+    assert out.startswith("GGS-SRC-0107"), out
