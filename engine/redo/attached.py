@@ -55,6 +55,12 @@ class Attached:
     archive: str
     format: str
 
+    def with_secret(self, location: str) -> str:
+        """``location`` (an ALTARCHIVELOGDEST) with the secret this database's alias keeps
+        when it names the same key alone (``s3://KEY@bucket/...``): the parameter file then
+        holds no secret. Any other location is returned as given."""
+        return storagecreds.restore(_home(self.root.parent), location, _alias(self.name))
+
     @property
     def dictionary_path(self) -> Path:
         return self.root / DICTIONARY

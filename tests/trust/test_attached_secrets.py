@@ -26,6 +26,7 @@ from engine.extract.run import ExtractRun
 from engine.home.credstore import CredentialStore
 from engine.home.groups import GroupStore
 from engine.home.layout import Home
+from engine.redo.attached import attached
 from ggsci.cli_db import app
 from params.check import check_text
 from tests.redo.corpus import CHECKPOINT, LOG15, LOG16, need
@@ -251,3 +252,31 @@ def test_a_key_alone_uses_the_secret_the_store_keeps(
     code, out = _db(home, "logs", "ora")
     assert code == 0 and len(out.strip().splitlines()) == 3, out
     assert _files_holding(home.root, secret.encode(), 0, skip=store.path) == []
+
+
+def test_altarchivelogdest_with_the_key_alone_takes_the_attached_secret(
+    home: Home, s3_server: str, secret: str
+) -> None:
+    """``ALTARCHIVELOGDEST s3://KEY@bucket/...`` naming the attached database's key: the
+    catalog reads with the secret the store keeps, so the parameter file need hold none;
+    another key, or a location with its own secret, is used as given."""
+    from engine.extract.alo import ArchiveCatalog
+
+    base = _with_secret(s3_server, secret, "arch-alt-key")
+    code, out = _db(home, "attach", "ora", "--archive", base, "--dictionary",
+                    str(need(CHECKPOINT)), "--format", FMT)  # fmt: skip
+    assert code == 0, out
+    key_only = base.replace(f"AKIAGGTEST:{secret}@", "AKIAGGTEST@").replace("arch-alt-key", "o")
+    found = attached(home.dirdb, "ora")
+    assert found is not None
+    for dest, used in (
+        (key_only, key_only.replace("AKIAGGTEST@", f"AKIAGGTEST:{secret}@")),
+        (
+            key_only.replace("AKIAGGTEST@", "OTHERKEY@"),
+            key_only.replace("AKIAGGTEST@", "OTHERKEY@"),
+        ),
+        ("/data/arch", "/data/arch"),
+    ):
+        model = check_text(PRM.format(extra=f"TRANLOGOPTIONS ALTARCHIVELOGDEST {dest}\n")).model
+        assert model is not None
+        assert ArchiveCatalog.of(found, model).location == used
