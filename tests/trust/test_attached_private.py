@@ -255,3 +255,19 @@ def test_another_user_running_db_commands_on_the_home_gets_one_line(home: Home) 
             "only the home's owner may act on it."
         ), (args, out)
     assert {p: p.stat().st_mtime_ns for p in home.root.rglob("*")} == before
+
+
+@pytest.mark.parametrize("fmt", ["../%t_%s_%r.dbf", "sub/%s.arc", "..\\%s.arc", "/etc/%s"])
+def test_a_format_with_a_directory_part_is_refused(tmp_path: Path, fmt: str) -> None:
+    """LOG_ARCHIVE_FORMAT names files, not directories: ``db attach --format`` and ``db logs
+    --format`` refuse a separator in one line (params/archformat.py, a guard)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    h = ["--home", str(home)]
+    for args in (
+        ["attach", "ORA", "--archive", str(tmp_path), "--dictionary", str(need(CHECKPOINT))],
+        ["logs", str(tmp_path)],
+    ):
+        r = runner.invoke(app, [*args, "--format", fmt, *h])
+        assert r.exit_code == 1 and "names a directory" in _one_line(r.output), r.output
+    assert not (home / "dirdb").exists() or list((home / "dirdb").iterdir()) == []
