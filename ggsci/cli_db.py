@@ -565,7 +565,7 @@ def logs(
 ) -> None:
     """List redo logs: thread, sequence, status, SCN range, size, path. For an archive
     location of Oracle logs: thread, sequence, SCN range, resetlogs id, version, from headers."""
-    if os.sep in name or "://" in name or Path(name).is_dir():
+    if _a_location(name, home):
         _oracle_logs(name, format_)
         return
     from engine.redo.attached import attached
@@ -589,6 +589,24 @@ def logs(
             f"{i.thread:3d} {i.sequence:9d} {status:8s} {i.first_scn:>12d} {nxt:>12s} "
             f"{i.size:>12d} {i.path}" + (f"  archived as {copy}" if copy else "")
         )
+
+
+def _a_location(name: str, home: str | None) -> bool:
+    """Whether ``db logs NAME`` names an archive location rather than a database: a path
+    with a separator or a URL; a bare name only when it is a directory here and no database
+    of the home has that name (a directory ``ora`` where the DBA stands does not hide the
+    attached database ORA)."""
+    from engine.home.names import database_name
+
+    if os.sep in name or "://" in name:
+        return True
+    if not Path(name).is_dir():
+        return False
+    up = database_name(name)
+    try:
+        return up is None or not os.path.lexists(resolve_home(home).dirdb / up)
+    except HomeError:
+        return True
 
 
 def _copy(root: Path, info: LogInfo) -> str | None:

@@ -271,3 +271,17 @@ def test_a_format_with_a_directory_part_is_refused(tmp_path: Path, fmt: str) -> 
         r = runner.invoke(app, [*args, "--format", fmt, *h])
         assert r.exit_code == 1 and "names a directory" in _one_line(r.output), r.output
     assert not (home / "dirdb").exists() or list((home / "dirdb").iterdir()) == []
+
+
+def test_a_directory_named_like_the_database_does_not_hide_it(
+    home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``db logs ora`` where the DBA stands in a directory holding a directory ``ora``:
+    before, that directory was listed (as an archive location) instead of database ORA."""
+    _attach(home)
+    (tmp_path / "ora").mkdir()
+    monkeypatch.chdir(tmp_path)
+    code, out = _db(home, "logs", "ora")
+    assert code == 0 and out.strip().splitlines()[1].endswith(LOG15.name), out
+    code, out = _db(home, "logs", "./ora")  # a path: the directory, as asked
+    assert code == 0 and len(out.strip().splitlines()) == 1, out
