@@ -31,19 +31,38 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from engine.embedded import redogen as rg
 from engine.embedded.logfile import read_head, read_records
 from engine.embedded.logs import list_logs
+from engine.embedded.session import Session
+from engine.embedded.state import Engine
 from engine.redo.ids import Xid
 from engine.redo.model import Commit, SlotAlloc
 from engine.redo.vectors import UNDO_CLS_FIRST
 
-if TYPE_CHECKING:
-    from engine.embedded.database import Database
-
 Slot = tuple[int, int]  # (undo segment, slot)
+
+
+class Counters(Protocol):
+    """The saved counters recovery moves on (``database.State``)."""
+
+    scn: int
+    threads: int
+    sqn: dict[str, int]
+
+
+class Recovering(Engine, Protocol):
+    """What recovery needs of the database being opened."""
+
+    root: Path
+    sessions: dict[str, Session]
+
+    @property
+    def state(self) -> Counters: ...
+
+    def checkpoint(self) -> None: ...
 
 
 @dataclass
@@ -88,7 +107,7 @@ def read_tail(redo_dir: Path, after_scn: int, threads: int) -> Tail:
     return tail
 
 
-def recover(db: Database) -> list[str]:
+def recover(db: Recovering) -> list[str]:
     """Instance recovery (module docstring); the transactions rolled back, as ``u.s.q``
     texts. Nothing is written when the logs hold nothing after the saved state."""
     st = db.state
