@@ -94,6 +94,7 @@ MESSAGES: dict[str, Message] = {
     "OGG-01967": Message(_W, "The orphaned-transaction scan failed."),
     "OGG-01972": Message(_I, "An orphaned transaction was purged."),
     "OGG-02028": Message(_E, "An archived log of another incarnation (resetlogs id) was refused."),
+    "OGG-02340": Message(_E, "TRANLOGOPTIONS EXCLUDEUSER names a catalog that is no container."),
     "OGG-02544": Message(_W, "The Replicat has no checkpoint table."),
     "OGG-02545": Message(_I, "A checkpoint table was upgraded."),
     "OGG-02636": Message(_E, "A TABLE name selects a table in two containers: name one."),

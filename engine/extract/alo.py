@@ -281,6 +281,9 @@ class AttachedOrigin:
     def dictionary(self) -> DriverDictionary:
         return self.driver
 
+    def containers(self) -> Mapping[int, str]:
+        return self.oracle.containers
+
     def plan(self, plan: MinePlan) -> OraclePlan:
         return OraclePlan(plan, self.oracle, self.states, self.warn)
 

@@ -42,6 +42,7 @@ from engine.embedded.catalog import RedoCatalog
 from engine.embedded.dictionary import Dictionary, load_dictionary
 from engine.embedded.logs import LogInfo
 from engine.expr.rowrule import Process, UnknownColumn
+from engine.extract import containers
 from engine.extract.cache import TransactionCache, Txn
 from engine.extract.keyfetch import KeyFetch
 from engine.extract.merge import NONE, Batch, plan_batch
@@ -233,6 +234,8 @@ class RedoOrigin(Protocol):
 
     def dictionary(self) -> Dictionary: ...
 
+    def containers(self) -> Mapping[int, str]: ...
+
     def plan(self, plan: MinePlan) -> Plan: ...
 
     def bound(self) -> int | None: ...
@@ -316,8 +319,10 @@ class Capture:
         self._dictionary_mtime = 0.0
         self.decoder = self._decoder()
         tl = model.tranlog
-        # (a container's name before the user, pdb.user, is not compared: run.py warns)
-        self.exclude_users = {u.rpartition(".")[2].upper() for u in tl.exclude_users}
+        # pdb.user: that container's user, in a container database (containers.py)
+        self.exclude_users = containers.excluded_users(
+            tl.exclude_users, origin.containers() if origin is not None else {}
+        )
         self.exclude_trans = {t.upper() for t in tl.exclude_trans}
         self.excluded: set[str] = set()
         last = writer.recovery.last_transaction if writer.recovery else None
@@ -757,7 +762,7 @@ class Capture:
 
     def _excludes(self, user: str, txn_name: str) -> bool:
         """TRANLOGOPTIONS EXCLUDEUSER / EXCLUDETRANS."""
-        return user.upper() in self.exclude_users or bool(
+        return containers.excludes(self.exclude_users, user) or bool(
             txn_name and txn_name.upper() in self.exclude_trans
         )
 

@@ -18,7 +18,7 @@ their rows for the captured one's.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 
 from engine.extract.start import ExtractError
@@ -82,6 +82,54 @@ def _unknown_catalogs(d: Dictionary, model: ParamFile, warn: Callable[[str], Non
                 f"OGG-02636: the catalog {cat} of TABLE {spec.source} names no container of "
                 f"the dictionary ({', '.join(names)}): it selects no table"
             )
+
+
+def excluded_users(users: Iterable[str], names: Mapping[int, str]) -> frozenset[str]:
+    """TRANLOGOPTIONS EXCLUDEUSER's names as the redo miner names a session's user: ``USER``
+    excludes it in every container; ``PDB.USER`` in that container only, in a container
+    database (the miner names a session there ``PDB.USER``: engine/redo/capture.py). A
+    source without containers (``names`` empty) does not compare the catalog."""
+    out = set()
+    for u in users:
+        catalog, _, name = u.upper().rpartition(".")
+        out.add(f"{catalog}.{name}" if catalog and names else name)
+    return frozenset(out)
+
+
+def excludes(excluded: frozenset[str], user: str) -> bool:
+    """Whether a session's user (``USER`` or ``PDB.USER``) is one EXCLUDEUSER names."""
+    u = user.upper()
+    _, dot, name = u.partition(".")
+    return u in excluded or bool(dot and name in excluded)
+
+
+def exclude_catalogs(users: Iterable[str], d: Dictionary) -> list[str]:
+    """The catalogs of TRANLOGOPTIONS EXCLUDEUSER ``pdb.user`` names that name no container
+    of a container database's dictionary: ExtractError OGG-02340 for the first, as
+    GoldenGate refuses a non-existing catalog. When the dictionary leaves a container
+    unnamed, a catalog may be its name: the warnings returned say so instead."""
+    names = d.containers
+    if not names:
+        return []
+    unnamed = sorted({t.con_id for t in d.tables if t.con_id and not t.container})
+    warnings = []
+    for u in users:
+        catalog = u.upper().rpartition(".")[0]
+        if not catalog or catalog in names.values():
+            continue
+        if not unnamed:
+            raise ExtractError(
+                "OGG-02340",
+                f"TRANLOGOPTIONS EXCLUDEUSER / EXCLUDEUSERID non-existing catalog "
+                f"'{catalog}' ({u}: the dictionary's containers are "
+                f"{', '.join(sorted(names.values()))}).",
+            )
+        warnings.append(
+            f"OGG-02340: the catalog {catalog} of TRANLOGOPTIONS EXCLUDEUSER {u} names no "
+            f"container the dictionary names (it names no container "
+            f"{', '.join(map(str, unnamed))}): sessions there are not excluded by it"
+        )
+    return warnings
 
 
 def with_catalog(model: ParamFile) -> list[TableSpec]:

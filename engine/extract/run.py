@@ -158,7 +158,12 @@ class ExtractRun(TransactionManagement, GroupRun):
         for what in not_used(model) if self.attached else ():
             emit("OGG-10144", Severity.WARNING, f"{what} not used by an Extract reading the "
                  f"archived logs of attached database {self.root.name}.")  # fmt: skip
-        for user in (u for u in model.tranlog.exclude_users if "." in u):
+        cdb = bool(self.origin and self.origin.containers())
+        for text in containers.exclude_catalogs(
+            model.tranlog.exclude_users, self.origin.oracle
+        ) if self.origin else ():  # fmt: skip
+            emit("OGG-02340", Severity.WARNING, text.removeprefix("OGG-02340: ") + ".")
+        for user in (u for u in model.tranlog.exclude_users if "." in u and not cdb):
             catalog, _, name = user.rpartition(".")
             emit("OGG-10144", Severity.WARNING, f"Catalog {catalog.upper()} of TRANLOGOPTIONS "
                  f"EXCLUDEUSER {user} not used: {name.upper()} is excluded in every "

@@ -150,6 +150,12 @@ class Miner:
                 if not _decoded(c):
                     self._warn_once(t, c)
 
+    def _user(self, con_id: int, user: str) -> str:
+        """A 5.20's user, named as TRANLOGOPTIONS EXCLUDEUSER names it: ``PDB.USER`` in a
+        container the dictionary names, the bare name elsewhere (a non-CDB)."""
+        container = self.dictionary.containers.get(con_id)
+        return f"{container}.{user}" if container else user
+
     def _warn_once(self, t: Table, c: Column) -> None:
         if (t.full_name, c.name) not in self._warned:
             self._warned.add((t.full_name, c.name))
@@ -237,7 +243,7 @@ class Miner:
                 s = V.decode(v)
                 assert isinstance(s, V.Session)
                 if xid and s.user:
-                    out.append(TxSession(xid, s.user, s.transaction_name))
+                    out.append(TxSession(xid, self._user(v.con_id, s.user), s.transaction_name))
             elif op == "5.4":
                 e = V.decode(v)
                 assert isinstance(e, V.End)

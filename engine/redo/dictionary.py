@@ -36,6 +36,9 @@ from engine.redo.values import TYPE_CODES, UNSUPPORTED
 
 FORMAT = "ggsci-oracle-dictionary/1"
 MAX_DICTIONARY_BYTES = 1 << 30
+#: V$CONTAINERS: in a container database, container 1 is the root, whatever the dictionary
+#: lists (a non-CDB's redo names container 0)
+ROOT_CONTAINER = (1, "CDB$ROOT")
 
 
 class DictionaryError(RedoError):
@@ -92,6 +95,15 @@ class Dictionary:
 
     def by_obj(self) -> dict[tuple[int, int], Table]:
         return {(t.con_id, t.obj): t for t in self.tables}
+
+    @cached_property
+    def containers(self) -> dict[int, str]:
+        """The names of the containers the dictionary knows, by id: the root's and those
+        its tables name; empty for a non-CDB (no table in a container)."""
+        if not any(t.con_id for t in self.tables):
+            return {}
+        names = {t.con_id: t.container for t in self.tables if t.container}
+        return {ROOT_CONTAINER[0]: ROOT_CONTAINER[1], **names}
 
     def charset(self, col: Column) -> str:
         return self.nchar_charset if col.charset_form == 2 else self.db_charset

@@ -8,16 +8,20 @@ import json
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from engine.extract.alo import driver_dictionary
 from engine.extract.capture import selection_for
-from engine.extract.containers import selected
+from engine.extract.containers import exclude_catalogs, excluded_users, excludes, selected
 from engine.extract.start import ExtractError
+from engine.home.layout import Home
 from engine.redo import dictionary as D
+from ggsci.cli import build_app
 from params.check import check_text
 from params.models import ParamFile
 from tests.redo.corpus import CHECKPOINT, LOG15, LOG16, need
-from tests.redo.test_alo_ggsci import _add, _attach, _extract_here, _home, _rows
+from tests.redo.test_alo_ggsci import FMT, _add, _attach, _extract_here, _home, _rows
+from tests.shell.conftest import Shell
 
 COLS = (D.Column("ID", 1, "NUMBER", 22),)
 
@@ -128,3 +132,67 @@ def test_the_fixture_by_its_pdb(tmp_path: Path) -> None:
         "OLR_TEST.TEST_CDC",
         {"ID": "1", "NAME": "hello world"},
     )
+
+
+def test_excludeuser_with_a_catalog_excludes_that_containers_user_only() -> None:
+    """The miner names a CDB session's user PDB.USER (engine/redo/capture.py); EXCLUDEUSER
+    USER matches it in every container, PDB.USER in that one; without containers the
+    catalog is not compared (run.py says so)."""
+    cdb = excluded_users(["app", "pdb1.gg", "cdb$root.c##ops"], DICT.containers)
+    assert cdb == {"APP", "PDB1.GG", "CDB$ROOT.C##OPS"}
+    assert excludes(cdb, "PDB1.GG") and excludes(cdb, "pdb2.app") and excludes(cdb, "APP")
+    assert not excludes(cdb, "PDB2.GG") and not excludes(cdb, "GG")
+    assert excludes(cdb, "CDB$ROOT.C##OPS") and not excludes(cdb, "PDB1.C##OPS")
+    flat = excluded_users(["pdb1.gg"], {})
+    assert flat == {"GG"} and excludes(flat, "GG")
+    assert DICT.containers == {1: "CDB$ROOT", 3: "PDB1", 4: "PDB2"}
+    assert (
+        D.Dictionary(1, "AL32UTF8", "AL16UTF16", (_table(0, None, "A", "B", 9),)).containers == {}
+    )
+
+
+def test_an_excludeuser_catalog_naming_no_container_is_refused_or_said() -> None:
+    named = D.Dictionary(100, "AL32UTF8", "AL16UTF16", DICT.tables[:3])
+    assert exclude_catalogs(["PDB1.GG", "CDB$ROOT.X", "GG"], named) == []
+    with pytest.raises(ExtractError) as e:
+        exclude_catalogs(["PDB1.GG", "PDB9.GG"], named)
+    assert e.value.code == "OGG-02340" and "non-existing catalog 'PDB9'" in str(e.value)
+    assert "PDB1, PDB2" in str(e.value) and "\n" not in str(e.value)
+    # a container the dictionary does not name (5): PDB9 may be it, said, not refused
+    (said,) = exclude_catalogs(["PDB9.GG"], DICT)
+    assert "names no container 5" in said
+
+
+@pytest.mark.parametrize(
+    ("exclude", "rows", "said"),
+    [
+        ("FREEPDB1.OLR_TEST", 0, ""),  # the fixture's session: OLR_TEST in FREEPDB1 (con 3)
+        ("OLR_TEST", 0, ""),
+        ("CDB$ROOT.OLR_TEST", 1, ""),  # another container's user of that name
+        ("NOPDB.OLR_TEST", None, "OGG-02340"),
+    ],
+)
+def test_excludeuser_by_container_on_the_fixture(
+    tmp_path: Path, exclude: str, rows: int | None, said: str
+) -> None:
+    root, arch = _home(tmp_path, (LOG15,))
+    prm = root / "dirprm" / "e1.prm"
+    text = prm.read_text().replace("TABLE", f"TRANLOGOPTIONS EXCLUDEUSER {exclude}\nTABLE")
+    prm.write_text(text)
+    app = build_app()
+    r = CliRunner().invoke(app, ["db", "attach", "ora23", "--archive", str(arch), "--dictionary",
+                                 str(need(CHECKPOINT)), "--format", FMT, "--home", str(root)])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    shell = Shell(Home(root))
+    shell.run("ADD EXTRACT e1, TRANLOG, EXTSEQNO 15, EXTRBA 0")
+    shell.run("ADD EXTTRAIL ./dirdat/aa, EXTRACT e1")
+    r = CliRunner().invoke(
+        app, ["extract", "paramfile", "dirprm/e1.prm", "--stop-at-eof", "--home", str(root)]
+    )
+    if rows is None:
+        assert r.exit_code == 1 and said in r.output, r.output
+        assert "non-existing catalog 'NOPDB'" in r.output and "Traceback" not in r.output
+        return
+    assert r.exit_code == 0, r.output
+    assert "OGG-10144" not in r.output and "OGG-02340" not in r.output, r.output
+    assert len(_rows(root)) == rows
