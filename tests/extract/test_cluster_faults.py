@@ -227,7 +227,7 @@ def test_tasks_that_never_finish(cluster: standalone.Cluster, tmp_path: Path) ->
     home = source(tmp_path)
     proc = extract(
         home,
-        f"SPARKMASTER {cluster.url}\nSPARKCONF spark.ggsci.progressTimeout=10s\n"
+        f"SPARKMASTER {cluster.url}\nSPARKCONF spark.ggsci.progressTimeout=20s\n"
         "SPARKCONF spark.dynamicAllocation.minExecutors=1\n",
     )
     frozen: list[int] = []
@@ -257,10 +257,10 @@ def test_tasks_that_never_finish(cluster: standalone.Cluster, tmp_path: Path) ->
             os.killpg(proc.pid, signal.SIGKILL)
     took = time.monotonic() - t0
     assert proc.returncode == 1, out
-    line = one_error(out, "No Spark task finished for 1", "spark.ggsci.progressTimeout")
+    line = one_error(out, "No Spark task finished for 2", "spark.ggsci.progressTimeout")
     said = (datetime.strptime(line[:19], "%Y-%m-%d %H:%M:%S") - wall0).total_seconds()
     print(
-        f"frozen executor: {said:.0f} s from the work to the message (bound 10 s), "
+        f"frozen executor: {said:.0f} s from the work to the message (bound 20 s), "
         f"{took:.1f} s to the process's end (Spark's stop waits for the frozen executor)"
     )
 
