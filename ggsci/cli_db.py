@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TextIO, TypeVar
 
 import typer
 
@@ -33,6 +33,7 @@ from engine.embedded.dictionary import load_dictionary
 from engine.embedded.errors import STATEMENT_ERRORS, DatabaseError, SourceError
 from engine.home.layout import HomeError, resolve_home
 from engine.home.trust import NotHomeOwner, check_home_owner
+from engine.home.userfile import UserFileError, open_regular, read_user_file
 from engine.redo.archnames import DEFAULT_FORMAT
 
 if TYPE_CHECKING:
@@ -440,10 +441,10 @@ def run(
     home: HomeOpt = None,
 ) -> None:
     """Run a SQL script file."""
-    try:
-        data = script.read_bytes()
-    except OSError as exc:
-        raise _fail(SourceError(f"cannot read {script}: {exc.strerror}", "GGS-SRC-0107")) from None
+    try:  # a FIFO, a device, a huge file: one line, never a wait
+        data = read_user_file(script, MAX_TEXT_BYTES)
+    except UserFileError as exc:
+        raise _fail(SourceError(f"cannot read {exc}", "GGS-SRC-0107")) from None
     text = _sql_text(data, str(script))
     with _db(home, name, clock_rate=clock_rate) as db:
         _run_sql(db, text, session, user, thread)
@@ -564,7 +565,7 @@ def logs(
 ) -> None:
     """List redo logs: thread, sequence, status, SCN range, size, path. For an archive
     location of Oracle logs: thread, sequence, SCN range, resetlogs id, version, from headers."""
-    if os.sep in name or "://" in name or Path(name).is_dir():
+    if _a_location(name, home):
         _oracle_logs(name, format_)
         return
     from engine.redo.attached import attached
@@ -588,6 +589,24 @@ def logs(
             f"{i.thread:3d} {i.sequence:9d} {status:8s} {i.first_scn:>12d} {nxt:>12s} "
             f"{i.size:>12d} {i.path}" + (f"  archived as {copy}" if copy else "")
         )
+
+
+def _a_location(name: str, home: str | None) -> bool:
+    """Whether ``db logs NAME`` names an archive location rather than a database: a path
+    with a separator or a URL; a bare name only when it is a directory here and no database
+    of the home has that name (a directory ``ora`` where the DBA stands does not hide the
+    attached database ORA)."""
+    from engine.home.names import database_name
+
+    if os.sep in name or "://" in name:
+        return True
+    if not Path(name).is_dir():
+        return False
+    up = database_name(name)
+    try:
+        return up is None or not os.path.lexists(resolve_home(home).dirdb / up)
+    except HomeError:
+        return True
 
 
 def _copy(root: Path, info: LogInfo) -> str | None:
@@ -633,12 +652,14 @@ def import_dump(
     dic = _guard(lambda: load_dictionary(dictionary))
     records: list[tuple[str, RedoRecord]] = []
     for f in files:
-        try:
-            with open(f, encoding="utf-8", errors="replace") as fh:
+        try:  # a FIFO, a device, a directory: one line, never a wait
+            with open(open_regular(f), encoding="utf-8", errors="replace") as fh:
                 try:
-                    result = parse_dump(fh, source=str(f), lenient=lenient)
+                    result = parse_dump(_bounded_lines(fh, f), source=str(f), lenient=lenient)
                 except SourceError as exc:
                     raise _fail(exc) from None
+        except UserFileError as exc:
+            raise _fail(SourceError(f"cannot read {exc}", "GGS-SRC-0107")) from None
         except OSError as exc:
             raise _fail(SourceError(f"cannot read {f}: {exc.strerror}", "GGS-SRC-0107")) from None
         for w in result.warnings:
@@ -658,6 +679,24 @@ def import_dump(
                 )
         n = db.append_foreign([r for _, r in records], dic)
     typer.echo(f"{n} redo record(s) imported from {len(files)} file(s).")
+
+
+#: The longest line of dump text read (Oracle's lines are short; a file without a newline,
+#: a sparse one of gigabytes say, is refused at its first line, never read into memory).
+MAX_DUMP_LINE = 1 << 20
+
+
+def _bounded_lines(fh: TextIO, path: Path) -> Iterator[str]:
+    """The lines of ``fh``, each read within :data:`MAX_DUMP_LINE` characters."""
+    n = 0
+    while line := fh.readline(MAX_DUMP_LINE + 1):
+        n += 1
+        if len(line) > MAX_DUMP_LINE:
+            raise SourceError(
+                f"{path}:{n}: a line longer than {MAX_DUMP_LINE} characters: not dump text",
+                "GGS-SRC-0107",
+            )
+        yield line
 
 
 @app.command("dump")
@@ -713,14 +752,28 @@ def dump(
         out.write(line + "\n")
 
 
+#: The largest log ``db dump`` reads (it holds the log in memory; a larger one, or a sparse
+#: file claiming a terabyte, is refused in one line).
+MAX_DUMP_BYTES = 4 << 30
+#: The largest text file (SQL script, hex records) read.
+MAX_TEXT_BYTES = 1 << 30
+
+
 def _log_bytes(path: str) -> bytes:
-    """A log file's bytes: a local path, or a location of the storage layer (``s3://``, as
-    ``db logs`` lists them; its errors name it with the credentials masked)."""
+    """A log file's bytes: a local regular file (a FIFO, a device, a directory or a file
+    over :data:`MAX_DUMP_BYTES` is refused, never waited on), or a location of the storage
+    layer (``s3://``, as ``db logs`` lists them; its errors name it with the credentials
+    masked)."""
     from engine import storage
 
     if storage.is_local(path):
-        return storage.local_path(path).read_bytes()
-    return storage.read_range(path, 0, storage.size(path))
+        return read_user_file(storage.local_path(path), MAX_DUMP_BYTES)
+    size = storage.size(path)
+    if size > MAX_DUMP_BYTES:
+        raise storage.StorageError(
+            f"{storage.describe(path)}: too large to dump ({size} bytes; at most {MAX_DUMP_BYTES})"
+        )
+    return storage.read_range(path, 0, size)
 
 
 def _dump_oracle(
@@ -749,7 +802,8 @@ def _dump_oracle(
         dic = load_oracle_dictionary(dictionary) if dictionary is not None else None
         if hex_file is not None:
             # the file's own lines (\r, \f, \v inside one are spaces to hex_records)
-            lines = hex_file.read_text(encoding="ascii", errors="replace").split("\n")
+            raw = read_user_file(hex_file, MAX_TEXT_BYTES)
+            lines = raw.decode("ascii", errors="replace").split("\n")
             records = [
                 r
                 for r in hex_records(lines, ">" if big_endian else "<", layout)
@@ -771,6 +825,8 @@ def _dump_oracle(
             records = [r for r in iter_records(data, header) if r.scn >= from_scn]
     except (RedoError, StorageError) as exc:
         raise _fail(exc) from None
+    except UserFileError as exc:
+        raise _fail(DatabaseError(str(exc))) from None
     except OSError as exc:
         raise _fail(DatabaseError(f"{exc.filename or hex_file}: {exc.strerror}")) from None
     if json_:

@@ -146,7 +146,12 @@ def h_tranlogoptions(b: Builder, p: Parsed) -> None:
             t["archived_log_only"] = False
         elif o.name == "ALTARCHIVELOGDEST":
             path = [x for x in o.args if isinstance(x, Tok)][-1]
-            t["alt_archive_log_dests"] = (*t.get("alt_archive_log_dests", ()), unquote(path.text))
+            dest = unquote(path.text)
+            problem = _dest_problem(dest)
+            if problem is not None:
+                b.error("value", f"TRANLOGOPTIONS ALTARCHIVELOGDEST {problem}", path.loc)
+            else:
+                t["alt_archive_log_dests"] = (*t.get("alt_archive_log_dests", ()), dest)
         elif o.name == "ALTARCHIVEDLOGFORMAT" and a is not None:
             fmt = unquote(a.text)
             problem = format_problem(fmt, writing=False, name="TRANLOGOPTIONS ALTARCHIVEDLOGFORMAT")
@@ -180,6 +185,17 @@ def h_tranlogoptions(b: Builder, p: Parsed) -> None:
             )
     if not p.options:
         b.error("syntax", "TRANLOGOPTIONS needs an option", len(p.keyword.text))
+
+
+def _dest_problem(dest: str) -> str | None:
+    """What is wrong with an ALTARCHIVELOGDEST (None: nothing). It is a fully qualified
+    path (GoldenGate's reference) or a storage URL: a relative one would point wherever the
+    Extract happens to run from. A control character (NUL...) names no file."""
+    if any(ord(c) < 32 or ord(c) == 127 for c in dest):
+        return "holds a control character"
+    if "://" not in dest and not dest.startswith(("/", "file:")):
+        return f"{dest}: give the absolute path (a relative one depends on where the Extract runs)"
+    return None
 
 
 def _path_map(text: str) -> tuple[tuple[str, str], ...] | None:

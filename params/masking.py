@@ -30,7 +30,8 @@ _PATTERNS: Final = (
         r"(?i)(\b(?:PASSWORD|ASMPASSWORD|MININGPASSWORD)\s+)(\"[^\"]*\"|'[^']*'|\S+?)(?=[\s,;]|$)"
     ),
     re.compile(r"(?i)(\bUSERID\s+[^\s,/@]+/)([^\s,@]+)"),
-    re.compile(r"(?i)(\b[a-z][a-z0-9+.\-]*://[^\s/:@]*:)([^\s@/]*)(?=@)"),
+    # (a secret may hold an unencoded "/", as AWS secret keys do)
+    re.compile(r"(?i)(\b[a-z][a-z0-9+.\-]*://[^\s/:@]*:)([^\s@/]*(?:/[^\s@/?#]*)*)(?=@)"),
     re.compile(r"(?i)(\bpassword\s*=\s*)('[^']*'|\"[^\"]*\"|[^\s&;,]+)"),
     re.compile(
         r"(?i)(\bspark\.[\w.\-]*(?:secret|passw|token|credential|[._]key\b)[\w.\-]*"

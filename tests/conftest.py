@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -79,6 +80,17 @@ def s3_server() -> Iterator[str]:
     fs.create_dir("ggsci")
     yield base
     server.stop()
+
+
+@pytest.fixture(autouse=True)
+def _same_cwd_after() -> Iterator[None]:
+    """A group process run in-process (``engine.runtime.process.run_group``) changes to its
+    home; the tests after it keep the directory they started in (a later test resolving the
+    home from the working directory found the earlier test's home)."""
+    cwd = os.getcwd()
+    yield
+    with contextlib.suppress(OSError):
+        os.chdir(cwd)
 
 
 @pytest.fixture(autouse=True)

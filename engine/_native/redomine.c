@@ -908,10 +908,14 @@ static int rows(Walker *w, const Rec *r, const Vec *v, const Vec *undo, PyObject
         if (undo && !undo_whole(r, undo)) return DECLINE; /* supplemental data in pieces */
     }
     /* a piece of a chained row, strict or not: the Python miner binds the pieces
-     * (miner.Miner._piece; a row over a block is rare; its records go through Python, which
-     * keeps the pending pieces) */
+     * (miner.Miner._piece / _change_piece; a row over a block is rare; its records go
+     * through Python, which keeps the pending pieces): an insert's piece, an update's (its
+     * row flags), a delete's (the row its undo restores, its supplemental flags) */
     if (op == 2 && (b[v->fp[1] + AT_KDO_ROW_fb] & (FB_F | FB_L)) != (FB_F | FB_L))
         return DECLINE;
+    if (op == 5 && (b[v->fp[1] + AT_KDO_URP_fb] & (FB_F | FB_L)) != (FB_F | FB_L))
+        return DECLINE;
+    if (op == 3 && undo && !undo_whole(r, undo)) return DECLINE;
     const uint8_t *ktb = b + v->fp[0];
     PyObject *ref;
     uint32_t udba = R32(ktb, AT_KTB_uba_dba);
@@ -1160,7 +1164,9 @@ static int record(Walker *w, const uint8_t *b, pos_t hi, pos_t hs, int big, Py_s
             undo_at = p;
             undo = v;
             v = &w->vec[v == &w->vec[0] ? 1 : 0];
-        } else if (layer == 11 && code == 19) { /* vectors.UNDECODED_ROW_OPS: Python stops */
+        } else if (layer == 11 && (code == 19 || code == 4)) {
+            /* 19: vectors.UNDECODED_ROW_OPS, Python stops; 4 (LKR): a chained row's update
+             * may start with its head locked, a piece Python binds (rowpieces.py) */
             const Table *t = find_table(w, v->obj);
             if (t && t->captured) goto decline;
         } else if (layer == 11 && (code == 2 || code == 3 || code == 5 || code == 11 ||

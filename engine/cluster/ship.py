@@ -23,6 +23,7 @@ import hashlib
 import importlib.machinery
 import importlib.util
 import os
+import stat
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -74,6 +75,21 @@ def files() -> Iterator[tuple[str, Path]]:
     yield from sorted(out)
 
 
+def _ours(path: Path) -> bool:
+    """Whether ``path`` is an archive this user built: a regular file (not a link), ours,
+    writable by nobody else. Anything else with its name (another user's file planted in
+    a directory left open) is built again over it: executors run what the archive holds."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return (
+        stat.S_ISREG(st.st_mode)
+        and st.st_uid == os.geteuid()
+        and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    )
+
+
 def build_archive(dest_dir: Path) -> Path:
     """The zip of :func:`files` in ``dest_dir`` (built unless one with the same content is
     there already)."""
@@ -82,11 +98,12 @@ def build_archive(dest_dir: Path) -> Path:
     for name, path in listing:
         digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
     out = dest_dir / f"ggsci-code-{digest.hexdigest()[:16]}.zip"
-    if out.is_file():
+    if _ours(out):
         return out
     dest_dir.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(f".{os.getpid()}.tmp")
-    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
+    tmp.unlink(missing_ok=True)  # (then created anew: a link left there is not written through)
+    with open(tmp, "xb") as fh, zipfile.ZipFile(fh, "w", zipfile.ZIP_DEFLATED) as z:
         for name, path in listing:
             info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
             info.compress_type = zipfile.ZIP_DEFLATED

@@ -31,6 +31,7 @@ from datetime import datetime
 from typing import Final, NamedTuple
 
 from engine import _native
+from engine.embedded import chained, chainpack
 from engine.embedded import redogen as rg
 from engine.embedded import redopack as rp
 from engine.embedded import rows as R
@@ -38,6 +39,7 @@ from engine.embedded.database import Database
 from engine.embedded.dictionary import TableDef
 from engine.embedded.logfile import LAYOUT, ORDER
 from engine.embedded.session import Session, Txn, UndoEntry
+from engine.embedded.state import Pieces
 from engine.embedded.undo import undo_entry
 from engine.redo import payloads as P
 from engine.redo.ids import Uba, make_dba
@@ -75,6 +77,9 @@ class _Table:
     selects: dict[tuple[int, ...], str] = field(default_factory=dict)
     updates: dict[tuple[int, ...], str] = field(default_factory=dict)
     twin: rp.Table | None = None  # the Python kernel, for a row larger than a block
+    # the table's chained rows (``Database.chained``: head rid -> pieces); empty (one test
+    # per update or delete) unless the table has a row larger than a block
+    chained: dict[int, Pieces] = field(default_factory=dict)
 
 
 class _Undone(NamedTuple):
@@ -132,6 +137,7 @@ class BulkSession:
                 encode,
                 self.db.state.space[str(table.obj)],
                 make_dba(table.file_no, 0),
+                chained=self.db.chained.setdefault(table.obj, {}),
             )
         return t
 
@@ -193,29 +199,59 @@ class BulkSession:
         if records:
             self._add(scn, ts, records)
         else:  # a row larger than a block: its pieces (the Python twin writes them)
-            records, uba = self._chained(t, tx, scn, dba, slot, row)
-            head = len(records) - 1 - (t.shape.key_index is not None)
-            for vectors in records[:head]:  # the pieces before the head: no log switch
-                w = self._writers.get(self.thread) or self.db.logs.writer(self.thread, scn)
-                w.add_vectors(scn, ts, vectors)
-            self._add(scn, ts, records[head:])
+            records, uba = self._chained(t, tx, scn, rid, dba, slot, row)
+            self._add_held(scn, ts, records, len(records) - 1 - (t.shape.key_index is not None))
         if undo:
             assert uba is not None
             key = t.encode[t.shape.key_col](row[1 + t.shape.key_col])
             self.undo.append(_Undone("ins", t, rid, uba, key=key))
 
+    def _add_held(self, scn: int, ts: int, records: Sequence[bytes], held: int) -> None:
+        """``records``, the first ``held`` of them (a chained row's pieces before its last
+        record) with no log switch after them."""
+        for vectors in records[:held]:
+            w = self._writers.get(self.thread) or self.db.logs.writer(self.thread, scn)
+            w.add_vectors(scn, ts, vectors)
+        self._add(scn, ts, records[held:])
+
     def _chained(
-        self, t: _Table, tx: rp.Txn, scn: int, dba: int, slot: int, row: Sequence[object]
+        self,
+        t: _Table,
+        tx: rp.Txn,
+        scn: int,
+        rid: int,
+        dba: int,
+        slot: int,
+        row: Sequence[object],
     ) -> tuple[tuple[bytes, ...], rp.Uba3]:
         """The records of a row larger than a block (``Table.insert_pieces``), its other
-        pieces in new blocks as ``Database.allocate`` gives them (dml._redo_insert)."""
+        pieces in new blocks as ``Database.allocate`` gives them, kept in
+        ``Database.chained`` (dml._redo_insert)."""
         twin = t.twin or self._twin(t)
         table = t.table
-        addrs = [(dba, slot)]
+        rids = [rid]
         for _ in range(twin.pieces(row) - 1):
-            b, s = divmod(self.db.allocate(table, 1, fresh_block=True)[0], 0x10000)
-            addrs.append((t.blocks | b, s))
-        return twin.insert_pieces(tx, scn, addrs, row)
+            rids.append(self.db.allocate(table, 1, fresh_block=True)[0])
+        addrs = [(t.blocks | r >> 16, r & 0xFFFF) for r in rids]
+        got = twin.insert_pieces(tx, scn, addrs, row)
+        ranges = R.row_pieces(rg.columns_of_row(twin.encode(row[1:])))
+        pieces = tuple((r, lo, hi) for r, (lo, hi) in zip(rids, ranges, strict=True))
+        self.db.keep_pieces(table, rid, pieces)
+        return got
+
+    def _parts(self, t: _Table, pieces: Pieces) -> list[tuple[int, int, int, int]]:
+        return [
+            (t.blocks | r >> 16, r & 0xFFFF, lo, hi)
+            for r, lo, hi in chained.ranges(t.table, pieces)
+        ]
+
+    def _full_row(self, t: _Table, rid: int) -> tuple[object, ...]:
+        """The SQLite values of row ``rid`` (a chained row's update reads them all)."""
+        cols = ", ".join(f'"{c.name}"' for c in t.table.columns)
+        got = self._cur.execute(
+            f'SELECT {cols} FROM "{t.table.sqlite_name}" WHERE "_rid" = ?', (rid,)
+        ).fetchone()
+        return tuple(got)
 
     def _twin(self, t: _Table) -> rp.Table:
         kinds, encode = rp.codecs_of(t.table)
@@ -279,6 +315,9 @@ class BulkSession:
         if row is None:
             return False
         rid = row[0]
+        pieces = t.chained.get(rid) if t.chained else None
+        if pieces is not None:
+            return self._update_chained(t, rid, pieces, ts, set_cols, row, new)
         self._cur.execute(t.updates[set_cols], (*new, rid))
         scn = db.next_scn()
         tx = self.tx or self._begin(scn)
@@ -290,6 +329,41 @@ class BulkSession:
             self.undo.append(_Undone("upd", t, rid, uba, old, before, cols=set_cols))
         dba = t.blocks | rid >> 16
         self._add(scn, ts, t.kern.update(tx, scn, dba, rid & 0xFFFF, set_cols, row, new))
+        return True
+
+    def _update_chained(
+        self,
+        t: _Table,
+        rid: int,
+        pieces: Pieces,
+        ts: int,
+        set_cols: tuple[int, ...],
+        row: Sequence[object],
+        new: Sequence[object],
+    ) -> bool:
+        """:meth:`update` of a chained row: a record per piece changed and the head's
+        (:mod:`chainpack`), or, when its pieces would no longer hold it, whole (as
+        dml._redo_update)."""
+        db = self.db
+        twin = t.twin or self._twin(t)
+        old_enc = twin.encode(self._full_row(t, rid))
+        new_enc = list(old_enc)
+        for i, v in zip(set_cols, new, strict=True):
+            new_enc[i] = t.encode[i](v)
+        self._cur.execute(t.updates[set_cols], (*new, rid))
+        scn = db.next_scn()
+        tx = self.tx or self._begin(scn)
+        if self.record_undo:
+            before = tuple(old_enc[i] for i in set_cols)
+            uba = tx.ids.peek_rec()
+            self.undo.append(_Undone("upd", t, rid, uba, row[2:], before, cols=set_cols))
+        if not chained.fits(t.table, pieces, tuple(new_enc)):
+            dba = t.blocks | rid >> 16
+            self._add(scn, ts, t.kern.update(tx, scn, dba, rid & 0xFFFF, set_cols, row, new))
+            return True
+        parts = self._parts(t, pieces)
+        records = chainpack.update(twin, tx, scn, parts, old_enc, tuple(new_enc), set_cols)
+        self._add_held(scn, ts, records, len(records) - 1)
         return True
 
     def _prepare_update(self, t: _Table, set_cols: tuple[int, ...]) -> str:
@@ -322,6 +396,13 @@ class BulkSession:
             enc = tuple(f(v) for f, v in zip(t.encode, row[1:], strict=True))
             uba = tx.ids.peek_rec()
             self.undo.append(_Undone("del", t, rid, uba, row, enc, enc[t.shape.key_col]))
+        pieces = t.chained.get(rid) if t.chained else None
+        if pieces is not None:  # a record per piece, head first (chainpack)
+            twin = t.twin or self._twin(t)
+            parts = self._parts(t, pieces)
+            records = chainpack.delete(twin, tx, scn, parts, twin.encode(row[1:]))
+            self._add_held(scn, ts, records, len(parts) - 1)
+            return True
         self._add(scn, ts, t.kern.delete(tx, scn, t.blocks | rid >> 16, rid & 0xFFFF, row))
         return True
 

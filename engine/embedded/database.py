@@ -2,8 +2,9 @@
 
 Layout of ``<home>/dirdb/<NAME>/``::
 
-    data.sqlite       user tables (``OWNER$NAME``, with a ``_rid`` = block << 16 | slot)
-                      and ``_gg_state`` (counters, sessions with open transactions)
+    data.sqlite       user tables (``OWNER$NAME``, with a ``_rid`` = block << 16 | slot),
+                      ``_gg_state`` (counters, sessions with open transactions) and
+                      ``_gg_pieces`` (where each chained row's pieces are: ``Database.chained``)
     dictionary.json   the data dictionary (:mod:`engine.embedded.dictionary`)
     archive.json      LOG_ARCHIVE_DEST and LOG_ARCHIVE_FORMAT (:mod:`engine.embedded.archiver`)
     redo/t<T>/<seq>.log   redo logs per thread (:mod:`engine.embedded.logs`)
@@ -51,8 +52,10 @@ from engine.embedded.dictionary import (
 from engine.embedded.errors import DatabaseError, RedoFormatError, SourceError, SqlError
 from engine.embedded.logfile import read_records
 from engine.embedded.logs import LogInfo, LogSet, check_format, list_logs
+from engine.embedded.recovery import recover
 from engine.embedded.scheduler import Scheduler, load_jobs
 from engine.embedded.session import Session
+from engine.embedded.state import Pieces
 from engine.embedded.statefile import (
     OldFormatError,
     decode_sessions,
@@ -113,6 +116,24 @@ def _load_state(raw: bytes) -> State:
     return State(**decode_state_fields(raw))  # type: ignore[arg-type]
 
 
+_PIECES_TABLE: Final = (
+    "CREATE TABLE IF NOT EXISTS _gg_pieces "
+    "(obj INTEGER, rid INTEGER, pieces TEXT, PRIMARY KEY (obj, rid))"
+)
+
+
+def _load_pieces(conn: sqlite3.Connection) -> dict[int, dict[int, Pieces]]:
+    """The chained rows' pieces (``_gg_pieces``: none in a database made before it, which
+    gets the table with its first chained row)."""
+    out: dict[int, dict[int, Pieces]] = {}
+    if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = '_gg_pieces'").fetchone():
+        return out
+    for obj, rid, text in conn.execute("SELECT obj, rid, pieces FROM _gg_pieces"):
+        got = json.loads(text)
+        out.setdefault(obj, {})[rid] = tuple((int(r), int(lo), int(hi)) for r, lo, hi in got)
+    return out
+
+
 def databases(dirdb: Path) -> list[str]:
     if not dirdb.is_dir():
         return []
@@ -141,6 +162,7 @@ def create_database(
     save_dictionary(root / "dictionary.json", Dictionary())
     conn = sqlite3.connect(root / "data.sqlite")
     conn.execute("CREATE TABLE _gg_state (key TEXT PRIMARY KEY, value BLOB)")
+    conn.execute(_PIECES_TABLE)
     state = State(threads=threads, log_bytes=log_bytes)
     conn.execute("INSERT INTO _gg_state VALUES ('state', ?)", (encode_state(state),))
     conn.execute("INSERT INTO _gg_state VALUES ('sessions', ?)", (encode_sessions({}),))
@@ -227,6 +249,7 @@ class Database:
             self.conn.execute(f"PRAGMA cache_size=-{SQLITE_CACHE_KIB}")
             self.dictionary = load_dictionary(root / "dictionary.json")
             self.state: State = _load_state(self._get("state"))
+            self.chained = _load_pieces(self.conn)
             saved: dict[str, Session] = decode_sessions(self._get("sessions"))
         except BaseException as exc:
             self._lock.__exit__()  # whatever went wrong: the database is not left locked
@@ -282,6 +305,9 @@ class Database:
         self._last_us: int | None = None
         self._flushed_at = time.monotonic()
         self._one_scn: int | None = None  # set inside same_scn()
+        #: transactions a process killed since the last checkpoint left open, rolled back
+        #: at this open (instance recovery: engine/embedded/recovery.py)
+        self.recovered = recover(self)
 
     # -- persistence ---------------------------------------------------------------------
 
@@ -310,17 +336,19 @@ class Database:
         self.conn.execute(
             "UPDATE _gg_state SET value = ? WHERE key = 'state'", (encode_state(self.state),)
         )
+        # the open transactions with the tables they changed: a process killed before the
+        # next checkpoint leaves both as of this one, for recovery at open (recovery.py)
+        open_sessions = {n: s for n, s in self.sessions.items() if s.txn is not None}
+        self.conn.execute(
+            "UPDATE _gg_state SET value = ? WHERE key = 'sessions'",
+            (encode_sessions(open_sessions),),
+        )
         self.conn.commit()
         if self.dirty_dictionary:
             save_dictionary(self.root / "dictionary.json", self.dictionary)
             self.dirty_dictionary = False
 
     def close(self) -> None:
-        open_sessions = {n: s for n, s in self.sessions.items() if s.txn is not None}
-        self.conn.execute(
-            "UPDATE _gg_state SET value = ? WHERE key = 'sessions'",
-            (encode_sessions(open_sessions),),
-        )
         self.checkpoint()
         self.logs.close()
         self.conn.close()
@@ -333,6 +361,18 @@ class Database:
         self.close()
 
     # -- Engine protocol -----------------------------------------------------------------
+
+    def keep_pieces(self, table: TableDef, rid: int, pieces: Pieces) -> None:
+        """Row ``rid`` of ``table`` is chained over ``pieces`` (kept in ``_gg_pieces``, which
+        SQLite commits with the rows at each checkpoint: a crash loses both or neither). A
+        deleted chained row's entry stays (ROWIDs are never given out again), so a rollback
+        of the delete finds its pieces where they were; DROP TABLE removes the table's."""
+        self.chained.setdefault(table.obj, {})[rid] = pieces
+        self.conn.execute(_PIECES_TABLE)
+        self.conn.execute(
+            "INSERT OR REPLACE INTO _gg_pieces (obj, rid, pieces) VALUES (?, ?, ?)",
+            (table.obj, rid, json.dumps(pieces)),
+        )
 
     def next_scn(self) -> int:
         if self._one_scn is not None:
@@ -618,6 +658,8 @@ class Database:
         if any(obj == table.obj for obj, _ in self.locks):
             raise SqlError("resource busy: table has locked rows", "ORA-00054")
         self.conn.execute(f'DROP TABLE "{table.sqlite_name}"')
+        if self.chained.pop(table.obj, None):  # (a chained row made the table)
+            self.conn.execute("DELETE FROM _gg_pieces WHERE obj = ?", (table.obj,))
         self.dictionary.remove(table.qualified)
         self._ddl(session, table, text, definition=False)
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.embedded.errors import SourceError, UnknownObjectError
+from engine.home.userfile import UserFileError, read_user_file
 from engine.redo.codecs import CODECS, Value, decode_value
 
 
@@ -381,6 +382,10 @@ def _where(path: JsonPath) -> str:
     return out or "the document"
 
 
+#: The largest dictionary file read.
+MAX_DICTIONARY_BYTES = 1 << 30
+
+
 def load_dictionary(path: Path) -> Dictionary:
     """Read a dictionary JSON file (a database's ``dictionary.json`` or an import file).
 
@@ -392,10 +397,10 @@ def load_dictionary(path: Path) -> Dictionary:
         at = f"{path}:{where}" if where else str(path)
         return SourceError(f"{at}: {message}", DICTIONARY_ERROR)
 
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise fail(None, f"cannot read: {exc.strerror}") from exc
+    try:  # a FIFO, a device, a huge file: one line, never a wait
+        data = read_user_file(path, MAX_DICTIONARY_BYTES)
+    except UserFileError as exc:
+        raise fail(None, f"cannot read: {exc.reason}") from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

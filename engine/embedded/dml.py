@@ -11,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
+from engine.embedded import chained
 from engine.embedded import redogen as rg
 from engine.embedded.dictionary import TableDef
 from engine.embedded.errors import STATEMENT_ERRORS, ConstraintError, RowLockedError, SqlError
@@ -102,23 +103,16 @@ def _redo_insert(
         txn.ids.started = True
         ktb, _ = rg.ktb_for(txn.ids, dba, uba, db.dirty_blocks, scn)
         part = tuple(Column(c.no - lo, c.data) for c in cols[lo:hi])
-        redo = rg.kdo(
-            "IRP",
-            ktb,
-            table,
-            dba,
-            slot=slot,
-            size=rg.row_size(cols_data(part)),
-            fb=rg.PIECE_FB[(n == 0, n == last)],
-            lb=2,
-            cc=len(part),
-            columns=part,
-            nrid=addr[n + 1] if n < last else None,
-        )
+        nrid = addr[n + 1] if n < last else None
+        redo = chained.piece_irp(ktb, table, dba, slot, part, (n == 0, n == last), 2, nrid)
         cvs = [*pre, undo_cv, rg.row_redo(txn.ids, table, scn, dba, 2, redo), *s.session_cv(txn)]
         db.emit(s.thread, scn, cvs, switch=n == 0)  # no log switch inside the row
     assert uba is not None
     txn.entries.append(UndoEntry("ins", table.qualified, (rid,), uba))
+    if last:  # where the pieces are, for its UPDATEs and DELETEs (chained.py)
+        db.keep_pieces(
+            table, rid, tuple((r, lo, hi) for r, (lo, hi) in zip(rids, pieces, strict=True))
+        )
     for index in table.indexes:
         key = rg.index_key(index_cols(table, index), enc)
         dba, slot = addr[0]
@@ -359,6 +353,57 @@ def _redo_update(
     slot = rid_slot(rid)
     old_enc = encode_row(table, old)
     new_enc = encode_row(table, new)
+    chain = db.chained.get(table.obj)
+    pieces = chain.get(rid) if chain else None
+    uba = None
+    if pieces is not None:  # a record per piece changed (and the head's)
+        uba = chained.update(s, db, txn, table, scn, pieces, old_enc, new_enc, set_cols)
+    if uba is None:
+        uba = _update_whole(s, db, txn, table, scn, dba, slot, old_enc, new_enc, set_cols)
+    txn.entries.append(
+        UndoEntry(
+            "upd",
+            table.qualified,
+            (rid,),
+            uba,
+            tuple(old[i] for i in set_cols),
+            tuple(set_cols),
+        )
+    )
+    for index in table.indexes:
+        cols = index_cols(table, index)
+        if not set(cols) & set(set_cols):
+            continue
+        old_key, new_key = rg.index_key(cols, old_enc), rg.index_key(cols, new_enc)
+        if old_key == new_key:
+            continue
+        kd = rg.keydata(dba, slot)
+        db.emit(
+            s.thread,
+            scn,
+            rg.index_change(txn.ids, table, index, scn, False, [(old_key, kd, slot)]),
+        )
+        db.emit(
+            s.thread,
+            scn,
+            rg.index_change(txn.ids, table, index, scn, True, [(new_key, kd, slot)]),
+        )
+
+
+def _update_whole(
+    s: Session,
+    db: Engine,
+    txn: Txn,
+    table: TableDef,
+    scn: int,
+    dba: int,
+    slot: int,
+    old_enc: rg.Row,
+    new_enc: rg.Row,
+    set_cols: list[int],
+) -> Uba:
+    """``[5.1 (URP undo: the old values), 11.5 URP]`` of a row in one piece (or a chained
+    row whose pieces would no longer hold it: written whole on the head)."""
     pre, _ = s.first_cvs(txn, scn)
     undo_kdo = rg.kdo(
         "URP",
@@ -390,34 +435,7 @@ def _redo_update(
         scn,
         [*pre, undo_cv, rg.row_redo(txn.ids, table, scn, dba, 5, redo), *s.session_cv(txn)],
     )
-    txn.entries.append(
-        UndoEntry(
-            "upd",
-            table.qualified,
-            (rid,),
-            uba,
-            tuple(old[i] for i in set_cols),
-            tuple(set_cols),
-        )
-    )
-    for index in table.indexes:
-        cols = index_cols(table, index)
-        if not set(cols) & set(set_cols):
-            continue
-        old_key, new_key = rg.index_key(cols, old_enc), rg.index_key(cols, new_enc)
-        if old_key == new_key:
-            continue
-        kd = rg.keydata(dba, slot)
-        db.emit(
-            s.thread,
-            scn,
-            rg.index_change(txn.ids, table, index, scn, False, [(old_key, kd, slot)]),
-        )
-        db.emit(
-            s.thread,
-            scn,
-            rg.index_change(txn.ids, table, index, scn, True, [(new_key, kd, slot)]),
-        )
+    return uba
 
 
 def delete(
@@ -465,6 +483,28 @@ def _redo_delete(
     dba = make_dba(table.file_no, rid_block(rid))
     slot = rid_slot(rid)
     enc = encode_row(table, old)
+    chain = db.chained.get(table.obj)
+    pieces = chain.get(rid) if chain else None
+    if pieces is not None:  # a record per piece, head first
+        uba = chained.delete(s, db, txn, table, scn, pieces, enc)
+    else:
+        uba = _delete_whole(s, db, txn, table, scn, dba, slot, enc)
+    txn.entries.append(UndoEntry("del", table.qualified, (rid,), uba, old))
+    for index in table.indexes:
+        key = rg.index_key(index_cols(table, index), enc)
+        db.emit(
+            s.thread,
+            scn,
+            rg.index_change(
+                txn.ids, table, index, scn, False, [(key, rg.keydata(dba, slot), slot)]
+            ),
+        )
+
+
+def _delete_whole(
+    s: Session, db: Engine, txn: Txn, table: TableDef, scn: int, dba: int, slot: int, enc: rg.Row
+) -> Uba:
+    """``[5.1 (IRP undo: the row), 11.3 DRP]`` of a row in one piece."""
     cols = rg.columns_of(enc)
     pre, _ = s.first_cvs(txn, scn)
     undo_kdo = rg.kdo(
@@ -487,13 +527,4 @@ def _redo_delete(
         scn,
         [*pre, undo_cv, rg.row_redo(txn.ids, table, scn, dba, 3, redo), *s.session_cv(txn)],
     )
-    txn.entries.append(UndoEntry("del", table.qualified, (rid,), uba, old))
-    for index in table.indexes:
-        key = rg.index_key(index_cols(table, index), enc)
-        db.emit(
-            s.thread,
-            scn,
-            rg.index_change(
-                txn.ids, table, index, scn, False, [(key, rg.keydata(dba, slot), slot)]
-            ),
-        )
+    return uba

@@ -226,15 +226,17 @@ def kdo_irp(
     return [head + P.nulls(vals), *P.value_fields(vals)]
 
 
-def kdo_drp(bdba: int, hdba: int, slot: int) -> list[bytes]:
-    return [_fill(_kdo(V.KDO_SLOT_SIZE, KDO_DRP, bdba, hdba), V.KDO_SLOT_AT, slot=slot)]
+def kdo_drp(bdba: int, hdba: int, slot: int, op: int = KDO_DRP) -> list[bytes]:
+    """A DRP's KDO (or, ``op`` 4, an LKR's: the slot alone too)."""
+    return [_fill(_kdo(V.KDO_SLOT_SIZE, op, bdba, hdba), V.KDO_SLOT_AT, slot=slot)]
 
 
 def kdo_urp(bdba: int, hdba: int, slot: int, lock: int, ncol: int, nos: Sequence[int],
-            values: Sequence[bytes | None]) -> list[bytes]:  # fmt: skip
-    """A URP's KDO, the numbers of the columns it sets and their values."""
+            values: Sequence[bytes | None], fb: int = KDO_FLAG) -> list[bytes]:  # fmt: skip
+    """A URP's KDO, the numbers of the columns it sets and their values (``fb``: a chained
+    row's piece's flags)."""
     kdo = _kdo(V.KDO_URP_NULLS, KDO_URP, bdba, hdba)
-    head = _fill(kdo, V.KDO_URP_AT, fb=KDO_FLAG, lock=lock, slot=slot, ncol=ncol,
+    head = _fill(kdo, V.KDO_URP_AT, fb=fb, lock=lock, slot=slot, ncol=ncol,
                  nnew=len(nos), size=0) + P.nulls(values)  # fmt: skip
     if not nos:
         return [head]
@@ -261,10 +263,13 @@ def row_pieces(rows: Sequence[Sequence[bytes | None]]) -> bytes:
     return b"".join([row_piece(values) for values in rows])
 
 
-def supplemental(nos: Sequence[int], values: Sequence[bytes | None], fb: int = FB) -> list[bytes]:
+def supplemental(nos: Sequence[int], values: Sequence[bytes | None], fb: int = FB,
+                 before: int = 0, after: int = 0) -> list[bytes]:  # fmt: skip
     """Supplemental log data of a row undo: header, column numbers (from 1), lengths, values
-    (``fb``: its flags, a chained row's records' F and L: redogen.SUPP_FB)."""
-    head = _put(V.SUPP_SIZE, V.SUPP_AT, type=V.SUPP_TYPE, fb=fb, cc=len(nos))
+    (``fb``: its flags, a chained row's records' F and L: redogen.SUPP_FB; ``before`` /
+    ``after``: a piece's first column in the table, engine/embedded/chained.py)."""
+    head = _put(V.SUPP_SIZE, V.SUPP_AT, type=V.SUPP_TYPE, fb=fb, cc=len(nos), before=before,
+                after=after)  # fmt: skip
     if not nos:
         return [head]
     lens = _u16s([0 if v is None else len(v) for v in values])

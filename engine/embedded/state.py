@@ -18,6 +18,8 @@ from engine.redo.ids import Uba, Xid
 from engine.redo.model import ChangeVector
 
 Row = tuple[Value, ...]
+#: where a chained row's pieces are, head first: (rid, first column, column past the last)
+Pieces = tuple[tuple[int, int, int], ...]
 
 
 class OnThread(Protocol):
@@ -35,6 +37,10 @@ class Engine(Protocol):
     locks: dict[tuple[int, int], str]
     table_locks: dict[int, str]
     key_locks: dict[tuple[int, str, tuple[bytes | None, ...]], str]
+    #: the chained rows of each table (object number): head rid -> :data:`Pieces`
+    chained: dict[int, dict[int, Pieces]]
+
+    def keep_pieces(self, table: TableDef, rid: int, pieces: Pieces) -> None: ...
 
     def next_scn(self) -> int: ...
 

@@ -97,7 +97,7 @@ class ArchiveCatalog:
     def of(cls, source: Attached, model: ParamFile) -> ArchiveCatalog:
         tl = model.tranlog
         dests = tl.alt_archive_log_dests
-        location = dests[0] if dests else source.archive
+        location = source.with_secret(dests[0]) if dests else source.archive
         if tl.alt_archived_log_format:
             return cls(location, tl.alt_archived_log_format, fmt_name=ALT_FORMAT)
         return cls(location, source.format)

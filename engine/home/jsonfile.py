@@ -112,11 +112,17 @@ def write_json(path: Path, data: Any, mode: int = 0o600, *, sealed: bool = True)
     """Atomically replace ``path`` with ``data`` as JSON (an object is sealed), durable once
     this returns. Mode 0600 (the home's owner only) whatever the umask."""
     body = seal(data) if sealed and isinstance(data, dict) else data
+    write_private(path, (json.dumps(body, indent=1, sort_keys=True) + "\n").encode(), mode)
+
+
+def write_private(path: Path, data: bytes, mode: int = 0o600) -> None:
+    """Atomically replace ``path`` with ``data``, durable once this returns, mode ``mode``
+    whatever the umask; the temporary file beside it is never a link followed."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, mode)
     try:
         os.fchmod(fd, mode)  # the umask may have cut it, an older file may be wider
-        _write_all(fd, (json.dumps(body, indent=1, sort_keys=True) + "\n").encode())
+        _write_all(fd, data)
         os.fsync(fd)
     except OSError as exc:
         os.close(fd)

@@ -49,6 +49,8 @@ _DATABASE_NAME_OK: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$#")
 def database_name(name: str) -> str | None:
     """A source database's name (embedded or attached) in upper case, as Oracle's names go:
     1 to 30 of letters, digits, ``_``, ``$``, ``#``; None when ``name`` is not one."""
+    if not name.isascii():  # upper() folds some letters into names: "ß" is "SS"
+        return None
     up = name.upper()
     if not up or not set(up) <= _DATABASE_NAME_OK or len(up) > 30:
         return None

@@ -10,6 +10,12 @@ when the location is read. A location without a secret is written as given (noth
 the store), and one whose alias is gone from the store is used without it (the storage layer
 then fails in one line, the location masked). ``INFO CREDENTIALSTORE DOMAIN GGSTORAGE``
 lists the aliases; the secrets are never shown.
+
+A secret given on a command line is in that process's ``/proc/PID/cmdline`` while it runs,
+which other local users may read. To keep it off every command line, put it in the store
+first (``ALTER CREDENTIALSTORE ADD USER KEY ALIAS ATTACHED_ORA DOMAIN GGSTORAGE`` asks for
+it) and give the location with the key alone (``s3://KEY@bucket/...``): a location naming
+the key the alias keeps leaves the stored secret where it is.
 """
 
 from __future__ import annotations
@@ -46,7 +52,8 @@ def keep(home: Home, location: str, alias: str) -> str:
     store = CredentialStore(home)
     try:
         if split is None:
-            forget(home, alias)
+            if not _stored_for(home, location, alias):
+                forget(home, alias)
             return location
         user, secret, bare = split
         store.create()
@@ -55,6 +62,24 @@ def keep(home: Home, location: str, alias: str) -> str:
     except (CredentialStoreError, OSError) as exc:
         raise StorageCredentialError(f"the location's secret cannot be kept: {exc}") from None
     return bare
+
+
+def _stored_for(home: Home, location: str, alias: str) -> bool:
+    """Whether ``location`` names a key only (``s3://KEY@bucket/...``) whose secret the
+    store keeps under ``alias`` (put there by ``ALTER CREDENTIALSTORE ADD USER KEY ALIAS
+    alias DOMAIN GGSTORAGE``, which asks for it: the secret then never appears on a command
+    line, where other local users may read it in ``/proc``)."""
+    parts = urlsplit(location)
+    if not parts.scheme or "@" not in parts.netloc:
+        return False
+    user = parts.netloc.rpartition("@")[0]
+    store = CredentialStore(home)
+    if ":" in user or not store.exists():
+        return False
+    try:
+        return any(a == alias and u == user for _d, a, u in store.entries(DOMAIN))
+    except (CredentialStoreError, ValueError):
+        return False
 
 
 def restore(home: Home, location: str, alias: str) -> str:

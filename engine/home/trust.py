@@ -101,21 +101,9 @@ def read_trusted(
         owner = home_owner(home)
         if not stat.S_ISREG(st.st_mode):
             raise BadFile(path, home, "is not a regular file; it is not used", what)
-        if owner is not None and st.st_uid != owner:
-            raise BadFile(
-                path,
-                home,
-                f"is owned by {user_name(st.st_uid)}, not by the home's owner "
-                f"{user_name(owner)}; it is not used",
-                what,
-            )
-        if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-            raise BadFile(
-                path,
-                home,
-                f"is writable by others (mode {stat.S_IMODE(st.st_mode):04o}); it is not used",
-                what,
-            )
+        problem = _not_owners(st, owner)
+        if problem:
+            raise BadFile(path, home, problem, what)
         if st.st_size > max_bytes:
             raise BadFile(path, home, f"is too large ({st.st_size} bytes); it is not used", what)
         chunks = []
@@ -130,6 +118,47 @@ def read_trusted(
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def check_trusted_dir(path: Path, home: Home, what: str = "Directory") -> None:
+    """:class:`BadFile` unless ``path`` is a directory the home's owner keeps: owned by the
+    owner and writable by nobody else. A symbolic link is followed only when the owner made
+    it (a link another user planted is never followed). ``FileNotFoundError`` passes
+    through."""
+    try:
+        link = os.lstat(path)
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise BadFile(path, home, f"cannot be examined ({exc.strerror})", what) from None
+    owner = home_owner(home)
+    if stat.S_ISLNK(link.st_mode) and owner is not None and link.st_uid != owner:
+        raise BadFile(
+            path,
+            home,
+            f"is a symbolic link of {user_name(link.st_uid)}, not of the home's owner "
+            f"{user_name(owner)}; it is not followed",
+            what,
+        )
+    if not stat.S_ISDIR(st.st_mode):
+        raise BadFile(path, home, "is not a directory; it is not used", what)
+    problem = _not_owners(st, owner)
+    if problem:
+        raise BadFile(path, home, problem, what)
+
+
+def _not_owners(st: os.stat_result, owner: int | None) -> str | None:
+    """Why a file or directory of status ``st`` is not the home owner's alone (None: it
+    is)."""
+    if owner is not None and st.st_uid != owner:
+        return (
+            f"is owned by {user_name(st.st_uid)}, not by the home's owner "
+            f"{user_name(owner)}; it is not used"
+        )
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f"is writable by others (mode {stat.S_IMODE(st.st_mode):04o}); it is not used"
+    return None
 
 
 def read_trusted_json(path: Path, home: Home, what: str = "File", *, sealed: bool = True) -> Any:

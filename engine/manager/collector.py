@@ -78,8 +78,13 @@ class Refused(Exception):
 def trail_path(home: Home, text: str) -> Path:
     """``text`` (RMTTRAIL as the pump's file writes it) on this host: relative names are in
     the home; a name that resolves outside the home is refused (a pump may not write there)."""
+    if any(ord(c) < 32 for c in text) or len(text.encode("utf-8", "surrogatepass")) > 4096:
+        raise Refused("EACCES", f"RMTTRAIL {text[:80]!r} is not a file name")
     path = Path(text)
-    full = (path if path.is_absolute() else home.root / path).resolve()
+    try:
+        full = (path if path.is_absolute() else home.root / path).resolve()
+    except (OSError, ValueError) as exc:  # a loop of links, a name too long
+        raise Refused("EACCES", f"RMTTRAIL {text[:80]!r} is not usable ({exc})") from None
     root = home.root.resolve()
     if full != root and root not in full.parents:
         raise Refused("EACCES", f"RMTTRAIL {text} is outside the Collector's home {root}")

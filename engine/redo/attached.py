@@ -18,15 +18,18 @@ database's archived logs (:mod:`engine.extract.alo`).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from engine import storage
 from engine.home import storagecreds
-from engine.home.jsonfile import JsonRefused, read_json, write_json
+from engine.home.jsonfile import JsonRefused, loads_bounded, unseal, write_json, write_private
 from engine.home.layout import Home
 from engine.home.names import database_name
+from engine.home.trust import BadFile, check_trusted_dir, read_trusted
+from engine.home.userfile import UserFileError, read_user_file
 from engine.redo.archnames import DEFAULT_FORMAT, format_problem
 from engine.redo.dictionary import MAX_DICTIONARY_BYTES, Dictionary, DictionaryError
 from engine.redo.dictionary import load as load_dictionary
@@ -52,12 +55,33 @@ class Attached:
     archive: str
     format: str
 
+    def with_secret(self, location: str) -> str:
+        """``location`` (an ALTARCHIVELOGDEST) with the secret this database's alias keeps
+        when it names the same key alone (``s3://KEY@bucket/...``): the parameter file then
+        holds no secret. Any other location is returned as given."""
+        return storagecreds.restore(_home(self.root.parent), location, _alias(self.name))
+
     @property
     def dictionary_path(self) -> Path:
         return self.root / DICTIONARY
 
     def dictionary(self) -> Dictionary:
-        return load_dictionary(self.dictionary_path)
+        """The copy made at attach, read only if the home's owner wrote it (not a link, not
+        another user's, writable by nobody else)."""
+        path = self.dictionary_path
+        try:
+            raw = read_trusted(
+                path, _home(self.root.parent), "Dictionary copy", MAX_DICTIONARY_BYTES
+            )
+        except FileNotFoundError:
+            raise AttachError(f"{path} is missing: attach {self.name} again") from None
+        except BadFile as exc:
+            raise AttachError(str(exc)) from None
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise AttachError(f"{path} is damaged (not UTF-8: {exc.reason})") from None
+        return load_dictionary(path, text)
 
 
 def _location(archive: str) -> str:
@@ -89,26 +113,28 @@ def attach(dirdb: Path, name: str, archive: str, dictionary: Path, fmt: str | No
     if up is None:
         raise AttachError(f"invalid database name {name!r}")
     root = dirdb / up
+    _trusted_dirs(dirdb, root)
     if (root / "data.sqlite").exists():
         raise AttachError(f"database {up} already exists as an embedded database")
-    if (root / RECORD).exists():
+    if os.path.lexists(root / RECORD):
         raise AttachError(f"database {up} is already attached (ggsci db drop {up} first)")
-    location = _location(archive)
+    # (a key without its secret: the one ALTER CREDENTIALSTORE keeps under the alias)
+    location = _location(storagecreds.restore(_home(dirdb), archive, _alias(up)))
     fmt = _format(DEFAULT_FORMAT if fmt is None else fmt)  # '' given is refused, not defaulted
-    try:
-        if dictionary.stat().st_size > MAX_DICTIONARY_BYTES:
-            raise DictionaryError(f"{dictionary}: larger than {MAX_DICTIONARY_BYTES} bytes")
-        text = dictionary.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        why = getattr(exc, "strerror", None) or exc
-        raise AttachError(f"dictionary {dictionary}: {why}") from None
+    try:  # a FIFO, a device, a huge file: one line, never a wait
+        data = read_user_file(dictionary, MAX_DICTIONARY_BYTES)
+        text = data.decode("utf-8")
+    except UserFileError as exc:  # a dictionary that cannot be read is a dictionary error
+        raise DictionaryError(f"dictionary {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise AttachError(f"dictionary {dictionary}: not UTF-8 ({exc.reason})") from None
     load_dictionary(dictionary, text)  # DictionaryError (one line) when it is not one
     try:
         stored = storagecreds.keep(_home(dirdb), location, _alias(up))
     except storagecreds.StorageCredentialError as exc:
         raise AttachError(str(exc)) from None
     root.mkdir(parents=True, exist_ok=True)
-    (root / DICTIONARY).write_text(text, encoding="utf-8")
+    write_private(root / DICTIONARY, data)
     record = {
         "kind": KIND,
         "archive": stored,
@@ -124,6 +150,20 @@ def _home(dirdb: Path) -> Home:
     return Home(dirdb.parent)  # (Home.dirdb is its root's "dirdb")
 
 
+def _trusted_dirs(dirdb: Path, root: Path) -> None:
+    """:class:`AttachError` unless ``dirdb`` and the database's directory (when they exist)
+    are the home owner's: a link another user planted there is never followed, a directory
+    others may write is not used (:func:`engine.home.trust.check_trusted_dir`)."""
+    home = _home(dirdb)
+    for path in (dirdb, root):
+        if not os.path.lexists(path):
+            return
+        try:
+            check_trusted_dir(path, home, "Database directory" if path == root else "Directory")
+        except BadFile as exc:
+            raise AttachError(str(exc)) from None
+
+
 def _alias(name: str) -> str:
     """The credential store alias of the archive location's secret."""
     return f"ATTACHED_{name}"
@@ -137,10 +177,17 @@ def attached(dirdb: Path, name: str) -> Attached | None:
         return None
     root = dirdb / up
     path = root / RECORD
-    if not path.exists():
+    _trusted_dirs(dirdb, root)
+    if not os.path.lexists(path):
         return None
     try:
-        data = read_json(path, sealed=True)
+        raw = read_trusted(path, _home(dirdb), "Attached database record")
+    except FileNotFoundError:
+        return None
+    except BadFile as exc:
+        raise AttachError(str(exc)) from None
+    try:
+        data = unseal(loads_bounded(raw))
         if data.get("kind") != KIND:
             raise AttachError(f"{path}: not an attached database record")
         archive = storagecreds.restore(_home(dirdb), str(data["archive"]), _alias(up))

@@ -31,6 +31,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from engine.home.userfile import UserFileError, read_user_file
 from engine.redo.errors import RedoError
 from engine.redo.values import TYPE_CODES, UNSUPPORTED
 
@@ -253,11 +254,11 @@ def from_ggsci(doc: dict[str, Any]) -> Dictionary:
 def load(path: Path, text: str | None = None) -> Dictionary:
     """Either format, told apart by content; ``text`` instead of reading ``path`` (storage)."""
     try:
-        if text is None:
-            if path.stat().st_size > MAX_DICTIONARY_BYTES:
-                raise DictionaryError(f"{path}: larger than {MAX_DICTIONARY_BYTES} bytes")
-            text = path.read_text(encoding="utf-8")
+        if text is None:  # a FIFO, a device, a file too large: one line, never a wait
+            text = read_user_file(path, MAX_DICTIONARY_BYTES).decode("utf-8")
         doc = json.loads(text)
+    except UserFileError as exc:
+        raise DictionaryError(str(exc)) from None
     except OSError as exc:
         raise DictionaryError(f"{path}: {exc.strerror}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:

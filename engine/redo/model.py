@@ -170,6 +170,12 @@ class Undo:
     kdo: Kdo | None = None
     index: IndexOp | None = None
     supplemental: tuple[Column, ...] = ()
+    # the supplemental header's flags when they are not the undo row's (a row piece's
+    # record: docs/redo_format.md "Rows in pieces"), and its before / after fields: the
+    # table column (from 1) of the undo / redo image's first column (0: not given)
+    supp_fb: str | None = None
+    supp_before: int = 0
+    supp_after: int = 0
 
 
 @dataclass(frozen=True, slots=True)

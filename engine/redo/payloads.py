@@ -415,8 +415,12 @@ def _undo(order: L.Order, u: Undo) -> list[bytes]:
 
 def _supplemental(order: L.Order, u: Undo) -> list[bytes]:
     cols = u.supplemental
-    fb = fb_value(u.kdo.fb) if u.kdo is not None else 0x2C
-    head = put(V.SUPP_SIZE, V.SUPP_AT, order, type=V.SUPP_TYPE, fb=fb, cc=len(cols))
+    if u.supp_fb is not None:
+        fb = fb_value(u.supp_fb)
+    else:
+        fb = fb_value(u.kdo.fb) if u.kdo is not None else 0x2C
+    head = put(V.SUPP_SIZE, V.SUPP_AT, order, type=V.SUPP_TYPE, fb=fb, cc=len(cols),
+               before=u.supp_before, after=u.supp_after)  # fmt: skip
     if not cols:
         return [bytes(head)]
     vals = [c.data for c in cols]
@@ -439,7 +443,10 @@ def _undo_back(order: L.Order, fields: Sequence[bytes]) -> Undo:
         kd, nxt = _kdo_back(order, ktb, fields, 3)
         at = _supp_after(order, fields, nxt)
         kd = _kdo_rest(order, kd, fields, nxt, at)
-        return Undo(**base, kdo=kd, supplemental=_supp_back(order, fields, at))
+        sfb, before, after = get(fields[at], V.SUPP_AT, order, "fb", "before", "after")
+        supp_fb = None if fb_value(kd.fb) == sfb else fb_text(sfb)  # a piece's own flags
+        return Undo(**base, kdo=kd, supplemental=_supp_back(order, fields, at),
+                    supp_fb=supp_fb, supp_before=before, supp_after=after)  # fmt: skip
     if (ol, oc) == (10, 22) and len(fields) > 3:
         return Undo(**base, index=_index_back(order, fields, 2))
     return Undo(**base)

@@ -32,7 +32,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Protocol
@@ -93,12 +95,27 @@ def local_path(location: str | Path) -> Path:
     return Path(location)
 
 
+#: A URI's user part with a secret whose ``/`` is not percent-encoded (AWS secret keys hold
+#: ``/``): the authority then ends at that ``/``, and the secret reads as a path.
+_RAW_USERINFO: Final = re.compile(r"^([a-z][a-z0-9+.\-]*://)[^@?#\s/]*:[^@?#\s]*@", re.I)
+#: Any URI's user part in a library's message (pyarrow's quote the URI whole).
+_ANY_USERINFO: Final = re.compile(r"\b([a-z][a-z0-9+.\-]*://)[^@?#\s/'\"]*:[^@?#\s'\"]*@", re.I)
+
+
+def _scrubbed(detail: str) -> str:
+    """A library's message with every URI's credentials masked."""
+    return _ANY_USERINFO.sub(r"\1***@", detail)
+
+
 def describe(location: str | Path) -> str:
-    """The location as messages show it: credentials in the URI masked."""
+    """The location as messages show it: credentials in the URI masked (a secret with an
+    unencoded ``/`` too)."""
     text = str(location)
     parts = urlsplit(text)
-    if parts.scheme in _LOCAL_SCHEMES or "@" not in parts.netloc:
+    if parts.scheme in _LOCAL_SCHEMES:
         return text
+    if "@" not in parts.netloc:
+        return _RAW_USERINFO.sub(r"\1***@", text)
     host = parts.netloc.rsplit("@", 1)[1]
     return urlunsplit((parts.scheme, f"***@{host}", parts.path, parts.query, parts.fragment))
 
@@ -138,6 +155,7 @@ def _arrow(location: str) -> tuple[Any, str]:
 def _unusable(location: str, exc: Exception) -> str:
     scheme = urlsplit(location).scheme
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    first = _scrubbed(first)
     if scheme in ("hdfs", "viewfs"):
         return (
             f"{describe(location)}: hdfs:// needs pyarrow's HadoopFileSystem and Hadoop's "
@@ -148,15 +166,20 @@ def _unusable(location: str, exc: Exception) -> str:
 
 def _fail(location: str | Path, exc: BaseException, what: str) -> StorageError:
     missing = isinstance(exc, FileNotFoundError)
-    detail = "no such file" if missing else (str(exc).strip().splitlines() or [""])[0]
+    detail = "no such file" if missing else _scrubbed((str(exc).strip().splitlines() or [""])[0])
     return StorageError(f"{describe(location)}: cannot {what}: {detail}", missing=missing)
 
 
 # -- reading ---------------------------------------------------------------------------------
 class _LocalInput:
     def __init__(self, path: Path) -> None:
-        self.fd = os.open(path, os.O_RDONLY)
-        self.size = os.fstat(self.fd).st_size
+        # never waits on a FIFO (O_NONBLOCK: a regular file ignores it), reads no device
+        self.fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        st = os.fstat(self.fd)
+        if not stat.S_ISREG(st.st_mode):
+            os.close(self.fd)
+            raise OSError("not a regular file")
+        self.size = st.st_size
 
     def read_at(self, offset: int, n: int) -> bytes:
         data = os.pread(self.fd, n, offset)
@@ -262,9 +285,12 @@ def list_files(base: str | Path, suffix: str = "") -> list[Entry]:
             for name in files:
                 if name.endswith(suffix):
                     try:
-                        n = os.stat(os.path.join(d, name)).st_size
+                        st = os.stat(os.path.join(d, name))
                     except FileNotFoundError:
                         continue  # removed while listing
+                    if not stat.S_ISREG(st.st_mode):
+                        continue  # a FIFO, a socket, a device: never a log (never opened)
+                    n = st.st_size
                     parts = () if rel == "." else tuple(rel.split(os.sep))
                     out.append(Entry(join(prefix, *parts, name), n))
     else:

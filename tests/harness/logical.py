@@ -24,6 +24,7 @@ from typing import Any
 
 from engine.embedded.dictionary import Dictionary, TableDef
 from engine.embedded.errors import SourceError
+from engine.extract.tasks import rowpieces
 from engine.redo.codecs import Value
 from engine.redo.framing import Rba
 from engine.redo.ids import RowId, Uba, Xid, dba_block, dba_file
@@ -121,6 +122,9 @@ class Decoder:
         self.rolled_back: list[Transaction] = []
         # a row inserted in pieces (last piece first): the pieces' columns until its head
         self._pieces: dict[Xid, list[tuple[Column, ...]]] = {}
+        # a chained row's update or delete (head first): its pieces until the one with the
+        # supplemental L (engine/extract/tasks/rowpieces.py states the rules)
+        self._changes: dict[Xid, list[tuple[RedoRecord, Kdo, Undo, Uba | None]]] = {}
 
     def _txn(self, xid: Xid, rec: RedoRecord) -> Transaction:
         t = self.txns.get(xid)
@@ -221,6 +225,11 @@ class Decoder:
         table = self._table(cv)
         supp = _cols(table, undo.supplemental) if undo is not None else {}
         ukdo = undo.kdo if undo is not None else None
+        if k.name in rowpieces.CODES and undo is not None:
+            flags = rowpieces.supp_flags(undo)
+            if t.xid in self._changes or flags != rowpieces.WHOLE:
+                self._change_piece(rec, table, k, undo, uba, t, flags)
+                return
         if k.name == "IRP":
             columns = k.columns
             if fb_value(k.fb) & (FB_F | FB_L) != FB_F | FB_L:  # a chained row's piece
@@ -267,6 +276,43 @@ class Decoder:
         elif k.name == "QMD":
             for slot in k.slots:
                 self._emit(t, rec, table, "DELETE", k.bdba, slot, {}, {}, supp, uba)
+
+    def _change_piece(
+        self,
+        rec: RedoRecord,
+        table: TableDef,
+        k: Kdo,
+        undo: Undo,
+        uba: Uba | None,
+        t: Transaction,
+        flags: int,
+    ) -> None:
+        """A piece of a chained row's update or delete: held until its last (supplemental
+        L), then one DELETE (all DRPs) or UPDATE on the first piece's (the head's) ROWID,
+        every piece's columns placed by the supplemental before / after."""
+        pending = self._changes.setdefault(t.xid, [])
+        pending.append((rec, k, undo, uba))
+        if not flags & FB_L:
+            return
+        del self._changes[t.xid]
+        before: dict[int, bytes | None] = {}
+        after: dict[int, bytes | None] = {}
+        supp: dict[str, Value] = {}
+        for _, kdo, u, _ in pending:
+            if u.kdo is not None:
+                before.update(rowpieces.placed(u.kdo.columns, u.supp_before))
+            if kdo.name == "URP":
+                after.update(rowpieces.placed(kdo.columns, u.supp_after))
+            supp.update(_cols(table, u.supplemental))
+        rec, head, _, uba = pending[0]  # the change is at its first piece, the head
+        b = _cols(table, (Column(i, v) for i, v in before.items()))
+        key = _key(table, supp, b)
+        if all(kdo.name == "DRP" for _, kdo, _, _ in pending):
+            full = _full_row(table, (Column(i, v) for i, v in sorted(before.items())))
+            self._emit(t, rec, table, "DELETE", head.bdba, head.slot, {}, full, key, uba)
+            return
+        a = _cols(table, (Column(i, v) for i, v in after.items()))
+        self._emit(t, rec, table, "UPDATE", head.bdba, head.slot, a, b, key, uba)
 
     def _load(self, rec: RedoRecord, cv: ChangeVector, d: DirectLoad, t: Transaction) -> None:
         """Rows of a direct-load block; their block is the change's DBA (the block header's

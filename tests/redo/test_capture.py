@@ -38,7 +38,11 @@ def test_the_fixture_gives_exactly_one_transaction() -> None:
     assert warns == [] and cap.records == 1110 + 7
     assert len(out) == 1
     t = out[0]
-    assert (t.xid.text(), t.commit_scn, t.user) == ("10.12.572", 2267707, "OLR_TEST")
+    assert (t.xid.text(), t.commit_scn, t.user) == (
+        "10.12.572",
+        2267707,
+        "FREEPDB1.OLR_TEST",
+    )  # PDB.USER: as EXCLUDEUSER names it
     assert L.redo_time(t.commit_time) == (2026, 3, 7, 1, 44, 40)
     (ch,) = t.changes
     assert (ch.op, ch.table.full_name, ch.table.con_id, ch.scn) == (

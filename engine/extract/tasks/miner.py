@@ -44,6 +44,7 @@ from engine.changes import Fragment, Kind, Position
 from engine.embedded.dictionary import Dictionary
 from engine.embedded.errors import RedoCorruptError
 from engine.expr.rowrule import Process, RowRule
+from engine.extract.tasks import rowpieces
 from engine.extract.tasks.assemble import trans_ind
 from engine.extract.tasks.decode import (
     BEFORES_COMPACT,
@@ -93,7 +94,7 @@ _UNDO_CLASS_BASE: Final = UNDO_CLS_FIRST  # undo header class of segment usn = 1
 #: Opcodes whose change vectors the miner reads (the rest, index redo 10.x among them, are
 #: stepped over without decoding their fields).
 _READ: Final = frozenset({(5, 1), (5, 2), (5, 4), (5, 6), (5, 11), (5, 20), (19, 1), (24, 1)})
-_KDO_CODES: Final = frozenset({2, 3, 5, 11, 12})
+_KDO_CODES: Final = frozenset({2, 3, 4, 5, 11, 12})  # 4 (LKR): a chained row's update's piece
 _WHOLE_ROW: Final = FB_F | FB_L  # a row piece that is the whole row
 _INSERT, _DELETE = int(IOType.INSERT), int(IOType.DELETE)
 _FIELDCOMP, _KEYFIELDCOMP = int(IOType.FIELDCOMP), int(IOType.KEYFIELDCOMP)
@@ -296,6 +297,8 @@ class Miner:
         # of a pending row were read (the read-on past a range's end: :meth:`_read_on`)
         self._pieces: dict[str, list[tuple[Raw, str, int, int]]] = {}
         self._pieces_read = 0
+        # pieces of a chained row's update or delete, by transaction (:meth:`_change_piece`)
+        self._changes: dict[str, list[rowpieces.Piece]] = {}
 
     def helper(self, info: TableInfo) -> _Columns:
         h = self._cols.get(info.qualified)
@@ -365,11 +368,11 @@ class Miner:
         except RedoError as exc:
             raise RedoCorruptError(str(exc)) from exc
         resume = scan.resume
-        if self._pieces:
+        if self._pieces or self._changes:
             if end is not None:
                 got, resume = self._read_on(path, resume if resume is not None else end, limit, out)
                 n += got
-            if self._pieces:  # the log ends before the head (a current log being written)
+            if self._pieces or self._changes:  # the log ends first (a current log)
                 resume = self._cut(out)
         return out, n, resume, scan.sequence
 
@@ -392,7 +395,10 @@ class Miner:
             except (struct.error, IndexError, ValueError) as exc:
                 raise RedoCorruptError(f"{path}: record at {offset} corrupt: {exc}") from exc
             if self._pieces_read == read:
-                pending = ", ".join(f"{x} ({p[-1][1]})" for x, p in self._pieces.items())
+                pending = ", ".join(
+                    [f"{x} ({p[-1][1]})" for x, p in self._pieces.items()]
+                    + [f"{x} ({p[-1].rowid})" for x, p in self._changes.items()]
+                )
                 raise RedoCorruptError(
                     f"{path}: record at {offset}: not the next piece of the chained row "
                     f"pending in transaction {pending}"
@@ -400,7 +406,7 @@ class Miner:
             out += got
             n += 1
             resume = stop
-            if not self._pieces:
+            if not self._pieces and not self._changes:
                 break
         return n, resume
 
@@ -408,9 +414,13 @@ class Miner:
         """The range ends where the first pending chained row's first record starts: its
         events from there on are dropped (a later read takes them again, with the row) and
         the pieces forgotten. Returns that offset (the range's resume)."""
-        cut = min(p[0][3] for p in self._pieces.values())
+        cut = min(
+            [p[0][3] for p in self._pieces.values()]
+            + [p[0].head[1] for p in self._changes.values()]
+        )
         out[:] = [e for e in out if e[3] < cut]
         self._pieces.clear()
+        self._changes.clear()
         return cut
 
     def _native_walker(self) -> Any:
@@ -585,11 +595,22 @@ class Miner:
             return
         key = info.key
         full = info.full_deletes  # NOCOMPRESSDELETES: the whole row, as an insert's
+        if op in rowpieces.CODES and rowpieces.supp_flags(undo) != rowpieces.WHOLE:
+            assert undo is not None  # (supp_flags of no undo is a whole row's)
+            got = rowpieces.piece(kdo, undo, rowid(dataobj, bdba, slot), ref, head)
+            change = self._change_piece(xid, got)
+            if change is None:
+                return
+            first = change.first
+            ref, head, rid = first.ref, first.head, first.rowid
+            if change.delete:
+                self._deleted(out, cols, xid, rid, change.before, ref, head, seq)
+            else:
+                self._updated(out, cols, xid, rid, change.before, change.after, ref, head, seq)
+            return
         if op == "DRP":
-            before = _undo_row(undo)
-            bkey = before if full else {i: before[i] for i in key if i in before}
-            emit(out, cols, xid, _DELETE, rowid(dataobj, bdba, slot), bkey, full, None, ref,
-                 head, seq)  # fmt: skip
+            self._deleted(out, cols, xid, rowid(dataobj, bdba, slot), _undo_row(undo), ref,
+                          head, seq)  # fmt: skip
             return
         if op == "QMD":
             urows = list(undo.kdo.rows) if undo is not None and undo.kdo is not None else []
@@ -600,28 +621,85 @@ class Miner:
                      head, seq)  # fmt: skip
             return
         if op == "URP":
-            before = _undo_row(undo)
-            key_changed = any(
-                i in after and before.get(i, after[i]) != after[i] for i in key if i in before
-            )
-            merged: Raw = {i: before[i] for i in key if i in before}
-            merged.update(after)
             rid = rowid(dataobj, bdba, slot)
-            mode = info.befores
-            if any(i not in merged for i in key):  # no key in the redo: the driver fetches it
-                emit(out, cols, xid, _FIELDCOMP, rid, merged, False, None, ref, head, seq, True)
-            elif key_changed:  # decode.Decoder._update says which images go where
-                bkey = before if mode else {i: before[i] for i in key if i in before}
-                io = _UNIFIED_PK if mode in (BEFORES_FULL, BEFORES_COMPACT) else _KEYFIELDCOMP
-                emit(out, cols, xid, io, rid, merged, False, bkey, ref, head, seq)
-            elif mode == BEFORES_NONE:
-                emit(out, cols, xid, _FIELDCOMP, rid, merged, False, None, ref, head, seq)
-            elif mode == BEFORES_RECORD:
-                emit(out, cols, xid, _BEFORE_FIELDCOMP, rid, before, False, None, ref, head, seq)
-                emit(out, cols, xid, _FIELDCOMP, rid, merged, False, None, ref, head, seq)
-            else:
-                image = merged if mode == BEFORES_FULL else after
-                emit(out, cols, xid, _UNIFIED, rid, image, False, before, ref, head, seq)
+            self._updated(out, cols, xid, rid, _undo_row(undo), after, ref, head, seq)
+
+    def _deleted(
+        self,
+        out: list[Event],
+        cols: _Columns,
+        xid: str,
+        rid: str,
+        before: Raw,
+        ref: str,
+        head: tuple[int, int, int, int, int, int],
+        seq: int,
+    ) -> None:
+        """The event of a row deleted, ``before`` its undo's columns (and supplemental)."""
+        info = cols.info
+        full = info.full_deletes  # NOCOMPRESSDELETES: the whole row, as an insert's
+        bkey = before if full else {i: before[i] for i in info.key if i in before}
+        self._emit(out, cols, xid, _DELETE, rid, bkey, full, None, ref, head, seq)
+
+    def _updated(
+        self,
+        out: list[Event],
+        cols: _Columns,
+        xid: str,
+        rid: str,
+        before: Raw,
+        after: Raw,
+        ref: str,
+        head: tuple[int, int, int, int, int, int],
+        seq: int,
+    ) -> None:
+        """The events of a row updated: ``before`` its undo's columns (and supplemental),
+        ``after`` the columns set."""
+        info = cols.info
+        key = info.key
+        emit = self._emit
+        key_changed = any(
+            i in after and before.get(i, after[i]) != after[i] for i in key if i in before
+        )
+        merged: Raw = {i: before[i] for i in key if i in before}
+        merged.update(after)
+        mode = info.befores
+        if any(i not in merged for i in key):  # no key in the redo: the driver fetches it
+            emit(out, cols, xid, _FIELDCOMP, rid, merged, False, None, ref, head, seq, True)
+        elif key_changed:  # decode.Decoder._update says which images go where
+            bkey = before if mode else {i: before[i] for i in key if i in before}
+            io = _UNIFIED_PK if mode in (BEFORES_FULL, BEFORES_COMPACT) else _KEYFIELDCOMP
+            emit(out, cols, xid, io, rid, merged, False, bkey, ref, head, seq)
+        elif mode == BEFORES_NONE:
+            emit(out, cols, xid, _FIELDCOMP, rid, merged, False, None, ref, head, seq)
+        elif mode == BEFORES_RECORD:
+            emit(out, cols, xid, _BEFORE_FIELDCOMP, rid, before, False, None, ref, head, seq)
+            emit(out, cols, xid, _FIELDCOMP, rid, merged, False, None, ref, head, seq)
+        else:
+            image = merged if mode == BEFORES_FULL else after
+            emit(out, cols, xid, _UNIFIED, rid, image, False, before, ref, head, seq)
+
+    def _change_piece(self, xid: str, got: rowpieces.Piece) -> rowpieces.Bound | None:
+        """A piece of a chained row's update or delete (:mod:`rowpieces`): held until the
+        piece with the supplemental L flag, then the bound change. A piece without F and
+        nothing pending belongs to a change whose first piece lies before this range (the
+        range before reads on to its end: :meth:`_read_on`), so it is dropped here."""
+        pending = self._changes.get(xid)
+        if pending is None:
+            if not got.flags & FB_F:
+                return None
+            pending = self._changes[xid] = []
+        elif got.flags & FB_F:
+            raise RedoCorruptError(
+                f"transaction {xid}: a chained row's change starts at {got.rowid} while the "
+                f"change of {pending[0].rowid} is pending"
+            )
+        pending.append(got)
+        self._pieces_read += 1
+        if not got.flags & FB_L:
+            return None
+        del self._changes[xid]
+        return rowpieces.bind(pending)
 
     def _piece(
         self, xid: str, after: Raw, rid: str, fb: int, offset: int

@@ -50,6 +50,12 @@ def resolve(text: str, home: Path) -> Location:
             f"gg.handler location {describe(text)}: only a directory or an s3:// URL is supported",
             "OGG-00664",
         )
+    if "@" not in parts.netloc and describe(text) != text:  # "KEY:ab/cd@bucket": the "/"
+        raise LakeError(  # ended the authority; the secret would be taken for the bucket
+            f"gg.handler location {describe(text)}: the secret in the URL must be "
+            "percent-encoded ('/' as %2F)",
+            "OGG-00664",
+        )
     query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
     user, _, host = parts.netloc.rpartition("@")
     key, _, secret = user.partition(":")

@@ -1,0 +1,201 @@
+"""The records of an UPDATE or DELETE of a chained row (a row stored in several pieces:
+:func:`engine.embedded.rows.row_pieces`, written by ``dml._redo_insert``), as Oracle writes
+them: a record per piece the statement touches, head first (docs/redo_format.md, "Rows
+larger than a block are chained").
+
+- DELETE: ``[5.2] 5.1 (11.1 undo: IRP of the piece, its row flags and next-piece ROWID)
+  + 11.3 DRP [+ 5.20]`` per piece, head first; the 5.1s' supplemental flags ``----F---`` on
+  the head's, ``--------`` between, ``-----L--`` on the last piece's (:data:`SUPP_FB`),
+  its ``before`` field the table column (from 1) of the piece's first column; the key
+  columns in the head's record.
+- UPDATE: the head's record first, then a record per other piece whose columns change,
+  in the row's order: ``5.1 (URP undo: the old values) + 11.5 URP`` on a piece that
+  changes (column numbers the piece's own, row flags the piece's, supplemental ``before``
+  / ``after`` the table column of its first changed column), an 11.4 LKR of the head when
+  none of its columns change (as Oracle 19c locks it); supplemental flags ``----F---`` on
+  the first record and ``-C---L--`` on the last (:data:`SUPP_FB_UPDATE`), the key columns
+  in the first. One record (only the head changes): the flags of a whole row.
+
+The pieces keep the column ranges the insert gave them (the last piece takes any column
+after it); an UPDATE that a piece's block would no longer hold is not written here
+(:func:`update` returns None and the caller writes it whole).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Final
+
+from engine.embedded import redogen as rg
+from engine.embedded.dictionary import TableDef
+from engine.embedded.rows import (
+    PIECE_ROOM,
+    cols_data,
+    piece_bytes,
+    rid_block,
+    rid_slot,
+    supp_columns,
+)
+from engine.embedded.session import Engine, Session, Txn
+from engine.embedded.state import Pieces
+from engine.redo.ids import Uba, make_dba
+from engine.redo.model import ChangeVector, Column, Kdo, Ktb, Undo
+from engine.redo.rowid import fb_value
+
+#: supplemental flags of a chained row's DELETE records by (first record, last record):
+#: the insert's (the head is the first record here)
+SUPP_FB: Final = rg.SUPP_FB
+#: the same for an UPDATE: Oracle 19c marks its last record ``-C---L--`` (oracdc
+#: ``Ops_URP_LMN_BindingTest`` / ``Ops_URP_IRP_DRP_CFA_BindingTest``: every 19c URP + URP
+#: and URP + LMN change)
+SUPP_FB_UPDATE: Final = {**rg.SUPP_FB, (False, True): "-C---L--"}
+
+
+def ranges(table: TableDef, pieces: Pieces) -> list[tuple[int, int, int]]:
+    """``pieces`` with the last one's range reaching the table's last column (the insert
+    cut trailing NULLs; a column set later goes in the last piece)."""
+    out = list(pieces)
+    rid, lo, _ = out[-1]
+    out[-1] = (rid, lo, len(table.columns))
+    return out
+
+
+def piece_irp(
+    ktb: Ktb,
+    table: TableDef,
+    dba: int,
+    slot: int,
+    cols: tuple[Column, ...],
+    ends: tuple[bool, bool],
+    lb: int,
+    nrid: tuple[int, int] | None,
+) -> Kdo:
+    """An IRP of one row piece: its columns (numbered from the piece's first), its flags by
+    ``ends`` (head, last: :data:`redogen.PIECE_FB`), the next piece's address ``nrid``: an
+    insert's redo (dml._redo_insert) or a delete's undo (:func:`delete`)."""
+    return rg.kdo("IRP", ktb, table, dba, slot=slot, size=rg.row_size(cols_data(cols)),
+                  fb=rg.PIECE_FB[ends], lb=lb, cc=len(cols), columns=cols, nrid=nrid)  # fmt: skip
+
+
+def _piece_row(enc: rg.Row, lo: int, hi: int) -> tuple[Column, ...]:
+    """A piece's columns, numbered from the piece's first (the last piece's trailing NULLs
+    cut, as the insert stored it)."""
+    return tuple(Column(c.no, c.data) for c in rg.columns_of(enc[lo:hi]))
+
+
+def delete(
+    s: Session, db: Engine, txn: Txn, table: TableDef, scn: int, pieces: Pieces, enc: rg.Row
+) -> Uba:
+    """The records of a DELETE of the chained row ``enc`` (all its columns encoded), head
+    first (its index records are the caller's: dml._redo_delete); returns the head
+    record's undo address (what a rollback names)."""
+    parts = ranges(table, pieces)
+    last = len(parts) - 1
+    addr = [(make_dba(table.file_no, rid_block(r)), rid_slot(r)) for r, _, _ in parts]
+    head_uba: Uba | None = None
+    for n, (_, lo, hi) in enumerate(parts):
+        dba, slot = addr[n]
+        pre, _ = s.first_cvs(txn, scn)
+        if n < last:  # a piece before the last holds every column of its range
+            cols = tuple(Column(i, enc[lo + i]) for i in range(hi - lo))
+        else:
+            cols = _piece_row(enc, lo, hi)
+        nrid = addr[n + 1] if n < last else None
+        undo_kdo = piece_irp(rg.UNDO_KTB, table, dba, slot, cols, (n == 0, n == last), 0, nrid)
+        supp = supp_columns(table, enc) if n == 0 else ()
+        undo_cv, uba = rg.row_undo(txn.ids, table, scn, undo_kdo, supp)
+        undo_cv = _with_supp(undo_cv, SUPP_FB[(n == 0, n == last)], lo + 1, 0)
+        head_uba = head_uba or uba
+        txn.ids.started = True
+        ktb, _ = rg.ktb_for(txn.ids, dba, uba, db.dirty_blocks, scn)
+        redo = rg.kdo("DRP", ktb, table, dba, slot=slot)
+        cvs = [*pre, undo_cv, rg.row_redo(txn.ids, table, scn, dba, 3, redo), *s.session_cv(txn)]
+        db.emit(s.thread, scn, cvs, switch=n == last)  # no log switch inside the row
+    assert head_uba is not None
+    return head_uba
+
+
+def fits(table: TableDef, pieces: Pieces, enc: rg.Row) -> bool:
+    """Whether each piece of the chained row still holds its columns of ``enc``."""
+    parts = ranges(table, pieces)
+    last = len(parts) - 1
+    return all(
+        piece_bytes(rg.columns_of_row(enc[lo:hi]) if n == last else enc[lo:hi], n == last)
+        <= PIECE_ROOM
+        for n, (_, lo, hi) in enumerate(parts)
+    )
+
+
+def update(
+    s: Session,
+    db: Engine,
+    txn: Txn,
+    table: TableDef,
+    scn: int,
+    pieces: Pieces,
+    old: rg.Row,
+    new: rg.Row,
+    set_cols: list[int],
+) -> Uba | None:
+    """The records of an UPDATE of columns ``set_cols`` of the chained row ``old`` (all its
+    columns encoded) to ``new``: returns the head record's undo address, or None (nothing
+    written) when a piece would no longer hold its columns."""
+    if not fits(table, pieces, new):
+        return None
+    parts = ranges(table, pieces)
+    last = len(parts) - 1
+    changed = [sorted(c for c in set_cols if lo <= c < hi) for _, lo, hi in parts]
+    written = [n for n in range(len(parts)) if n == 0 or changed[n]]
+    head_uba: Uba | None = None
+    for k, n in enumerate(written):
+        rid, lo, hi = parts[n]
+        dba, slot = make_dba(table.file_no, rid_block(rid)), rid_slot(rid)
+        first, final = k == 0, k == len(written) - 1
+        pre, _ = s.first_cvs(txn, scn)
+        fb = rg.PIECE_FB[(n == 0, n == last)]
+        cols = changed[n]
+        supp = supp_columns(table, old) if first else ()
+
+        if cols:
+            undo_kdo = _urp(rg.UNDO_KTB, table, dba, slot, fb, 0, lo, hi - lo, cols, old)
+        else:  # the head, none of its columns changed: locked (11.4 LKR)
+            undo_kdo = rg.kdo("LKR", rg.UNDO_KTB, table, dba, slot=slot, fb=fb)
+        undo_cv, uba = rg.row_undo(txn.ids, table, scn, undo_kdo, supp)
+        at = cols[0] + 1 if cols else 0
+        undo_cv = _with_supp(undo_cv, SUPP_FB_UPDATE[(first, final)], at, at)
+        head_uba = head_uba or uba
+        txn.ids.started = True
+        ktb, _ = rg.ktb_for(txn.ids, dba, uba, db.dirty_blocks, scn)
+        if cols:
+            redo = _urp(ktb, table, dba, slot, fb, 1, lo, hi - lo, cols, new)
+            cv = rg.row_redo(txn.ids, table, scn, dba, 5, redo)
+        else:
+            lkr = rg.kdo("LKR", ktb, table, dba, slot=slot, lock=1)
+            cv = rg.row_redo(txn.ids, table, scn, dba, 4, lkr)
+        db.emit(s.thread, scn, [*pre, undo_cv, cv, *s.session_cv(txn)], switch=final)
+    return head_uba
+
+
+def _urp(
+    ktb: Ktb,
+    table: TableDef,
+    dba: int,
+    slot: int,
+    fb: str,
+    lock: int,
+    lo: int,
+    ncol: int,
+    cols: list[int],
+    row: rg.Row,
+) -> Kdo:
+    """A URP of one row piece (its first column ``lo``, ``ncol`` columns, flags ``fb``)
+    setting table columns ``cols`` to their values in ``row``, numbered the piece's way."""
+    return rg.kdo("URP", ktb, table, dba, slot=slot, flag=fb_value(fb), lock=lock, cc=ncol,
+                  nnew=len(cols), columns=tuple(Column(i - lo, row[i]) for i in cols))  # fmt: skip
+
+
+def _with_supp(cv: ChangeVector, fb: str, before: int, after: int) -> ChangeVector:
+    """A 5.1 change vector whose supplemental header says ``fb``, ``before``, ``after``."""
+    body = cv.body
+    assert isinstance(body, Undo)
+    return replace(cv, body=replace(body, supp_fb=fb, supp_before=before, supp_after=after))

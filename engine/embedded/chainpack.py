@@ -1,0 +1,99 @@
+"""The fast path's records of an UPDATE or DELETE of a chained row: the same bytes as the
+generic path's (:mod:`engine.embedded.chained`, which states the shapes), packed with the
+row-change kernel's primitives (:mod:`engine.embedded.redopack`), as
+``redopack.Table.insert_pieces`` packs a chained insert. Python only (the compiled kernel
+writes rows in one piece; a chained row is rare): :class:`engine.embedded.bulk.BulkSession`
+calls these when the row it changes is chained (``Database.chained``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.embedded import chained
+from engine.embedded import redogen as rg
+from engine.embedded import redopack as rp
+from engine.redo.rowid import fb_value
+
+KDO_LKR = 4  # vectors.KDO_OPS
+Parts = Sequence[tuple[int, int, int, int]]  # per piece, head first: dba, slot, lo, hi
+
+
+def delete(
+    t: rp.Table, tx: rp.Txn, scn: int, parts: Parts, enc: tuple[bytes | None, ...]
+) -> tuple[bytes, ...]:
+    """The records of a DELETE of the chained row ``enc`` (its columns' Oracle bytes) whose
+    pieces are ``parts`` (:func:`chained.ranges`): a record per piece, head first, then the
+    index record (chained.delete)."""
+    s = t.shape
+    key = enc[s.key_col]
+    last = len(parts) - 1
+    out: list[bytes] = []
+    for n, (dba, slot, lo, hi) in enumerate(parts):
+        vals = enc[lo:hi] if n < last else rg.columns_of_row(enc[lo:hi])
+        fb = fb_value(rg.PIECE_FB[(n == 0, n == last)])
+        nrid = (parts[n + 1][0], parts[n + 1][1]) if n < last else None
+        undo = [rp.UNDO_KTB, *rp.kdo_irp(dba, s.hdba, slot, 0, vals, fb, nrid)]
+        supp_fb = fb_value(chained.SUPP_FB[(n == 0, n == last)])
+        nos, keys = ((s.key_col,), (key,)) if n == 0 else ((), ())
+        undo += rp.supplemental(nos, keys, supp_fb, lo + 1, 0)
+
+        def redo(k: bytes, dba: int = dba, slot: int = slot) -> list[bytes]:
+            return [k, *rp.kdo_drp(dba, s.hdba, slot)]
+
+        out += t._row(tx, scn, dba, rp.KDO_DRP, undo, redo)
+    if s.key_index is not None:
+        out.append(t._index(tx, scn, parts[0][0], parts[0][1], key, False))
+    return tuple(out)
+
+
+def update(
+    t: rp.Table,
+    tx: rp.Txn,
+    scn: int,
+    parts: Parts,
+    old: tuple[bytes | None, ...],
+    new: tuple[bytes | None, ...],
+    set_cols: Sequence[int],
+) -> tuple[bytes, ...]:
+    """The records of an UPDATE of columns ``set_cols`` of the chained row ``old`` to
+    ``new`` (every column's Oracle bytes) whose pieces are ``parts`` and still hold it
+    (:func:`chained.fits`): the head's record, then one per other piece that changes
+    (chained.update)."""
+    s = t.shape
+    last = len(parts) - 1
+    changed = [sorted(c for c in set_cols if lo <= c < hi) for _, _, lo, hi in parts]
+    written = [n for n in range(len(parts)) if n == 0 or changed[n]]
+    out: list[bytes] = []
+    for k, n in enumerate(written):
+        dba, slot, lo, hi = parts[n]
+        first, final = k == 0, k == len(written) - 1
+        fb = fb_value(rg.PIECE_FB[(n == 0, n == last)])
+        cols = changed[n]
+        nos = [i - lo for i in cols]
+        if cols:
+            undo = [rp.UNDO_KTB, *rp.kdo_urp(dba, s.hdba, slot, 0, hi - lo, nos,
+                                             [old[i] for i in cols], fb)]  # fmt: skip
+        else:
+            undo = [rp.UNDO_KTB, *rp.kdo_drp(dba, s.hdba, slot, KDO_LKR)]
+        supp_fb = fb_value(chained.SUPP_FB_UPDATE[(first, final)])
+        at = cols[0] + 1 if cols else 0
+        knos, keys = ((s.key_col,), (old[s.key_col],)) if first else ((), ())
+        undo += rp.supplemental(knos, keys, supp_fb, at, at)
+        values = [new[i] for i in cols]
+
+        def redo(
+            kb: bytes,
+            dba: int = dba,
+            slot: int = slot,
+            n: int = hi - lo,
+            fb: int = fb,
+            nos: list[int] = nos,
+            values: list[bytes | None] = values,
+        ) -> list[bytes]:
+            if not nos:
+                return [kb, *rp.kdo_drp(dba, s.hdba, slot, KDO_LKR)]
+            return [kb, *rp.kdo_urp(dba, s.hdba, slot, 1, n, nos, values, fb)]
+
+        out += t._row(tx, scn, dba, rp.KDO_URP if cols else KDO_LKR, undo, redo)
+    return tuple(out)

@@ -1,0 +1,151 @@
+"""Instance recovery at open (engine/embedded/recovery.py): a database process killed with
+SIGKILL after redo was flushed past its last checkpoint. The next open gives out no SCN and no
+transaction id the logs hold already, rolls back the transactions the kill left open (a 5.4
+each), and what the logs then hold decodes to the committed transactions, each once."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+from engine.embedded.database import Database, create_database
+from engine.embedded.dictionary import load_dictionary
+from engine.embedded.sql import execute
+from engine.home.layout import Home
+from tests.harness.logical import Decoded, decode
+
+
+def _child(root: Path, thread: int) -> str:
+    """The child's script: statements run through the SQL layer without its per-statement
+    checkpoint for those after ``db.checkpoint()``, then redo flushed and SIGKILL."""
+    return textwrap.dedent(
+        f"""
+        import os, signal
+        from pathlib import Path
+        from engine.embedded.database import Database
+
+        db = Database(Path({str(root)!r}))
+        db.checkpoint = lambda: None  # statements after this leave the state as it was
+        from engine.embedded import sql
+        s, o = db.session("A"), db.session("B", thread={thread})
+        sql.execute(db, o, "UPDATE t SET v = 'more' WHERE id = 2")
+        for k in range(3, 6):
+            sql.execute(db, s, f"INSERT INTO t (id, v) VALUES ({{k}}, 'c{{k}}')")
+            sql.execute(db, s, "COMMIT")
+        sql.execute(db, s, "INSERT INTO t (id, v) VALUES (9, 'left open')")
+        db.logs.flush(everything=True)  # the redo is in the logs, the tables are not
+        os.kill(os.getpid(), signal.SIGKILL)
+        """
+    )
+
+
+def _setup(tmp_path: Path, threads: int) -> Path:
+    create_database(tmp_path, "DB", threads)
+    root = tmp_path / "DB"
+    db = Database(root)
+    s, o = db.session("A", thread=1), db.session("B", thread=threads)
+    execute(db, s, "CREATE TABLE t (id NUMBER PRIMARY KEY, v VARCHAR2(20))")
+    execute(db, s, "INSERT INTO t (id, v) VALUES (1, 'one')")
+    execute(db, s, "COMMIT")
+    execute(db, o, "INSERT INTO t (id, v) VALUES (2, 'open across')")  # checkpointed open
+    db.close()
+    return root
+
+
+def _kill(root: Path, threads: int) -> None:
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}
+    r = subprocess.run(
+        [sys.executable, "-c", _child(root, threads)], env=env, capture_output=True, timeout=120
+    )
+    assert r.returncode == -signal.SIGKILL, r.stderr.decode()
+
+
+def _decoded(db: Database) -> Decoded:
+    return decode((lr.record for lr in db.records()), load_dictionary(db.root / "dictionary.json"))
+
+
+def test_a_killed_database_reopens_past_its_logs_and_rolls_back_what_was_open(
+    tmp_path: Path,
+) -> None:
+    for threads in (1, 2):
+        base = tmp_path / f"t{threads}"
+        base.mkdir()
+        root = _setup(base, threads)
+        _kill(root, threads)
+        db = Database(root)
+        try:
+            before = _decoded(db)
+            top = max(lr.record.scn for lr in db.records())
+            assert db.state.scn >= top
+            # the transaction open across the checkpoint and the one begun after it
+            assert len(db.recovered) == 2 and not db.sessions
+            assert {t.xid for t in before.open} == set()
+            rolled = {str(t.xid) for t in before.rolled_back}
+            assert len(rolled) == 2, rolled
+            committed = [c.after for t in before.committed for c in t.changes]
+            assert committed == [{"ID": k, "V": v} for k, v in _EXPECTED], committed
+            used = {str(t.xid) for t in before.committed + before.rolled_back}
+            s = db.session("C", thread=threads)
+            execute(db, s, "INSERT INTO t (id, v) VALUES (7, 'after')")
+            execute(db, s, "COMMIT")
+            after = _decoded(db)
+            new = [t for t in after.committed if str(t.xid) not in used]
+            assert len(new) == 1 and new[0].start_scn > top
+            assert [c.after for c in new[0].changes] == [{"ID": 7, "V": "after"}]
+            rows = execute(db, s, "SELECT id FROM t ORDER BY id").rows
+            # the tables as of the checkpoint (recovery rolls back, not forward: docs)
+            assert [r[0] for r in rows] == [1, 7]
+        finally:
+            db.close()
+
+
+_EXPECTED = [(1, "one"), (3, "c3"), (4, "c4"), (5, "c5")]
+
+
+def test_a_workload_killed_mid_run_reopens_past_its_logs(tmp_path: Path) -> None:
+    """``ggsci db workload`` (checkpoints at its start and end only) killed with SIGKILL while
+    its sessions commit and hold long transactions on two threads: the next open goes on past
+    every SCN and transaction id in the logs, and the logs then hold no open transaction."""
+    home = tmp_path / "home"
+    Home(home).create_subdirs()
+    env = {**os.environ, "GGHOME": str(home), "PYTHONPATH": str(Path(__file__).parents[2])}
+    ggsci = [sys.executable, "-m", "ggsci"]
+    r = subprocess.run([*ggsci, "db", "create", "WL", "--threads", "2"], env=env,
+                       capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    root = home / "dirdb" / "WL"
+    run = subprocess.Popen(
+        [*ggsci, "db", "workload", "WL", "--duration", "60", "--tps", "300",
+         "--long-txn", "3:100000", "--tables", "2"],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:  # transactions written after the start's checkpoint
+            time.sleep(0.5)
+            if sum(p.stat().st_size for p in (root / "redo").rglob("*.log")) > 600_000:
+                break
+        time.sleep(1.0)
+    finally:
+        run.send_signal(signal.SIGKILL)
+        run.wait(timeout=30)
+    db = Database(root)
+    try:
+        top = max(lr.record.scn for lr in db.records())
+        assert db.state.scn >= top
+        before = _decoded(db)
+        assert before.open == [] and len(before.committed) > 10
+        assert len(db.recovered) >= 3  # the long transactions at least
+        used = {str(t.xid) for t in before.committed + before.rolled_back}
+        s = db.session("C", thread=2)
+        execute(db, s, "INSERT INTO WL.WL_T01 (ID, NAME) VALUES (999999999, 'after')")
+        execute(db, s, "COMMIT")
+        new = [t for t in _decoded(db).committed if str(t.xid) not in used]
+        assert len(new) == 1 and new[0].start_scn > top
+    finally:
+        db.close()
