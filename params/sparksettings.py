@@ -20,6 +20,7 @@ WHOLE_NUMBERS: dict[str, int] = {
 #: application before it abends. Times as Spark writes them: 90, 90s, 2min, 1h.
 GGSCI_TIMES: dict[str, float] = {
     "spark.ggsci.startupTimeout": 120.0,
+    "spark.ggsci.executorTimeout": 120.0,  # (unset: the startupTimeout given)
     "spark.ggsci.progressTimeout": 300.0,
     "spark.ggsci.masterTimeout": 60.0,
 }

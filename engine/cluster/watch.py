@@ -16,8 +16,10 @@ The bounds (``SPARKCONF`` keys of ggsci's own, as Spark's libraries name theirs;
 Spark writes one: ``90``, ``90s``, ``2min``, ``1h``):
 
 - ``spark.ggsci.startupTimeout`` (120 s): the most the session may take to start (the
-  JVM, registration with the master), and then the most until the Extract's executors have
-  run their first tasks (executors granted and started, the shipped code imported);
+  JVM, registration with the master);
+- ``spark.ggsci.executorTimeout`` (the startup bound when not set): the most, once the
+  session is up, until the Extract's executors have run their first tasks (executors
+  granted and started, the shipped code imported);
 - ``spark.ggsci.progressTimeout`` (300 s): a job in flight with no task finished;
 - ``spark.ggsci.masterTimeout`` (60 s): the connection to a standalone master lost without
   a new master taking the application over (docs/cluster.md, "Master high availability").
@@ -43,6 +45,7 @@ from engine.errors import GGError
 from params.sparksettings import GGSCI_TIMES, spark_seconds
 
 STARTUP_KEY: Final = "spark.ggsci.startupTimeout"
+EXECUTOR_KEY: Final = "spark.ggsci.executorTimeout"
 PROGRESS_KEY: Final = "spark.ggsci.progressTimeout"
 MASTER_KEY: Final = "spark.ggsci.masterTimeout"
 DEFAULTS: Final[Mapping[str, float]] = GGSCI_TIMES
@@ -71,12 +74,15 @@ class Limits:
     startup_s: float = DEFAULTS[STARTUP_KEY]
     progress_s: float = DEFAULTS[PROGRESS_KEY]
     master_s: float = DEFAULTS[MASTER_KEY]
+    executor_s: float = DEFAULTS[EXECUTOR_KEY]
 
     @classmethod
     def of(cls, conf: Mapping[str, str]) -> Limits:
-        """The bounds of a session's settings (the defaults where not set)."""
+        """The bounds of a session's settings (the defaults where not set; the executors'
+        bound is the startup bound unless set)."""
         got = {k: seconds(k, conf[k]) if k in conf else v for k, v in DEFAULTS.items()}
-        return cls(got[STARTUP_KEY], got[PROGRESS_KEY], got[MASTER_KEY])
+        executor = got[EXECUTOR_KEY] if EXECUTOR_KEY in conf else got[STARTUP_KEY]
+        return cls(got[STARTUP_KEY], got[PROGRESS_KEY], got[MASTER_KEY], executor)
 
 
 def _fmt(s: float) -> str:
@@ -283,10 +289,10 @@ class Watchdog:
             if not self._starting or not jobs:
                 self._since = now
         if self._starting:
-            if now - self.t0 > self.limits.startup_s:
+            if now - self.t0 > self.limits.executor_s:
                 self._raise(
-                    f"The Spark application did not start within {_fmt(self.limits.startup_s)}: "
-                    f"{self._waiting(now)}. {self._bound_hint(STARTUP_KEY)}"
+                    f"The Spark application did not start within {_fmt(self.limits.executor_s)}: "
+                    f"{self._waiting(now)}. {self._bound_hint(self._executor_key())}"
                 )
         elif jobs and now - self._since > self.limits.progress_s:
             self._raise(
@@ -296,6 +302,11 @@ class Watchdog:
 
     def _bound_hint(self, key: str) -> str:
         return f"(bound: {key})"
+
+    def _executor_key(self) -> str:
+        """The setting that bounds the executors' start: their own when it differs."""
+        same = self.limits.executor_s == self.limits.startup_s
+        return STARTUP_KEY if same else EXECUTOR_KEY
 
     def _cause(self) -> str:
         s = self.signs
@@ -338,7 +349,7 @@ class Watchdog:
         if self.sc is None:
             return f"starting the Spark session ({_fmt(now - self.t0)})"
         if self._starting:
-            bound = self.limits.startup_s
+            bound = self.limits.executor_s
             return f"{self._waiting(now)} ({_fmt(now - self.t0)} of {_fmt(bound)})"
         idle = now - self._since
         if self.signs.disconnected_at is not None or (self._progress[:1] != ((),) and idle > 10):

@@ -5,7 +5,8 @@ ABENDED group) and meanwhile STATUS says what it waits for.
 One one-core worker (tests/extract/standalone.py) for the module; the faults:
 
 - the cluster held by another application (0 cores free): the group, started by the
-  Manager, says in STATUS that no executor was granted and abends at its start-up bound;
+  Manager, says in STATUS that no executor was granted and abends at its executors' bound
+  (``spark.ggsci.executorTimeout``, set apart from the session's own start-up bound);
   the Manager's AUTORESTART starts it again (and it abends again: the cluster is still
   held);
 - a wrong ``spark.driver.host`` (executors cannot call back): one line at once;
@@ -127,7 +128,8 @@ def test_a_cluster_held_by_another_application(cluster: standalone.Cluster, tmp_
             "PORT 0\nAUTORESTART EXTRACT *, RETRIES 1, WAITMINUTES 0, RESETMINUTES 60\n"
         )
         home.globals_file.write_text(
-            f"SPARKMASTER {cluster.url}\nSPARKCONF spark.ggsci.startupTimeout=40s\n"
+            f"SPARKMASTER {cluster.url}\nSPARKCONF spark.ggsci.startupTimeout=60s\n"
+            "SPARKCONF spark.ggsci.executorTimeout=15s\n"
         )
         (home.dirprm / "e1.prm").write_text(
             "EXTRACT e1\nSOURCEDB src\nEXTTRAIL ./dirdat/ea\nTABLE HR.*;\n"
@@ -143,18 +145,21 @@ def test_a_cluster_held_by_another_application(cluster: standalone.Cluster, tmp_
             said = ggsci(home, "SEND EXTRACT e1, STATUS")
             time.sleep(0.5)
         assert "  Spark: no executor registered from" in said, said  # (capturing meanwhile)
-        assert "none granted" in said and " of 40 s)" in said, said
+        assert "none granted" in said and " of 15 s)" in said, said
 
         def abends() -> list[str]:
             return [
                 ln for ln in home.ggserr_log.read_text().splitlines()
-                if "OGG-01668" in ln and "did not start within 40 s" in ln
+                if "OGG-01668" in ln and "did not start within 15 s" in ln
             ]  # fmt: skip
 
         while time.monotonic() - t0 < 180 and not abends():
             time.sleep(0.5)
         took = time.monotonic() - t0
-        one_error("\n".join(abends()), "did not start within 40 s", "none granted")
+        one_error(
+            "\n".join(abends()), "did not start within 15 s", "none granted",
+            "(bound: spark.ggsci.executorTimeout)",
+        )  # fmt: skip
         # the Manager's AUTORESTART acts on it: started again, abended again, then no more
         while time.monotonic() - t0 < 420 and "retries exhausted" not in (
             home.ggserr_log.read_text()
@@ -165,7 +170,7 @@ def test_a_cluster_held_by_another_application(cluster: standalone.Cluster, tmp_
         pf = read_process_file(home, "EXTRACT", "E1")
         assert pf is not None and pf.state == State.ABENDED, pf
         assert "Traceback" not in (home.dirrpt / "E1.rpt").read_text()
-        print(f"0 cores: {took:.1f} s from START to the abend (bound 40 s after the session is up)")
+        print(f"0 cores: {took:.1f} s from START to the abend (bound 15 s after the session is up)")
     finally:
         ggsci(home, "STOP MANAGER !")
         os.killpg(hog.pid, signal.SIGTERM)
@@ -267,7 +272,7 @@ def test_the_master_restarted_under_a_live_extract(
     home = source(tmp_path)
     proc = extract(
         home,
-        f"SPARKMASTER {cluster.url}\nSPARKCONF spark.ggsci.masterTimeout=15s\n",
+        f"SPARKMASTER {cluster.url}\nSPARKCONF spark.ggsci.masterTimeout=8s\n",
     )
     try:
         deadline = time.monotonic() + 180
@@ -285,4 +290,4 @@ def test_the_master_restarted_under_a_live_extract(
     assert proc.returncode == 1, out
     one_error(out, f"The connection to the Spark master {cluster.url} was lost")
     assert "spark.ggsci.masterTimeout" in out
-    print(f"master restarted: {took:.1f} s from the kill to the message (bound 15 s)")
+    print(f"master restarted: {took:.1f} s from the kill to the message (bound 8 s)")

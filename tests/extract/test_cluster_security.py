@@ -50,9 +50,9 @@ def test_an_extract_without_the_secret_is_refused_in_one_line(
     home = source(tmp_path)
     proc = extract(
         home,
-        f"SPARKMASTER {cluster.url}\nSPARKCONF spark.ggsci.startupTimeout=30s\n",
+        f"SPARKMASTER {cluster.url}\nSPARKCONF spark.ggsci.startupTimeout=20s\n",
         stop_at_eof=True,
     )
     out = finish(proc, 240)
     assert proc.returncode == 1, out
-    one_error(out, "The Spark session did not start within 30 s: the master refused", "SASL")
+    one_error(out, "The Spark session did not start within 20 s: the master refused", "SASL")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.cluster.watch import LogSigns, SparkFault, seconds
+from engine.cluster.watch import Limits, LogSigns, SparkFault, seconds
 from engine.embedded.database import create_database
 from engine.home.layout import Home
 from params.check import check_text
@@ -86,6 +86,16 @@ def test_a_bad_number_or_time_is_a_positioned_line() -> None:
         "SPARKCONF spark.ggsci.startupTimeout=soon: expected a time such as 120s, 5min or 1h"
     ]
     assert check_text("SPARKCONF spark.ggsci.progressTimeout=10min\n").ok
+    assert errors("SPARKCONF spark.ggsci.executorTimeout=later\n") == [
+        "SPARKCONF spark.ggsci.executorTimeout=later: expected a time such as 120s, 5min or 1h"
+    ]
+
+
+def test_the_executors_bound_is_the_startup_bound_unless_set() -> None:
+    assert Limits.of({}).executor_s == 120
+    assert Limits.of({"spark.ggsci.startupTimeout": "40s"}).executor_s == 40
+    both = {"spark.ggsci.startupTimeout": "40s", "spark.ggsci.executorTimeout": "15s"}
+    assert (Limits.of(both).startup_s, Limits.of(both).executor_s) == (40, 15)
 
 
 def test_the_bounds_are_spark_times() -> None:

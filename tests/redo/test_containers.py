@@ -20,7 +20,7 @@ from ggsci.cli import build_app
 from params.check import check_text
 from params.models import ParamFile
 from tests.redo.corpus import CHECKPOINT, LOG15, LOG16, need
-from tests.redo.test_alo_ggsci import FMT, _add, _attach, _ggsci, _home, _rows
+from tests.redo.test_alo_ggsci import FMT, _add, _attach, _extract_here, _home, _rows
 from tests.shell.conftest import Shell
 
 COLS = (D.Column("ID", 1, "NUMBER", 22),)
@@ -118,14 +118,15 @@ def test_both_dictionary_formats_carry_the_container_name(tmp_path: Path) -> Non
 
 
 def test_the_fixture_by_its_pdb(tmp_path: Path) -> None:
-    """End to end through ggsci (one child process: the selection's cases are above)."""
+    """End to end through ggsci (the command in this process, on the test session's Spark:
+    test_alo_ggsci runs it as a child process; the selection's cases are above)."""
     root, arch = _home(tmp_path, (LOG15, LOG16))
     prm = root / "dirprm" / "e1.prm"
     prm.write_text(prm.read_text().replace("TABLE OLR_TEST.*;", "TABLE freepdb1.OLR_TEST.*;"))
     _attach(root, arch, 2)
     _add(root)
-    run = _ggsci(root, "extract", "paramfile", "dirprm/e1.prm", "--stop-at-eof")
-    assert run.returncode == 0, run.stderr
+    run = _extract_here(root)
+    assert run.exit_code == 0, run.output
     (row,) = _rows(root)
     assert (row["table"], row["columns"]) == (
         "OLR_TEST.TEST_CDC",

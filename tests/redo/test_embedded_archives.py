@@ -1,9 +1,10 @@
 """The embedded database's archive destination is an Oracle archive location as it is
 (issue 24 §3): created with ``--archive-format``, its dictionary written by ``ggsci db
 dictionary``, the directory attached by ``ggsci db attach X --archive DEST --format FMT
---dictionary FILE``, the archived-log-only Extract over it (``ggsci extract paramfile``, a
-child process) writes the same trail rows as the embedded database's own Extract, which
-also reads the archives by their format (TRANLOGOPTIONS ARCHIVEDLOGONLY)."""
+--dictionary FILE``, the archived-log-only Extract over it (``ggsci extract paramfile``, in
+this process on the test session's Spark; test_alo_ggsci runs it as a child process) writes
+the same trail rows as the embedded database's own Extract, which also reads the archives by
+their format (TRANLOGOPTIONS ARCHIVEDLOGONLY)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ from engine.logdump.dump import dump_files
 from engine.logdump.views import DisplayOptions
 from ggsci.cli import build_app
 from params.check import check_text
+from tests.redo.test_alo_ggsci import _extract_here
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -166,8 +168,8 @@ def test_the_archives_attached_read_as_the_embedded_extract_reads_them(
     added = _ggsci(home.root, "run", "ADD EXTRACT e1, TRANLOG, EXTSEQNO 2, EXTRBA 0",
                    "ADD EXTTRAIL ./dirdat/aa, EXTRACT e1")  # fmt: skip
     assert "EXTRACT added." in added.stdout, added.stdout + added.stderr
-    run = _ggsci(home.root, "extract", "paramfile", "dirprm/e1.prm", "--stop-at-eof")
-    assert run.returncode == 0, run.stderr
+    run = _extract_here(home.root)
+    assert run.exit_code == 0, run.output
     assert _rows(home.dirdat, "aa") == want
 
 
