@@ -40,7 +40,7 @@ from engine.embedded.session import Session
 from engine.embedded.state import Engine
 from engine.redo.ids import Xid
 from engine.redo.model import Commit, SlotAlloc
-from engine.redo.vectors import UNDO_CLS_FIRST
+from engine.redo.vectors import undo_xid_of
 
 Slot = tuple[int, int]  # (undo segment, slot)
 
@@ -94,9 +94,9 @@ def read_tail(redo_dir: Path, after_scn: int, threads: int) -> Tail:
                 for cv in rec.changes:
                     body = cv.body
                     if isinstance(body, SlotAlloc | Commit):
-                        usn = (cv.cls - UNDO_CLS_FIRST) // 2
-                        xid = (usn, body.slt, body.sqn)
-                        slot = (usn, body.slt)
+                        x = undo_xid_of(cv.cls, body.slt, body.sqn)
+                        xid = (x.usn, x.slt, x.sqn)
+                        slot = (x.usn, x.slt)
                         tail.sqn[slot] = max(tail.sqn.get(slot, 0), body.sqn)
                         if isinstance(body, SlotAlloc):
                             tail.begun[xid] = thread
