@@ -75,13 +75,14 @@ def lake_rows(home: Home, kind: str, location: str, owner: str, name: str,
         except TableNotFoundError:
             return None
         return list(dt.to_pyarrow_table().to_pylist())
-    from pyiceberg.catalog import load_catalog
     from pyiceberg.exceptions import NoSuchTableError
+
+    from engine.targets.lake.iceberg import open_catalog
 
     where = home.root / location if not location.startswith("s3://") else home.dirchk
     if not (where / "iceberg_catalog.db").exists():
         return None
-    cat = load_catalog("ggsci", type="sql", uri=f"sqlite:///{where / 'iceberg_catalog.db'}",
+    cat = open_catalog("ggsci", type="sql", uri=f"sqlite:///{where / 'iceberg_catalog.db'}",
                        warehouse=location, **(options or {}))  # fmt: skip
     try:
         return list(cat.load_table(f"{owner.lower()}.{name.lower()}").scan().to_arrow().to_pylist())

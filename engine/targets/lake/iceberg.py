@@ -195,6 +195,20 @@ class IcebergTable(LakeTable):
         return f"{self.name}: {action} is not an Iceberg maintenance action (EXPIRESNAPSHOTS)"
 
 
+def open_catalog(name: str, **props: Any) -> Catalog:
+    """pyiceberg's ``load_catalog``, tried again when another process made a new SQL
+    catalog's tables between its check and its CREATE TABLE (``table iceberg_tables already
+    exists``): a Replicat starting while something else opens the same new catalog (another
+    Replicat, a reader) would otherwise abend on a race it did not lose anything to."""
+    for attempt in range(3):
+        try:
+            return load_catalog(name, **props)
+        except Exception as exc:
+            if attempt == 2 or "already exists" not in str(exc):
+                raise
+    raise AssertionError("unreachable")
+
+
 class IcebergStore:
     kind = "iceberg"
 
@@ -217,7 +231,7 @@ class IcebergStore:
                 catalog_uri = f"sqlite:///{where / CATALOG_FILE}"
             props |= {"type": "sql", "uri": catalog_uri}
         try:
-            self.catalog = load_catalog(catalog_name, **props)
+            self.catalog = open_catalog(catalog_name, **props)
         except Exception as exc:
             raise LakeError(f"Iceberg catalog {catalog_name}: {_line(exc)}", "OGG-00664") from exc
 
