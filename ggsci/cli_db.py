@@ -31,7 +31,7 @@ from engine.embedded.database import (
 )
 from engine.embedded.dictionary import load_dictionary
 from engine.embedded.errors import STATEMENT_ERRORS, DatabaseError, SourceError
-from engine.home.layout import HomeError, resolve_home
+from engine.home.layout import Home, HomeError, resolve_home
 from engine.home.trust import NotHomeOwner, check_home_owner
 from engine.home.userfile import UserFileError, open_regular, read_user_file
 from engine.redo.archnames import DEFAULT_FORMAT
@@ -44,6 +44,15 @@ if TYPE_CHECKING:
 app = typer.Typer(help="The embedded source database and its redo log.", no_args_is_help=True)
 
 HomeOpt = Annotated[str | None, typer.Option("--home", help="GoldenGate home directory.")]
+PasswordStdin = Annotated[
+    bool,
+    typer.Option(
+        "--password-stdin",
+        help="Read the secret of a location given with its key alone (s3://KEY@...) from "
+        "standard input (a secret in the location itself is refused: other users can read "
+        "a command line).",
+    ),
+]
 T = TypeVar("T")
 
 
@@ -139,19 +148,44 @@ def create(
             "%r resetlogs id, %d dbid, %a activation; upper case zero-filled)."
         ),
     ] = DEFAULT_FORMAT,
+    password_stdin: PasswordStdin = False,
     home: HomeOpt = None,
 ) -> None:
     """Create an embedded database."""
     _not_attached(_dirdb(home), name)
     dest: str | None = None
     if archive_dest:
-        given = archive_dest
+        given = _location(home, archive_dest, "--archive-dest", _dest_alias(name), password_stdin)
         dest = _guard(lambda: _checked_dest(given))
     params = ArchiveParams(dest, archive_format)
     root = _guard(
         lambda: create_database(_dirdb(home), name, threads, log_size * 1024 * 1024, params)
     )
     typer.echo(f"Database {root.name} created ({threads} redo thread(s)).")
+
+
+def _location(
+    home: str | None, location: str, option: str, alias: str | None, password_stdin: bool
+) -> str:
+    """A location given as an argument, with the secret it needs from the store, standard
+    input or a prompt (:mod:`ggsci.secretin`); one line when it carries a secret itself."""
+    from ggsci.secretin import SecretOnCommandLine, location_secret
+
+    try:
+        return location_secret(lambda: _home_of(home), location, option, alias, password_stdin)
+    except SecretOnCommandLine as exc:
+        raise _fail(exc) from None
+
+
+def _home_of(home: str | None) -> Home:
+    _dirdb(home)  # the owner's home only (one line otherwise)
+    return resolve_home(home)
+
+
+def _dest_alias(name: str) -> str:
+    """The credential store alias of a database's archive destination's secret (as
+    engine.embedded.archiver keeps it)."""
+    return f"ARCHIVEDEST_{name.upper()}"
 
 
 def _checked_dest(dest: str) -> str:
@@ -175,9 +209,12 @@ def archive_dest_cmd(
         str | None, typer.Argument(help="The new destination; absent: show the current one.")
     ] = None,
     none: Annotated[bool, typer.Option("--none", help="Stop archiving.")] = False,
+    password_stdin: PasswordStdin = False,
     home: HomeOpt = None,
 ) -> None:
     """Show or set where archived logs are copied (Oracle's LOG_ARCHIVE_DEST)."""
+    if dest is not None:
+        dest = _location(home, dest, "DEST", _dest_alias(name), password_stdin)
     with _db(home, name) as db:
         if dest is None and not none:
             params = archive_params(db.root)
@@ -331,6 +368,7 @@ def attach(
         str | None,
         typer.Option("--format", help="LOG_ARCHIVE_FORMAT of the logs (default %t_%s_%r.dbf)."),
     ] = None,
+    password_stdin: PasswordStdin = False,
     home: HomeOpt = None,
 ) -> None:
     """Attach a real Oracle database by its archived logs and its dictionary (for an
@@ -340,6 +378,7 @@ def attach(
     from engine.redo.errors import RedoError
     from engine.storage import StorageError, describe
 
+    archive = _location(home, archive, "--archive", f"ATTACHED_{name.upper()}", password_stdin)
     try:
         db = attach_db(_dirdb(home), name, archive, dictionary, format_)
         tables = len(db.dictionary().tables)
@@ -561,12 +600,13 @@ def logs(
     format_: Annotated[
         str | None, typer.Option("--format", help="LOG_ARCHIVE_FORMAT of an archive location.")
     ] = None,
+    password_stdin: PasswordStdin = False,
     home: HomeOpt = None,
 ) -> None:
     """List redo logs: thread, sequence, status, SCN range, size, path. For an archive
     location of Oracle logs: thread, sequence, SCN range, resetlogs id, version, from headers."""
     if _a_location(name, home):
-        _oracle_logs(name, format_)
+        _oracle_logs(_location(home, name, "LOCATION", None, password_stdin), format_)
         return
     from engine.redo.attached import attached
     from engine.redo.errors import RedoError
@@ -718,6 +758,7 @@ def dump(
         Path | None,
         typer.Option(help="Dictionary JSON: --json adds tables and typed column values."),
     ] = None,
+    password_stdin: PasswordStdin = False,
     home: HomeOpt = None,
 ) -> None:
     """Print a redo log in Oracle logfile dump text format (or JSON): an embedded database's
@@ -735,6 +776,8 @@ def dump(
     if dictionary is not None and not json_:
         raise _fail(DatabaseError("--dictionary types the values of --json: add --json"))
     if oracle:
+        if name is not None and "://" in name:
+            name = _location(home, name, "LOG", None, password_stdin)
         _dump_oracle(name, hex_file, json_, layout or "12c", big_endian, from_scn, dictionary)
         return
     if name is None:

@@ -73,13 +73,24 @@ def shell(home: str | None, count_failures: bool = False) -> int:
 
 
 def run(home: str | None, commands: list[str]) -> int:
+    """``ggsci run CMD...``: a command holding a password is refused before anything runs
+    (arguments are readable by every local user); a Password: question reads standard input,
+    on a terminal without echo."""
+    from ggsci.secretin import SecretOnCommandLine, read_secret, refuse_commands
+
+    try:
+        refuse_commands(commands)
+    except SecretOnCommandLine as exc:
+        sys.stderr.write(f"{exc}\n")
+        return 1
     resolved = owned_home(home)
     if resolved is None:
         return 1
     from ggsci.runner import run_commands
 
     setup_debug_log()
-    return run_commands(resolved, commands, sys.stdout, sys.stdin)
+    secret = read_secret if sys.stdin.isatty() else None
+    return run_commands(resolved, commands, sys.stdout, sys.stdin, secret)
 
 
 def _obey_file(home: str | None, path: Path) -> Path:

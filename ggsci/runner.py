@@ -18,12 +18,15 @@ from engine.home.layout import Home
 from ggsci.commands.models import CommandError
 from ggsci.commands.parse import is_blank_or_comment, parse_command
 from ggsci.dispatch.table import bind, execute
-from ggsci.session import Session
+from ggsci.session import LineReader, Session
 from ggsci.textin import clean, read_text, shown
 
 
-def stream_session(home: Home, lines: Iterator[str], out: TextIO) -> Session:
-    """A session whose questions (confirmations, FC edits, passwords) read the next input line."""
+def stream_session(
+    home: Home, lines: Iterator[str], out: TextIO, secret: LineReader | None = None
+) -> Session:
+    """A session whose questions (confirmations, FC edits, passwords) read the next input
+    line; ``secret``: how passwords are read instead (a terminal's prompt without echo)."""
 
     def read_line(prompt: str) -> str | None:
         out.write(prompt)
@@ -36,7 +39,7 @@ def stream_session(home: Home, lines: Iterator[str], out: TextIO) -> Session:
         line = next(lines, None)
         return None if line is None else line.rstrip("\n")
 
-    return bind(Session(home, out, read_line=read_line, read_secret=read_secret))
+    return bind(Session(home, out, read_line=read_line, read_secret=secret or read_secret))
 
 
 def run_lines(session: Session, lines: Iterator[str], echo: bool = True) -> int:
@@ -64,9 +67,15 @@ def run_stream(home: Home, stream: Iterable[str], out: TextIO, count: bool = Fal
     return min(failed, 255) if count else min(failed, 1)
 
 
-def run_commands(home: Home, commands: list[str], out: TextIO, stdin: Iterable[str]) -> int:
+def run_commands(
+    home: Home,
+    commands: list[str],
+    out: TextIO,
+    stdin: Iterable[str],
+    secret: LineReader | None = None,
+) -> int:
     """Run the commands given as arguments; questions read standard input."""
-    session = stream_session(home, iter(stdin), out)
+    session = stream_session(home, iter(stdin), out, secret)
     session.single_blank = True
     return min(run_lines(session, iter(commands), echo=False), 1)
 

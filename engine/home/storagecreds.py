@@ -110,3 +110,32 @@ def forget(home: Home, alias: str) -> None:
                 store.delete(user, alias, DOMAIN)
     except (CredentialStoreError, ValueError):
         return
+
+
+def key_of(location: str) -> str | None:
+    """The key a location names without its secret (``s3://KEY@bucket/...``), else None."""
+    parts = urlsplit(location)
+    if not parts.scheme or "@" not in parts.netloc:
+        return None
+    user = parts.netloc.rpartition("@")[0]
+    return None if ":" in user or not user else user
+
+
+def with_secret(location: str, secret: str) -> str:
+    """``s3://KEY@bucket/...`` with ``secret`` put in its user part (in memory only)."""
+    parts = urlsplit(location)
+    user, _, host = parts.netloc.rpartition("@")
+    return urlunsplit(parts._replace(netloc=f"{user}:{secret}@{host}"))
+
+
+def secret_for_key(home: Home, key: str) -> str | None:
+    """The secret the store keeps for ``key`` under any alias of :data:`DOMAIN` (None: none,
+    or several different ones, which a location naming the key alone cannot choose from)."""
+    store = CredentialStore(home)
+    if not store.exists():
+        return None
+    try:
+        found = {store.lookup(a, DOMAIN).password for _d, a, u in store.entries(DOMAIN) if u == key}
+    except (CredentialStoreError, ValueError):
+        return None
+    return found.pop() if len(found) == 1 else None

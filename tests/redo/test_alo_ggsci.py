@@ -33,6 +33,7 @@ from engine.home.layout import Home
 from engine.redo.catalog import list_logs
 from engine.redo.layout import redo_time
 from ggsci.cli import build_app
+from tests.harness.secretargs import stdin_args
 from tests.redo.corpus import CHECKPOINT, LOG15, LOG16, need
 from tests.shell.conftest import Shell
 
@@ -340,8 +341,10 @@ def test_an_archive_in_object_storage(tmp_path: Path, s3_server: str) -> None:
     for p in (LOG15, LOG16):
         storage.put_file(need(p), storage.join(base, p.name))
     root, _arch = _home(tmp_path, ())
-    code, out = _invoke(root, "attach", "ora23", "--archive", base, "--dictionary",
-                        str(need(CHECKPOINT)), "--format", FMT)  # fmt: skip
+    (bare, stdin), secret = stdin_args(base)
+    r = cli.invoke(build_app(), ["db", "attach", "ora23", "--archive", bare, stdin, "--dictionary",
+                   str(need(CHECKPOINT)), "--format", FMT, "--home", str(root)], input=secret)  # fmt: skip
+    code, out = r.exit_code, r.output
     assert code == 0 and "(2 now)" in out, out
     code, out = _invoke(root, "logs", "ora23")
     assert code == 0 and [ln.split()[1] for ln in out.splitlines()[1:]] == ["15", "16"], out

@@ -13,6 +13,7 @@ from click.testing import Result
 from typer.testing import CliRunner
 
 from ggsci.cli_db import app
+from tests.harness.secretargs import stdin_args
 from tests.redo.corpus import CHECKPOINT, LOG15, LOG16, need
 
 runner = CliRunner()
@@ -143,7 +144,8 @@ def test_logs_in_object_storage_show_no_credentials(s3_server: str) -> None:
     base = storage.join(s3_server, "walk")
     for p in (LOG15, LOG16):
         storage.put_file(need(p), storage.join(base, p.name))
-    r = runner.invoke(app, ["logs", base, "--format", FMT])
+    args, secret = stdin_args(base)
+    r = runner.invoke(app, ["logs", *args, "--format", FMT], input=secret)
     assert r.exit_code == 0, r.output
     assert "test:test" not in r.output and r.output.count("arch1_1") == 2
 
@@ -210,11 +212,13 @@ def test_dump_a_log_in_object_storage(s3_server: str) -> None:
 
     base = storage.join(s3_server, "dump")
     storage.put_file(need(LOG16), storage.join(base, LOG16.name))
-    r = runner.invoke(app, ["dump", storage.join(base, LOG16.name)])
+    args, secret = stdin_args(storage.join(base, LOG16.name))
+    r = runner.invoke(app, ["dump", *args], input=secret)
     assert r.exit_code == 0, r.output
     assert r.output.rstrip().endswith("END OF REDO DUMP: 7 record(s), 14 change(s)")
     assert "test:test" not in r.output
-    r = runner.invoke(app, ["dump", storage.join(base, "absent.dbf")])
+    args, secret = stdin_args(storage.join(base, "absent.dbf"))
+    r = runner.invoke(app, ["dump", *args], input=secret)
     line = _one_line(r.output, "GGS-SRC-0600")
     assert r.exit_code == 1 and "absent.dbf" in line and "test:test" not in line
 

@@ -20,14 +20,16 @@ ROOT = Path(__file__).resolve().parents[2]
 LONG = "n" * 300  # one name component over NAME_MAX (255)
 
 
-def _ggsci(cwd: Path, *args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
+def _ggsci(
+    cwd: Path, *args: str, env: dict[str, str] | None = None, stdin: str = ""
+) -> tuple[int, str]:
     """A real ``ggsci`` process (the installed entry point's code): status and all it wrote."""
     result = subprocess.run(
         [sys.executable, "-c", "from ggsci.cli import main; main()", *args],
         capture_output=True,
         cwd=cwd,
         env={**os.environ, "GGHOME": "", "PYTHONPATH": str(ROOT), **(env or {})},
-        stdin=subprocess.DEVNULL,
+        input=stdin,
         timeout=60,
         check=False,
         text=True,
@@ -49,13 +51,13 @@ def _one_clear_line(text: str) -> None:
         ("obey", "--syntax-only", LONG + ".oby"),
         ("run", f"OBEY {LONG}.oby"),
         ("run", f"OBEY {'/'.join([LONG] * 13)}"),  # over PATH_MAX (4096) as well
-        (
+        (  # the password on standard input (a command line may not hold one)
             "run",
             "ADD CREDENTIALSTORE",
-            f"ALTER CREDENTIALSTORE ADD USER u@{LONG} PASSWORD p ALIAS a",
+            f"ALTER CREDENTIALSTORE ADD USER u@{LONG} ALIAS a",
             "DBLOGIN USERIDALIAS a",
         ),
-        ("run", f"DBLOGIN USERID u@{LONG} PASSWORD p"),
+        ("run", f"DBLOGIN USERID u@{LONG}"),
         ("run", f"DBLOGIN SOURCEDB {LONG}"),
         ("run", f"DBLOGIN SOURCEDB {LONG}.db"),
     ],
@@ -63,7 +65,7 @@ def _one_clear_line(text: str) -> None:
 def test_a_name_longer_than_the_system_allows_is_one_line(
     home: Home, args: tuple[str, ...]
 ) -> None:
-    rc, out = _ggsci(home.root, "--home", str(home.root), *args)
+    rc, out = _ggsci(home.root, "--home", str(home.root), *args, stdin="p\n")
     _one_clear_line(out)
     assert rc != 0
     assert "File name too long" in out or "not found" in out or "does not exist" in out, out
