@@ -291,7 +291,7 @@ def heartbeat_lag() -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and len(_history("1")) < 3:
         time.sleep(1)
-    ggsci("run", "DBLOGIN USERID gg@./target.db, PASSWORD gg", "INFO HEARTBEATTABLE",
+    ggsci("run", "DBLOGIN SOURCEDB ./target.db", "INFO HEARTBEATTABLE",
           "LAG REPLICAT rep1, GLOBAL", "LAG EXTRACT ext1, GLOBAL, HISTORY",
           cwd=DEMO_HOME)  # fmt: skip
     rows = _history(
