@@ -93,7 +93,13 @@ def check_login(db: Database, user: str, password: str | None, os_auth: bool = F
     system user who owns the home, as Oracle's operating-system authentication does."""
     if db.kind == "embedded":
         from engine.embedded import users
+        from engine.embedded.errors import DatabaseError
+        from engine.embedded.ownfiles import check_database_files
 
+        try:  # its users are in data.sqlite: believed only when the home's owner keeps it
+            check_database_files(Path(db.target))
+        except DatabaseError as exc:
+            raise LoginError(str(exc)) from None
         if not os_auth and not users.check_login(Path(db.target), user, password):
             raise LoginError(users.INVALID_LOGIN)
     elif db.kind == "sqlite":

@@ -181,7 +181,7 @@ class Archiver:
             except (storage.StorageError, RedoFormatError) as exc:
                 self.errors.append(str(exc))
                 break
-            path.with_suffix(MARKER).touch()
+            path.with_suffix(MARKER).touch(mode=0o600)
             done.append(target)
         return done
 

@@ -52,6 +52,7 @@ from engine.embedded.dictionary import (
 from engine.embedded.errors import DatabaseError, RedoFormatError, SourceError, SqlError
 from engine.embedded.logfile import read_records
 from engine.embedded.logs import LogInfo, LogSet, check_format, list_logs
+from engine.embedded.ownfiles import check_database_files, create_private, private_dir
 from engine.embedded.recovery import recover
 from engine.embedded.scheduler import Scheduler, load_jobs
 from engine.embedded.session import Session
@@ -157,9 +158,12 @@ def create_database(
     root = dirdb / name
     if (root / "data.sqlite").exists():
         raise DatabaseError(f"database {name} already exists", "GGS-SRC-0101")
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "redo").mkdir(exist_ok=True)
+    # 0700 / 0600 whatever the umask (engine/embedded/ownfiles.py checks them at every open)
+    root.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(root)
+    private_dir(root / "redo")
     save_dictionary(root / "dictionary.json", Dictionary())
+    os.close(create_private(root / "data.sqlite"))  # SQLite's -wal, -shm take its mode
     conn = sqlite3.connect(root / "data.sqlite")
     conn.execute("CREATE TABLE _gg_state (key TEXT PRIMARY KEY, value BLOB)")
     conn.execute(_PIECES_TABLE)
@@ -237,6 +241,7 @@ class Database:
     ) -> None:
         if not (root / "data.sqlite").exists():
             raise DatabaseError(f"database {root.name} does not exist", "GGS-SRC-0102")
+        check_database_files(root)  # another user's or a writable file: not a byte read
         self.root = root
         self._lock = _DirLock(root, lock_wait)
         self._lock.__enter__()

@@ -423,6 +423,12 @@ def load_dictionary(path: Path) -> Dictionary:
 
 
 def save_dictionary(path: Path, dictionary: Dictionary) -> None:
+    """Replace ``path`` (mode 0600 whatever the umask; a link at the temporary name is
+    never written through)."""
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(dictionary.to_json(), indent=1), encoding="utf-8")
+    tmp.unlink(missing_ok=True)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        os.fchmod(fd, 0o600)
+        fh.write(json.dumps(dictionary.to_json(), indent=1))
     os.replace(tmp, path)

@@ -11,7 +11,9 @@ from engine import storage
 from engine.changes import Position
 from engine.embedded.catalog import RedoGapError, log_header, record_heads
 from engine.embedded.clock import to_micros
+from engine.embedded.errors import DatabaseError
 from engine.embedded.logs import LogInfo, list_logs
+from engine.embedded.ownfiles import check_database_files
 from engine.errors import GGError
 from engine.home.checkpoints import Checkpoints, ReadCheckpoint
 from engine.home.layout import Home
@@ -35,7 +37,7 @@ def source_root(home: Home, model: ParamFile) -> Path:
             else []
         )
         if len(dbs) == 1:
-            return dbs[0]
+            return _owners(dbs[0])
         raise ExtractError(
             "OGG-00664",
             "No source database: add SOURCEDB <name> to the parameter file "
@@ -44,6 +46,16 @@ def source_root(home: Home, model: ParamFile) -> Path:
     root = home.dirdb / name.upper()  # database names are upper case, as Oracle's
     if not (root / "data.sqlite").exists():
         raise ExtractError("OGG-00664", f"Source database {name} does not exist in {home.dirdb}.")
+    return _owners(root)
+
+
+def _owners(root: Path) -> Path:
+    """``root`` when every file of the database is the home's owner's (OGG-00664 naming the
+    first that is not: engine/embedded/ownfiles.py)."""
+    try:
+        check_database_files(root)
+    except DatabaseError as exc:
+        raise ExtractError("OGG-00664", f"{exc.code}: {exc.message}") from None
     return root
 
 

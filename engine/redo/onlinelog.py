@@ -123,7 +123,7 @@ def write_side(log: Path | str, side: Side, *, fsync: bool = False) -> None:
     """Rewrite a side file in place (one small write; a reader that catches it half
     written sees a checksum failure and takes it as absent for that read)."""
     path = side_path(log)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     try:
         os.pwrite(fd, side.pack(), 0)
         if fsync:
@@ -266,8 +266,9 @@ class OnlineLog:
     ) -> OnlineLog:
         """A new current log: blocks 0 and 1 (no blocks counted, next SCN unset), its side file."""
         head = replace(header, next_scn=L.OPEN_SCN, next_time=0, blocks=2, file_blocks=1)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "xb") as fh:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # 0700 / 0600: the owner's
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "wb") as fh:
             fh.write(header_blocks(head, 2, 2))
             if fsync:
                 fh.flush()
