@@ -63,6 +63,7 @@ from params.handlers_core import (
     toggle_handler,
     warn_updaterecordformat_alone,
 )
+from params.handlers_globals import h_allowoutputdir
 from params.handlers_manager import (
     h_accessrule,
     h_autorestart,
@@ -166,6 +167,7 @@ HANDLERS: dict[str, Handler] = {
     "SPARKMASTER": h_sparkmaster,
     "SPARKCONF": h_sparkconf,
     "SPARKPROPERTIES": h_sparkproperties,
+    "ALLOWOUTPUTDIR": h_allowoutputdir,
 }
 
 
@@ -309,6 +311,15 @@ def _finish(b: Builder, is_globals: bool) -> m.ParamFile:
             kind = m.FileKind.MANAGER
         else:
             kind = m.FileKind.OTHER
+    allowed = f.get("allow_output_dirs", [])
+    if allowed and kind in (m.FileKind.EXTRACT, m.FileKind.REPLICAT, m.FileKind.MANAGER):
+        _name, st, loc = allowed[0]
+        b.statement = st
+        b.error(
+            "globals-only",
+            "ALLOWOUTPUTDIR belongs in GLOBALS (the Collector reads it there)",
+            loc,
+        )
     cps = f.get("checkpoint_secs", 10)
     br: m.BoundedRecovery = f.get("br", m.BoundedRecovery())
     eff = math.ceil(br.interval / cps) * cps
@@ -364,4 +375,5 @@ def _finish(b: Builder, is_globals: bool) -> m.ParamFile:
         unused=tuple(b.unused),
         fetch_options=f.get("fetch_options", ()),
         get_replicates=f.get("get_replicates", False),
+        allow_output_dirs=tuple(name for name, _st, _loc in allowed),
     )

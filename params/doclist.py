@@ -210,6 +210,8 @@ def components_of(entry: Entry) -> list[str]:
     module = getattr(handler, "__module__", "")
     if module == "params.handlers_manager":
         return ["MANAGER"]
+    if module == "params.handlers_globals":
+        return ["GLOBALS"]
     found = ["GLOBALS"] if module == "params.handlers_spark" else []
     for label, context in COMPONENTS:
         r = check_text(context + entry.statement + "\n", "doclist.prm")

@@ -451,6 +451,8 @@ class ParamFile:
     fetch_options: tuple[tuple[int, FetchOptions], ...] = ()
     # GETREPLICATES / IGNOREREPLICATES (a PostgreSQL Extract's TRANLOGOPTIONS FILTERTABLE)
     get_replicates: bool = False
+    # GLOBALS ALLOWOUTPUTDIR: where a Collector may write remote trails (engine/manager/outputdirs)
+    allow_output_dirs: tuple[str, ...] = ()
 
     def captured(self, owner: str, name: str, catalog: str | None = None) -> TableSpec | None:
         """The TABLE/MAP statement that selects ``owner.name``, TABLEEXCLUDE applied first."""

@@ -39,6 +39,7 @@ from pathlib import Path
 from engine.home.enckeys import EncryptError, key_material
 from engine.home.layout import Home
 from engine.manager.access import AccessPolicy
+from engine.manager.outputdirs import OutputRefused, check_output
 from engine.manager.params import ManagerParamError, check_manager_params
 from engine.pump.sink import TrailSpec, transactions_after
 from engine.runtime.events import Event, Severity, log_event
@@ -67,17 +68,20 @@ Emit = Callable[[str, Severity, str], None]
 
 
 class Refused(Exception):
-    """The session cannot go on; ``name`` is the TCPERRS name the pump sees."""
+    """The session cannot go on; ``name`` is the TCPERRS name the pump sees, ``code`` the
+    OGG message ggserr.log gets."""
 
-    def __init__(self, name: str, text: str) -> None:
+    def __init__(self, name: str, text: str, code: str = "OGG-01232") -> None:
         super().__init__(text)
         self.name = name
         self.text = text
+        self.code = code
 
 
-def trail_path(home: Home, text: str) -> Path:
+def trail_path(home: Home, text: str, emit: Emit | None = None) -> Path:
     """``text`` (RMTTRAIL as the pump's file writes it) on this host: relative names are in
-    the home; a name that resolves outside the home is refused (a pump may not write there)."""
+    the home; the directory must be one GLOBALS ALLOWOUTPUTDIR allows (without it: inside the
+    home, never in the home's own directories: engine/manager/outputdirs.py)."""
     if any(ord(c) < 32 for c in text) or len(text.encode("utf-8", "surrogatepass")) > 4096:
         raise Refused("EACCES", f"RMTTRAIL {text[:80]!r} is not a file name")
     path = Path(text)
@@ -85,9 +89,10 @@ def trail_path(home: Home, text: str) -> Path:
         full = (path if path.is_absolute() else home.root / path).resolve()
     except (OSError, ValueError) as exc:  # a loop of links, a name too long
         raise Refused("EACCES", f"RMTTRAIL {text[:80]!r} is not usable ({exc})") from None
-    root = home.root.resolve()
-    if full != root and root not in full.parents:
-        raise Refused("EACCES", f"RMTTRAIL {text} is outside the Collector's home {root}")
+    try:
+        check_output(home, full, text, emit or home_emit(home))
+    except OutputRefused as exc:
+        raise Refused("EACCES", exc.text, exc.code) from None
     return full
 
 
@@ -113,9 +118,10 @@ class CollectorSession:
         try:
             self._serve()
         except Refused as exc:
-            self.emit("OGG-01232", Severity.ERROR, f"Collector for {self.peer}: {exc.text}.")
-            with contextlib.suppress(WireError):
-                self.link.send_json(Kind.ERROR, {"name": exc.name, "text": exc.text})
+            self.emit(exc.code, Severity.ERROR, f"Collector for {self.peer}: {exc.text}.")
+            told = exc.text if exc.code == "OGG-01232" else f"{exc.code} {exc.text}"
+            with contextlib.suppress(WireError):  # the pump's abend line names the code
+                self.link.send_json(Kind.ERROR, {"name": exc.name, "text": told})
         except WireError as exc:
             self.emit(
                 "OGG-01232",
@@ -165,7 +171,7 @@ class CollectorSession:
                 material = key_material(self.home, keyname)
             except EncryptError as exc:
                 raise Refused("ENOKEY", f"KEYNAME {keyname}: {exc}") from None
-        path = trail_path(self.home, self.spec.path)
+        path = trail_path(self.home, self.spec.path, self.emit)
         server_nonce = new_nonce()
         welcome = Frame(Kind.WELCOME, b'{"nonce": "' + server_nonce.hex().encode() + b'"}')
         self.link.send(welcome.kind, welcome.payload)

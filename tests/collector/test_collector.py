@@ -190,7 +190,8 @@ def test_a_trail_outside_the_target_home_is_refused(
     assert prm.rmthost is not None
     with pytest.raises(LinkLost) as caught:
         Pump(source, prm, group, lambda *a: None, opener=remote_opener(source, prm.rmthost))
-    assert caught.value.name == "EACCES" and "outside the Collector's home" in caught.value.text
+    assert caught.value.name == "EACCES" and "OGG-01882" in caught.value.text
+    assert "without ALLOWOUTPUTDIR in GLOBALS" in caught.value.text
     assert not (target.root.parent / "elsewhere").exists()
 
 

@@ -146,8 +146,9 @@ def test_every_parameter_that_acts_sets_something_the_engine_reads() -> None:
             continue
         if e.parameter in ACTS_OTHERWISE or e.parameter in ("EXTRACT", "REPLICAT"):
             continue
-        context = e.context or "REPLICAT r1\n"
-        follower = FOLLOWER.get(context.split()[0], "")
+        globals_only = doclist.components_of(e) == ["GLOBALS"]  # ALLOWOUTPUTDIR: in no group
+        context = e.context or ("" if globals_only else "REPLICAT r1\n")
+        follower = FOLLOWER.get(context.split()[0], "") if context else ""
         if not check_text(f"{context}{follower}\n", "t.prm").ok:
             follower = ""
         after = _model(f"{context}{e.statement}\n{follower}")
