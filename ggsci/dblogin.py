@@ -109,13 +109,13 @@ def check_login(db: Database, user: str, password: str | None, os_auth: bool = F
         except sqlite3.Error as exc:
             raise LoginError(f"Cannot open SQLite database {db.name}: {exc}") from exc
     elif db.kind == "postgresql":
-        try:
-            import psycopg
+        from engine.targets.pgconnect import pg_connect
+        from params.masking import mask_conn_error
 
-            with psycopg.connect(
-                db.target, user=user or None, password=password or None, connect_timeout=5
-            ) as conn:
+        try:
+            with pg_connect(db.target, user=user, password=password, connect_timeout=5) as conn:
                 conn.execute("select 1")
         except Exception as exc:  # psycopg.Error and its many subclasses; mapped here
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise LoginError(f"Cannot log in to {db.name}: {first}") from exc
+            line = f"Cannot log in to {db.name}: {first}"
+            raise LoginError(mask_conn_error(line, db.target, password)) from None

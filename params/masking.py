@@ -31,8 +31,13 @@ _PATTERNS: Final = (
     ),
     re.compile(r"(?i)(\bUSERID\s+[^\s,/@]+/)([^\s,@]+)"),
     # (a secret may hold an unencoded "/", as AWS secret keys do)
-    re.compile(r"(?i)(\b[a-z][a-z0-9+.\-]*://[^\s/:@]*:)([^\s@/]*(?:/[^\s@/?#]*)*)(?=@)"),
-    re.compile(r"(?i)(\bpassword\s*=\s*)('[^']*'|\"[^\"]*\"|[^\s&;,]+)"),
+    # (and a space, which libpq refuses but a user may type: "u:my secret@h")
+    re.compile(r"(?i)(\b[a-z][a-z0-9+.\-]*://[^\s/:@]*:)([^@/'\"\r\n]*(?:/[^\s@/?#]*)*)(?=@)"),
+    # (unquoted, to the next key= : "password=my secret host=h" is one malformed value)
+    re.compile(
+        r"(?i)(\bpassword\s*=\s*)('[^']*'|\"[^\"]*\"|[^\s&;,]+(?:[ \t]+(?![A-Za-z_]\w*\s*=)"
+        r"[^\s&;,'\"]+)*)"
+    ),
     re.compile(
         r"(?i)(\bspark\.[\w.\-]*(?:secret|passw|token|credential|[._]key\b)[\w.\-]*"
         r"(?:\s*[=:]\s*|\s+))(\"[^\"]*\"|'[^']*'|\S+)"
@@ -58,3 +63,44 @@ def secret_key(name: str) -> bool:
 def has_secret(text: str) -> bool:
     """Whether ``text`` holds something :func:`mask_secrets` would hide."""
     return mask_secrets(text) != text
+
+
+#: libpq's ``password=`` in a connection string, to the next ``key=`` (or the end): what a
+#: malformed string makes libpq quote piece by piece (``missing "=" after "secret"``).
+_CONNINFO_PASSWORD: Final = re.compile(
+    r"(?i)\bpassword\s*=\s*('(?:\\.|[^'\\])*'?|.*?)(?=\s+[A-Za-z_]\w*\s*=|$)", re.S
+)
+
+
+def _conn_secrets(target: str, password: str | None) -> set[str]:
+    """The password ``target`` (a URL or libpq string) and ``password`` carry, whole and in
+    its whitespace-separated pieces (with and without their quotes)."""
+    from urllib.parse import parse_qsl, unquote, urlsplit
+
+    whole: set[str] = {password} if password else set()
+    if "://" in target:
+        parts = urlsplit(target)
+        userinfo = parts.netloc.rpartition("@")[0]
+        if ":" in userinfo:
+            raw = userinfo.partition(":")[2]
+            whole |= {raw, unquote(raw)}
+        whole |= {v for k, v in parse_qsl(parts.query) if k.lower() == "password"}
+    whole |= {m.group(1) for m in _CONNINFO_PASSWORD.finditer(target)}
+    found: set[str] = set()
+    for secret in whole:
+        for piece in (secret, *secret.split()):
+            found |= {piece, piece.strip("'\"")}
+    return {s for s in found if s}
+
+
+def mask_conn_error(message: str, target: str, password: str | None = None) -> str:
+    """A PostgreSQL connection error (libpq's, psycopg's, or a line quoting ``target``) with
+    the password ``target`` or ``password`` carries masked, in whole or in the pieces a
+    malformed connection string makes libpq quote. A piece shorter than 4 characters is
+    masked only where the message quotes it (``"ab"``): unquoted it could be any word."""
+    for secret in sorted(_conn_secrets(target, password), key=len, reverse=True):
+        if len(secret) >= 4:
+            message = message.replace(secret, MASK)
+        else:
+            message = message.replace(f'"{secret}"', f'"{MASK}"')
+    return mask_secrets(message)

@@ -38,9 +38,9 @@ IDLE_RECHECK = 60.0  # nothing due (paused): look at the settings again this oft
 def connect(kind: str, target: str, user: str | None = None, password: str | None = None) -> Any:
     """A DB-API connection to an SQLite file or a PostgreSQL URL."""
     if kind == "postgresql":
-        import psycopg
+        from engine.targets.pgconnect import pg_connect
 
-        return psycopg.connect(target, user=user or None, password=password or None)
+        return pg_connect(target, user=user, password=password)
     return sqlite3.connect(target, timeout=10)
 
 

@@ -65,8 +65,8 @@ def _alias_password(home: Home, model: ParamFile) -> str | None:
 
 
 def connect(src: PgSource) -> Any:
-    import psycopg
+    from engine.targets.pgconnect import pg_connect
 
-    return psycopg.connect(
+    return pg_connect(
         src.target, user=src.user, password=src.password, autocommit=True, connect_timeout=10
     )

@@ -8,6 +8,8 @@ from typing import Any
 
 from engine.targets import UNIQUE_CONSTRAINT, TargetConnectError, TargetSqlError
 from engine.targets.base import ColumnInfo, TableInfo, Target
+from engine.targets.pgconnect import pg_connect
+from params.masking import mask_conn_error
 
 _NUMERIC = {"smallint", "integer", "bigint", "numeric", "real", "double precision"}
 _TEMPORAL_PREFIX = ("timestamp", "date", "time")
@@ -36,9 +38,11 @@ class PostgresTarget(Target):
 
         self._psycopg = psycopg
         try:
-            self.conn = psycopg.connect(url, user=user, password=password, connect_timeout=10)
+            self.conn = pg_connect(url, user=user, password=password, connect_timeout=10)
         except psycopg.Error as exc:
-            raise TargetConnectError(f"Cannot connect to {url}: {_first_line(exc)}") from exc
+            raise TargetConnectError(
+                mask_conn_error(f"Cannot connect to {url}: {_first_line(exc)}", url, password)
+            ) from None
         self.name = str(self.conn.info.dbname)
         self._tables: dict[tuple[str | None, str], TableInfo | None] = {}
 

@@ -34,11 +34,9 @@ def connect(login: Login) -> Iterator[Any]:
         finally:
             conn.close()
     elif login.kind == "postgresql":
-        import psycopg
+        from engine.targets.pgconnect import pg_connect
 
-        with psycopg.connect(
-            login.target, user=login.user or None, password=login.password or None
-        ) as pg:
+        with pg_connect(login.target, user=login.user, password=login.password) as pg:
             yield pg
     else:
         raise CommandFailed(

@@ -82,9 +82,9 @@ def _database_version(kind: str, target: str, password: str | None) -> str:
     if kind == "sqlite":
         return f"SQLite {sqlite3.sqlite_version}"
     try:
-        import psycopg
+        from engine.targets.pgconnect import pg_connect
 
-        with psycopg.connect(target, password=password or None, connect_timeout=5) as conn:
+        with pg_connect(target, password=password, connect_timeout=5) as conn:
             row = conn.execute("select version()").fetchone()
         return str(row[0]) if row else "PostgreSQL"
     except Exception as exc:  # psycopg's errors: one line, the login may have expired

@@ -42,13 +42,15 @@ def handled(session: Session, cmd: M.NotOffered) -> bool:
 def _connection(session: Session) -> Iterator[Any]:
     import psycopg
 
+    from engine.targets.pgconnect import pg_connect
+
     login = session.login
     assert login is not None
     try:
-        conn = psycopg.connect(
+        conn = pg_connect(
             login.target,
-            user=login.user or None,
-            password=login.password or None,
+            user=login.user,
+            password=login.password,
             autocommit=True,
             connect_timeout=10,
         )
