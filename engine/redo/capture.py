@@ -523,6 +523,7 @@ def _piece(v: Vector, row: V.RowOp, undo: V.Undo | None, rec: Record, rid: str) 
     return P.Piece(
         name, v.con_id, v.obj, rec.rba, rec.scn, rid, head, fb,
         supp.fb if supp else None, before, after, supp.columns if supp else (), placed,
+        (urow.fb or 0) if urow is not None else 0,
     )  # fmt: skip
 
 
