@@ -520,10 +520,15 @@ def _piece(v: Vector, row: V.RowOp, undo: V.Undo | None, rec: Record, rid: str) 
                    urow is not None and urow.name == "URP")  # fmt: skip
     after = place(row.columns, supp.after if supp else 0, name == "URP")
     head = rowid(v.obj, supp.bdba, supp.slot or 0) if supp and supp.bdba else None
+    ufb = (urow.fb or 0) if urow is not None else 0
+    if name == "URP":  # (a P of its piece's first column: only if the URP sets that one)
+        fb = P.urp_flags(fb, row.columns[0][0] if row.columns else None)
+    if urow is not None and urow.name == "URP":
+        ufb = P.urp_flags(ufb, urow.columns[0][0] if urow.columns else None)
     return P.Piece(
         name, v.con_id, v.obj, rec.rba, rec.scn, rid, head, fb,
         supp.fb if supp else None, before, after, supp.columns if supp else (), placed,
-        (urow.fb or 0) if urow is not None else 0,
+        ufb,
     )  # fmt: skip
 
 

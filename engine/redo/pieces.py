@@ -173,6 +173,13 @@ def cut(fb: int) -> int:
     return fb & (FB_P | FB_N)
 
 
+def urp_flags(fb: int, first_col: int | None) -> int:
+    """A URP's row flags as :func:`join` takes them: its P continues its piece's first
+    column (number 0), so it applies to the URP's columns only when the first it sets is
+    that column."""
+    return fb if first_col == 0 else fb & ~FB_P
+
+
 def _merge(*images: Cols) -> Cols:
     got: dict[int, bytes | None] = {}
     for img in images:

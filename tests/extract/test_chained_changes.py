@@ -148,7 +148,12 @@ _OPS = st.tuples(
     st.sampled_from(["ins", "ins", "upd", "upd", "del", "commit", "rollback", "savepoint", "back"]),
     st.integers(0, 1000),
     st.lists(st.integers(0, len(NAMES) - 1), min_size=1, max_size=3).map(tuple),
-    st.lists(st.sampled_from(SIZES), min_size=len(NAMES), max_size=len(NAMES)).map(tuple),
+    # (sizes of any length too: columns cut at any point, P / N)
+    st.lists(
+        st.one_of(st.sampled_from(SIZES), st.integers(1, 4000)),
+        min_size=len(NAMES),
+        max_size=len(NAMES),
+    ).map(tuple),
 )
 
 

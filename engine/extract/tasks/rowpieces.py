@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from engine.redo.model import Column, Kdo, Undo
-from engine.redo.pieces import join
+from engine.redo.pieces import join, urp_flags
 from engine.redo.rowid import FB_F, FB_L, fb_value
 
 Raw = dict[int, bytes | None]
@@ -72,7 +72,9 @@ def piece(kdo: Kdo, undo: Undo, rowid: str, ref: str, head: tuple[int, ...]) -> 
     urp = kdo.name == "URP"
     after = placed(kdo.columns, undo.supp_after) if urp else {}
     ufb = fb_value(u.fb) if u is not None else 0
-    rfb = fb_value(kdo.fb) if urp else 0
+    if u is not None and u.name == "URP":
+        ufb = urp_flags(ufb, u.columns[0].no if u.columns else None)
+    rfb = urp_flags(fb_value(kdo.fb), kdo.columns[0].no if kdo.columns else None) if urp else 0
     return Piece(kdo.name, supp_flags(undo), before, after, supp, ufb, rfb, rowid, ref, head)  # type: ignore[arg-type]
 
 
