@@ -36,7 +36,7 @@ from engine.redo import vectors as V
 from engine.redo.dictionary import Column, Dictionary, Table
 from engine.redo.errors import RedoError
 from engine.redo.framing import Rba, Record, Vector
-from engine.redo.rowid import FB_H, rowid
+from engine.redo.rowid import FB_F, FB_H, FB_L, fb_text, rowid
 from engine.redo.values import DECODERS, Value, decode_value
 
 DICTIONARY_TABLES = ("SYS.COL$", "SYS.OBJ$", "SYS.TAB$")
@@ -480,7 +480,12 @@ class Miner:
         if not isinstance(d, V.DirectLoad):
             return []
         out: list[TxEvent] = []
-        for slot, _fb, cols in d.rows:
+        for slot, fb, cols in d.rows:
+            if fb & (FB_F | FB_L) != FB_F | FB_L:  # (a piece: its row's other pieces elsewhere)
+                raise CaptureStop(
+                    f"{t.full_name}: a row in pieces ({fb_text(fb)}) in a direct-path load at "
+                    f"SCN {rec.scn} (RBA {rec.rba.dump()}): not supported"
+                )
             r = rowid(v.obj, v.dba, slot)
             ev = RowEvent("INSERT", t, rec.scn, rec.rba, r, (), self._values(t, cols))
             out.append(TxRow(xid, ev, self._ref(rec)))
