@@ -314,3 +314,42 @@ def test_join_gives_the_row_laid_or_placed(
         placed.append((fb, tuple((at + i, v) for i, v in enumerate(vals))))
         at += len(vals)
     assert P.join(placed) == want
+
+
+def test_pieces_kept_before_columns_were_cut_read_as_uncut(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A database made before columns were cut keeps each piece as (rid, first column, past
+    the last) in ``_gg_pieces``: read as uncut, its row's DELETE is a DRP per piece without
+    P / N, and the redo miner gives the row."""
+    import json
+
+    home = Home(tmp_path)
+    home.create_subdirs()
+    root = create_database(home.dirdb, "old")
+    whole = [(0, 2, 0, 0), (2, 5, 0, 0)]  # (ID, V), (N, W, X): whole columns, as before
+    monkeypatch.setattr(
+        dml, "row_pieces", lambda enc: whole if len(enc) == 5 else [(0, len(enc), 0, 0)]
+    )
+    with Database(root) as db:
+        s = db.session("A")
+        execute(db, s, DDL)
+        vals = ", ".join(str(v) if i in (0, 4) else _lit(v) for i, v in enumerate(ROW1))
+        execute(db, s, f"INSERT INTO hr.cut VALUES ({vals})")
+        execute(db, s, "COMMIT")
+        (obj,) = db.chained
+        ((rid, kept),) = db.chained[obj].items()
+        assert [p[3:] for p in kept] == [(0, 0), (0, 0)]
+        old = json.dumps([list(p[:3]) for p in kept])
+        db.conn.execute("UPDATE _gg_pieces SET pieces = ?", (old,))
+        db.conn.commit()
+    monkeypatch.undo()
+    with Database(root) as db:
+        assert db.chained[obj][rid] == kept
+        execute(db, db.session("A"), "DELETE FROM hr.cut WHERE id = 1")
+        execute(db, db.session("A"), "COMMIT")
+        db.switch_log()
+    assert not any(_flags(root))
+    got = _capture(root)
+    assert [e.op for e in got] == ["INSERT", "DELETE"]
+    assert _set(got[1].before) == _set(_row(ROW1).items())
