@@ -69,6 +69,7 @@ from engine.redo.model import (
     UndoApplied,
 )
 from engine.redo.payloads import decode_vector
+from engine.redo.pieces import join
 from engine.redo.rowid import FB_F, FB_L, fb_value
 from engine.redo.scan import Scan
 from engine.redo.vectors import UNDECODED_ROW_OPS, UNDO_CLS_FIRST
@@ -591,11 +592,8 @@ class Miner:
         if not fb & FB_F:
             return None
         del self._pieces[xid]
-        cols: Raw = {}
-        for piece, _rid, _fb, _at in reversed(pending):
-            base = len(cols)
-            for i, v in piece.items():
-                cols[base + i] = v
+        # the head's columns first; a column cut over two pieces (N, then P) joined
+        cols = join(((f, tuple(c.items())) for c, _rid, f, _at in reversed(pending)), laid=True)
         return cols, rid
 
     def _emit(
