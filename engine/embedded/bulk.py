@@ -235,14 +235,14 @@ class BulkSession:
         addrs = [(t.blocks | r >> 16, r & 0xFFFF) for r in rids]
         got = twin.insert_pieces(tx, scn, addrs, row)
         ranges = R.row_pieces(rg.columns_of_row(twin.encode(row[1:])))
-        pieces = tuple((r, lo, hi) for r, (lo, hi) in zip(rids, ranges, strict=True))
+        pieces = tuple((r, *part) for r, part in zip(rids, ranges, strict=True))
         self.db.keep_pieces(table, rid, pieces)
         return got
 
-    def _parts(self, t: _Table, pieces: Pieces) -> list[tuple[int, int, int, int]]:
+    def _parts(self, t: _Table, pieces: Pieces) -> list[tuple[int, int, int, int, int, int]]:
         return [
-            (t.blocks | r >> 16, r & 0xFFFF, lo, hi)
-            for r, lo, hi in chained.ranges(t.table, pieces)
+            (t.blocks | r >> 16, r & 0xFFFF, lo, hi, skip, end)
+            for r, lo, hi, skip, end in chained.ranges(t.table, pieces)
         ]
 
     def _full_row(self, t: _Table, rid: int) -> tuple[object, ...]:
@@ -357,7 +357,7 @@ class BulkSession:
             before = tuple(old_enc[i] for i in set_cols)
             uba = tx.ids.peek_rec()
             self.undo.append(_Undone("upd", t, rid, uba, row[2:], before, cols=set_cols))
-        if not chained.fits(t.table, pieces, tuple(new_enc)):
+        if not chained.fits(t.table, pieces, tuple(new_enc), set_cols):
             dba = t.blocks | rid >> 16
             self._add(scn, ts, t.kern.update(tx, scn, dba, rid & 0xFFFF, set_cols, row, new))
             return True

@@ -17,12 +17,15 @@ larger than a block are chained").
   in the first. One record (only the head changes): the flags of a whole row.
 
 The pieces keep the column ranges the insert gave them (the last piece takes any column
-after it); an UPDATE that a piece's block would no longer hold is not written here
-(:func:`update` returns None and the caller writes it whole).
+after it), a column the insert cut (:func:`engine.embedded.rows.row_pieces`: flags N, then
+P) cut where it was; an UPDATE that a piece's block would no longer hold, or that sets a
+cut column, is not written here (:func:`update` returns None and the caller writes it
+whole).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Final
 
@@ -30,8 +33,11 @@ from engine.embedded import redogen as rg
 from engine.embedded.dictionary import TableDef
 from engine.embedded.rows import (
     PIECE_ROOM,
+    Part,
     cols_data,
     piece_bytes,
+    piece_fb,
+    piece_values,
     rid_block,
     rid_slot,
     supp_columns,
@@ -51,13 +57,18 @@ SUPP_FB: Final = rg.SUPP_FB
 SUPP_FB_UPDATE: Final = {**rg.SUPP_FB, (False, True): "-C---L--"}
 
 
-def ranges(table: TableDef, pieces: Pieces) -> list[tuple[int, int, int]]:
+def ranges(table: TableDef, pieces: Pieces) -> list[tuple[int, int, int, int, int]]:
     """``pieces`` with the last one's range reaching the table's last column (the insert
     cut trailing NULLs; a column set later goes in the last piece)."""
     out = list(pieces)
-    rid, lo, _ = out[-1]
-    out[-1] = (rid, lo, len(table.columns))
+    rid, lo, _, skip, end = out[-1]
+    out[-1] = (rid, lo, len(table.columns), skip, end)
     return out
+
+
+def cut_columns(pieces: Pieces) -> set[int]:
+    """The columns the row's pieces cut (a part in each of two pieces or more)."""
+    return {hi - 1 for _, _, hi, _, end in pieces if end}
 
 
 def piece_irp(
@@ -66,21 +77,22 @@ def piece_irp(
     dba: int,
     slot: int,
     cols: tuple[Column, ...],
-    ends: tuple[bool, bool],
+    fb: str,
     lb: int,
     nrid: tuple[int, int] | None,
 ) -> Kdo:
-    """An IRP of one row piece: its columns (numbered from the piece's first), its flags by
-    ``ends`` (head, last: :data:`redogen.PIECE_FB`), the next piece's address ``nrid``: an
+    """An IRP of one row piece: its columns (numbered from the piece's first), its flags
+    ``fb`` (:func:`engine.embedded.rows.piece_fb`), the next piece's address ``nrid``: an
     insert's redo (dml._redo_insert) or a delete's undo (:func:`delete`)."""
     return rg.kdo("IRP", ktb, table, dba, slot=slot, size=rg.row_size(cols_data(cols)),
-                  fb=rg.PIECE_FB[ends], lb=lb, cc=len(cols), columns=cols, nrid=nrid)  # fmt: skip
+                  fb=fb, lb=lb, cc=len(cols), columns=cols, nrid=nrid)  # fmt: skip
 
 
-def _piece_row(enc: rg.Row, lo: int, hi: int) -> tuple[Column, ...]:
-    """A piece's columns, numbered from the piece's first (the last piece's trailing NULLs
-    cut, as the insert stored it)."""
-    return tuple(Column(c.no, c.data) for c in rg.columns_of(enc[lo:hi]))
+def piece_row(enc: rg.Row, part: Part, last: bool) -> rg.Row:
+    """A piece's values (a cut column's part), the last piece's trailing NULLs cut, as the
+    insert stored it."""
+    vals = piece_values(enc, part)
+    return rg.columns_of_row(vals) if last else vals
 
 
 def delete(
@@ -91,17 +103,16 @@ def delete(
     record's undo address (what a rollback names)."""
     parts = ranges(table, pieces)
     last = len(parts) - 1
-    addr = [(make_dba(table.file_no, rid_block(r)), rid_slot(r)) for r, _, _ in parts]
+    addr = [(make_dba(table.file_no, rid_block(r)), rid_slot(r)) for r, *_ in parts]
     head_uba: Uba | None = None
-    for n, (_, lo, hi) in enumerate(parts):
+    for n, (_, lo, hi, skip, end) in enumerate(parts):
         dba, slot = addr[n]
         pre, _ = s.first_cvs(txn, scn)
-        if n < last:  # a piece before the last holds every column of its range
-            cols = tuple(Column(i, enc[lo + i]) for i in range(hi - lo))
-        else:
-            cols = _piece_row(enc, lo, hi)
+        p = (lo, hi, skip, end)
+        cols = tuple(Column(i, v) for i, v in enumerate(piece_row(enc, p, n == last)))
         nrid = addr[n + 1] if n < last else None
-        undo_kdo = piece_irp(rg.UNDO_KTB, table, dba, slot, cols, (n == 0, n == last), 0, nrid)
+        fb = piece_fb(n == 0, n == last, p)
+        undo_kdo = piece_irp(rg.UNDO_KTB, table, dba, slot, cols, fb, 0, nrid)
         supp = supp_columns(table, enc) if n == 0 else ()
         undo_cv, uba = rg.row_undo(txn.ids, table, scn, undo_kdo, supp)
         undo_cv = _with_supp(undo_cv, SUPP_FB[(n == 0, n == last)], lo + 1, 0)
@@ -115,14 +126,16 @@ def delete(
     return head_uba
 
 
-def fits(table: TableDef, pieces: Pieces, enc: rg.Row) -> bool:
-    """Whether each piece of the chained row still holds its columns of ``enc``."""
+def fits(table: TableDef, pieces: Pieces, enc: rg.Row, set_cols: Sequence[int] = ()) -> bool:
+    """Whether each piece of the chained row still holds its columns of ``enc``, and no
+    column of ``set_cols`` (the ones an update sets) is a cut one."""
+    if cut_columns(pieces).intersection(set_cols):
+        return False
     parts = ranges(table, pieces)
     last = len(parts) - 1
     return all(
-        piece_bytes(rg.columns_of_row(enc[lo:hi]) if n == last else enc[lo:hi], n == last)
-        <= PIECE_ROOM
-        for n, (_, lo, hi) in enumerate(parts)
+        piece_bytes(piece_row(enc, (lo, hi, skip, end), n == last), n == last) <= PIECE_ROOM
+        for n, (_, lo, hi, skip, end) in enumerate(parts)
     )
 
 
@@ -140,19 +153,19 @@ def update(
     """The records of an UPDATE of columns ``set_cols`` of the chained row ``old`` (all its
     columns encoded) to ``new``: returns the head record's undo address, or None (nothing
     written) when a piece would no longer hold its columns."""
-    if not fits(table, pieces, new):
+    if not fits(table, pieces, new, set_cols):
         return None
     parts = ranges(table, pieces)
     last = len(parts) - 1
-    changed = [sorted(c for c in set_cols if lo <= c < hi) for _, lo, hi in parts]
+    changed = [sorted(c for c in set_cols if lo <= c < hi) for _, lo, hi, _, _ in parts]
     written = [n for n in range(len(parts)) if n == 0 or changed[n]]
     head_uba: Uba | None = None
     for k, n in enumerate(written):
-        rid, lo, hi = parts[n]
+        rid, lo, hi, skip, end = parts[n]
         dba, slot = make_dba(table.file_no, rid_block(rid)), rid_slot(rid)
         first, final = k == 0, k == len(written) - 1
         pre, _ = s.first_cvs(txn, scn)
-        fb = rg.PIECE_FB[(n == 0, n == last)]
+        fb = piece_fb(n == 0, n == last, (lo, hi, skip, end))
         cols = changed[n]
         supp = supp_columns(table, old) if first else ()
 

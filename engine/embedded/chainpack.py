@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engine.embedded import chained
-from engine.embedded import redogen as rg
 from engine.embedded import redopack as rp
+from engine.embedded import rows as R
 from engine.redo.rowid import fb_value
 
 KDO_LKR = 4  # vectors.KDO_OPS
-Parts = Sequence[tuple[int, int, int, int]]  # per piece, head first: dba, slot, lo, hi
+#: per piece, head first: dba, slot, and its :data:`engine.embedded.rows.Part`
+Parts = Sequence[tuple[int, int, int, int, int, int]]
 
 
 def delete(
@@ -29,9 +30,10 @@ def delete(
     key = enc[s.key_col]
     last = len(parts) - 1
     out: list[bytes] = []
-    for n, (dba, slot, lo, hi) in enumerate(parts):
-        vals = enc[lo:hi] if n < last else rg.columns_of_row(enc[lo:hi])
-        fb = fb_value(rg.PIECE_FB[(n == 0, n == last)])
+    for n, (dba, slot, lo, hi, skip, end) in enumerate(parts):
+        part = (lo, hi, skip, end)
+        vals = chained.piece_row(enc, part, n == last)
+        fb = fb_value(R.piece_fb(n == 0, n == last, part))
         nrid = (parts[n + 1][0], parts[n + 1][1]) if n < last else None
         undo = [rp.UNDO_KTB, *rp.kdo_irp(dba, s.hdba, slot, 0, vals, fb, nrid)]
         supp_fb = fb_value(chained.SUPP_FB[(n == 0, n == last)])
@@ -62,13 +64,13 @@ def update(
     (chained.update)."""
     s = t.shape
     last = len(parts) - 1
-    changed = [sorted(c for c in set_cols if lo <= c < hi) for _, _, lo, hi in parts]
+    changed = [sorted(c for c in set_cols if lo <= c < hi) for _, _, lo, hi, _, _ in parts]
     written = [n for n in range(len(parts)) if n == 0 or changed[n]]
     out: list[bytes] = []
     for k, n in enumerate(written):
-        dba, slot, lo, hi = parts[n]
+        dba, slot, lo, hi, skip, end = parts[n]
         first, final = k == 0, k == len(written) - 1
-        fb = fb_value(rg.PIECE_FB[(n == 0, n == last)])
+        fb = fb_value(R.piece_fb(n == 0, n == last, (lo, hi, skip, end)))
         cols = changed[n]
         nos = [i - lo for i in cols]
         if cols:

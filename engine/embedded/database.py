@@ -131,8 +131,15 @@ def _load_pieces(conn: sqlite3.Connection) -> dict[int, dict[int, Pieces]]:
         return out
     for obj, rid, text in conn.execute("SELECT obj, rid, pieces FROM _gg_pieces"):
         got = json.loads(text)
-        out.setdefault(obj, {})[rid] = tuple((int(r), int(lo), int(hi)) for r, lo, hi in got)
+        out.setdefault(obj, {})[rid] = tuple(_piece(*p) for p in got)
     return out
+
+
+def _piece(
+    rid: int, lo: int, hi: int, skip: int = 0, end: int = 0
+) -> tuple[int, int, int, int, int]:
+    """A kept piece (one kept before columns were cut has no ``skip`` / ``end``)."""
+    return int(rid), int(lo), int(hi), int(skip), int(end)
 
 
 def databases(dirdb: Path) -> list[str]:

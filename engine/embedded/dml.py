@@ -25,6 +25,8 @@ from engine.embedded.rows import (
     encode_row,
     index_cols,
     piece_bytes,
+    piece_fb,
+    piece_values,
     rid_block,
     rid_slot,
     row_bytes,
@@ -89,11 +91,10 @@ def _redo_insert(
     pieces = row_pieces(rg.columns_of_row(enc))
     rids = [rid, *(db.allocate(table, 1, fresh_block=True)[0] for _ in pieces[1:])]
     addr = [(make_dba(table.file_no, rid_block(r)), rid_slot(r)) for r in rids]
-    cols = rg.columns_of(enc)
     last = len(pieces) - 1
     uba: Uba | None = None
     for n in range(last, -1, -1):  # the last piece first, the head last
-        lo, hi = pieces[n]
+        part = pieces[n]
         dba, slot = addr[n]
         pre, _ = s.first_cvs(txn, scn)
         supp_fb = rg.SUPP_FB[(n == last, n == 0)]
@@ -102,17 +103,16 @@ def _redo_insert(
         undo_cv, uba = rg.row_undo(txn.ids, table, scn, undo_kdo, supp)
         txn.ids.started = True
         ktb, _ = rg.ktb_for(txn.ids, dba, uba, db.dirty_blocks, scn)
-        part = tuple(Column(c.no - lo, c.data) for c in cols[lo:hi])
+        vals = tuple(Column(i, v) for i, v in enumerate(piece_values(enc, part)))
         nrid = addr[n + 1] if n < last else None
-        redo = chained.piece_irp(ktb, table, dba, slot, part, (n == 0, n == last), 2, nrid)
+        fb = piece_fb(n == 0, n == last, part)
+        redo = chained.piece_irp(ktb, table, dba, slot, vals, fb, 2, nrid)
         cvs = [*pre, undo_cv, rg.row_redo(txn.ids, table, scn, dba, 2, redo), *s.session_cv(txn)]
         db.emit(s.thread, scn, cvs, switch=n == 0)  # no log switch inside the row
     assert uba is not None
     txn.entries.append(UndoEntry("ins", table.qualified, (rid,), uba))
     if last:  # where the pieces are, for its UPDATEs and DELETEs (chained.py)
-        db.keep_pieces(
-            table, rid, tuple((r, lo, hi) for r, (lo, hi) in zip(rids, pieces, strict=True))
-        )
+        db.keep_pieces(table, rid, tuple((r, *part) for r, part in zip(rids, pieces, strict=True)))
     for index in table.indexes:
         key = rg.index_key(index_cols(table, index), enc)
         dba, slot = addr[0]

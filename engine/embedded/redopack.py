@@ -451,7 +451,7 @@ class Table:
         out: list[bytes] = []
         uba: Uba3 = (0, 0, 0)
         for n in range(last, -1, -1):  # the last piece first, the head last
-            lo, hi = parts[n]
+            part = parts[n]
             dba, slot = addrs[n]
             supp_fb = fb_value(rg.SUPP_FB[(n == last, n == 0)])
             undo = [UNDO_KTB, *kdo_drp(dba, s.hdba, slot)]
@@ -459,9 +459,9 @@ class Table:
                 undo += supplemental((s.key_col,), (key,), supp_fb)
             else:
                 undo += supplemental((), (), supp_fb)
-            fb = fb_value(rg.PIECE_FB[(n == 0, n == last)])
+            fb = fb_value(R.piece_fb(n == 0, n == last, part))
             nrid = addrs[n + 1] if n < last else None
-            piece = kdo_irp(dba, s.hdba, slot, LB_REDO, vals[lo:hi], fb, nrid)
+            piece = kdo_irp(dba, s.hdba, slot, LB_REDO, R.piece_values(vals, part), fb, nrid)
 
             def redo(k: bytes, piece: list[bytes] = piece) -> list[bytes]:
                 return [k, *piece]

@@ -140,23 +140,69 @@ def piece_bytes(enc: rg.Row, last: bool = True) -> int:
     return _PIECE_HEAD + (0 if last else _NRID) + row_bytes(enc)
 
 
-def row_pieces(enc: rg.Row) -> list[tuple[int, int]]:
-    """The pieces an inserted row ``enc`` (trailing NULLs cut) is stored in, head first, as
-    column ranges ``[lo, hi)``: one when it fits :data:`PIECE_ROOM`, else filled head first
-    with whole columns (a column never spans two pieces: one larger than a piece is a piece
-    of its own; Oracle would continue it in the next piece, flags P and N)."""
+#: a row piece: columns ``[lo, hi)`` of the row; ``skip``: bytes of column ``lo`` held by
+#: the pieces before (its row flags' P when not 0); ``end``: where in column ``hi - 1`` its
+#: part ends (from the column's first byte; 0: the column's end; its flags' N when not 0)
+Part = tuple[int, int, int, int]
+
+
+def _prefix(n: int) -> int:
+    return 1 if n < 250 else 3
+
+
+def row_pieces(enc: rg.Row) -> list[Part]:
+    """The pieces an inserted row ``enc`` (trailing NULLs cut) is stored in, head first
+    (:data:`Part`): one when it fits :data:`PIECE_ROOM`, else filled head first, and a
+    column that does not fit the room a piece has left is cut, as Oracle cuts it: its
+    head ends the piece (flag N), its tail begins the next (flag P), one column number in
+    both (docs/redo_format.md "A column cut across pieces"); a NULL is never cut."""
     if piece_bytes(enc) <= PIECE_ROOM:
-        return [(0, len(enc))]
-    out: list[tuple[int, int]] = []
-    lo, used = 0, _PIECE_HEAD + _NRID
-    for i, v in enumerate(enc):
-        n = 1 if v is None else len(v) + (1 if len(v) < 250 else 3)
-        if i > lo and used + n > PIECE_ROOM:
-            out.append((lo, i))
-            lo, used = i, _PIECE_HEAD + _NRID
-        used += n
-    out.append((lo, len(enc)))
+        return [(0, len(enc), 0, 0)]
+    out: list[Part] = []
+    lo, skip, used = 0, 0, _PIECE_HEAD + _NRID
+    i, at = 0, 0  # the column being laid, and the bytes of it laid before this piece
+    while i < len(enc):
+        v = enc[i]
+        rest = 0 if v is None else len(v) - at
+        need = 1 if v is None else rest + _prefix(rest)
+        if used + need <= PIECE_ROOM:
+            used += need
+            i, at = i + 1, 0
+            continue
+        room = PIECE_ROOM - used
+        take = room - _prefix(room - 1) if room >= 2 else 0
+        if v is None or take < 1:  # (nothing of it fits: the next piece begins with it)
+            out.append((lo, i, skip, 0))
+            lo, skip = i, at
+        else:  # cut: its first ``take`` bytes end this piece
+            at += take
+            out.append((lo, i + 1, skip, at))
+            lo, skip = i, at
+        used = _PIECE_HEAD + _NRID
+    out.append((lo, len(enc), skip, 0))
     return out
+
+
+def piece_values(enc: rg.Row, part: Part) -> rg.Row:
+    """The values a row piece ``part`` of ``enc`` holds (a cut column's part)."""
+    lo, hi, skip, end = part
+    if not skip and not end:
+        return enc[lo:hi]
+    vals = list(enc[lo:hi])
+    if end:
+        vals[-1] = (vals[-1] or b"")[:end]
+    if skip:
+        vals[0] = (vals[0] or b"")[skip:]
+    return tuple(vals)
+
+
+def piece_fb(head: bool, last: bool, part: Part) -> str:
+    """A row piece's flags: head, first, last (:data:`redogen.PIECE_FB`), and P / N when
+    its first / last column is cut."""
+    fb = rg.PIECE_FB[(head, last)]
+    if not part[2] and not part[3]:
+        return fb
+    return fb[:6] + ("P" if part[2] else "-") + ("N" if part[3] else "-")
 
 
 def row_bytes(enc: rg.Row) -> int:

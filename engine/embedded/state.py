@@ -18,8 +18,10 @@ from engine.redo.ids import Uba, Xid
 from engine.redo.model import ChangeVector
 
 Row = tuple[Value, ...]
-#: where a chained row's pieces are, head first: (rid, first column, column past the last)
-Pieces = tuple[tuple[int, int, int], ...]
+#: where a chained row's pieces are, head first: (rid, first column, column past the last,
+#: bytes of the first column in the pieces before, where the last column's part ends: 0, 0
+#: for whole columns; :data:`engine.embedded.rows.Part`)
+Pieces = tuple[tuple[int, int, int, int, int], ...]
 
 
 class OnThread(Protocol):

@@ -36,7 +36,7 @@ from engine.redo import vectors as V
 from engine.redo.dictionary import Column, Dictionary, Table
 from engine.redo.errors import RedoError
 from engine.redo.framing import Rba, Record, Vector
-from engine.redo.rowid import FB_H, rowid
+from engine.redo.rowid import FB_F, FB_H, FB_L, fb_text, rowid
 from engine.redo.values import DECODERS, Value, decode_value
 
 DICTIONARY_TABLES = ("SYS.COL$", "SYS.OBJ$", "SYS.TAB$")
@@ -480,7 +480,12 @@ class Miner:
         if not isinstance(d, V.DirectLoad):
             return []
         out: list[TxEvent] = []
-        for slot, _fb, cols in d.rows:
+        for slot, fb, cols in d.rows:
+            if fb & (FB_F | FB_L) != FB_F | FB_L:  # (a piece: its row's other pieces elsewhere)
+                raise CaptureStop(
+                    f"{t.full_name}: a row in pieces ({fb_text(fb)}) in a direct-path load at "
+                    f"SCN {rec.scn} (RBA {rec.rba.dump()}): not supported"
+                )
             r = rowid(v.obj, v.dba, slot)
             ev = RowEvent("INSERT", t, rec.scn, rec.rba, r, (), self._values(t, cols))
             out.append(TxRow(xid, ev, self._ref(rec)))
@@ -520,9 +525,15 @@ def _piece(v: Vector, row: V.RowOp, undo: V.Undo | None, rec: Record, rid: str) 
                    urow is not None and urow.name == "URP")  # fmt: skip
     after = place(row.columns, supp.after if supp else 0, name == "URP")
     head = rowid(v.obj, supp.bdba, supp.slot or 0) if supp and supp.bdba else None
+    ufb = (urow.fb or 0) if urow is not None else 0
+    if name == "URP":  # (a P of its piece's first column: only if the URP sets that one)
+        fb = P.urp_flags(fb, row.columns[0][0] if row.columns else None)
+    if urow is not None and urow.name == "URP":
+        ufb = P.urp_flags(ufb, urow.columns[0][0] if urow.columns else None)
     return P.Piece(
         name, v.con_id, v.obj, rec.rba, rec.scn, rid, head, fb,
         supp.fb if supp else None, before, after, supp.columns if supp else (), placed,
+        ufb,
     )  # fmt: skip
 
 

@@ -45,11 +45,11 @@ The rules (:func:`ends` and :func:`bind`):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from engine.redo.framing import Rba
-from engine.redo.rowid import FB_F, FB_H, FB_L
+from engine.redo.rowid import FB_F, FB_H, FB_L, FB_N, FB_P
 
 Cols = tuple[tuple[int, bytes | None], ...]  # (table column from 0, value or NULL)
 
@@ -74,6 +74,7 @@ class Piece:
     after: Cols  # the redo's row image
     supp: Cols  # the supplemental columns (absolute numbers)
     placed: bool  # before / after are numbered as the table's columns
+    ufb: int = 0  # the undo row's flags (its P / N say whether ``before``'s ends are cut)
 
     @property
     def carries(self) -> bool:
@@ -146,6 +147,39 @@ def offset(start: int, first_col: int | None, is_urp: bool) -> int | None:
     return start - 1
 
 
+def join(images: Iterable[tuple[int, Cols]], laid: bool = False) -> dict[int, bytes | None]:
+    """Row images of pieces, in the row's order (head first), each with its row flags,
+    as one image: a piece's first column is the previous piece's last one continued when
+    its flags say P, its bytes appended (module docstring, last rule). ``laid``: each
+    image numbered from its piece's first column (0), laid end to end after the ones
+    before (a P piece's first column is the last one so far); else numbered as the
+    table's. Later images win for a column not continued."""
+    got: dict[int, bytes | None] = {}
+    nxt = 0
+    for fb, cols in images:
+        base = nxt - 1 if laid and fb & FB_P and nxt else nxt
+        for i, (n, v) in enumerate(cols):
+            if laid:
+                n += base
+            if i == 0 and fb & FB_P and n in got:
+                v = (got[n] or b"") + (v or b"")
+            got[n] = v
+            nxt = max(nxt, n + 1)
+    return got
+
+
+def cut(fb: int) -> int:
+    """The P / N bits of row flags ``fb`` (0: no column of the piece is cut)."""
+    return fb & (FB_P | FB_N)
+
+
+def urp_flags(fb: int, first_col: int | None) -> int:
+    """A URP's row flags as :func:`join` takes them: its P continues its piece's first
+    column (number 0), so it applies to the URP's columns only when the first it sets is
+    that column."""
+    return fb if first_col == 0 else fb & ~FB_P
+
+
 def _merge(*images: Cols) -> Cols:
     got: dict[int, bytes | None] = {}
     for img in images:
@@ -154,18 +188,27 @@ def _merge(*images: Cols) -> Cols:
     return tuple(sorted(got.items()))
 
 
-def _laid(pieces: Sequence[Piece], side: str) -> Cols:
-    """Unplaced images laid end to end in the row's order: from the piece whose own row
-    flags say first (F, the head) to the one they say last (L), whatever the supplemental
-    flags say of the records' order."""
+def _row_order(pieces: Sequence[Piece]) -> list[Piece]:
+    """``pieces`` in the row's order: from the piece whose own row flags say first (F, the
+    head) to the one they say last (L), whatever the supplemental flags say of the
+    records' order (a chained insert is logged last piece first)."""
     order = list(pieces)
     if order and not order[0].fb & FB_F and any(p.fb & FB_F for p in order):
-        order.reverse()  # written last piece first (an insert)
-    out: list[tuple[int, bytes | None]] = []
-    for p in order:
-        base = len(out)
-        out += [(base + n, v) for n, v in getattr(p, side)]
-    return tuple(out)
+        order.reverse()
+    return order
+
+
+def _image(pieces: Sequence[Piece], side: str, laid: bool) -> Cols:
+    """The before (undo rows' flags) or after (redo rows' flags) image of ``pieces``, cut
+    columns joined: laid end to end (unplaced) or as numbered."""
+    order = list(pieces)
+    if laid or any(cut(p.fb) or cut(p.ufb) for p in order):
+        order = _row_order(order)  # (else log order: the later record wins, as ever)
+    if side == "before":
+        got = join(((p.ufb, p.before) for p in order), laid)
+    else:
+        got = join(((p.fb, p.after) for p in order), laid)
+    return tuple(sorted(got.items()))
 
 
 def bind(pieces: Sequence[Piece]) -> Bound | None:
@@ -191,12 +234,11 @@ def bind(pieces: Sequence[Piece]) -> Bound | None:
         head = next((p.rowid for p in pieces if p.fb & FB_H), None)
     if head is None:
         head = next((p.rowid for p in pieces if ends(p)[0]), pieces[0].rowid)
-    supp = _merge(*(p.supp for p in pieces))
+    supp = tuple(sorted(join((p.supp_fb or 0, p.supp) for p in pieces).items()))
     if all(p.placed for p in pieces):
-        before = _merge(*(p.before for p in pieces))
-        after = _merge(*(p.after for p in pieces))
+        before, after = _image(pieces, "before", False), _image(pieces, "after", False)
     elif op != "UPDATE":
-        before, after = _laid(pieces, "before"), _laid(pieces, "after")
+        before, after = _image(pieces, "before", True), _image(pieces, "after", True)
     else:
         bad = next(p for p in pieces if not p.placed)
         raise Unplaced(

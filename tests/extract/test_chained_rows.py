@@ -31,14 +31,15 @@ from engine.embedded.oradict import oracle_dictionary
 from engine.embedded.redogen import columns_of_row
 from engine.embedded.sql import execute
 from engine.extract.tasks.decode import Selection
-from engine.extract.tasks.miner import Closed, Miner, mine_plan
+from engine.extract.tasks.miner import Miner
+from engine.extract.tasks.plan import Closed, mine_plan
 from engine.home.layout import Home
 from engine.redo import capture as C
 from engine.redo import framing
 from engine.redo import vectors as V
 from engine.redo.dictionary import Dictionary
 from engine.redo.ids import make_dba
-from engine.redo.rowid import fb_text
+from engine.redo.rowid import FB_N, FB_P, fb_text
 from engine.redo.scan import Scan
 from engine.trail.layout import IOType
 from ggsci.cli import build_app
@@ -179,35 +180,54 @@ def _expected() -> list[dict[int, str | None]]:
 
 
 def test_a_row_larger_than_a_block_is_stored_in_pieces() -> None:
-    """The threshold from the block size; whole columns filled head first."""
+    """The threshold from the block size; filled head first, a column that does not fit
+    the room a piece has left cut (its head in the piece, N; its tail in the next, P):
+    (first column, past the last, bytes of the first in the pieces before, where the
+    last's part ends)."""
     assert R.PIECE_ROOM == 8076
-    assert R.row_pieces((b"x" * 8000,)) == [(0, 1)]
-    assert R.row_pieces((b"x" * 4000, b"y" * 4000, b"z" * 100)) == [(0, 2), (2, 3)]
-    assert R.row_pieces((b"x" * 9000,)) == [(0, 1)]  # one value over a block: a piece of its own
-    assert R.row_pieces((b"x", None, b"y" * 8070)) == [(0, 2), (2, 3)]
+    assert R.row_pieces((b"x" * 8000,)) == [(0, 1, 0, 0)]
+    # 9 + 4003 + 4003 = 8015 bytes used: 61 left, 60 of z's bytes and their length byte
+    got = R.row_pieces((b"x" * 4000, b"y" * 4000, b"z" * 100))
+    assert got == [(0, 3, 0, 60), (2, 3, 60, 0)]
+    # one value over a block: 8,067 bytes left, a 3-byte length, 8,064 bytes of it
+    assert R.row_pieces((b"x" * 9000,)) == [(0, 1, 0, 8064), (0, 1, 8064, 0)]
+    assert R.row_pieces((b"x" * 20000,)) == [
+        (0, 1, 0, 8064), (0, 1, 8064, 16128), (0, 1, 16128, 0)
+    ]  # fmt: skip
+    assert R.row_pieces((b"x", None, b"y" * 8070)) == [(0, 3, 0, 8061), (2, 3, 8061, 0)]
+    # a NULL is never cut: the piece ends before it when it does not fit
+    assert R.row_pieces((b"x" * 8064, None, b"y" * 9)) == [(0, 1, 0, 0), (1, 3, 0, 0)]
 
 
 def test_the_pieces_are_logged_last_first_with_oracles_flags(source: Path) -> None:
     """Each chained row: the last piece first (``-----L--``, supplemental ``-----L--``),
-    middle pieces (``--------``), the head last (``--H-F---``, supplemental ``----F---``);
+    middle pieces (``--------``), the head last (``--H-F---``, supplemental ``----F---``),
+    with P / N where a column is cut (``-----LP-`` ... ``--H-F--N``);
     each piece but the last names the next one's ROWID; a row in one piece is
     ``--H-FL--``."""
     rows = [n for _, n in ROWS[:4]] + [2] + [n for _, n in ROWS[4:]] + [2]
     got = _dumped(source)
-    at = 0
+    at = cuts = 0
     for n in rows:
         pieces = got[at : at + n]
         at += n
         if n == 1:
             assert pieces[0]["fb"] == "--H-FL--"
             continue
-        assert [p["fb"] for p in pieces] == ["-----L--", *["--------"] * (n - 2), "--H-F---"]
+        fbs = [p["fb"] for p in pieces]
+        assert [f[:6] for f in fbs] == ["-----L", *["------"] * (n - 2), "--H-F-"]
+        # a column cut over two pieces: N on the first (in the row's order), P on the next
+        row = fbs[::-1]
+        assert [f[7] == "N" for f in row[:-1]] == [f[6] == "P" for f in row[1:]]
+        assert row[0][6] == "-" and row[-1][7] == "-"
+        cuts += sum(f[7] == "N" for f in row)
         assert [p["supp_fb"] for p in pieces] == ["----F---", *["--------"] * (n - 2), "-----L--"]
         # every piece but the last names the next (logged just before it)
         for later, earlier in zip(pieces[1:], pieces, strict=False):
             assert later["nrid"] == earlier["rowid"]
         assert "nrid" not in pieces[0]
     assert at == len(got)
+    assert cuts >= 8  # (every chained row of the workload cuts a column)
 
 
 def _dumped(root: Path) -> list[dict[str, Any]]:
@@ -241,7 +261,7 @@ def _inserted(root: Path, native: bool, cuts: tuple[int, ...] = ()) -> list[Any]
 def test_the_task_miner_binds_the_pieces_into_one_insert_on_the_head(source: Path) -> None:
     got = _inserted(source, native=False)
     assert [cols for _, cols in got] == _expected()
-    heads = {p["rowid"] for p in _dumped(source) if p["fb"] in ("--H-F---", "--H-FL--")}
+    heads = {p["rowid"] for p in _dumped(source) if p["fb"][:5] == "--H-F"}
     assert {rid for rid, _ in got} <= heads
 
 
@@ -453,9 +473,10 @@ def test_the_text_dump_shows_the_pieces_flags(source: Path) -> None:
     r = CliRunner().invoke(build_app(), ["db", "dump", "src", "--home", str(source.parents[1])])
     assert r.exit_code == 0, r.output
     flags = [line.split()[1] for line in r.output.splitlines() if line.startswith("fb: ")]
-    assert "--------" in flags  # a middle piece
-    at = flags.index("-----L--")
-    assert flags[at + 1] == "--H-F---"
+    assert any(f[:6] == "------" for f in flags)  # a middle piece
+    at = next(i for i, f in enumerate(flags) if f[:6] == "-----L")
+    assert flags[at + 1][:6] == "--H-F-"
+    assert "-----LP-" in flags and "--H-F--N" in flags and "------PN" in flags  # cut columns
 
 
 @pytest.mark.parametrize("native", [False, pytest.param(True, marks=needs_c)])
@@ -480,7 +501,7 @@ def test_a_current_log_that_ends_before_the_head_ends_the_range_before_the_row(
         execute(db, s, "COMMIT")
     log = _logs(root)[0]
     offsets = [(o, stop) for o, stop, *_ in Scan(log)]
-    heads = [p for p in _dumped_current(log) if p[0] == "--H-F---"]
+    heads = [p for p in _dumped_current(log) if p[0][:5] == "--H-F" and p[0] != "--H-FL--"]
     assert len(heads) == 1
     head_at = heads[0][1]
     first_piece = offsets[[o for o, _ in offsets].index(head_at) - 2][0]
@@ -522,7 +543,7 @@ def test_no_log_switch_falls_inside_a_chained_row(tmp_path: Path) -> None:
         assert len(logs) > 4
         for data in logs:
             fbs = [
-                fb_text(V.decode(v).row.fb)  # type: ignore[union-attr]
+                fb_text(V.decode(v).row.fb & ~(FB_P | FB_N))  # type: ignore[union-attr]
                 for rec in framing.iter_records(data)
                 for v in rec.vectors
                 if v.op == "11.2"

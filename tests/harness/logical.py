@@ -41,7 +41,7 @@ from engine.redo.model import (
     Undo,
     UndoApplied,
 )
-from engine.redo.rowid import FB_F, FB_L, fb_value
+from engine.redo.rowid import FB_F, FB_L, FB_P, fb_value
 
 
 @dataclass(frozen=True)
@@ -121,7 +121,7 @@ class Decoder:
         self.committed: list[Transaction] = []
         self.rolled_back: list[Transaction] = []
         # a row inserted in pieces (last piece first): the pieces' columns until its head
-        self._pieces: dict[Xid, list[tuple[Column, ...]]] = {}
+        self._pieces: dict[Xid, list[tuple[int, tuple[Column, ...]]]] = {}
         # a chained row's update or delete (head first): its pieces until the one with the
         # supplemental L (engine/extract/tasks/rowpieces.py states the rules)
         self._changes: dict[Xid, list[tuple[RedoRecord, Kdo, Undo, Uba | None]]] = {}
@@ -234,14 +234,18 @@ class Decoder:
             columns = k.columns
             if fb_value(k.fb) & (FB_F | FB_L) != FB_F | FB_L:  # a chained row's piece
                 pending = self._pieces.setdefault(t.xid, [])
-                pending.append(k.columns)
+                pending.append((fb_value(k.fb), k.columns))
                 if not fb_value(k.fb) & FB_F:
                     return  # the head (F) is logged last
                 del self._pieces[t.xid]
                 bound: list[Column] = []
-                for piece in reversed(pending):  # the head's columns first
+                for fb, piece in reversed(pending):  # the head's columns first
+                    cols = list(piece)
+                    if fb & FB_P and cols and bound:  # its first column continues the last
+                        tail = bound.pop()
+                        cols[0] = Column(0, (tail.data or b"") + (cols[0].data or b""))
                     base = len(bound)
-                    bound += [Column(base + c.no, c.data) for c in piece]
+                    bound += [Column(base + c.no, c.data) for c in cols]
                 columns = tuple(bound)
             after = _full_row(table, columns)
             self._emit(t, rec, table, "INSERT", k.bdba, k.slot, after, {}, _key(table, after), uba)
@@ -300,9 +304,9 @@ class Decoder:
         supp: dict[str, Value] = {}
         for _, kdo, u, _ in pending:
             if u.kdo is not None:
-                before.update(rowpieces.placed(u.kdo.columns, u.supp_before))
+                _joined(before, u.kdo.columns, u.supp_before, u.kdo.fb)
             if kdo.name == "URP":
-                after.update(rowpieces.placed(kdo.columns, u.supp_after))
+                _joined(after, kdo.columns, u.supp_after, kdo.fb)
             supp.update(_cols(table, u.supplemental))
         rec, head, _, uba = pending[0]  # the change is at its first piece, the head
         b = _cols(table, (Column(i, v) for i, v in before.items()))
@@ -387,3 +391,14 @@ def replay(transactions: Iterable[Transaction]) -> dict[str, dict[RowId, dict[st
             else:
                 rows.pop(c.rowid, None)
     return tables
+
+
+def _joined(image: dict[int, bytes | None], cols: tuple[Column, ...], at: int, fb: str) -> None:
+    """A piece's columns, placed by ``at``, into ``image`` (pieces head first): its column
+    0, when its row flags say P, is the image's column of that number continued (bytes
+    appended)."""
+    cut = bool(fb_value(fb) & FB_P)
+    for c, (n, v) in zip(cols, rowpieces.placed(cols, at).items(), strict=True):
+        if cut and c.no == 0 and n in image:
+            v = (image[n] or b"") + (v or b"")
+        image[n] = v

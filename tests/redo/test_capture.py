@@ -279,3 +279,38 @@ def test_a_direct_path_load_gives_an_insert_per_row() -> None:
         ("INSERT", ("ID", Decimal(i))) for i in range(1, 10)
     ]
     assert len({c.rowid for c in tx.changes}) == 9
+
+
+@pytest.mark.parametrize("fb", ["--H-F--N", "-----LP-", "--H-F---"])
+def test_a_direct_path_load_of_a_row_in_pieces_stops(fb: str) -> None:
+    """The same real block with its first row's flags made a piece's (a column cut, P / N;
+    or the row's other pieces elsewhere): never half a row, the capture stops naming it."""
+    import struct
+
+    from engine.redo import vectors as V
+    from engine.redo.rowid import fb_value
+    from tests.redo import oracdc
+    from tests.redo.corpus import ORACDC
+
+    dic = dictionary.load(need(CHECKPOINT))
+    (src,) = oracdc.records(need(ORACDC) / "Op19_1_Test.java")
+    block = bytearray(
+        next(v for v in framing.parse_record(src.raw).vectors if v.op == "19.1").fields[0]
+    )
+    kdbh = V.KTBBH_ITL + V.KTBBH_ITL * block[V.KTBBH_AT["itc"][0]]
+    ntab = block[kdbh + V.KDBH_AT["ntab"][0]]
+    (off,) = struct.unpack_from("<H", block, kdbh + V.KDBH_DIRECTORY + 4 * ntab)
+    assert block[kdbh + off] == fb_value("--H-FL--")
+    block[kdbh + off] = fb_value(fb)
+    ktudh = bytearray(32)
+    struct.pack_into("<HxxI", ktudh, 0, 5, 77)
+    hdr = {"con_id": 3, "afn": 23}
+    begin = framing.build_vector("12c", "<", [bytes(ktudh)], layer=5, code=2, cls=15 + 2 * 4, **hdr)
+    load = framing.build_vector(
+        "12c", "<", [bytes(block)], layer=19, code=1, cls=1, dba=0x0600000E, obj=72726, **hdr
+    )
+    lwn = framing.Lwn(0, 1, 1, dic.scn + 1, 0)
+    cap = C.Capture(dic, lambda t: t.owner == "OLR_TEST")
+    rec = framing.parse_record(framing.build_record("<", dic.scn + 1, 1, [begin, load], lwn))
+    with pytest.raises(C.CaptureStop, match=f"a row in pieces \\({fb}\\) in a direct-path load"):
+        cap.feed(rec)

@@ -11,7 +11,9 @@ piece's columns are numbered from its own first column; the supplemental header'
 ``before`` / ``after`` field is the table column (from 1) of the undo / redo image's
 first column (for a URP, its first changed column): :func:`placed`. The change is a
 DELETE when its pieces are all DRPs, else an UPDATE; it is on the first piece's ROWID (the
-head's: the writer starts at the head) at the first piece's record.
+head's: the writer starts at the head) at the first piece's record. A column cut across two
+pieces (row flags N on the first, P on the next: both number it alike) is joined, its
+bytes in the row's order, by :func:`engine.redo.pieces.join`.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from engine.redo.model import Column, Kdo, Undo
+from engine.redo.pieces import join, urp_flags
 from engine.redo.rowid import FB_F, FB_L, fb_value
 
 Raw = dict[int, bytes | None]
@@ -52,8 +55,11 @@ class Piece:
 
     op: str  # DRP, URP, LKR
     flags: int  # its supplemental F / L
-    before: Raw  # the undo's columns and the supplemental ones, placed
+    before: Raw  # the undo's columns, placed
     after: Raw  # the redo's columns, placed
+    supp: Raw  # the supplemental columns
+    ufb: int  # the undo row's flags (P / N: its first / last column cut)
+    rfb: int  # the redo row's flags
     rowid: str
     ref: str  # its undo record's address (what a rollback names)
     head: tuple[int, int, int, int, int, int]  # its record's (thread, offset, ...)
@@ -62,9 +68,14 @@ class Piece:
 def piece(kdo: Kdo, undo: Undo, rowid: str, ref: str, head: tuple[int, ...]) -> Piece:
     u = undo.kdo
     before = placed(u.columns, undo.supp_before) if u is not None else {}
-    before.update({c.no: c.data for c in undo.supplemental})
-    after = placed(kdo.columns, undo.supp_after) if kdo.name == "URP" else {}
-    return Piece(kdo.name, supp_flags(undo), before, after, rowid, ref, head)  # type: ignore[arg-type]
+    supp = {c.no: c.data for c in undo.supplemental}
+    urp = kdo.name == "URP"
+    after = placed(kdo.columns, undo.supp_after) if urp else {}
+    ufb = fb_value(u.fb) if u is not None else 0
+    if u is not None and u.name == "URP":
+        ufb = urp_flags(ufb, u.columns[0].no if u.columns else None)
+    rfb = urp_flags(fb_value(kdo.fb), kdo.columns[0].no if kdo.columns else None) if urp else 0
+    return Piece(kdo.name, supp_flags(undo), before, after, supp, ufb, rfb, rowid, ref, head)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,10 +88,9 @@ class Bound:
 
 def bind(pieces: Sequence[Piece]) -> Bound:
     """The row change of a complete run of pieces (first F ... last L)."""
-    before: Raw = {}
-    after: Raw = {}
-    for p in pieces:
-        before.update(p.before)
-        after.update(p.after)
+    before = join((p.ufb, tuple(p.before.items())) for p in pieces)
+    for p in pieces:  # the supplemental copies win (as for a whole row)
+        before.update(p.supp)
+    after = join((p.rfb, tuple(p.after.items())) for p in pieces)
     delete = all(p.op == "DRP" for p in pieces)
     return Bound(delete, before, after, pieces[0])
