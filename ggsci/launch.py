@@ -16,6 +16,7 @@ import platformdirs
 
 from engine.home.layout import Home, HomeError, resolve_home
 from engine.home.trust import NotHomeOwner, check_home_owner
+from ggsci.secretin import SecretOnCommandLine, read_secret, refuse_commands
 from params import textfile
 
 SHELL_COMMANDS = ("run", "obey")
@@ -76,8 +77,6 @@ def run(home: str | None, commands: list[str]) -> int:
     """``ggsci run CMD...``: a command holding a password is refused before anything runs
     (arguments are readable by every local user); a Password: question reads standard input,
     on a terminal without echo."""
-    from ggsci.secretin import SecretOnCommandLine, read_secret, refuse_commands
-
     try:
         refuse_commands(commands)
     except SecretOnCommandLine as exc:

@@ -6,6 +6,8 @@ Manager's jobs, an Extract's ``SOURCEDB``):
 
 - the directories ``redo/`` and ``redo/tN/``: owned by the home's owner, writable by nobody
   else (a symbolic link only when the owner made it, as for ``dirdb/NAME``);
+- any other directory in ``dirdb/NAME/`` as those (its content is not the database's and
+  is not read; every directory in ``redo/`` is a thread's, its files checked as below);
 - every other entry of ``dirdb/NAME/``, ``redo/`` and ``redo/tN/`` (``data.sqlite`` and its
   ``-wal``/``-shm``, ``dictionary.json``, ``archive.json``, the logs ``*.log``, their side
   files ``*.side``, the archived marks ``*.arc``, anything else found there): a regular
@@ -46,7 +48,7 @@ def check_database_files(root: Path) -> None:
     home = _home(root)
     owner = home_owner(home)
     try:
-        _check_entries(root, home, owner, skip={_LOCK, "redo"})
+        _check_entries(root, home, owner, skip={_LOCK, "redo"}, dirs=True)
         redo = root / "redo"
         if os.path.lexists(redo):
             check_trusted_dir(redo, home, "Database directory")

@@ -104,6 +104,11 @@ CASES: dict[str, tuple[Callable[[Path], None], str, str]] = {
         "Database directory dirdb/SRC/redo/t2",
         "is writable by others (mode 0777)",
     ),
+    "a directory of another user in the database": (
+        lambda r: (os.mkdir(r / "x"), os.chown(r / "x", NOBODY, NOBODY)),
+        "Database directory dirdb/SRC/x",
+        "is owned by nobody",
+    ),
     "redo another user's": (
         lambda r: os.chown(r / "redo", NOBODY, NOBODY),
         "Database directory dirdb/SRC/redo",
