@@ -322,7 +322,7 @@ def get_session(settings: SparkSettings | None = None) -> SparkSession:
         since = s.log_file.stat().st_size if s.log_file.is_file() else 0
         try:
             if s.master is not None:  # (under spark-submit its JVM runs already)
-                _launch_jvm(s.log_file, {"spark.master": s.master, **conf})
+                _launch_jvm(s.log_file, launch_conf(s.master, conf))
             session = builder.getOrCreate()
         except Exception as exc:  # one line: the cause, never Spark's traceback
             where = "spark-submit's" if s.master is None else str(master)
@@ -333,6 +333,18 @@ def get_session(settings: SparkSettings | None = None) -> SparkSession:
         session.sparkContext.setLogLevel("WARN")
         _session.append(session)
         return session
+
+
+def launch_conf(master: str, conf: Mapping[str, str]) -> dict[str, str]:
+    """The settings the driver's JVM is launched with: PySpark puts each on spark-submit's
+    command line (``--conf k=v``), which every local user can read in ``/proc/PID/cmdline``
+    for the JVM's whole life, so a setting that names a secret (``spark.authenticate.secret``,
+    ``spark.hadoop.fs.s3a.secret.key``, ``spark.executorEnv.AWS_SECRET_ACCESS_KEY``:
+    :func:`params.masking.secret_key`) is left out; the session's builder sets it over the
+    gateway, before the SparkContext that reads it is made."""
+    from params.masking import secret_key
+
+    return {"spark.master": master, **{k: v for k, v in conf.items() if not secret_key(k)}}
 
 
 def _launch_jvm(log_file: Path, conf: Mapping[str, str]) -> None:

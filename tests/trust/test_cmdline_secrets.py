@@ -224,3 +224,25 @@ def test_a_key_alone_takes_its_secret_from_standard_input_or_the_store(
 def test_password_stdin_needs_a_key(home: Home) -> None:
     code, out = _db(home, "logs", "s3://bucket/arch", "--password-stdin", stdin="x\n")
     assert code == 1 and "names no key (s3://KEY@...)" in _one_line(out)
+
+
+def test_spark_settings_naming_a_secret_stay_off_the_jvm_command_line() -> None:
+    """PySpark launches the driver's JVM with every setting as ``--conf k=v`` on
+    spark-submit's command line (pyspark/java_gateway.py): a SPARKCONF secret was in the JVM's
+    /proc/PID/cmdline for its whole life. Those settings are now left to the builder, which
+    sets them over the gateway (engine/cluster/spark.py, launch_conf)."""
+    from engine.cluster.spark import launch_conf
+
+    conf = {
+        "spark.authenticate": "true",
+        "spark.authenticate.secret": "s3cret1",
+        "spark.hadoop.fs.s3a.secret.key": "s3cret2",
+        "spark.hadoop.fs.s3a.access.key": "AKIA",
+        "spark.executorEnv.AWS_SECRET_ACCESS_KEY": "s3cret3",
+        "spark.driver.memory": "1g",
+    }
+    assert launch_conf("local[2]", conf) == {
+        "spark.master": "local[2]",
+        "spark.authenticate": "true",
+        "spark.driver.memory": "1g",
+    }
