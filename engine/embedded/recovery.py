@@ -36,6 +36,7 @@ from typing import Protocol
 from engine.embedded import redogen as rg
 from engine.embedded.logfile import read_head, read_records
 from engine.embedded.logs import list_logs
+from engine.embedded.rollforward import RollForward, roll_forward, tail_records
 from engine.embedded.session import Session
 from engine.embedded.state import Engine
 from engine.redo.ids import Xid
@@ -51,6 +52,9 @@ class Counters(Protocol):
     scn: int
     threads: int
     sqn: dict[str, int]
+    space: dict[str, list[int]]
+    next_block: int
+    dirty: dict[int, list[tuple[int, int, int]]]
 
 
 class Recovering(Engine, Protocol):
@@ -58,6 +62,7 @@ class Recovering(Engine, Protocol):
 
     root: Path
     sessions: dict[str, Session]
+    rolled_forward: RollForward | None
 
     @property
     def state(self) -> Counters: ...
@@ -114,6 +119,8 @@ def recover(db: Recovering) -> list[str]:
     tail = read_tail(db.root / "redo", st.scn, st.threads)
     if not tail.scn:
         return []  # a clean close, or a kill with nothing flushed since the checkpoint
+    # roll forward first: the changes committed after the checkpoint into the tables
+    db.rolled_forward = roll_forward(db, st, tail_records(db.root / "redo", st.scn, st.threads))
     st.scn = max(st.scn, tail.scn)
     for (usn, slot), sqn in tail.sqn.items():
         key = f"{usn}.{slot}"

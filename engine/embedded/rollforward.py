@@ -1,0 +1,244 @@
+"""Instance recovery's roll forward: the changes committed in the logs after the last
+checkpoint applied to the tables, as Oracle applies the online redo to its blocks.
+
+The tables (and ``_gg_state``, ``_gg_pieces``) are SQLite's as of the last checkpoint; the
+redo after it (records with an SCN above the saved counter) was flushed at commits. The
+records of every thread after that SCN are read with the framing reader and mined by the
+redo room's :class:`engine.redo.capture.Miner` (the Extract's: rows in pieces bound into
+one row change, savepoint rollbacks taking back the change they undo), merged across
+threads by SCN (stable: log order within a thread). Each transaction's row changes are
+kept until its 5.4: a commit applies them, in redo order, to the rows at their ROWIDs
+(``_rid`` = block << 16 | slot); a rollback drops them; one still open at the end of the
+logs is left to the rollback that follows (recovery.py). Row locks serialise the
+transactions that change one row, so applying each at its commit is the redo order for
+every row.
+
+- INSERT: the row at its ROWID with the redo's values (columns the redo leaves out are
+  NULL: trailing NULLs are not logged). A row in several pieces (chained) also gets its
+  ``_gg_pieces`` entry: the head and the other pieces' ROWIDs (the miner's, in log order:
+  the writer logs the last piece first, the head last) with the column ranges the writer
+  cuts a row into (:func:`engine.embedded.rows.row_pieces`).
+- UPDATE: the columns the redo sets (an 11.5 logs only the changed ones, plus the key from
+  the supplemental data), on the row as the tables have it: its other columns are the
+  before state.
+- DELETE: the row goes (a chained row's ``_gg_pieces`` entry stays, as a DELETE leaves it).
+- The state that goes with them: every ROWID the redo used (committed or not) moves its
+  table's space allocator and the block counter past it, so no ROWID is given out twice;
+  the blocks a committed transaction changed are noted dirty (for the next reader's
+  cleanout) and a 4.1 cleanout in the redo cleans them again.
+
+Idempotent: nothing of this is committed before recovery's checkpoint commits the tables,
+the counters and the sessions in one SQLite transaction; recovery killed before that leaves
+the tables as they were, and the next open applies the same redo to them again.
+
+Not applied: a savepoint rollback in the redo after the checkpoint that takes back a change
+made before it (by a transaction open at the checkpoint: the change is in the tables, not in
+the redo read), reported in :attr:`RollForward.missed`; changes of tables the dictionary no
+longer has.
+"""
+
+from __future__ import annotations
+
+import heapq
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import Protocol
+
+from engine.embedded import redogen as rg
+from engine.embedded.dictionary import Dictionary, TableDef
+from engine.embedded.errors import DatabaseError
+from engine.embedded.logfile import read_head, read_raw
+from engine.embedded.logs import list_logs
+from engine.embedded.oradict import oracle_dictionary
+from engine.embedded.rows import encode_row, row_pieces
+from engine.embedded.state import Pieces
+from engine.embedded.values import to_sqlite
+from engine.redo import capture as C
+from engine.redo import framing as F
+from engine.redo.codecs import Value as EmbeddedValue
+from engine.redo.ids import make_dba
+from engine.redo.rowid import parse_rowid
+from engine.redo.values import Value
+from engine.redo.vectors import Xid
+
+
+@dataclass
+class RollForward:
+    """What a roll forward applied."""
+
+    transactions: int = 0  # committed transactions applied
+    changes: int = 0  # row changes applied
+    missed: list[str] = field(default_factory=list)  # see the module docstring
+
+
+class Target(Protocol):
+    """What the roll forward changes: the database's SQLite tables and its state
+    (``database.Database``)."""
+
+    conn: sqlite3.Connection
+    dictionary: Dictionary
+
+    def keep_pieces(self, table: TableDef, rid: int, pieces: Pieces) -> None: ...
+
+    def note_commit(self, blocks: set[int], scn: int) -> None: ...
+
+
+class Space(Protocol):
+    """The counters the roll forward moves (``database.State``)."""
+
+    space: dict[str, list[int]]
+    next_block: int
+    dirty: dict[int, list[tuple[int, int, int]]]
+
+
+def tail_records(redo_dir: Path, after_scn: int, threads: int) -> Iterator[F.Record]:
+    """The records of every thread with an SCN above ``after_scn``, threads merged by SCN
+    (stable: log order within a thread); only the logs that can hold one are read."""
+    per_thread: list[list[F.Record]] = []
+    for thread in range(1, threads + 1):
+        logs = []
+        for info in reversed(list_logs(redo_dir, thread)):
+            if info.next_scn and info.next_scn <= after_scn:
+                break
+            mark = read_head(info.path)[1] if not info.next_scn else None
+            if mark is not None and mark.scn <= after_scn:
+                break
+            logs.append(info.path)
+            if info.first_scn <= after_scn:
+                break
+        per_thread.append(
+            [r for path in reversed(logs) for r in read_raw(path) if r.scn > after_scn]
+        )
+    yield from heapq.merge(*per_thread, key=lambda r: r.scn)
+
+
+@dataclass
+class _Open:
+    changes: list[tuple[str, C.RowEvent, tuple[str, ...]]] = field(default_factory=list)
+
+
+def roll_forward(db: Target, state: Space, records: Iterator[F.Record]) -> RollForward:
+    """Apply the committed changes of ``records`` (module docstring)."""
+    miner = C.Miner(oracle_dictionary(db.dictionary, 1 << 62), lambda _t: True)
+    out = RollForward()
+    open_: dict[Xid, _Open] = {}
+    for rec in records:
+        for v in rec.vectors:
+            if v.op == "4.1":  # a reader cleaned the block out
+                state.dirty.pop(v.dba, None)
+        for ev in miner.feed(rec):
+            if isinstance(ev, C.TxRow):
+                _allocated(db, state, ev.row, ev.pieces)
+                open_.setdefault(ev.xid, _Open()).changes.append((ev.ref, ev.row, ev.pieces))
+            elif isinstance(ev, C.TxUndo):
+                t = open_.get(ev.xid)
+                if t is not None:
+                    t.changes = [c for c in t.changes if c[0] != ev.ref]
+            elif isinstance(ev, C.TxEnd):
+                t = open_.pop(ev.xid, None)
+                if t is None or ev.rollback or not t.changes:
+                    continue
+                blocks: set[int] = set()
+                for _ref, row, pieces in t.changes:
+                    blocks.add(apply(db, row, pieces))
+                out.transactions += 1
+                out.changes += len(t.changes)
+                db.note_commit(blocks - {0}, ev.commit_scn)
+    out.missed = sorted(miner.missed)
+    return out
+
+
+def _table(db: Target, row: C.RowEvent) -> TableDef | None:
+    return db.dictionary.tables.get(f"{row.table.owner}.{row.table.name}")
+
+
+def _rid(rowid: str) -> tuple[int, int]:
+    """(block, rid) of a ROWID text."""
+    _obj, _file, block, slot = parse_rowid(rowid)
+    return block, block << 16 | slot
+
+
+def apply(db: Target, row: C.RowEvent, pieces: tuple[str, ...]) -> int:
+    """One row change applied to the tables; the dba of its row's block (0: no table)."""
+    table = _table(db, row)
+    if table is None:
+        return 0
+    block, rid = _rid(row.rowid)
+    name = f'"{table.sqlite_name}"'
+    cols = {c.name: c for c in table.columns}
+    values = {k: to_sqlite(cols[k], _stored(table, row, v)) for k, v in row.after if k in cols}
+    try:
+        if row.op == "INSERT":
+            names = ", ".join(f'"{c.name}"' for c in table.columns)
+            marks = ", ".join("?" * (len(table.columns) + 1))
+            db.conn.execute(
+                f'INSERT INTO {name} ("_rid", {names}) VALUES ({marks})',
+                (rid, *(values.get(c.name) for c in table.columns)),
+            )
+            if pieces:
+                _keep_pieces(db, table, rid, row, pieces)
+        elif row.op == "UPDATE":
+            if values:
+                sets = ", ".join(f'"{k}" = ?' for k in values)
+                db.conn.execute(
+                    f'UPDATE {name} SET {sets} WHERE "_rid" = ?', (*values.values(), rid)
+                )
+        else:
+            db.conn.execute(f'DELETE FROM {name} WHERE "_rid" = ?', (rid,))
+    except sqlite3.IntegrityError as exc:
+        raise DatabaseError(
+            f"instance recovery cannot apply the {row.op} of {table.qualified} at ROWID "
+            f"{row.rowid} (SCN {row.scn}): {exc}; the tables disagree with the redo",
+            "GGS-SRC-0111",
+        ) from None
+    return make_dba(table.file_no, block)
+
+
+def _stored(table: TableDef, row: C.RowEvent, value: Value) -> EmbeddedValue:
+    """A decoded value of a type the embedded database stores (it has no RAW or INTERVAL
+    columns: one would mean the redo is not this database's)."""
+    if isinstance(value, bytes | timedelta):
+        raise DatabaseError(
+            f"instance recovery: a {type(value).__name__} value in the redo of "
+            f"{table.qualified} at SCN {row.scn}, a type its tables do not store",
+            "GGS-SRC-0111",
+        )
+    return value
+
+
+def _keep_pieces(
+    db: Target, table: TableDef, rid: int, row: C.RowEvent, pieces: tuple[str, ...]
+) -> None:
+    """A chained row's ``_gg_pieces`` entry (module docstring)."""
+    after = dict(row.after)
+    enc = encode_row(table, tuple(_stored(table, row, after.get(c.name)) for c in table.columns))
+    ranges = row_pieces(rg.columns_of_row(enc))
+    rids = [rid, *(_rid(p)[1] for p in reversed(pieces))]
+    if len(ranges) != len(rids):
+        raise DatabaseError(
+            f"instance recovery: the chained row of {table.qualified} at ROWID {row.rowid} "
+            f"(SCN {row.scn}) has {len(rids)} pieces in the redo, its values make "
+            f"{len(ranges)}",
+            "GGS-SRC-0111",
+        )
+    db.keep_pieces(table, rid, tuple((r, lo, hi) for r, (lo, hi) in zip(rids, ranges, strict=True)))
+
+
+def _allocated(db: Target, state: Space, row: C.RowEvent, pieces: tuple[str, ...]) -> None:
+    """Every ROWID an insert used moves its table's allocator and the block counter past
+    it (what ``Database.allocate`` did before the kill)."""
+    if row.op != "INSERT":
+        return
+    table = _table(db, row)
+    if table is None:
+        return
+    sp = state.space.get(str(table.obj))
+    for rowid in (row.rowid, *reversed(pieces)):
+        block, rid = _rid(rowid)
+        slot = rid & 0xFFFF
+        state.next_block = max(state.next_block, block)
+        if sp is not None and (block, slot) >= (sp[0], sp[1]):
+            sp[0], sp[1] = block, slot + 1
