@@ -1,0 +1,322 @@
+"""Instance recovery rolls the tables forward (engine/embedded/rollforward.py): a database
+process SIGKILLed after redo was flushed past its last checkpoint reopens with the tables the
+committed redo says, row by row, every table: the changes committed after the checkpoint
+(inserts, updates, deletes, rows chained over several pieces, a savepoint rollback inside a
+committed transaction) are applied, one open across the checkpoint and committed after it
+gets its changes from after the checkpoint on top of those the checkpoint saved, and what was
+open at the kill is rolled back. The same script run to its end without the kill (its open
+transactions rolled back by ROLLBACK) gives the same tables, chained rows' pieces and space
+allocators. Recovery killed half-way and run again gives the same tables. Mutations of the
+roll forward (skipped, a change applied twice, a change dropped) are caught."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.embedded import rollforward as rf
+from engine.embedded.database import Database, create_database
+from engine.embedded.sql import execute
+from tests.harness.images import differences, redo_image, tables_image
+
+REPO = Path(__file__).parents[2]
+LONG = 3000  # three VARCHAR2 values of this many characters: a row over one block (chained)
+
+
+def _long(ch: str, n: int = LONG) -> str:
+    return ch * n
+
+
+SETUP = [
+    ("A", "CREATE TABLE t (id NUMBER PRIMARY KEY, v VARCHAR2(20), d DATE)"),
+    (
+        "A",
+        "CREATE TABLE big (id NUMBER PRIMARY KEY, a VARCHAR2(4000), b VARCHAR2(4000),"
+        " c VARCHAR2(4000), n NUMBER)",
+    ),
+    *[
+        ("A", f"INSERT INTO t (id, v, d) VALUES ({k}, 'r{k}', DATE '2024-01-0{k}')")
+        for k in range(1, 6)
+    ],
+    (
+        "A",
+        f"INSERT INTO big (id, a, b, c) VALUES (1, '{_long('a')}', '{_long('b')}', '{_long('c')}')",
+    ),
+    (
+        "A",
+        f"INSERT INTO big (id, a, b, c) VALUES (2, '{_long('d')}', '{_long('e')}', '{_long('f')}')",
+    ),
+    ("A", "COMMIT"),
+    # open at the checkpoint, committed after it
+    ("B", "UPDATE t SET v = 'across' WHERE id = 2"),
+    ("B", "INSERT INTO t (id, v) VALUES (20, 'across')"),
+    ("B", "DELETE FROM t WHERE id = 5"),
+    # open at the checkpoint and at the kill: rolled back by recovery
+    ("C", "UPDATE t SET v = 'doomed' WHERE id = 3"),
+    ("C", "INSERT INTO t (id, v) VALUES (30, 'doomed')"),
+]
+
+AFTER = [  # statements after the checkpoint (the child runs them without checkpoints)
+    ("A", "INSERT INTO t (id, v) VALUES (6, 'six')"),
+    ("A", "UPDATE t SET v = 'one', d = DATE '2025-02-03' WHERE id = 1"),
+    ("A", "DELETE FROM t WHERE id = 4"),
+    (
+        "A",
+        f"INSERT INTO big (id, a, b, c) VALUES (3, '{_long('g')}', '{_long('h')}', '{_long('i')}')",
+    ),
+    ("A", f"UPDATE big SET b = '{_long('B', 2000)}', n = 7 WHERE id = 1"),
+    ("A", "DELETE FROM big WHERE id = 2"),
+    ("A", "COMMIT"),
+    ("B", "UPDATE t SET v = 'across2' WHERE id = 20"),
+    ("B", "INSERT INTO t (id, v) VALUES (21, 'across')"),
+    ("B", "COMMIT"),
+    ("A", "INSERT INTO t (id, v) VALUES (7, 'seven')"),
+    ("A", "SAVEPOINT s1"),
+    ("A", "INSERT INTO t (id, v) VALUES (8, 'undone')"),
+    ("A", "UPDATE t SET v = 'undone' WHERE id = 6"),
+    ("A", "ROLLBACK TO s1"),
+    ("A", "UPDATE t SET v = 'one again' WHERE id = 1"),
+    ("A", "COMMIT"),
+    ("A", "INSERT INTO t (id, v) VALUES (9, 'rolled back')"),
+    ("A", "UPDATE t SET v = 'rolled back' WHERE id = 6"),
+    ("A", "ROLLBACK"),
+    ("A", f"UPDATE big SET c = '{_long('C', 3500)}' WHERE id = 3"),
+    ("A", "UPDATE t SET v = 'six!' WHERE id = 6"),
+    ("A", "COMMIT"),
+    ("D", "INSERT INTO t (id, v) VALUES (40, 'open at kill')"),
+    ("D", "UPDATE t SET v = 'open at kill' WHERE id = 7"),
+]
+
+OPEN_AT_END = ("C", "D")
+
+
+def _thread(name: str, threads: int) -> int:
+    return threads if name in ("B", "D") else 1
+
+
+def _setup(base: Path, threads: int) -> Path:
+    create_database(base, "DB", threads)
+    root = base / "DB"
+    db = Database(root)
+    for name, text in SETUP:
+        execute(db, db.session(name, thread=_thread(name, threads)), text)
+    db.close()
+    return root
+
+
+def _child(root: Path, threads: int, kill: bool) -> str:
+    """The child: the AFTER statements without checkpoints, redo flushed, then SIGKILL
+    (``kill``) or the open transactions rolled back and a clean close (the twin)."""
+    return textwrap.dedent(
+        f"""
+        import os, signal
+        from pathlib import Path
+        from engine.embedded.database import Database
+        from engine.embedded import sql
+        from tests.source.test_rollforward import AFTER, OPEN_AT_END, _thread
+
+        db = Database(Path({str(root)!r}))
+        real = db.checkpoint
+        db.checkpoint = lambda: None  # the tables stay as the last checkpoint saved them
+        for name, text in AFTER:
+            sql.execute(db, db.session(name, thread=_thread(name, {threads})), text)
+        db.logs.flush(everything=True)  # the redo is in the logs, the tables are not
+        if {kill}:
+            os.kill(os.getpid(), signal.SIGKILL)
+        for name in OPEN_AT_END:
+            sql.execute(db, db.session(name), "ROLLBACK")
+        db.checkpoint = real
+        db.close()
+        """
+    )
+
+
+def run_child(script: str, expect_kill: bool = True) -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    r = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, timeout=300, cwd=REPO
+    )
+    want = -signal.SIGKILL if expect_kill else 0
+    assert r.returncode == want, r.stderr.decode()[-3000:]
+
+
+def _pieces(db: Database) -> list[tuple[Any, ...]]:
+    return db.conn.execute("SELECT obj, rid, pieces FROM _gg_pieces ORDER BY obj, rid").fetchall()
+
+
+def _killed(base: Path, threads: int) -> Path:
+    root = _setup(base, threads)
+    run_child(_child(root, threads, kill=True))
+    return root
+
+
+@pytest.fixture(scope="module")
+def twins(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[int, tuple[Path, Path]]]:
+    """Per thread count: a copy killed after the AFTER statements (not opened yet) and one
+    run to its end (open transactions rolled back, closed cleanly)."""
+    out: dict[int, tuple[Path, Path]] = {}
+    for threads in (1, 2):
+        killed = tmp_path_factory.mktemp(f"killed{threads}")
+        twin = tmp_path_factory.mktemp(f"twin{threads}")
+        kroot = _setup(killed, threads)
+        troot = _setup(twin, threads)
+        run_child(_child(kroot, threads, kill=True))
+        run_child(_child(troot, threads, kill=False), expect_kill=False)
+        out[threads] = (kroot, troot)
+    yield out
+
+
+def _copy(root: Path, dest: Path) -> Path:
+    import shutil
+
+    shutil.copytree(root, dest)
+    return dest
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_recovery_rolls_forward_to_the_tables_of_a_run_that_was_not_killed(
+    twins: dict[int, tuple[Path, Path]], tmp_path: Path, threads: int
+) -> None:
+    kroot, troot = twins[threads]
+    root = _copy(kroot, tmp_path / "DB")
+    db = Database(root)
+    twin = Database(troot)
+    try:
+        rolled = db.rolled_forward
+        assert rolled is not None and rolled.transactions == 4 and not rolled.missed
+        assert len(db.recovered) == 2  # C (open across the checkpoint) and D (begun after)
+        got, want = tables_image(db), tables_image(twin)
+        assert not differences(got, want), differences(got, want)
+        assert got["GGUSER.T"] and len(got["GGUSER.BIG"]) == 2
+        # the tables equal the committed redo, row by row, every table
+        assert not differences(got, redo_image(db)), differences(got, redo_image(db))
+        assert _pieces(db) == _pieces(twin)
+        assert db.chained == twin.chained
+        assert db.state.space == twin.state.space
+        assert db.state.next_block == twin.state.next_block
+        rows = execute(db, db.session("X"), "SELECT id, v FROM t ORDER BY id").rows
+        assert list(rows) == [(1, "one again"), (2, "across"), (3, "r3"), (6, "six!"), (7, "seven"),
+                        (20, "across2"), (21, "across")]  # fmt: skip
+        # the chained rows rolled forward are whole rows with their pieces: change them again
+        s = db.session("E", thread=threads)
+        execute(db, s, f"UPDATE big SET a = '{_long('Z', 3900)}', n = 9 WHERE id = 3")
+        execute(db, s, "DELETE FROM big WHERE id = 1")
+        execute(db, s, "INSERT INTO t (id, v) VALUES (50, 'after')")
+        execute(db, s, "COMMIT")
+        got = tables_image(db)
+        assert not differences(got, redo_image(db)), differences(got, redo_image(db))
+    finally:
+        db.close()
+        twin.close()
+    # a clean open reads nothing more
+    again = Database(root)
+    try:
+        assert again.rolled_forward is None and again.recovered == []
+    finally:
+        again.close()
+
+
+def _mutate(monkeypatch: pytest.MonkeyPatch, how: str) -> None:
+    """``skip``: no roll forward; ``twice``: the second change applied (an UPDATE of a row
+    changed again later) applied again after the last; ``drop``: the sixth change left out."""
+    real_apply, real_roll = rf.apply, rf.roll_forward
+    seen: list[tuple[Any, tuple[str, ...]]] = []
+
+    def apply(db: rf.Target, row: Any, pieces: tuple[str, ...]) -> int:
+        seen.append((row, pieces))
+        if how == "drop" and len(seen) == 6:
+            return 0
+        return real_apply(db, row, pieces)
+
+    def roll_forward(db: rf.Target, state: Any, records: Any) -> rf.RollForward:
+        if how == "skip":
+            return rf.RollForward()
+        out = real_roll(db, state, records)
+        if how == "twice":
+            real_apply(db, *seen[1])
+        return out
+
+    monkeypatch.setattr(rf, "apply", apply)
+    monkeypatch.setattr("engine.embedded.recovery.roll_forward", roll_forward)
+
+
+@pytest.mark.parametrize("how", ["skip", "twice", "drop"])
+def test_mutations_of_the_roll_forward_are_caught(
+    twins: dict[int, tuple[Path, Path]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    how: str,
+) -> None:
+    """Skipping the roll forward, applying one change again after the others, dropping one
+    change: each gives tables the committed redo does not say."""
+    kroot, troot = twins[2]
+    root = _copy(kroot, tmp_path / "DB")
+    _mutate(monkeypatch, how)
+    db = Database(root)
+    twin = Database(troot)
+    try:
+        got = tables_image(db)
+        assert differences(got, tables_image(twin))
+        assert differences(got, redo_image(db))
+    finally:
+        db.close()
+        twin.close()
+
+
+def _kill_recovery(root: Path, where: str, after: int = 0) -> str:
+    """A child that opens the database (recovery runs) and is SIGKILLed inside it: at the
+    ``after``-th change the roll forward applies, or after recovery's redo is flushed and
+    before its checkpoint commits the tables."""
+    return textwrap.dedent(
+        f"""
+        import os, signal
+        from pathlib import Path
+        from engine.embedded import rollforward as rf, database
+
+        real, n = rf.apply, [0]
+        def apply(db, row, pieces):
+            n[0] += 1
+            if {where == "apply"} and n[0] == {after}:
+                os.kill(os.getpid(), signal.SIGKILL)
+            return real(db, row, pieces)
+        rf.apply = apply
+
+        encode = database.encode_sessions
+        def before_commit(sessions):  # the checkpoint: logs flushed, SQLite not committed
+            if {where == "commit"}:
+                os.kill(os.getpid(), signal.SIGKILL)
+            return encode(sessions)
+        database.encode_sessions = before_commit
+        database.Database(Path({str(root)!r}))
+        """
+    )
+
+
+@pytest.mark.parametrize(("where", "after"), [("apply", 1), ("apply", 9), ("commit", 0)])
+def test_recovery_killed_half_way_and_run_again_gives_the_same_tables(
+    twins: dict[int, tuple[Path, Path]], tmp_path: Path, where: str, after: int
+) -> None:
+    kroot, troot = twins[2]
+    root = _copy(kroot, tmp_path / "DB")
+    run_child(_kill_recovery(root, where, after))
+    db = Database(root)
+    twin = Database(troot)
+    try:
+        got = tables_image(db)
+        assert not differences(got, tables_image(twin)), differences(got, tables_image(twin))
+        assert not differences(got, redo_image(db))
+        assert _pieces(db) == _pieces(twin)
+        assert db.state.space == twin.state.space
+        # the transactions left open were rolled back once: C and D, a 5.4 each
+        assert not db.sessions
+    finally:
+        db.close()
+        twin.close()
