@@ -310,7 +310,12 @@ class Database:
         self.rolled_forward: RollForward | None = None
         #: transactions a process killed since the last checkpoint left open, rolled back
         #: at this open (instance recovery: engine/embedded/recovery.py)
-        self.recovered = recover(self)
+        try:
+            self.recovered = recover(self)
+        except BaseException:  # (recovery refused: the database is not left open or locked)
+            self.conn.close()
+            self._lock.__exit__()
+            raise
 
     # -- persistence ---------------------------------------------------------------------
 

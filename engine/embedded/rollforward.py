@@ -41,25 +41,28 @@ from __future__ import annotations
 
 import heapq
 import sqlite3
-from collections.abc import Iterator
+import struct
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from typing import Protocol
 
 from engine.embedded import redogen as rg
-from engine.embedded.dictionary import Dictionary, TableDef
+from engine.embedded.dictionary import TableDef
 from engine.embedded.errors import DatabaseError
 from engine.embedded.logfile import read_head, read_raw
 from engine.embedded.logs import list_logs
 from engine.embedded.oradict import oracle_dictionary
 from engine.embedded.rows import encode_row, row_pieces
-from engine.embedded.state import Pieces
+from engine.embedded.state import Engine, UndoEntry
+from engine.embedded.undo import apply_undo
 from engine.embedded.values import to_sqlite
 from engine.redo import capture as C
 from engine.redo import framing as F
+from engine.redo import vectors as V
 from engine.redo.codecs import Value as EmbeddedValue
-from engine.redo.ids import make_dba
+from engine.redo.ids import Uba, make_dba
 from engine.redo.rowid import parse_rowid
 from engine.redo.values import Value
 from engine.redo.vectors import Xid
@@ -74,16 +77,9 @@ class RollForward:
     missed: list[str] = field(default_factory=list)  # see the module docstring
 
 
-class Target(Protocol):
-    """What the roll forward changes: the database's SQLite tables and its state
-    (``database.Database``)."""
-
-    conn: sqlite3.Connection
-    dictionary: Dictionary
-
-    def keep_pieces(self, table: TableDef, rid: int, pieces: Pieces) -> None: ...
-
-    def note_commit(self, blocks: set[int], scn: int) -> None: ...
+#: what the roll forward changes: the database's SQLite tables and chained rows, through the
+#: session layer's protocol (``database.Database``)
+Target = Engine
 
 
 class Space(Protocol):
@@ -115,40 +111,98 @@ def tail_records(redo_dir: Path, after_scn: int, threads: int) -> Iterator[F.Rec
     yield from heapq.merge(*per_thread, key=lambda r: r.scn)
 
 
+#: one change of an open transaction: a row change of the redo (its miner ref, the change,
+#: its other pieces' ROWIDs), or an undo entry of a transaction open at the checkpoint that
+#: a savepoint rollback after it applied
+_Change = tuple[str, C.RowEvent, tuple[str, ...]] | UndoEntry
+
+
 @dataclass
 class _Open:
-    changes: list[tuple[str, C.RowEvent, tuple[str, ...]]] = field(default_factory=list)
+    changes: list[_Change] = field(default_factory=list)
 
 
-def roll_forward(db: Target, state: Space, records: Iterator[F.Record]) -> RollForward:
-    """Apply the committed changes of ``records`` (module docstring)."""
+def roll_forward(
+    db: Target,
+    state: Space,
+    records: Iterator[F.Record],
+    saved: Mapping[tuple[int, int, int], Sequence[UndoEntry]] | None = None,
+) -> RollForward:
+    """Apply the committed changes of ``records`` (module docstring). ``saved``: the undo
+    entries of the transactions open at the checkpoint (their sessions, saved with it), by
+    transaction id: a savepoint rollback in the redo that takes back one of their changes
+    from before the checkpoint applies that entry (it is in the tables, not in the redo)."""
     miner = C.Miner(oracle_dictionary(db.dictionary, 1 << 62), lambda _t: True)
     out = RollForward()
     open_: dict[Xid, _Open] = {}
+    saved = saved or {}
+    missed: set[str] = set()
     for rec in records:
+        applied = []
         for v in rec.vectors:
             if v.op == "4.1":  # a reader cleaned the block out
                 state.dirty.pop(v.dba, None)
-        for ev in miner.feed(rec):
+            elif v.op in ("5.6", "5.11"):
+                applied.append(_undone(v))
+        events = miner.feed(rec)
+        for ev in events:
             if isinstance(ev, C.TxRow):
                 _allocated(db, state, ev.row, ev.pieces)
                 open_.setdefault(ev.xid, _Open()).changes.append((ev.ref, ev.row, ev.pieces))
             elif isinstance(ev, C.TxUndo):
                 t = open_.get(ev.xid)
                 if t is not None:
-                    t.changes = [c for c in t.changes if c[0] != ev.ref]
+                    t.changes = [c for c in t.changes if isinstance(c, UndoEntry) or c[0] != ev.ref]
             elif isinstance(ev, C.TxEnd):
                 t = open_.pop(ev.xid, None)
                 if t is None or ev.rollback or not t.changes:
                     continue
                 blocks: set[int] = set()
-                for _ref, row, pieces in t.changes:
-                    blocks.add(apply(db, row, pieces))
+                for change in t.changes:
+                    blocks.add(_apply_change(db, change))
                 out.transactions += 1
                 out.changes += len(t.changes)
                 db.note_commit(blocks - {0}, ev.commit_scn)
-    out.missed = sorted(miner.missed)
+        took = {ev.xid for ev in events if isinstance(ev, C.TxUndo)}
+        for got in applied:
+            if got is None or got[0] in took:
+                continue
+            xid, uba = got
+            entry = next(
+                (e for e in saved.get((xid.usn, xid.slt, xid.sqn), ()) if e.uba == uba), None
+            )
+            t = open_.setdefault(xid, _Open())
+            if entry is None:
+                missed.add(xid.text())
+            elif entry not in t.changes:  # (a chained row's pieces: one entry, several records)
+                t.changes.append(entry)
+    out.missed = sorted(missed)
     return out
+
+
+def _undone(v: F.Vector) -> tuple[Xid, Uba] | None:
+    """The transaction and undo address a 5.6 / 5.11 of the embedded database's writer
+    names in its field 1 (:data:`engine.redo.vectors.UNDO_APPLIED_AT`)."""
+    f = v.fields[1] if len(v.fields) > 1 else b""
+    if len(f) < V.UNDO_APPLIED_SIZE:
+        return None
+    got = {
+        k: struct.unpack_from(v.order + fmt, f, off)[0]
+        for k, (off, fmt) in V.UNDO_APPLIED_AT.items()
+    }
+    xid = Xid(got["usn"], got["slt"], got["sqn"])
+    return xid, Uba(got["uba_dba"], got["uba_seq"], got["uba_rec"])
+
+
+def _apply_change(db: Target, change: _Change) -> int:
+    if isinstance(change, UndoEntry):
+        table = db.dictionary.tables.get(change.table)
+        if table is None:
+            return 0
+        apply_undo(db, table, change)
+        return make_dba(table.file_no, change.rids[0] >> 16)
+    _ref, row, pieces = change
+    return apply(db, row, pieces)
 
 
 def _table(db: Target, row: C.RowEvent) -> TableDef | None:

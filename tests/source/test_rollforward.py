@@ -24,6 +24,7 @@ import pytest
 
 from engine.embedded import rollforward as rf
 from engine.embedded.database import Database, create_database
+from engine.embedded.errors import DatabaseError
 from engine.embedded.sql import execute
 from tests.harness.images import differences, redo_image, tables_image
 
@@ -57,6 +58,7 @@ SETUP = [
     ("A", "COMMIT"),
     # open at the checkpoint, committed after it
     ("B", "UPDATE t SET v = 'across' WHERE id = 2"),
+    ("B", "SAVEPOINT b1"),
     ("B", "INSERT INTO t (id, v) VALUES (20, 'across')"),
     ("B", "DELETE FROM t WHERE id = 5"),
     # open at the checkpoint and at the kill: rolled back by recovery
@@ -76,6 +78,8 @@ AFTER = [  # statements after the checkpoint (the child runs them without checkp
     ("A", "DELETE FROM big WHERE id = 2"),
     ("A", "COMMIT"),
     ("B", "UPDATE t SET v = 'across2' WHERE id = 20"),
+    ("B", "INSERT INTO t (id, v) VALUES (22, 'undone')"),
+    ("B", "ROLLBACK TO b1"),  # takes back changes from after the checkpoint and before it
     ("B", "INSERT INTO t (id, v) VALUES (21, 'across')"),
     ("B", "COMMIT"),
     ("A", "INSERT INTO t (id, v) VALUES (7, 'seven')"),
@@ -203,8 +207,8 @@ def test_recovery_rolls_forward_to_the_tables_of_a_run_that_was_not_killed(
         assert db.state.space == twin.state.space
         assert db.state.next_block == twin.state.next_block
         rows = execute(db, db.session("X"), "SELECT id, v FROM t ORDER BY id").rows
-        assert list(rows) == [(1, "one again"), (2, "across"), (3, "r3"), (6, "six!"), (7, "seven"),
-                        (20, "across2"), (21, "across")]  # fmt: skip
+        assert list(rows) == [(1, "one again"), (2, "across"), (3, "r3"), (5, "r5"), (6, "six!"),
+                              (7, "seven"), (21, "across")]  # fmt: skip
         # the chained rows rolled forward are whole rows with their pieces: change them again
         s = db.session("E", thread=threads)
         execute(db, s, f"UPDATE big SET a = '{_long('Z', 3900)}', n = 9 WHERE id = 3")
@@ -236,10 +240,10 @@ def _mutate(monkeypatch: pytest.MonkeyPatch, how: str) -> None:
             return 0
         return real_apply(db, row, pieces)
 
-    def roll_forward(db: rf.Target, state: Any, records: Any) -> rf.RollForward:
+    def roll_forward(db: rf.Target, state: Any, records: Any, saved: Any) -> rf.RollForward:
         if how == "skip":
             return rf.RollForward()
-        out = real_roll(db, state, records)
+        out = real_roll(db, state, records, saved)
         if how == "twice":
             real_apply(db, *seen[1])
         return out
@@ -320,3 +324,25 @@ def test_recovery_killed_half_way_and_run_again_gives_the_same_tables(
     finally:
         db.close()
         twin.close()
+
+
+def test_tables_that_disagree_with_the_redo_refuse_the_open_in_one_line(
+    twins: dict[int, tuple[Path, Path]], tmp_path: Path
+) -> None:
+    """A row already at a ROWID the redo inserts into after the checkpoint (the tables are
+    not the checkpoint's): the open is refused with GGS-SRC-0111 naming the table, ROWID and
+    SCN, nothing is changed, and the database is not left locked (the same error again)."""
+    import sqlite3
+
+    kroot, _troot = twins[1]
+    root = _copy(kroot, tmp_path / "DB")
+    conn = sqlite3.connect(root / "data.sqlite")
+    rid = conn.execute('SELECT MAX("_rid") FROM "GGUSER$T"').fetchone()[0] + 1
+    conn.execute('INSERT INTO "GGUSER$T" ("_rid", "ID", "V") VALUES (?, 99, ?)', (rid, "alien"))
+    conn.commit()
+    conn.close()
+    for _ in range(2):
+        with pytest.raises(DatabaseError) as got:
+            Database(root)
+        assert got.value.code == "GGS-SRC-0111"
+        assert "GGUSER.T" in str(got.value) and "SCN" in str(got.value)
