@@ -120,13 +120,13 @@ def recover(db: Recovering) -> list[str]:
     if not tail.scn:
         return []  # a clean close, or a kill with nothing flushed since the checkpoint
     # roll forward first: the changes committed after the checkpoint into the tables
-    saved = {
+    entries = {
         (s.txn.xid.usn, s.txn.xid.slot, s.txn.xid.sqn): s.txn.entries
         for s in db.sessions.values()
         if s.txn is not None
     }
     records = tail_records(db.root / "redo", st.scn, st.threads)
-    db.rolled_forward = roll_forward(db, st, records, saved)
+    db.rolled_forward = roll_forward(db, st, records, entries)
     st.scn = max(st.scn, tail.scn)
     for (usn, slot), sqn in tail.sqn.items():
         key = f"{usn}.{slot}"
