@@ -62,9 +62,10 @@ from engine.redo import capture as C
 from engine.redo import framing as F
 from engine.redo import vectors as V
 from engine.redo.codecs import Value as EmbeddedValue
+from engine.redo.dictionary import Dictionary
 from engine.redo.ids import Uba, make_dba
-from engine.redo.rowid import parse_rowid
-from engine.redo.values import Value
+from engine.redo.rowid import parse_rowid, rowid
+from engine.redo.values import Value, decode_value
 from engine.redo.vectors import Xid
 
 
@@ -90,10 +91,10 @@ class Space(Protocol):
     dirty: dict[int, list[tuple[int, int, int]]]
 
 
-def tail_records(redo_dir: Path, after_scn: int, threads: int) -> Iterator[F.Record]:
+def tail_records(redo_dir: Path, after_scn: int, threads: int) -> Iterator[tuple[int, F.Record]]:
     """The records of every thread with an SCN above ``after_scn``, threads merged by SCN
     (stable: log order within a thread); only the logs that can hold one are read."""
-    per_thread: list[list[F.Record]] = []
+    per_thread: list[list[tuple[int, F.Record]]] = []
     for thread in range(1, threads + 1):
         logs = []
         for info in reversed(list_logs(redo_dir, thread)):
@@ -105,10 +106,9 @@ def tail_records(redo_dir: Path, after_scn: int, threads: int) -> Iterator[F.Rec
             logs.append(info.path)
             if info.first_scn <= after_scn:
                 break
-        per_thread.append(
-            [r for path in reversed(logs) for r in read_raw(path) if r.scn > after_scn]
-        )
-    yield from heapq.merge(*per_thread, key=lambda r: r.scn)
+        recs = (r for path in reversed(logs) for r in read_raw(path) if r.scn > after_scn)
+        per_thread.append([(thread, r) for r in recs])
+    yield from heapq.merge(*per_thread, key=lambda tr: tr[1].scn)
 
 
 #: one change of an open transaction: a row change of the redo (its miner ref, the change,
@@ -125,20 +125,25 @@ class _Open:
 def roll_forward(
     db: Target,
     state: Space,
-    records: Iterator[F.Record],
+    records: Iterator[tuple[int, F.Record]],
     saved: Mapping[tuple[int, int, int], Sequence[UndoEntry]] | None = None,
 ) -> RollForward:
     """Apply the committed changes of ``records`` (module docstring). ``saved``: the undo
     entries of the transactions open at the checkpoint (their sessions, saved with it), by
     transaction id: a savepoint rollback in the redo that takes back one of their changes
     from before the checkpoint applies that entry (it is in the tables, not in the redo)."""
-    miner = C.Miner(oracle_dictionary(db.dictionary, 1 << 62), lambda _t: True)
+    dictionary = oracle_dictionary(db.dictionary, 1 << 62)
+    miner = C.Miner(dictionary, lambda _t: True)
+    loads = _Loads(dictionary)
     out = RollForward()
     open_: dict[Xid, _Open] = {}
     saved = saved or {}
     missed: set[str] = set()
-    for rec in records:
+    for thread, rec in records:
         applied = []
+        for xid, row in loads.feed(thread, rec):
+            _allocated(db, state, row, ())
+            open_.setdefault(xid, _Open()).changes.append(("", row, ()))
         for v in rec.vectors:
             if v.op == "4.1":  # a reader cleaned the block out
                 state.dirty.pop(v.dba, None)
@@ -178,6 +183,46 @@ def roll_forward(
                 t.changes.append(entry)
     out.missed = sorted(missed)
     return out
+
+
+class _Loads:
+    """The embedded database's direct-path loads: its writer logs the load's 5.1 (undo
+    operation 5.7, no row) in one record and each block's 19.1 in records after it, on the
+    same thread, without a transaction layer vector (the miner attributes a 19.1 only to
+    the transaction of a 5.1 / 5.2 in its own record): a 19.1 of a table in such a record
+    is the transaction's whose 5.7 undo the thread logged last. Each row is an insert."""
+
+    def __init__(self, dictionary: Dictionary) -> None:
+        self.dictionary = dictionary
+        self.tables = dictionary.by_data_obj()
+        self.last: dict[int, Xid] = {}  # thread -> the transaction of its last 5.7 undo
+
+    def feed(self, thread: int, rec: F.Record) -> list[tuple[Xid, C.RowEvent]]:
+        out: list[tuple[Xid, C.RowEvent]] = []
+        ops = {v.op for v in rec.vectors}
+        for v in rec.vectors:
+            if v.op == "5.1":
+                xid, _objn, _objd, opc = V.undo_ids(v)
+                if opc == "5.7" and xid is not None:
+                    self.last[thread] = xid
+            elif v.op == "19.1" and not ops & {"5.1", "5.2"}:
+                t = self.tables.get((v.con_id, v.obj))
+                xid = self.last.get(thread)
+                d = V.decode(v)
+                if t is None or xid is None or not isinstance(d, V.DirectLoad):
+                    continue
+                at = {c.seg_col - 1: c for c in t.columns}
+                for slot, _fb, cols in d.rows:
+                    values = tuple(
+                        (at[n].name, decode_value(at[n].type, raw, self.dictionary.charset(at[n])))
+                        for n, raw in cols
+                        if n in at
+                    )
+                    ev = C.RowEvent(
+                        "INSERT", t, rec.scn, rec.rba, rowid(v.obj, v.dba, slot), (), values
+                    )
+                    out.append((xid, ev))
+        return out
 
 
 def _undone(v: F.Vector) -> tuple[Xid, Uba] | None:
@@ -290,8 +335,8 @@ def _allocated(db: Target, state: Space, row: C.RowEvent, pieces: tuple[str, ...
     if table is None:
         return
     sp = state.space.get(str(table.obj))
-    for rowid in (row.rowid, *reversed(pieces)):
-        block, rid = _rid(rowid)
+    for each in (row.rowid, *reversed(pieces)):
+        block, rid = _rid(each)
         slot = rid & 0xFFFF
         state.next_block = max(state.next_block, block)
         if sp is not None and (block, slot) >= (sp[0], sp[1]):

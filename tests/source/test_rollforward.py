@@ -38,6 +38,7 @@ def _long(ch: str, n: int = LONG) -> str:
 
 SETUP = [
     ("A", "CREATE TABLE t (id NUMBER PRIMARY KEY, v VARCHAR2(20), d DATE)"),
+    ("A", "CREATE TABLE dl (id NUMBER PRIMARY KEY, v VARCHAR2(20))"),
     (
         "A",
         "CREATE TABLE big (id NUMBER PRIMARY KEY, a VARCHAR2(4000), b VARCHAR2(4000),"
@@ -82,6 +83,10 @@ AFTER = [  # statements after the checkpoint (the child runs them without checkp
     ("B", "ROLLBACK TO b1"),  # takes back changes from after the checkpoint and before it
     ("B", "INSERT INTO t (id, v) VALUES (21, 'across')"),
     ("B", "COMMIT"),
+    ("A", "INSERT INTO t (id, v) SELECT id + 100, v FROM t WHERE id < 4"),  # array (11.11)
+    ("A", "COMMIT"),
+    ("A", "INSERT /*+ APPEND */ INTO dl (id, v) SELECT id + 200, v FROM t WHERE id < 3"),
+    ("A", "COMMIT"),  # a direct-path load (19.1)
     ("A", "INSERT INTO t (id, v) VALUES (7, 'seven')"),
     ("A", "SAVEPOINT s1"),
     ("A", "INSERT INTO t (id, v) VALUES (8, 'undone')"),
@@ -195,7 +200,7 @@ def test_recovery_rolls_forward_to_the_tables_of_a_run_that_was_not_killed(
     twin = Database(troot)
     try:
         rolled = db.rolled_forward
-        assert rolled is not None and rolled.transactions == 4 and not rolled.missed
+        assert rolled is not None and rolled.transactions == 6 and not rolled.missed
         assert len(db.recovered) == 2  # C (open across the checkpoint) and D (begun after)
         got, want = tables_image(db), tables_image(twin)
         assert not differences(got, want), differences(got, want)
@@ -207,8 +212,12 @@ def test_recovery_rolls_forward_to_the_tables_of_a_run_that_was_not_killed(
         assert db.state.space == twin.state.space
         assert db.state.next_block == twin.state.next_block
         rows = execute(db, db.session("X"), "SELECT id, v FROM t ORDER BY id").rows
+        # (103: the array insert's SELECT read C's uncommitted change, as the embedded
+        # database reads: no read consistency)
         assert list(rows) == [(1, "one again"), (2, "across"), (3, "r3"), (5, "r5"), (6, "six!"),
-                              (7, "seven"), (21, "across")]  # fmt: skip
+                              (7, "seven"), (21, "across"), (101, "one"), (102, "across"),
+                              (103, "doomed")]  # fmt: skip
+        assert len(got["GGUSER.DL"]) == 2
         # the chained rows rolled forward are whole rows with their pieces: change them again
         s = db.session("E", thread=threads)
         execute(db, s, f"UPDATE big SET a = '{_long('Z', 3900)}', n = 9 WHERE id = 3")
