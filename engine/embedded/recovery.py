@@ -9,22 +9,31 @@ repeat ones already in the logs, and an Extract would take the new changes for c
 written already, or bind them into the dead transaction.
 
 What Oracle's instance recovery does (roll forward from the redo, then SMON rolls back the
-transactions that were open), done here with what the database keeps (:func:`recover`):
+transactions that were open), done here with what the database keeps (:func:`recover`), in
+this order:
 
+* roll forward (:mod:`engine.embedded.rollforward`): every change of every transaction whose
+  commit is in the logs after the checkpoint is applied to the tables by ROWID, in redo
+  order, with the state that goes with it (chained rows' pieces, the space allocators, the
+  blocks to clean out); a transaction open at the checkpoint has its changes before it in
+  the tables already (the checkpoint commits them with its session), so only its later
+  ones are applied, and a savepoint rollback after the checkpoint that takes back an
+  earlier change applies the saved session's undo entry; the redo clock goes on from the
+  latest redo time read;
 * the SCN counter goes past every SCN in the logs, and each transaction slot's sequence past
   every one the logs used, so nothing is given out twice;
 * a transaction the logs show begun and not ended, of no session saved with the last
   checkpoint, gets a rollback record (5.4) on its thread: its changes after the checkpoint
-  never reached the tables, so there is nothing else to undo, and an Extract drops it;
+  were not rolled forward, so there is nothing else to undo, and an Extract drops it;
 * a session saved with the last checkpoint with a transaction open (sessions survive a clean
   close, and are saved at each checkpoint): its transaction is rolled back as a ROLLBACK
   statement does (undo in the tables, its redo, the 5.4), unless the logs show it ended after
-  the checkpoint: committed, its changes stay (those after the checkpoint are lost with the
-  tables' changes); rolled back, its changes are put back without more redo. Sessions do not
-  survive an instance crash: all saved sessions are gone after recovery.
-
-Not done (docs/source.md): rolling the tables *forward* from the redo. Changes committed after
-the last checkpoint are in the logs (an Extract captures them) but not in the tables.
+  the checkpoint: committed, its changes stay (those after the checkpoint rolled forward);
+  rolled back, its changes are put back without more redo. Sessions do not survive an
+  instance crash: all saved sessions are gone after recovery;
+* one checkpoint commits the tables, the counters and the sessions together: recovery
+  killed before it leaves the database as the kill left it, and the next open does it all
+  again (what it wrote to the logs then reads as ended transactions).
 """
 
 from __future__ import annotations
@@ -34,6 +43,7 @@ from pathlib import Path
 from typing import Protocol
 
 from engine.embedded import redogen as rg
+from engine.embedded.clock import Clock
 from engine.embedded.logfile import read_head, read_records
 from engine.embedded.logs import list_logs
 from engine.embedded.rollforward import RollForward, roll_forward, tail_records
@@ -63,6 +73,7 @@ class Recovering(Engine, Protocol):
     root: Path
     sessions: dict[str, Session]
     rolled_forward: RollForward | None
+    clock: Clock
 
     @property
     def state(self) -> Counters: ...
@@ -126,7 +137,10 @@ def recover(db: Recovering) -> list[str]:
         if s.txn is not None
     }
     records = tail_records(db.root / "redo", st.scn, st.threads)
-    db.rolled_forward = roll_forward(db, st, records, entries)
+    rolled = db.rolled_forward = roll_forward(db, st, records, entries)
+    ahead = rolled.last_us - db.clock.now_us()
+    if ahead > 0:  # redo time ran ahead of the saved clock (--clock-rate): never back
+        db.clock.advance(ahead / 1e6)
     st.scn = max(st.scn, tail.scn)
     for (usn, slot), sqn in tail.sqn.items():
         key = f"{usn}.{slot}"

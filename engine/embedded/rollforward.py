@@ -51,7 +51,7 @@ from typing import Protocol
 from engine.embedded import redogen as rg
 from engine.embedded.dictionary import TableDef
 from engine.embedded.errors import DatabaseError
-from engine.embedded.logfile import read_head, read_raw
+from engine.embedded.logfile import micros_of_redo_time, read_head, read_raw
 from engine.embedded.logs import list_logs
 from engine.embedded.oradict import oracle_dictionary
 from engine.embedded.rows import encode_row, row_pieces
@@ -74,6 +74,7 @@ class RollForward:
     """What a roll forward applied."""
 
     transactions: int = 0  # committed transactions applied
+    last_us: int = 0  # the latest redo time (LWN) read, microseconds since 1970
     changes: int = 0  # row changes applied
     missed: list[str] = field(default_factory=list)  # see the module docstring
 
@@ -140,6 +141,8 @@ def roll_forward(
     saved = saved or {}
     missed: set[str] = set()
     for thread, rec in records:
+        if rec.lwn is not None:
+            out.last_us = max(out.last_us, micros_of_redo_time(rec.lwn.time))
         applied = []
         for xid, row in loads.feed(thread, rec):
             _allocated(db, state, row, ())

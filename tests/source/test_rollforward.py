@@ -355,3 +355,39 @@ def test_tables_that_disagree_with_the_redo_refuse_the_open_in_one_line(
             Database(root)
         assert got.value.code == "GGS-SRC-0111"
         assert "GGUSER.T" in str(got.value) and "SCN" in str(got.value)
+
+
+def test_redo_time_goes_on_from_the_rolled_forward_redo(tmp_path: Path) -> None:
+    """A killed process whose redo time ran a day ahead of its last checkpoint's: the
+    records written after recovery are not older than the ones it rolled forward."""
+    root = _setup(tmp_path, 1)
+    script = textwrap.dedent(
+        f"""
+        import os, signal
+        from pathlib import Path
+        from engine.embedded.database import Database
+        from engine.embedded import sql
+
+        db = Database(Path({str(root)!r}))
+        db.checkpoint = lambda: None
+        db.clock.advance(86400.0)
+        s = db.session("A")
+        sql.execute(db, s, "INSERT INTO t (id, v) VALUES (60, 'tomorrow')")
+        sql.execute(db, s, "COMMIT")
+        db.logs.flush(everything=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+        """
+    )
+    run_child(script)
+    db = Database(root)
+    try:
+        top = max(lr.record.timestamp for lr in db.records())
+        s = db.session("A")
+        execute(db, s, "INSERT INTO t (id, v) VALUES (61, 'after')")
+        execute(db, s, "COMMIT")
+        scn = db.state.scn
+        new = [lr.record for lr in db.records() if lr.record.scn >= scn - 1]
+        assert new and all(r.timestamp >= top for r in new)
+        assert not differences(tables_image(db), redo_image(db))
+    finally:
+        db.close()
