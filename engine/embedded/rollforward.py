@@ -74,6 +74,7 @@ class RollForward:
     """What a roll forward applied."""
 
     transactions: int = 0  # committed transactions applied
+    undone: int = 0  # of them, saved undo entries (module docstring)
     last_us: int = 0  # the latest redo time (LWN) read, microseconds since 1970
     changes: int = 0  # row changes applied
     missed: list[str] = field(default_factory=list)  # see the module docstring
@@ -156,6 +157,8 @@ def roll_forward(
         for ev in events:
             if isinstance(ev, C.TxRow):
                 _allocated(db, state, ev.row, ev.pieces)
+                if ev.pieces and ev.row.op == "INSERT":  # (kept whatever becomes of it)
+                    _keep_pieces(db, ev.row, ev.pieces)
                 open_.setdefault(ev.xid, _Open()).changes.append((ev.ref, ev.row, ev.pieces))
             elif isinstance(ev, C.TxUndo):
                 t = open_.get(ev.xid)
@@ -170,6 +173,7 @@ def roll_forward(
                     blocks.add(_apply_change(db, change))
                 out.transactions += 1
                 out.changes += len(t.changes)
+                out.undone += sum(isinstance(c, UndoEntry) for c in t.changes)
                 db.note_commit(blocks - {0}, ev.commit_scn)
         took = {ev.xid for ev in events if isinstance(ev, C.TxUndo)}
         for got in applied:
@@ -280,8 +284,6 @@ def apply(db: Target, row: C.RowEvent, pieces: tuple[str, ...]) -> int:
                 f'INSERT INTO {name} ("_rid", {names}) VALUES ({marks})',
                 (rid, *(values.get(c.name) for c in table.columns)),
             )
-            if pieces:
-                _keep_pieces(db, table, rid, row, pieces)
         elif row.op == "UPDATE":
             if values:
                 sets = ", ".join(f'"{k}" = ?' for k in values)
@@ -311,10 +313,14 @@ def _stored(table: TableDef, row: C.RowEvent, value: Value) -> EmbeddedValue:
     return value
 
 
-def _keep_pieces(
-    db: Target, table: TableDef, rid: int, row: C.RowEvent, pieces: tuple[str, ...]
-) -> None:
-    """A chained row's ``_gg_pieces`` entry (module docstring)."""
+def _keep_pieces(db: Target, row: C.RowEvent, pieces: tuple[str, ...]) -> None:
+    """A chained row's ``_gg_pieces`` entry (module docstring), kept when the insert is read,
+    as the insert kept it: a rolled-back insert's stays too (ROWIDs are not given out
+    again)."""
+    table = _table(db, row)
+    if table is None:
+        return
+    rid = _rid(row.rowid)[1]
     after = dict(row.after)
     enc = encode_row(table, tuple(_stored(table, row, after.get(c.name)) for c in table.columns))
     ranges = row_pieces(rg.columns_of_row(enc))
