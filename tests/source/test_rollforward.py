@@ -121,31 +121,39 @@ def _setup(base: Path, threads: int) -> Path:
     return root
 
 
-def _child(root: Path, threads: int, kill: bool) -> str:
-    """The child: the AFTER statements without checkpoints, redo flushed, then SIGKILL
-    (``kill``) or the open transactions rolled back and a clean close (the twin)."""
+def child_script(root: Path, module: str, statements: str, sessions: str, kill: bool) -> str:
+    """A child that opens the database at ``root``, runs ``statements`` (an expression of
+    ``module``'s names giving (session, SQL) pairs; sessions on the thread ``_thread``
+    gives) without checkpoints, flushes the redo, then SIGKILLs itself (``kill``) or rolls
+    back the ``sessions`` and closes cleanly (the twin)."""
     return textwrap.dedent(
         f"""
         import os, signal
         from pathlib import Path
         from engine.embedded.database import Database
         from engine.embedded import sql
-        from tests.source.test_rollforward import AFTER, OPEN_AT_END, _thread
+        from {module} import *
+        from {module} import _thread
 
         db = Database(Path({str(root)!r}))
         real = db.checkpoint
         db.checkpoint = lambda: None  # the tables stay as the last checkpoint saved them
-        for name, text in AFTER:
-            sql.execute(db, db.session(name, thread=_thread(name, {threads})), text)
+        for name, text in {statements}:
+            sql.execute(db, db.session(name, thread=_thread(name, db.state.threads)), text)
         db.logs.flush(everything=True)  # the redo is in the logs, the tables are not
         if {kill}:
             os.kill(os.getpid(), signal.SIGKILL)
-        for name in OPEN_AT_END:
+        for name in {sessions}:
             sql.execute(db, db.session(name), "ROLLBACK")
         db.checkpoint = real
         db.close()
         """
     )
+
+
+def _child(root: Path, threads: int, kill: bool) -> str:
+    """The AFTER statements, then the kill or (the twin) C and D rolled back."""
+    return child_script(root, "tests.source.test_rollforward", "AFTER", "OPEN_AT_END", kill)
 
 
 def run_child(script: str, expect_kill: bool = True) -> None:

@@ -10,7 +10,6 @@ and the space allocators equal the twin's."""
 from __future__ import annotations
 
 import random
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,7 @@ import pytest
 from engine.embedded.database import Database, create_database
 from engine.embedded.sql import execute
 from tests.harness.images import differences, redo_image, tables_image
-from tests.source.test_rollforward import run_child
+from tests.source.test_rollforward import child_script, run_child
 
 SESSIONS = ("A", "B", "C")
 BEFORE, AFTER = 150, 250  # statements before the checkpoint, and after it
@@ -104,27 +103,8 @@ def _setup(base: Path, threads: int, seed: int) -> Path:
 
 
 def _child(root: Path, threads: int, seed: int, kill: bool) -> str:
-    return textwrap.dedent(
-        f"""
-        import os, signal
-        from pathlib import Path
-        from engine.embedded.database import Database
-        from engine.embedded import sql
-        from tests.source.test_rollforward_random import SESSIONS, _thread, streams
-
-        db = Database(Path({str(root)!r}))
-        real = db.checkpoint
-        db.checkpoint = lambda: None  # the tables stay as the last checkpoint saved them
-        for name, text in streams({seed})[1]:
-            sql.execute(db, db.session(name, thread=_thread(name, {threads})), text)
-        db.logs.flush(everything=True)
-        if {kill}:
-            os.kill(os.getpid(), signal.SIGKILL)
-        for name in SESSIONS:
-            sql.execute(db, db.session(name), "ROLLBACK")
-        db.checkpoint = real
-        db.close()
-        """
+    return child_script(
+        root, "tests.source.test_rollforward_random", f"streams({seed})[1]", "SESSIONS", kill
     )
 
 
