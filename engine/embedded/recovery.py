@@ -38,22 +38,15 @@ this order:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from engine.embedded import redogen as rg
 from engine.embedded.clock import Clock
-from engine.embedded.logfile import read_head, read_records
-from engine.embedded.logs import list_logs
 from engine.embedded.rollforward import RollForward, roll_forward, tail_records
 from engine.embedded.session import Session
 from engine.embedded.state import Engine
 from engine.redo.ids import Xid
-from engine.redo.model import Commit, SlotAlloc
-from engine.redo.vectors import undo_xid_of
-
-Slot = tuple[int, int]  # (undo segment, slot)
 
 
 class Counters(Protocol):
@@ -81,63 +74,23 @@ class Recovering(Engine, Protocol):
     def checkpoint(self) -> None: ...
 
 
-@dataclass
-class Tail:
-    """The redo written after the saved state's SCN, as recovery needs it."""
-
-    scn: int = 0  # the highest SCN there (0: none)
-    sqn: dict[Slot, int] = field(default_factory=dict)  # highest sequence per slot
-    begun: dict[tuple[int, int, int], int] = field(default_factory=dict)  # xid -> thread
-    ended: dict[tuple[int, int, int], bool] = field(default_factory=dict)  # xid -> rollback
-
-
-def read_tail(redo_dir: Path, after_scn: int, threads: int) -> Tail:
-    """The records of every thread with an SCN above ``after_scn``: only the logs that can
-    hold one are read, newest first, down to the one that begins at or below it."""
-    tail = Tail()
-    for thread in range(1, threads + 1):
-        for info in reversed(list_logs(redo_dir, thread)):
-            if info.next_scn and info.next_scn <= after_scn:
-                break
-            mark = read_head(info.path)[1] if not info.next_scn else None
-            if mark is not None and mark.scn <= after_scn:
-                break  # every flush marks the SCN counter: nothing after the saved state
-            for lr in read_records(info.path):
-                rec = lr.record
-                if rec.scn <= after_scn:
-                    continue
-                tail.scn = max(tail.scn, rec.scn)
-                for cv in rec.changes:
-                    body = cv.body
-                    if isinstance(body, SlotAlloc | Commit):
-                        x = undo_xid_of(cv.cls, body.slt, body.sqn)
-                        xid = (x.usn, x.slt, x.sqn)
-                        slot = (x.usn, x.slt)
-                        tail.sqn[slot] = max(tail.sqn.get(slot, 0), body.sqn)
-                        if isinstance(body, SlotAlloc):
-                            tail.begun[xid] = thread
-                        else:
-                            tail.ended[xid] = body.rollback
-            if info.first_scn <= after_scn:
-                break
-    return tail
-
-
 def recover(db: Recovering) -> list[str]:
     """Instance recovery (module docstring); the transactions rolled back, as ``u.s.q``
     texts. Nothing is written when the logs hold nothing after the saved state."""
     st = db.state
-    tail = read_tail(db.root / "redo", st.scn, st.threads)
-    if not tail.scn:
-        return []  # a clean close, or a kill with nothing flushed since the checkpoint
-    # roll forward first: the changes committed after the checkpoint into the tables
+    records = tail_records(db.root / "redo", st.scn, st.threads)
     entries = {
         (s.txn.xid.usn, s.txn.xid.slot, s.txn.xid.sqn): s.txn.entries
         for s in db.sessions.values()
         if s.txn is not None
     }
-    records = tail_records(db.root / "redo", st.scn, st.threads)
-    rolled = db.rolled_forward = roll_forward(db, st, records, entries)
+    # roll forward first: the changes committed after the checkpoint into the tables (and
+    # what recovery needs of the redo after the checkpoint, read in the same pass)
+    rolled = roll_forward(db, st, records, entries)
+    tail = rolled.tail
+    if not tail.scn:
+        return []  # a clean close, or a kill with nothing flushed since the checkpoint
+    db.rolled_forward = rolled
     ahead = rolled.last_us - db.clock.now_us()
     if ahead > 0:  # redo time ran ahead of the saved clock (--clock-rate): never back
         db.clock.advance(ahead / 1e6)

@@ -68,16 +68,30 @@ from engine.redo.rowid import parse_rowid, rowid
 from engine.redo.values import Value, decode_value
 from engine.redo.vectors import Xid
 
+Slot = tuple[int, int]  # (undo segment, slot)
+XidKey = tuple[int, int, int]  # (undo segment, slot, sequence)
+
+
+@dataclass
+class Tail:
+    """What instance recovery needs of the redo after the checkpoint besides its rows."""
+
+    scn: int = 0  # the highest SCN there (0: none)
+    sqn: dict[Slot, int] = field(default_factory=dict)  # highest sequence per slot
+    begun: dict[XidKey, int] = field(default_factory=dict)  # xid -> thread of its 5.2
+    ended: dict[XidKey, bool] = field(default_factory=dict)  # xid -> rolled back
+
 
 @dataclass
 class RollForward:
-    """What a roll forward applied."""
+    """What a roll forward applied (and the :class:`Tail` it read)."""
 
     transactions: int = 0  # committed transactions applied
     undone: int = 0  # of them, saved undo entries (module docstring)
     last_us: int = 0  # the latest redo time (LWN) read, microseconds since 1970
     changes: int = 0  # row changes applied
     missed: list[str] = field(default_factory=list)  # see the module docstring
+    tail: Tail = field(default_factory=Tail)
 
 
 #: what the roll forward changes: the database's SQLite tables and chained rows, through the
@@ -96,7 +110,7 @@ class Space(Protocol):
 def tail_records(redo_dir: Path, after_scn: int, threads: int) -> Iterator[tuple[int, F.Record]]:
     """The records of every thread with an SCN above ``after_scn``, threads merged by SCN
     (stable: log order within a thread); only the logs that can hold one are read."""
-    per_thread: list[list[tuple[int, F.Record]]] = []
+    per_thread: list[Iterator[tuple[int, F.Record]]] = []
     for thread in range(1, threads + 1):
         logs = []
         for info in reversed(list_logs(redo_dir, thread)):
@@ -108,9 +122,15 @@ def tail_records(redo_dir: Path, after_scn: int, threads: int) -> Iterator[tuple
             logs.append(info.path)
             if info.first_scn <= after_scn:
                 break
-        recs = (r for path in reversed(logs) for r in read_raw(path) if r.scn > after_scn)
-        per_thread.append([(thread, r) for r in recs])
+        per_thread.append(_records(thread, list(reversed(logs)), after_scn))
     yield from heapq.merge(*per_thread, key=lambda tr: tr[1].scn)
+
+
+def _records(thread: int, logs: list[Path], after_scn: int) -> Iterator[tuple[int, F.Record]]:
+    for path in logs:
+        for r in read_raw(path):
+            if r.scn > after_scn:
+                yield thread, r
 
 
 #: one change of an open transaction: a row change of the redo (its miner ref, the change,
@@ -141,7 +161,9 @@ def roll_forward(
     open_: dict[Xid, _Open] = {}
     saved = saved or {}
     missed: set[str] = set()
+    tail = out.tail
     for thread, rec in records:
+        tail.scn = max(tail.scn, rec.scn)
         if rec.lwn is not None:
             out.last_us = max(out.last_us, micros_of_redo_time(rec.lwn.time))
         applied = []
@@ -164,7 +186,10 @@ def roll_forward(
                 t = open_.get(ev.xid)
                 if t is not None:
                     t.changes = [c for c in t.changes if isinstance(c, UndoEntry) or c[0] != ev.ref]
+            elif isinstance(ev, C.TxBegin):
+                tail.begun[_seen(tail, ev.xid)] = thread
             elif isinstance(ev, C.TxEnd):
+                tail.ended[_seen(tail, ev.xid)] = ev.rollback
                 t = open_.pop(ev.xid, None)
                 if t is None or ev.rollback or not t.changes:
                     continue
@@ -207,6 +232,10 @@ class _Loads:
     def feed(self, thread: int, rec: F.Record) -> list[tuple[Xid, C.RowEvent]]:
         out: list[tuple[Xid, C.RowEvent]] = []
         ops = {v.op for v in rec.vectors}
+        if "19.1" not in ops and (
+            "5.1" not in ops or any(v.layer in (10, 11) for v in rec.vectors)
+        ):
+            return out  # (a row's record: its 5.1 undoes a row, not a load)
         for v in rec.vectors:
             if v.op == "5.1":
                 xid, _objn, _objd, opc = V.undo_ids(v)
@@ -230,6 +259,13 @@ class _Loads:
                     )
                     out.append((xid, ev))
         return out
+
+
+def _seen(tail: Tail, xid: Xid) -> XidKey:
+    """A transaction id the redo used: its slot's sequence is at least its."""
+    slot = (xid.usn, xid.slt)
+    tail.sqn[slot] = max(tail.sqn.get(slot, 0), xid.sqn)
+    return xid.usn, xid.slt, xid.sqn
 
 
 def _undone(v: F.Vector) -> tuple[Xid, Uba] | None:

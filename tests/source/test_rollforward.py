@@ -280,16 +280,17 @@ def test_mutations_of_the_roll_forward_are_caught(
     change: each gives tables the committed redo does not say."""
     kroot, troot = twins[2]
     root = _copy(kroot, tmp_path / "DB")
+    twin = Database(troot)
+    want = tables_image(twin)
+    twin.close()
     _mutate(monkeypatch, how)
     db = Database(root)
-    twin = Database(troot)
     try:
         got = tables_image(db)
-        assert differences(got, tables_image(twin))
+        assert differences(got, want)
         assert differences(got, redo_image(db))
     finally:
         db.close()
-        twin.close()
 
 
 def _kill_recovery(root: Path, where: str, after: int = 0) -> str:
