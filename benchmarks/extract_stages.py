@@ -27,8 +27,10 @@ from pathlib import Path
 
 from engine.embedded.dictionary import load_dictionary
 from engine.extract import redo_source as rs
+from engine.extract.tasks.closing import close
 from engine.extract.tasks.decode import Selection
-from engine.extract.tasks.miner import Miner, close, mine_plan
+from engine.extract.tasks.miner import Miner
+from engine.extract.tasks.plan import mine_plan
 
 
 def main() -> None:

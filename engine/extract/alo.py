@@ -48,7 +48,7 @@ from engine.extract import containers
 from engine.extract.cache import Txn
 from engine.extract.oracle_source import MinerStates, OraclePlan
 from engine.extract.start import ExtractError
-from engine.extract.tasks.miner import MinePlan
+from engine.extract.tasks.plan import MinePlan
 from engine.home.layout import Home
 from engine.redo.archnames import format_problem, format_regex
 from engine.redo.attached import Attached, attached, source_problem

@@ -9,7 +9,7 @@ transactions the trail already holds whole (append-mode recovery, seed 003), so 
 committed transaction is in the trail exactly once.
 
 A transaction that begins and commits inside one split reaches the driver assembled by the
-miner (:class:`~engine.extract.tasks.miner.Closed`): the driver only decides whether it is
+miner (:class:`~engine.extract.tasks.plan.Closed`): the driver only decides whether it is
 written and appends its bytes. The others come change by change through the cache. When a
 Bounded Recovery checkpoint falls inside a batch, the batch is mined again change by change
 so that the checkpoint sees every open transaction as it was at that point. With Spark, the
@@ -59,7 +59,7 @@ from engine.extract.redo_source import (
 from engine.extract.start import ExtractError
 from engine.extract.tasks.assemble import finish_fragments, op_name, stream_encoded, surviving
 from engine.extract.tasks.decode import Decoder, Selection
-from engine.extract.tasks.miner import Closed, Event, MinePlan, mine_plan
+from engine.extract.tasks.plan import Closed, Event, MinePlan, mine_plan
 from engine.extract.tasks.tablerules import TableRules, resolve
 from engine.heartbeat.flow import ExtractRule
 from engine.home.checkpoints import ReadCheckpoint

@@ -3,7 +3,7 @@
 The seam between the redo room and the Extract for a database attached with ``ggsci db
 attach``: :class:`OracleMiner` mines one byte range of a real Oracle log, as the task miner
 (:mod:`engine.extract.tasks.miner`) mines one of the embedded database's, and gives the same
-output (:class:`~engine.extract.tasks.miner.Mined`: events as :data:`EVENT_FIELDS` tuples and
+output (:class:`~engine.extract.tasks.plan.Mined`: events as :data:`EVENT_FIELDS` tuples and
 transactions closed inside the range), so that one driver (:mod:`engine.extract.capture`:
 cache, Bounded Recovery, long transactions, SHOWTRANS/SKIPTRANS/FORCETRANS, the thread merge,
 checkpoints) captures from both.
@@ -46,6 +46,7 @@ from typing import Any, Final
 from engine import storage
 from engine.cluster.jobturn import Turn
 from engine.embedded.errors import RedoCorruptError
+from engine.extract.tasks.closing import close
 from engine.extract.tasks.decode import (
     BEFORES_COMPACT,
     BEFORES_FULL,
@@ -53,14 +54,8 @@ from engine.extract.tasks.decode import (
     BEFORES_RECORD,
     text_of,
 )
-from engine.extract.tasks.miner import (
-    Event,
-    Mined,
-    MinePlan,
-    Miner,
-    TableInfo,
-    close,
-)
+from engine.extract.tasks.miner import Miner
+from engine.extract.tasks.plan import Event, Mined, MinePlan, TableInfo
 from engine.extract.tasks.txngroup import KINDS
 from engine.redo import capture as C
 from engine.redo import vectors

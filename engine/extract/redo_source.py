@@ -31,7 +31,8 @@ from engine.embedded.catalog import RedoGapError
 from engine.embedded.errors import RedoFormatError
 from engine.embedded.logs import LogInfo, list_logs
 from engine.extract.oracle_source import Carry, OracleMiner, OraclePlan
-from engine.extract.tasks.miner import Closed, Event, MinePlan, Miner
+from engine.extract.tasks.miner import Miner
+from engine.extract.tasks.plan import Closed, Event, MinePlan
 from engine.storage import StorageError
 
 if TYPE_CHECKING:

@@ -31,7 +31,8 @@ from engine.embedded.oradict import oracle_dictionary
 from engine.embedded.redogen import columns_of_row
 from engine.embedded.sql import execute
 from engine.extract.tasks.decode import Selection
-from engine.extract.tasks.miner import Closed, Miner, mine_plan
+from engine.extract.tasks.miner import Miner
+from engine.extract.tasks.plan import Closed, mine_plan
 from engine.home.layout import Home
 from engine.redo import capture as C
 from engine.redo import framing

@@ -129,7 +129,7 @@ def test_a_cluster_held_by_another_application(cluster: standalone.Cluster, tmp_
         )
         home.globals_file.write_text(
             f"SPARKMASTER {cluster.url}\nSPARKCONF spark.ggsci.startupTimeout=60s\n"
-            "SPARKCONF spark.ggsci.executorTimeout=15s\n"
+            "SPARKCONF spark.ggsci.executorTimeout=8s\n"
         )
         (home.dirprm / "e1.prm").write_text(
             "EXTRACT e1\nSOURCEDB src\nEXTTRAIL ./dirdat/ea\nTABLE HR.*;\n"
@@ -145,19 +145,19 @@ def test_a_cluster_held_by_another_application(cluster: standalone.Cluster, tmp_
             said = ggsci(home, "SEND EXTRACT e1, STATUS")
             time.sleep(0.5)
         assert "  Spark: no executor registered from" in said, said  # (capturing meanwhile)
-        assert "none granted" in said and " of 15 s)" in said, said
+        assert "none granted" in said and " of 8 s)" in said, said
 
         def abends() -> list[str]:
             return [
                 ln for ln in home.ggserr_log.read_text().splitlines()
-                if "OGG-01668" in ln and "did not start within 15 s" in ln
+                if "OGG-01668" in ln and "did not start within 8 s" in ln
             ]  # fmt: skip
 
         while time.monotonic() - t0 < 180 and not abends():
             time.sleep(0.5)
         took = time.monotonic() - t0
         one_error(
-            "\n".join(abends()), "did not start within 15 s", "none granted",
+            "\n".join(abends()), "did not start within 8 s", "none granted",
             "(bound: spark.ggsci.executorTimeout)",
         )  # fmt: skip
         # the Manager's AUTORESTART acts on it: started again, abended again, then no more
@@ -170,7 +170,7 @@ def test_a_cluster_held_by_another_application(cluster: standalone.Cluster, tmp_
         pf = read_process_file(home, "EXTRACT", "E1")
         assert pf is not None and pf.state == State.ABENDED, pf
         assert "Traceback" not in (home.dirrpt / "E1.rpt").read_text()
-        print(f"0 cores: {took:.1f} s from START to the abend (bound 15 s after the session is up)")
+        print(f"0 cores: {took:.1f} s from START to the abend (bound 8 s after the session is up)")
     finally:
         ggsci(home, "STOP MANAGER !")
         os.killpg(hog.pid, signal.SIGTERM)
@@ -227,7 +227,7 @@ def test_tasks_that_never_finish(cluster: standalone.Cluster, tmp_path: Path) ->
     home = source(tmp_path)
     proc = extract(
         home,
-        f"SPARKMASTER {cluster.url}\nSPARKCONF spark.ggsci.progressTimeout=20s\n"
+        f"SPARKMASTER {cluster.url}\nSPARKCONF spark.ggsci.progressTimeout=10s\n"
         "SPARKCONF spark.dynamicAllocation.minExecutors=1\n",
     )
     frozen: list[int] = []
@@ -257,10 +257,10 @@ def test_tasks_that_never_finish(cluster: standalone.Cluster, tmp_path: Path) ->
             os.killpg(proc.pid, signal.SIGKILL)
     took = time.monotonic() - t0
     assert proc.returncode == 1, out
-    line = one_error(out, "No Spark task finished for 2", "spark.ggsci.progressTimeout")
+    line = one_error(out, "No Spark task finished for 10 s", "spark.ggsci.progressTimeout")
     said = (datetime.strptime(line[:19], "%Y-%m-%d %H:%M:%S") - wall0).total_seconds()
     print(
-        f"frozen executor: {said:.0f} s from the work to the message (bound 20 s), "
+        f"frozen executor: {said:.0f} s from the work to the message (bound 10 s), "
         f"{took:.1f} s to the process's end (Spark's stop waits for the frozen executor)"
     )
 

@@ -22,7 +22,8 @@ from engine.extract.keyfetch import NOT_FETCHED, KeyFetch, KeyNotFetched, for_ex
 from engine.extract.start import ExtractError
 from engine.extract.tasks.assemble import stream_encoded
 from engine.extract.tasks.decode import Selection
-from engine.extract.tasks.miner import Closed, Miner, mine_plan
+from engine.extract.tasks.miner import Miner
+from engine.extract.tasks.plan import Closed, mine_plan
 from engine.home.layout import Home
 from engine.redo.ids import RowId
 from engine.runtime.events import Severity

@@ -42,7 +42,8 @@ from engine.extract.redo_source import _tasks, continues
 from engine.extract.start import initial_positions
 from engine.extract.tasks.assemble import trans_ind
 from engine.extract.tasks.decode import BEFORES_FULL, Decoder, Selection
-from engine.extract.tasks.miner import Miner, mine_plan
+from engine.extract.tasks.miner import Miner
+from engine.extract.tasks.plan import mine_plan
 from engine.extract.tasks.values import number_text, reference_text
 from engine.home.layout import Home
 from engine.redo import framing as F
@@ -798,13 +799,13 @@ def test_the_c_assembly_of_a_transaction_is_row_records(
     sequence: int,
     time_us: int,
 ) -> None:
-    from engine.extract.tasks import miner as miner_module
+    from engine.extract.tasks import closing
 
     events = [(0, xid, 1, pos, 0, 0, 0, 0, io, "T", "", (), (), "", "", "", "", p)
               for io, pos, p in rows]  # fmt: skip
-    got = miner_module._records(events, scn, xid, sequence, time_us)
-    with patch.object(miner_module, "_KIT", None):  # the Python assembly
-        assert got == miner_module._records(events, scn, xid, sequence, time_us)
+    got = closing._records(events, scn, xid, sequence, time_us)
+    with patch.object(closing, "_KIT", None):  # the Python assembly
+        assert got == closing._records(events, scn, xid, sequence, time_us)
 
 
 def _rewrite_record(path: Path, index: int, at: int, xor: int, order: str = "<") -> bool:

@@ -16,7 +16,7 @@ from engine.cluster import worker
 from engine.cluster.spark import SparkSettings, session_conf
 from engine.cluster.worker import warm_task
 from engine.extract import redo_source as rs
-from engine.extract.tasks.miner import Closed, MinePlan
+from engine.extract.tasks.plan import Closed, MinePlan
 
 
 @pytest.fixture

@@ -15,8 +15,7 @@ from hypothesis import strategies as st
 
 from engine.expr.rowrule import Process, RowRule
 from engine.expr.values import Status
-from engine.extract.tasks import miner as miner_module
-from engine.extract.tasks import tablerules
+from engine.extract.tasks import closing, tablerules
 from engine.extract.tasks.rowselect import (
     columns_of,
     entries_of,
@@ -147,13 +146,13 @@ def test_records_with_user_tokens_in_c_are_the_python_assembly(
                (b"HR.T", data, b"", b"AAAAAAAAAAAAAAAAAA" if i % 2 else None))
               for i, (io, data, _) in enumerate(rows)]  # fmt: skip
     user = [u for _, _, u in rows]
-    got = miner_module._records(events, 99, "1.2.3", sequence, 1_700_000_000, user)
-    with patch.object(miner_module, "_KIT", None):
-        want = miner_module._records(events, 99, "1.2.3", sequence, 1_700_000_000, user)
+    got = closing._records(events, 99, "1.2.3", sequence, 1_700_000_000, user)
+    with patch.object(closing, "_KIT", None):
+        want = closing._records(events, 99, "1.2.3", sequence, 1_700_000_000, user)
     assert got == want
     if any(user):  # the kernel did it (not a fallback to Python)
-        assert _KIT.records(events, b"", sequence, 1_700_000_000, miner_module._INDS,
-                            miner_module._DELETE, user) is not None  # fmt: skip
+        assert _KIT.records(events, b"", sequence, 1_700_000_000, closing._INDS,
+                            closing._DELETE, user) is not None  # fmt: skip
 
 
 _NAMES = ("ID", "NAME", "CITY", "SAL")
@@ -446,9 +445,9 @@ def test_the_c_select_records_is_select_then_records(
 
     keep_mask = None if keep is None else _mask(keep)
     args = (events, "HR.A", keep_mask, tuple(conds), make if tokens else None, commit, 7, 99)
-    got = _KIT.select_records(*args, miner_module._INDS, miner_module._DELETE)
+    got = _KIT.select_records(*args, closing._INDS, closing._DELETE)
     c_calls, calls[:] = list(calls), []
-    want = miner_module.select_records_py(*args)
+    want = closing.select_records_py(*args)
     assert got == want
     if got is not None:
         assert c_calls == calls  # make: once per operation, as the rows come
@@ -470,8 +469,8 @@ def test_select_records_keeps_cuts_and_places_as_select_and_records() -> None:
     conds = ((0, 3, 1),)  # column 0 > 1
     keep = _mask(frozenset({0, 2}))
     args = (events, "HR.A", keep, conds, lambda io: b"", b"", 7, 99)
-    got = _KIT.select_records(*args, miner_module._INDS, miner_module._DELETE)
-    assert got is not None and got == miner_module.select_records_py(*args)
+    got = _KIT.select_records(*args, closing._INDS, closing._DELETE)
+    assert got is not None and got == closing.select_records_py(*args)
     records, kept, counts = got
     assert (kept, counts) == (2, ((15, 2),))
     from engine.trail.codec import decode_record
@@ -482,5 +481,5 @@ def test_select_records_keeps_cuts_and_places_as_select_and_records() -> None:
     assert first.columns == ((0, "2"), (2, "d")) and first.before_columns == ((0, "2"), (2, "z"))
     big = b"\x54\x00\xff\xdc" + b"x" * 0xFFDC
     args = (events, "HR.A", keep, conds, lambda io: big, b"", 7, 99)
-    assert _KIT.select_records(*args, miner_module._INDS, miner_module._DELETE) is None
-    assert miner_module.select_records_py(*args) is None
+    assert _KIT.select_records(*args, closing._INDS, closing._DELETE) is None
+    assert closing.select_records_py(*args) is None

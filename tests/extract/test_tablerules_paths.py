@@ -16,8 +16,7 @@ from hypothesis import strategies as st
 
 from engine.changes import Kind, Lcr, Position
 from engine.expr.rowrule import Process, RowRule
-from engine.extract.tasks import miner as miner_module
-from engine.extract.tasks import tablerules
+from engine.extract.tasks import closing, tablerules
 from engine.extract.tasks.assemble import stream_encoded
 from engine.extract.tasks.tablerules import TableRules, rows_in_task, with_columns
 from engine.trail.codec import encode_columns
@@ -78,7 +77,7 @@ def test_in_the_task_and_on_the_driver_the_trail_is_the_same(
     xid, scn, time_us, sequence = "1.2.3", 99, 1_700_000_000_000_000, 4
 
     kept = rows_in_task(events, rules, process, xid, scn, time_us, sequence)
-    task = miner_module._records([e for e, _ in kept], scn, xid, sequence, time_us,
+    task = closing._records([e for e, _ in kept], scn, xid, sequence, time_us,
                                  [t for _, t in kept])  # fmt: skip
 
     def driver() -> bytes:

@@ -15,7 +15,7 @@ from engine.changes import Fragment, Kind
 from engine.extract.alo import driver_dictionary
 from engine.extract.oracle_source import MinerStates, OracleMiner, OraclePlan
 from engine.extract.tasks.decode import Selection
-from engine.extract.tasks.miner import Closed, mine_plan
+from engine.extract.tasks.plan import Closed, mine_plan
 from engine.redo import dictionary
 from engine.redo.framing import read_header
 from tests.redo.corpus import CHECKPOINT, LOG15, LOG16, need

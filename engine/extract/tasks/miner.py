@@ -12,13 +12,16 @@ block cleanouts 4.1, markers) are stepped over; column values go to trail text t
 (:func:`engine.trail.codec.row_record` with its defaults: the driver finishes it). A record's
 time is its LWN's; a commit's SCN is its LWN's (docs/redo_format.md, part 3).
 
-Output (:class:`Mined`), in log order:
+Output (:class:`~engine.extract.tasks.plan.Mined`, the types in :mod:`engine.extract.tasks.plan`),
+in log order:
 
-- *events*: plain tuples (:data:`EVENT_FIELDS`), one per logical change, for the changes
-  the driver must see one by one (transactions open across the range's ends);
+- *events*: plain tuples (:data:`~engine.extract.tasks.plan.EVENT_FIELDS`), one per logical
+  change, for the changes the driver must see one by one (transactions open across the
+  range's ends);
 - *closed* transactions: a transaction that begins (5.2) and ends (5.4) inside the range
   is assembled here whole: its trail records, finished (TransInd, commit time, LOGCSN,
-  TRANID) and concatenated, travel as one :class:`Closed` placed where it commits. The
+  TRANID) and concatenated, travel as one :class:`~engine.extract.tasks.plan.Closed` placed
+  where it commits (:mod:`engine.extract.tasks.closing`). The
   driver only decides whether to write it (recovery, EXCLUDEUSER, SKIPTRANS) and appends
   the bytes. ``compact=False`` turns this off (the driver then sees every change; used
   when a Bounded Recovery checkpoint falls inside the batch).
@@ -32,37 +35,23 @@ key in the undo): the driver fetches the key from the source by ROWID
 
 from __future__ import annotations
 
-import contextlib
 import struct
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any, Final
 
 from engine._native import load as load_native
-from engine.changes import Fragment, Kind, Position
-from engine.embedded.dictionary import Dictionary
+from engine.changes import Kind
 from engine.embedded.errors import RedoCorruptError
-from engine.expr.rowrule import Process, RowRule
 from engine.extract.tasks import rowpieces
-from engine.extract.tasks.assemble import trans_ind
+from engine.extract.tasks.closing import close
 from engine.extract.tasks.decode import (
     BEFORES_COMPACT,
     BEFORES_FULL,
     BEFORES_NONE,
     BEFORES_RECORD,
     FULL_DELETES,
-    Selection,
 )
-from engine.extract.tasks.rowselect import Cond, select_rows
-from engine.extract.tasks.tablerules import (
-    fragment_tables,
-    one_call,
-    rows_in_task,
-    select_fragment,
-    with_columns,
-)
-from engine.extract.tasks.txngroup import CLOSED, FRAGMENT, Step, group, table_ops
+from engine.extract.tasks.plan import Event, Mined, MinePlan, TableInfo
 from engine.extract.tasks.values import NUMBER_TYPES, Convert, converter, entry_converter
 from engine.redo import framing
 from engine.redo.codecs import CODECS, decode_text
@@ -83,11 +72,9 @@ from engine.redo.payloads import decode_vector
 from engine.redo.rowid import FB_F, FB_L, fb_value
 from engine.redo.scan import Scan
 from engine.redo.vectors import UNDECODED_ROW_OPS, UNDO_CLS_FIRST
-from engine.trail.codec import commit_tokens, row_record
 from engine.trail.errors import RecordLimitError
-from engine.trail.layout import BEFORE_IMAGE, IO_TYPE_NAMES, IOType, TransInd
+from engine.trail.layout import BEFORE_IMAGE, IOType
 from engine.trail.model import Columns
-from engine.trail.writer import seal
 
 _EMPTY: dict[int, bytes | None] = {}
 _UNDO_CLASS_BASE: Final = UNDO_CLS_FIRST  # undo header class of segment usn = 15 + 2 * usn
@@ -101,17 +88,10 @@ _FIELDCOMP, _KEYFIELDCOMP = int(IOType.FIELDCOMP), int(IOType.KEYFIELDCOMP)
 _BEFORE_FIELDCOMP, _UNIFIED = _FIELDCOMP | BEFORE_IMAGE, int(IOType.UNIFIED_UPDATE)
 _UNIFIED_PK = int(IOType.UNIFIED_PK_UPDATE)
 _TRUNCATES: Final = 32  # the C walk's table flag beside decode.BEFORES_* and FULL_DELETES
-_BEGIN_IND, _MIDDLE, _END, _WHOLE = (int(t) for t in TransInd)
 #: Column entries and table name that surely fit a record with every token (64 KiB).
 _ROOM: Final = 65_535 - 200
 Parts = tuple[bytes, bytes, bytes, bytes | None]  # table name, data, key before image, ROWID
 
-#: An event: the fields of an :class:`~engine.changes.Lcr`, its position flattened.
-EVENT_FIELDS: Final = (
-    "kind", "xid", "thread", "offset", "end", "scn", "subscn", "time_us", "io_type", "table",
-    "rowid", "columns", "before_columns", "ref", "user", "txn_name", "text", "record",
-)  # fmt: skip
-Event = tuple[Any, ...]
 _ROW, _BEGIN, _COMMIT_K = int(Kind.ROW), int(Kind.BEGIN), int(Kind.COMMIT)
 _ROLLBACK, _SESSION_K, _UNDO_K, _DDL = (
     int(Kind.ROLLBACK),
@@ -121,125 +101,11 @@ _ROLLBACK, _SESSION_K, _UNDO_K, _DDL = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class TableInfo:
-    """What the miner needs of one table, resolved on the driver."""
-
-    qualified: str
-    name: bytes
-    dataobj: int
-    types: tuple[str, ...]
-    key: tuple[int, ...]
-    captured: bool
-    truncates: bool
-    hooked: bool
-    befores: int = BEFORES_NONE  # decode.BEFORES_*: GETUPDATEBEFORES, UPDATERECORDFORMAT
-    full_deletes: bool = False  # NOCOMPRESSDELETES: a delete carries the whole before image
-    # an attached database's table: its container (the C walk then skips another
-    # container's object of this number, and walks strictly: engine/extract/oracle_source.py)
-    con_id: int | None = None
-
-
-@dataclass(frozen=True)
-class MinePlan:
-    """Built on the driver once per batch and broadcast to the tasks."""
-
-    tables: dict[int, TableInfo]  # by object number and data object number
-    compact: bool = True
-    fine_xids: frozenset[str] = frozenset()  # never closed in a task (BR-restored ones)
-    # only a transaction that ends at or below this SCN is closed in a task (None: any); one
-    # ending above may be held for a later batch by the driver's thread merge (capture.py)
-    horizon: int | None = None
-    # TABLE row options by table (engine.extract.tasks.tablerules): applied where a transaction
-    # is closed in the task, and in its fragments for tablerules.fragment_tables; other
-    # rows of these tables reach the driver with columns
-    rules: Mapping[str, RowRule] = field(default_factory=dict)
-    process: Process | None = None
-    # a closed transaction's records are sealed here (the trail's CHECKSUM, as the writer
-    # seals them): a cost per byte taken off the driver, which the tasks share
-    seal: bool = False
-
-
-def mine_plan(
-    dictionary: Dictionary,
-    selection: Selection,
-    *,
-    hooked: frozenset[str] = frozenset(),
-    keys: Mapping[str, tuple[int, ...]] | None = None,
-    rules: Mapping[str, RowRule] | None = None,
-    process: Process | None = None,
-    compact: bool = True,
-    fine_xids: frozenset[str] = frozenset(),
-    seal: bool = False,
-) -> MinePlan:
-    """``keys``: the key of tables whose TABLE gives KEYCOLS (column indices); ``seal``:
-    closed transactions' records sealed by the miner (:attr:`MinePlan.seal`)."""
-    tables: dict[int, TableInfo] = {}
-    for t in dictionary.tables.values():
-        ident = (t.owner.upper(), t.name.upper())
-        info = TableInfo(
-            t.qualified,
-            t.qualified.encode("utf-8"),
-            t.dataobj,
-            tuple(c.type for c in t.columns),
-            (keys or {}).get(t.qualified) or tuple(t.column_index(k) for k in t.key_columns),
-            selection.captured(t),
-            ident in selection.truncates,
-            t.qualified in hooked,
-            selection.befores_of(t),
-            selection.deletes_full(t),
-        )
-        tables[t.obj] = info
-        tables[t.dataobj] = info
-    return MinePlan(tables, compact, fine_xids, rules=dict(rules or {}), process=process, seal=seal)
-
-
-@dataclass(frozen=True, slots=True)
-class Closed:
-    """A transaction that began and ended inside the range, assembled, at its 5.4."""
-
-    xid: str
-    thread: int
-    sequence: int
-    offset: int  # of the commit (or rollback) record
-    end: int
-    scn: int
-    subscn: int
-    time_us: int
-    rollback: bool
-    sessions: tuple[tuple[str, str], ...]  # (user, transaction name) of its 5.20s
-    records: bytes  # the finished trail records, concatenated
-    count: int
-    by_op: tuple[tuple[str, int], ...]
-    tables: tuple[str, ...]  # tables of its records, in order of first appearance
-    lcrs: int  # the logical changes it stands for
-    max_time_us: int
-    max_scn: int
-    table_ops: tuple[tuple[str, str, int], ...] = ()  # (table, io-type name, count): STATS
-    sealed: bool = False  # records carry their checksum tokens (MinePlan.seal)
-
-
-@dataclass(slots=True)
-class Mined:
-    """The output of one range: ``items`` are events and :class:`Closed`, in log order."""
-
-    items: list[Event | Closed | Fragment] = field(default_factory=list)
-    resume: int | None = None
-    records: int = 0
-    sequence: int = 0
-    first_time_us: int = 0  # redo time of the first change (0: none)
-    max_time_us: int = 0
-
-
 Raw = dict[int, bytes | None]  # column number -> Oracle bytes (None: NULL)
 
 #: The C record walk, when built (``GGSCI_NATIVE=0``: this module's Python only).
 _NATIVE: Final = load_native("redomine")
-#: The C assembly of a transaction's trail records, when built.
-_KIT: Final = load_native("trailkit")
-_INDS: Final = (_BEGIN_IND, _MIDDLE, _END, _WHOLE)
 _TIME: Final = itemgetter(7)  # an event's time_us
-_WHOLE_INDS: Final = (_WHOLE, _WHOLE, _WHOLE, _WHOLE)  # templates: every record whole
 
 
 def _value_kind(type_name: str) -> int:
@@ -828,227 +694,3 @@ def _undo_row(undo: Undo | None) -> dict[int, bytes | None]:
         before.update({c.no: c.data for c in undo.kdo.columns})
     before.update({c.no: c.data for c in undo.supplemental})
     return before
-
-
-# -- closing transactions inside the range ---------------------------------------------------
-Item = Event | Closed | Fragment
-
-
-def close(events: Iterable[Event], plan: MinePlan, sequence: int) -> list[Item]:
-    """Replace the events of every transaction that begins and ends in ``events`` by one
-    :class:`Closed` at its end, and the changes of every other transaction whose rows can
-    be encoded here by one :class:`~engine.changes.Fragment` at its last change (with
-    ``plan.compact``; see the module docstring); the rows left get their record templates
-    (:func:`engine.trail.codec.row_record` with its defaults, which the driver finishes).
-    Which events go where is :func:`engine.extract.tasks.txngroup.group`'s (in C when built)."""
-    rules = plan.rules
-    out: list[Item] = []
-    listed = events if isinstance(events, list) else list(events)
-    # rows of these tables never go in a fragment (their rule needs the driver)
-    kept_out = set(rules) - fragment_tables(rules) if rules else rules
-    for s in group(listed, plan.compact, plan.fine_xids, kept_out, plan.horizon):
-        tag = s[0]
-        if tag == CLOSED:
-            try:
-                out.append(_closed(s, sequence, plan))
-            except RecordLimitError:  # the driver finishes them, and says what is wrong
-                out.extend(_one_by_one(m, sequence, rules) for m in s[1])
-                out.append(s[2])
-        elif tag == FRAGMENT:
-            out.extend(_fragment(s, sequence, rules))
-        else:
-            out.append(_one_by_one(s, sequence, rules))
-    return out
-
-
-def _one_by_one(e: Event, sequence: int, rules: Mapping[str, RowRule]) -> Item:
-    """An event the driver takes change by change: a row with its record template, or (a
-    row of a table with TABLE row options: the driver applies them) with its columns."""
-    if e[0] != _ROW or not e[17]:
-        return e
-    return with_columns(e) if e[9] in rules else _templated(e, sequence)
-
-
-def _fragment(step: Step, sequence: int, rules: Mapping[str, RowRule]) -> list[Item]:
-    """One :class:`Fragment` of a transaction's changes in this range (a
-    :data:`~engine.extract.tasks.txngroup.FRAGMENT` step), the rules of its rows' tables applied
-    (:func:`~engine.extract.tasks.tablerules.select_fragment`: WHERE and COLS / COLSEXCEPT here,
-    the tokens marked for the driver to add at commit), or (a record past a limit, a
-    selection that cannot say) the events one by one for the driver."""
-    _, events, rows, sessions, refs, undone, ops = step
-    marks = b""
-    if rules and any(t in rules for t, _, _ in ops):
-        selected = select_fragment(rows, rules, table_ops)
-        if selected is None:
-            return [_one_by_one(e, sequence, rules) for e in events]
-        rows, ops, marks = selected
-        refs = tuple(r[13] for r in rows)
-    try:
-        records = _templates(rows, sequence)
-    except RecordLimitError:
-        return [_one_by_one(e, sequence, rules) for e in events]
-    first, end = events[0], events[-1]
-    return [
-        Fragment(
-            first[1], Position(first[2], sequence, first[3]), end[4], end[5], end[6], end[7],
-            first[5], first[7], sessions, records, len(rows), refs, undone, ops, len(events),
-            marks,
-        )
-    ]  # fmt: skip
-
-
-def _templates(rows: list[Event], sequence: int) -> bytes:
-    """The record templates of ``rows`` (row_record with its defaults), concatenated: in C
-    when the kernel is built; :class:`RecordLimitError` when one passes a limit."""
-    if _KIT is not None:
-        done = _KIT.records(rows, b"", sequence, 0, _WHOLE_INDS, _DELETE)
-        if done is not None:
-            return bytes(done)
-    out = []
-    for r in rows:
-        name, data, before, rowid = r[17]
-        out.append(row_record(r[8], name, data, before, rowid, sequence, r[3]))
-    return b"".join(out)
-
-
-def _templated(e: Event | Closed, sequence: int) -> Event | Closed:
-    if isinstance(e, Closed) or e[0] != _ROW or not e[17]:
-        return e
-    name, data, before, rowid = e[17]
-    return (*e[:17], row_record(e[8], name, data, before, rowid, sequence, e[3]))
-
-
-def _closed(step: Step, sequence: int, plan: MinePlan) -> Closed:
-    """The :class:`Closed` of a :data:`~engine.extract.tasks.txngroup.CLOSED` step: its records
-    finished, with the rules of TABLE row options applied to its rows here."""
-    _, _, end, rows, _, _, _, ops = step
-    kind, xid, scn, time_us = end[0], end[1], end[5], end[7]
-    tokens: list[bytes] | None = None
-    if kind == _ROLLBACK:
-        rows, ops = [], ()
-    elif plan.rules and any(t in plan.rules for t, _, _ in ops):
-        assert plan.process is not None
-        one = one_call(rows, plan.rules, plan.process, xid, scn, time_us, sequence)
-        if one is not None:  # usual: selected and assembled in one call
-            done_ = _SELECT_RECORDS(rows, *one, commit_tokens(str(scn), xid), sequence,
-                                    time_us, _INDS, _DELETE)  # fmt: skip
-            if done_ is not None:
-                records, count, counts = done_
-                if count != len(rows):  # WHERE left some out
-                    ops = tuple((one[0], k, v) for k, v in counts)
-                return _closed_of(step, sequence, records, count, ops, plan.seal)
-        done = rows_in_task(rows, plan.rules, plan.process, xid, scn, time_us, sequence)
-        left = len(rows) != len(done)  # WHERE or FILTER left some out: count again
-        rows = [r for r, _ in done]
-        tokens = [t for _, t in done]
-        if left:
-            ops = table_ops(rows)
-    return _closed_of(
-        step,
-        sequence,
-        _records(rows, scn, xid, sequence, time_us, tokens),
-        len(rows),
-        ops,
-        plan.seal,
-    )
-
-
-def _closed_of(
-    step: Step, sequence: int, records: bytes, count: int, ops: Any, sealing: bool = False
-) -> Closed:
-    """The :class:`Closed` of a step with its finished ``records`` (``count`` of them) and
-    their (table, io type, rows); sealed with ``sealing`` (unless a record would pass the
-    limit with its checksum: the driver then seals them and says which)."""
-    _, events, end, _, sessions, max_time, max_scn, _ = step
-    kind, xid, thread, offset, stop, scn, subscn, time_us = end[:8]
-    sealed = False
-    if sealing and count:
-        with contextlib.suppress(RecordLimitError):
-            records, sealed = seal(records), True
-    by_op: dict[int, int] = {}
-    for _, k, v in ops:
-        by_op[k] = by_op.get(k, 0) + v
-    return Closed(
-        xid, thread, sequence, offset, stop, scn, subscn, time_us, kind == _ROLLBACK, sessions,
-        records, count,
-        tuple((_io_name(k), v) for k, v in by_op.items()),
-        tuple(dict.fromkeys(t for t, _, _ in ops)), len(events) + 1, max_time, max_scn,
-        tuple((t, _io_name(k), v) for t, k, v in ops), sealed,
-    )  # fmt: skip
-
-
-def _io_name(io: int) -> str:
-    return IO_TYPE_NAMES.get(io, f"IOType{io}")
-
-
-def _records(
-    rows: list[Event],
-    scn: int,
-    xid: str,
-    sequence: int,
-    time_us: int,
-    user: list[bytes] | None = None,
-) -> bytes:
-    """The trail records of a transaction's rows (their parts made by :meth:`Miner._emit`),
-    finished and concatenated: in C (:mod:`engine._native.trailkit`) when it is built and
-    no record passes a limit; here otherwise, where ``row_record`` says which."""
-    if not rows:
-        return b""
-    tokens = commit_tokens(str(scn), xid)
-    if _KIT is not None:
-        done = _KIT.records(rows, tokens, sequence, time_us, _INDS, _DELETE, user)
-        if done is not None:
-            return bytes(done)
-    return _records_py(rows, tokens, sequence, time_us, user)
-
-
-def _records_py(
-    rows: list[Event], tokens: bytes, sequence: int, time_us: int, user: list[bytes] | None
-) -> bytes:
-    """:func:`_records` in Python (``tokens``: the commit tokens of record 0)."""
-    records = []
-    n = len(rows)
-    for i, r in enumerate(rows):
-        name, data, before, rowid = r[17]
-        records.append(
-            row_record(r[8], name, data, before, rowid, sequence, r[3], trans_ind(i, n), time_us,
-                       (tokens if i == 0 else b"") + (user[i] if user else b""))
-        )  # fmt: skip
-    return b"".join(records)
-
-
-def select_records_py(
-    rows: list[Event],
-    table: str,
-    keep: bytes | None,
-    conds: tuple[Cond, ...],
-    make: Callable[[int], bytes] | None,
-    tokens: bytes,
-    sequence: int,
-    time_us: int,
-    inds: tuple[int, int, int, int] = _INDS,
-    delete_io: int = _DELETE,
-) -> tuple[bytes, int, tuple[tuple[int, int], ...]] | None:
-    """``trailkit.select_records`` in Python (its twin): :func:`select_rows` then the
-    transaction's records (:func:`_records_py`, ``tokens`` on record 0): (records, rows
-    kept, (io type, rows) in order of first appearance), or None where select says None,
-    a record passes a limit or the rows have more than 16 operations."""
-    got = select_rows(rows, table, keep, conds, make)
-    if got is None:
-        return None
-    counts: dict[int, int] = {}
-    for e, _ in got:
-        counts[e[8]] = counts.get(e[8], 0) + 1
-    if len(counts) > 16:
-        return None
-    try:
-        records = _records_py([e for e, _ in got], tokens, sequence, time_us, [t for _, t in got])
-    except RecordLimitError:
-        return None
-    return records, len(got), tuple(counts.items())
-
-
-#: select_records in C when built
-_SELECT_RECORDS: Final[Callable[..., tuple[bytes, int, tuple[tuple[int, int], ...]] | None]] = (
-    getattr(_KIT, "select_records", None) or select_records_py
-)

@@ -1,5 +1,5 @@
 """Which of a redo range's events form which transaction: the per-change half of
-:func:`engine.extract.tasks.miner.close`, in one pass of C (:mod:`engine._native.txngroup`) when
+:func:`engine.extract.tasks.closing.close`, in one pass of C (:mod:`engine._native.txngroup`) when
 the kernel is built; :func:`group_py` here is its readable twin, and a property test holds
 the two to the same steps.
 
@@ -11,14 +11,14 @@ the two to the same steps.
 - the changes of another transaction that can travel as one
   :class:`~engine.changes.Fragment` (every change a 5.2, 5.20, 5.6 or a row encoded here
   of a table not in ``rules``, the tables whose TABLE row options need the driver:
-  ``miner.close`` passes those :func:`~engine.extract.tasks.tablerules.fragment_tables` leaves
+  ``closing.close`` passes those :func:`~engine.extract.tasks.tablerules.fragment_tables` leaves
   out; not restored by Bounded Recovery; below the thread merge's ``horizon``) become one
   :data:`FRAGMENT` step at the last of them;
 - any other event is a step of its own (the event itself: the driver takes it one by one).
 
 The steps hold everything that needs a look at each change (membership, rows, sessions,
 highest SCN and time, counts per table and operation); what is left to do per transaction
-(its trail records, the rules of TABLE row options, the objects) is miner.close's.
+(its trail records, the rules of TABLE row options, the objects) is closing.close's.
 """
 
 from __future__ import annotations
