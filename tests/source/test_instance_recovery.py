@@ -21,6 +21,7 @@ from engine.embedded.sql import execute
 from engine.home.layout import Home
 from tests.harness.images import differences, redo_image, tables_image
 from tests.harness.logical import Decoded, decode
+from tests.source.test_rollforward import kill_recovery, run_child
 
 
 def _child(root: Path, thread: int) -> str:
@@ -116,8 +117,10 @@ _EXPECTED = [(1, "one"), (3, "c3"), (4, "c4"), (5, "c5")]
 
 def test_a_workload_killed_mid_run_reopens_past_its_logs(tmp_path: Path) -> None:
     """``ggsci db workload`` (checkpoints at its start and end only) killed with SIGKILL while
-    its sessions commit and hold long transactions on two threads: the next open goes on past
-    every SCN and transaction id in the logs, and the logs then hold no open transaction."""
+    its sessions commit and hold long transactions on two threads, then the recovery of the
+    next open SIGKILLed at its 500th change rolled forward: the open after it goes on past
+    every SCN and transaction id in the logs, the logs then hold no open transaction, and
+    the tables are what the committed redo says, row by row."""
     home = tmp_path / "home"
     Home(home).create_subdirs()
     env = {**os.environ, "GGHOME": str(home), "PYTHONPATH": str(Path(__file__).parents[2])}
@@ -141,6 +144,8 @@ def test_a_workload_killed_mid_run_reopens_past_its_logs(tmp_path: Path) -> None
     finally:
         run.send_signal(signal.SIGKILL)
         run.wait(timeout=30)
+    # recovery itself SIGKILLed half-way through the roll forward, then run again
+    run_child(kill_recovery(root, "apply", 500))
     db = Database(root)
     try:
         top = max(lr.record.scn for lr in db.records())

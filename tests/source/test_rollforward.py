@@ -293,7 +293,7 @@ def test_mutations_of_the_roll_forward_are_caught(
         db.close()
 
 
-def _kill_recovery(root: Path, where: str, after: int = 0) -> str:
+def kill_recovery(root: Path, where: str, after: int = 0) -> str:
     """A child that opens the database (recovery runs) and is SIGKILLed inside it: at the
     ``after``-th change the roll forward applies, or after recovery's redo is flushed and
     before its checkpoint commits the tables."""
@@ -328,7 +328,7 @@ def test_recovery_killed_half_way_and_run_again_gives_the_same_tables(
 ) -> None:
     kroot, troot = twins[2]
     root = _copy(kroot, tmp_path / "DB")
-    run_child(_kill_recovery(root, where, after))
+    run_child(kill_recovery(root, where, after))
     db = Database(root)
     twin = Database(troot)
     try:
