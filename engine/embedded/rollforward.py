@@ -13,28 +13,37 @@ logs is left to the rollback that follows (recovery.py). Row locks serialise the
 transactions that change one row, so applying each at its commit is the redo order for
 every row.
 
-- INSERT: the row at its ROWID with the redo's values (columns the redo leaves out are
-  NULL: trailing NULLs are not logged). A row in several pieces (chained) also gets its
-  ``_gg_pieces`` entry: the head and the other pieces' ROWIDs (the miner's, in log order:
-  the writer logs the last piece first, the head last) with the column ranges the writer
-  cuts a row into (:func:`engine.embedded.rows.row_pieces`).
+- INSERT (11.2, 11.11 array, and the embedded database's direct-path loads, 19.1:
+  :class:`_Loads`): the row at its ROWID with the redo's values (columns the redo leaves
+  out are NULL: trailing NULLs are not logged). A row in several pieces (chained) gets its
+  ``_gg_pieces`` entry when its insert is read, whatever becomes of the insert (as the
+  writer keeps it): the head and the other pieces' ROWIDs (the miner's, in log order: the
+  writer logs the last piece first, the head last) with the column ranges the writer cuts
+  a row into (:func:`engine.embedded.rows.row_pieces`).
 - UPDATE: the columns the redo sets (an 11.5 logs only the changed ones, plus the key from
   the supplemental data), on the row as the tables have it: its other columns are the
   before state.
 - DELETE: the row goes (a chained row's ``_gg_pieces`` entry stays, as a DELETE leaves it).
+- A savepoint rollback after the checkpoint that takes back a change of a transaction open
+  at the checkpoint made before it (in the tables, not in the redo read: the miner finds
+  nothing to take back): the saved session's undo entry of that change (by its UBA, which
+  the writer's 5.6 names) is applied at the commit, in its place among the changes.
 - The state that goes with them: every ROWID the redo used (committed or not) moves its
   table's space allocator and the block counter past it, so no ROWID is given out twice;
   the blocks a committed transaction changed are noted dirty (for the next reader's
-  cleanout) and a 4.1 cleanout in the redo cleans them again.
+  cleanout) and a 4.1 cleanout in the redo cleans them again. The same pass gives
+  recovery the :class:`Tail` (highest SCN, slot sequences, transactions begun and ended)
+  and the latest redo time.
 
 Idempotent: nothing of this is committed before recovery's checkpoint commits the tables,
 the counters and the sessions in one SQLite transaction; recovery killed before that leaves
-the tables as they were, and the next open applies the same redo to them again.
+the tables as they were, and the next open applies the same redo to them again. A row the
+redo inserts at a ROWID the tables already hold is ``GGS-SRC-0111`` (the tables are not
+the checkpoint's), never overwritten.
 
-Not applied: a savepoint rollback in the redo after the checkpoint that takes back a change
-made before it (by a transaction open at the checkpoint: the change is in the tables, not in
-the redo read), reported in :attr:`RollForward.missed`; changes of tables the dictionary no
-longer has.
+Not applied: a savepoint rollback of a change from before the checkpoint whose undo entry
+no saved session has (reported in :attr:`RollForward.missed`); changes of tables the
+dictionary no longer has.
 """
 
 from __future__ import annotations
