@@ -58,6 +58,8 @@ class Counters(Protocol):
     space: dict[str, list[int]]
     next_block: int
     dirty: dict[int, list[tuple[int, int, int]]]
+    next_sid: int
+    audit: int
 
 
 class Recovering(Engine, Protocol):

@@ -31,7 +31,8 @@ every row.
 - The state that goes with them: every ROWID the redo used (committed or not) moves its
   table's space allocator and the block counter past it, so no ROWID is given out twice;
   the blocks a committed transaction changed are noted dirty (for the next reader's
-  cleanout) and a 4.1 cleanout in the redo cleans them again. The same pass gives
+  cleanout) and a 4.1 cleanout in the redo cleans them again; the session and audit
+  session ids go past those of the 5.20s. The same pass gives
   recovery the :class:`Tail` (highest SCN, slot sequences, transactions begun and ended)
   and the latest redo time.
 
@@ -114,6 +115,8 @@ class Space(Protocol):
     space: dict[str, list[int]]
     next_block: int
     dirty: dict[int, list[tuple[int, int, int]]]
+    next_sid: int  # the last session id given out
+    audit: int  # the last audit session id given out
 
 
 def tail_records(redo_dir: Path, after_scn: int, threads: int) -> Iterator[tuple[int, F.Record]]:
@@ -184,6 +187,8 @@ def roll_forward(
                 state.dirty.pop(v.dba, None)
             elif v.op in ("5.6", "5.11"):
                 applied.append(_undone(v))
+            elif v.op == "5.20":
+                _session_seen(state, v)
         events = miner.feed(rec)
         for ev in events:
             if isinstance(ev, C.TxRow):
@@ -268,6 +273,20 @@ class _Loads:
                     )
                     out.append((xid, ev))
         return out
+
+
+def _session_seen(state: Space, v: F.Vector) -> None:
+    """A 5.20's session id and audit session id (fields 0 and 4 of the embedded database's
+    writer: :data:`engine.redo.vectors.SESSION_AT`, ``SESSION_AUDIT_AT``): the counters go
+    past them, so a session made after recovery is not taken for one of the redo's."""
+    f0 = v.fields[0] if v.fields else b""
+    off, fmt = V.SESSION_AT["session"]
+    if len(f0) >= off + struct.calcsize(fmt):
+        state.next_sid = max(state.next_sid, struct.unpack_from(v.order + fmt, f0, off)[0])
+    f4 = v.fields[4] if len(v.fields) > 4 else b""
+    off, fmt = V.SESSION_AUDIT_AT["audit_sid"]
+    if len(f4) >= off + struct.calcsize(fmt):
+        state.audit = max(state.audit, struct.unpack_from(v.order + fmt, f4, off)[0])
 
 
 def _seen(tail: Tail, xid: Xid) -> XidKey:

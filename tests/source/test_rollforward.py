@@ -219,6 +219,7 @@ def test_recovery_rolls_forward_to_the_tables_of_a_run_that_was_not_killed(
         assert db.chained == twin.chained
         assert db.state.space == twin.state.space
         assert db.state.next_block == twin.state.next_block
+        assert (db.state.next_sid, db.state.audit) == (twin.state.next_sid, twin.state.audit)
         rows = execute(db, db.session("X"), "SELECT id, v FROM t ORDER BY id").rows
         # (103: the array insert's SELECT read C's uncommitted change, as the embedded
         # database reads: no read consistency)
