@@ -135,6 +135,7 @@ def test_random_streams_roll_forward_to_the_tables_of_a_run_not_killed(
         assert db.chained == twin.chained
         assert db.state.space == twin.state.space
         assert db.state.next_block == twin.state.next_block
+        assert (db.state.next_sid, db.state.audit) == (twin.state.next_sid, twin.state.audit)
     finally:
         db.close()
         twin.close()
