@@ -73,6 +73,7 @@ from engine.redo import framing as F
 from engine.redo import vectors as V
 from engine.redo.codecs import Value as EmbeddedValue
 from engine.redo.dictionary import Dictionary
+from engine.redo.errors import RedoError
 from engine.redo.ids import Uba, make_dba
 from engine.redo.rowid import parse_rowid, rowid
 from engine.redo.values import Value, decode_value
@@ -166,12 +167,25 @@ def roll_forward(
     entries of the transactions open at the checkpoint (their sessions, saved with it), by
     transaction id: a savepoint rollback in the redo that takes back one of their changes
     from before the checkpoint applies that entry (it is in the tables, not in the redo)."""
+    try:
+        return _roll_forward(db, state, records, saved or {})
+    except RedoError as exc:  # (the miner stops: a row it cannot bind or read)
+        raise DatabaseError(
+            f"instance recovery cannot roll forward: {exc.message}", "GGS-SRC-0111"
+        ) from None
+
+
+def _roll_forward(
+    db: Target,
+    state: Space,
+    records: Iterator[tuple[int, F.Record]],
+    saved: Mapping[tuple[int, int, int], Sequence[UndoEntry]],
+) -> RollForward:
     dictionary = oracle_dictionary(db.dictionary, 1 << 62)
     miner = C.Miner(dictionary, lambda _t: True)
     loads = _Loads(dictionary)
     out = RollForward()
     open_: dict[Xid, _Open] = {}
-    saved = saved or {}
     missed: set[str] = set()
     tail = out.tail
     for thread, rec in records:

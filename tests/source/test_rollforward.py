@@ -401,3 +401,28 @@ def test_redo_time_goes_on_from_the_rolled_forward_redo(tmp_path: Path) -> None:
         assert not differences(tables_image(db), redo_image(db))
     finally:
         db.close()
+
+
+def test_a_corrupt_log_after_the_checkpoint_refuses_the_open_in_one_error(
+    twins: dict[int, tuple[Path, Path]], tmp_path: Path
+) -> None:
+    """A byte of the redo after the checkpoint changed on disk: the block's checksum fails,
+    the open is refused with the redo file error (GGS-SRC-030x) naming the file, the tables
+    are not changed, and the database is not left locked."""
+    from engine.embedded.errors import SourceError
+    from engine.embedded.logs import list_logs
+
+    kroot, _troot = twins[1]
+    root = _copy(kroot, tmp_path / "DB")
+    before = (root / "data.sqlite").read_bytes()
+    log = list_logs(root / "redo", 1)[-1].path
+    data = bytearray(log.read_bytes())
+    at = len(data) - 3000  # inside the last records (the AFTER statements')
+    data[at] ^= 0xFF
+    log.write_bytes(bytes(data))
+    for _ in range(2):
+        with pytest.raises(SourceError) as got:
+            Database(root)
+        assert got.value.code.startswith("GGS-SRC-030"), got.value
+        assert str(log.name) in str(got.value)
+    assert (root / "data.sqlite").read_bytes() == before
