@@ -23,7 +23,6 @@ rewrites or drops each committed one before it is encoded.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import heapq
 import itertools
@@ -48,11 +47,13 @@ from engine.extract.keyfetch import KeyFetch
 from engine.extract.merge import NONE, Batch, plan_batch
 from engine.extract.redo_source import (
     DEFAULT_SPLIT_BYTES,
+    Mining,
     Plan,
     Split,
     SplitResult,
     continues,
     decode_splits,
+    mine_batch,
     positions_after,
     thread_positions_after,
 )
@@ -157,7 +158,7 @@ class _Ahead:
     after: dict[int, Position]
     mtime: float
     batch: Batch
-    mined: Future[list[SplitResult]]
+    mined: Mining
 
 
 Item = Lcr | Closed | Fragment
@@ -299,10 +300,9 @@ class Capture:
         self.on_counts = hooks.on_counts
         self.max_poll_splits = max_poll_splits
         self.compact = True  # transactions seen whole in a split are assembled there
-        # with Spark: the next batch is queued before this one is applied; not for an attached
-        # database: a stop (a structure change) the batch ahead meets would show (its
-        # origin's bound and check) while the batch before it is applied
-        self.mine_ahead = origin is None
+        # with Spark: the next batch is queued before this one is applied (an attached
+        # database's is settled when it is taken: redo_source.mine_batch)
+        self.mine_ahead = True
         self._ahead: _Ahead | None = None
         self._pool: ThreadPoolExecutor | None = None
         self._order = JobOrder(f"ggsci-{model.group or 'extract'}-mine")
@@ -555,7 +555,7 @@ class Capture:
         self.max_poll_splits = max_poll_splits
 
     # -- mining ahead -----------------------------------------------------------------
-    def _submit(self, batch: Batch) -> Future[list[SplitResult]]:
+    def _submit(self, batch: Batch) -> Mining:
         """Mine ``batch``: in the background with Spark (so that the next batch can be
         queued behind it), here without. A transaction that ends above what the batch can
         apply is not closed in the tasks (the driver may hold its end)."""
@@ -567,12 +567,12 @@ class Capture:
         if self.spark is None:
             done: Future[list[SplitResult]] = Future()
             done.set_result(decode_splits(plan_, splits, None))
-            return done
+            return Mining(done)
         if self._pool is None:
             self._pool = ThreadPoolExecutor(2, thread_name_prefix="extract-mine")
         turn = self._order.next()  # the batch asked for first runs first (engine.cluster.jobturn)
         try:
-            return self._pool.submit(decode_splits, plan_, splits, self.spark, turn)
+            return mine_batch(self._pool, plan_, splits, self.spark, turn)
         except BaseException:  # (never queued: the next batch must not wait for it)
             turn.ended.set()
             raise
@@ -589,7 +589,7 @@ class Capture:
         if following.splits:
             self._ahead = _Ahead(after, self._dictionary_mtime, following, self._submit(following))
 
-    def _take_ahead(self) -> tuple[Batch, Future[list[SplitResult]]] | None:
+    def _take_ahead(self) -> tuple[Batch, Mining] | None:
         """The batch mined ahead, if it follows what was read and the dictionary is the
         one it was planned with; otherwise it is waited for and dropped."""
         ahead, self._ahead = self._ahead, None
@@ -597,16 +597,14 @@ class Capture:
             return None
         if ahead.mtime == self._dictionary_mtime and continues(ahead.after, self.positions):
             return ahead.batch, ahead.mined
-        with contextlib.suppress(Exception):
-            ahead.mined.result()
+        ahead.mined.wait()
         return None
 
     def close(self) -> None:
         """Wait for a batch still being mined ahead (its result is not needed)."""
         ahead, self._ahead = self._ahead, None
         if ahead is not None:
-            with contextlib.suppress(Exception):
-                ahead.mined.result()
+            ahead.mined.wait()
         if self._pool is not None:
             self._pool.shutdown(wait=True)
             self._pool = None

@@ -44,7 +44,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from engine import storage
-from engine.cluster.jobturn import Turn
 from engine.embedded.errors import RedoCorruptError
 from engine.extract.tasks.closing import close
 from engine.extract.tasks.decode import (
@@ -105,9 +104,6 @@ class MinerStates:
     tasks: int = 0  # ranges mined in Spark tasks whose result stood (OracleMiner.settle)
     remined: int = 0  # ranges mined in tasks whose result did not stand: mined again here
     _settling: threading.Lock = field(default_factory=threading.Lock, repr=False)
-    _events: threading.Lock = field(default_factory=threading.Lock, repr=False)
-    _begun: set[str] = field(default_factory=set, repr=False)
-    _settled: dict[str, threading.Event] = field(default_factory=dict, repr=False)
 
     def miner(
         self, thread: int, sequence: int, offset: int, make: Callable[[], C.Miner]
@@ -139,8 +135,8 @@ class MinerStates:
     def went_on(self, thread: int, starts: frozenset[tuple[int, int]]) -> None:
         """The range of ``thread`` that goes on from the last one read starts at one of
         ``starts`` (sequence, offset); the thread's miner state there is kept for a range
-        that starts there later (a batch mined ahead, settled after an earlier batch was
-        mined again)."""
+        that starts there later (the batch after a batch mined again: capture.py mines a
+        batch again change by change when a Bounded Recovery checkpoint falls inside it)."""
         self.ends[thread] = starts
         m = self.miners.get(thread)
         if m is None:
@@ -152,36 +148,11 @@ class MinerStates:
         for k in mine[:-KEPT_STARTS]:
             del self.saved[k]
 
-    def begun(self, turn: Turn) -> None:
-        """The batch of ``turn`` (a job group: engine/cluster/jobturn.py) is being mined."""
-        with self._events:
-            self._begun.add(turn.group)
-
-    def settled(self, turn: Turn) -> None:
-        """The batch of ``turn`` is settled (or failed): the batch after it may settle."""
-        with self._events:
-            self._settled.setdefault(turn.group, threading.Event()).set()
-            self._begun.discard(turn.group)
-
     @contextlib.contextmanager
-    def settling(self, turn: Turn | None) -> Iterator[None]:
-        """Around settling a batch's task results (:meth:`OracleMiner.settle`): once the
-        batch asked for before it is settled (two batches are mined at once: capture.py's
-        mining ahead; a range goes on from the state the range before it left), one batch
-        at a time."""
-        if turn is not None and turn.before is not None:
-            with self._events:
-                done = self._settled.setdefault(turn.before, threading.Event())
-            while not done.wait(0.05):
-                with self._events:  # (a batch never mined: its submission failed)
-                    if (
-                        turn.before_ended is not None
-                        and turn.before_ended.is_set()
-                        and (turn.before not in self._begun)
-                    ):
-                        break
-            with self._events:
-                self._settled.pop(turn.before, None)
+    def settling(self) -> Iterator[None]:
+        """Around settling a batch's task results (:meth:`OracleMiner.settle`): one batch at
+        a time, in the order the batches are applied (the caller's: a range goes on from the
+        state the range before it left; redo_source.mine_batch)."""
         with self._settling:
             yield
 

@@ -19,7 +19,8 @@ import pickle
 import re
 import struct
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -312,16 +313,11 @@ def decode_splits(
     the splits of online logs the driver reads itself (``Split.local``); the job waits for
     ``turn`` (:mod:`engine.cluster.jobturn`: a batch asked for earlier runs first). Redo that
     cannot be read raises :class:`~engine.embedded.catalog.RedoGapError` naming where."""
-    states = plan.states if isinstance(plan, OraclePlan) and spark is not None else None
-    if states is not None and turn is not None:  # (settled in the order asked for)
-        states.begun(turn)
     try:
         return _decoded(plan, splits, spark, turn)
     finally:  # (a batch with no job, or failing before it, lets the next one call in)
         if turn is not None:
             turn.ended.set()
-            if states is not None:
-                states.settled(turn)
 
 
 def _decoded(
@@ -329,24 +325,12 @@ def _decoded(
 ) -> list[SplitResult]:
     if not splits:
         return []
-    remote = [s for s in splits if not s.local] if spark is not None else []
-    done: list[SplitResult] = []
-    if remote:
-        assert spark is not None
-        sc = spark.sparkContext
-        with PLANS.shared(sc, plan) as bc:
-            rdd = sc.parallelize(remote, _tasks(len(remote), sc.defaultParallelism))
-            job = rdd.mapPartitions(functools.partial(run_task, MINE_TASK, bc))
-            with in_turn(sc, turn):
-                packed = job.collect()
-            for raw in packed:  # an executor that cannot run the miner: loud, not retried
-                if raw.startswith(CANNOT_RUN):
-                    raise CannotRun(raw[len(CANNOT_RUN) :].decode(errors="replace"))
-            done = [_unpacked(r) for r in packed]
+    done = _in_tasks(plan, splits, spark, turn)
     if isinstance(plan, OraclePlan) and spark is not None:
-        with plan.states.settling(turn):
+        with plan.states.settling():
             done = _settled(OracleMiner(plan), splits, done)
-    elif len(done) < len(splits):
+        return _checked(done)
+    if len(done) < len(splits):
         miner = miner_of(plan)
         mined = iter(done)
         with _no_cycle_collection():
@@ -354,6 +338,84 @@ def _decoded(
                 next(mined) if spark is not None and not s.local else decode_split(miner, s)
                 for s in splits
             ]
+    return _checked(done)
+
+
+def _in_tasks(
+    plan: Plan, splits: Sequence[Split], spark: SparkSession | None, turn: Turn | None
+) -> list[SplitResult]:
+    """The results of the splits Spark tasks mine (not ``Split.local``), in their order
+    (none without a session); the job waits for ``turn``."""
+    remote = [s for s in splits if not s.local] if spark is not None else []
+    if not remote:
+        return []
+    assert spark is not None
+    sc = spark.sparkContext
+    with PLANS.shared(sc, plan) as bc:
+        rdd = sc.parallelize(remote, _tasks(len(remote), sc.defaultParallelism))
+        job = rdd.mapPartitions(functools.partial(run_task, MINE_TASK, bc))
+        with in_turn(sc, turn):
+            packed = job.collect()
+    for raw in packed:  # an executor that cannot run the miner: loud, not retried
+        if raw.startswith(CANNOT_RUN):
+            raise CannotRun(raw[len(CANNOT_RUN) :].decode(errors="replace"))
+    return [_unpacked(r) for r in packed]
+
+
+class Mining:
+    """A batch being mined (:func:`mine_batch`): :meth:`result` gives its results, as
+    :func:`decode_splits` does; :meth:`wait` waits for it without taking them (a batch mined
+    ahead and not used)."""
+
+    def __init__(
+        self,
+        future: Future[list[SplitResult]],
+        settle: Callable[[list[SplitResult]], list[SplitResult]] | None = None,
+    ) -> None:
+        self._future = future
+        self._settle = settle
+
+    def result(self) -> list[SplitResult]:
+        """The results, taken once (an attached database's are settled here)."""
+        got = self._future.result()
+        if self._settle is not None:
+            settle, self._settle = self._settle, None
+            got = settle(got)
+        return got
+
+    def wait(self) -> None:
+        with contextlib.suppress(Exception):
+            self._future.result()
+
+
+def mine_batch(
+    pool: ThreadPoolExecutor, plan: Plan, splits: Sequence[Split], spark: SparkSession,
+    turn: Turn,
+) -> Mining:  # fmt: skip
+    """Mine ``splits`` in the background (``pool``), in Spark's tasks, so that the batch
+    after can be queued behind it (capture.py's mining ahead). An attached database's task
+    results are settled (:func:`_settled`) only when :meth:`Mining.result` takes them, in the
+    caller's thread: its miners' states go on batch after batch in the order the batches
+    are applied, and a stop the batch ahead meets is not seen (``AttachedOrigin.bound`` /
+    ``check``) before that batch is taken."""
+    if not isinstance(plan, OraclePlan):
+        return Mining(pool.submit(decode_splits, plan, splits, spark, turn))
+
+    def tasks() -> list[SplitResult]:
+        try:
+            return _in_tasks(plan, splits, spark, turn)
+        finally:
+            turn.ended.set()
+
+    def settle(done: list[SplitResult]) -> list[SplitResult]:
+        with plan.states.settling():
+            return _checked(_settled(OracleMiner(plan), splits, done))
+
+    return Mining(pool.submit(tasks), settle)
+
+
+def _checked(done: list[SplitResult]) -> list[SplitResult]:
+    """``done``, unless a split's redo could not be read: the first such one raised."""
     for r in done:
         if r.error:
             s = r.split
