@@ -410,7 +410,7 @@ def _keep_pieces(db: Target, row: C.RowEvent, pieces: tuple[str, ...]) -> None:
             f"{len(ranges)}",
             "GGS-SRC-0111",
         )
-    db.keep_pieces(table, rid, tuple((r, lo, hi) for r, (lo, hi) in zip(rids, ranges, strict=True)))
+    db.keep_pieces(table, rid, tuple((r, *part) for r, part in zip(rids, ranges, strict=True)))
 
 
 def _allocated(db: Target, state: Space, row: C.RowEvent, pieces: tuple[str, ...]) -> None:
