@@ -54,6 +54,7 @@ from engine.embedded.logfile import read_records
 from engine.embedded.logs import LogInfo, LogSet, check_format, list_logs
 from engine.embedded.ownfiles import check_database_files, create_private, private_dir
 from engine.embedded.recovery import recover
+from engine.embedded.rollforward import RollForward
 from engine.embedded.scheduler import Scheduler, load_jobs
 from engine.embedded.session import Session
 from engine.embedded.state import Pieces
@@ -317,9 +318,16 @@ class Database:
         self._last_us: int | None = None
         self._flushed_at = time.monotonic()
         self._one_scn: int | None = None  # set inside same_scn()
+        #: what instance recovery rolled forward at this open (None: nothing to recover)
+        self.rolled_forward: RollForward | None = None
         #: transactions a process killed since the last checkpoint left open, rolled back
         #: at this open (instance recovery: engine/embedded/recovery.py)
-        self.recovered = recover(self)
+        try:
+            self.recovered = recover(self)
+        except BaseException:  # (recovery refused: the database is not left open or locked)
+            self.conn.close()
+            self._lock.__exit__()
+            raise
 
     # -- persistence ---------------------------------------------------------------------
 

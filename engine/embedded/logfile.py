@@ -232,6 +232,14 @@ def read_records(
         yield LocatedRecord(model, hdr.sequence, off, _end_of(rec, off))
 
 
+def read_raw(path: Path | str) -> Iterator[F.Record]:
+    """The records of one log file as the framing reader gives them (undecoded vectors, for
+    the redo room's miner), to its recorded end; corruption raises ``RedoCorruptError``."""
+    data = Path(path).read_bytes()
+    for rec, _off, _time in _located(data, path, 0, None):
+        yield rec
+
+
 def read_frames(
     path: Path | str,
     start_offset: int = 0,

@@ -9,40 +9,44 @@ repeat ones already in the logs, and an Extract would take the new changes for c
 written already, or bind them into the dead transaction.
 
 What Oracle's instance recovery does (roll forward from the redo, then SMON rolls back the
-transactions that were open), done here with what the database keeps (:func:`recover`):
+transactions that were open), done here with what the database keeps (:func:`recover`), in
+this order:
 
+* roll forward (:mod:`engine.embedded.rollforward`): every change of every transaction whose
+  commit is in the logs after the checkpoint is applied to the tables by ROWID, in redo
+  order, with the state that goes with it (chained rows' pieces, the space allocators, the
+  blocks to clean out); a transaction open at the checkpoint has its changes before it in
+  the tables already (the checkpoint commits them with its session), so only its later
+  ones are applied, and a savepoint rollback after the checkpoint that takes back an
+  earlier change applies the saved session's undo entry; the redo clock goes on from the
+  latest redo time read;
 * the SCN counter goes past every SCN in the logs, and each transaction slot's sequence past
   every one the logs used, so nothing is given out twice;
 * a transaction the logs show begun and not ended, of no session saved with the last
   checkpoint, gets a rollback record (5.4) on its thread: its changes after the checkpoint
-  never reached the tables, so there is nothing else to undo, and an Extract drops it;
+  were not rolled forward, so there is nothing else to undo, and an Extract drops it;
 * a session saved with the last checkpoint with a transaction open (sessions survive a clean
   close, and are saved at each checkpoint): its transaction is rolled back as a ROLLBACK
   statement does (undo in the tables, its redo, the 5.4), unless the logs show it ended after
-  the checkpoint: committed, its changes stay (those after the checkpoint are lost with the
-  tables' changes); rolled back, its changes are put back without more redo. Sessions do not
-  survive an instance crash: all saved sessions are gone after recovery.
-
-Not done (docs/source.md): rolling the tables *forward* from the redo. Changes committed after
-the last checkpoint are in the logs (an Extract captures them) but not in the tables.
+  the checkpoint: committed, its changes stay (those after the checkpoint rolled forward);
+  rolled back, its changes are put back without more redo. Sessions do not survive an
+  instance crash: all saved sessions are gone after recovery;
+* one checkpoint commits the tables, the counters and the sessions together: recovery
+  killed before it leaves the database as the kill left it, and the next open does it all
+  again (what it wrote to the logs then reads as ended transactions).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from engine.embedded import redogen as rg
-from engine.embedded.logfile import read_head, read_records
-from engine.embedded.logs import list_logs
+from engine.embedded.clock import Clock
+from engine.embedded.rollforward import RollForward, roll_forward, tail_records
 from engine.embedded.session import Session
 from engine.embedded.state import Engine
 from engine.redo.ids import Xid
-from engine.redo.model import Commit, SlotAlloc
-from engine.redo.vectors import undo_xid_of
-
-Slot = tuple[int, int]  # (undo segment, slot)
 
 
 class Counters(Protocol):
@@ -51,6 +55,11 @@ class Counters(Protocol):
     scn: int
     threads: int
     sqn: dict[str, int]
+    space: dict[str, list[int]]
+    next_block: int
+    dirty: dict[int, list[tuple[int, int, int]]]
+    next_sid: int
+    audit: int
 
 
 class Recovering(Engine, Protocol):
@@ -58,6 +67,8 @@ class Recovering(Engine, Protocol):
 
     root: Path
     sessions: dict[str, Session]
+    rolled_forward: RollForward | None
+    clock: Clock
 
     @property
     def state(self) -> Counters: ...
@@ -65,55 +76,26 @@ class Recovering(Engine, Protocol):
     def checkpoint(self) -> None: ...
 
 
-@dataclass
-class Tail:
-    """The redo written after the saved state's SCN, as recovery needs it."""
-
-    scn: int = 0  # the highest SCN there (0: none)
-    sqn: dict[Slot, int] = field(default_factory=dict)  # highest sequence per slot
-    begun: dict[tuple[int, int, int], int] = field(default_factory=dict)  # xid -> thread
-    ended: dict[tuple[int, int, int], bool] = field(default_factory=dict)  # xid -> rollback
-
-
-def read_tail(redo_dir: Path, after_scn: int, threads: int) -> Tail:
-    """The records of every thread with an SCN above ``after_scn``: only the logs that can
-    hold one are read, newest first, down to the one that begins at or below it."""
-    tail = Tail()
-    for thread in range(1, threads + 1):
-        for info in reversed(list_logs(redo_dir, thread)):
-            if info.next_scn and info.next_scn <= after_scn:
-                break
-            mark = read_head(info.path)[1] if not info.next_scn else None
-            if mark is not None and mark.scn <= after_scn:
-                break  # every flush marks the SCN counter: nothing after the saved state
-            for lr in read_records(info.path):
-                rec = lr.record
-                if rec.scn <= after_scn:
-                    continue
-                tail.scn = max(tail.scn, rec.scn)
-                for cv in rec.changes:
-                    body = cv.body
-                    if isinstance(body, SlotAlloc | Commit):
-                        x = undo_xid_of(cv.cls, body.slt, body.sqn)
-                        xid = (x.usn, x.slt, x.sqn)
-                        slot = (x.usn, x.slt)
-                        tail.sqn[slot] = max(tail.sqn.get(slot, 0), body.sqn)
-                        if isinstance(body, SlotAlloc):
-                            tail.begun[xid] = thread
-                        else:
-                            tail.ended[xid] = body.rollback
-            if info.first_scn <= after_scn:
-                break
-    return tail
-
-
 def recover(db: Recovering) -> list[str]:
     """Instance recovery (module docstring); the transactions rolled back, as ``u.s.q``
     texts. Nothing is written when the logs hold nothing after the saved state."""
     st = db.state
-    tail = read_tail(db.root / "redo", st.scn, st.threads)
+    records = tail_records(db.root / "redo", st.scn, st.threads)
+    entries = {
+        (s.txn.xid.usn, s.txn.xid.slot, s.txn.xid.sqn): s.txn.entries
+        for s in db.sessions.values()
+        if s.txn is not None
+    }
+    # roll forward first: the changes committed after the checkpoint into the tables (and
+    # what recovery needs of the redo after the checkpoint, read in the same pass)
+    rolled = roll_forward(db, st, records, entries)
+    tail = rolled.tail
     if not tail.scn:
         return []  # a clean close, or a kill with nothing flushed since the checkpoint
+    db.rolled_forward = rolled
+    ahead = rolled.last_us - db.clock.now_us()
+    if ahead > 0:  # redo time ran ahead of the saved clock (--clock-rate): never back
+        db.clock.advance(ahead / 1e6)
     st.scn = max(st.scn, tail.scn)
     for (usn, slot), sqn in tail.sqn.items():
         key = f"{usn}.{slot}"

@@ -86,6 +86,9 @@ class TxRow:
     xid: V.Xid
     row: RowEvent
     ref: str  # names this change for a TxUndo
+    #: the ROWIDs of the row's other pieces that carry data (a row in several pieces), in
+    #: log order; instance recovery keeps a chained row's pieces from them
+    pieces: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -401,7 +404,7 @@ class Miner:
                 if ref not in live:  # (a record read again after a restart: the same name)
                     live.append(ref)
             ev = RowEvent(op, t, at[0], at[1], r, self._values(t, before), self._values(t, after))
-            out.append(TxRow(xid, ev, ref))
+            out.append(TxRow(xid, ev, ref, rows))
 
         name = row.name
         if name == "QMI":

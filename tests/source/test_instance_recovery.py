@@ -1,7 +1,9 @@
 """Instance recovery at open (engine/embedded/recovery.py): a database process killed with
 SIGKILL after redo was flushed past its last checkpoint. The next open gives out no SCN and no
-transaction id the logs hold already, rolls back the transactions the kill left open (a 5.4
-each), and what the logs then hold decodes to the committed transactions, each once."""
+transaction id the logs hold already, rolls the tables forward to the committed redo
+(rollforward.py; more cases in test_rollforward.py), rolls back the transactions the kill
+left open (a 5.4 each), and what the logs then hold decodes to the committed transactions,
+each once, and to the tables, row by row."""
 
 from __future__ import annotations
 
@@ -17,7 +19,9 @@ from engine.embedded.database import Database, create_database
 from engine.embedded.dictionary import load_dictionary
 from engine.embedded.sql import execute
 from engine.home.layout import Home
+from tests.harness.images import differences, redo_image, tables_image
 from tests.harness.logical import Decoded, decode
+from tests.source.test_rollforward import kill_recovery, run_child
 
 
 def _child(root: Path, thread: int) -> str:
@@ -98,8 +102,12 @@ def test_a_killed_database_reopens_past_its_logs_and_rolls_back_what_was_open(
             assert len(new) == 1 and new[0].start_scn > top
             assert [c.after for c in new[0].changes] == [{"ID": 7, "V": "after"}]
             rows = execute(db, s, "SELECT id FROM t ORDER BY id").rows
-            # the tables as of the checkpoint (recovery rolls back, not forward: docs)
-            assert [r[0] for r in rows] == [1, 7]
+            # rolled forward: the inserts committed after the checkpoint are in the tables;
+            # the update of 2 and the insert of 9, open at the kill, are not
+            assert [r[0] for r in rows] == [1, 3, 4, 5, 7]
+            two = execute(db, s, "SELECT v FROM t WHERE id = 2").rows
+            assert list(two) == []  # (inserted by B open across the checkpoint: rolled back)
+            assert not differences(tables_image(db), redo_image(db))
         finally:
             db.close()
 
@@ -109,8 +117,10 @@ _EXPECTED = [(1, "one"), (3, "c3"), (4, "c4"), (5, "c5")]
 
 def test_a_workload_killed_mid_run_reopens_past_its_logs(tmp_path: Path) -> None:
     """``ggsci db workload`` (checkpoints at its start and end only) killed with SIGKILL while
-    its sessions commit and hold long transactions on two threads: the next open goes on past
-    every SCN and transaction id in the logs, and the logs then hold no open transaction."""
+    its sessions commit and hold long transactions on two threads, then the recovery of the
+    next open SIGKILLed at its 500th change rolled forward: the open after it goes on past
+    every SCN and transaction id in the logs, the logs then hold no open transaction, and
+    the tables are what the committed redo says, row by row."""
     home = tmp_path / "home"
     Home(home).create_subdirs()
     env = {**os.environ, "GGHOME": str(home), "PYTHONPATH": str(Path(__file__).parents[2])}
@@ -134,6 +144,8 @@ def test_a_workload_killed_mid_run_reopens_past_its_logs(tmp_path: Path) -> None
     finally:
         run.send_signal(signal.SIGKILL)
         run.wait(timeout=30)
+    # recovery itself SIGKILLed half-way through the roll forward, then run again
+    run_child(kill_recovery(root, "apply", 500))
     db = Database(root)
     try:
         top = max(lr.record.scn for lr in db.records())
@@ -141,6 +153,12 @@ def test_a_workload_killed_mid_run_reopens_past_its_logs(tmp_path: Path) -> None
         before = _decoded(db)
         assert before.open == [] and len(before.committed) > 10
         assert len(db.recovered) >= 3  # the long transactions at least
+        rolled = db.rolled_forward
+        assert rolled is not None and rolled.transactions > 10 and rolled.changes > 100
+        # rolled forward: the tables are what the committed redo says, row by row
+        got = tables_image(db)
+        assert len(got) == 2 and sum(len(r) for r in got.values()) > 1000
+        assert not differences(got, redo_image(db)), differences(got, redo_image(db))
         used = {str(t.xid) for t in before.committed + before.rolled_back}
         s = db.session("C", thread=2)
         execute(db, s, "INSERT INTO WL.WL_T01 (ID, NAME) VALUES (999999999, 'after')")
