@@ -29,7 +29,7 @@ from engine.extract.capture import Capture, Stats
 from engine.extract.lcrcodec import decode_lcrs, encode_lcrs
 from engine.extract.run import ExtractRun
 from engine.extract.start import initial_positions
-from engine.extract.tasks import assemble, miner
+from engine.extract.tasks import assemble, closing
 from engine.extract.tasks.tablerules import TableRules
 from engine.home.layout import Home
 from engine.trail.codec import decode_record, user_tokens
@@ -172,7 +172,7 @@ class Seen:
 def seen(monkeypatch: pytest.MonkeyPatch) -> Seen:
     """What the new paths did (the tests prove they ran)."""
     s = Seen()
-    select = miner.select_fragment
+    select = closing.select_fragment
 
     def selecting(rows: list[Any], *args: Any) -> Any:
         got = select(rows, *args)
@@ -196,7 +196,7 @@ def seen(monkeypatch: pytest.MonkeyPatch) -> Seen:
         s.op_tokens += 1
         return made(self, *args)
 
-    monkeypatch.setattr(miner, "select_fragment", selecting)
+    monkeypatch.setattr(closing, "select_fragment", selecting)
     monkeypatch.setattr(assemble, "fragment_rows", opening)
     monkeypatch.setattr(TableRules, "op_token_bytes", making)
     return s
