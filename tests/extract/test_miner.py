@@ -828,7 +828,7 @@ def _rewrite_record(path: Path, index: int, at: int, xor: int, order: str = "<")
 
 
 @needs_c
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(frame=st.integers(0, 120), at=st.integers(0, 4000), xor=st.integers(1, 255))
 def test_the_c_walk_decodes_a_damaged_record_as_the_python_walk_does(
     sources: dict[str, Path], tmp_path_factory: pytest.TempPathFactory, frame: int, at: int,
@@ -846,7 +846,7 @@ def big_endian_wl(sources: dict[str, Path], tmp_path_factory: pytest.TempPathFac
 
 
 @needs_c
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(frame=st.integers(0, 120), at=st.integers(0, 4000), xor=st.integers(1, 255))
 def test_the_c_walk_decodes_a_damaged_big_endian_record_as_the_python_walk_does(
     sources: dict[str, Path], big_endian_wl: Path, tmp_path_factory: pytest.TempPathFactory,
