@@ -898,8 +898,9 @@ def _same_trail(a: str, b: str) -> bool:
 
 
 def _split_bytes() -> int:
-    """``GGSCI_EXTRACT_SPLIT_MB`` (tuning and benchmarks: smaller batches), else the default."""
+    """``GGSCI_EXTRACT_SPLIT_MB`` (tuning and benchmarks: smaller batches; a whole number of
+    MB from 1), else the default."""
     split_mb = os.environ.get("GGSCI_EXTRACT_SPLIT_MB")
-    if split_mb and split_mb.isdigit():
+    if split_mb and split_mb.isdigit() and int(split_mb) >= 1:
         return int(split_mb) << 20
     return DEFAULT_SPLIT_BYTES
