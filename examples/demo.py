@@ -210,7 +210,6 @@ def _pipeline_spec() -> PipelineSpec:
         pump=ph.Group("pmp1", checkpoint_secs=None),
         discard_file="./dirrpt/rep1.dsc",
         heartbeat_frequency=1,
-        login_password="gg",
     )
 
 

@@ -40,7 +40,6 @@ REMOTE_TRAIL = "./dirrmt/rt"
 COLLECTOR_RULE = "ACCESSRULE, PROG COLLECTOR, IPADDR 127.0.0.1, ALLOW"
 """The home is its own target host: its pump asks its own Manager for a Collector."""
 AUTORESTART = "AUTORESTART ER *, RETRIES 100000, WAITMINUTES 0, RESETMINUTES 1"
-LOGIN_USER = "gg"  # USERID of the SQLite target's DBLOGIN (SQLite has no users)
 
 Column = tuple[str, str]
 Row = tuple[str | None, ...]
@@ -110,8 +109,9 @@ class PipelineSpec:
     """One pipeline: embedded ``source`` ==> ``extract`` ==> ``pump`` ==> ``replicat`` ==>
     ``target``, for ``tables`` (their schemas are the TABLE and MAP wildcards).
 
-    ``heartbeat_frequency`` None: no heartbeat tables. ``login_password`` is added to the
-    SQLite target's DBLOGIN USERID (a PostgreSQL URL carries its own). ``autorestart``: the
+    ``heartbeat_frequency`` None: no heartbeat tables. The target is logged into by
+    ``DBLOGIN SOURCEDB`` (an SQLite file has no users; a PostgreSQL URL carries its own: a
+    password on ``ggsci run``'s command line is refused). ``autorestart``: the
     Manager restarts every group that abends, at once and without limit (:data:`AUTORESTART`).
     """
 
@@ -125,7 +125,6 @@ class PipelineSpec:
     grouptransops: int | None = None
     discard_file: str | None = None
     heartbeat_frequency: int | None = None
-    login_password: str | None = None
     autorestart: bool = False
     mgr_port: int = field(default_factory=lambda: free_port())
     """The Manager's PORT, which the pump's RMTHOST MGRPORT names (the home is its own target
@@ -215,10 +214,7 @@ def prm_files(spec: PipelineSpec) -> dict[str, str]:
 
 
 def target_login(spec: PipelineSpec) -> str:
-    if spec.dialect == "postgresql":
-        return f"DBLOGIN SOURCEDB {spec.target}"
-    password = "" if spec.login_password is None else f", PASSWORD {spec.login_password}"
-    return f"DBLOGIN USERID {LOGIN_USER}@{spec.target}{password}"
+    return f"DBLOGIN SOURCEDB {spec.target}"
 
 
 def target_commands(spec: PipelineSpec) -> tuple[str, ...]:

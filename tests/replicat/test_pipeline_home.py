@@ -21,7 +21,7 @@ def test_files_and_commands_of_the_default_pipeline() -> None:
         "GROUPTRANSOPS 200\nMAP wl.*, TARGET wl.*;\n",
     }
     assert ph.target_commands(spec) == (
-        "DBLOGIN USERID gg@./tgt.db",
+        "DBLOGIN SOURCEDB ./tgt.db",
         "ADD CHECKPOINTTABLE gg.chkpt",
         "ADD HEARTBEATTABLE, TARGETONLY",
         "DBLOGIN SOURCEDB src",
@@ -53,7 +53,6 @@ def test_options_left_out_and_added_and_several_schemas() -> None:
         (hr, *ph.workload_tables(1)),
         pump=ph.Group("pmp1", checkpoint_secs=None),
         discard_file="./dirrpt/rep1.dsc",
-        login_password="gg",
     )
     assert ph.pump_prm(spec).splitlines()[-3:] == ["PASSTHRU", "TABLE hr.*;", "TABLE wl.*;"]
     assert ph.replicat_prm(spec).splitlines()[3:] == [
