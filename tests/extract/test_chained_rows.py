@@ -43,13 +43,13 @@ from engine.redo.rowid import FB_N, FB_P, fb_text
 from engine.redo.scan import Scan
 from engine.trail.layout import IOType
 from ggsci.cli import build_app
+from tests.harness import kernels
 from tests.source import test_source_redopack as TP
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-_C = load_native("redomine")
-needs_c = pytest.mark.skipif(_C is None, reason="the C kernel is disabled (GGSCI_NATIVE=0)")
+needs_c = kernels.loaded("redomine")
 
 DDL = (
     "CREATE TABLE hr.big (id NUMBER PRIMARY KEY, a VARCHAR2(4000), b VARCHAR2(4000),"

@@ -24,7 +24,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine._native import load as load_native
 from engine.changes import Kind
 from engine.embedded import dml
 from engine.embedded import redogen as rg
@@ -45,9 +44,9 @@ from engine.redo import pieces as P
 from engine.redo.dictionary import Dictionary
 from engine.redo.rowid import FB_N, FB_P
 from engine.trail.layout import IOType
+from tests.harness import kernels
 
-_C = load_native("redomine")
-needs_c = pytest.mark.skipif(_C is None, reason="the C kernel is disabled (GGSCI_NATIVE=0)")
+needs_c = kernels.loaded("redomine")
 
 DDL = (
     "CREATE TABLE hr.cut (id NUMBER PRIMARY KEY, v VARCHAR2(4000), n NVARCHAR2(2000),"

@@ -68,7 +68,7 @@ if TYPE_CHECKING:
 
 #: The C record walk (engine/_native/redomine.c), held to this module's Python below.
 _C = load_native("redomine")
-needs_c = pytest.mark.skipif(_C is None, reason="the C kernel is disabled (GGSCI_NATIVE=0)")
+needs_c = kernels.loaded("redomine")
 #: The kernel itself, whatever GGSCI_NATIVE says, for the CRC tests (not built: they skip).
 _KERNEL = kernels.kernel_or_none("redomine")
 VECTORS = Path(__file__).resolve().parents[1] / "source" / "vectors"

@@ -35,3 +35,14 @@ def kernel_or_none(name: str) -> ModuleType | None:
 def needs(name: str) -> pytest.MarkDecorator:
     """Mark one test that compares the kernel ``name`` with its twin."""
     return pytest.mark.skipif(kernel_or_none(name) is None, reason=_reason(name))
+
+
+def loaded(name: str) -> pytest.MarkDecorator:
+    """Mark one test that runs the kernel ``name`` the way the engine loads it
+    (:func:`engine._native.load`: not when ``GGSCI_NATIVE=0`` disables the kernels)."""
+    from engine._native import load
+
+    return pytest.mark.skipif(
+        load(name) is None,
+        reason=f"the C kernel engine._native.{name} is disabled (GGSCI_NATIVE=0) or not built",
+    )

@@ -50,10 +50,11 @@ from engine.redo.model import (
     UndoApplied,
 )
 from engine.redo.rowid import fb_value
+from tests.harness import kernels
 from tests.source.test_source_workload_golden import GOLDEN, SCENARIOS, _fingerprint
 
 _C: Any = load("redopack")
-needs_c = pytest.mark.skipif(_C is None, reason="the C kernel is disabled (GGSCI_NATIVE=0)")
+needs_c = kernels.loaded("redopack")
 SOURCE = Path(__file__).resolve().parents[2] / "engine/_native/redopack.c"
 
 COLUMNS = (
