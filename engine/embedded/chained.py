@@ -21,6 +21,11 @@ after it), a column the insert cut (:func:`engine.embedded.rows.row_pieces`: fla
 P) cut where it was; an UPDATE that a piece's block would no longer hold, or that sets a
 cut column, is not written here (:func:`update` returns None and the caller writes it
 whole).
+
+A rollback of a change written a record per piece (an insert's, an update's, a delete's)
+compensates each piece, newest first, as Oracle applies each piece's undo record:
+``5.6 (that record's undo address) + the undo's row operation`` on the piece
+(:func:`compensations`; the index operation in the head's record).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from engine.embedded.rows import (
     PIECE_ROOM,
     Part,
     cols_data,
+    encode_row,
     piece_bytes,
     piece_fb,
     piece_values,
@@ -42,8 +48,8 @@ from engine.embedded.rows import (
     rid_slot,
     supp_columns,
 )
-from engine.embedded.session import Engine, Session, Txn
-from engine.embedded.state import Pieces
+from engine.embedded.state import Engine, Pieces, PieceUndos, Txn, UndoEntry, Writer
+from engine.redo.codecs import encode_value
 from engine.redo.ids import Uba, make_dba
 from engine.redo.model import ChangeVector, Column, Kdo, Ktb, Undo
 from engine.redo.rowid import fb_value
@@ -96,15 +102,15 @@ def piece_row(enc: rg.Row, part: Part, last: bool) -> rg.Row:
 
 
 def delete(
-    s: Session, db: Engine, txn: Txn, table: TableDef, scn: int, pieces: Pieces, enc: rg.Row
-) -> Uba:
+    s: Writer, db: Engine, txn: Txn, table: TableDef, scn: int, pieces: Pieces, enc: rg.Row
+) -> PieceUndos:
     """The records of a DELETE of the chained row ``enc`` (all its columns encoded), head
-    first (its index records are the caller's: dml._redo_delete); returns the head
-    record's undo address (what a rollback names)."""
+    first (its index records are the caller's: dml._redo_delete); returns each record's
+    piece and undo address (what a rollback names), head first."""
     parts = ranges(table, pieces)
     last = len(parts) - 1
     addr = [(make_dba(table.file_no, rid_block(r)), rid_slot(r)) for r, *_ in parts]
-    head_uba: Uba | None = None
+    undos: list[tuple[int, Uba]] = []
     for n, (_, lo, hi, skip, end) in enumerate(parts):
         dba, slot = addr[n]
         pre, _ = s.first_cvs(txn, scn)
@@ -116,14 +122,13 @@ def delete(
         supp = supp_columns(table, enc) if n == 0 else ()
         undo_cv, uba = rg.row_undo(txn.ids, table, scn, undo_kdo, supp)
         undo_cv = _with_supp(undo_cv, SUPP_FB[(n == 0, n == last)], lo + 1, 0)
-        head_uba = head_uba or uba
+        undos.append((n, uba))
         txn.ids.started = True
         ktb, _ = rg.ktb_for(txn.ids, dba, uba, db.dirty_blocks, scn)
         redo = rg.kdo("DRP", ktb, table, dba, slot=slot)
         cvs = [*pre, undo_cv, rg.row_redo(txn.ids, table, scn, dba, 3, redo), *s.session_cv(txn)]
         db.emit(s.thread, scn, cvs, switch=n == last)  # no log switch inside the row
-    assert head_uba is not None
-    return head_uba
+    return tuple(undos)
 
 
 def fits(table: TableDef, pieces: Pieces, enc: rg.Row, set_cols: Sequence[int] = ()) -> bool:
@@ -140,7 +145,7 @@ def fits(table: TableDef, pieces: Pieces, enc: rg.Row, set_cols: Sequence[int] =
 
 
 def update(
-    s: Session,
+    s: Writer,
     db: Engine,
     txn: Txn,
     table: TableDef,
@@ -149,17 +154,17 @@ def update(
     old: rg.Row,
     new: rg.Row,
     set_cols: list[int],
-) -> Uba | None:
+) -> PieceUndos | None:
     """The records of an UPDATE of columns ``set_cols`` of the chained row ``old`` (all its
-    columns encoded) to ``new``: returns the head record's undo address, or None (nothing
-    written) when a piece would no longer hold its columns."""
+    columns encoded) to ``new``: returns each record's piece and undo address, head first,
+    or None (nothing written) when a piece would no longer hold its columns."""
     if not fits(table, pieces, new, set_cols):
         return None
     parts = ranges(table, pieces)
     last = len(parts) - 1
     changed = [sorted(c for c in set_cols if lo <= c < hi) for _, lo, hi, _, _ in parts]
     written = [n for n in range(len(parts)) if n == 0 or changed[n]]
-    head_uba: Uba | None = None
+    undos: list[tuple[int, Uba]] = []
     for k, n in enumerate(written):
         rid, lo, hi, skip, end = parts[n]
         dba, slot = make_dba(table.file_no, rid_block(rid)), rid_slot(rid)
@@ -176,7 +181,7 @@ def update(
         undo_cv, uba = rg.row_undo(txn.ids, table, scn, undo_kdo, supp)
         at = cols[0] + 1 if cols else 0
         undo_cv = _with_supp(undo_cv, SUPP_FB_UPDATE[(first, final)], at, at)
-        head_uba = head_uba or uba
+        undos.append((n, uba))
         txn.ids.started = True
         ktb, _ = rg.ktb_for(txn.ids, dba, uba, db.dirty_blocks, scn)
         if cols:
@@ -186,7 +191,59 @@ def update(
             lkr = rg.kdo("LKR", ktb, table, dba, slot=slot, lock=1)
             cv = rg.row_redo(txn.ids, table, scn, dba, 4, lkr)
         db.emit(s.thread, scn, [*pre, undo_cv, cv, *s.session_cv(txn)], switch=final)
-    return head_uba
+    return tuple(undos)
+
+
+#: a piece's compensation: its undo address, block address, slot, the row operation's
+#: code (11.x) and KDO, and whether it is the head's (whose record takes the index ops)
+Compensation = tuple[Uba, int, int, int, Kdo, bool]
+
+
+def compensations(table: TableDef, entry: UndoEntry) -> list[Compensation]:
+    """What rolling back ``entry`` (a change written a record per piece: its ``undos``)
+    writes, newest record first: per piece, the undo of that piece's change, as Oracle
+    applies each undo record: an insert's piece deleted (DRP), a delete's piece put back
+    (IRP, its flags and next-piece ROWID), an update's piece's columns set back (URP, its
+    flags, its columns numbered the piece's way), a locked head unlocked (LKR)."""
+    parts = ranges(table, entry.pieces)
+    last = len(parts) - 1
+    if entry.kind == "del":
+        old = encode_row(table, entry.before)
+    else:
+        old = encode_row_values(table, entry.cols, entry.before)
+    out: list[Compensation] = []
+    for n, uba in reversed(entry.undos):
+        rid, lo, hi, skip, end = parts[n]
+        dba, slot = make_dba(table.file_no, rid_block(rid)), rid_slot(rid)
+        ktb = Ktb(op=0x02, kind="C", uba=uba)
+        part = (lo, hi, skip, end)
+        fb = piece_fb(n == 0, n == last, part)
+        if entry.kind == "ins":
+            kdo, code = rg.kdo("DRP", ktb, table, dba, slot=slot), 3
+        elif entry.kind == "del":
+            cols = tuple(Column(i, v) for i, v in enumerate(piece_row(old, part, n == last)))
+            nrid = parts[n + 1][0] if n < last else None
+            at = (
+                None if nrid is None else (make_dba(table.file_no, rid_block(nrid)), rid_slot(nrid))
+            )
+            kdo, code = piece_irp(ktb, table, dba, slot, cols, fb, 0, at), 2
+        else:
+            set_cols = sorted(c for c in entry.cols if lo <= c < hi)
+            if set_cols:
+                kdo, code = _urp(ktb, table, dba, slot, fb, 0, lo, hi - lo, set_cols, old), 5
+            else:  # the head, locked
+                kdo, code = rg.kdo("LKR", ktb, table, dba, slot=slot, fb=fb), 4
+        out.append((uba, dba, slot, code, kdo, n == 0))
+    return out
+
+
+def encode_row_values(table: TableDef, cols: Sequence[int], values: Sequence[object]) -> rg.Row:
+    """A row of ``table``'s width holding ``values`` (Python values) encoded at columns
+    ``cols`` (the others NULL)."""
+    out: list[bytes | None] = [None] * len(table.columns)
+    for i, v in zip(cols, values, strict=True):
+        out[i] = encode_value(table.columns[i].type, v)
+    return tuple(out)
 
 
 def _urp(
