@@ -73,6 +73,7 @@ class _Model:
         self.sessions = [_Session("S1", range(1, 40)), _Session("S2", range(40, 80))]
         self.txns: list[list[Change]] = []  # in commit order
         self.tag = 0
+        self.undone = 0  # changes a rollback or savepoint rollback took back
 
     def run(
         self, who: int, op: str, pick: int, cols: tuple[int, ...], sizes: tuple[int | None, ...]
@@ -113,12 +114,14 @@ class _Model:
             self._reset(s)
         elif op == "rollback":
             execute(self.db, sess, "ROLLBACK")
+            self.undone += len(s.changes)
             self._reset(s)
         elif op == "savepoint":
             execute(self.db, sess, f"SAVEPOINT p{len(s.marks)}")
             s.marks.append(len(s.changes))
         elif op == "back" and s.marks:
             execute(self.db, sess, f"ROLLBACK TO SAVEPOINT p{len(s.marks) - 1}")
+            self.undone += len(s.changes) - s.marks[-1]
             del s.changes[s.marks[-1] :]
             s.rows = {}
             for kind, i, row in s.changes:  # what the transaction sees again
