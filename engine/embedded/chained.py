@@ -132,10 +132,14 @@ def delete(
 
 
 def fits(table: TableDef, pieces: Pieces, enc: rg.Row, set_cols: Sequence[int] = ()) -> bool:
-    """Whether each piece of the chained row still holds its columns of ``enc``, and no
-    column of ``set_cols`` (the ones an update sets) is a cut one."""
-    if cut_columns(pieces).intersection(set_cols):
-        return False
+    """Whether each piece of the chained row still holds its columns of ``enc``, and each
+    cut column of ``set_cols`` (the ones an update sets) still reaches the last piece
+    that holds a part of it (its new value is cut where the old one was: every part of it
+    in the piece it was in)."""
+    for c in cut_columns(pieces).intersection(set_cols):
+        v = enc[c]
+        if v is None or len(v) <= max(skip for _, lo, _, skip, _ in pieces if lo == c):
+            return False
     parts = ranges(table, pieces)
     last = len(parts) - 1
     return all(
@@ -170,12 +174,13 @@ def update(
         dba, slot = make_dba(table.file_no, rid_block(rid)), rid_slot(rid)
         first, final = k == 0, k == len(written) - 1
         pre, _ = s.first_cvs(txn, scn)
-        fb = piece_fb(n == 0, n == last, (lo, hi, skip, end))
+        part = (lo, hi, skip, end)
+        fb = piece_fb(n == 0, n == last, part)
         cols = changed[n]
         supp = supp_columns(table, old) if first else ()
 
         if cols:
-            undo_kdo = _urp(rg.UNDO_KTB, table, dba, slot, fb, 0, lo, hi - lo, cols, old)
+            undo_kdo = _urp(rg.UNDO_KTB, table, dba, slot, fb, 0, part, cols, old)
         else:  # the head, none of its columns changed: locked (11.4 LKR)
             undo_kdo = rg.kdo("LKR", rg.UNDO_KTB, table, dba, slot=slot, fb=fb)
         undo_cv, uba = rg.row_undo(txn.ids, table, scn, undo_kdo, supp)
@@ -185,7 +190,7 @@ def update(
         txn.ids.started = True
         ktb, _ = rg.ktb_for(txn.ids, dba, uba, db.dirty_blocks, scn)
         if cols:
-            redo = _urp(ktb, table, dba, slot, fb, 1, lo, hi - lo, cols, new)
+            redo = _urp(ktb, table, dba, slot, fb, 1, part, cols, new)
             cv = rg.row_redo(txn.ids, table, scn, dba, 5, redo)
         else:
             lkr = rg.kdo("LKR", ktb, table, dba, slot=slot, lock=1)
@@ -230,7 +235,7 @@ def compensations(table: TableDef, entry: UndoEntry) -> list[Compensation]:
         else:
             set_cols = sorted(c for c in entry.cols if lo <= c < hi)
             if set_cols:
-                kdo, code = _urp(ktb, table, dba, slot, fb, 0, lo, hi - lo, set_cols, old), 5
+                kdo, code = _urp(ktb, table, dba, slot, fb, 0, part, set_cols, old), 5
             else:  # the head, locked
                 kdo, code = rg.kdo("LKR", ktb, table, dba, slot=slot, fb=fb), 4
         out.append((uba, dba, slot, code, kdo, n == 0))
@@ -253,15 +258,18 @@ def _urp(
     slot: int,
     fb: str,
     lock: int,
-    lo: int,
-    ncol: int,
+    part: Part,
     cols: list[int],
     row: rg.Row,
 ) -> Kdo:
-    """A URP of one row piece (its first column ``lo``, ``ncol`` columns, flags ``fb``)
-    setting table columns ``cols`` to their values in ``row``, numbered the piece's way."""
-    return rg.kdo("URP", ktb, table, dba, slot=slot, flag=fb_value(fb), lock=lock, cc=ncol,
-                  nnew=len(cols), columns=tuple(Column(i - lo, row[i]) for i in cols))  # fmt: skip
+    """A URP of one row piece ``part`` (flags ``fb``) setting table columns ``cols`` to
+    their values in ``row`` (a cut column: the piece's part of it), numbered the piece's
+    way."""
+    lo, hi = part[0], part[1]
+    vals = piece_values(row, part)
+    columns = tuple(Column(i - lo, vals[i - lo]) for i in cols)
+    return rg.kdo("URP", ktb, table, dba, slot=slot, flag=fb_value(fb), lock=lock, cc=hi - lo,
+                  nnew=len(cols), columns=columns)  # fmt: skip
 
 
 def _with_supp(cv: ChangeVector, fb: str, before: int, after: int) -> ChangeVector:

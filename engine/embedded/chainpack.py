@@ -78,16 +78,19 @@ def update(
         fb = fb_value(R.piece_fb(n == 0, n == last, (lo, hi, skip, end)))
         cols = changed[n]
         nos = [i - lo for i in cols]
+        part = (lo, hi, skip, end)
+        olds = R.piece_values(old, part)  # (a cut column's part)
+        news = R.piece_values(new, part)
         if cols:
             undo = [rp.UNDO_KTB, *rp.kdo_urp(dba, s.hdba, slot, 0, hi - lo, nos,
-                                             [old[i] for i in cols], fb)]  # fmt: skip
+                                             [olds[i] for i in nos], fb)]  # fmt: skip
         else:
             undo = [rp.UNDO_KTB, *rp.kdo_drp(dba, s.hdba, slot, KDO_LKR)]
         supp_fb = fb_value(chained.SUPP_FB_UPDATE[(first, final)])
         at = cols[0] + 1 if cols else 0
         knos, keys = ((s.key_col,), (old[s.key_col],)) if first else ((), ())
         undo += rp.supplemental(knos, keys, supp_fb, at, at)
-        values = [new[i] for i in cols]
+        values = [news[i] for i in nos]
 
         def redo(
             kb: bytes,
@@ -144,8 +147,9 @@ def undone(
         else:
             cols = sorted(c for c in set_cols if lo <= c < hi)
             if cols:
+                olds = R.piece_values(tuple(old), part)  # (a cut column's part)
                 urp = rp.kdo_urp(dba, s.hdba, slot, 0, hi - lo, [i - lo for i in cols],
-                                 [old[i] for i in cols], fb)  # fmt: skip
+                                 [olds[i - lo] for i in cols], fb)  # fmt: skip
                 rec.append(rp.vector(11, rp.KDO_URP, [k, *urp], **at))
             else:  # the head, locked
                 lkr = rp.kdo_drp(dba, s.hdba, slot, KDO_LKR)
