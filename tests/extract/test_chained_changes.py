@@ -463,10 +463,12 @@ _ROWS = [
     (3, "small", None, None, None, None, None),  # one
 ]
 #: (key, columns set (table numbering), their values): the head and last pieces; a middle
-#: piece alone (the head locked); a piece grown past a block (written whole); a small row
+#: piece alone (the head locked); a column cut across two pieces (a URP on each); a piece
+#: grown past a block (written whole); a small row
 _SETS = [
     (1, (1, 6), ("a", "f")),
     (1, (4,), ("d" * 300,)),
+    (1, (3,), ("c" * 3900,)),
     (2, (2,), ("q" * 4000,)),
     (3, (2,), ("b",)),
 ]
