@@ -79,6 +79,7 @@ JVM_FLAGS: Final = "-Xss32m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 _DEFAULT_APP_NAMES: Final = frozenset({"__main__.py", os.path.basename(sys.argv[0] or "")} - {""})
 _lock = threading.Lock()
 _session: list[Any] = []
+_own_jvm: list[Any] = []  # the driver JVM this process launched (not spark-submit's): its Popen
 
 
 class SparkConfigError(GGError):
@@ -323,6 +324,7 @@ def get_session(settings: SparkSettings | None = None) -> SparkSession:
         try:
             if s.master is not None:  # (under spark-submit its JVM runs already)
                 _launch_jvm(s.log_file, launch_conf(s.master, conf))
+                _own_jvm.append(_gateway_process())
             session = builder.getOrCreate()
         except Exception as exc:  # one line: the cause, never Spark's traceback
             where = "spark-submit's" if s.master is None else str(master)
@@ -519,3 +521,29 @@ def stop_session() -> None:
     with _lock:
         if _session:
             _session.pop().stop()
+        _own_jvm.clear()
+
+
+def _gateway_process() -> Any:
+    """The driver JVM's process PySpark launched for this process (its ``Popen``)."""
+    from pyspark import SparkContext
+
+    gateway = SparkContext._gateway
+    return getattr(gateway, "proc", None)
+
+
+def abandon_session() -> bool:
+    """End at once the driver JVM this process launched, after a cluster fault it abends on
+    (a frozen executor, a lost master): left to exit by itself, the JVM's shutdown hook
+    stops the SparkContext, which waits on the executor that does not answer (about 100 s
+    on a frozen one) while the application keeps its cores on the master. Killed, the master
+    sees its driver gone and frees them at once. A JVM this process did not launch (under
+    ``spark-submit``, whose process it is) is left as it is. Whether one was ended."""
+    with _lock:
+        proc = _own_jvm.pop() if _own_jvm else None
+        _session.clear()
+    if proc is None or proc.poll() is not None:
+        return False
+    proc.kill()
+    proc.wait()
+    return True
