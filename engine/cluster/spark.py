@@ -111,6 +111,40 @@ def is_local(master: str) -> bool:
     return master.lower().split("[", 1)[0] in ("local", "local-cluster")
 
 
+#: What keeps a cluster's traffic private: the applications authenticated (their RPC and
+#: block transfers), and the traffic encrypted by Spark's own AES protocol or by TLS.
+_AUTHENTICATED: Final = ("spark.authenticate",)
+_ENCRYPTED: Final = ("spark.network.crypto.enabled", "spark.ssl.rpc.enabled")
+UNPROTECTED_CODE: Final = "OGG-25370"
+
+
+def unprotected(conf: Mapping[str, str]) -> str | None:
+    """The warning an Extract writes when its session's master is on the network (not
+    ``local``) and its traffic is not authenticated or not encrypted (docs/security.md,
+    "Spark task data"): the task data (rows of redo, an archive location's credentials)
+    then crosses the network in clear, or any host that reaches the master can join. None
+    when it is protected, or local."""
+    master = conf.get("spark.master", DEFAULT_MASTER)
+    if is_local(master):
+        return None
+
+    def on(key: str) -> bool:
+        return conf.get(key, "false").strip().lower() == "true"
+
+    off = [k for k in _AUTHENTICATED if not on(k)]
+    if not any(on(k) for k in _ENCRYPTED):
+        off.append(_ENCRYPTED[0])
+    if not off:
+        return None
+    return (
+        f"The Spark master {master} is on the network and {' and '.join(off)} "
+        f"{'is' if len(off) == 1 else 'are'} not true: the tasks' data (rows of redo, an "
+        "archive location's credentials) crosses the network unprotected. Set SPARKCONF "
+        "spark.authenticate=true (with spark.authenticate.secret) and "
+        "spark.network.crypto.enabled=true (docs/security.md, Spark task data)."
+    )
+
+
 def resolve_master(
     cli: str | None, files: list[SparkParams], env: Mapping[str, str] | None = None
 ) -> str | None:

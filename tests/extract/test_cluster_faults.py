@@ -305,6 +305,8 @@ def test_tasks_that_never_finish(cluster: standalone.Cluster, tmp_path: Path) ->
     out = output.read_text()
     assert proc.returncode == 1, out
     line = one_error(out, "No Spark task finished for 10 s", "spark.ggsci.progressTimeout")
+    (warned,) = [ln for ln in out.splitlines() if "OGG-25370" in ln]  # (an open cluster)
+    assert " WARNING " in warned and f"master {cluster.url} is on the network" in warned, out
     said = (datetime.strptime(line[:19], "%Y-%m-%d %H:%M:%S") - wall0).total_seconds()
     print(
         f"frozen executor: {said:.0f} s from the work to the message (bound 10 s), "
