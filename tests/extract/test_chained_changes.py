@@ -27,7 +27,7 @@ from engine.redo import capture as C
 from engine.redo import framing
 from engine.redo import vectors as V
 from engine.redo.dictionary import Dictionary
-from engine.redo.rowid import fb_text
+from engine.redo.rowid import FB_P, fb_text
 from tests.redo import test_binding
 from tests.redo import test_embedded_archives as EA
 
@@ -297,6 +297,16 @@ def test_the_embedded_extract_on_spark_gives_the_committed_statements(
     for kind in ("IRP", "DRP"):
         assert any(op == kind and fb and fb[6:] == "P-" for op, fb, _ in shapes)
         assert any(op == kind and fb and fb[6:] == "-N" for op, fb, _ in shapes)
+    # a cut column updated in its pieces (a URP setting a piece's column 0, with P); every
+    # change taken back compensated piece by piece (test_chained_rollback.py)
+    from tests.extract.test_chained_rollback import _check, _written
+
+    w = _written(home.dirdb / "SRC")
+    assert any(
+        k.name == "URP" and k.flag & FB_P and k.columns and k.columns[0].no == 0
+        for _, k, _ in w.undos.values()
+    )
+    _check(w, model.undone)
     monkeypatch.setattr(run_module, "_split_bytes", lambda: 8192)
     EA._embedded(home, spark, "x1", "tt", "")
     assert _trail(home) == _in_trail(model)

@@ -22,14 +22,11 @@ from hypothesis import strategies as st
 
 from engine.embedded import chained
 from engine.embedded.database import Database, create_database
-from engine.embedded.logs import list_logs
 from engine.embedded.sql import execute
 from engine.home.layout import Home
-from engine.redo import framing
 from engine.redo.ids import Uba
 from engine.redo.model import Kdo, Undo, UndoApplied
-from engine.redo.payloads import decode_vector
-from engine.redo.rowid import FB_F, FB_L, fb_text, fb_value
+from engine.redo.rowid import FB_F, FB_L, FB_P, fb_text, fb_value
 from tests.extract import test_chained_changes as CC
 
 
@@ -46,31 +43,31 @@ class _Written:
 
 
 def _written(root: Path, owner: str = "HR", name: str = "T") -> _Written:
+    """The logs' records (read as the database reads them back: ``Database.records``) of
+    table ``owner.name``."""
+    out = _Written({}, defaultdict(list), [])
     with Database(root) as db:
         dataobj = db.dictionary.get(owner, name).dataobj
-    out = _Written({}, defaultdict(list), [])
-    for info in list_logs(root / "redo"):
-        for rec in framing.iter_records(info.path.read_bytes()):
-            undo: Undo | None = None
-            applied: UndoApplied | None = None
-            for v in rec.vectors:
-                if v.layer not in (5, 11) or (v.layer == 5 and v.code not in (1, 6)):
-                    continue
-                body = decode_vector(v).body
-                if isinstance(body, Undo):
-                    undo = body
-                elif isinstance(body, UndoApplied):
-                    applied = body
-                elif isinstance(body, Kdo) and v.obj == dataobj:
-                    if applied is not None:
-                        out.comps.append((str(applied.xid), applied.uba, body))
-                        assert body.ktb.uba == applied.uba  # (its KTB names the undo too)
-                    elif undo is not None and undo.kdo is not None:
-                        xid = str(undo.xid)
-                        supp = fb_value(undo.supp_fb) if undo.supp_fb else FB_F | FB_L
-                        out.undos[body.ktb.uba] = (xid, undo.kdo, supp)
-                        out.order[xid].append(body.ktb.uba)
-                    undo = applied = None
+        records = [lr.record for lr in db.records()]
+    for rec in records:
+        undo: Undo | None = None
+        applied: UndoApplied | None = None
+        for cv in rec.changes:
+            body = cv.body
+            if isinstance(body, Undo):
+                undo = body
+            elif isinstance(body, UndoApplied):
+                applied = body
+            elif isinstance(body, Kdo) and cv.layer == 11 and cv.obj == dataobj:
+                if applied is not None:
+                    out.comps.append((str(applied.xid), applied.uba, body))
+                    assert body.ktb.uba == applied.uba  # (its KTB names the undo too)
+                elif undo is not None and undo.kdo is not None:
+                    xid = str(undo.xid)
+                    supp = fb_value(undo.supp_fb) if undo.supp_fb else FB_F | FB_L
+                    out.undos[body.ktb.uba] = (xid, undo.kdo, supp)
+                    out.order[xid].append(body.ktb.uba)
+                undo = applied = None
     return out
 
 
@@ -299,12 +296,14 @@ RF_SETUP = [
     ("B", "UPDATE big SET a = 'x', n = 1 WHERE id = 1"),  # the head and the last piece
     ("B", "DELETE FROM big WHERE id = 2"),  # every piece
     ("B", "UPDATE big SET n = 3 WHERE id = 3"),  # the last piece (the head locked)
+    ("B", f"UPDATE big SET c = '{'y' * 3500}' WHERE id = 3"),  # a cut column: both pieces
 ]  # fmt: skip
 #: after the checkpoint: the savepoint rollback takes them back (its compensations name
 #: each piece's undo record; the changes are in the tables, not in the redo read)
 RF_AFTER = [
     ("B", "ROLLBACK TO b1"),
     ("B", "UPDATE big SET n = 9 WHERE id = 2"),
+    ("B", f"UPDATE big SET c = '{'z' * 3600}' WHERE id = 1"),  # a cut column, rolled forward
     ("B", "COMMIT"),
 ]
 
@@ -357,12 +356,16 @@ def test_recovery_takes_back_a_chained_change_from_before_its_checkpoint(
 
     killed, twin = rf
     rolled, got, redo = _recovered(killed, tmp_path / "DB")
-    assert rolled is not None and rolled.missed == [] and rolled.undone == 3
+    assert rolled is not None and rolled.missed == [] and rolled.undone == 4
     with Database(twin) as db:
         want = tables_image(db)
     assert not differences(got, want), differences(got, want)
     assert not differences(got, redo), differences(got, redo)
     assert len(got["GGUSER.BIG"]) == 3
+    # the cut column's update was written a URP per piece (both sides of the cut)
+    w = _written(tmp_path / "DB", "GGUSER", "BIG")
+    cut = [k for _, k, _ in w.undos.values() if k.name == "URP" and k.flag & FB_P]
+    assert sum(k.columns[0].no == 0 for k in cut) == 2  # (the tails: column 0, with P)
 
 
 def test_recovery_naming_the_head_alone_misses_them(
