@@ -366,6 +366,9 @@ def test_recovery_takes_back_a_chained_change_from_before_its_checkpoint(
     w = _written(tmp_path / "DB", "GGUSER", "BIG")
     cut = [k for _, k, _ in w.undos.values() if k.name == "URP" and k.flag & FB_P]
     assert sum(k.columns[0].no == 0 for k in cut) == 2  # (the tails: column 0, with P)
+    # the twin's rollback (B's session and undo entries restored from the checkpoint by its
+    # next process, ``statefile``): a compensation per piece, each its piece's undo
+    _check(_written(twin, "GGUSER", "BIG"), 4)
 
 
 def test_recovery_naming_the_head_alone_misses_them(
