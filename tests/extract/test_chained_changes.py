@@ -194,6 +194,8 @@ def _captured(root: Path) -> list[list[Change]]:
         for t in cap.feed(rec):
             if t.changes:
                 out.append([_change(e) for e in t.changes])
+    # every compensation (a chained change's: one per piece) found the change it takes back
+    assert not cap.miner.missed
     return out
 
 
