@@ -30,6 +30,7 @@ from engine.cluster.spark import (
 from engine.cluster.starting import SessionStart
 from engine.cluster.watch import Limits, Watchdog
 from engine.embedded.catalog import RedoCatalog, RedoGapError
+from engine.embedded.errors import RedoFormatError
 from engine.extract import containers
 from engine.extract import longtrans as lt
 from engine.extract.alo import (
@@ -378,6 +379,9 @@ class ExtractRun(TransactionManagement, GroupRun):
             raise
         except RedoGapError as exc:  # ARCHIVEDLOGONLY without a destination, archives unreadable
             self.writer.close()
+            raise ExtractError(exc.code, exc.message) from exc
+        except RedoFormatError as exc:  # a log header unreadable, or of a database made before
+            self.writer.close()  # Oracle's format (GGS-SRC-0120: recreate it): one line
             raise ExtractError(exc.code, exc.message) from exc
         return start
 

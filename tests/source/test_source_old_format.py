@@ -9,7 +9,10 @@ from typer.testing import CliRunner
 
 from engine.embedded.database import Database
 from engine.embedded.errors import DatabaseError
+from engine.home.layout import Home
+from ggsci.cli import build_app
 from ggsci.cli_db import app
+from tests.shell.conftest import Shell
 
 OLD_HEADER = b"GGREDO01" + bytes(504)
 
@@ -51,3 +54,20 @@ def test_every_command_says_it_in_one_line(tmp_path: Path, command: list[str]) -
     assert out.count("\n") == 1 and out.startswith("GGS-SRC-0120: ")
     assert "made before the embedded database wrote Oracle's redo format" in out
     assert "Traceback" not in out
+
+
+def test_an_extract_of_it_says_it_in_one_line(tmp_path: Path) -> None:
+    """Before: the Extract's start (``extract paramfile`` in the foreground, and START
+    EXTRACT's report) ended in a RedoFormatError traceback from reading the logs' headers."""
+    _made_before(tmp_path)
+    prm = tmp_path / "dirprm" / "e1.prm"
+    prm.parent.mkdir()
+    prm.write_text("EXTRACT e1\nSOURCEDB OLD\nEXTTRAIL ./dirdat/aa\nTABLE GGUSER.*;\n")
+    shell = Shell(Home(tmp_path))
+    shell.run("ADD EXTRACT e1, TRANLOG, BEGIN NOW")
+    shell.run("ADD EXTTRAIL ./dirdat/aa, EXTRACT e1")
+    args = ["extract", "paramfile", str(prm), "--stop-at-eof", "--home", str(tmp_path)]
+    r = CliRunner().invoke(build_app(), args)
+    assert r.exit_code == 1 and "Traceback" not in r.output, r.output
+    (line,) = r.output.strip().splitlines()
+    assert "ERROR   GGS-SRC-0120" in line and "recreate the database" in line
