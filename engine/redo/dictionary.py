@@ -33,7 +33,7 @@ from typing import Any
 
 from engine.home.userfile import UserFileError, read_user_file
 from engine.redo.errors import RedoError
-from engine.redo.values import TYPE_CODES, UNSUPPORTED
+from engine.redo.values import TYPE_CODES, UNSUPPORTED, base_type
 
 FORMAT = "ggsci-oracle-dictionary/1"
 MAX_DICTIONARY_BYTES = 1 << 30
@@ -217,19 +217,19 @@ def from_olr_checkpoint(doc: dict[str, Any]) -> Dictionary:
 
 def from_ggsci(doc: dict[str, Any]) -> Dictionary:
     tables = []
-    for t in doc.get("tables", []):
+    for t in doc.get("tables") or []:  # null: the schema has no table
         columns = tuple(
             Column(
                 name=c["name"],
                 seg_col=int(c["seg_col"]),
-                type=str(c["type"]),
+                type=base_type(str(c["type"])),
                 length=int(c.get("length") or 0),
                 charset_form=int(c.get("charset_form") or 0),
                 nullable=bool(c.get("nullable", True)),
                 precision=_opt(c.get("precision")),
                 scale=_opt(c.get("scale")),
             )
-            for c in sorted(t.get("columns", []), key=lambda c: int(c["seg_col"]))
+            for c in sorted(t.get("columns") or [], key=lambda c: int(c["seg_col"]))
         )
         tables.append(
             Table(
@@ -239,7 +239,7 @@ def from_ggsci(doc: dict[str, Any]) -> Dictionary:
                 int(t["obj"]),
                 tuple(int(d) for d in t.get("data_objs") or [t["obj"]]),
                 columns,
-                tuple(t.get("key", [])),
+                tuple(t.get("key") or []),  # null: no primary key (JSON_ARRAYAGG of no row)
                 str(t["container"]).upper() if t.get("container") else None,
             )
         )
@@ -251,12 +251,29 @@ def from_ggsci(doc: dict[str, Any]) -> Dictionary:
     )
 
 
+def _parsed(text: str) -> Any:
+    """The JSON of ``text``. SQL*Plus prints the script's one line of JSON broken into lines of
+    at most LINESIZE (32,767) characters, a break anywhere, inside a string too; valid JSON
+    holds a raw line break only between tokens, where it may go: a text that does not parse
+    is parsed again without its line breaks (the first error is the one said)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        if "\n" not in text and "\r" not in text:
+            raise
+        first = exc
+    try:
+        return json.loads(text.replace("\r", "").replace("\n", ""))
+    except json.JSONDecodeError:
+        raise first from None
+
+
 def load(path: Path, text: str | None = None) -> Dictionary:
     """Either format, told apart by content; ``text`` instead of reading ``path`` (storage)."""
     try:
         if text is None:  # a FIFO, a device, a file too large: one line, never a wait
             text = read_user_file(path, MAX_DICTIONARY_BYTES).decode("utf-8")
-        doc = json.loads(text)
+        doc = _parsed(text)
     except UserFileError as exc:
         raise DictionaryError(str(exc)) from None
     except OSError as exc:

@@ -11,6 +11,7 @@ A value we cannot decode raises :class:`~engine.redo.errors.RedoCorruptError` na
 
 from __future__ import annotations
 
+import re
 import struct
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
@@ -183,11 +184,18 @@ UNSUPPORTED = {
 }
 
 
+def base_type(type_name: str) -> str:
+    """A column type as :data:`DECODERS` names it: without its lengths, precisions and
+    scales, upper case, single spaces (DBA_TAB_COLS.DATA_TYPE writes ``TIMESTAMP(6) WITH TIME
+    ZONE`` and ``INTERVAL DAY(2) TO SECOND(6)``; a CREATE TABLE ``varchar2(40 char)``)."""
+    return " ".join(re.sub(r"\([^)]*\)", " ", type_name).upper().split())
+
+
 def decode_value(type_name: str, raw: bytes | None, charset: str = "AL32UTF8") -> Value:
     """A column value; ``None`` for NULL (a missing or empty value)."""
     if raw is None or not raw:
         return None
-    base = type_name.upper().split("(")[0].strip()
+    base = base_type(type_name)
     fn = DECODERS.get(base)
     if fn is None:
         raise RedoCorruptError(f"column type {type_name} is not supported")

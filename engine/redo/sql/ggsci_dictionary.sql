@@ -13,8 +13,11 @@
 -- precision, scale, character set form and nullability. Requires Oracle 12.2+ (JSON_OBJECT).
 -- Take it at or after the SCN the Extract starts from; after DDL on a captured table,
 -- take a new one (docs/extract.md, "Capture from archived logs").
-set pagesize 0 linesize 32767 long 100000000 longchunksize 32767 trimspool on feedback off
-set heading off verify off termout on
+-- SQL*Plus prints the JSON in lines of at most LINESIZE characters, broken anywhere: the
+-- loader joins them again. TRIMOUT OFF keeps a space a break falls after; LONG is SQL*Plus's
+-- most (a CLOB longer than it would be cut short).
+set pagesize 0 linesize 32767 long 2000000000 longchunksize 32767 trimspool on feedback off
+set heading off verify off termout on trimout off
 define owner = '&1'
 select json_object(
   'format' value 'ggsci-oracle-dictionary/1',
@@ -29,7 +32,7 @@ select json_object(
       'name' value o.object_name,
       'obj' value o.object_id,
       'data_objs' value (
-        select json_arrayagg(d.data_object_id)
+        select json_arrayagg(d.data_object_id order by d.data_object_id returning clob)
           from cdb_objects d
          where d.con_id = o.con_id and d.owner = o.owner and d.object_name = o.object_name
            and d.object_type in ('TABLE', 'TABLE PARTITION', 'TABLE SUBPARTITION')
@@ -44,7 +47,7 @@ select json_object(
         select json_arrayagg(json_object(
                  'name' value c.column_name,
                  'seg_col' value c.segment_column_id,
-                 'type' value regexp_replace(c.data_type, '\(.*\)', ''),
+                 'type' value regexp_replace(c.data_type, '\([^)]*\)', ''),
                  'length' value c.data_length,
                  'precision' value c.data_precision,
                  'scale' value c.data_scale,
