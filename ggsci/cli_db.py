@@ -10,6 +10,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TextIO, TypeVar
 
@@ -39,6 +40,7 @@ from engine.redo.archnames import DEFAULT_FORMAT
 if TYPE_CHECKING:
     from engine.embedded.logs import LogInfo
     from engine.embedded.sql import Result
+    from engine.redo.framing import LogHeader, Record
     from engine.redo.model import RedoRecord
 
 app = typer.Typer(help="The embedded source database and its redo log.", no_args_is_help=True)
@@ -819,6 +821,32 @@ def _log_bytes(path: str) -> bytes:
     return storage.read_range(path, 0, size)
 
 
+def _log_records(data: bytes, header: LogHeader, from_scn: int) -> tuple[list[Record], str | None]:
+    """The records of a log at or above ``from_scn``, and for a current log (its header counts
+    no blocks and holds no next SCN yet, as Oracle's online log being written) a line saying
+    where reading it ended: it is read to the end of the file, up to what cannot be read as
+    redo (the blocks not written yet, a redo write under way)."""
+    from engine.redo import layout as L
+    from engine.redo.errors import RedoError
+    from engine.redo.framing import iter_records
+
+    if header.next_scn != L.OPEN_SCN:
+        return [r for r in iter_records(data, header) if r.scn >= from_scn], None
+    whole = replace(header, blocks=len(data) // header.block_size)
+    records: list[Record] = []
+    end = "the end of the file"
+    try:
+        for r in iter_records(data, whole):
+            records.append(r)
+    except RedoError as exc:
+        end = f"what is not redo yet ({exc.message})"
+    kept = [r for r in records if r.scn >= from_scn]
+    return kept, (
+        f"Current log (sequence {header.sequence}, being written: its header counts no "
+        f"blocks yet): {len(records)} record(s) read, to {end}."
+    )
+
+
 def _dump_oracle(
     path: str | None,
     hex_file: Path | None,
@@ -834,7 +862,7 @@ def _dump_oracle(
     from engine.redo.dictionary import load as load_oracle_dictionary
     from engine.redo.dumptext import dump_lines, record_json
     from engine.redo.errors import RedoError
-    from engine.redo.framing import iter_records, read_header
+    from engine.redo.framing import read_header
     from engine.redo.hexin import hex_records
     from engine.storage import StorageError, describe
 
@@ -865,7 +893,9 @@ def _dump_oracle(
                     f"Blocks: {header.blocks} Block size: {header.block_size}\n"
                     f" Low scn: {header.first_scn} Next scn: {header.next_scn}\n\n"
                 )
-            records = [r for r in iter_records(data, header) if r.scn >= from_scn]
+            records, ended = _log_records(data, header, from_scn)
+            if ended is not None:  # (on stderr: --json's standard output stays JSON lines)
+                typer.echo(ended, err=True)
     except (RedoError, StorageError) as exc:
         raise _fail(exc) from None
     except UserFileError as exc:

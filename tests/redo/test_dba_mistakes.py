@@ -231,3 +231,29 @@ def test_hex_line_numbers_are_the_files_lines(tmp_path: Path) -> None:
     r = runner.invoke(app, ["dump", "--hex", str(hexes)])
     line = _one_line(r.output, "GGS-REDO-0002")
     assert r.exit_code == 1 and "line 2: not hex: 'z'" in line
+
+
+def test_dump_of_a_current_log_reads_what_was_written(tmp_path: Path) -> None:
+    """Before: a current log (the embedded database's, as Oracle's online log being written:
+    its header counts no blocks and holds no next SCN) dumped as ``0 record(s)``, exit 0."""
+    home = ["--home", str(tmp_path)]
+    assert runner.invoke(app, ["create", "SRC", *home]).exit_code == 0
+    sql = "CREATE TABLE hr.t (id NUMBER PRIMARY KEY); INSERT INTO hr.t VALUES (1)"
+    assert runner.invoke(app, ["sql", "SRC", sql, *home]).exit_code == 0
+    (log,) = (tmp_path / "dirdb" / "SRC" / "redo").rglob("*.log")
+    by_name = runner.invoke(app, ["dump", "SRC", *home]).stdout.count("REDO RECORD - ")
+    r = runner.invoke(app, ["dump", str(log)])
+    assert r.exit_code == 0 and by_name > 0, r.output
+    assert r.stdout.count("REDO RECORD - ") == by_name
+    assert f"END OF REDO DUMP: {by_name} record(s)" in r.stdout
+    assert (
+        f"Current log (sequence 1, being written: its header counts no blocks yet): "
+        f"{by_name} record(s) read, to the end of the file." in r.stderr
+    )
+    r = runner.invoke(app, ["dump", str(log), "--json"])
+    assert [json.loads(line)["scn"] > 0 for line in r.stdout.splitlines()] == [True] * by_name
+    # a redo write under way (a torn block at the end): what is whole, and where it stopped
+    log.write_bytes(log.read_bytes() + bytes(512))
+    r = runner.invoke(app, ["dump", str(log)])
+    assert r.exit_code == 0 and r.stdout.count("REDO RECORD - ") == by_name, r.output
+    assert "record(s) read, to what is not redo yet (" in r.stderr
