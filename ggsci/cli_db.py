@@ -663,6 +663,7 @@ def _copy(root: Path, info: LogInfo) -> str | None:
 
 
 def _oracle_logs(location: str, fmt: str | None) -> None:
+    from engine.redo import layout as L
     from engine.redo.catalog import list_logs as oracle_logs
     from engine.redo.errors import RedoError
     from engine.storage import StorageError, describe
@@ -674,9 +675,11 @@ def _oracle_logs(location: str, fmt: str | None) -> None:
     typer.echo("THREAD  SEQUENCE    FIRST_SCN     NEXT_SCN  RESETLOGS_ID  VERSION     BLOCKS  PATH")
     for f in found:
         h = f.header
+        # a current log (an online log being written) has no next SCN nor block count yet
+        nxt, blocks = ("-", "-") if h.next_scn == L.OPEN_SCN else (h.next_scn, h.blocks)
         typer.echo(
-            f"{h.thread:6d} {h.sequence:9d} {h.first_scn:>12d} {h.next_scn:>12d} "
-            f"{h.resetlogs_id:>13d}  {h.version_text:10s} {h.blocks:>6d}  {describe(f.location)}"
+            f"{h.thread:6d} {h.sequence:9d} {h.first_scn:>12d} {nxt:>12} "
+            f"{h.resetlogs_id:>13d}  {h.version_text:10s} {blocks:>6}  {describe(f.location)}"
         )
 
 

@@ -252,6 +252,9 @@ def test_dump_of_a_current_log_reads_what_was_written(tmp_path: Path) -> None:
     )
     r = runner.invoke(app, ["dump", str(log), "--json"])
     assert [json.loads(line)["scn"] > 0 for line in r.stdout.splitlines()] == [True] * by_name
+    # db logs of the directory: no next SCN nor block count yet (was 281474976710655 and 2)
+    (row,) = runner.invoke(app, ["logs", str(log.parent)]).stdout.splitlines()[1:]
+    assert row.split()[3] == "-" and row.split()[6] == "-", row
     # a redo write under way (a torn block at the end): what is whole, and where it stopped
     log.write_bytes(log.read_bytes() + bytes(512))
     r = runner.invoke(app, ["dump", str(log)])
