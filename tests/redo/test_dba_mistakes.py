@@ -233,7 +233,7 @@ def test_hex_line_numbers_are_the_files_lines(tmp_path: Path) -> None:
     assert r.exit_code == 1 and "line 2: not hex: 'z'" in line
 
 
-def test_dump_of_a_current_log_reads_what_was_written(tmp_path: Path) -> None:
+def test_dump_of_a_current_log_and_of_a_database_as_json(tmp_path: Path) -> None:
     """Before: a current log (the embedded database's, as Oracle's online log being written:
     its header counts no blocks and holds no next SCN) dumped as ``0 record(s)``, exit 0."""
     home = ["--home", str(tmp_path)]
@@ -252,6 +252,17 @@ def test_dump_of_a_current_log_reads_what_was_written(tmp_path: Path) -> None:
     )
     r = runner.invoke(app, ["dump", str(log), "--json"])
     assert [json.loads(line)["scn"] > 0 for line in r.stdout.splitlines()] == [True] * by_name
+    # the database by name: the same records (before: "--json prints Oracle log files"),
+    # typed by its dictionary as Oracle's
+    dic = tmp_path / "dict.json"
+    assert runner.invoke(app, ["dictionary", "SRC", "--out", str(dic), *home]).exit_code == 0
+    r = runner.invoke(app, ["dump", "SRC", "--json", "--dictionary", str(dic), *home])
+    assert r.exit_code == 0 and len(r.stdout.splitlines()) == by_name, r.output
+    values = [c.get("values") for line in r.stdout.splitlines()
+              for c in json.loads(line)["changes"] if c.get("table") == "HR.T"]  # fmt: skip
+    assert {"ID": "1"} in values
+    r = runner.invoke(app, ["dump", "SRC", "--json", "--thread", "2", *home])
+    assert r.exit_code == 0 and r.stdout == ""
     # db logs of the directory: no next SCN nor block count yet (was 281474976710655 and 2)
     (row,) = runner.invoke(app, ["logs", str(log.parent)]).stdout.splitlines()[1:]
     assert row.split()[3] == "-" and row.split()[6] == "-", row
