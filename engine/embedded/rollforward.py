@@ -59,7 +59,7 @@ from pathlib import Path
 from typing import Protocol
 
 from engine.embedded import redogen as rg
-from engine.embedded.dictionary import TableDef
+from engine.embedded.dictionary import ColumnDef, TableDef
 from engine.embedded.errors import DatabaseError
 from engine.embedded.logfile import micros_of_redo_time, read_head, read_raw
 from engine.embedded.logs import list_logs
@@ -189,27 +189,33 @@ def _roll_forward(
     missed: set[str] = set()
     tail = out.tail
     for thread, rec in records:
-        tail.scn = max(tail.scn, rec.scn)
+        if rec.scn > tail.scn:
+            tail.scn = rec.scn
         if rec.lwn is not None:
             out.last_us = max(out.last_us, micros_of_redo_time(rec.lwn.time))
         applied = []
-        for xid, row in loads.feed(thread, rec):
-            _allocated(db, state, row, ())
-            open_.setdefault(xid, _Open()).changes.append(("", row, ()))
+        if loads.wanted(rec):
+            for xid, row in loads.feed(thread, rec):
+                _allocated(db, state, row, ())
+                open_.setdefault(xid, _Open()).changes.append(("", row, ()))
         for v in rec.vectors:
-            if v.op == "4.1":  # a reader cleaned the block out
+            layer, code = v.layer, v.code
+            if layer == 4 and code == 1:  # a reader cleaned the block out
                 state.dirty.pop(v.dba, None)
-            elif v.op in ("5.6", "5.11"):
-                applied.append(_undone(v))
-            elif v.op == "5.20":
-                _session_seen(state, v)
+            elif layer == 5 and code in (6, 11, 20):
+                if code == 20:
+                    _session_seen(state, v)
+                else:
+                    applied.append(_undone(v))
         events = miner.feed(rec)
         for ev in events:
             if isinstance(ev, C.TxRow):
-                _allocated(db, state, ev.row, ev.pieces)
-                if ev.pieces and ev.row.op == "INSERT":  # (kept whatever becomes of it)
-                    _keep_pieces(db, ev.row, ev.pieces)
-                open_.setdefault(ev.xid, _Open()).changes.append((ev.ref, ev.row, ev.pieces))
+                row = ev.row
+                if row.op == "INSERT":
+                    _allocated(db, state, row, ev.pieces)
+                    if ev.pieces:  # (kept whatever becomes of the insert)
+                        _keep_pieces(db, row, ev.pieces)
+                open_.setdefault(ev.xid, _Open()).changes.append((ev.ref, row, ev.pieces))
             elif isinstance(ev, C.TxUndo):
                 t = open_.get(ev.xid)
                 if t is not None:
@@ -228,6 +234,8 @@ def _roll_forward(
                 out.changes += len(t.changes)
                 out.undone += sum(isinstance(c, UndoEntry) for c in t.changes)
                 db.note_commit(blocks - {0}, ev.commit_scn)
+        if not applied:
+            continue
         took = {ev.xid for ev in events if isinstance(ev, C.TxUndo)}
         for got in applied:
             if got is None or got[0] in took:
@@ -256,6 +264,21 @@ class _Loads:
         self.dictionary = dictionary
         self.tables = dictionary.by_data_obj()
         self.last: dict[int, Xid] = {}  # thread -> the transaction of its last 5.7 undo
+
+    @staticmethod
+    def wanted(rec: F.Record) -> bool:
+        """Whether ``rec`` may hold a load's 5.7 undo or 19.1 (:meth:`feed` reads it): a
+        19.1, or a 5.1 with no row (layer 10 / 11) vector beside it."""
+        undo = row = False
+        for v in rec.vectors:
+            layer = v.layer
+            if layer == 19 and v.code == 1:
+                return True
+            if layer in (10, 11):
+                row = True
+            elif layer == 5 and v.code == 1:
+                undo = True
+        return undo and not row
 
     def feed(self, thread: int, rec: F.Record) -> list[tuple[Xid, C.RowEvent]]:
         out: list[tuple[Xid, C.RowEvent]] = []
@@ -339,10 +362,54 @@ def _table(db: Target, row: C.RowEvent) -> TableDef | None:
     return db.dictionary.tables.get(f"{row.table.owner}.{row.table.name}")
 
 
+_RIDS: dict[str, tuple[int, int]] = {}  # ROWID texts parsed (an insert's: twice)
+
+
 def _rid(rowid: str) -> tuple[int, int]:
     """(block, rid) of a ROWID text."""
-    _obj, _file, block, slot = parse_rowid(rowid)
-    return block, block << 16 | slot
+    got = _RIDS.get(rowid)
+    if got is None:
+        _obj, _file, block, slot = parse_rowid(rowid)
+        if len(_RIDS) > 65_536:
+            _RIDS.clear()
+        got = _RIDS[rowid] = (block, block << 16 | slot)
+    return got
+
+
+#: a table's columns by name, by the table's id (the table kept: its id stays its own)
+_COLUMNS: dict[int, tuple[TableDef, dict[str, ColumnDef]]] = {}
+#: the statements apply runs, by (table, operation, the columns it sets)
+_SQL: dict[tuple[str, str, tuple[str, ...]], str] = {}
+
+
+def _columns(table: TableDef) -> dict[str, ColumnDef]:
+    got = _COLUMNS.get(id(table))
+    if got is None or got[0] is not table:
+        if len(_COLUMNS) > 4096:
+            _COLUMNS.clear()
+        got = _COLUMNS[id(table)] = (table, {c.name: c for c in table.columns})
+    return got[1]
+
+
+def _sql(table: TableDef, op: str, names: tuple[str, ...]) -> str:
+    key = (table.sqlite_name, op, names)
+    text = _SQL.get(key)
+    if text is None:
+        name = f'"{table.sqlite_name}"'
+        if op == "INSERT":
+            cols = ", ".join(f'"{n}"' for n in names)
+            text = (
+                f'INSERT INTO {name} ("_rid", {cols}) VALUES ({", ".join("?" * (len(names) + 1))})'
+            )
+        elif op == "UPDATE":
+            sets = ", ".join(f'"{k}" = ?' for k in names)
+            text = f'UPDATE {name} SET {sets} WHERE "_rid" = ?'
+        else:
+            text = f'DELETE FROM {name} WHERE "_rid" = ?'
+        if len(_SQL) > 4096:
+            _SQL.clear()
+        _SQL[key] = text
+    return text
 
 
 def apply(db: Target, row: C.RowEvent, pieces: tuple[str, ...]) -> int:
@@ -351,28 +418,21 @@ def apply(db: Target, row: C.RowEvent, pieces: tuple[str, ...]) -> int:
     if table is None:
         return 0
     block, rid = _rid(row.rowid)
-    name = f'"{table.sqlite_name}"'
-    cols = {c.name: c for c in table.columns}
+    cols = _columns(table)
     values = {k: to_sqlite(cols[k], _stored(table, row, v)) for k, v in row.after if k in cols}
+    op = row.op
     try:
-        if row.op == "INSERT":
-            names = ", ".join(f'"{c.name}"' for c in table.columns)
-            marks = ", ".join("?" * (len(table.columns) + 1))
-            db.conn.execute(
-                f'INSERT INTO {name} ("_rid", {names}) VALUES ({marks})',
-                (rid, *(values.get(c.name) for c in table.columns)),
-            )
-        elif row.op == "UPDATE":
+        if op == "INSERT":
+            names = tuple(cols)
+            db.conn.execute(_sql(table, op, names), (rid, *(values.get(c) for c in names)))
+        elif op == "UPDATE":
             if values:
-                sets = ", ".join(f'"{k}" = ?' for k in values)
-                db.conn.execute(
-                    f'UPDATE {name} SET {sets} WHERE "_rid" = ?', (*values.values(), rid)
-                )
+                db.conn.execute(_sql(table, op, tuple(values)), (*values.values(), rid))
         else:
-            db.conn.execute(f'DELETE FROM {name} WHERE "_rid" = ?', (rid,))
+            db.conn.execute(_sql(table, op, ()), (rid,))
     except sqlite3.IntegrityError as exc:
         raise DatabaseError(
-            f"instance recovery cannot apply the {row.op} of {table.qualified} at ROWID "
+            f"instance recovery cannot apply the {op} of {table.qualified} at ROWID "
             f"{row.rowid} (SCN {row.scn}): {exc}; the tables disagree with the redo",
             "GGS-SRC-0111",
         ) from None

@@ -231,16 +231,48 @@ KDO_OPS = {
 }
 
 
+#: struct codes by byte order, made once (the reader's hot path)
+_STRUCTS: dict[str, dict[str, struct.Struct]] = {"<": {}, ">": {}}
+#: a table's fields read at once, by the table's content and byte order: (names, one struct
+#: over them in offset order, the bytes it needs; None: fields overlap or are not integers)
+_WHOLE: dict[tuple[object, str], tuple[tuple[str, ...], struct.Struct, int] | None] = {}
+
+
 def _get(buf: bytes, table: dict[str, tuple[int, str]], name: str, order: str) -> int:
     off, code = table[name]
-    size = struct.calcsize(code)
-    if off + size > len(buf):
+    s = _STRUCTS[order].get(code)
+    if s is None:
+        s = _STRUCTS[order][code] = struct.Struct(order + code)
+    if off + s.size > len(buf):
         raise RedoCorruptError(f"field of {len(buf)} bytes has no {name} at {off}", off)
-    return int(struct.unpack_from(order + code, buf, off)[0])
+    return int(s.unpack_from(buf, off)[0])
 
 
 def _all(buf: bytes, table: dict[str, tuple[int, str]], order: str) -> dict[str, int]:
+    """Every field of ``table``: one struct read when the buffer holds them all, else field
+    by field (the first one missing is the error :func:`_get` raises)."""
+    key = (tuple(table.items()), order)
+    if key in _WHOLE:
+        whole = _WHOLE[key]
+    else:
+        whole = _WHOLE[key] = _compile(table, order)
+    if whole is not None and len(buf) >= whole[2]:
+        return dict(zip(whole[0], whole[1].unpack_from(buf, 0), strict=True))
     return {n: _get(buf, table, n, order) for n in table}
+
+
+def _compile(
+    table: dict[str, tuple[int, str]], order: str
+) -> tuple[tuple[str, ...], struct.Struct, int] | None:
+    fmt, pos = order, 0
+    names = tuple(sorted(table, key=lambda n: table[n][0]))
+    for n in names:
+        off, code = table[n]
+        if off < pos or code.endswith("s"):
+            return None
+        fmt += f"{off - pos}x{code}" if off > pos else code
+        pos = off + struct.calcsize(order + code)
+    return names, struct.Struct(fmt), pos
 
 
 @dataclass(frozen=True)
