@@ -182,7 +182,7 @@ def _roll_forward(
     saved: Mapping[tuple[int, int, int], Sequence[UndoEntry]],
 ) -> RollForward:
     dictionary = oracle_dictionary(db.dictionary, 1 << 62)
-    miner = C.Miner(dictionary, lambda _t: True)
+    miner = C.Miner(dictionary, lambda _t: True, befores=False)
     loads = _Loads(dictionary)
     out = RollForward()
     open_: dict[Xid, _Open] = {}

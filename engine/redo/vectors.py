@@ -233,9 +233,11 @@ KDO_OPS = {
 
 #: struct codes by byte order, made once (the reader's hot path)
 _STRUCTS: dict[str, dict[str, struct.Struct]] = {"<": {}, ">": {}}
-#: a table's fields read at once, by the table's content and byte order: (names, one struct
-#: over them in offset order, the bytes it needs; None: fields overlap or are not integers)
-_WHOLE: dict[tuple[object, str], tuple[tuple[str, ...], struct.Struct, int] | None] = {}
+#: a table's fields read at once, by the table's id and byte order: (the table itself: its
+#: id stays its own, names, one struct over them in offset order, the bytes it needs; no
+#: struct: fields overlap or are not integers). The tables are constants: a test that
+#: changes one empties this.
+_WHOLE: dict[tuple[int, str], tuple[object, tuple[str, ...], struct.Struct | None, int]] = {}
 
 
 def _get(buf: bytes, table: dict[str, tuple[int, str]], name: str, order: str) -> int:
@@ -251,28 +253,27 @@ def _get(buf: bytes, table: dict[str, tuple[int, str]], name: str, order: str) -
 def _all(buf: bytes, table: dict[str, tuple[int, str]], order: str) -> dict[str, int]:
     """Every field of ``table``: one struct read when the buffer holds them all, else field
     by field (the first one missing is the error :func:`_get` raises)."""
-    key = (tuple(table.items()), order)
-    if key in _WHOLE:
-        whole = _WHOLE[key]
-    else:
-        whole = _WHOLE[key] = _compile(table, order)
-    if whole is not None and len(buf) >= whole[2]:
-        return dict(zip(whole[0], whole[1].unpack_from(buf, 0), strict=True))
+    whole = _WHOLE.get((id(table), order))
+    if whole is None or whole[0] is not table:
+        whole = _WHOLE[(id(table), order)] = _compile(table, order)
+    _t, names, st, need = whole
+    if st is not None and len(buf) >= need:
+        return dict(zip(names, st.unpack_from(buf, 0), strict=True))
     return {n: _get(buf, table, n, order) for n in table}
 
 
 def _compile(
     table: dict[str, tuple[int, str]], order: str
-) -> tuple[tuple[str, ...], struct.Struct, int] | None:
+) -> tuple[object, tuple[str, ...], struct.Struct | None, int]:
     fmt, pos = order, 0
     names = tuple(sorted(table, key=lambda n: table[n][0]))
     for n in names:
         off, code = table[n]
         if off < pos or code.endswith("s"):
-            return None
+            return table, (), None, 0
         fmt += f"{off - pos}x{code}" if off > pos else code
         pos = off + struct.calcsize(order + code)
-    return names, struct.Struct(fmt), pos
+    return table, names, struct.Struct(fmt), pos
 
 
 @dataclass(frozen=True)
