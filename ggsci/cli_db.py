@@ -99,6 +99,8 @@ def _db(home: str | None, name: str, **kwargs: Any) -> Iterator[Database]:
         db = open_database(dirdb, name, **kwargs)
     except STATEMENT_ERRORS as exc:
         raise _fail(exc) from None
+    if db.recovery_line:  # (instance recovery ran: the home's ggserr.log has it too)
+        typer.echo(db.recovery_line, err=True)
     try:
         yield db
     except STATEMENT_ERRORS as exc:

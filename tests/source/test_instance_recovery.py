@@ -8,6 +8,7 @@ each once, and to the tables, row by row."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -167,3 +168,49 @@ def test_a_workload_killed_mid_run_reopens_past_its_logs(tmp_path: Path) -> None
         assert len(new) == 1 and new[0].start_scn > top
     finally:
         db.close()
+
+
+def test_an_open_that_recovers_tells_the_user_and_the_home_log(tmp_path: Path) -> None:
+    """``ggsci db sql`` on a database killed past its checkpoint: the open's instance
+    recovery is one OGG-03600 line on standard error and in the home's ggserr.log, saying
+    what it rolled forward and back; the next open recovers nothing and says nothing."""
+    from typer.testing import CliRunner
+
+    from ggsci.cli_db import app
+
+    home = tmp_path / "home"
+    Home(home).create_subdirs()
+    root = _setup(home / "dirdb", 2)
+    _kill(root, 2)
+    runner = CliRunner()
+    r = runner.invoke(app, ["sql", "DB", "SELECT COUNT(*) FROM t", "--home", str(home)])
+    assert r.exit_code == 0, r.output
+    line = (
+        "OGG-03600  instance recovery of database DB: 3 changes of 3 transactions rolled "
+        "forward, 2 transactions rolled back"
+    )
+    assert re.fullmatch(re.escape(line) + r" \(\d+\.\d\d s\)\n", r.stderr), r.stderr
+    # (rows 1, 3, 4 and 5: 2 was inserted by a transaction the kill left open)
+    assert "OGG-03600" not in r.stdout and r.stdout.split()[2] == "4"
+    logged = (home / "ggserr.log").read_text().splitlines()
+    assert len(logged) == 1
+    assert re.fullmatch(
+        r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d  INFO    OGG-03600  Oracle GoldenGate Command "
+        r"Interpreter for Oracle:  instance recovery of database DB: 3 changes of 3 "
+        r"transactions rolled forward, 2 transactions rolled back \(\d+\.\d\d s\)",
+        logged[0],
+    ), logged[0]
+    again = runner.invoke(app, ["sql", "DB", "SELECT COUNT(*) FROM t", "--home", str(home)])
+    assert again.exit_code == 0 and again.stderr == ""
+    assert len((home / "ggserr.log").read_text().splitlines()) == 1
+    # outside a home (a database directory of its own): no ggserr.log, the line still made
+    base = tmp_path / "alone"
+    base.mkdir()
+    alone = _setup(base, 1)
+    _kill(alone, 1)
+    db = Database(alone)
+    try:
+        assert db.recovery_line is not None and db.recovery_line.startswith("OGG-03600  ")
+    finally:
+        db.close()
+    assert not list(tmp_path.rglob("alone/**/ggserr.log"))
