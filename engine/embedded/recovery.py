@@ -166,8 +166,9 @@ def report(
     component: str = GGSCI_COMPONENT,
 ) -> str | None:
     """The :data:`RECOVERY_CODE` line of an open that recovered, ``CODE  text`` (None:
-    nothing recovered), written (as an OGG event line) to the ggserr.log of the home whose ``dirdb/`` holds the database ``root``
-    (none outside a home). A log that cannot be written does not fail the open."""
+    nothing recovered), written (as an OGG event line) to the ggserr.log of the home whose
+    ``dirdb/`` holds the database ``root`` (none outside a home). A log that cannot be
+    written does not fail the open."""
     text = recovery_text(root.name, rolled, rolled_back, seconds)
     if text is None:
         return None
