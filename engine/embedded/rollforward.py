@@ -141,9 +141,8 @@ def tail_records(redo_dir: Path, after_scn: int, threads: int) -> Iterator[tuple
 
 def _records(thread: int, logs: list[Path], after_scn: int) -> Iterator[tuple[int, F.Record]]:
     for path in logs:
-        for r in read_raw(path):
-            if r.scn > after_scn:
-                yield thread, r
+        for r in read_raw(path, after_scn):
+            yield thread, r
 
 
 #: one change of an open transaction: a row change of the redo (its miner ref, the change,

@@ -19,6 +19,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
+from engine._native import load as load_native
 from engine.redo import layout as L
 from engine.redo.errors import RedoCorruptError, RedoTrailingError, RedoTruncatedError
 
@@ -347,8 +348,12 @@ def iter_records(
     data: bytes | bytearray | memoryview,
     header: LogHeader | None = None,
     stats: ReadStats | None = None,
+    after_scn: int = -1,
 ) -> Iterator[Record]:
-    """Every record of a log, in order. Blocks are checked (number, sequence, checksum)."""
+    """Every record of a log, in order. Blocks are checked (number, sequence, checksum).
+    ``after_scn``: records with an SCN at or below it are stepped over, their headers
+    checked but their change vectors not read (a reader that wants what came after a
+    checkpoint: instance recovery's roll forward)."""
     hdr = header or read_header(data)
     order, bs = hdr.order, hdr.block_size
     payload = bs - L.BLOCK_HEADER.size
@@ -361,10 +366,22 @@ def iter_records(
     mv = memoryview(data)
 
     bh_struct = L.BLOCK_HEADER.struct(order)
+    rh_struct = L.RECORD_HEADER.struct(order)
+    checked = [2]  # blocks below this were checked by the C kernel already
 
     def block_header(b: int) -> int:
         """Block ``b`` checked; its header's ``first`` field."""
         start = b * bs
+        if b < checked[0]:
+            return int(bh_struct.unpack_from(data, start)[4])
+        if _NATIVE is not None:  # (the C check of the blocks from b on; the first bad one
+            n = min(CHECK_BLOCKS, used - b)  # is checked again here, for its message)
+            good = _NATIVE.ora_payloads(
+                bytes(mv[start : start + n * bs]), b, hdr.sequence, bs, order == ">"
+            )[1]
+            checked[0] = b + int(good)
+            if good:
+                return int(bh_struct.unpack_from(data, start)[4])
         _check_block(data, start, bs, order)
         signature, block_type, block, sequence, first, _sum = bh_struct.unpack_from(data, start)
         if signature != L.BLOCK_SIGNATURE or block_type != L.BLOCK_TYPE_REDO:
@@ -406,9 +423,14 @@ def iter_records(
         st.blocks += nblocks
         pos = 0
         while len(stream) - pos >= L.RECORD_HEADER.size:
-            (size,) = struct.unpack_from(order + "I", stream, pos)
+            size, vld, scn_wrap, scn, _sub = rh_struct.unpack_from(stream, pos)
             if size == 0 or size > len(stream) - pos:
                 break  # the LWN ends; what follows in its last block is padding or stale
+            if scn | scn_wrap << 32 <= after_scn and size >= L.RECORD_HEADER.size:
+                if pos and vld & L.VLD_LWN:
+                    raise RedoCorruptError("an LWN header inside an LWN", b * bs + first + pos)
+                pos += size  # (before the checkpoint: not read)
+                continue
             # position of the record in the file: block and offset
             if pos < bs - first:
                 rb, ro = b, first + pos
@@ -434,6 +456,12 @@ def iter_records(
             yield rec
             pos += size
         b += nblocks
+
+
+#: The C block check (engine/_native/redomine.c ``ora_payloads``, scan.py's), when built:
+#: the same checks as :func:`_check_block` and ``iter_records``' header checks.
+_NATIVE: Final = load_native("redomine")
+CHECK_BLOCKS: Final = 8192  # blocks checked at once by it
 
 
 # ---------------------------------------------------------------------------- writer
