@@ -13,13 +13,13 @@ logs is left to the rollback that follows (recovery.py). Row locks serialise the
 transactions that change one row, so applying each at its commit is the redo order for
 every row.
 
-- INSERT (11.2, 11.11 array, and the embedded database's direct-path loads, 19.1:
-  :class:`_Loads`): the row at its ROWID with the redo's values (columns the redo leaves
-  out are NULL: trailing NULLs are not logged). A row in several pieces (chained) gets its
-  ``_gg_pieces`` entry when its insert is read, whatever becomes of the insert (as the
-  writer keeps it): the head and the other pieces' ROWIDs (the miner's, in log order: the
-  writer logs the last piece first, the head last) with the column ranges the writer cuts
-  a row into (:func:`engine.embedded.rows.row_pieces`).
+- INSERT (11.2, 11.11 array, and the embedded database's direct-path loads, 19.1, which
+  the miner puts in the loader's transaction): the row at its ROWID with the redo's values
+  (columns the redo leaves out are NULL: trailing NULLs are not logged). A row in several
+  pieces (chained) gets its ``_gg_pieces`` entry when its insert is read, whatever becomes
+  of the insert (as the writer keeps it): the head and the other pieces' ROWIDs (the
+  miner's, in log order: the writer logs the last piece first, the head last) with the
+  column ranges the writer cuts a row into (:func:`engine.embedded.rows.row_pieces`).
 - UPDATE: the columns the redo sets (an 11.5 logs only the changed ones, plus the key from
   the supplemental data), on the row as the tables have it: its other columns are the
   before state.
@@ -72,11 +72,10 @@ from engine.redo import capture as C
 from engine.redo import framing as F
 from engine.redo import vectors as V
 from engine.redo.codecs import Value as EmbeddedValue
-from engine.redo.dictionary import Dictionary
 from engine.redo.errors import RedoError
 from engine.redo.ids import Uba, make_dba
-from engine.redo.rowid import parse_rowid, rowid
-from engine.redo.values import Value, decode_value
+from engine.redo.rowid import parse_rowid
+from engine.redo.values import Value
 from engine.redo.vectors import Xid
 
 Slot = tuple[int, int]  # (undo segment, slot)
@@ -182,7 +181,6 @@ def _roll_forward(
 ) -> RollForward:
     dictionary = oracle_dictionary(db.dictionary, 1 << 62)
     miner = C.Miner(dictionary, lambda _t: True, befores=False)
-    loads = _Loads(dictionary)
     out = RollForward()
     open_: dict[Xid, _Open] = {}
     missed: set[str] = set()
@@ -193,10 +191,6 @@ def _roll_forward(
         if rec.lwn is not None:
             out.last_us = max(out.last_us, micros_of_redo_time(rec.lwn.time))
         applied = []
-        if loads.wanted(rec):
-            for xid, row in loads.feed(thread, rec):
-                _allocated(db, state, row, ())
-                open_.setdefault(xid, _Open()).changes.append(("", row, ()))
         for v in rec.vectors:
             layer, code = v.layer, v.code
             if layer == 4 and code == 1:  # a reader cleaned the block out
@@ -250,65 +244,6 @@ def _roll_forward(
                 t.changes.append(entry)
     out.missed = sorted(missed)
     return out
-
-
-class _Loads:
-    """The embedded database's direct-path loads: its writer logs the load's 5.1 (undo
-    operation 5.7, no row) in one record and each block's 19.1 in records after it, on the
-    same thread, without a transaction layer vector (the miner attributes a 19.1 only to
-    the transaction of a 5.1 / 5.2 in its own record): a 19.1 of a table in such a record
-    is the transaction's whose 5.7 undo the thread logged last. Each row is an insert."""
-
-    def __init__(self, dictionary: Dictionary) -> None:
-        self.dictionary = dictionary
-        self.tables = dictionary.by_data_obj()
-        self.last: dict[int, Xid] = {}  # thread -> the transaction of its last 5.7 undo
-
-    @staticmethod
-    def wanted(rec: F.Record) -> bool:
-        """Whether ``rec`` may hold a load's 5.7 undo or 19.1 (:meth:`feed` reads it): a
-        19.1, or a 5.1 with no row (layer 10 / 11) vector beside it."""
-        undo = row = False
-        for v in rec.vectors:
-            layer = v.layer
-            if layer == 19 and v.code == 1:
-                return True
-            if layer in (10, 11):
-                row = True
-            elif layer == 5 and v.code == 1:
-                undo = True
-        return undo and not row
-
-    def feed(self, thread: int, rec: F.Record) -> list[tuple[Xid, C.RowEvent]]:
-        out: list[tuple[Xid, C.RowEvent]] = []
-        ops = {v.op for v in rec.vectors}
-        if "19.1" not in ops and (
-            "5.1" not in ops or any(v.layer in (10, 11) for v in rec.vectors)
-        ):
-            return out  # (a row's record: its 5.1 undoes a row, not a load)
-        for v in rec.vectors:
-            if v.op == "5.1":
-                xid, _objn, _objd, opc = V.undo_ids(v)
-                if opc == "5.7" and xid is not None:
-                    self.last[thread] = xid
-            elif v.op == "19.1" and not ops & {"5.1", "5.2"}:
-                t = self.tables.get((v.con_id, v.obj))
-                xid = self.last.get(thread)
-                d = V.decode(v)
-                if t is None or xid is None or not isinstance(d, V.DirectLoad):
-                    continue
-                at = {c.seg_col - 1: c for c in t.columns}
-                for slot, _fb, cols in d.rows:
-                    values = tuple(
-                        (at[n].name, decode_value(at[n].type, raw, self.dictionary.charset(at[n])))
-                        for n, raw in cols
-                        if n in at
-                    )
-                    ev = C.RowEvent(
-                        "INSERT", t, rec.scn, rec.rba, rowid(v.obj, v.dba, slot), (), values
-                    )
-                    out.append((xid, ev))
-        return out
 
 
 def _session_seen(state: Space, v: F.Vector) -> None:

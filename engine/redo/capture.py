@@ -12,7 +12,8 @@ is bound into one row change by the rules of engine/redo/pieces.py: the miner ke
 change's pieces per transaction (:attr:`MinerState.pieces`, frozen values) and emits the
 change at its last piece; never half (a commit with one open stops, a rollback drops it).
 A 19.1 direct-path block of a captured table gives an insert per row, in the transaction of
-the record's 5.1 / 5.2 (a block with neither in its record is not attributed: not captured).
+the record's 5.1 / 5.2, else the loader's its block's first ITL entry names (one with
+neither is not attributed: not captured).
 Only vectors of captured tables (and the transaction layer) are decoded, so what the
 database does elsewhere is read but never an error.
 
@@ -271,7 +272,7 @@ class Miner:
                 out.append(TxEnd(e.xid, e.rollback, self.lwn_scn or rec.scn, self.lwn_time))
             elif op == "24.1":
                 self._ddl_marker(v, rec)
-            elif op == "19.1" and (v.con_id, v.obj) in self.tables and xid is not None:
+            elif op == "19.1" and (v.con_id, v.obj) in self.tables:
                 out += self._direct(v, rec, xid)
             elif v.layer == 11:
                 key = (v.con_id, v.obj)
@@ -515,12 +516,18 @@ class Miner:
             )
         # (a whole LMN, CFA or LKR changes no value: nothing)
 
-    def _direct(self, v: Vector, rec: Record, xid: V.Xid) -> list[TxEvent]:
-        """19.1: a block written by a direct-path load; each of its rows an insert."""
+    def _direct(self, v: Vector, rec: Record, xid: V.Xid | None) -> list[TxEvent]:
+        """19.1: a block written by a direct-path load; each of its rows an insert, in the
+        transaction of the record's 5.1 / 5.2, else the loader's the block's first ITL
+        entry names (a block in a record of its own: the embedded database's writer logs
+        them so, after the load's 5.1), as the Extract's task miner attributes them."""
         t = self.tables[(v.con_id, v.obj)]
         d = V.decode(v)
         if not isinstance(d, V.DirectLoad):
             return []
+        xid = xid or d.xid
+        if xid is None:
+            return []  # (no transaction to put the rows in: not captured)
         out: list[TxEvent] = []
         for slot, fb, cols in d.rows:
             if fb & (FB_F | FB_L) != FB_F | FB_L:  # (a piece: its row's other pieces elsewhere)

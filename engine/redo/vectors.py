@@ -358,6 +358,7 @@ class DirectLoad:  # 19.1
     objd: int
     block_type: int
     rows: tuple[tuple[int, int, tuple[tuple[int, bytes | None], ...]], ...]  # (slot, fb, columns)
+    xid: Xid | None = None  # the loader's, from the block's first ITL entry (None: none)
 
 
 @dataclass(frozen=True)
@@ -671,7 +672,16 @@ def _direct_load(v: Vector) -> Decoded:
     objd = _get(blk, KTBBH_AT, "objd", o)
     if typ != BLOCK_TYPE_DATA:
         return DirectLoad(objd, typ, ())
-    kdbh = KTBBH_ITL + KTBBH_ITL * _get(blk, KTBBH_AT, "itc", o)
+    itc = _get(blk, KTBBH_AT, "itc", o)
+    kdbh = KTBBH_ITL + KTBBH_ITL * itc
+    xid = None
+    if itc:
+        itl = blk[KTBBH_ITL:]
+        got = Xid(*(_get(itl, KTBBH_ITL_AT, k, o) for k in ("usn", "slt", "sqn")))
+        # Oracle's own direct-load blocks name no transaction there (0xffff.000.00000000,
+        # as their block dumps show it: oracdc's 19c block); the embedded database's writer
+        # names the loader's
+        xid = got if got.usn != 0xFFFF and (got.usn, got.slt, got.sqn) != (0, 0, 0) else None
     head = blk[kdbh:]
     ntab, nrow = _get(head, KDBH_AT, "ntab", o), _get(head, KDBH_AT, "nrow", o)
     rd = KDBH_DIRECTORY + 4 * ntab
@@ -683,7 +693,7 @@ def _direct_load(v: Vector) -> Decoded:
             continue  # a free slot
         fb, cols = _row_at(blk, kdbh + off)
         rows.append((slot, fb, cols))
-    return DirectLoad(objd, typ, tuple(rows))
+    return DirectLoad(objd, typ, tuple(rows), xid)
 
 
 def _llb(v: Vector) -> Decoded:
