@@ -37,6 +37,7 @@ from engine.redo import vectors as V
 from engine.redo.dictionary import Column, Dictionary, Table
 from engine.redo.errors import RedoError
 from engine.redo.framing import Rba, Record, Vector
+from engine.redo.frozen import quick_init
 from engine.redo.rowid import FB_F, FB_H, FB_L, fb_text, rowid
 from engine.redo.values import DECODERS, Value, decode_value
 
@@ -50,6 +51,7 @@ class CaptureStop(RedoError):
     default_code = "OGG-01433"
 
 
+@quick_init
 @dataclass(frozen=True)
 class RowEvent:
     op: str  # INSERT, UPDATE, DELETE
@@ -71,12 +73,14 @@ class Transaction:
     changes: tuple[RowEvent, ...]
 
 
+@quick_init
 @dataclass(frozen=True)
 class TxBegin:
     xid: V.Xid
     scn: int
 
 
+@quick_init
 @dataclass(frozen=True)
 class TxSession:
     xid: V.Xid
@@ -84,6 +88,7 @@ class TxSession:
     name: str
 
 
+@quick_init
 @dataclass(frozen=True)
 class TxRow:
     xid: V.Xid
@@ -94,12 +99,14 @@ class TxRow:
     pieces: tuple[str, ...] = ()
 
 
+@quick_init
 @dataclass(frozen=True)
 class TxUndo:
     xid: V.Xid
     ref: str
 
 
+@quick_init
 @dataclass(frozen=True)
 class TxEnd:
     xid: V.Xid

@@ -22,6 +22,7 @@ from typing import Final
 from engine._native import load as load_native
 from engine.redo import layout as L
 from engine.redo.errors import RedoCorruptError, RedoTrailingError, RedoTruncatedError
+from engine.redo.frozen import quick_init
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,7 @@ class Rba:
 _RBA_TEXT: Final = re.compile(r"0x([0-9a-fA-F]+)\.([0-9a-fA-F]+)\.([0-9a-fA-F]+)")
 
 
+@quick_init
 @dataclass(frozen=True)
 class Vector:
     layer: int
@@ -108,6 +110,7 @@ class Vector:
         return text
 
 
+@quick_init
 @dataclass(frozen=True)
 class Lwn:
     num: int
@@ -117,6 +120,7 @@ class Lwn:
     time: int
 
 
+@quick_init
 @dataclass(frozen=True)
 class Record:
     rba: Rba

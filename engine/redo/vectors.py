@@ -22,6 +22,7 @@ from typing import Any
 
 from engine.redo.errors import RedoCorruptError, RedoUnsupportedError
 from engine.redo.framing import Record, Vector
+from engine.redo.frozen import quick_init
 from engine.redo.rowid import rowid
 
 # offset, struct code of every field we read, per structure
@@ -315,6 +316,7 @@ def _compile(
     return table, names, struct.Struct(fmt), pos
 
 
+@quick_init
 @dataclass(frozen=True)
 class Xid:
     usn: int
@@ -328,6 +330,7 @@ class Xid:
         return f"0x{self.usn:04x}.{self.slt:03x}.{self.sqn:08x}"
 
 
+@quick_init
 @dataclass(frozen=True)
 class RowOp:
     """A KDO row operation: what the undo (in a 5.1) or the redo (an 11.x) does to a row."""
@@ -348,6 +351,7 @@ class RowOp:
         return KDO_OPS.get(self.op, f"op {self.op}")
 
 
+@quick_init
 @dataclass(frozen=True)
 class Supplemental:
     fb: int
@@ -359,11 +363,13 @@ class Supplemental:
     after: int = 0  # the same for the redo image (docs/redo_format.md "Rows in pieces")
 
 
+@quick_init
 @dataclass(frozen=True)
 class Begin:  # 5.2
     xid: Xid
 
 
+@quick_init
 @dataclass(frozen=True)
 class Undo:  # 5.1, and the ktub of 5.6 / 5.11
     xid: Xid | None
@@ -374,24 +380,28 @@ class Undo:  # 5.1, and the ktub of 5.6 / 5.11
     supp: Supplemental | None
 
 
+@quick_init
 @dataclass(frozen=True)
 class End:  # 5.4
     xid: Xid
     rollback: bool
 
 
+@quick_init
 @dataclass(frozen=True)
 class Session:  # 5.20
     user: str
     transaction_name: str
 
 
+@quick_init
 @dataclass(frozen=True)
 class Redo:  # 11.x
     xid: Xid | None
     row: RowOp
 
 
+@quick_init
 @dataclass(frozen=True)
 class DirectLoad:  # 19.1
     objd: int
