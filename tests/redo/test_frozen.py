@@ -26,11 +26,8 @@ class _Plain:
 
 @quick_init
 @dataclass(frozen=True)
-class _Quick:
-    a: int
-    b: str
-    c: tuple[int, ...] = ()
-    d: int | None = None
+class _Quick(_Plain):
+    """_Plain's fields, quick_init's __init__."""
 
 
 @given(st.integers(), st.text(max_size=5), st.tuples(st.integers()), st.none() | st.integers())
