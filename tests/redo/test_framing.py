@@ -213,7 +213,7 @@ def test_the_c_block_check_reads_as_the_python_one(
     """The framing reader with the C block check (redomine's ora_payloads) and without it:
     the same records, and on a bad block (a flipped byte, a wrong block number) the same
     error at the same offset, records before it read the same."""
-    data = bytearray(_log(LOG15))
+    data = bytearray(need(LOG15).read_bytes())
     if where is not None:
         data[where] ^= 0x01
     native = _read(bytes(data))
@@ -226,7 +226,7 @@ def test_the_c_block_check_reads_as_the_python_one(
 
 
 def test_records_at_or_below_an_scn_are_stepped_over() -> None:
-    data = _log(LOG15)
+    data = need(LOG15).read_bytes()
     every, _ = _read(data)
     for scn in (0, 2267000, 2267707, 2267716, 10**12):
         got, err = _read(data, after_scn=scn)
