@@ -10,10 +10,13 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from engine.redo import capture as C
 from engine.redo import catalog, dictionary, framing
 from engine.redo import layout as L
+from tests.harness.kernels import needs
 from tests.redo.corpus import CHECKPOINT, LOG15, LOG16, OLR, need
 
 FMT = "arch%t_%s_%r.dbf"
@@ -362,3 +365,35 @@ def test_a_direct_load_block_in_a_record_of_its_own_is_the_loaders() -> None:
         ("INSERT", ("ID", Decimal(i))) for i in range(1, 10)
     ]
     assert got["real"] == []  # (its transaction made no change that was attributed)
+
+
+_NUMBERS = st.decimals(allow_nan=False, allow_infinity=False, places=None).filter(
+    lambda d: d == 0 or Decimal("1E-129") < abs(d) < Decimal("1E+125")
+) | st.integers(-(10**38) + 1, 10**38 - 1).map(Decimal)
+
+
+@needs("redomine")
+@given(_NUMBERS)
+def test_a_number_read_through_the_c_text_is_the_codec_s(value: Decimal) -> None:
+    """capture.number (the C kernel's NUMBER text made a Decimal) gives the very Decimal
+    decode_number gives, digits and exponent, wherever it gives one."""
+    from engine.redo.codecs import CodecError, decode_number, encode_number
+
+    try:
+        raw = encode_number(value)
+    except CodecError:
+        return
+    got = C.number(raw)
+    if got is not None:
+        assert got.as_tuple() == decode_number(raw).as_tuple()
+
+
+@needs("redomine")
+def test_the_c_number_text_reads_the_usual_numbers() -> None:
+    from engine.redo.codecs import decode_number, encode_number
+
+    for text in ("0", "1", "-1", "100", "9000", "0.5", "-0.0001", "123.45", "1E+20", "-7E-9"):
+        raw = encode_number(Decimal(text))
+        got = C.number(raw)
+        assert got is not None and got.as_tuple() == decode_number(raw).as_tuple(), text
+    assert C.number(b"\xc1\xff") is None  # (not a digit: left to the codec, which refuses)
