@@ -377,7 +377,8 @@ _NUMBERS = st.decimals(allow_nan=False, allow_infinity=False, places=None).filte
 def test_a_number_read_through_the_c_text_is_the_codec_s(value: Decimal) -> None:
     """capture.number (the C kernel's NUMBER text made a Decimal) gives the very Decimal
     decode_number gives, digits and exponent, wherever it gives one."""
-    from engine.redo.codecs import CodecError, decode_number, encode_number
+    from engine.redo.codecs import decode_number, encode_number
+    from engine.redo.errors import CodecError
 
     try:
         raw = encode_number(value)
