@@ -903,6 +903,8 @@ def _dump_oracle(
     """``ggsci db dump`` of Oracle's own format (engine.redo): one error line, never a traceback."""
     import json
 
+    from engine.embedded.errors import RedoFormatError
+    from engine.embedded.logfile import OLD_FORMAT, OLD_FORMAT_CODE, OLD_MAGIC
     from engine.redo.dictionary import load as load_oracle_dictionary
     from engine.redo.dumptext import dump_lines, record_json
     from engine.redo.errors import RedoError
@@ -927,6 +929,8 @@ def _dump_oracle(
         else:
             assert path is not None
             data = _log_bytes(path)
+            if data[:8] == OLD_MAGIC:  # an embedded database's log from before Oracle's format
+                raise _fail(RedoFormatError(f"{describe(path)}: {OLD_FORMAT}", OLD_FORMAT_CODE))
             header = read_header(data)
             layout = header.layout
             if not json_:

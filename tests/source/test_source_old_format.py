@@ -71,3 +71,12 @@ def test_an_extract_of_it_says_it_in_one_line(tmp_path: Path) -> None:
     assert r.exit_code == 1 and "Traceback" not in r.output, r.output
     (line,) = r.output.strip().splitlines()
     assert "ERROR   GGS-SRC-0120" in line and "recreate the database" in line
+
+
+def test_a_dump_of_one_of_its_logs_by_path_says_it(tmp_path: Path) -> None:
+    """Before: ``GGS-REDO-0002: not an Oracle redo log: no 0x7A7B7C7D magic ...``."""
+    root = _made_before(tmp_path)
+    log = next((root / "redo").rglob("*.log"))
+    code, out = _db(tmp_path, "dump", str(log))
+    assert code == 1 and out.count("\n") == 1 and out.startswith(f"GGS-SRC-0120: {log}: ")
+    assert "recreate the database" in out
