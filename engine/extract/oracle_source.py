@@ -44,6 +44,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from engine import storage
+from engine.changes import Fragment
 from engine.embedded.errors import RedoCorruptError
 from engine.extract.tasks.closing import close
 from engine.extract.tasks.decode import (
@@ -54,15 +55,15 @@ from engine.extract.tasks.decode import (
     text_of,
 )
 from engine.extract.tasks.miner import Miner
-from engine.extract.tasks.plan import Event, Mined, MinePlan, TableInfo
+from engine.extract.tasks.plan import Event, Item, Mined, MinePlan, TableInfo
 from engine.extract.tasks.txngroup import KINDS
 from engine.redo import capture as C
 from engine.redo import vectors
 from engine.redo.dictionary import Dictionary, Table
 from engine.redo.errors import RedoError
-from engine.redo.framing import Rba, Record, parse_record, read_header
+from engine.redo.framing import Rba, Record, Vector, parse_record, read_header
 from engine.redo.model import Kdo, Undo
-from engine.redo.rowid import FB_F, FB_L
+from engine.redo.rowid import FB_F, FB_L, rowid
 from engine.redo.scan import Scan
 from engine.redo.values import CHARSETS, Value
 from engine.redo.vectors import KDO_FLAG_COMPRESSED, KDO_FLAG_ONE_FIELD, KDO_OP_MASK, undo_ids
@@ -184,10 +185,11 @@ class Carry:
     :meth:`OracleMiner.mine_alone`) tells the driver beside its events, for
     :meth:`OracleMiner.settle`: its redo miner's state at its end (None: no log header read)
     and where the range that goes on from it starts; the transactions that ended in it; how
-    many savepoint rollbacks in it found no change to take back (the change may lie in an
-    earlier range: those of a transaction rolled back in the range do not count, all its
-    changes go with it); the stop it met (a structure change: message, offset, code; with its SCN);
-    and how it was mined (the counts of :class:`MinerStates`)."""
+    many savepoint rollbacks in it found no change to take back in the range (the change may
+    lie in an earlier range): each stands in its events as an undo whose reference is
+    :data:`MISSED` and the ROWID (:class:`_AloneMiner`), which the driver resolves against the
+    thread's true state (:func:`_resolved`); the stop it met (a structure change: message,
+    offset, code; with its SCN); and how it was mined (the counts of :class:`MinerStates`)."""
 
     end: C.MinerState | None
     ends: frozenset[tuple[int, int]] | None
@@ -214,10 +216,11 @@ class OracleMiner:
         #: Spark task: :meth:`mine_alone`)
         self.states = plan.states
         self._ended: frozenset[str] = frozenset()  # transactions ended in the last range mined
-        self._rolled_back: frozenset[str] = frozenset()  # and those of them rolled back
+        self._misses = 0  # its savepoint rollbacks left to the driver (Carry.missed)
 
     def _new(self) -> C.Miner:
-        return C.Miner(
+        make = _AloneMiner if self.states is not self.oracle.states else C.Miner
+        return make(
             self.oracle.dictionary, lambda t: t.full_name in self.captured, self.oracle.warn
         )
 
@@ -236,7 +239,7 @@ class OracleMiner:
             miners[0].state() if miners else None,
             next(iter(alone.ends.values()), None),
             self._ended,
-            len(set().union(*(m.missed for m in miners)) - self._rolled_back),
+            self._misses,
             (stop.message, stop.offset, stop.code) if stop is not None else None,
             alone.stop_scn,
             alone.fast_ranges,
@@ -245,23 +248,33 @@ class OracleMiner:
         )
         return got, carry
 
-    def settle(self, thread: int, sequence: int, start: int, carry: Carry) -> bool:
-        """Whether the result of the range of ``thread`` starting at (sequence, start), mined
-        alone (``carry``), is what mining it with the thread's true miner state gives; if it
-        is, the driver's state goes on from it (the state before it, less the transactions
-        that ended in the range, with the range's own state after it). It is not (the range
-        is mined again here, with the true state) when a savepoint rollback in it found
-        nothing to take back (but in a transaction it rolls back whole), or when the true
-        state holds pieces of a row not bound yet, or after a stop (what follows a stop is
-        cut by it: :meth:`_mine_redo`). Called on the driver for each range in the order an
-        in-process batch mines them."""
+    def settle(
+        self, thread: int, sequence: int, start: int, carry: Carry, items: list[Item]
+    ) -> list[Item] | None:
+        """The result (``items``) of the range of ``thread`` starting at (sequence, start),
+        mined alone (``carry``), made what mining it with the thread's true miner state
+        gives, and the driver's state gone on from it (the state before it, less the
+        changes its savepoint rollbacks took back and the transactions that ended in the
+        range, with the range's own state after it); None when it cannot be (the range is
+        then mined again here, with the true state): the true state holds pieces of a row
+        not bound yet, a savepoint rollback the range could not resolve alone found nothing
+        to take back in the true state either while in a fragment (whose first and last
+        change it would move), or after a stop (what follows a stop is cut by it:
+        :meth:`_mine_redo`). Each savepoint rollback the range could not resolve takes back
+        the newest change of its row in the true state (:func:`_resolved`). Called on the
+        driver for each range in the order an in-process batch mines them."""
         states = self.states
         if states.stop is not None:
-            return False
+            return None
         miner = states.miner(thread, sequence, start, self._new)
         now = miner.state()
-        if carry.missed or any(now.pieces.values()):
-            return False
+        if any(now.pieces.values()):
+            return None
+        if carry.missed:
+            got = _resolved(items, now.live)
+            if got is None:
+                return None
+            items = got
         states.tasks += 1
         states.fast_ranges += carry.fast_ranges
         states.redo_ranges += carry.redo_ranges
@@ -270,12 +283,12 @@ class OracleMiner:
             message, offset, code = carry.stop
             states.stop = C.CaptureStop(message, offset, code)
             states.stop_scn, states.stop_thread = carry.stop_scn, thread
-            return True
+            return items
         if carry.end is not None:
             miner.restore(_composed(now, carry.end, carry.ended))
         if carry.ends is not None:
             states.went_on(thread, carry.ends)
-        return True
+        return items
 
     def mine(self, path: str, start: int, end: int | None) -> Mined:
         if self.fast is not None and self.states.stop is None:
@@ -311,7 +324,8 @@ class OracleMiner:
         finally:
             fast.delegate = None
         _sync(miner, events, synced[0])
-        self._ended, self._rolled_back = _ended_in(events)
+        self._ended = _ended_in(events)
+        events, self._misses = _kept_misses(events)
         states.ended(thread, sequence, end, resume)
         first = events[0][7] if events else 0
         latest = max(e[7] for e in events) if events else 0
@@ -384,7 +398,8 @@ class OracleMiner:
             states.ended(h.thread, h.sequence, end, scan.resume)
         first = out[0][7] if out else 0
         latest = max(e[7] for e in out) if out else 0
-        self._ended, self._rolled_back = _ended_in(out)
+        self._ended = _ended_in(out)
+        out, self._misses = _kept_misses(out)
         items = close(out, self.plan, scan.sequence)
         return Mined(items, scan.resume, n, scan.sequence, first, latest)
 
@@ -482,11 +497,91 @@ def _sync(miner: C.Miner, events: list[Event], since: int) -> None:
     miner.forget(ended)
 
 
-def _ended_in(events: list[Event]) -> tuple[frozenset[str], frozenset[str]]:
-    """The transactions that ended (commit or rollback) among ``events``, and those of them
-    rolled back."""
-    back = frozenset(e[1] for e in events if e[0] == _ROLLBACK)
-    return back | frozenset(e[1] for e in events if e[0] == _COMMIT), back
+def _ended_in(events: list[Event]) -> frozenset[str]:
+    """The transactions that ended (commit or rollback) among ``events``."""
+    return frozenset(e[1] for e in events if e[0] == _COMMIT or e[0] == _ROLLBACK)
+
+
+#: The reference of a savepoint rollback a range mined alone found nothing to take back for
+#: (:class:`_AloneMiner`): this prefix, then the ROWID of its row; resolved by the driver.
+MISSED: Final = "?"
+
+
+class _AloneMiner(C.Miner):
+    """The redo miner of a range mined alone (:meth:`OracleMiner.mine_alone`): a savepoint
+    rollback that finds no change of its row to take back in the range gives an undo whose
+    reference is :data:`MISSED` and the row's ROWID instead of nothing (the change may lie
+    in an earlier range: the driver takes back the newest there, :func:`_resolved`)."""
+
+    def _row(
+        self, v: Vector, undo: vectors.Undo | None, rec: Record, xid: vectors.Xid | None,
+        undoing: bool,
+    ) -> list[C.TxEvent]:  # fmt: skip
+        if not undoing:
+            return super()._row(v, undo, rec, xid, undoing)
+        was, self.missed = self.missed, set()
+        try:
+            got = super()._row(v, undo, rec, xid, undoing)
+            hit = bool(self.missed)
+        finally:
+            was |= self.missed
+            self.missed = was
+        if not hit:
+            return got
+        d = vectors.decode(v)
+        assert isinstance(d, vectors.Redo)
+        owner = (undo.xid if undo else None) or d.xid or xid
+        assert owner is not None
+        return [C.TxUndo(owner, MISSED + rowid(v.obj, v.dba, d.row.slot))]
+
+
+def _kept_misses(events: list[Event]) -> tuple[list[Event], int]:
+    """``events`` less the undos of :data:`MISSED` of a transaction that began in them (no
+    earlier range holds a change of it: mined with the true state, that rollback finds
+    nothing either, and gives nothing), and how many are left (for the driver)."""
+    if not any(e[0] == _UNDO and e[13][:1] == MISSED for e in events):
+        return events, 0
+    begun: set[str] = set()
+    out: list[Event] = []
+    for e in events:
+        if e[0] == _BEGIN:
+            begun.add(e[1])
+        elif e[0] == _UNDO and e[13][:1] == MISSED and e[1] in begun:
+            continue
+        out.append(e)
+    return out, sum(1 for e in out if e[0] == _UNDO and e[13][:1] == MISSED)
+
+
+def _resolved(items: list[Item], live: dict[tuple[Any, str], list[str]]) -> list[Item] | None:
+    """``items`` of a range mined alone with each undo of :data:`MISSED` resolved against
+    ``live`` (the thread's true state at the range's start, taken from as it goes): the
+    newest change of its transaction to its row there is taken back, as the redo miner
+    with that state does; an undo with none is left out (the redo miner gives nothing),
+    but in a fragment (None: the range is mined again)."""
+
+    def take(xid: str, ref: str) -> str | None:
+        usn, slt, sqn = (int(x) for x in xid.split("."))
+        refs = live.get((vectors.Xid(usn, slt, sqn), ref[len(MISSED) :]))
+        return refs.pop() if refs else None
+
+    out: list[Item] = []
+    for it in items:
+        if isinstance(it, Fragment):
+            if any(u[:1] == MISSED for u in it.undone):
+                undone = []
+                for u in it.undone:
+                    got = take(it.xid, u) if u[:1] == MISSED else u
+                    if got is None:
+                        return None
+                    undone.append(got)
+                it = replace(it, undone=tuple(undone))
+        elif isinstance(it, tuple) and it[0] == _UNDO and it[13][:1] == MISSED:
+            got = take(it[1], it[13])
+            if got is None:
+                continue
+            it = (*it[:13], got, *it[14:])
+        out.append(it)
+    return out
 
 
 def _composed(before: C.MinerState, after: C.MinerState, ended: frozenset[str]) -> C.MinerState:

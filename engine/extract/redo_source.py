@@ -463,9 +463,12 @@ def _settled(
             elif (
                 r is not None
                 and r.carry is not None
-                and miner.settle(s.thread, s.sequence, s.start, r.carry)
+                and (
+                    (items := miner.settle(s.thread, s.sequence, s.start, r.carry, r.items))
+                    is not None
+                )
             ):
-                out.append(r)
+                out.append(r if items is r.items else dataclasses.replace(r, items=items))
             else:
                 miner.states.remined += r is not None
                 again = decode_split(miner, s)

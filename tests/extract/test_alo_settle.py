@@ -1,0 +1,132 @@
+"""An attached database's ranges mined alone (as Spark tasks mine them: the plan shipped by
+pickle, :meth:`OracleMiner.mine_alone`, the result packed and unpacked) and settled on the
+driver (``redo_source._settled``), against the same ranges mined in one process with each
+thread's true redo-miner state (``decode_split`` on the driver, what mining without Spark
+does): the items (events, closed transactions, fragments with their positions and counts)
+must be equal, range by range, for logs cut at many offsets; and a savepoint rollback of a
+change in an earlier range is resolved on the driver (``Carry.missed``,
+``oracle_source._resolved``), not mined again. No Spark session: only its transport is left
+out (tests/extract/test_alo_spark.py runs the same through Spark)."""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+
+from engine.extract.alo import driver_dictionary
+from engine.extract.oracle_source import MinerStates, OracleMiner, OraclePlan
+from engine.extract.redo_source import (
+    Split,
+    SplitResult,
+    _packed,
+    _settled,
+    _unpacked,
+    decode_split,
+)
+from engine.extract.tasks.decode import Selection
+from engine.extract.tasks.plan import mine_plan
+from engine.home.layout import Home
+from engine.redo import dictionary
+from engine.redo.framing import read_header
+from tests.extract.test_alo_rac import rac_source
+from tests.extract.test_alo_spark import _pieces_source
+from tests.harness.attached import archive_copies, oracle_dictionary
+
+
+def _plan(dic: Path) -> OraclePlan:
+    oracle = dictionary.load(dic)
+    driver = driver_dictionary(oracle)
+    sel = Selection(frozenset((t.owner, t.name) for t in oracle.tables if t.owner == "WL"))
+    return OraclePlan(mine_plan(driver, sel), oracle, MinerStates())
+
+
+def _splits(logs: Sequence[Path], step: int, first: int) -> list[Split]:
+    """Each log cut every ``step`` bytes from ``first`` on (inside blocks and LWNs), the
+    logs of a thread in sequence order, thread after thread interleaved by SCN order."""
+    out: list[Split] = []
+    for log in logs:
+        h = read_header(log.read_bytes()[:8192])
+        size = log.stat().st_size
+        cuts = [0, *range(first, size, step)]
+        for i, lo in enumerate(cuts):
+            last = i == len(cuts) - 1
+            hi = None if last else cuts[i + 1]
+            out.append(Split(h.thread, h.sequence, str(log), lo, hi, True, last))
+    return out
+
+
+def _in_process(dic: Path, splits: Sequence[Split]) -> list[SplitResult]:
+    miner = OracleMiner(_plan(dic))
+    return [decode_split(miner, s) for s in splits]
+
+
+def _alone_settled(dic: Path, splits: Sequence[Split]) -> tuple[list[SplitResult], MinerStates]:
+    plan = _plan(dic)
+    task = OracleMiner(pickle.loads(pickle.dumps(plan)))  # the plan as a task gets it
+    done = [_unpacked(_packed(decode_split(task, s, in_task=True))) for s in splits]
+    return _settled(OracleMiner(plan), splits, done), plan.states
+
+
+def _settled_as_in_process(
+    src: tuple[Path, list[Path]], step: int, first: int
+) -> tuple[list[SplitResult], MinerStates, int]:
+    """``src``'s logs cut every ``step`` bytes from ``first``: mined alone and settled, the
+    same items as in one process; the results, the driver's states, the number of ranges."""
+    dic, logs = src
+    splits = _splits(logs, step, first)
+    got, states = _alone_settled(dic, splits)
+    _same(got, _in_process(dic, splits))
+    return got, states, len(splits)
+
+
+def _same(got: Sequence[SplitResult], want: Sequence[SplitResult]) -> None:
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        assert (g.split, g.resume, g.records, g.error) == (w.split, w.resume, w.records, w.error)
+        assert g.items == w.items, g.split
+
+
+def _source(tmp: Path, make: Callable[[Home], tuple[Path, int]]) -> tuple[Path, list[Path]]:
+    """A database ``make`` writes, its dictionary and its archived logs."""
+    home = Home(tmp / "home")
+    home.create_subdirs()
+    root, made = make(home)
+    return oracle_dictionary(root, tmp / "dictionary.json", made), archive_copies(
+        root, tmp / "arch"
+    )
+
+
+@pytest.fixture(scope="module")
+def savepoints(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path]]:
+    """Two threads; a long transaction of thread 1 rolled back to a savepoint taken at its
+    start (its undone changes lie many ranges before the rollback), full rollbacks."""
+    return _source(
+        tmp_path_factory.mktemp("savepoints"),
+        lambda home: rac_source(home, long_open=True, threads=2, savepoint=True),
+    )
+
+
+@pytest.mark.parametrize(("step", "first"), [(512, 512), (1024, 700), (1536, 100), (4096, 333)])
+def test_savepoint_rollbacks_of_earlier_ranges_settle_without_mining_again(
+    savepoints: tuple[Path, list[Path]], step: int, first: int
+) -> None:
+    got, states, ranges = _settled_as_in_process(savepoints, step, first)
+    assert states.remined == 0 and states.tasks == ranges
+    assert any(r.carry is not None and r.carry.missed for r in got)  # (the case is there)
+
+
+@pytest.fixture(scope="module")
+def pieces(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path]]:
+    """One thread; WL.P's rows written as Oracle writes a chained row, in two records."""
+    return _source(tmp_path_factory.mktemp("pieces"), _pieces_source)
+
+
+@pytest.mark.parametrize(("step", "first"), [(512, 512), (1024, 200), (1536, 1000)])
+def test_a_row_in_pieces_over_a_range_boundary_settles_to_the_same_items(
+    pieces: tuple[Path, list[Path]], step: int, first: int
+) -> None:
+    _, states, ranges = _settled_as_in_process(pieces, step, first)
+    assert states.tasks + states.remined == ranges
