@@ -24,8 +24,11 @@ one per redo thread lives in :class:`MinerStates`, with the Extract's driver; a 
 does not start where that thread's last one ended (a batch mined again, a restart) starts
 from what was kept at its start, else afresh. In a Spark task a range is mined alone, from no
 state (:meth:`OracleMiner.mine_alone`, its :class:`Carry`), and the driver settles it
-(:meth:`OracleMiner.settle`): the result stands and the thread's state goes on from it, or,
-when it depended on a state the task did not have, the range is mined again on the driver.
+(:meth:`OracleMiner.settle`): what its result depends on of the state before it (a
+savepoint rollback of a change in an earlier range, the pieces of a row an earlier range
+left open) is carried and resolved there against the thread's true state
+(:mod:`engine.extract.alone`), and the thread's state goes on from it; only what cannot be
+resolved is mined again on the driver.
 
 The fast path (:class:`FastMiner`, :func:`fast_miner`): a range is mined by the task miner
 and its C walk, strict, over the attached dictionary's tables (by real object number, with
@@ -44,8 +47,17 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from engine import storage
-from engine.changes import Fragment
 from engine.embedded.errors import RedoCorruptError
+from engine.extract.alone import (
+    DEFER,
+    AloneMiner,
+    Carry,
+    Deferred,
+    composed,
+    kept_misses,
+    resolved,
+    walked,
+)
 from engine.extract.tasks.closing import close
 from engine.extract.tasks.decode import (
     BEFORES_COMPACT,
@@ -61,9 +73,9 @@ from engine.redo import capture as C
 from engine.redo import vectors
 from engine.redo.dictionary import Dictionary, Table
 from engine.redo.errors import RedoError
-from engine.redo.framing import Rba, Record, Vector, parse_record, read_header
+from engine.redo.framing import Rba, Record, parse_record, read_header
 from engine.redo.model import Kdo, Undo
-from engine.redo.rowid import FB_F, FB_L, rowid
+from engine.redo.rowid import FB_F, FB_L
 from engine.redo.scan import Scan
 from engine.redo.values import CHARSETS, Value
 from engine.redo.vectors import KDO_FLAG_COMPRESSED, KDO_FLAG_ONE_FIELD, KDO_OP_MASK, undo_ids
@@ -179,29 +191,6 @@ def _shipped(plan: MinePlan, dictionary: Dictionary) -> OraclePlan:
     return OraclePlan(plan, dictionary, MinerStates())
 
 
-@dataclass(frozen=True)
-class Carry:
-    """What a range mined alone (in a Spark task, from no miner state:
-    :meth:`OracleMiner.mine_alone`) tells the driver beside its events, for
-    :meth:`OracleMiner.settle`: its redo miner's state at its end (None: no log header read)
-    and where the range that goes on from it starts; the transactions that ended in it; how
-    many savepoint rollbacks in it found no change to take back in the range (the change may
-    lie in an earlier range): each stands in its events as an undo whose reference is
-    :data:`MISSED` and the ROWID (:class:`_AloneMiner`), which the driver resolves against the
-    thread's true state (:func:`_resolved`); the stop it met (a structure change: message,
-    offset, code; with its SCN); and how it was mined (the counts of :class:`MinerStates`)."""
-
-    end: C.MinerState | None
-    ends: frozenset[tuple[int, int]] | None
-    ended: frozenset[str]
-    missed: int
-    stop: tuple[str, int | None, str] | None = None
-    stop_scn: int = 0
-    fast_ranges: int = 0
-    redo_ranges: int = 0
-    delegated: int = 0
-
-
 class OracleMiner:
     """Mines byte ranges of real Oracle logs into the task miner's output (module docstring)."""
 
@@ -219,7 +208,7 @@ class OracleMiner:
         self._misses = 0  # its savepoint rollbacks left to the driver (Carry.missed)
 
     def _new(self) -> C.Miner:
-        make = _AloneMiner if self.states is not self.oracle.states else C.Miner
+        make = AloneMiner if self.states is not self.oracle.states else C.Miner
         return make(
             self.oracle.dictionary, lambda t: t.full_name in self.captured, self.oracle.warn
         )
@@ -234,9 +223,11 @@ class OracleMiner:
         finally:
             self.states = self.oracle.states
         miners = list(alone.miners.values())
+        m = miners[0] if miners else None
         stop = alone.stop
+        deferred = tuple(m.deferred) if isinstance(m, AloneMiner) else ()
         carry = Carry(
-            miners[0].state() if miners else None,
+            m.state() if m is not None else None,
             next(iter(alone.ends.values()), None),
             self._ended,
             self._misses,
@@ -245,36 +236,50 @@ class OracleMiner:
             alone.fast_ranges,
             alone.redo_ranges,
             alone.delegated,
+            frozenset(x.text() for x in m.undone) if isinstance(m, AloneMiner) else frozenset(),
+            deferred,
+            bool(deferred),
+            isinstance(m, AloneMiner) and m.unsure,
         )
         return got, carry
 
     def settle(
-        self, thread: int, sequence: int, start: int, carry: Carry, items: list[Item]
-    ) -> list[Item] | None:
-        """The result (``items``) of the range of ``thread`` starting at (sequence, start),
+        self, thread: int, sequence: int, start: int, carry: Carry, mined: Mined
+    ) -> Mined | None:
+        """The result (``mined``) of the range of ``thread`` starting at (sequence, start),
         mined alone (``carry``), made what mining it with the thread's true miner state
-        gives, and the driver's state gone on from it (the state before it, less the
-        changes its savepoint rollbacks took back and the transactions that ended in the
-        range, with the range's own state after it); None when it cannot be (the range is
-        then mined again here, with the true state): the true state holds pieces of a row
-        not bound yet, a savepoint rollback the range could not resolve alone found nothing
-        to take back in the true state either while in a fragment (whose first and last
-        change it would move), or after a stop (what follows a stop is cut by it:
-        :meth:`_mine_redo`). Each savepoint rollback the range could not resolve takes back
-        the newest change of its row in the true state (:func:`_resolved`). Called on the
-        driver for each range in the order an in-process batch mines them."""
+        gives (engine/extract/alone.py: its savepoint rollbacks of changes in earlier ranges
+        resolved, its deferred row pieces bound with the true open pieces, then its
+        transactions closed), and the driver's state gone on from it (the state before it,
+        as resolving went on from it, less the transactions that ended in the range, with
+        the range's own state after it); None when it cannot be (the range is then mined
+        again here, with the true state): alone.py says when, and after a stop (what
+        follows a stop is cut by it: :meth:`_mine_redo`). Called on the driver for each
+        range in the order an in-process batch mines them."""
         states = self.states
         if states.stop is not None:
             return None
         miner = states.miner(thread, sequence, start, self._new)
         now = miner.state()
-        if any(now.pieces.values()):
-            return None
-        if carry.missed:
-            got = _resolved(items, now.live)
+        if carry.raw:
+            if carry.unsure or carry.stop is not None:
+                return None
+            events_: list[Event] = mined.items  # type: ignore[assignment]  # (raw: not closed)
+            walk = walked(events_, now.live, now.pieces, carry.deferred, self._new(), self._events)
+            if walk is None or (carry.end is not None and walk[1] & carry.end.live.keys()):
+                return None  # (one row's changes from both: their order is not known here)
+            events = walk[0]
+            first = events[0][7] if events else 0
+            latest = max(e[7] for e in events) if events else 0
+            items = close(events, self.plan, mined.sequence)
+            mined = Mined(items, mined.resume, mined.records, mined.sequence, first, latest)
+        elif carry.missed:
+            got = resolved(mined.items, now.live)
             if got is None:
                 return None
-            items = got
+            mined = replace(mined, items=got)
+        if any(any(p.carries for p in v) for k, v in now.pieces.items() if k.text() in carry.ended):
+            return None  # (an end with a row's pieces not bound: a stop, or not, by its path)
         states.tasks += 1
         states.fast_ranges += carry.fast_ranges
         states.redo_ranges += carry.redo_ranges
@@ -283,12 +288,12 @@ class OracleMiner:
             message, offset, code = carry.stop
             states.stop = C.CaptureStop(message, offset, code)
             states.stop_scn, states.stop_thread = carry.stop_scn, thread
-            return items
+            return mined
         if carry.end is not None:
-            miner.restore(_composed(now, carry.end, carry.ended))
+            miner.restore(composed(now, carry.end, carry.ended, carry.undone))
         if carry.ends is not None:
             states.went_on(thread, carry.ends)
-        return items
+        return mined
 
     def mine(self, path: str, start: int, end: int | None) -> Mined:
         if self.fast is not None and self.states.stop is None:
@@ -325,11 +330,12 @@ class OracleMiner:
             fast.delegate = None
         _sync(miner, events, synced[0])
         self._ended = _ended_in(events)
-        events, self._misses = _kept_misses(events)
+        events, self._misses = kept_misses(events)
         states.ended(thread, sequence, end, resume)
         first = events[0][7] if events else 0
         latest = max(e[7] for e in events) if events else 0
-        return Mined(close(events, self.plan, sequence), resume, n, sequence, first, latest)
+        items: list[Item] = list(events) if _defers(miner) else close(events, self.plan, sequence)
+        return Mined(items, resume, n, sequence, first, latest)
 
     def _delegated(
         self, miner: C.Miner, synced: list[int], scan: Scan, offset: int, stop: int,
@@ -399,8 +405,8 @@ class OracleMiner:
         first = out[0][7] if out else 0
         latest = max(e[7] for e in out) if out else 0
         self._ended = _ended_in(out)
-        out, self._misses = _kept_misses(out)
-        items = close(out, self.plan, scan.sequence)
+        out, self._misses = kept_misses(out)
+        items: list[Item] = list(out) if _defers(miner) else close(out, self.plan, scan.sequence)
         return Mined(items, scan.resume, n, scan.sequence, first, latest)
 
     # -- events -----------------------------------------------------------------------
@@ -421,6 +427,8 @@ class OracleMiner:
                 out.append((_UNDO, xid, *head, 0, "", None, (), (), ev.ref, "", "", "", b""))
             elif isinstance(ev, C.TxRow):
                 self._row(ev, xid, head, out)
+            elif isinstance(ev, Deferred):  # (a row piece the driver binds: alone.py)
+                out.append((DEFER, xid, *head, ev.index, "", None, (), (), "", "", "", "", b""))
             else:
                 kind = _ROLLBACK if ev.rollback else _COMMIT
                 at = (*head[:3], ev.commit_scn, *head[4:])  # the LWN's SCN and time
@@ -495,104 +503,18 @@ def _sync(miner: C.Miner, events: list[Event], since: int) -> None:
         if e[0] == _ROW and e[1] not in ended and e[10] and e[13]
     )
     miner.forget(ended)
+    if isinstance(miner, AloneMiner):
+        miner.begun(e[1] for e in events[since:] if e[0] == _BEGIN)
+
+
+def _defers(miner: C.Miner | None) -> bool:
+    """Whether a range mined alone left row pieces to the driver (its events go unclosed)."""
+    return isinstance(miner, AloneMiner) and bool(miner.deferred)
 
 
 def _ended_in(events: list[Event]) -> frozenset[str]:
     """The transactions that ended (commit or rollback) among ``events``."""
     return frozenset(e[1] for e in events if e[0] == _COMMIT or e[0] == _ROLLBACK)
-
-
-#: The reference of a savepoint rollback a range mined alone found nothing to take back for
-#: (:class:`_AloneMiner`): this prefix, then the ROWID of its row; resolved by the driver.
-MISSED: Final = "?"
-
-
-class _AloneMiner(C.Miner):
-    """The redo miner of a range mined alone (:meth:`OracleMiner.mine_alone`): a savepoint
-    rollback that finds no change of its row to take back in the range gives an undo whose
-    reference is :data:`MISSED` and the row's ROWID instead of nothing (the change may lie
-    in an earlier range: the driver takes back the newest there, :func:`_resolved`)."""
-
-    def _row(
-        self, v: Vector, undo: vectors.Undo | None, rec: Record, xid: vectors.Xid | None,
-        undoing: bool,
-    ) -> list[C.TxEvent]:  # fmt: skip
-        if not undoing:
-            return super()._row(v, undo, rec, xid, undoing)
-        was, self.missed = self.missed, set()
-        try:
-            got = super()._row(v, undo, rec, xid, undoing)
-            hit = bool(self.missed)
-        finally:
-            was |= self.missed
-            self.missed = was
-        if not hit:
-            return got
-        d = vectors.decode(v)
-        assert isinstance(d, vectors.Redo)
-        owner = (undo.xid if undo else None) or d.xid or xid
-        assert owner is not None
-        return [C.TxUndo(owner, MISSED + rowid(v.obj, v.dba, d.row.slot))]
-
-
-def _kept_misses(events: list[Event]) -> tuple[list[Event], int]:
-    """``events`` less the undos of :data:`MISSED` of a transaction that began in them (no
-    earlier range holds a change of it: mined with the true state, that rollback finds
-    nothing either, and gives nothing), and how many are left (for the driver)."""
-    if not any(e[0] == _UNDO and e[13][:1] == MISSED for e in events):
-        return events, 0
-    begun: set[str] = set()
-    out: list[Event] = []
-    for e in events:
-        if e[0] == _BEGIN:
-            begun.add(e[1])
-        elif e[0] == _UNDO and e[13][:1] == MISSED and e[1] in begun:
-            continue
-        out.append(e)
-    return out, sum(1 for e in out if e[0] == _UNDO and e[13][:1] == MISSED)
-
-
-def _resolved(items: list[Item], live: dict[tuple[Any, str], list[str]]) -> list[Item] | None:
-    """``items`` of a range mined alone with each undo of :data:`MISSED` resolved against
-    ``live`` (the thread's true state at the range's start, taken from as it goes): the
-    newest change of its transaction to its row there is taken back, as the redo miner
-    with that state does; an undo with none is left out (the redo miner gives nothing),
-    but in a fragment (None: the range is mined again)."""
-
-    def take(xid: str, ref: str) -> str | None:
-        usn, slt, sqn = (int(x) for x in xid.split("."))
-        refs = live.get((vectors.Xid(usn, slt, sqn), ref[len(MISSED) :]))
-        return refs.pop() if refs else None
-
-    out: list[Item] = []
-    for it in items:
-        if isinstance(it, Fragment):
-            if any(u[:1] == MISSED for u in it.undone):
-                undone = []
-                for u in it.undone:
-                    got = take(it.xid, u) if u[:1] == MISSED else u
-                    if got is None:
-                        return None
-                    undone.append(got)
-                it = replace(it, undone=tuple(undone))
-        elif isinstance(it, tuple) and it[0] == _UNDO and it[13][:1] == MISSED:
-            got = take(it[1], it[13])
-            if got is None:
-                continue
-            it = (*it[:13], got, *it[14:])
-        out.append(it)
-    return out
-
-
-def _composed(before: C.MinerState, after: C.MinerState, ended: frozenset[str]) -> C.MinerState:
-    """A thread's redo miner state after a range mined alone: ``before`` (the true state at
-    its start, with no row pieces waiting) less the transactions that ended in the range,
-    then the range's own state at its end (``after``: its changes are newer than those
-    before it)."""
-    live = {k: list(v) for k, v in before.live.items() if k[0].text() not in ended}
-    for k, refs in after.live.items():
-        live.setdefault(k, []).extend(refs)
-    return C.MinerState(live, {k: list(v) for k, v in after.pieces.items() if v})
 
 
 def _cols(image: dict[int, str | None]) -> Columns:

@@ -31,9 +31,10 @@ from engine.cluster.worker import CANNOT_RUN, run_task, settle_worker
 from engine.embedded.catalog import RedoGapError
 from engine.embedded.errors import RedoFormatError
 from engine.embedded.logs import LogInfo, list_logs
-from engine.extract.oracle_source import Carry, OracleMiner, OraclePlan
+from engine.extract.alone import Carry
+from engine.extract.oracle_source import OracleMiner, OraclePlan
 from engine.extract.tasks.miner import Miner
-from engine.extract.tasks.plan import Closed, Event, MinePlan
+from engine.extract.tasks.plan import Closed, Event, Mined, MinePlan
 from engine.storage import StorageError
 
 if TYPE_CHECKING:
@@ -464,17 +465,28 @@ def _settled(
                 r is not None
                 and r.carry is not None
                 and (
-                    (items := miner.settle(s.thread, s.sequence, s.start, r.carry, r.items))
+                    (got := miner.settle(s.thread, s.sequence, s.start, r.carry, _mined(r)))
                     is not None
                 )
             ):
-                out.append(r if items is r.items else dataclasses.replace(r, items=items))
+                out.append(
+                    dataclasses.replace(
+                        r,
+                        items=got.items,
+                        first_time_us=got.first_time_us,
+                        max_time_us=got.max_time_us,
+                    )
+                )
             else:
                 miner.states.remined += r is not None
                 again = decode_split(miner, s)
                 failed = failed or bool(again.error)
                 out.append(again)
     return out
+
+
+def _mined(r: SplitResult) -> Mined:
+    return Mined(r.items, r.resume, r.records, r.sequence, r.first_time_us, r.max_time_us)
 
 
 def positions_after(splits: Sequence[Split], positions: dict[int, Position]) -> dict[int, Position]:
