@@ -78,8 +78,9 @@ class Carry:
     closed the pieces of; how many undos of :data:`MISSED` it holds; its deferred pieces
     (then its items are its events, not closed: ``raw``), and whether one shares its
     reference number with a later change of its record (``unsure``: mined again); the stop
-    it met (a structure change: message, offset, code; with its SCN); and how it was mined
-    (the counts of ``MinerStates``)."""
+    it met (a structure change: message, offset, code; with its SCN); how it was mined
+    (the counts of ``MinerStates``); and the warnings its redo miner gave (a task has no
+    report: the driver gives them, once an Extract)."""
 
     end: C.MinerState | None
     ends: frozenset[tuple[int, int]] | None
@@ -94,6 +95,7 @@ class Carry:
     deferred: tuple[Deferred, ...] = ()
     raw: bool = False
     unsure: bool = False
+    warnings: tuple[str, ...] = ()  # its redo miner's (OGG-01431), for the report
 
 
 def xid_of(text: str) -> vectors.Xid:

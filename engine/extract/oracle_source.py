@@ -114,6 +114,9 @@ class MinerStates:
     fast_ranges: int = 0
     redo_ranges: int = 0
     delegated: int = 0
+    # the warnings given (OGG-01431: a column of a type not captured), each once, whether a
+    # thread's redo miner here gave it or a Spark task's (relayed: OracleMiner.settle)
+    warned: set[str] = field(default_factory=set)
     tasks: int = 0  # ranges mined in Spark tasks whose result stood (OracleMiner.settle)
     remined: int = 0  # ranges mined in tasks whose result did not stand: mined again here
     _settling: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -206,18 +209,29 @@ class OracleMiner:
         self.states = plan.states
         self._ended: frozenset[str] = frozenset()  # transactions ended in the last range mined
         self._misses = 0  # its savepoint rollbacks left to the driver (Carry.missed)
+        self._relayed: list[str] = []  # warnings of the range mined alone (Carry.warnings)
 
     def _new(self) -> C.Miner:
         make = AloneMiner if self.states is not self.oracle.states else C.Miner
-        return make(
-            self.oracle.dictionary, lambda t: t.full_name in self.captured, self.oracle.warn
-        )
+        return make(self.oracle.dictionary, lambda t: t.full_name in self.captured, self._warn)
+
+    def _warn(self, text: str) -> None:
+        """A warning of a redo miner: given once an Extract (:attr:`MinerStates.warned`),
+        or, mining alone (a Spark task, which has no report), kept for the driver
+        (:attr:`Carry.warnings`), which gives it (:meth:`settle`)."""
+        if self.states is not self.oracle.states:
+            if text not in self._relayed:
+                self._relayed.append(text)
+        elif text not in self.states.warned:
+            self.states.warned.add(text)
+            self.oracle.warn(text)
 
     def mine_alone(self, path: str, start: int, end: int | None) -> tuple[Mined, Carry]:
         """Mine a range from no miner state (in a Spark task: the driver's state stays with
         the driver), and say what the driver needs to know whether that was right and to go
         on from it (:class:`Carry`, :meth:`settle`)."""
         self.states = alone = MinerStates()
+        self._relayed = []
         try:
             got = self.mine(path, start, end)
         finally:
@@ -240,6 +254,7 @@ class OracleMiner:
             deferred,
             bool(deferred),
             isinstance(m, AloneMiner) and m.unsure,
+            tuple(self._relayed),
         )
         return got, carry
 
@@ -256,6 +271,8 @@ class OracleMiner:
         again here, with the true state): alone.py says when, and after a stop (what
         follows a stop is cut by it: :meth:`_mine_redo`). Called on the driver for each
         range in the order an in-process batch mines them."""
+        for text in carry.warnings:  # (the task's, given here once)
+            self._warn(text)
         states = self.states
         if states.stop is not None:
             return None

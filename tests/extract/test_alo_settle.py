@@ -10,6 +10,7 @@ out (tests/extract/test_alo_spark.py runs the same through Spark)."""
 
 from __future__ import annotations
 
+import json
 import pickle
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -142,3 +143,36 @@ def test_a_row_in_pieces_over_a_range_boundary_settles_without_mining_again(
     got, states, ranges = _settled_as_in_process(pieces, step, first)
     assert states.remined == 0 and states.tasks == ranges
     assert any(r.carry is not None and r.carry.raw for r in got)  # (the case is there)
+
+
+@pytest.fixture(scope="module")
+def clob(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path]]:
+    """Two threads; the dictionary says WL.U's column V is a CLOB (not captured)."""
+    dic, logs = _source(tmp_path_factory.mktemp("clob"), lambda home: rac_source(home))
+    doc = json.loads(dic.read_text())
+    for t in doc["tables"]:
+        for c in t["columns"]:
+            if (t["owner"], t["name"], c["name"]) == ("WL", "U", "V"):
+                c["type"] = "CLOB"
+    dic.write_text(json.dumps(doc))
+    return dic, logs
+
+
+CLOB_WARNING = "OGG-01431: column V of WL.U has type CLOB, not captured"
+
+
+def test_a_tasks_warnings_reach_the_driver_once(clob: tuple[Path, list[Path]]) -> None:
+    """Each range's task gives the column's warning (it has no report: it is carried,
+    ``Carry.warnings``); the driver gives it once for the Extract, whatever the ranges and
+    threads (its own redo miners, one a thread, give the same one: not again)."""
+    dic, logs = clob
+    splits = _splits(logs, 4096, 333)
+    plan = _plan(dic)
+    warns: list[str] = []
+    plan = OraclePlan(plan.plan, plan.dictionary, MinerStates(), warns.append)
+    task = OracleMiner(pickle.loads(pickle.dumps(plan)))
+    done = [_unpacked(_packed(decode_split(task, s, in_task=True))) for s in splits]
+    assert all(r.carry is not None and r.carry.warnings == (CLOB_WARNING,) for r in done)
+    got = _settled(OracleMiner(plan), splits, done)
+    assert warns == [CLOB_WARNING]
+    assert len({r.split.thread for r in got}) == 2 and plan.states.remined == 0

@@ -8,6 +8,7 @@ boundaries are crossed; the trails must equal the embedded Extract's (the refere
 
 from __future__ import annotations
 
+import json
 import shutil
 import threading
 from datetime import datetime
@@ -371,3 +372,32 @@ def test_a_stop_in_the_batch_mined_ahead_waits_for_its_batch(
         assert got.value.code == "OGG-01433" and "WL.U" in got.value.text
         assert len(trail_content(home, g)[0]) == 2, g  # the commits before the DDL
     assert mined_ahead
+
+
+def test_a_warning_of_the_tasks_is_in_the_report_once(tmp_path: Path, spark: SparkSession) -> None:
+    """Two threads, 4 KB ranges in tasks, a captured column of a type not captured (the
+    dictionary says CLOB): the Extract reports OGG-01431 for it once (each task gives it,
+    and each thread's redo miner on the driver), as in process; the trails are the same."""
+    home = Home(tmp_path / "home")
+    home.create_subdirs()
+    root, made = rac_source(home)
+    dic = oracle_dictionary(root, tmp_path / "dictionary.json", made)
+    doc = json.loads(dic.read_text())
+    for t in doc["tables"]:
+        for c in t["columns"]:
+            c["type"] = "CLOB" if (t["name"], c["name"]) == ("U", "V") else c["type"]
+    dic.write_text(json.dumps(doc))
+    archive_copies(root, tmp_path / "arch")
+    attach(home.dirdb, "ORA", str(tmp_path / "arch"), dic, FMT)
+    for g, session in (("w0", None), ("w1", spark)):
+        _add(home, g)
+        events: list[str] = []
+        run = run_of(home, g, session, events=events)
+        try:
+            run.run(threading.Event(), stop_at_eof=True)
+        finally:
+            run.close()
+        warned = [e for e in events if e.startswith("OGG-01431 ")]
+        assert warned == ["OGG-01431 column V of WL.U has type CLOB, not captured"], g
+    assert states_of(run).tasks > 10
+    assert trail_content(home, "w1") == trail_content(home, "w0")
