@@ -58,6 +58,19 @@ def run_of(
     return run
 
 
+def _archived_savepoints(tmp_path: Path, g: str) -> tuple[Home, tuple[list[str], bytes]]:
+    """rac_source's two threads with the long transaction's savepoint, archived and attached
+    as ORA, group ``g`` added; the home and the reference trail."""
+    home = Home(tmp_path / "home")
+    home.create_subdirs()
+    root, made = rac_source(home, long_open=True, savepoint=True)
+    dic = oracle_dictionary(root, tmp_path / "dictionary.json", made)
+    want, copies, arch = staged(home, root, dic, tmp_path, g)
+    for p in copies:
+        shutil.copy(p, arch / p.name)
+    return home, want
+
+
 def states_of(run: ExtractRun) -> MinerStates:
     origin = run.capture.origin
     assert isinstance(origin, AttachedOrigin)
@@ -136,13 +149,7 @@ def test_the_same_without_a_session_mines_in_process(tmp_path: Path, split: int)
     from where its last record ended, past its last range's end; the thread's redo miner goes
     on with its state from there, where it used to start afresh and lose the savepoint's
     changes.)"""
-    home = Home(tmp_path / "home")
-    home.create_subdirs()
-    root, made = rac_source(home, long_open=True, savepoint=True)
-    dic = oracle_dictionary(root, tmp_path / "dictionary.json", made)
-    want, copies, arch = staged(home, root, dic, tmp_path, "s2")
-    for p in copies:
-        shutil.copy(p, arch / p.name)
+    home, want = _archived_savepoints(tmp_path, "s2")
     states = to_eof(home, "s2", None, split=split)
     assert trail_content(home, "s2") == want
     assert states.tasks == 0 and states.remined == 0
@@ -412,13 +419,7 @@ def test_two_threads_of_small_ranges_take_the_batch_mined_ahead(
     from the ranges' ends, was dropped about as often as taken (13 of 31 batches). Reading
     an archived range whole, nothing starts in between: the batch ahead is taken every time,
     and the trail is the reference."""
-    home = Home(tmp_path / "home")
-    home.create_subdirs()
-    root, made = rac_source(home, long_open=True, savepoint=True)
-    dic = oracle_dictionary(root, tmp_path / "dictionary.json", made)
-    want, copies, arch = staged(home, root, dic, tmp_path, "a1")
-    for p in copies:
-        shutil.copy(p, arch / p.name)
+    home, want = _archived_savepoints(tmp_path, "a1")
     run = run_of(home, "a1", spark, split=1024)
     run.capture.max_poll_splits = 2
     try:
