@@ -158,6 +158,9 @@ MESSAGES: dict[str, Message] = {
     ),
     "OGG-25365": Message(_W, "A captured table's REPLICA IDENTITY cannot identify its rows."),
     "OGG-25366": Message(_E, "The PostgreSQL source failed while its replication slot was read."),
+    "OGG-25370": Message(
+        _W, "The Extract's Spark master is on the network, its traffic not authenticated/encrypted."
+    ),
 }
 
 

@@ -18,6 +18,7 @@ import re
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 from urllib.parse import urlparse
 
 from engine.home.layout import Home
@@ -27,7 +28,16 @@ SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 
 
 class LoginError(ValueError):
-    """The database cannot be found or refuses the login; one line."""
+    """The database cannot be found or refuses the login; one line. ``wants_password``: the
+    database asked for a password none was given for (libpq's ``no password supplied``)."""
+
+    def __init__(self, text: str, *, wants_password: bool = False) -> None:
+        super().__init__(text)
+        self.wants_password = wants_password
+
+
+#: libpq's line when the server asks for a password and the connection has none.
+NO_PASSWORD: Final = "no password supplied"
 
 
 @dataclass(frozen=True)
@@ -118,4 +128,7 @@ def check_login(db: Database, user: str, password: str | None, os_auth: bool = F
         except Exception as exc:  # psycopg.Error and its many subclasses; mapped here
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             line = f"Cannot log in to {db.name}: {first}"
-            raise LoginError(mask_conn_error(line, db.target, password)) from None
+            wants = password is None and NO_PASSWORD in first
+            raise LoginError(
+                mask_conn_error(line, db.target, password), wants_password=wants
+            ) from None

@@ -20,6 +20,7 @@ from ggsci.commands.parse import is_blank_or_comment, parse_command
 from ggsci.dispatch.table import bind, execute
 from ggsci.session import LineReader, Session
 from ggsci.textin import clean, read_text, shown
+from params.masking import mask_secrets
 
 
 def stream_session(
@@ -51,7 +52,7 @@ def run_lines(session: Session, lines: Iterator[str], echo: bool = True) -> int:
         if is_blank_or_comment(line):
             continue
         if echo:
-            session.say(f"{session.prompt()}{shown(clean(line.strip()))}")
+            session.say(f"{session.prompt()}{shown(mask_secrets(clean(line.strip())))}")
         outcome = execute(session, line)
         session.say("")
         failed += not outcome.ok

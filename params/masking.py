@@ -103,4 +103,11 @@ def mask_conn_error(message: str, target: str, password: str | None = None) -> s
             message = message.replace(secret, MASK)
         else:
             message = message.replace(f'"{secret}"', f'"{MASK}"')
-    return mask_secrets(message)
+    # libpq's own phrases stay whole (the word after "password" is no secret there: the
+    # passwords the connection carries are masked above, in whole and in pieces)
+    parts = _LIBPQ_PHRASES.split(message)
+    return "".join(p if i % 2 else mask_secrets(p) for i, p in enumerate(parts))
+
+
+#: libpq's lines in which "password" is followed by a word of its own, not a secret.
+_LIBPQ_PHRASES: Final = re.compile(r"(?i)\b(no password supplied|password authentication failed)\b")

@@ -79,6 +79,7 @@ JVM_FLAGS: Final = "-Xss32m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 _DEFAULT_APP_NAMES: Final = frozenset({"__main__.py", os.path.basename(sys.argv[0] or "")} - {""})
 _lock = threading.Lock()
 _session: list[Any] = []
+_own_jvm: list[Any] = []  # the driver JVM this process launched (not spark-submit's): its Popen
 
 
 class SparkConfigError(GGError):
@@ -108,6 +109,40 @@ def submitted(env: Mapping[str, str] | None = None) -> bool:
 
 def is_local(master: str) -> bool:
     return master.lower().split("[", 1)[0] in ("local", "local-cluster")
+
+
+#: What keeps a cluster's traffic private: the applications authenticated (their RPC and
+#: block transfers), and the traffic encrypted by Spark's own AES protocol or by TLS.
+_AUTHENTICATED: Final = ("spark.authenticate",)
+_ENCRYPTED: Final = ("spark.network.crypto.enabled", "spark.ssl.rpc.enabled")
+UNPROTECTED_CODE: Final = "OGG-25370"
+
+
+def unprotected(conf: Mapping[str, str]) -> str | None:
+    """The warning an Extract writes when its session's master is on the network (not
+    ``local``) and its traffic is not authenticated or not encrypted (docs/security.md,
+    "Spark task data"): the task data (rows of redo, an archive location's credentials)
+    then crosses the network in clear, or any host that reaches the master can join. None
+    when it is protected, or local."""
+    master = conf.get("spark.master", DEFAULT_MASTER)
+    if is_local(master):
+        return None
+
+    def on(key: str) -> bool:
+        return conf.get(key, "false").strip().lower() == "true"
+
+    off = [k for k in _AUTHENTICATED if not on(k)]
+    if not any(on(k) for k in _ENCRYPTED):
+        off.append(_ENCRYPTED[0])
+    if not off:
+        return None
+    return (
+        f"The Spark master {master} is on the network and {' and '.join(off)} "
+        f"{'is' if len(off) == 1 else 'are'} not true: the tasks' data (rows of redo, an "
+        "archive location's credentials) crosses the network unprotected. Set SPARKCONF "
+        "spark.authenticate=true (with spark.authenticate.secret) and "
+        "spark.network.crypto.enabled=true (docs/security.md, Spark task data)."
+    )
 
 
 def resolve_master(
@@ -323,6 +358,7 @@ def get_session(settings: SparkSettings | None = None) -> SparkSession:
         try:
             if s.master is not None:  # (under spark-submit its JVM runs already)
                 _launch_jvm(s.log_file, launch_conf(s.master, conf))
+                _own_jvm.append(_gateway_process())
             session = builder.getOrCreate()
         except Exception as exc:  # one line: the cause, never Spark's traceback
             where = "spark-submit's" if s.master is None else str(master)
@@ -519,3 +555,29 @@ def stop_session() -> None:
     with _lock:
         if _session:
             _session.pop().stop()
+        _own_jvm.clear()
+
+
+def _gateway_process() -> Any:
+    """The driver JVM's process PySpark launched for this process (its ``Popen``)."""
+    from pyspark import SparkContext
+
+    gateway = SparkContext._gateway
+    return getattr(gateway, "proc", None)
+
+
+def abandon_session() -> bool:
+    """End at once the driver JVM this process launched, after a cluster fault it abends on
+    (a frozen executor, a lost master): left to exit by itself, the JVM's shutdown hook
+    stops the SparkContext, which waits on the executor that does not answer (about 100 s
+    on a frozen one) while the application keeps its cores on the master. Killed, the master
+    sees its driver gone and frees them at once. A JVM this process did not launch (under
+    ``spark-submit``, whose process it is) is left as it is. Whether one was ended."""
+    with _lock:
+        proc = _own_jvm.pop() if _own_jvm else None
+        _session.clear()
+    if proc is None or proc.poll() is not None:
+        return False
+    proc.kill()
+    proc.wait()
+    return True

@@ -20,7 +20,13 @@ from typing import TYPE_CHECKING
 
 from engine.changes import Position
 from engine.cluster.heap import keep_heap
-from engine.cluster.spark import batch_splits, extract_settings, start_session
+from engine.cluster.spark import (
+    UNPROTECTED_CODE,
+    batch_splits,
+    extract_settings,
+    start_session,
+    unprotected,
+)
 from engine.cluster.starting import SessionStart
 from engine.cluster.watch import Limits, Watchdog
 from engine.embedded.catalog import RedoCatalog, RedoGapError
@@ -423,6 +429,9 @@ class ExtractRun(TransactionManagement, GroupRun):
         spark, summary = started
         self.capture.use_spark(spark, batch_splits(spark))
         self.report_line(summary)
+        exposed = unprotected(dict(spark.sparkContext.getConf().getAll()))
+        if exposed is not None:
+            self.emit(UNPROTECTED_CODE, Severity.WARNING, exposed)
         self.report_line(
             f"Start-up phase: Spark session: {start.took or 0.0:.2f} s "
             "(capture ran in the Extract's own process meanwhile)."

@@ -15,6 +15,7 @@ from ggsci.commands import models as M
 from ggsci.commands.grammar import COMMAND, VERB_EXPECTS
 from ggsci.commands.keywords import VERBS
 from ggsci.textin import MAX_COMMAND_LENGTH, too_long
+from params.masking import MASK, has_secret, mask_secrets
 
 COMMENT_PREFIXES = ("--", "#")
 
@@ -70,6 +71,12 @@ def _word_char(ch: str) -> bool:
 
 
 def render_error(line: str, error: M.CommandError) -> str:
-    """``ERROR: message (column n)`` then the line and a caret under the fault."""
+    """``ERROR: message (column n)`` then the line and a caret under the fault; a line that
+    holds a password (:func:`params.masking.has_secret`) is shown masked, without the caret
+    (the mask moves the columns), and what the message quotes of it as ``'********'``: a
+    malformed one is quoted in pieces (``postgresql://u:my secret@h``: ``'secret@h'``)."""
     col = max(0, min(error.column, len(line)))
+    if has_secret(line):
+        message = re.sub(r"'[^']*'", f"'{MASK}'", error.message)
+        return f"ERROR: {message} (column {col + 1})\n  {mask_secrets(line)}"
     return f"ERROR: {error.message} (column {col + 1})\n  {line}\n  {' ' * col}^"

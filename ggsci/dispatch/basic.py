@@ -14,6 +14,7 @@ from ggsci.help import help_lines
 from ggsci.session import AlreadyReported, CommandFailed, ExitRequested, Session
 from ggsci.textin import clean, read_text, shown
 from params import textfile
+from params.masking import mask_secrets
 
 MAX_OBEY_DEPTH = 16
 NESTED_OBEY = "ERROR: Nested OBEY scripts not allowed. Use ALLOWNESTED to allow nested scripts."
@@ -167,7 +168,7 @@ def obey(session: Session, cmd: M.Obey) -> None:
         for line in lines:
             if is_blank_or_comment(line):
                 continue
-            session.say(f"{session.prompt()}{shown(clean(line.strip()))}")
+            session.say(f"{session.prompt()}{shown(mask_secrets(clean(line.strip())))}")
             outcome = session.run(line)
             session.say("")
             failed += not outcome.ok

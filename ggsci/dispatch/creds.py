@@ -100,7 +100,15 @@ def dblogin(session: Session, cmd: M.DbLogin) -> None:
         db = resolve_database(session.home, cmd.sourcedb or db_spec)
         if cmd.alias is None and cmd.userid is None and db.kind == "postgresql":
             user = url_user(db.target) or user  # SOURCEDB alone: the URL's own user, if any
-        check_login(db, user, password, os_auth)
+        try:
+            check_login(db, user, password, os_auth)
+        except LoginError as exc:  # a server that wants a password none was given for:
+            if not exc.wants_password:  # asked for, as psql asks (.pgpass and trust still
+                raise  # log in without a question)
+            password = session.read_secret("Password: ")
+            if not password:
+                raise
+            check_login(db, user, password, os_auth)
     except (CredentialStoreError, LoginError) as exc:
         raise CommandFailed(f"ERROR: Unable to log in: {exc}") from exc
     session.login = Login(user, db.name, db.kind, db.target, password)

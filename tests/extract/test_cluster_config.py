@@ -28,6 +28,7 @@ from engine.cluster.spark import (
     session_conf,
     task_failure,
     task_slots,
+    unprotected,
     user_conf,
 )
 from params.check import check_text
@@ -183,6 +184,22 @@ def test_cluster_session_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert joined(conf, launched)["spark.cores.max"] == "3"
     monkeypatch.setenv("GGSCI_NATIVE", "0")  # the Python paths, here and in the tasks
     assert session_conf(s, "yarn")["spark.executorEnv.GGSCI_NATIVE"] == "0"
+
+
+def test_a_master_on_the_network_without_authentication_or_encryption_is_warned_of() -> None:
+    cluster = {"spark.master": "spark://h:7077"}
+    assert unprotected({"spark.master": "local[*]"}) is None
+    assert unprotected({"spark.master": "local-cluster[2,1,1024]"}) is None
+    both = unprotected(cluster)
+    assert both is not None and both.startswith("The Spark master spark://h:7077 is on the ")
+    assert "spark.authenticate and spark.network.crypto.enabled are not true" in both
+    auth = {"spark.authenticate": "true"}
+    assert "spark.network.crypto.enabled is not true" in str(unprotected(cluster | auth))
+    crypto = {"spark.network.crypto.enabled": "TRUE "}
+    assert "spark.authenticate is not true" in str(unprotected(cluster | crypto))
+    assert unprotected(cluster | auth | crypto) is None
+    assert unprotected(cluster | auth | {"spark.ssl.rpc.enabled": "true"}) is None  # TLS
+    assert unprotected({"spark.master": "yarn"} | auth) is not None
 
 
 def test_task_slots_follow_the_share(spark: object) -> None:

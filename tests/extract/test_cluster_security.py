@@ -42,6 +42,7 @@ def test_an_extract_with_the_secret_runs_encrypted(
     assert "20 trail record(s)" in out, out
     report = (home.dirrpt / "E1.rpt").read_text()
     assert f"Spark master {cluster.url}" in report and SECRET not in report
+    assert "OGG-25370" not in out + report  # (authenticated and encrypted: no warning)
 
 
 def test_an_extract_without_the_secret_is_refused_in_one_line(

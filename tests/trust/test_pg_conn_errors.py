@@ -121,9 +121,7 @@ def test_a_wrong_password_apart_is_not_shown(
     url = f"postgresql://{ROLE}@127.0.0.1:{pg_cluster.port}/postgres"
     with pytest.raises(TargetConnectError) as e:
         PostgresTarget(url, password=word + "x")
-    assert 'failed for user "gg_pw_test"' in str(
-        e.value
-    )  # (mask_secrets hides the word after "password")
+    assert 'password authentication failed for user "gg_pw_test"' in str(e.value)  # libpq's
     _clean(str(e.value), word + "x")
 
 
@@ -154,6 +152,38 @@ def test_dblogin_shows_and_logs_no_piece_of_it(
     assert out.startswith("Successfully logged into database"), out
     every = "".join(p.read_text(errors="replace") for p in home.root.rglob("*") if p.is_file())
     _clean(every, password)
+
+
+def test_dblogin_of_a_url_without_a_password_asks_for_it(
+    tmp_path: Path,
+    pg_cluster: Cluster,  # noqa: F811
+    scram_role: str,
+    word: str,
+) -> None:
+    """DBLOGIN SOURCEDB postgresql://user@host/db, the server asking for a password: GGSCI
+    asks for it (Password:, not echoed), as psql does; none given, the line is libpq's own
+    and nothing else; a trusting server (the session's cluster's own role) asks nothing."""
+    _set_password(pg_cluster, word)
+    home = Home(tmp_path / "gg")
+    home.create_subdirs()
+    shell = Shell(home)
+    url = f"postgresql://{ROLE}@127.0.0.1:{pg_cluster.port}/postgres"
+    out = shell.run(f"DBLOGIN SOURCEDB {url}")  # no answer
+    assert shell.prompts == ["Password: "], (shell.prompts, out)
+    assert out.startswith("ERROR: Unable to log in: ") and "no password supplied" in out, out
+    shell.answers.append(word + "x")
+    out = shell.run(f"DBLOGIN SOURCEDB {url}")
+    assert out.startswith("ERROR: Unable to log in: ") and "password authentication" in out
+    _clean(out, word)
+    shell.answers.append(word)
+    out = shell.run(f"DBLOGIN SOURCEDB {url}")
+    assert out.startswith("Successfully logged into database"), out
+    assert shell.session.login is not None and shell.session.login.password == word
+    asked = len(shell.prompts)
+    out = shell.run(f"DBLOGIN SOURCEDB {pg_cluster.url()}")  # trust: no question
+    assert out.startswith("Successfully logged into database") and len(shell.prompts) == asked
+    every = "".join(p.read_text(errors="replace") for p in home.root.rglob("*") if p.is_file())
+    _clean(every, word)
 
 
 def test_mask_conn_error_masks_short_pieces_only_where_quoted() -> None:

@@ -15,6 +15,7 @@ from prompt_toolkit.output import DummyOutput
 from engine.home.layout import Home
 from engine.runtime.events import Event, Severity, log_event
 from engine.runtime.report import ReportWriter
+from ggsci.runner import run_stream
 from ggsci.shell.session import PrivateFileHistory, interactive, make_history
 from params.masking import MASK, mask_secrets
 from tests.shell.conftest import Shell
@@ -96,6 +97,25 @@ def test_every_ggsci_command_is_logged_with_its_secrets_masked(tmp_path: Path) -
     log = home.ggserr_log.read_text()
     assert log.count("OGG-00987") == 5 and "s3cret" not in log
     assert f"PASSWORD {MASK}" in log and f"gg:{MASK}@127.0.0.1" in log
+
+
+def test_a_script_echoes_its_commands_and_parse_errors_masked(tmp_path: Path) -> None:
+    """``ggsci < FILE`` (its output often kept in a file): the echoed command and the line a
+    parse error shows are masked, and the error quotes no piece of a malformed password."""
+    home = Home(tmp_path / "gghome")
+    home.create_subdirs()
+    out = io.StringIO()
+    script = [
+        "DBLOGIN SOURCEDB postgresql://gg:my s3cretA@127.0.0.1:1/t\n",
+        "DBLOGIN USERID gg, PASSWORD s3cretB junk junk\n",
+        "INFO ALL junk\n",
+    ]
+    assert run_stream(home, script, out) == 1
+    text = out.getvalue()
+    assert "s3cret" not in text, text
+    assert "GGSCI (" in text and f"postgresql://gg:{MASK}@127.0.0.1:1/t" in text, text
+    assert f"ERROR: Unexpected '{MASK}'. (column " in text, text
+    assert "ERROR: Unexpected 'junk'. (column 10)\n  INFO ALL junk\n           ^" in text, text
 
 
 def test_history_across_sessions_is_off_by_default(
