@@ -347,7 +347,7 @@ class OracleMiner:
             fast.delegate = None
         _sync(miner, events, synced[0])
         self._ended = _ended_in(events)
-        events, self._misses = kept_misses(events)
+        events, self._misses = kept_misses(events) if _missed(miner) else (events, 0)
         states.ended(thread, sequence, end, resume)
         first = events[0][7] if events else 0
         latest = max(e[7] for e in events) if events else 0
@@ -422,7 +422,7 @@ class OracleMiner:
         first = out[0][7] if out else 0
         latest = max(e[7] for e in out) if out else 0
         self._ended = _ended_in(out)
-        out, self._misses = kept_misses(out)
+        out, self._misses = kept_misses(out) if _missed(miner) else (out, 0)
         items: list[Item] = list(out) if _defers(miner) else close(out, self.plan, scan.sequence)
         return Mined(items, scan.resume, n, scan.sequence, first, latest)
 
@@ -522,6 +522,12 @@ def _sync(miner: C.Miner, events: list[Event], since: int) -> None:
     miner.forget(ended)
     if isinstance(miner, AloneMiner):
         miner.begun(e[1] for e in events[since:] if e[0] == _BEGIN)
+
+
+def _missed(miner: C.Miner | None) -> bool:
+    """Whether a range mined alone holds undos of MISSED (its savepoint rollbacks that found
+    nothing to take back in it)."""
+    return isinstance(miner, AloneMiner) and bool(miner.missed)
 
 
 def _defers(miner: C.Miner | None) -> bool:
