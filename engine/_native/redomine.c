@@ -908,7 +908,7 @@ static int rows(Walker *w, const Rec *r, const Vec *v, const Vec *undo, PyObject
         if (undo && !undo_whole(r, undo)) return DECLINE; /* supplemental data in pieces */
     }
     /* a piece of a chained row, strict or not: the Python miner binds the pieces
-     * (miner.Miner._piece / _change_piece; a row over a block is rare; its records go
+     * (chain.Chains.insert_piece / change_piece; a row over a block is rare; its records go
      * through Python, which keeps the pending pieces): an insert's piece, an update's (its
      * row flags), a delete's (the row its undo restores, its supplemental flags) */
     if (op == 2 && (b[v->fp[1] + AT_KDO_ROW_fb] & (FB_F | FB_L)) != (FB_F | FB_L))
