@@ -16,7 +16,9 @@ that state gives:
 - a row piece (a row change in one record or a piece of one, read by the redo miner) of a
   transaction whose open pieces the task cannot know (it began before the range, and
   nothing in the range so far has closed its pieces: a begin, an end, a savepoint rollback)
-  is *deferred*: its record's vector is carried (:class:`Deferred`) and a placeholder event
+  is *deferred* (but a whole row change by its own flags, while none of the transaction is
+  deferred yet: read as with no open pieces, which the driver checks, :attr:`Carry.assumed`):
+  its record's vector is carried (:class:`Deferred`) and a placeholder event
   (:data:`DEFER`) stands at its place; such a range comes back as its events, not closed
   (:attr:`Carry.raw`), and the driver binds each deferred piece with the transaction's true
   open pieces (the leading pieces with no head in the range, bound to the head an earlier
@@ -25,8 +27,9 @@ that state gives:
 
 What cannot be resolved (a rollback with nothing to take back in the true state either, a
 commit with pieces of a row not bound, a deferred piece whose binding stops, a reference
-number a deferred piece shares with a later change of its record) makes the driver mine the
-range again with the true state, which is always exact.
+number a deferred piece shares with a later change of its record, a whole row change read as
+with no open pieces of a transaction that had some) makes the driver mine the range again
+with the true state, which is always exact.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from engine.redo import capture as C
 from engine.redo import vectors
 from engine.redo.errors import RedoError
 from engine.redo.framing import Record, Vector
+from engine.redo.pieces import Piece, whole
 from engine.redo.rowid import rowid
 
 _ROW, _BEGIN, _COMMIT, _ROLLBACK, _SESSION, _UNDO = KINDS
@@ -75,7 +79,8 @@ class Carry:
     """What a range mined alone tells the driver beside its events (module docstring): its
     redo miner's state at its end (None: no log header read) and where the range that goes
     on from it starts; the transactions that ended in it, and those a savepoint rollback
-    closed the pieces of; how many undos of :data:`MISSED` it holds; its deferred pieces
+    closed the pieces of, and those it read as having none open before it (a whole row
+    change: ``assumed``); how many undos of :data:`MISSED` it holds; its deferred pieces
     (then its items are its events, not closed: ``raw``), and whether one shares its
     reference number with a later change of its record (``unsure``: mined again); the stop
     it met (a structure change: message, offset, code; with its SCN); how it was mined
@@ -96,6 +101,7 @@ class Carry:
     raw: bool = False
     unsure: bool = False
     warnings: tuple[str, ...] = ()  # its redo miner's (OGG-01431), for the report
+    assumed: frozenset[str] = frozenset()  # read as having no open pieces before it
 
 
 def xid_of(text: str) -> vectors.Xid:
@@ -117,6 +123,9 @@ class AloneMiner(C.Miner):
         self.known: set[vectors.Xid] = set()
         self.deferred: list[Deferred] = []
         self.undone: set[vectors.Xid] = set()  # a savepoint rollback closed their pieces
+        #: transactions read as having no open pieces before the range (:meth:`_deferred`)
+        self.assumed: set[vectors.Xid] = set()
+        self._deferring: set[vectors.Xid] = set()  # those with a piece deferred
         self.unsure = False
 
     def restore(self, state: C.MinerState) -> None:
@@ -144,10 +153,21 @@ class AloneMiner(C.Miner):
 
     def _deferred(
         self, v: Vector, undo: vectors.Undo | None, rec: Record, xid: vectors.Xid,
-        out: list[C.TxEvent],
+        piece: Piece, out: list[C.TxEvent],
     ) -> bool:  # fmt: skip
+        """Whether the row piece is deferred: one of a transaction not known; but a whole
+        row change (by its own flags) of one with nothing deferred yet is read here, as the
+        redo miner with no open pieces of it reads it, and the transaction then known, on
+        the assumption (:attr:`assumed`, checked by the driver) that the state before the
+        range holds none (Oracle writes a row's pieces one after another: a whole row
+        change of the transaction between two of them does not happen)."""
         if xid in self.known or _begins(rec, xid):
             return False
+        if xid not in self._deferring and whole(piece):
+            self.assumed.add(xid)
+            self.known.add(xid)
+            return False
+        self._deferring.add(xid)
         d = Deferred(v, undo, rec, xid, self._made, len(self.deferred))
         self.deferred.append(d)
         out.append(d)  # type: ignore[arg-type]

@@ -255,6 +255,7 @@ class OracleMiner:
             bool(deferred),
             isinstance(m, AloneMiner) and m.unsure,
             tuple(self._relayed),
+            frozenset(x.text() for x in m.assumed) if isinstance(m, AloneMiner) else frozenset(),
         )
         return got, carry
 
@@ -278,6 +279,8 @@ class OracleMiner:
             return None
         miner = states.miner(thread, sequence, start, self._new)
         now = miner.state()
+        if carry.assumed and any(v for k, v in now.pieces.items() if k.text() in carry.assumed):
+            return None  # (a whole row change read while a row of its transaction was open)
         if carry.raw:
             if carry.unsure or carry.stop is not None:
                 return None

@@ -419,7 +419,7 @@ class Miner:
         if name not in _PIECE_OPS:
             return out
         piece = _piece(v, row, undo, rec, rid)
-        if self._deferred(v, undo, rec, xid, out):
+        if self._deferred(v, undo, rec, xid, piece, out):
             return out
         pend = self._pieces.get(xid)
         if pend and not any(q.carries for q in pend) and P.ends(piece)[0]:
@@ -451,7 +451,13 @@ class Miner:
         return out
 
     def _deferred(
-        self, v: Vector, undo: V.Undo | None, rec: Record, xid: V.Xid, out: list[TxEvent]
+        self,
+        v: Vector,
+        undo: V.Undo | None,
+        rec: Record,
+        xid: V.Xid,
+        piece: P.Piece,
+        out: list[TxEvent],
     ) -> bool:
         """Whether a row piece of ``xid`` (a row change in one record or a piece of one) is
         left for later instead of bound here: never here; a miner of a range mined alone,
