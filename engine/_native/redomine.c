@@ -898,7 +898,7 @@ static int rows(Walker *w, const Rec *r, const Vec *v, const Vec *undo, PyObject
     const Table *t = find_table(w, uobj);
     if (!t) t = find_table(w, v->obj);
     if (!t || !t->captured) return 0;
-    if (w->strict) { /* an attached database (oracle_source.FastMiner): Python says what */
+    if (w->strict) { /* an attached database (oracle_fast.FastMiner): Python says what */
         if (op == 5 && undo && !supp_in_key(r, undo, t)) return DECLINE;
         if (t->con_id >= 0 && v->con_id != t->con_id) return 0; /* another container's */
         const uint8_t *k = b + v->fp[1];

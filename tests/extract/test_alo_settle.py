@@ -5,7 +5,7 @@ thread's true redo-miner state (``decode_split`` on the driver, what mining with
 does): the items (events, closed transactions, fragments with their positions and counts)
 must be equal, range by range, for logs cut at many offsets; and a savepoint rollback of a
 change in an earlier range is resolved on the driver (``Carry.missed``,
-``oracle_source._resolved``), not mined again. No Spark session: only its transport is left
+``alone.resolved``), not mined again. No Spark session: only its transport is left
 out (tests/extract/test_alo_spark.py runs the same through Spark)."""
 
 from __future__ import annotations
