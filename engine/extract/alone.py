@@ -49,6 +49,7 @@ from engine.redo.pieces import Piece, whole
 from engine.redo.rowid import rowid
 
 _ROW, _BEGIN, _COMMIT, _ROLLBACK, _SESSION, _UNDO = KINDS
+_OPENS_OR_ENDS: Final = frozenset({_BEGIN, _COMMIT, _ROLLBACK})
 
 #: The reference of a savepoint rollback a range mined alone found nothing to take back for
 #: (:class:`AloneMiner`): this prefix, then the ROWID of its row; resolved by the driver.
@@ -127,19 +128,32 @@ class AloneMiner(C.Miner):
         self.assumed: set[vectors.Xid] = set()
         self._deferring: set[vectors.Xid] = set()  # those with a piece deferred
         self.unsure = False
+        self._events: list[Event] | None = None  # the task miner's (:meth:`saw`)
+        self._scanned = 0
+        self._ends: set[str] = set()  # transactions begun or ended among them
 
     def restore(self, state: C.MinerState) -> None:
         super().restore(state)
         self._fresh()
 
-    def forget(self, xids: Any) -> None:
-        gone = list(xids)
-        super().forget(gone)
-        self.known.update(xid_of(x) for x in gone)
+    def saw(self, events: list[Event]) -> None:
+        """The events the task miner made of the range so far (the fast path), where a
+        transaction it saw begin or end is known (looked through only when a piece of one
+        not known otherwise comes: :meth:`_seen`)."""
+        if events is not self._events:
+            self._events, self._scanned = events, 0
 
-    def begun(self, xids: Any) -> None:
-        """Transactions that began in the range (the task miner read their 5.2)."""
-        self.known.update(xid_of(x) for x in xids)
+    def _seen(self, xid: vectors.Xid) -> bool:
+        """Whether the task miner's events so far begin or end ``xid``."""
+        events = self._events
+        if events is None:
+            return False
+        ends = self._ends
+        for e in events[self._scanned :]:
+            if e[0] in _OPENS_OR_ENDS:
+                ends.add(e[1])
+        self._scanned = len(events)
+        return xid.text() in ends
 
     def feed(self, rec: Record) -> list[C.TxEvent]:
         before = len(self.deferred)
@@ -161,7 +175,7 @@ class AloneMiner(C.Miner):
         the assumption (:attr:`assumed`, checked by the driver) that the state before the
         range holds none (Oracle writes a row's pieces one after another: a whole row
         change of the transaction between two of them does not happen)."""
-        if xid in self.known or _begins(rec, xid):
+        if xid in self.known or _begins(rec, xid) or self._seen(xid):
             return False
         if xid not in self._deferring and whole(piece):
             self.assumed.add(xid)

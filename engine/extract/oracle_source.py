@@ -519,7 +519,7 @@ def _sync(miner: C.Miner, events: list[Event], since: int) -> None:
     )
     miner.forget(ended)
     if isinstance(miner, AloneMiner):
-        miner.begun(e[1] for e in events[since:] if e[0] == _BEGIN)
+        miner.saw(events)
 
 
 def _missed(miner: C.Miner | None) -> bool:
