@@ -95,6 +95,10 @@ class _Undone(NamedTuple):
     enc: tuple[bytes | None, ...] = ()
     key: bytes | None = None
     cols: tuple[int, ...] = ()
+    # a chained row's change written a record per piece: its pieces and records
+    # (chainpack.Undos), compensated a record per piece (chainpack.undone)
+    parts: chainpack.Parts = ()
+    undos: chainpack.Undos = ()
 
 
 class BulkSession:
@@ -198,13 +202,15 @@ class BulkSession:
         records = t.kern.insert(tx, scn, dba, slot, row)
         if records:
             self._add(scn, ts, records)
+            parts: chainpack.Parts = ()
+            undos: chainpack.Undos = ()
         else:  # a row larger than a block: its pieces (the Python twin writes them)
-            records, uba = self._chained(t, tx, scn, rid, dba, slot, row)
+            records, uba, parts, undos = self._chained(t, tx, scn, rid, dba, slot, row)
             self._add_held(scn, ts, records, len(records) - 1 - (t.shape.key_index is not None))
         if undo:
             assert uba is not None
             key = t.encode[t.shape.key_col](row[1 + t.shape.key_col])
-            self.undo.append(_Undone("ins", t, rid, uba, key=key))
+            self.undo.append(_Undone("ins", t, rid, uba, key=key, parts=parts, undos=undos))
 
     def _add_held(self, scn: int, ts: int, records: Sequence[bytes], held: int) -> None:
         """``records``, the first ``held`` of them (a chained row's pieces before its last
@@ -223,21 +229,24 @@ class BulkSession:
         dba: int,
         slot: int,
         row: Sequence[object],
-    ) -> tuple[tuple[bytes, ...], rp.Uba3]:
+    ) -> tuple[tuple[bytes, ...], rp.Uba3, chainpack.Parts, chainpack.Undos]:
         """The records of a row larger than a block (``Table.insert_pieces``), its other
         pieces in new blocks as ``Database.allocate`` gives them, kept in
-        ``Database.chained`` (dml._redo_insert)."""
+        ``Database.chained`` (dml._redo_insert); the head's undo address, the pieces and
+        each record's piece and undo address (the last piece's first)."""
         twin = t.twin or self._twin(t)
         table = t.table
         rids = [rid]
         for _ in range(twin.pieces(row) - 1):
             rids.append(self.db.allocate(table, 1, fresh_block=True)[0])
         addrs = [(t.blocks | r >> 16, r & 0xFFFF) for r in rids]
-        got = twin.insert_pieces(tx, scn, addrs, row)
+        ubas = _next_recs(tx.ids, len(rids))  # (one record per piece, the last first)
+        records, uba = twin.insert_pieces(tx, scn, addrs, row)
         ranges = R.row_pieces(rg.columns_of_row(twin.encode(row[1:])))
         pieces = tuple((r, *part) for r, part in zip(rids, ranges, strict=True))
         self.db.keep_pieces(table, rid, pieces)
-        return got
+        undos = tuple(zip(range(len(rids) - 1, -1, -1), ubas, strict=True))
+        return records, uba, self._parts(t, pieces), undos
 
     def _parts(self, t: _Table, pieces: Pieces) -> list[tuple[int, int, int, int, int, int]]:
         return [
@@ -353,17 +362,24 @@ class BulkSession:
         self._cur.execute(t.updates[set_cols], (*new, rid))
         scn = db.next_scn()
         tx = self.tx or self._begin(scn)
-        if self.record_undo:
-            before = tuple(old_enc[i] for i in set_cols)
-            uba = tx.ids.peek_rec()
-            self.undo.append(_Undone("upd", t, rid, uba, row[2:], before, cols=set_cols))
+        uba = tx.ids.peek_rec()
+        parts: chainpack.Parts = ()
+        undos: chainpack.Undos = ()
         if not chained.fits(t.table, pieces, tuple(new_enc), set_cols):
             dba = t.blocks | rid >> 16
             self._add(scn, ts, t.kern.update(tx, scn, dba, rid & 0xFFFF, set_cols, row, new))
-            return True
-        parts = self._parts(t, pieces)
-        records = chainpack.update(twin, tx, scn, parts, old_enc, tuple(new_enc), set_cols)
-        self._add_held(scn, ts, records, len(records) - 1)
+        else:
+            parts = self._parts(t, pieces)
+            records, undos = chainpack.update(
+                twin, tx, scn, parts, old_enc, tuple(new_enc), set_cols
+            )
+            self._add_held(scn, ts, records, len(records) - 1)
+        if self.record_undo:
+            before = tuple(old_enc[i] for i in set_cols)
+            self.undo.append(
+                _Undone("upd", t, rid, uba, row[2:], before, cols=set_cols, parts=parts,
+                        undos=undos)
+            )  # fmt: skip
         return True
 
     def _prepare_update(self, t: _Table, set_cols: tuple[int, ...]) -> str:
@@ -392,17 +408,24 @@ class BulkSession:
         self._cur.execute(t.sql_delete, (rid,))
         scn = db.next_scn()
         tx = self.tx or self._begin(scn)
-        if self.record_undo:
+        undo = self.record_undo
+        if undo:
             enc = tuple(f(v) for f, v in zip(t.encode, row[1:], strict=True))
             uba = tx.ids.peek_rec()
-            self.undo.append(_Undone("del", t, rid, uba, row, enc, enc[t.shape.key_col]))
         pieces = t.chained.get(rid) if t.chained else None
         if pieces is not None:  # a record per piece, head first (chainpack)
             twin = t.twin or self._twin(t)
             parts = self._parts(t, pieces)
-            records = chainpack.delete(twin, tx, scn, parts, twin.encode(row[1:]))
+            records, undos = chainpack.delete(twin, tx, scn, parts, twin.encode(row[1:]))
             self._add_held(scn, ts, records, len(parts) - 1)
+            if undo:
+                self.undo.append(
+                    _Undone("del", t, rid, uba, row, enc, enc[t.shape.key_col], parts=parts,
+                            undos=undos)
+                )  # fmt: skip
             return True
+        if undo:
+            self.undo.append(_Undone("del", t, rid, uba, row, enc, enc[t.shape.key_col]))
         self._add(scn, ts, t.kern.delete(tx, scn, t.blocks | rid >> 16, rid & 0xFFFF, row))
         return True
 
@@ -458,6 +481,18 @@ class BulkSession:
             self._cur.execute(t.sql_insert, u.data)
         else:
             self._cur.execute(t.updates[u.cols], (*u.data, u.rid))
+        if u.undos:  # a chained row's change: a record per piece (chainpack.undone)
+            old = u.enc
+            if u.kind == "upd":
+                width: list[bytes | None] = [None] * len(table.columns)
+                for i, v in zip(u.cols, u.enc, strict=True):
+                    width[i] = v
+                old = tuple(width)
+            twin = t.twin or self._twin(t)
+            x = self.tx.head
+            self._add(scn, ts, chainpack.undone(twin, x, scn, u.kind, u.parts, u.undos, old,
+                                                u.key, u.cols))  # fmt: skip
+            return
         rec = t.kern.undone(self.tx.head, scn, u.uba, dba, slot, u.kind, u.enc, u.key, u.cols)
         self._add(scn, ts, (rec,))
 
@@ -468,3 +503,12 @@ class BulkSession:
         self.tx = None
         self.undo = []
         db.end_transaction(self.thread)
+
+
+def _next_recs(ids: rg.TxnIds, n: int) -> list[rp.Uba3]:
+    """The addresses the next ``n`` undo records will get (:meth:`rg.TxnIds.peek_rec`, ``n``
+    of them), none taken."""
+    saved = ids.rec, ids.undo_seq, ids.last_uba
+    got = [ids.next_rec() for _ in range(n)]
+    ids.rec, ids.undo_seq, ids.last_uba = saved
+    return got

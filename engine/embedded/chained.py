@@ -18,9 +18,15 @@ larger than a block are chained").
 
 The pieces keep the column ranges the insert gave them (the last piece takes any column
 after it), a column the insert cut (:func:`engine.embedded.rows.row_pieces`: flags N, then
-P) cut where it was; an UPDATE that a piece's block would no longer hold, or that sets a
-cut column, is not written here (:func:`update` returns None and the caller writes it
-whole).
+P) cut where it was; an UPDATE that sets a cut column writes its new value's parts cut at
+the same offsets (a URP on each piece holding one); an UPDATE that a piece's block would no
+longer hold, or that sets a cut column to a value that does not reach its last part, is
+not written here (:func:`update` returns None and the caller writes it whole).
+
+A rollback of a change written a record per piece (an insert's, an update's, a delete's)
+compensates each piece, newest first, as Oracle applies each piece's undo record:
+``5.6 (that record's undo address) + the undo's row operation`` on the piece
+(:func:`compensations`; the index operation in the head's record).
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ from engine.embedded.rows import (
     PIECE_ROOM,
     Part,
     cols_data,
+    encode_row,
     piece_bytes,
     piece_fb,
     piece_values,
@@ -42,8 +49,8 @@ from engine.embedded.rows import (
     rid_slot,
     supp_columns,
 )
-from engine.embedded.session import Engine, Session, Txn
-from engine.embedded.state import Pieces
+from engine.embedded.state import Engine, Pieces, PieceUndos, Txn, UndoEntry, Writer
+from engine.redo.codecs import encode_value
 from engine.redo.ids import Uba, make_dba
 from engine.redo.model import ChangeVector, Column, Kdo, Ktb, Undo
 from engine.redo.rowid import fb_value
@@ -96,15 +103,15 @@ def piece_row(enc: rg.Row, part: Part, last: bool) -> rg.Row:
 
 
 def delete(
-    s: Session, db: Engine, txn: Txn, table: TableDef, scn: int, pieces: Pieces, enc: rg.Row
-) -> Uba:
+    s: Writer, db: Engine, txn: Txn, table: TableDef, scn: int, pieces: Pieces, enc: rg.Row
+) -> PieceUndos:
     """The records of a DELETE of the chained row ``enc`` (all its columns encoded), head
-    first (its index records are the caller's: dml._redo_delete); returns the head
-    record's undo address (what a rollback names)."""
+    first (its index records are the caller's: dml._redo_delete); returns each record's
+    piece and undo address (what a rollback names), head first."""
     parts = ranges(table, pieces)
     last = len(parts) - 1
     addr = [(make_dba(table.file_no, rid_block(r)), rid_slot(r)) for r, *_ in parts]
-    head_uba: Uba | None = None
+    undos: list[tuple[int, Uba]] = []
     for n, (_, lo, hi, skip, end) in enumerate(parts):
         dba, slot = addr[n]
         pre, _ = s.first_cvs(txn, scn)
@@ -116,21 +123,24 @@ def delete(
         supp = supp_columns(table, enc) if n == 0 else ()
         undo_cv, uba = rg.row_undo(txn.ids, table, scn, undo_kdo, supp)
         undo_cv = _with_supp(undo_cv, SUPP_FB[(n == 0, n == last)], lo + 1, 0)
-        head_uba = head_uba or uba
+        undos.append((n, uba))
         txn.ids.started = True
         ktb, _ = rg.ktb_for(txn.ids, dba, uba, db.dirty_blocks, scn)
         redo = rg.kdo("DRP", ktb, table, dba, slot=slot)
         cvs = [*pre, undo_cv, rg.row_redo(txn.ids, table, scn, dba, 3, redo), *s.session_cv(txn)]
         db.emit(s.thread, scn, cvs, switch=n == last)  # no log switch inside the row
-    assert head_uba is not None
-    return head_uba
+    return tuple(undos)
 
 
 def fits(table: TableDef, pieces: Pieces, enc: rg.Row, set_cols: Sequence[int] = ()) -> bool:
-    """Whether each piece of the chained row still holds its columns of ``enc``, and no
-    column of ``set_cols`` (the ones an update sets) is a cut one."""
-    if cut_columns(pieces).intersection(set_cols):
-        return False
+    """Whether each piece of the chained row still holds its columns of ``enc``, and each
+    cut column of ``set_cols`` (the ones an update sets) still reaches the last piece
+    that holds a part of it (its new value is cut where the old one was: every part of it
+    in the piece it was in)."""
+    for c in cut_columns(pieces).intersection(set_cols):
+        v = enc[c]
+        if v is None or len(v) <= max(skip for _, lo, _, skip, _ in pieces if lo == c):
+            return False
     parts = ranges(table, pieces)
     last = len(parts) - 1
     return all(
@@ -140,7 +150,7 @@ def fits(table: TableDef, pieces: Pieces, enc: rg.Row, set_cols: Sequence[int] =
 
 
 def update(
-    s: Session,
+    s: Writer,
     db: Engine,
     txn: Txn,
     table: TableDef,
@@ -149,44 +159,97 @@ def update(
     old: rg.Row,
     new: rg.Row,
     set_cols: list[int],
-) -> Uba | None:
+) -> PieceUndos | None:
     """The records of an UPDATE of columns ``set_cols`` of the chained row ``old`` (all its
-    columns encoded) to ``new``: returns the head record's undo address, or None (nothing
-    written) when a piece would no longer hold its columns."""
+    columns encoded) to ``new``: returns each record's piece and undo address, head first,
+    or None (nothing written) when a piece would no longer hold its columns."""
     if not fits(table, pieces, new, set_cols):
         return None
     parts = ranges(table, pieces)
     last = len(parts) - 1
     changed = [sorted(c for c in set_cols if lo <= c < hi) for _, lo, hi, _, _ in parts]
     written = [n for n in range(len(parts)) if n == 0 or changed[n]]
-    head_uba: Uba | None = None
+    undos: list[tuple[int, Uba]] = []
     for k, n in enumerate(written):
         rid, lo, hi, skip, end = parts[n]
         dba, slot = make_dba(table.file_no, rid_block(rid)), rid_slot(rid)
         first, final = k == 0, k == len(written) - 1
         pre, _ = s.first_cvs(txn, scn)
-        fb = piece_fb(n == 0, n == last, (lo, hi, skip, end))
+        part = (lo, hi, skip, end)
+        fb = piece_fb(n == 0, n == last, part)
         cols = changed[n]
         supp = supp_columns(table, old) if first else ()
 
         if cols:
-            undo_kdo = _urp(rg.UNDO_KTB, table, dba, slot, fb, 0, lo, hi - lo, cols, old)
+            undo_kdo = _urp(rg.UNDO_KTB, table, dba, slot, fb, 0, part, cols, old)
         else:  # the head, none of its columns changed: locked (11.4 LKR)
             undo_kdo = rg.kdo("LKR", rg.UNDO_KTB, table, dba, slot=slot, fb=fb)
         undo_cv, uba = rg.row_undo(txn.ids, table, scn, undo_kdo, supp)
         at = cols[0] + 1 if cols else 0
         undo_cv = _with_supp(undo_cv, SUPP_FB_UPDATE[(first, final)], at, at)
-        head_uba = head_uba or uba
+        undos.append((n, uba))
         txn.ids.started = True
         ktb, _ = rg.ktb_for(txn.ids, dba, uba, db.dirty_blocks, scn)
         if cols:
-            redo = _urp(ktb, table, dba, slot, fb, 1, lo, hi - lo, cols, new)
+            redo = _urp(ktb, table, dba, slot, fb, 1, part, cols, new)
             cv = rg.row_redo(txn.ids, table, scn, dba, 5, redo)
         else:
             lkr = rg.kdo("LKR", ktb, table, dba, slot=slot, lock=1)
             cv = rg.row_redo(txn.ids, table, scn, dba, 4, lkr)
         db.emit(s.thread, scn, [*pre, undo_cv, cv, *s.session_cv(txn)], switch=final)
-    return head_uba
+    return tuple(undos)
+
+
+#: a piece's compensation: its undo address, block address, slot, the row operation's
+#: code (11.x) and KDO, and whether it is the head's (whose record takes the index ops)
+Compensation = tuple[Uba, int, int, int, Kdo, bool]
+
+
+def compensations(table: TableDef, entry: UndoEntry) -> list[Compensation]:
+    """What rolling back ``entry`` (a change written a record per piece: its ``undos``)
+    writes, newest record first: per piece, the undo of that piece's change, as Oracle
+    applies each undo record: an insert's piece deleted (DRP), a delete's piece put back
+    (IRP, its flags and next-piece ROWID), an update's piece's columns set back (URP, its
+    flags, its columns numbered the piece's way), a locked head unlocked (LKR)."""
+    parts = ranges(table, entry.pieces)
+    last = len(parts) - 1
+    if entry.kind == "del":
+        old = encode_row(table, entry.before)
+    else:
+        old = encode_row_values(table, entry.cols, entry.before)
+    out: list[Compensation] = []
+    for n, uba in reversed(entry.undos):
+        rid, lo, hi, skip, end = parts[n]
+        dba, slot = make_dba(table.file_no, rid_block(rid)), rid_slot(rid)
+        ktb = Ktb(op=0x02, kind="C", uba=uba)
+        part = (lo, hi, skip, end)
+        fb = piece_fb(n == 0, n == last, part)
+        if entry.kind == "ins":
+            kdo, code = rg.kdo("DRP", ktb, table, dba, slot=slot), 3
+        elif entry.kind == "del":
+            cols = tuple(Column(i, v) for i, v in enumerate(piece_row(old, part, n == last)))
+            nrid = parts[n + 1][0] if n < last else None
+            at = (
+                None if nrid is None else (make_dba(table.file_no, rid_block(nrid)), rid_slot(nrid))
+            )
+            kdo, code = piece_irp(ktb, table, dba, slot, cols, fb, 0, at), 2
+        else:
+            set_cols = sorted(c for c in entry.cols if lo <= c < hi)
+            if set_cols:
+                kdo, code = _urp(ktb, table, dba, slot, fb, 0, part, set_cols, old), 5
+            else:  # the head, locked
+                kdo, code = rg.kdo("LKR", ktb, table, dba, slot=slot, fb=fb), 4
+        out.append((uba, dba, slot, code, kdo, n == 0))
+    return out
+
+
+def encode_row_values(table: TableDef, cols: Sequence[int], values: Sequence[object]) -> rg.Row:
+    """A row of ``table``'s width holding ``values`` (Python values) encoded at columns
+    ``cols`` (the others NULL)."""
+    out: list[bytes | None] = [None] * len(table.columns)
+    for i, v in zip(cols, values, strict=True):
+        out[i] = encode_value(table.columns[i].type, v)
+    return tuple(out)
 
 
 def _urp(
@@ -196,15 +259,18 @@ def _urp(
     slot: int,
     fb: str,
     lock: int,
-    lo: int,
-    ncol: int,
+    part: Part,
     cols: list[int],
     row: rg.Row,
 ) -> Kdo:
-    """A URP of one row piece (its first column ``lo``, ``ncol`` columns, flags ``fb``)
-    setting table columns ``cols`` to their values in ``row``, numbered the piece's way."""
-    return rg.kdo("URP", ktb, table, dba, slot=slot, flag=fb_value(fb), lock=lock, cc=ncol,
-                  nnew=len(cols), columns=tuple(Column(i - lo, row[i]) for i in cols))  # fmt: skip
+    """A URP of one row piece ``part`` (flags ``fb``) setting table columns ``cols`` to
+    their values in ``row`` (a cut column: the piece's part of it), numbered the piece's
+    way."""
+    lo, hi = part[0], part[1]
+    vals = piece_values(row, part)
+    columns = tuple(Column(i - lo, vals[i - lo]) for i in cols)
+    return rg.kdo("URP", ktb, table, dba, slot=slot, flag=fb_value(fb), lock=lock, cc=hi - lo,
+                  nnew=len(cols), columns=columns)  # fmt: skip
 
 
 def _with_supp(cv: ChangeVector, fb: str, before: int, after: int) -> ChangeVector:

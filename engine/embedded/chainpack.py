@@ -18,18 +18,21 @@ from engine.redo.rowid import fb_value
 KDO_LKR = 4  # vectors.KDO_OPS
 #: per piece, head first: dba, slot, and its :data:`engine.embedded.rows.Part`
 Parts = Sequence[tuple[int, int, int, int, int, int]]
+#: per record written, in log order: its piece (index in :data:`Parts`) and undo address
+Undos = tuple[tuple[int, rp.Uba3], ...]
 
 
 def delete(
     t: rp.Table, tx: rp.Txn, scn: int, parts: Parts, enc: tuple[bytes | None, ...]
-) -> tuple[bytes, ...]:
+) -> tuple[tuple[bytes, ...], Undos]:
     """The records of a DELETE of the chained row ``enc`` (its columns' Oracle bytes) whose
     pieces are ``parts`` (:func:`chained.ranges`): a record per piece, head first, then the
-    index record (chained.delete)."""
+    index record (chained.delete); and each record's piece and undo address."""
     s = t.shape
     key = enc[s.key_col]
     last = len(parts) - 1
     out: list[bytes] = []
+    undos: list[tuple[int, rp.Uba3]] = []
     for n, (dba, slot, lo, hi, skip, end) in enumerate(parts):
         part = (lo, hi, skip, end)
         vals = chained.piece_row(enc, part, n == last)
@@ -43,10 +46,11 @@ def delete(
         def redo(k: bytes, dba: int = dba, slot: int = slot) -> list[bytes]:
             return [k, *rp.kdo_drp(dba, s.hdba, slot)]
 
+        undos.append((n, tx.ids.peek_rec()))
         out += t._row(tx, scn, dba, rp.KDO_DRP, undo, redo)
     if s.key_index is not None:
         out.append(t._index(tx, scn, parts[0][0], parts[0][1], key, False))
-    return tuple(out)
+    return tuple(out), tuple(undos)
 
 
 def update(
@@ -57,32 +61,36 @@ def update(
     old: tuple[bytes | None, ...],
     new: tuple[bytes | None, ...],
     set_cols: Sequence[int],
-) -> tuple[bytes, ...]:
+) -> tuple[tuple[bytes, ...], Undos]:
     """The records of an UPDATE of columns ``set_cols`` of the chained row ``old`` to
     ``new`` (every column's Oracle bytes) whose pieces are ``parts`` and still hold it
     (:func:`chained.fits`): the head's record, then one per other piece that changes
-    (chained.update)."""
+    (chained.update); and each record's piece and undo address."""
     s = t.shape
     last = len(parts) - 1
     changed = [sorted(c for c in set_cols if lo <= c < hi) for _, _, lo, hi, _, _ in parts]
     written = [n for n in range(len(parts)) if n == 0 or changed[n]]
     out: list[bytes] = []
+    undos: list[tuple[int, rp.Uba3]] = []
     for k, n in enumerate(written):
         dba, slot, lo, hi, skip, end = parts[n]
         first, final = k == 0, k == len(written) - 1
         fb = fb_value(R.piece_fb(n == 0, n == last, (lo, hi, skip, end)))
         cols = changed[n]
         nos = [i - lo for i in cols]
+        part = (lo, hi, skip, end)
+        olds = R.piece_values(old, part)  # (a cut column's part)
+        news = R.piece_values(new, part)
         if cols:
             undo = [rp.UNDO_KTB, *rp.kdo_urp(dba, s.hdba, slot, 0, hi - lo, nos,
-                                             [old[i] for i in cols], fb)]  # fmt: skip
+                                             [olds[i] for i in nos], fb)]  # fmt: skip
         else:
             undo = [rp.UNDO_KTB, *rp.kdo_drp(dba, s.hdba, slot, KDO_LKR)]
         supp_fb = fb_value(chained.SUPP_FB_UPDATE[(first, final)])
         at = cols[0] + 1 if cols else 0
         knos, keys = ((s.key_col,), (old[s.key_col],)) if first else ((), ())
         undo += rp.supplemental(knos, keys, supp_fb, at, at)
-        values = [new[i] for i in cols]
+        values = [news[i] for i in nos]
 
         def redo(
             kb: bytes,
@@ -97,5 +105,56 @@ def update(
                 return [kb, *rp.kdo_drp(dba, s.hdba, slot, KDO_LKR)]
             return [kb, *rp.kdo_urp(dba, s.hdba, slot, 1, n, nos, values, fb)]
 
+        undos.append((n, tx.ids.peek_rec()))
         out += t._row(tx, scn, dba, rp.KDO_URP if cols else KDO_LKR, undo, redo)
+    return tuple(out), tuple(undos)
+
+
+def undone(
+    t: rp.Table,
+    x: rp.TxHead,
+    scn: int,
+    kind: str,
+    parts: Parts,
+    undos: Undos,
+    old: Sequence[bytes | None],
+    key: bytes | None,
+    set_cols: Sequence[int] = (),
+) -> tuple[bytes, ...]:
+    """The compensation records of a chained row's change rolled back, a record per piece
+    newest first (``undos``: the change's records, :func:`delete` / :func:`update` /
+    ``redopack.Table.insert_pieces``), the index operation in the head's: the same bytes
+    as the generic path's (``chained.compensations``, ``undo.compensate``). ``kind``:
+    ``ins`` (``key``: the row's key), ``del`` (``old``: the row's columns' Oracle bytes)
+    or ``upd`` (``old``: the row's width, the old value of each of ``set_cols``)."""
+    s = t.shape
+    last = len(parts) - 1
+    out: list[bytes] = []
+    for n, uba in reversed(undos):
+        dba, slot, lo, hi, skip, end = parts[n]
+        part = (lo, hi, skip, end)
+        fb = fb_value(R.piece_fb(n == 0, n == last, part))
+        k = rp.ktb(rp.OP_C, rp.NO_XID, uba)
+        at: dict[str, int] = {"cls": 1, "afn": s.afn, "dba": dba, "obj": s.dataobj, "scn": scn}
+        rec = [rp.applied_cv(x, scn, uba, s.obj, s.dataobj)]
+        if kind == "ins":
+            rec.append(rp.vector(11, rp.KDO_DRP, [k, *rp.kdo_drp(dba, s.hdba, slot)], **at))
+        elif kind == "del":
+            vals = chained.piece_row(tuple(old), part, n == last)
+            nrid = (parts[n + 1][0], parts[n + 1][1]) if n < last else None
+            irp = rp.kdo_irp(dba, s.hdba, slot, 0, vals, fb, nrid)
+            rec.append(rp.vector(11, rp.KDO_IRP, [k, *irp], **at))
+        else:
+            cols = sorted(c for c in set_cols if lo <= c < hi)
+            if cols:
+                olds = R.piece_values(tuple(old), part)  # (a cut column's part)
+                urp = rp.kdo_urp(dba, s.hdba, slot, 0, hi - lo, [i - lo for i in cols],
+                                 [olds[i - lo] for i in cols], fb)  # fmt: skip
+                rec.append(rp.vector(11, rp.KDO_URP, [k, *urp], **at))
+            else:  # the head, locked
+                lkr = rp.kdo_drp(dba, s.hdba, slot, KDO_LKR)
+                rec.append(rp.vector(11, KDO_LKR, [k, *lkr], **at))
+        if n == 0 and kind != "upd" and s.key_index is not None:
+            rec.append(rp.leaf_cv(s, k, kind == "del", dba, slot, key, scn))
+        out.append(b"".join(rec))
     return tuple(out)

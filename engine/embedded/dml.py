@@ -93,6 +93,7 @@ def _redo_insert(
     addr = [(make_dba(table.file_no, rid_block(r)), rid_slot(r)) for r in rids]
     last = len(pieces) - 1
     uba: Uba | None = None
+    undos: list[tuple[int, Uba]] = []
     for n in range(last, -1, -1):  # the last piece first, the head last
         part = pieces[n]
         dba, slot = addr[n]
@@ -101,6 +102,7 @@ def _redo_insert(
         undo_kdo = rg.kdo("DRP", rg.UNDO_KTB, table, dba, slot=slot, fb=supp_fb)
         supp = supp_columns(table, enc) if n == last else ()
         undo_cv, uba = rg.row_undo(txn.ids, table, scn, undo_kdo, supp)
+        undos.append((n, uba))
         txn.ids.started = True
         ktb, _ = rg.ktb_for(txn.ids, dba, uba, db.dirty_blocks, scn)
         vals = tuple(Column(i, v) for i, v in enumerate(piece_values(enc, part)))
@@ -110,9 +112,14 @@ def _redo_insert(
         cvs = [*pre, undo_cv, rg.row_redo(txn.ids, table, scn, dba, 2, redo), *s.session_cv(txn)]
         db.emit(s.thread, scn, cvs, switch=n == 0)  # no log switch inside the row
     assert uba is not None
-    txn.entries.append(UndoEntry("ins", table.qualified, (rid,), uba))
-    if last:  # where the pieces are, for its UPDATEs and DELETEs (chained.py)
-        db.keep_pieces(table, rid, tuple((r, *part) for r, part in zip(rids, pieces, strict=True)))
+    if not last:
+        txn.entries.append(UndoEntry("ins", table.qualified, (rid,), uba))
+    else:  # where the pieces are, for its UPDATEs and DELETEs and a rollback (chained.py)
+        kept = tuple((r, *part) for r, part in zip(rids, pieces, strict=True))
+        db.keep_pieces(table, rid, kept)
+        txn.entries.append(
+            UndoEntry("ins", table.qualified, (rid,), uba, pieces=kept, undos=tuple(undos))
+        )
     for index in table.indexes:
         key = rg.index_key(index_cols(table, index), enc)
         dba, slot = addr[0]
@@ -355,21 +362,19 @@ def _redo_update(
     new_enc = encode_row(table, new)
     chain = db.chained.get(table.obj)
     pieces = chain.get(rid) if chain else None
-    uba = None
+    undos = None
     if pieces is not None:  # a record per piece changed (and the head's)
-        uba = chained.update(s, db, txn, table, scn, pieces, old_enc, new_enc, set_cols)
-    if uba is None:
+        undos = chained.update(s, db, txn, table, scn, pieces, old_enc, new_enc, set_cols)
+    before = tuple(old[i] for i in set_cols)
+    if undos is None:
         uba = _update_whole(s, db, txn, table, scn, dba, slot, old_enc, new_enc, set_cols)
-    txn.entries.append(
-        UndoEntry(
-            "upd",
-            table.qualified,
-            (rid,),
-            uba,
-            tuple(old[i] for i in set_cols),
-            tuple(set_cols),
+        entry = UndoEntry("upd", table.qualified, (rid,), uba, before, tuple(set_cols))
+    else:
+        assert pieces is not None
+        entry = UndoEntry(
+            "upd", table.qualified, (rid,), undos[0][1], before, tuple(set_cols), pieces, undos
         )
-    )
+    txn.entries.append(entry)
     for index in table.indexes:
         cols = index_cols(table, index)
         if not set(cols) & set(set_cols):
@@ -486,10 +491,17 @@ def _redo_delete(
     chain = db.chained.get(table.obj)
     pieces = chain.get(rid) if chain else None
     if pieces is not None:  # a record per piece, head first
-        uba = chained.delete(s, db, txn, table, scn, pieces, enc)
+        undos = chained.delete(s, db, txn, table, scn, pieces, enc)
+        entry = UndoEntry("del", table.qualified, (rid,), undos[0][1], old, (), pieces, undos)
     else:
-        uba = _delete_whole(s, db, txn, table, scn, dba, slot, enc)
-    txn.entries.append(UndoEntry("del", table.qualified, (rid,), uba, old))
+        entry = UndoEntry(
+            "del",
+            table.qualified,
+            (rid,),
+            _delete_whole(s, db, txn, table, scn, dba, slot, enc),
+            old,
+        )
+    txn.entries.append(entry)
     for index in table.indexes:
         key = rg.index_key(index_cols(table, index), enc)
         db.emit(

@@ -234,7 +234,7 @@ def _roll_forward(
                 continue
             xid, uba = got
             entry = next(
-                (e for e in saved.get((xid.usn, xid.slt, xid.sqn), ()) if e.uba == uba), None
+                (e for e in saved.get((xid.usn, xid.slt, xid.sqn), ()) if e.names(uba)), None
             )
             t = open_.setdefault(xid, _Open())
             if entry is None:

@@ -22,6 +22,10 @@ Row = tuple[Value, ...]
 #: bytes of the first column in the pieces before, where the last column's part ends: 0, 0
 #: for whole columns; :data:`engine.embedded.rows.Part`)
 Pieces = tuple[tuple[int, int, int, int, int], ...]
+#: the records a change of a chained row wrote a piece each (engine/embedded/chained.py), in
+#: the order written: the piece's index in the row's :data:`Pieces` and its record's undo
+#: address (what that piece's compensation names when the change is rolled back)
+PieceUndos = tuple[tuple[int, Uba], ...]
 
 
 class OnThread(Protocol):
@@ -29,6 +33,14 @@ class OnThread(Protocol):
 
     @property
     def thread(self) -> int: ...
+
+
+class Writer(OnThread, Protocol):
+    """A session as a chained row's writer sees it (engine/embedded/chained.py)."""
+
+    def first_cvs(self, txn: Txn, scn: int) -> tuple[list[ChangeVector], list[ChangeVector]]: ...
+
+    def session_cv(self, txn: Txn) -> list[ChangeVector]: ...
 
 
 class Engine(Protocol):
@@ -69,7 +81,11 @@ class Engine(Protocol):
 @dataclass
 class UndoEntry:
     """How to undo one change: ``ins``/``load`` (rows ``rids`` were added), ``del`` (row
-    ``rids[0]`` had values ``before``), ``upd`` (columns ``cols`` had values ``before``)."""
+    ``rids[0]`` had values ``before``), ``upd`` (columns ``cols`` had values ``before``).
+    A change of a chained row written a record per piece: the row's ``pieces`` and, per
+    record, its piece and undo address (``undos``): its rollback writes a compensation per
+    piece, each naming its piece's undo record (engine/embedded/chained.py); ``uba``: the
+    head's record's (empty ``undos``: written whole, one record at ``uba``)."""
 
     kind: str
     table: str
@@ -77,6 +93,12 @@ class UndoEntry:
     uba: Uba
     before: Row = ()
     cols: tuple[int, ...] = ()
+    pieces: Pieces = ()
+    undos: PieceUndos = ()
+
+    def names(self, uba: Uba) -> bool:
+        """Whether ``uba`` is one of this change's undo records (a compensation names it)."""
+        return uba == self.uba or any(u == uba for _, u in self.undos)
 
 
 @dataclass

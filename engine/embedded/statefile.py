@@ -52,6 +52,12 @@ _ENTRY_FIELDS: Final[dict[str, df.Check]] = {
     "before": df.tuple_all(_VALUE),
     "cols": df.tuple_all(_int),
 }
+#: an undo entry's fields for a chained row's change written per piece (state.UndoEntry),
+#: absent from entries saved before them (a change written whole)
+_ENTRY_PIECE_FIELDS: Final[dict[str, df.Check]] = {
+    "pieces": df.tuple_all(df.tuple_of(_int, _int, _int, _int, _int)),
+    "undos": df.tuple_all(df.tuple_of(_int, _triple)),
+}
 _IDS_FIELDS: Final[dict[str, df.Check]] = {
     "xid": _triple,
     "undo_seq": _int,
@@ -141,6 +147,8 @@ def _txn(t: Txn) -> dict[str, object]:
                 "uba": _uba(e.uba),
                 "before": tuple(e.before),
                 "cols": tuple(e.cols),
+                "pieces": tuple(e.pieces),
+                "undos": tuple((n, _uba(u)) for n, u in e.undos),
             }
             for e in t.entries
         ],
@@ -202,5 +210,8 @@ def _txn_from(d: dict[object, object]) -> Txn:
     entries = []
     for e in f.pop("entries"):
         fe = _need(e, _ENTRY_FIELDS, "undo entry")
-        entries.append(UndoEntry(**{**fe, "uba": Uba(*fe["uba"])}))
+        more = df.fields_from(e, _ENTRY_PIECE_FIELDS)
+        undos = tuple((n, Uba(*u)) for n, u in more.get("undos", ()))  # type: ignore[attr-defined]
+        pieces = more.get("pieces", ())
+        entries.append(UndoEntry(**{**fe, "uba": Uba(*fe["uba"])}, pieces=pieces, undos=undos))  # type: ignore[arg-type]
     return Txn(tids, **f, entries=entries)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from engine.embedded import chained
 from engine.embedded import redogen as rg
 from engine.embedded.dictionary import IndexDef, TableDef
 from engine.embedded.errors import STATEMENT_ERRORS, SqlError
@@ -28,7 +29,7 @@ from engine.embedded.rows import (
 )
 from engine.embedded.values import to_sqlite
 from engine.redo.codecs import encode_value
-from engine.redo.ids import make_dba
+from engine.redo.ids import Uba, make_dba
 from engine.redo.model import ChangeVector, Column, IndexOp, Ktb, UndoApplied
 
 if TYPE_CHECKING:
@@ -94,17 +95,23 @@ def compensate(
     entry: UndoEntry,
     removed: dict[int, Row],
 ) -> None:
-    """Redo of applying one undo entry: ``5.6`` then the inverse row (and index) ops."""
-    marker = ChangeVector(
-        5,
-        6,
-        UndoApplied(txn.xid, entry.uba, table.obj, table.dataobj),
-        typ=0,
-        cls=txn.ids.header_cls + 1,
-        afn=3,
-        dba=entry.uba.dba,
-        scn=scn,
-    )
+    """Redo of applying one undo entry: ``5.6`` then the inverse row (and index) ops; a
+    change written a record per piece of a chained row: a record per piece, newest first
+    (:func:`engine.embedded.chained.compensations`), the index ops in the head's."""
+    if entry.undos:
+        for uba, dba, _slot, code, kdo, head in chained.compensations(table, entry):
+            cv = ChangeVector(11, code, kdo, afn=table.file_no, dba=dba, obj=table.dataobj, scn=scn)
+            idx: list[ChangeVector | None] = []
+            if head and entry.kind in ("ins", "del"):
+                row = removed.get(entry.rids[0], ()) if entry.kind == "ins" else entry.before
+                idx = [
+                    index_cv(table, index, scn, entry.kind == "del", dba, [(entry.rids[0], row)],
+                             kdo.ktb)
+                    for index in table.indexes
+                ]  # fmt: skip
+            db.emit(s.thread, scn, [_applied(txn, table, scn, uba), cv, *[c for c in idx if c]])
+        return
+    marker = _applied(txn, table, scn, entry.uba)
     ktb = Ktb(op=0x02, kind="C", uba=entry.uba)
     if entry.kind in ("ins", "load"):
         for block, group in by_block(list(entry.rids), [removed.get(r, ()) for r in entry.rids]):
@@ -176,6 +183,20 @@ def compensate(
             marker,
             ChangeVector(11, 5, body, afn=table.file_no, dba=dba, obj=table.dataobj, scn=scn),
         ],
+    )
+
+
+def _applied(txn: Txn, table: TableDef, scn: int, uba: Uba) -> ChangeVector:
+    """5.6: the undo record at ``uba`` (of a change of ``table``) applied."""
+    return ChangeVector(
+        5,
+        6,
+        UndoApplied(txn.xid, uba, table.obj, table.dataobj),
+        typ=0,
+        cls=txn.ids.header_cls + 1,
+        afn=3,
+        dba=uba.dba,
+        scn=scn,
     )
 
 

@@ -27,7 +27,7 @@ from engine.redo import capture as C
 from engine.redo import framing
 from engine.redo import vectors as V
 from engine.redo.dictionary import Dictionary
-from engine.redo.rowid import fb_text
+from engine.redo.rowid import FB_P, fb_text
 from tests.redo import test_binding
 from tests.redo import test_embedded_archives as EA
 
@@ -73,6 +73,7 @@ class _Model:
         self.sessions = [_Session("S1", range(1, 40)), _Session("S2", range(40, 80))]
         self.txns: list[list[Change]] = []  # in commit order
         self.tag = 0
+        self.undone = 0  # changes a rollback or savepoint rollback took back
 
     def run(
         self, who: int, op: str, pick: int, cols: tuple[int, ...], sizes: tuple[int | None, ...]
@@ -113,12 +114,14 @@ class _Model:
             self._reset(s)
         elif op == "rollback":
             execute(self.db, sess, "ROLLBACK")
+            self.undone += len(s.changes)
             self._reset(s)
         elif op == "savepoint":
             execute(self.db, sess, f"SAVEPOINT p{len(s.marks)}")
             s.marks.append(len(s.changes))
         elif op == "back" and s.marks:
             execute(self.db, sess, f"ROLLBACK TO SAVEPOINT p{len(s.marks) - 1}")
+            self.undone += len(s.changes) - s.marks[-1]
             del s.changes[s.marks[-1] :]
             s.rows = {}
             for kind, i, row in s.changes:  # what the transaction sees again
@@ -191,6 +194,8 @@ def _captured(root: Path) -> list[list[Change]]:
         for t in cap.feed(rec):
             if t.changes:
                 out.append([_change(e) for e in t.changes])
+    # every compensation (a chained change's: one per piece) found the change it takes back
+    assert not cap.miner.missed
     return out
 
 
@@ -294,6 +299,16 @@ def test_the_embedded_extract_on_spark_gives_the_committed_statements(
     for kind in ("IRP", "DRP"):
         assert any(op == kind and fb and fb[6:] == "P-" for op, fb, _ in shapes)
         assert any(op == kind and fb and fb[6:] == "-N" for op, fb, _ in shapes)
+    # a cut column updated in its pieces (a URP setting a piece's column 0, with P); every
+    # change taken back compensated piece by piece (test_chained_rollback.py)
+    from tests.extract.test_chained_rollback import _check, _written
+
+    w = _written(home.dirdb / "SRC")
+    assert any(
+        k.name == "URP" and k.flag & FB_P and k.columns and k.columns[0].no == 0
+        for _, k, _ in w.undos.values()
+    )
+    _check(w, model.undone)
     monkeypatch.setattr(run_module, "_split_bytes", lambda: 8192)
     EA._embedded(home, spark, "x1", "tt", "")
     assert _trail(home) == _in_trail(model)
@@ -460,10 +475,12 @@ _ROWS = [
     (3, "small", None, None, None, None, None),  # one
 ]
 #: (key, columns set (table numbering), their values): the head and last pieces; a middle
-#: piece alone (the head locked); a piece grown past a block (written whole); a small row
+#: piece alone (the head locked); a column cut across two pieces (a URP on each); a piece
+#: grown past a block (written whole); a small row
 _SETS = [
     (1, (1, 6), ("a", "f")),
     (1, (4,), ("d" * 300,)),
+    (1, (3,), ("c" * 3900,)),
     (2, (2,), ("q" * 4000,)),
     (3, (2,), ("b",)),
 ]

@@ -304,9 +304,9 @@ class Decoder:
         supp: dict[str, Value] = {}
         for _, kdo, u, _ in pending:
             if u.kdo is not None:
-                _joined(before, u.kdo.columns, u.supp_before, u.kdo.fb)
+                _joined(before, u.kdo.columns, u.supp_before, rowpieces.row_flags(u.kdo))
             if kdo.name == "URP":
-                _joined(after, kdo.columns, u.supp_after, kdo.fb)
+                _joined(after, kdo.columns, u.supp_after, rowpieces.row_flags(kdo))
             supp.update(_cols(table, u.supplemental))
         rec, head, _, uba = pending[0]  # the change is at its first piece, the head
         b = _cols(table, (Column(i, v) for i, v in before.items()))
@@ -393,11 +393,11 @@ def replay(transactions: Iterable[Transaction]) -> dict[str, dict[RowId, dict[st
     return tables
 
 
-def _joined(image: dict[int, bytes | None], cols: tuple[Column, ...], at: int, fb: str) -> None:
+def _joined(image: dict[int, bytes | None], cols: tuple[Column, ...], at: int, fb: int) -> None:
     """A piece's columns, placed by ``at``, into ``image`` (pieces head first): its column
-    0, when its row flags say P, is the image's column of that number continued (bytes
-    appended)."""
-    cut = bool(fb_value(fb) & FB_P)
+    0, when its row flags ``fb`` say P, is the image's column of that number continued
+    (bytes appended)."""
+    cut = bool(fb & FB_P)
     for c, (n, v) in zip(cols, rowpieces.placed(cols, at).items(), strict=True):
         if cut and c.no == 0 and n in image:
             v = (image[n] or b"") + (v or b"")

@@ -71,11 +71,17 @@ def piece(kdo: Kdo, undo: Undo, rowid: str, ref: str, head: tuple[int, ...]) -> 
     supp = {c.no: c.data for c in undo.supplemental}
     urp = kdo.name == "URP"
     after = placed(kdo.columns, undo.supp_after) if urp else {}
-    ufb = fb_value(u.fb) if u is not None else 0
+    ufb = row_flags(u) if u is not None else 0
     if u is not None and u.name == "URP":
         ufb = urp_flags(ufb, u.columns[0].no if u.columns else None)
-    rfb = urp_flags(fb_value(kdo.fb), kdo.columns[0].no if kdo.columns else None) if urp else 0
+    rfb = urp_flags(row_flags(kdo), kdo.columns[0].no if kdo.columns else None) if urp else 0
     return Piece(kdo.name, supp_flags(undo), before, after, supp, ufb, rfb, rowid, ref, head)  # type: ignore[arg-type]
+
+
+def row_flags(kdo: Kdo) -> int:
+    """A KDO's row flags: a URP's are its flag byte (the redo model's ``flag``), the other
+    operations' their ``fb`` letters."""
+    return kdo.flag if kdo.name == "URP" else fb_value(kdo.fb)
 
 
 @dataclass(frozen=True, slots=True)
