@@ -102,6 +102,11 @@ MESSAGES: dict[str, Message] = {
     "OGG-02545": Message(_I, "A checkpoint table was upgraded."),
     "OGG-02636": Message(_E, "A TABLE name selects a table in two containers: name one."),
     "OGG-02937": Message(_I, "No valid Bounded Recovery checkpoint was found."),
+    "OGG-03600": Message(
+        _I,
+        "An embedded database's open ran instance recovery: changes rolled forward, "
+        "transactions rolled back (a code of ours).",
+    ),
     "OGG-06505": Message(_I, "The Replicat connected to its target database."),
     "OGG-06506": Message(_I, "The Replicat restarts at its checkpoint table's position."),
     "OGG-06510": Message(_I, "A lakehouse table was created, widened, or records where to resume."),

@@ -31,6 +31,7 @@ from engine.embedded.database import (
 )
 from engine.embedded.dictionary import load_dictionary
 from engine.embedded.errors import STATEMENT_ERRORS, DatabaseError, SourceError
+from engine.embedded.workload import CHECKPOINT_EVERY
 from engine.home.layout import Home, HomeError, resolve_home
 from engine.home.trust import NotHomeOwner, check_home_owner
 from engine.home.userfile import UserFileError, open_regular, read_user_file
@@ -99,6 +100,8 @@ def _db(home: str | None, name: str, **kwargs: Any) -> Iterator[Database]:
         db = open_database(dirdb, name, **kwargs)
     except STATEMENT_ERRORS as exc:
         raise _fail(exc) from None
+    if db.recovery_line:  # (instance recovery ran: the home's ggserr.log has it too)
+        typer.echo(db.recovery_line, err=True)
     try:
         yield db
     except STATEMENT_ERRORS as exc:
@@ -511,10 +514,19 @@ def workload(
     array: Annotated[int, typer.Option(help="Rows per INSERT (> 1: array inserts).")] = 1,
     clock_rate: Annotated[float, typer.Option(help="Redo time per wall second.")] = 1.0,
     seed: Annotated[int, typer.Option(help="Random seed.")] = 1,
+    checkpoint_every: Annotated[
+        int,
+        typer.Option(
+            help="Checkpoint the tables every N transactions (0: at the start and end only)."
+        ),
+    ] = CHECKPOINT_EVERY,
     home: HomeOpt = None,
 ) -> None:
     """Generate a reproducible OLTP workload (with a progress bar)."""
     from engine.embedded.workload import WorkloadSpec, WorkloadStats, parse_mix, run_workload
+
+    if checkpoint_every < 0:
+        raise _fail(SourceError(f"--checkpoint-every: 0 or more, got {checkpoint_every}"))
 
     long_count, long_age = 0, 3600.0
     if long_txn:
@@ -536,6 +548,7 @@ def workload(
         sessions=sessions,
         array=max(1, array),
         seed=seed,
+        checkpoint_every=checkpoint_every,
     )
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 

@@ -53,7 +53,7 @@ from engine.embedded.errors import DatabaseError, RedoFormatError, SourceError, 
 from engine.embedded.logfile import read_records
 from engine.embedded.logs import LogInfo, LogSet, check_format, list_logs
 from engine.embedded.ownfiles import check_database_files, create_private, private_dir
-from engine.embedded.recovery import recover
+from engine.embedded.recovery import recover, report
 from engine.embedded.rollforward import RollForward
 from engine.embedded.scheduler import Scheduler, load_jobs
 from engine.embedded.session import Session
@@ -70,6 +70,7 @@ from engine.home.lockfile import foreign_holder, open_lock_file
 from engine.home.names import database_name
 from engine.redo.ids import Xid, make_dba
 from engine.redo.model import ChangeVector, Cleanout, Ddl, LocatedRecord, RedoRecord
+from engine.runtime.events import GGSCI_COMPONENT
 
 DEFAULT_LOG_BYTES: Final = 64 * 1024 * 1024
 FLUSH_INTERVAL: Final = 0.05  # seconds of wall time between redo flushes at commit
@@ -246,7 +247,10 @@ class Database:
         clock_rate: float = 1.0,
         fsync: bool = False,
         lock_wait: float = LOCK_WAIT,
+        component: str = GGSCI_COMPONENT,
     ) -> None:
+        """``component``: the process opening the database, as its ggserr.log lines name
+        it (an open that runs instance recovery logs it: engine/embedded/recovery.py)."""
         if not (root / "data.sqlite").exists():
             raise DatabaseError(f"database {root.name} does not exist", "GGS-SRC-0102")
         check_database_files(root)  # another user's or a writable file: not a byte read
@@ -322,12 +326,18 @@ class Database:
         self.rolled_forward: RollForward | None = None
         #: transactions a process killed since the last checkpoint left open, rolled back
         #: at this open (instance recovery: engine/embedded/recovery.py)
+        began = time.monotonic()
         try:
             self.recovered = recover(self)
         except BaseException:  # (recovery refused: the database is not left open or locked)
             self.conn.close()
             self._lock.__exit__()
             raise
+        #: the OGG line that tells what this open's instance recovery did (None: nothing),
+        #: written to the home's ggserr.log (recovery.report) for the opener to show too
+        self.recovery_line = report(
+            root, self.rolled_forward, self.recovered, time.monotonic() - began, component
+        )
 
     # -- persistence ---------------------------------------------------------------------
 

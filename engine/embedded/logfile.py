@@ -182,15 +182,16 @@ def _whole_end(data: bytes, h: F.LogHeader, start: int) -> int:
 
 
 def _located(
-    data: bytes, path: Path | str, start: int, end: int | None
+    data: bytes, path: Path | str, start: int, end: int | None, after_scn: int = -1
 ) -> Iterator[tuple[F.Record, int, int]]:
-    """Records whose first byte lies in ``[start, end)``, with their LWN time, checked."""
+    """Records whose first byte lies in ``[start, end)`` (and whose SCN is above
+    ``after_scn``), with their LWN time, checked."""
     h, limit, _archived = _extent(data, path)
     counted = replace(h, blocks=limit // h.block_size)
     bs = h.block_size
     time = 0
     try:
-        for rec in F.iter_records(memoryview(data)[:limit], counted):
+        for rec in F.iter_records(memoryview(data)[:limit], counted, after_scn=after_scn):
             if rec.lwn is not None:
                 time = rec.lwn.time
             off = rec.rba.block * bs + rec.rba.offset
@@ -232,11 +233,12 @@ def read_records(
         yield LocatedRecord(model, hdr.sequence, off, _end_of(rec, off))
 
 
-def read_raw(path: Path | str) -> Iterator[F.Record]:
+def read_raw(path: Path | str, after_scn: int = -1) -> Iterator[F.Record]:
     """The records of one log file as the framing reader gives them (undecoded vectors, for
-    the redo room's miner), to its recorded end; corruption raises ``RedoCorruptError``."""
+    the redo room's miner), to its recorded end, those with an SCN above ``after_scn``
+    only (the others are stepped over unread); corruption raises ``RedoCorruptError``."""
     data = Path(path).read_bytes()
-    for rec, _off, _time in _located(data, path, 0, None):
+    for rec, _off, _time in _located(data, path, 0, None, after_scn):
         yield rec
 
 

@@ -34,19 +34,32 @@ this order:
 * one checkpoint commits the tables, the counters and the sessions together: recovery
   killed before it leaves the database as the kill left it, and the next open does it all
   again (what it wrote to the logs then reads as ended transactions).
+
+The user is told (:func:`report`): an open that recovered anything writes one
+:data:`RECOVERY_CODE` line, ``instance recovery of database NAME: N changes of T transactions
+rolled forward, M transactions rolled back (S s)``, to the ggserr.log of the home the
+database lies in (its ``dirdb/``) with the component of the process that opened it, and
+the opener shows it (``ggsci db ...`` on standard error).
 """
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
-from typing import Protocol
+from typing import Final, Protocol
 
 from engine.embedded import redogen as rg
 from engine.embedded.clock import Clock
 from engine.embedded.rollforward import RollForward, roll_forward, tail_records
 from engine.embedded.session import Session
 from engine.embedded.state import Engine
+from engine.home.layout import Home
 from engine.redo.ids import Xid
+from engine.runtime.events import GGSCI_COMPONENT, Event, Severity, log_event
+
+#: the OGG message of an open that ran instance recovery (engine/messages.py)
+RECOVERY_CODE: Final = "OGG-03600"
+_LOG = logging.getLogger(__name__)
 
 
 class Counters(Protocol):
@@ -129,3 +142,41 @@ def recover(db: Recovering) -> list[str]:
         done.append(".".join(map(str, xid)))
     db.checkpoint()
     return done
+
+
+def recovery_text(
+    name: str, rolled: RollForward | None, rolled_back: list[str], seconds: float
+) -> str | None:
+    """What an open's instance recovery did, in one line (None: it had nothing to do)."""
+    if rolled is None and not rolled_back:
+        return None
+    changes = rolled.changes if rolled is not None else 0
+    txns = rolled.transactions if rolled is not None else 0
+    return (
+        f"instance recovery of database {name}: {changes} changes of {txns} transactions "
+        f"rolled forward, {len(rolled_back)} transactions rolled back ({seconds:.2f} s)"
+    )
+
+
+def report(
+    root: Path,
+    rolled: RollForward | None,
+    rolled_back: list[str],
+    seconds: float,
+    component: str = GGSCI_COMPONENT,
+) -> str | None:
+    """The :data:`RECOVERY_CODE` line of an open that recovered, ``CODE  text`` (None:
+    nothing recovered), written (as an OGG event line) to the ggserr.log of the home whose
+    ``dirdb/`` holds the database ``root`` (none outside a home). A log that cannot be
+    written does not fail the open."""
+    text = recovery_text(root.name, rolled, rolled_back, seconds)
+    if text is None:
+        return None
+    event = Event(RECOVERY_CODE, Severity.INFO, text, component)
+    home = Home(root.parent.parent)
+    if root.parent.resolve() == home.dirdb.resolve():
+        try:
+            log_event(home.ggserr_log, event)
+        except OSError as exc:
+            _LOG.warning("ggserr.log not written: %s", exc)
+    return f"{RECOVERY_CODE}  {text}"

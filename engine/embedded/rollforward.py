@@ -13,13 +13,13 @@ logs is left to the rollback that follows (recovery.py). Row locks serialise the
 transactions that change one row, so applying each at its commit is the redo order for
 every row.
 
-- INSERT (11.2, 11.11 array, and the embedded database's direct-path loads, 19.1:
-  :class:`_Loads`): the row at its ROWID with the redo's values (columns the redo leaves
-  out are NULL: trailing NULLs are not logged). A row in several pieces (chained) gets its
-  ``_gg_pieces`` entry when its insert is read, whatever becomes of the insert (as the
-  writer keeps it): the head and the other pieces' ROWIDs (the miner's, in log order: the
-  writer logs the last piece first, the head last) with the column ranges the writer cuts
-  a row into (:func:`engine.embedded.rows.row_pieces`).
+- INSERT (11.2, 11.11 array, and the embedded database's direct-path loads, 19.1, which
+  the miner puts in the loader's transaction): the row at its ROWID with the redo's values
+  (columns the redo leaves out are NULL: trailing NULLs are not logged). A row in several
+  pieces (chained) gets its ``_gg_pieces`` entry when its insert is read, whatever becomes
+  of the insert (as the writer keeps it): the head and the other pieces' ROWIDs (the
+  miner's, in log order: the writer logs the last piece first, the head last) with the
+  column ranges the writer cuts a row into (:func:`engine.embedded.rows.row_pieces`).
 - UPDATE: the columns the redo sets (an 11.5 logs only the changed ones, plus the key from
   the supplemental data), on the row as the tables have it: its other columns are the
   before state.
@@ -59,7 +59,7 @@ from pathlib import Path
 from typing import Protocol
 
 from engine.embedded import redogen as rg
-from engine.embedded.dictionary import TableDef
+from engine.embedded.dictionary import ColumnDef, TableDef
 from engine.embedded.errors import DatabaseError
 from engine.embedded.logfile import micros_of_redo_time, read_head, read_raw
 from engine.embedded.logs import list_logs
@@ -72,11 +72,10 @@ from engine.redo import capture as C
 from engine.redo import framing as F
 from engine.redo import vectors as V
 from engine.redo.codecs import Value as EmbeddedValue
-from engine.redo.dictionary import Dictionary
 from engine.redo.errors import RedoError
 from engine.redo.ids import Uba, make_dba
-from engine.redo.rowid import parse_rowid, rowid
-from engine.redo.values import Value, decode_value
+from engine.redo.rowid import parse_rowid
+from engine.redo.values import Value
 from engine.redo.vectors import Xid
 
 Slot = tuple[int, int]  # (undo segment, slot)
@@ -141,9 +140,8 @@ def tail_records(redo_dir: Path, after_scn: int, threads: int) -> Iterator[tuple
 
 def _records(thread: int, logs: list[Path], after_scn: int) -> Iterator[tuple[int, F.Record]]:
     for path in logs:
-        for r in read_raw(path):
-            if r.scn > after_scn:
-                yield thread, r
+        for r in read_raw(path, after_scn):
+            yield thread, r
 
 
 #: one change of an open transaction: a row change of the redo (its miner ref, the change,
@@ -182,34 +180,35 @@ def _roll_forward(
     saved: Mapping[tuple[int, int, int], Sequence[UndoEntry]],
 ) -> RollForward:
     dictionary = oracle_dictionary(db.dictionary, 1 << 62)
-    miner = C.Miner(dictionary, lambda _t: True)
-    loads = _Loads(dictionary)
+    miner = C.Miner(dictionary, lambda _t: True, befores=False)
     out = RollForward()
     open_: dict[Xid, _Open] = {}
     missed: set[str] = set()
     tail = out.tail
     for thread, rec in records:
-        tail.scn = max(tail.scn, rec.scn)
+        if rec.scn > tail.scn:
+            tail.scn = rec.scn
         if rec.lwn is not None:
             out.last_us = max(out.last_us, micros_of_redo_time(rec.lwn.time))
         applied = []
-        for xid, row in loads.feed(thread, rec):
-            _allocated(db, state, row, ())
-            open_.setdefault(xid, _Open()).changes.append(("", row, ()))
         for v in rec.vectors:
-            if v.op == "4.1":  # a reader cleaned the block out
+            layer, code = v.layer, v.code
+            if layer == 4 and code == 1:  # a reader cleaned the block out
                 state.dirty.pop(v.dba, None)
-            elif v.op in ("5.6", "5.11"):
-                applied.append(_undone(v))
-            elif v.op == "5.20":
-                _session_seen(state, v)
+            elif layer == 5 and code in (6, 11, 20):
+                if code == 20:
+                    _session_seen(state, v)
+                else:
+                    applied.append(_undone(v))
         events = miner.feed(rec)
         for ev in events:
             if isinstance(ev, C.TxRow):
-                _allocated(db, state, ev.row, ev.pieces)
-                if ev.pieces and ev.row.op == "INSERT":  # (kept whatever becomes of it)
-                    _keep_pieces(db, ev.row, ev.pieces)
-                open_.setdefault(ev.xid, _Open()).changes.append((ev.ref, ev.row, ev.pieces))
+                row = ev.row
+                if row.op == "INSERT":
+                    _allocated(db, state, row, ev.pieces)
+                    if ev.pieces:  # (kept whatever becomes of the insert)
+                        _keep_pieces(db, row, ev.pieces)
+                open_.setdefault(ev.xid, _Open()).changes.append((ev.ref, row, ev.pieces))
             elif isinstance(ev, C.TxUndo):
                 t = open_.get(ev.xid)
                 if t is not None:
@@ -228,6 +227,8 @@ def _roll_forward(
                 out.changes += len(t.changes)
                 out.undone += sum(isinstance(c, UndoEntry) for c in t.changes)
                 db.note_commit(blocks - {0}, ev.commit_scn)
+        if not applied:
+            continue
         took = {ev.xid for ev in events if isinstance(ev, C.TxUndo)}
         for got in applied:
             if got is None or got[0] in took:
@@ -243,50 +244,6 @@ def _roll_forward(
                 t.changes.append(entry)
     out.missed = sorted(missed)
     return out
-
-
-class _Loads:
-    """The embedded database's direct-path loads: its writer logs the load's 5.1 (undo
-    operation 5.7, no row) in one record and each block's 19.1 in records after it, on the
-    same thread, without a transaction layer vector (the miner attributes a 19.1 only to
-    the transaction of a 5.1 / 5.2 in its own record): a 19.1 of a table in such a record
-    is the transaction's whose 5.7 undo the thread logged last. Each row is an insert."""
-
-    def __init__(self, dictionary: Dictionary) -> None:
-        self.dictionary = dictionary
-        self.tables = dictionary.by_data_obj()
-        self.last: dict[int, Xid] = {}  # thread -> the transaction of its last 5.7 undo
-
-    def feed(self, thread: int, rec: F.Record) -> list[tuple[Xid, C.RowEvent]]:
-        out: list[tuple[Xid, C.RowEvent]] = []
-        ops = {v.op for v in rec.vectors}
-        if "19.1" not in ops and (
-            "5.1" not in ops or any(v.layer in (10, 11) for v in rec.vectors)
-        ):
-            return out  # (a row's record: its 5.1 undoes a row, not a load)
-        for v in rec.vectors:
-            if v.op == "5.1":
-                xid, _objn, _objd, opc = V.undo_ids(v)
-                if opc == "5.7" and xid is not None:
-                    self.last[thread] = xid
-            elif v.op == "19.1" and not ops & {"5.1", "5.2"}:
-                t = self.tables.get((v.con_id, v.obj))
-                xid = self.last.get(thread)
-                d = V.decode(v)
-                if t is None or xid is None or not isinstance(d, V.DirectLoad):
-                    continue
-                at = {c.seg_col - 1: c for c in t.columns}
-                for slot, _fb, cols in d.rows:
-                    values = tuple(
-                        (at[n].name, decode_value(at[n].type, raw, self.dictionary.charset(at[n])))
-                        for n, raw in cols
-                        if n in at
-                    )
-                    ev = C.RowEvent(
-                        "INSERT", t, rec.scn, rec.rba, rowid(v.obj, v.dba, slot), (), values
-                    )
-                    out.append((xid, ev))
-        return out
 
 
 def _session_seen(state: Space, v: F.Vector) -> None:
@@ -339,10 +296,54 @@ def _table(db: Target, row: C.RowEvent) -> TableDef | None:
     return db.dictionary.tables.get(f"{row.table.owner}.{row.table.name}")
 
 
+_RIDS: dict[str, tuple[int, int]] = {}  # ROWID texts parsed (an insert's: twice)
+
+
 def _rid(rowid: str) -> tuple[int, int]:
     """(block, rid) of a ROWID text."""
-    _obj, _file, block, slot = parse_rowid(rowid)
-    return block, block << 16 | slot
+    got = _RIDS.get(rowid)
+    if got is None:
+        _obj, _file, block, slot = parse_rowid(rowid)
+        if len(_RIDS) > 65_536:
+            _RIDS.clear()
+        got = _RIDS[rowid] = (block, block << 16 | slot)
+    return got
+
+
+#: a table's columns by name, by the table's id (the table kept: its id stays its own)
+_COLUMNS: dict[int, tuple[TableDef, dict[str, ColumnDef]]] = {}
+#: the statements apply runs, by (table, operation, the columns it sets)
+_SQL: dict[tuple[str, str, tuple[str, ...]], str] = {}
+
+
+def _columns(table: TableDef) -> dict[str, ColumnDef]:
+    got = _COLUMNS.get(id(table))
+    if got is None or got[0] is not table:
+        if len(_COLUMNS) > 4096:
+            _COLUMNS.clear()
+        got = _COLUMNS[id(table)] = (table, {c.name: c for c in table.columns})
+    return got[1]
+
+
+def _sql(table: TableDef, op: str, names: tuple[str, ...]) -> str:
+    key = (table.sqlite_name, op, names)
+    text = _SQL.get(key)
+    if text is None:
+        name = f'"{table.sqlite_name}"'
+        if op == "INSERT":
+            cols = ", ".join(f'"{n}"' for n in names)
+            text = (
+                f'INSERT INTO {name} ("_rid", {cols}) VALUES ({", ".join("?" * (len(names) + 1))})'
+            )
+        elif op == "UPDATE":
+            sets = ", ".join(f'"{k}" = ?' for k in names)
+            text = f'UPDATE {name} SET {sets} WHERE "_rid" = ?'
+        else:
+            text = f'DELETE FROM {name} WHERE "_rid" = ?'
+        if len(_SQL) > 4096:
+            _SQL.clear()
+        _SQL[key] = text
+    return text
 
 
 def apply(db: Target, row: C.RowEvent, pieces: tuple[str, ...]) -> int:
@@ -351,28 +352,21 @@ def apply(db: Target, row: C.RowEvent, pieces: tuple[str, ...]) -> int:
     if table is None:
         return 0
     block, rid = _rid(row.rowid)
-    name = f'"{table.sqlite_name}"'
-    cols = {c.name: c for c in table.columns}
+    cols = _columns(table)
     values = {k: to_sqlite(cols[k], _stored(table, row, v)) for k, v in row.after if k in cols}
+    op = row.op
     try:
-        if row.op == "INSERT":
-            names = ", ".join(f'"{c.name}"' for c in table.columns)
-            marks = ", ".join("?" * (len(table.columns) + 1))
-            db.conn.execute(
-                f'INSERT INTO {name} ("_rid", {names}) VALUES ({marks})',
-                (rid, *(values.get(c.name) for c in table.columns)),
-            )
-        elif row.op == "UPDATE":
+        if op == "INSERT":
+            names = tuple(cols)
+            db.conn.execute(_sql(table, op, names), (rid, *(values.get(c) for c in names)))
+        elif op == "UPDATE":
             if values:
-                sets = ", ".join(f'"{k}" = ?' for k in values)
-                db.conn.execute(
-                    f'UPDATE {name} SET {sets} WHERE "_rid" = ?', (*values.values(), rid)
-                )
+                db.conn.execute(_sql(table, op, tuple(values)), (*values.values(), rid))
         else:
-            db.conn.execute(f'DELETE FROM {name} WHERE "_rid" = ?', (rid,))
+            db.conn.execute(_sql(table, op, ()), (rid,))
     except sqlite3.IntegrityError as exc:
         raise DatabaseError(
-            f"instance recovery cannot apply the {row.op} of {table.qualified} at ROWID "
+            f"instance recovery cannot apply the {op} of {table.qualified} at ROWID "
             f"{row.rowid} (SCN {row.scn}): {exc}; the tables disagree with the redo",
             "GGS-SRC-0111",
         ) from None

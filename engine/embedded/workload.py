@@ -13,6 +13,18 @@ it owns, so no two open transactions change the same row.
 It parses no SQL: row changes go through the fast path (:mod:`engine.embedded.bulk`), and
 the loop below, which runs once per row change, keeps its Python steps few; throughput in
 ``benchmarks/source_workload.py`` and ``docs/source_db.md``.
+
+Checkpoints: at its start and end, and every ``checkpoint_every`` transactions, so that a
+process killed mid-run leaves at most about that many transactions for the next open's
+instance recovery to roll forward (engine/embedded/recovery.py). A checkpoint commits the
+tables with every open transaction's changes in them; a transaction of the generic session
+path (the long ones) is saved with its undo, and recovery rolls it back or keeps it, but a
+fast-path transaction keeps no undo (only one it will roll back keeps some, in memory), so a
+checkpoint while one is open would leave its changes in the tables for good if the process
+died before it ended. The periodic checkpoint is therefore taken at a safe point: once the
+transactions are due, the loop *drains* (picks only workers with a fast-path transaction
+open, which go on to its end, opening none) and checkpoints when none is open. The draws
+stay the seed's, so the redo stays reproducible.
 """
 
 from __future__ import annotations
@@ -39,6 +51,8 @@ _EPOCH: Final = datetime(1970, 1, 1)
 _SET_COLS: Final = (2, 4)  # an update sets AMOUNT and STATUS
 _FEW_KEYS: Final = 4  # a worker with fewer rows of a table inserts into it
 _BY_ID: Final = ' WHERE "ID" = ?'
+#: transactions between the workload's checkpoints (WorkloadSpec.checkpoint_every)
+CHECKPOINT_EVERY: Final = 5_000
 _NAMES: Final = ("ALPHA", "BRAVO", "CHARLIE", "DELTA", "ECHO", "FOXTROT", "GOLF", "HOTEL")
 
 
@@ -58,6 +72,10 @@ class WorkloadSpec:
     initial_rows: int = 1000  # rows per table created before the run when tables are new
     bulk: bool = True  # committing transactions through the fast path (engine.embedded.bulk)
     array: int = 1  # rows per INSERT statement; > 1 = array inserts (11.11 QMI)
+    # a checkpoint (tables committed) after this many transactions, at the first moment
+    # after them with no fast-path transaction open (module docstring); 0: at the start
+    # and the end only
+    checkpoint_every: int = CHECKPOINT_EVERY
 
 
 @dataclass
@@ -69,6 +87,7 @@ class WorkloadStats:
     seconds: float = 0.0
     redo_bytes: int = 0
     long_committed: int = 0
+    checkpoints: int = 0  # periodic ones (WorkloadSpec.checkpoint_every)
 
     @property
     def row_changes_per_s(self) -> float:
@@ -248,11 +267,25 @@ def run_workload(
     fast_all = spec.bulk and all(fast_tables)
     limit = spec.transactions
     now_us = db.now_us
+    every = spec.checkpoint_every
+    due = every if every > 0 else None  # transactions after which the next checkpoint is due
+    draining = False
     try:
         while limit is None or stats.transactions < limit:
             if spec.duration is not None and wall() - start >= spec.duration:
                 break
-            w = workers[below(nsess)]
+            if draining:  # (a checkpoint is due: the open fast-path transactions end first)
+                busy = open_fast(workers)
+                if busy:
+                    w = busy[below(len(busy))]
+                else:
+                    db.checkpoint()
+                    stats.checkpoints += 1
+                    draining = False
+                    due = stats.transactions + every
+                    w = workers[below(nsess)]
+            else:
+                w = workers[below(nsess)]
             bulk = w.bulk
             assert bulk is not None
             if w.ops == 0:
@@ -312,6 +345,8 @@ def run_workload(
             if w.ops < spec.rows_per_txn:
                 continue
             _end_transaction(db, w, keys, stats)
+            if due is not None and stats.transactions >= due:
+                draining = True
             if spec.tps > 0:
                 ahead = stats.transactions / spec.tps - (wall() - start)
                 if ahead > 0:
@@ -345,6 +380,12 @@ def run_workload(
     if progress is not None:
         progress(stats)
     return stats
+
+
+def open_fast(workers: list[_Worker]) -> list[_Worker]:
+    """The workers with a fast-path transaction open (it keeps no undo: no checkpoint may
+    commit its changes before it ends)."""
+    return [w for w in workers if w.bulk is not None and w.bulk.ids is not None]
 
 
 def _end_transaction(

@@ -27,7 +27,7 @@ from engine.heartbeat.schema import Dialect
 from engine.heartbeat.settings import utc_now
 from engine.heartbeat.store import SqlStore
 from engine.home.layout import Home
-from engine.runtime.events import Severity
+from engine.runtime.events import MANAGER_COMPONENT, Severity
 
 Emit = Callable[[str, Severity, str], None]
 BUSY_RETRY = 1.0  # the embedded database is open elsewhere: its own scheduler runs the jobs
@@ -113,7 +113,7 @@ class HeartbeatSchedule:
         from engine.embedded.errors import DatabaseError
 
         try:
-            db = Database(Path(entry.target), lock_wait=0.0)
+            db = Database(Path(entry.target), lock_wait=0.0, component=MANAGER_COMPONENT)
         except DatabaseError as exc:
             if exc.code == "GGS-SRC-0103":
                 return BUSY_RETRY

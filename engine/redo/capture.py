@@ -12,7 +12,8 @@ is bound into one row change by the rules of engine/redo/pieces.py: the miner ke
 change's pieces per transaction (:attr:`MinerState.pieces`, frozen values) and emits the
 change at its last piece; never half (a commit with one open stops, a rollback drops it).
 A 19.1 direct-path block of a captured table gives an insert per row, in the transaction of
-the record's 5.1 / 5.2 (a block with neither in its record is not attributed: not captured).
+the record's 5.1 / 5.2, else the loader's its block's first ITL entry names (one with
+neither is not attributed: not captured).
 Only vectors of captured tables (and the transaction layer) are decoded, so what the
 database does elsewhere is read but never an error.
 
@@ -31,15 +32,23 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from engine._native import load as load_native
 from engine.redo import pieces as P
 from engine.redo import vectors as V
 from engine.redo.dictionary import Column, Dictionary, Table
 from engine.redo.errors import RedoError
 from engine.redo.framing import Rba, Record, Vector
+from engine.redo.frozen import quick_init
 from engine.redo.rowid import FB_F, FB_H, FB_L, fb_text, rowid
 from engine.redo.values import DECODERS, Value, decode_value
 
 DICTIONARY_TABLES = ("SYS.COL$", "SYS.OBJ$", "SYS.TAB$")
+VALUES_KEPT = 4096  # decoded values kept per column (and ROWID heads), then forgotten
+#: The C NUMBER text (engine/_native/redomine.c, the Extract's), when built: a NUMBER's value
+#: read from it (:func:`number`)
+_NATIVE = load_native("redomine")
+NUMBER_TYPES = frozenset({"NUMBER", "FLOAT", "INTEGER"})
+ROWID_HEAD = 15  # an extended ROWID's data object, file and block characters (OOOOOOFFFBBBBBB)
 _ANY_OBJECT = (-1, -1)  # a 5.6 / 5.11 whose undo header names no object
 
 
@@ -47,6 +56,7 @@ class CaptureStop(RedoError):
     default_code = "OGG-01433"
 
 
+@quick_init
 @dataclass(frozen=True)
 class RowEvent:
     op: str  # INSERT, UPDATE, DELETE
@@ -68,12 +78,14 @@ class Transaction:
     changes: tuple[RowEvent, ...]
 
 
+@quick_init
 @dataclass(frozen=True)
 class TxBegin:
     xid: V.Xid
     scn: int
 
 
+@quick_init
 @dataclass(frozen=True)
 class TxSession:
     xid: V.Xid
@@ -81,6 +93,7 @@ class TxSession:
     name: str
 
 
+@quick_init
 @dataclass(frozen=True)
 class TxRow:
     xid: V.Xid
@@ -91,12 +104,14 @@ class TxRow:
     pieces: tuple[str, ...] = ()
 
 
+@quick_init
 @dataclass(frozen=True)
 class TxUndo:
     xid: V.Xid
     ref: str
 
 
+@quick_init
 @dataclass(frozen=True)
 class TxEnd:
     xid: V.Xid
@@ -125,9 +140,14 @@ class Miner:
         dictionary: Dictionary,
         captured: Callable[[Table], bool],
         warn: Callable[[str], None] = lambda _m: None,
+        *,
+        befores: bool = True,
     ) -> None:
         self.dictionary = dictionary
         self.warn = warn
+        #: whether row events carry their before images (False: ``before`` is empty, for a
+        #: reader that needs only what the change sets: instance recovery's roll forward)
+        self.befores = befores
         self.tables = {k: t for k, t in dictionary.by_data_obj().items() if captured(t)}
         self.captured_objs = {(t.con_id, t.obj): t for t in self.tables.values()}
         self.dict_tables = {  # data objects (clusters too) of the dictionary's own tables
@@ -147,7 +167,14 @@ class Miner:
         #: partner) that found no change of their row to take back: mined from no state (a
         #: Spark task), that change may lie in redo read before (engine/extract/oracle_source.py)
         self.missed: set[str] = set()
-        self._columns: dict[str, dict[int, tuple[Column, str | None]]] = {}
+        #: by table and segment position: the column, its character set (None: a type not
+        #: decoded) and the values decoded so far (:data:`VALUES_KEPT` at most)
+        self._columns: dict[
+            str, dict[int, tuple[Column, str | None, dict[bytes, Value], bool]]
+        ] = {}
+        self._rba: tuple[Rba, str] | None = None  # the last record's RBA and its dump text
+        self._heads: dict[tuple[int, int], str] = {}  # ROWID heads by (data object, dba)
+        self._tails: dict[int, str] = {}  # and their slot parts by slot
         for t in self.tables.values():
             for c in t.columns:
                 if not _decoded(c):
@@ -205,7 +232,10 @@ class Miner:
         """A name for the next change of ``rec``: its RBA and its place in the record, the
         same whenever the record is read (a restart, a batch mined again)."""
         self._made += 1
-        return f"{rec.rba.dump()}#{self._made}"
+        rba = self._rba
+        if rba is None or rba[0] is not rec.rba:
+            rba = self._rba = (rec.rba, rec.rba.dump())
+        return f"{rba[1]}#{self._made}"
 
     def feed(self, rec: Record) -> list[TxEvent]:
         self.records += 1
@@ -256,7 +286,7 @@ class Miner:
                 out.append(TxEnd(e.xid, e.rollback, self.lwn_scn or rec.scn, self.lwn_time))
             elif op == "24.1":
                 self._ddl_marker(v, rec)
-            elif op == "19.1" and (v.con_id, v.obj) in self.tables and xid is not None:
+            elif op == "19.1" and (v.con_id, v.obj) in self.tables:
                 out += self._direct(v, rec, xid)
             elif v.layer == 11:
                 key = (v.con_id, v.obj)
@@ -336,26 +366,54 @@ class Miner:
     def _values(
         self, t: Table, cols: tuple[tuple[int, bytes | None], ...]
     ) -> tuple[tuple[str, Value], ...]:
-        out = []
+        out: list[tuple[str, Value]] = []
         at = self._columns.get(t.full_name)
         if at is None:  # by segment position: the column, and its character set if decoded
             at = self._columns[t.full_name] = {
-                c.seg_col - 1: (c, self.dictionary.charset(c) if _decoded(c) else None)
+                c.seg_col - 1: (
+                    c,
+                    self.dictionary.charset(c) if _decoded(c) else None,
+                    {},
+                    _base(c) in NUMBER_TYPES,
+                )
                 for c in t.columns
             }
         for n, raw in cols:
             got = at.get(n)
             if got is None:
                 continue
-            c, charset = got
+            c, charset, seen, numeric = got
             if charset is None:
                 self._warn_once(t, c)
                 continue
-            try:
-                out.append((c.name, decode_value(c.type, raw, charset)))
-            except RedoError as exc:
-                raise CaptureStop(f"{t.full_name}.{c.name}: {exc.message}") from exc
+            if not raw:
+                out.append((c.name, None))
+                continue
+            value = seen.get(raw)
+            if value is None:
+                try:
+                    value = number(raw) if numeric else None
+                    if value is None:
+                        value = decode_value(c.type, raw, charset)
+                except RedoError as exc:
+                    raise CaptureStop(f"{t.full_name}.{c.name}: {exc.message}") from exc
+                if len(seen) >= VALUES_KEPT:
+                    seen.clear()
+                seen[raw] = value
+            out.append((c.name, value))
         return tuple(out)
+
+    def _rowid(self, obj: int, dba: int, slot: int) -> str:
+        """:func:`engine.redo.rowid.rowid`, its data object, file and block part kept."""
+        head = self._heads.get((obj, dba))
+        if head is None:
+            if len(self._heads) >= VALUES_KEPT:
+                self._heads.clear()
+            head = self._heads[(obj, dba)] = rowid(obj, dba, 0)[:ROWID_HEAD]
+        tail = self._tails.get(slot)
+        if tail is None:
+            tail = self._tails[slot] = rowid(0, 0, slot)[ROWID_HEAD:]
+        return head + tail
 
     def _row(
         self, v: Vector, undo: V.Undo | None, rec: Record, xid: V.Xid | None, undoing: bool
@@ -380,7 +438,7 @@ class Miner:
                 f"{t.full_name}: a compressed row at SCN {rec.scn}: "
                 "compressed segments are not supported"
             )
-        rid = rowid(v.obj, v.dba, row.slot)
+        rid = self._rowid(v.obj, v.dba, row.slot)
         if undoing:  # rollback to savepoint: the partner takes back the latest change to this row
             self._pieces.pop(xid, None)  # (a statement undone partway: its pieces go with it)
             live = self._live.get((xid, rid))
@@ -403,18 +461,21 @@ class Miner:
                 live = self._live.setdefault((xid, each), [])
                 if ref not in live:  # (a record read again after a restart: the same name)
                     live.append(ref)
-            ev = RowEvent(op, t, at[0], at[1], r, self._values(t, before), self._values(t, after))
+            bvals = self._values(t, before) if self.befores else ()
+            ev = RowEvent(op, t, at[0], at[1], r, bvals, self._values(t, after))
             out.append(TxRow(xid, ev, ref, rows))
 
         name = row.name
         if name == "QMI":
             for slot, cols in zip(row.slots, row.rows, strict=False):
-                emit("INSERT", rowid(v.obj, v.dba, slot), (), cols)
+                emit("INSERT", self._rowid(v.obj, v.dba, slot), (), cols)
             return out
         if name == "QMD":
             rows = undo.row.rows if undo and undo.row else ()
             for i, slot in enumerate(row.slots):
-                emit("DELETE", rowid(v.obj, v.dba, slot), rows[i] if i < len(rows) else (), ())
+                emit(
+                    "DELETE", self._rowid(v.obj, v.dba, slot), rows[i] if i < len(rows) else (), ()
+                )
             return out
         if name not in _PIECE_OPS:
             return out
@@ -493,12 +554,18 @@ class Miner:
             )
         # (a whole LMN, CFA or LKR changes no value: nothing)
 
-    def _direct(self, v: Vector, rec: Record, xid: V.Xid) -> list[TxEvent]:
-        """19.1: a block written by a direct-path load; each of its rows an insert."""
+    def _direct(self, v: Vector, rec: Record, xid: V.Xid | None) -> list[TxEvent]:
+        """19.1: a block written by a direct-path load; each of its rows an insert, in the
+        transaction of the record's 5.1 / 5.2, else the loader's the block's first ITL
+        entry names (a block in a record of its own: the embedded database's writer logs
+        them so, after the load's 5.1), as the Extract's task miner attributes them."""
         t = self.tables[(v.con_id, v.obj)]
         d = V.decode(v)
         if not isinstance(d, V.DirectLoad):
             return []
+        xid = xid or d.xid
+        if xid is None:
+            return []  # (no transaction to put the rows in: not captured)
         out: list[TxEvent] = []
         for slot, fb, cols in d.rows:
             if fb & (FB_F | FB_L) != FB_F | FB_L:  # (a piece: its row's other pieces elsewhere)
@@ -506,7 +573,7 @@ class Miner:
                     f"{t.full_name}: a row in pieces ({fb_text(fb)}) in a direct-path load at "
                     f"SCN {rec.scn} (RBA {rec.rba.dump()}): not supported"
                 )
-            r = rowid(v.obj, v.dba, slot)
+            r = self._rowid(v.obj, v.dba, slot)
             ev = RowEvent("INSERT", t, rec.scn, rec.rba, r, (), self._values(t, cols))
             out.append(TxRow(xid, ev, self._ref(rec)))
         return out
@@ -573,6 +640,21 @@ def _applied_xid(v: Vector) -> V.Xid | None:
 def _decoded(c: Column) -> bool:
     """Whether values of ``c``'s type are decoded (the others are warned and left out)."""
     return c.type.upper().split("(")[0] in DECODERS
+
+
+def _base(c: Column) -> str:
+    return c.type.upper().split("(")[0].strip()
+
+
+def number(raw: bytes) -> Decimal | None:
+    """A NUMBER's value from the C kernel's text of it, the same Decimal as
+    :func:`engine.redo.codecs.decode_number` gives (tests/redo/test_capture.py holds the two
+    equal); None where the kernel is not built or leaves the value to Python (a bad or
+    unusual encoding: ``decode_value`` then reads it, and says what is wrong)."""
+    if _NATIVE is None:
+        return None
+    text = _NATIVE.number_text(raw)
+    return Decimal(text) if text is not None else None
 
 
 @dataclass

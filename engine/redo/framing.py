@@ -19,8 +19,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
+from engine._native import load as load_native
 from engine.redo import layout as L
 from engine.redo.errors import RedoCorruptError, RedoTrailingError, RedoTruncatedError
+from engine.redo.frozen import quick_init
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,7 @@ class Rba:
 _RBA_TEXT: Final = re.compile(r"0x([0-9a-fA-F]+)\.([0-9a-fA-F]+)\.([0-9a-fA-F]+)")
 
 
+@quick_init
 @dataclass(frozen=True)
 class Vector:
     layer: int
@@ -100,9 +103,14 @@ class Vector:
 
     @property
     def op(self) -> str:
-        return f"{self.layer}.{self.code}"
+        key = self.layer << 8 | self.code
+        text = _OPS.get(key)
+        if text is None:
+            text = _OPS[key] = f"{self.layer}.{self.code}"
+        return text
 
 
+@quick_init
 @dataclass(frozen=True)
 class Lwn:
     num: int
@@ -112,6 +120,7 @@ class Lwn:
     time: int
 
 
+@quick_init
 @dataclass(frozen=True)
 class Record:
     rba: Rba
@@ -204,49 +213,83 @@ def read_header(data: bytes | bytearray | memoryview) -> LogHeader:
     )
 
 
+#: the change vector header's fields as the reader takes them from its struct's tuple
+_VH_NAMES: Final = (
+    "layer", "code", "cls", "afn", "dba", "obj_high", "obj_low", "scn", "scn_wrap", "seq", "typ",
+    "con_id", "flg",
+)  # fmt: skip
+#: (struct, size, where each of _VH_NAMES is in its tuple: -1 not in this header, the
+#: layout itself: its id stays its own) by (the layout's id, byte order), made once
+_VH: dict[tuple[int, str], tuple[struct.Struct, int, tuple[int, ...], L.Layout]] = {}
+#: the length arrays' structs by (byte order, count)
+_LENS: dict[tuple[str, int], struct.Struct] = {}
+_OPS: dict[int, str] = {}  # "layer.code" texts, made once
+
+
+def _vh(hl: L.Layout, order: L.Order) -> tuple[struct.Struct, int, tuple[int, ...], L.Layout]:
+    names = hl.names
+    got = (
+        hl.struct(order),
+        hl.size,
+        tuple(names.index(n) if n in names else -1 for n in _VH_NAMES),
+        hl,
+    )
+    _VH[(id(hl), order)] = got
+    return got
+
+
 def _vector_at(rec: bytes, pos: int, end: int, hl: L.Layout, order: L.Order) -> tuple[Vector, int]:
-    hs = hl.size
+    got = _VH.get((id(hl), order))
+    if got is None or got[3] is not hl:
+        got = _vh(hl, order)
+    st, hs, at, _hl = got
     if end - pos < hs + 2:
         raise RedoCorruptError(
             f"a change vector header needs {hs + 2} bytes, {end - pos} left", pos
         )
-    v = hl.unpack(rec, pos, order)
-    (alen,) = struct.unpack_from(order + "H", rec, pos + hs)
-    if alen < 2 or alen % 2 or (alen - 2) // 2 > L.MAX_FIELDS:
+    h = st.unpack_from(rec, pos)
+    layer, code = h[at[0]], h[at[1]]
+    alen = rec[pos + hs] | rec[pos + hs + 1] << 8 if order == "<" else (
+        rec[pos + hs] << 8 | rec[pos + hs + 1])  # fmt: skip
+    if alen < 2 or alen & 1 or (alen - 2) >> 1 > L.MAX_FIELDS:
         raise RedoCorruptError(
-            f"change vector {v['layer']}.{v['code']}: length array of {alen} bytes", pos + hs
+            f"change vector {layer}.{code}: length array of {alen} bytes", pos + hs
         )
-    n = (alen - 2) // 2
+    n = (alen - 2) >> 1
     if pos + hs + alen > end:
         raise RedoCorruptError("change vector length array runs past the record", pos + hs)
-    lens = struct.unpack_from(f"{order}{n}H", rec, pos + hs + 2)
-    fpos = pos + hs + L.align4(alen)
+    ls = _LENS.get((order, n))
+    if ls is None:
+        ls = _LENS[(order, n)] = struct.Struct(f"{order}{n}H")
+    lens = ls.unpack_from(rec, pos + hs + 2)
+    fpos = pos + hs + ((alen + 3) & ~3)
     fields: list[bytes] = []
+    add = fields.append
     for ln in lens:
-        if fpos + ln > end:
+        nxt = fpos + ln
+        if nxt > end:
             raise RedoCorruptError(
-                f"change vector {v['layer']}.{v['code']}: a field runs past the record", fpos
+                f"change vector {layer}.{code}: a field runs past the record", fpos
             )
-        fields.append(bytes(rec[fpos : fpos + ln]))
-        fpos += L.align4(ln)
+        add(rec[fpos:nxt])
+        fpos = (nxt + 3) & ~3
     if fpos > end:
-        raise RedoCorruptError(
-            f"change vector {v['layer']}.{v['code']}: padding runs past the record", end
-        )
+        raise RedoCorruptError(f"change vector {layer}.{code}: padding runs past the record", end)
+    con_at, flg_at = at[11], at[12]
     vec = Vector(
-        layer=v["layer"],
-        code=v["code"],
-        cls=v["cls"],
-        afn=v["afn"],
-        dba=v["dba"],
-        obj=(v["obj_high"] << 16) | v["obj_low"],
-        scn=v["scn"] | (v["scn_wrap"] << 32),
-        seq=v["seq"],
-        typ=v["typ"],
-        con_id=v.get("con_id", 0),
-        fields=tuple(fields),
-        order=order,
-        flg=v.get("flg", 0),
+        layer,
+        code,
+        h[at[2]],
+        h[at[3]],
+        h[at[4]],
+        (h[at[5]] << 16) | h[at[6]],
+        h[at[7]] | (h[at[8]] << 32),
+        h[at[9]],
+        h[at[10]],
+        h[con_at] if con_at >= 0 else 0,
+        tuple(fields),
+        order,
+        h[flg_at] if flg_at >= 0 else 0,
     )
     return vec, fpos
 
@@ -255,13 +298,13 @@ def parse_record(
     rec: bytes, order: L.Order = "<", layout: str = "12c", rba: Rba | None = None, thread: int = 1
 ) -> Record:
     """One whole redo record (header and vectors, block headers already removed)."""
+    rec = bytes(rec)  # (no copy of bytes; a bytearray or memoryview one given is copied)
     if len(rec) < L.RECORD_HEADER.size:
         raise RedoTruncatedError(f"a redo record is at least 24 bytes, got {len(rec)}", 0)
-    h = L.RECORD_HEADER.unpack(rec, 0, order)
-    size = h["size"]
+    size, vld, scn_wrap, scn, subscn = L.RECORD_HEADER.struct(order).unpack_from(rec, 0)
     lwn: Lwn | None = None
     hsize = L.RECORD_HEADER.size
-    if h["vld"] & L.VLD_LWN:
+    if vld & L.VLD_LWN:
         hsize = L.LWN_HEADER.size
         if len(rec) < hsize:
             raise RedoTruncatedError(f"an LWN record header is 68 bytes, got {len(rec)}", 0)
@@ -286,15 +329,14 @@ def parse_record(
         vec, pos = _vector_at(rec, pos, size, hl, order)
         vectors.append(vec)
     return Record(
-        rba=rba or Rba(0, 0, 0),
-        scn=h["scn"] | (h["scn_wrap"] << 32),
-        subscn=h["subscn"],
-        vld=h["vld"],
-        size=size,
-        vectors=tuple(vectors),
-        lwn=lwn,
-        thread=thread,
+        rba or _NO_RBA, scn | (scn_wrap << 32), subscn, vld, size, tuple(vectors), lwn, thread
     )
+
+
+_NO_RBA: Final = Rba(0, 0, 0)
+# (the reader takes these structs' values by position)
+assert L.RECORD_HEADER.names == ("size", "vld", "scn_wrap", "scn", "subscn")
+assert L.BLOCK_HEADER.names == ("signature", "block_type", "block", "sequence", "first", "checksum")
 
 
 @dataclass
@@ -310,8 +352,12 @@ def iter_records(
     data: bytes | bytearray | memoryview,
     header: LogHeader | None = None,
     stats: ReadStats | None = None,
+    after_scn: int = -1,
 ) -> Iterator[Record]:
-    """Every record of a log, in order. Blocks are checked (number, sequence, checksum)."""
+    """Every record of a log, in order. Blocks are checked (number, sequence, checksum).
+    ``after_scn``: records with an SCN at or below it are stepped over, their headers
+    checked but their change vectors not read (a reader that wants what came after a
+    checkpoint: instance recovery's roll forward)."""
     hdr = header or read_header(data)
     order, bs = hdr.order, hdr.block_size
     payload = bs - L.BLOCK_HEADER.size
@@ -323,24 +369,38 @@ def iter_records(
     st = stats if stats is not None else ReadStats()
     mv = memoryview(data)
 
-    def block_header(b: int) -> dict[str, int]:
+    bh_struct = L.BLOCK_HEADER.struct(order)
+    rh_struct = L.RECORD_HEADER.struct(order)
+    checked = [2]  # blocks below this were checked by the C kernel already
+
+    def block_header(b: int) -> int:
+        """Block ``b`` checked; its header's ``first`` field."""
         start = b * bs
+        if b < checked[0]:
+            return int(bh_struct.unpack_from(data, start)[4])
+        if _NATIVE is not None:  # (the C check of the blocks from b on; the first bad one
+            n = min(CHECK_BLOCKS, used - b)  # is checked again here, for its message)
+            good = _NATIVE.ora_payloads(
+                bytes(mv[start : start + n * bs]), b, hdr.sequence, bs, order == ">"
+            )[1]
+            checked[0] = b + int(good)
+            if good:
+                return int(bh_struct.unpack_from(data, start)[4])
         _check_block(data, start, bs, order)
-        bh = L.BLOCK_HEADER.unpack(data, start, order)
-        if bh["signature"] != L.BLOCK_SIGNATURE or bh["block_type"] != L.BLOCK_TYPE_REDO:
+        signature, block_type, block, sequence, first, _sum = bh_struct.unpack_from(data, start)
+        if signature != L.BLOCK_SIGNATURE or block_type != L.BLOCK_TYPE_REDO:
             raise RedoCorruptError(f"block {b} is not a redo block", start)
-        if bh["block"] != b:
-            raise RedoCorruptError(f"block {b} says it is block {bh['block']}", start + 4)
-        if bh["sequence"] != hdr.sequence:
+        if block != b:
+            raise RedoCorruptError(f"block {b} says it is block {block}", start + 4)
+        if sequence != hdr.sequence:
             raise RedoCorruptError(
-                f"block {b} belongs to sequence {bh['sequence']}, not {hdr.sequence}", start + 8
+                f"block {b} belongs to sequence {sequence}, not {hdr.sequence}", start + 8
             )
-        return bh
+        return int(first)
 
     b = 2
     while b < used:
-        bh = block_header(b)
-        first = bh["first"] & 0x7FFF
+        first = block_header(b) & 0x7FFF
         if first < L.BLOCK_HEADER.size or first >= bs:
             raise RedoCorruptError(
                 f"block {b}: no record starts where an LWN should (first={first})", b * bs + 12
@@ -367,9 +427,14 @@ def iter_records(
         st.blocks += nblocks
         pos = 0
         while len(stream) - pos >= L.RECORD_HEADER.size:
-            (size,) = struct.unpack_from(order + "I", stream, pos)
+            size, vld, scn_wrap, scn, _sub = rh_struct.unpack_from(stream, pos)
             if size == 0 or size > len(stream) - pos:
                 break  # the LWN ends; what follows in its last block is padding or stale
+            if scn | scn_wrap << 32 <= after_scn and size >= L.RECORD_HEADER.size:
+                if pos and vld & L.VLD_LWN:
+                    raise RedoCorruptError("an LWN header inside an LWN", b * bs + first + pos)
+                pos += size  # (before the checkpoint: not read)
+                continue
             # position of the record in the file: block and offset
             if pos < bs - first:
                 rb, ro = b, first + pos
@@ -395,6 +460,12 @@ def iter_records(
             yield rec
             pos += size
         b += nblocks
+
+
+#: The C block check (engine/_native/redomine.c ``ora_payloads``, scan.py's), when built:
+#: the same checks as :func:`_check_block` and ``iter_records``' header checks.
+_NATIVE: Final = load_native("redomine")
+CHECK_BLOCKS: Final = 8192  # blocks checked at once by it
 
 
 # ---------------------------------------------------------------------------- writer

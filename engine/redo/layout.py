@@ -57,6 +57,11 @@ class Layout:
     def names(self) -> tuple[str, ...]:
         return self._names
 
+    def struct(self, order: Order) -> struct.Struct:
+        """The struct of :attr:`names`' values in ``order`` (a reader's hot path: a tuple,
+        no dict)."""
+        return self._structs[order]
+
     def unpack(self, buf: bytes | bytearray | memoryview, pos: int, order: Order) -> dict[str, Any]:
         """The fields at ``buf[pos:]`` (the caller has checked ``size`` bytes are there)."""
         return dict(zip(self._names, self._structs[order].unpack_from(buf, pos), strict=True))

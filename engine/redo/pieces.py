@@ -49,6 +49,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from engine.redo.framing import Rba
+from engine.redo.frozen import quick_init
 from engine.redo.rowid import FB_F, FB_H, FB_L, FB_N, FB_P
 
 Cols = tuple[tuple[int, bytes | None], ...]  # (table column from 0, value or NULL)
@@ -57,6 +58,7 @@ Cols = tuple[tuple[int, bytes | None], ...]  # (table column from 0, value or NU
 DATA_OPS = frozenset({"IRP", "DRP", "URP", "ORP"})
 
 
+@quick_init
 @dataclass(frozen=True)
 class Piece:
     """One record's part of a row change, as read (columns already placed where known)."""

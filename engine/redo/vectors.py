@@ -18,9 +18,11 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from engine.redo.errors import RedoCorruptError, RedoUnsupportedError
 from engine.redo.framing import Record, Vector
+from engine.redo.frozen import quick_init
 from engine.redo.rowid import rowid
 
 # offset, struct code of every field we read, per structure
@@ -231,18 +233,90 @@ KDO_OPS = {
 }
 
 
+#: struct codes by byte order, made once (the reader's hot path)
+_STRUCTS: dict[str, dict[str, struct.Struct]] = {"<": {}, ">": {}}
+#: a table's fields read at once, by the table's id and byte order: (the table itself: its
+#: id stays its own, names, one struct over them in offset order, the bytes it needs; no
+#: struct: fields overlap or are not integers). The tables are constants: a test that
+#: changes one empties this.
+#: (:func:`_fields` keeps its structs here too, by the table's id, order, names and whole.)
+_WHOLE: dict[tuple[object, ...], Any] = {}
+
+
 def _get(buf: bytes, table: dict[str, tuple[int, str]], name: str, order: str) -> int:
     off, code = table[name]
-    size = struct.calcsize(code)
-    if off + size > len(buf):
+    s = _STRUCTS[order].get(code)
+    if s is None:
+        s = _STRUCTS[order][code] = struct.Struct(order + code)
+    if off + s.size > len(buf):
         raise RedoCorruptError(f"field of {len(buf)} bytes has no {name} at {off}", off)
-    return int(struct.unpack_from(order + code, buf, off)[0])
+    return int(s.unpack_from(buf, off)[0])
 
 
 def _all(buf: bytes, table: dict[str, tuple[int, str]], order: str) -> dict[str, int]:
+    """Every field of ``table``: one struct read when the buffer holds them all, else field
+    by field (the first one missing is the error :func:`_get` raises)."""
+    whole = _WHOLE.get((id(table), order))
+    if whole is None or whole[0] is not table:
+        whole = _WHOLE[(id(table), order)] = _compile(table, order)
+    _t, names, st, need = whole
+    if st is not None and len(buf) >= need:
+        return dict(zip(names, st.unpack_from(buf, 0), strict=True))
     return {n: _get(buf, table, n, order) for n in table}
 
 
+def _fields(
+    buf: bytes, table: dict[str, tuple[int, str]], order: str, names: tuple[str, ...], whole: bool
+) -> tuple[int, ...]:
+    """The fields ``names`` (in offset order) of ``table``, read with one struct. Errors as
+    the reads they stand for: ``whole``, :func:`_all`'s (every field of the table must be
+    there); else :func:`_get`'s of each name in turn."""
+    key = (id(table), order, names, whole)
+    got = _WHOLE.get(key)
+    if got is None or got[0] is not table:
+        got = _WHOLE[key] = _compile_fields(table, order, names, whole)
+    _t, st, need = got
+    if len(buf) >= need:
+        return st.unpack_from(buf, 0)
+    if whole:
+        d = _all(buf, table, order)
+        return tuple(d[n] for n in names)
+    return tuple(_get(buf, table, n, order) for n in names)
+
+
+def _compile_fields(
+    table: dict[str, tuple[int, str]], order: str, names: tuple[str, ...], whole: bool
+) -> tuple[object, struct.Struct, int]:
+    fmt, pos = order, 0
+    for n in names:
+        off, code = table[n]
+        if off < pos:
+            raise ValueError(f"{names}: not in offset order")
+        fmt += f"{off - pos}x{code}" if off > pos else code
+        pos = off + struct.calcsize(order + code)
+    if whole:
+        pos = max(off + struct.calcsize(order + code) for off, code in table.values())
+    return table, struct.Struct(fmt), pos
+
+
+_OPC: dict[tuple[int, int], str] = {}  # "layer.code" texts of undo operations, made once
+
+
+def _compile(
+    table: dict[str, tuple[int, str]], order: str
+) -> tuple[object, tuple[str, ...], struct.Struct | None, int]:
+    fmt, pos = order, 0
+    names = tuple(sorted(table, key=lambda n: table[n][0]))
+    for n in names:
+        off, code = table[n]
+        if off < pos or code.endswith("s"):
+            return table, (), None, 0
+        fmt += f"{off - pos}x{code}" if off > pos else code
+        pos = off + struct.calcsize(order + code)
+    return table, names, struct.Struct(fmt), pos
+
+
+@quick_init
 @dataclass(frozen=True)
 class Xid:
     usn: int
@@ -256,6 +330,7 @@ class Xid:
         return f"0x{self.usn:04x}.{self.slt:03x}.{self.sqn:08x}"
 
 
+@quick_init
 @dataclass(frozen=True)
 class RowOp:
     """A KDO row operation: what the undo (in a 5.1) or the redo (an 11.x) does to a row."""
@@ -276,6 +351,7 @@ class RowOp:
         return KDO_OPS.get(self.op, f"op {self.op}")
 
 
+@quick_init
 @dataclass(frozen=True)
 class Supplemental:
     fb: int
@@ -287,11 +363,13 @@ class Supplemental:
     after: int = 0  # the same for the redo image (docs/redo_format.md "Rows in pieces")
 
 
+@quick_init
 @dataclass(frozen=True)
 class Begin:  # 5.2
     xid: Xid
 
 
+@quick_init
 @dataclass(frozen=True)
 class Undo:  # 5.1, and the ktub of 5.6 / 5.11
     xid: Xid | None
@@ -302,29 +380,34 @@ class Undo:  # 5.1, and the ktub of 5.6 / 5.11
     supp: Supplemental | None
 
 
+@quick_init
 @dataclass(frozen=True)
 class End:  # 5.4
     xid: Xid
     rollback: bool
 
 
+@quick_init
 @dataclass(frozen=True)
 class Session:  # 5.20
     user: str
     transaction_name: str
 
 
+@quick_init
 @dataclass(frozen=True)
 class Redo:  # 11.x
     xid: Xid | None
     row: RowOp
 
 
+@quick_init
 @dataclass(frozen=True)
 class DirectLoad:  # 19.1
     objd: int
     block_type: int
     rows: tuple[tuple[int, int, tuple[tuple[int, bytes | None], ...]], ...]  # (slot, fb, columns)
+    xid: Xid | None = None  # the loader's, from the block's first ITL entry (None: none)
 
 
 @dataclass(frozen=True)
@@ -460,49 +543,46 @@ def _row_op(v: Vector, k: int, limit: int | None = None) -> tuple[RowOp, int]:
     o = v.order
     limit = len(v.fields) if limit is None else limit
     kdo = _field(v, k)
-    head = _all(kdo, KDO_AT, o)
-    op = head["op"] & KDO_OP_MASK
+    bdba, kop, flags = _fields(kdo, KDO_AT, o, ("bdba", "op", "flags"), True)
+    op = kop & KDO_OP_MASK
     nxt = k + 1
     if op in (2, 6):  # IRP, ORP
-        r = _all(kdo, KDO_ROW_AT, o)
-        cc = r["cc"]
+        fb, cc, nrid_bdba, nrid_slot, slot, tabn = _fields(
+            kdo, KDO_ROW_AT, o, ("fb", "cc", "nrid_bdba", "nrid_slot", "slot", "tabn"), True
+        )
         bitmap = kdo[KDO_ROW_NULLS : KDO_ROW_NULLS + (cc + 7) // 8]
-        if head["flags"] & KDO_FLAG_COMPRESSED:
+        if flags & KDO_FLAG_COMPRESSED:
             _field(v, nxt)
-            row = RowOp(op, head["bdba"], r["slot"], r["tabn"], r["fb"], (), None, compressed=True)
+            row = RowOp(op, bdba, slot, tabn, fb, (), None, compressed=True)
             return row, nxt + 1
-        if head["flags"] & KDO_FLAG_ONE_FIELD and cc:
+        if flags & KDO_FLAG_ONE_FIELD and cc:
             vals = _one_field_columns(_field(v, nxt), cc)
             nxt += 1
         else:
             try:
                 vals, nxt = _columns(v, nxt, cc, bitmap, limit)
             except RedoUnsupportedError:
-                return RowOp(
-                    op, head["bdba"], r["slot"], r["tabn"], r["fb"], (), None, compressed=True
-                ), nxt + 1
-        nrid = (r["nrid_bdba"], r["nrid_slot"]) if r["nrid_bdba"] else None
-        row = RowOp(op, head["bdba"], r["slot"], r["tabn"], r["fb"], tuple(enumerate(vals)), nrid)
+                return RowOp(op, bdba, slot, tabn, fb, (), None, compressed=True), nxt + 1
+        nrid = (nrid_bdba, nrid_slot) if nrid_bdba else None
+        row = RowOp(op, bdba, slot, tabn, fb, tuple(enumerate(vals)), nrid)
         return row, nxt
     if op == 5:  # URP
-        r = _all(kdo, KDO_URP_AT, o)
-        n = r["nnew"]
+        fb, tabn, slot, n = _fields(kdo, KDO_URP_AT, o, ("fb", "tabn", "slot", "nnew"), True)
         bitmap = kdo[KDO_URP_NULLS : KDO_URP_NULLS + (n + 7) // 8]
         nums_f = _field(v, nxt) if n else b""
         if len(nums_f) < 2 * n:
             raise RedoCorruptError(f"URP: {n} column numbers in {len(nums_f)} bytes")
         nums = struct.unpack_from(f"{o}{n}H", nums_f, 0)
         nxt += 1 if n else 0
-        if head["flags"] & KDO_FLAG_ONE_FIELD and n:
+        if flags & KDO_FLAG_ONE_FIELD and n:
             uvals = _one_field_columns(_field(v, nxt), n)
             nxt += 1
         else:
             uvals, nxt = _columns(v, nxt, n, bitmap, limit)
         cols = tuple(zip(nums, uvals, strict=True))
-        return RowOp(op, head["bdba"], r["slot"], r["tabn"], r["fb"], cols), nxt
+        return RowOp(op, bdba, slot, tabn, fb, cols), nxt
     if op in (11, 12):  # QMI, QMD
-        r = _all(kdo, KDO_ARRAY_AT, o)
-        n = r["nrow"]
+        tabn, n = _fields(kdo, KDO_ARRAY_AT, o, ("tabn", "nrow"), True)
         sl = _field(v, nxt)
         if len(sl) < 2 * n:
             raise RedoCorruptError(f"{KDO_OPS[op]}: {n} slots in {len(sl)} bytes")
@@ -514,17 +594,17 @@ def _row_op(v: Vector, k: int, limit: int | None = None) -> tuple[RowOp, int]:
             nxt += 1
         return RowOp(
             op,
-            head["bdba"],
+            bdba,
             slots[0] if slots else 0,
-            r["tabn"],
+            tabn,
             None,
             slots=tuple(slots),
             rows=tuple(rows),
         ), nxt
     if op in (3, 4, 8):  # DRP, LKR, CFA
-        r = _all(kdo, KDO_SLOT_AT, o)
-        return RowOp(op, head["bdba"], r["slot"], r["tabn"], 0 if op == 3 else None), nxt
-    return RowOp(op, head["bdba"], 0, 0, None), nxt  # LMN and others: no row in the KDO itself
+        slot, tabn = _fields(kdo, KDO_SLOT_AT, o, ("slot", "tabn"), True)
+        return RowOp(op, bdba, slot, tabn, 0 if op == 3 else None), nxt
+    return RowOp(op, bdba, 0, 0, None), nxt  # LMN and others: no row in the KDO itself
 
 
 def _array_rows(buf: bytes, n: int) -> list[tuple[tuple[int, bytes | None], ...]]:
@@ -565,11 +645,10 @@ def _supplemental(v: Vector, k: int) -> Supplemental | None:
     f = v.fields[k]
     if len(f) < 20:
         return None
-    s = _all(f, SUPP_AT, o)
-    cc = s["cc"]
+    fb, cc, before, after = _fields(f, SUPP_AT, o, ("fb", "cc", "before", "after"), True)
     bdba = slot = None
     if len(f) >= 26:
-        bdba, slot = _get(f, SUPP_ROW_AT, "bdba", o), _get(f, SUPP_ROW_AT, "slot", o)
+        bdba, slot = _fields(f, SUPP_ROW_AT, o, ("bdba", "slot"), False)
     cols: list[tuple[int, bytes | None]] = []
     if cc:
         nums_f, lens_f = _field(v, k + 1), _field(v, k + 2)
@@ -579,23 +658,24 @@ def _supplemental(v: Vector, k: int) -> Supplemental | None:
         for i in range(cc):
             val = _field(v, k + 3 + i)
             cols.append((nums[i] - 1, val if val else None))
-    return Supplemental(s["fb"], cc, tuple(cols), bdba, slot, s["before"], s["after"])
+    return Supplemental(fb, cc, tuple(cols), bdba, slot, before, after)
 
 
 def _ktub(v: Vector, k: int) -> tuple[int, int, str]:
     f = _field(v, k)
-    o = v.order
-    return (
-        _get(f, KTUB_AT, "objn", o),
-        _get(f, KTUB_AT, "objd", o),
-        f"{_get(f, KTUB_AT, 'opc_layer', o)}.{_get(f, KTUB_AT, 'opc_code', o)}",
+    objn, objd, layer, code = _fields(
+        f, KTUB_AT, v.order, ("objn", "objd", "opc_layer", "opc_code"), False
     )
+    opc = _OPC.get((layer, code))
+    if opc is None:
+        opc = _OPC[(layer, code)] = f"{layer}.{code}"
+    return objn, objd, opc
 
 
 def _undo(v: Vector) -> Decoded:
     o = v.order
     d = _field(v, 0)
-    xid = Xid(_get(d, KTUDB_AT, "usn", o), _get(d, KTUDB_AT, "slt", o), _get(d, KTUDB_AT, "sqn", o))
+    xid = Xid(*_fields(d, KTUDB_AT, o, ("usn", "slt", "sqn"), False))
     objn, objd, opc = _ktub(v, 1)
     row = supp = None
     if opc == "11.1" and len(v.fields) > 3:
@@ -615,9 +695,7 @@ def _redo(v: Vector) -> Decoded:
     ktb = _field(v, 0)
     xid = None
     if _get(ktb, KTB_AT, "op", o) & 0x0F == 0x01 and len(ktb) >= 16:  # op F: carries the xid
-        xid = Xid(
-            _get(ktb, KTB_AT, "usn", o), _get(ktb, KTB_AT, "slt", o), _get(ktb, KTB_AT, "sqn", o)
-        )
+        xid = Xid(*_fields(ktb, KTB_AT, o, ("usn", "slt", "sqn"), False))
     row, _ = _row_op(v, 1)
     return Redo(xid, row)
 
@@ -638,7 +716,16 @@ def _direct_load(v: Vector) -> Decoded:
     objd = _get(blk, KTBBH_AT, "objd", o)
     if typ != BLOCK_TYPE_DATA:
         return DirectLoad(objd, typ, ())
-    kdbh = KTBBH_ITL + KTBBH_ITL * _get(blk, KTBBH_AT, "itc", o)
+    itc = _get(blk, KTBBH_AT, "itc", o)
+    kdbh = KTBBH_ITL + KTBBH_ITL * itc
+    xid = None
+    if itc:
+        itl = blk[KTBBH_ITL:]
+        got = Xid(*(_get(itl, KTBBH_ITL_AT, k, o) for k in ("usn", "slt", "sqn")))
+        # Oracle's own direct-load blocks name no transaction there (0xffff.000.00000000,
+        # as their block dumps show it: oracdc's 19c block); the embedded database's writer
+        # names the loader's
+        xid = got if got.usn != 0xFFFF and (got.usn, got.slt, got.sqn) != (0, 0, 0) else None
     head = blk[kdbh:]
     ntab, nrow = _get(head, KDBH_AT, "ntab", o), _get(head, KDBH_AT, "nrow", o)
     rd = KDBH_DIRECTORY + 4 * ntab
@@ -650,7 +737,7 @@ def _direct_load(v: Vector) -> Decoded:
             continue  # a free slot
         fb, cols = _row_at(blk, kdbh + off)
         rows.append((slot, fb, cols))
-    return DirectLoad(objd, typ, tuple(rows))
+    return DirectLoad(objd, typ, tuple(rows), xid)
 
 
 def _llb(v: Vector) -> Decoded:
@@ -761,8 +848,6 @@ def undo_ids(v: Vector) -> tuple[Xid | None, int, int, str]:
     if v.op == "5.1":
         o = v.order
         d = _field(v, 0)
-        xid = Xid(
-            _get(d, KTUDB_AT, "usn", o), _get(d, KTUDB_AT, "slt", o), _get(d, KTUDB_AT, "sqn", o)
-        )
+        xid = Xid(*_fields(d, KTUDB_AT, o, ("usn", "slt", "sqn"), False))
         return (xid, *_ktub(v, 1))
     return (None, *_ktub(v, 0))

@@ -10,10 +10,13 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from engine.redo import capture as C
 from engine.redo import catalog, dictionary, framing
 from engine.redo import layout as L
+from tests.harness.kernels import needs
 from tests.redo.corpus import CHECKPOINT, LOG15, LOG16, OLR, need
 
 FMT = "arch%t_%s_%r.dbf"
@@ -314,3 +317,84 @@ def test_a_direct_path_load_of_a_row_in_pieces_stops(fb: str) -> None:
     rec = framing.parse_record(framing.build_record("<", dic.scn + 1, 1, [begin, load], lwn))
     with pytest.raises(C.CaptureStop, match=f"a row in pieces \\({fb}\\) in a direct-path load"):
         cap.feed(rec)
+
+
+def test_a_direct_load_block_in_a_record_of_its_own_is_the_loaders() -> None:
+    """A 19.1 in a record with no 5.1 / 5.2 (the embedded database's writer logs the load's
+    5.1 first, each block after it alone) is put in the transaction its block's first ITL
+    entry names, as the Extract's task miner puts it; Oracle's own block (oracdc's 19c, ITL
+    0xffff.000.00000000) names none, and alone it is not attributed."""
+    import struct
+
+    from engine.redo import vectors as V
+    from tests.redo import oracdc
+    from tests.redo.corpus import ORACDC
+
+    dic = dictionary.load(need(CHECKPOINT))
+    (src,) = oracdc.records(need(ORACDC) / "Op19_1_Test.java")
+    real = next(v for v in framing.parse_record(src.raw).vectors if v.op == "19.1").fields[0]
+    ours = bytearray(real)
+    struct.pack_into("<HHI", ours, V.KTBBH_ITL, 4, 5, 77)  # the loader's xid, 4.5.77
+    ktudh = bytearray(32)
+    struct.pack_into("<HxxI", ktudh, 0, 5, 77)
+    ktucm = bytearray(20)
+    struct.pack_into("<HxxI", ktucm, 0, 5, 77)
+    hdr = {"con_id": 3, "afn": 23}
+    got = {}
+    for name, block in (("ours", bytes(ours)), ("real", real)):
+        begin = framing.build_vector(
+            "12c", "<", [bytes(ktudh)], layer=5, code=2, cls=15 + 2 * 4, **hdr
+        )
+        load = framing.build_vector(
+            "12c", "<", [block], layer=19, code=1, cls=1, dba=0x0600000E, obj=72726, **hdr
+        )
+        end = framing.build_vector(
+            "12c", "<", [bytes(ktucm)], layer=5, code=4, cls=15 + 2 * 4, **hdr
+        )
+        lwn = framing.Lwn(0, 1, 1, dic.scn + 1, 0)
+        cap = C.Capture(dic, lambda t: t.owner == "OLR_TEST")
+        done = []
+        for scn, vecs, w in ((1, [begin], lwn), (2, [load], None), (3, [end], None)):
+            done += cap.feed(
+                framing.parse_record(framing.build_record("<", dic.scn + scn, 1, vecs, w))
+            )
+        got[name] = done
+    (tx,) = got["ours"]
+    assert tx.xid.text() == "4.5.77"
+    assert [(c.op, c.after[0]) for c in tx.changes] == [
+        ("INSERT", ("ID", Decimal(i))) for i in range(1, 10)
+    ]
+    assert got["real"] == []  # (its transaction made no change that was attributed)
+
+
+_NUMBERS = st.decimals(allow_nan=False, allow_infinity=False, places=None).filter(
+    lambda d: d == 0 or Decimal("1E-129") < abs(d) < Decimal("1E+125")
+) | st.integers(-(10**38) + 1, 10**38 - 1).map(Decimal)
+
+
+@needs("redomine")
+@given(_NUMBERS)
+def test_a_number_read_through_the_c_text_is_the_codec_s(value: Decimal) -> None:
+    """capture.number (the C kernel's NUMBER text made a Decimal) gives the very Decimal
+    decode_number gives, digits and exponent, wherever it gives one."""
+    from engine.redo.codecs import decode_number, encode_number
+    from engine.redo.errors import CodecError
+
+    try:
+        raw = encode_number(value)
+    except CodecError:
+        return
+    got = C.number(raw)
+    if got is not None:
+        assert got.as_tuple() == decode_number(raw).as_tuple()
+
+
+@needs("redomine")
+def test_the_c_number_text_reads_the_usual_numbers() -> None:
+    from engine.redo.codecs import decode_number, encode_number
+
+    for text in ("0", "1", "-1", "100", "9000", "0.5", "-0.0001", "123.45", "1E+20", "-7E-9"):
+        raw = encode_number(Decimal(text))
+        got = C.number(raw)
+        assert got is not None and got.as_tuple() == decode_number(raw).as_tuple(), text
+    assert C.number(b"\xc1\xff") is None  # (not a digit: left to the codec, which refuses)

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from engine.redo import framing as F
 from engine.redo import layout as L
 from engine.redo.errors import RedoCorruptError, RedoError, RedoTrailingError, RedoTruncatedError
+from tests.harness.kernels import needs
 from tests.redo.corpus import LOG15, LOG16, need
 
 
@@ -190,3 +191,43 @@ def test_mutated_real_log_never_crashes(where: int, value: int) -> None:
     data[where % len(data)] = value
     with contextlib.suppress(RedoError):
         list(F.iter_records(bytes(data)))
+
+
+def _read(data: bytes, after_scn: int = -1) -> tuple[list[tuple[object, ...]], str | None]:
+    """What the reader gives: each record's RBA, SCN and vectors, and the error it stops
+    with (its type, message and offset), if any."""
+    got: list[tuple[object, ...]] = []
+    try:
+        for r in F.iter_records(data, after_scn=after_scn):
+            got.append((r.rba, r.scn, r.vectors))
+    except RedoError as exc:
+        return got, f"{type(exc).__name__}: {exc.message} @{exc.offset}"
+    return got, None
+
+
+@needs("redomine")
+@pytest.mark.parametrize("where", [None, 512 * 2 + 40, 512 * 3 + 4, 512 * 200 + 300, 512 * 401])
+def test_the_c_block_check_reads_as_the_python_one(
+    monkeypatch: pytest.MonkeyPatch, where: int | None
+) -> None:
+    """The framing reader with the C block check (redomine's ora_payloads) and without it:
+    the same records, and on a bad block (a flipped byte, a wrong block number) the same
+    error at the same offset, records before it read the same."""
+    data = bytearray(need(LOG15).read_bytes())
+    if where is not None:
+        data[where] ^= 0x01
+    native = _read(bytes(data))
+    monkeypatch.setattr(F, "_NATIVE", None)
+    assert _read(bytes(data)) == native
+    assert (native[1] is None) == (where is None)
+    monkeypatch.undo()
+    monkeypatch.setattr(F, "CHECK_BLOCKS", 7)  # (the C check a few blocks at a time)
+    assert _read(bytes(data)) == native
+
+
+def test_records_at_or_below_an_scn_are_stepped_over() -> None:
+    data = need(LOG15).read_bytes()
+    every, _ = _read(data)
+    for scn in (0, 2267000, 2267707, 2267716, 10**12):
+        got, err = _read(data, after_scn=scn)
+        assert err is None and got == [r for r in every if r[1] > scn]  # type: ignore[operator]

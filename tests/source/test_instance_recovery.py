@@ -8,12 +8,15 @@ each once, and to the tables, row by row."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
 import textwrap
 import time
 from pathlib import Path
+
+import pytest
 
 from engine.embedded.database import Database, create_database
 from engine.embedded.dictionary import load_dictionary
@@ -165,5 +168,121 @@ def test_a_workload_killed_mid_run_reopens_past_its_logs(tmp_path: Path) -> None
         execute(db, s, "COMMIT")
         new = [t for t in _decoded(db).committed if str(t.xid) not in used]
         assert len(new) == 1 and new[0].start_scn > top
+    finally:
+        db.close()
+
+
+def test_an_open_that_recovers_tells_the_user_and_the_home_log(tmp_path: Path) -> None:
+    """``ggsci db sql`` on a database killed past its checkpoint: the open's instance
+    recovery is one OGG-03600 line on standard error and in the home's ggserr.log, saying
+    what it rolled forward and back; the next open recovers nothing and says nothing."""
+    from typer.testing import CliRunner
+
+    from ggsci.cli_db import app
+
+    home = tmp_path / "home"
+    Home(home).create_subdirs()
+    root = _setup(home / "dirdb", 2)
+    _kill(root, 2)
+    runner = CliRunner()
+    r = runner.invoke(app, ["sql", "DB", "SELECT COUNT(*) FROM t", "--home", str(home)])
+    assert r.exit_code == 0, r.output
+    line = (
+        "OGG-03600  instance recovery of database DB: 3 changes of 3 transactions rolled "
+        "forward, 2 transactions rolled back"
+    )
+    assert re.fullmatch(re.escape(line) + r" \(\d+\.\d\d s\)\n", r.stderr), r.stderr
+    # (rows 1, 3, 4 and 5: 2 was inserted by a transaction the kill left open)
+    assert "OGG-03600" not in r.stdout and r.stdout.split()[2] == "4"
+    logged = (home / "ggserr.log").read_text().splitlines()
+    assert len(logged) == 1
+    assert re.fullmatch(
+        r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d  INFO    OGG-03600  Oracle GoldenGate Command "
+        r"Interpreter for Oracle:  instance recovery of database DB: 3 changes of 3 "
+        r"transactions rolled forward, 2 transactions rolled back \(\d+\.\d\d s\)",
+        logged[0],
+    ), logged[0]
+    again = runner.invoke(app, ["sql", "DB", "SELECT COUNT(*) FROM t", "--home", str(home)])
+    assert again.exit_code == 0 and again.stderr == ""
+    assert len((home / "ggserr.log").read_text().splitlines()) == 1
+    # outside a home (a database directory of its own): no ggserr.log, the line still made
+    base = tmp_path / "alone"
+    base.mkdir()
+    alone = _setup(base, 1)
+    _kill(alone, 1)
+    db = Database(alone)
+    try:
+        assert db.recovery_line is not None and db.recovery_line.startswith("OGG-03600  ")
+    finally:
+        db.close()
+    assert not list(tmp_path.rglob("alone/**/ggserr.log"))
+
+
+def _workload_child(root: Path, kill: str, unsafe: bool) -> str:
+    """A child that runs the workload (checkpoints every 40 transactions, long transactions
+    on the session path across them) and SIGKILLs itself, its redo flushed, at the first
+    transaction end where ``kill`` (an expression of ``stats`` and ``seen``) holds. ``unsafe``: the
+    mutation, a checkpoint taken without waiting for the fast-path transactions open (their
+    changes committed to the tables, no undo)."""
+    return textwrap.dedent(
+        f"""
+        import os, signal
+        from pathlib import Path
+        from engine.embedded import workload as W
+        from engine.embedded.database import Database
+
+        if {unsafe}:
+            W.open_fast = lambda workers: []
+        db = Database(Path({str(root)!r}))
+        seen = {{"cp": 0, "at": 0}}  # the last checkpoint: its number, the transactions then
+        def progress(stats):
+            if stats.checkpoints != seen["cp"]:
+                seen["cp"], seen["at"] = stats.checkpoints, stats.transactions
+            if {kill}:
+                db.logs.flush(everything=True)
+                os.kill(os.getpid(), signal.SIGKILL)
+        spec = W.WorkloadSpec(tables=2, transactions=10**6, initial_rows=200, sessions=6,
+                              rows_per_txn=6, long_txns=2, checkpoint_every=40, seed=5)
+        W.run_workload(db, spec, progress, wall=iter(range(10**9)).__next__,
+                       sleep=lambda s: None)
+        """
+    )
+
+
+@pytest.mark.parametrize(
+    ("kill", "unsafe"),
+    [
+        # late in an interval (35 transactions after the 5th checkpoint): the most to roll
+        # forward
+        ("stats.checkpoints >= 5 and stats.transactions >= seen['at'] + 35", False),
+        ("stats.checkpoints >= 8", False),  # just after a checkpoint
+        ("stats.checkpoints >= 8", True),  # the mutation: fast-path transactions open in it
+    ],
+)
+def test_a_workload_killed_after_its_checkpoints_reopens_from_the_last(
+    tmp_path: Path, kill: str, unsafe: bool
+) -> None:
+    """A workload checkpointing every 40 transactions, SIGKILLed: the next open rolls
+    forward only what followed the last checkpoint (at most the interval and the drain
+    before it), and the tables are the committed redo, row by row. The mutation
+    (checkpoints taken with fast-path transactions open) leaves tables that disagree."""
+    from tests.source.test_rollforward import run_child
+
+    create_database(tmp_path, "WL", 2)
+    root = tmp_path / "WL"
+    run_child(_workload_child(root, kill, unsafe))
+    db = Database(root)
+    try:
+        rolled = db.rolled_forward
+        assert rolled is not None
+        diff = differences(tables_image(db), redo_image(db))
+        if unsafe:
+            assert diff, "checkpoints with fast-path transactions open went unnoticed"
+            return
+        assert diff == [], diff
+        assert rolled.transactions <= 40 + 6 and rolled.changes <= (40 + 6) * 6
+        assert len(db.recovered) >= 2  # the long transactions at least, open at the kill
+        if "seen" in kill:
+            assert rolled.transactions >= 20  # (the kill was late in the interval)
     finally:
         db.close()
