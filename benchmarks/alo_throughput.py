@@ -112,6 +112,8 @@ def main() -> None:
           f"alo_task_ranges={states.tasks} alo_ranges_mined_again={states.remined}")  # fmt: skip
     print(f"alo_batches={timing['batches']:.0f} alo_driver_wait_mine_s={timing['mine_s']:.2f} "
           f"alo_driver_apply_s={timing['apply_s']:.2f}")  # fmt: skip
+    print(f"alo_ahead_taken={timing['ahead_taken']:.0f} "
+          f"alo_ahead_dropped={timing['ahead_dropped']:.0f}")  # fmt: skip
     print(f"alo_rows={alo_rows} alo_s={t_alo:.2f}")
     print(f"alo_redo_mb_s={mb / t_alo:.2f}")
     print(f"alo_row_changes_s={alo_rows / t_alo:.0f}")

@@ -871,7 +871,7 @@ static int supp_in_key(const Rec *r, const Vec *u, const Table *t) {
 
 /* A strict walk's check: 1 when the undo u is a whole row's (engine/redo/pieces.py): its
  * supplemental data marks first and last, and the row a DRP's undo restores (an IRP) is a
- * whole piece (oracle_source._whole_undo). */
+ * whole piece (oracle_fast._whole_undo). */
 static int undo_whole(const Rec *r, const Vec *u) {
     const uint8_t *b = r->b;
     unsigned op;
@@ -898,7 +898,7 @@ static int rows(Walker *w, const Rec *r, const Vec *v, const Vec *undo, PyObject
     const Table *t = find_table(w, uobj);
     if (!t) t = find_table(w, v->obj);
     if (!t || !t->captured) return 0;
-    if (w->strict) { /* an attached database (oracle_source.FastMiner): Python says what */
+    if (w->strict) { /* an attached database (oracle_fast.FastMiner): Python says what */
         if (op == 5 && undo && !supp_in_key(r, undo, t)) return DECLINE;
         if (t->con_id >= 0 && v->con_id != t->con_id) return 0; /* another container's */
         const uint8_t *k = b + v->fp[1];
@@ -908,7 +908,7 @@ static int rows(Walker *w, const Rec *r, const Vec *v, const Vec *undo, PyObject
         if (undo && !undo_whole(r, undo)) return DECLINE; /* supplemental data in pieces */
     }
     /* a piece of a chained row, strict or not: the Python miner binds the pieces
-     * (miner.Miner._piece / _change_piece; a row over a block is rare; its records go
+     * (chain.Chains.insert_piece / change_piece; a row over a block is rare; its records go
      * through Python, which keeps the pending pieces): an insert's piece, an update's (its
      * row flags), a delete's (the row its undo restores, its supplemental flags) */
     if (op == 2 && (b[v->fp[1] + AT_KDO_ROW_fb] & (FB_F | FB_L)) != (FB_F | FB_L))

@@ -55,6 +55,7 @@ from engine.extract.redo_source import (
     decode_splits,
     mine_batch,
     positions_after,
+    read_whole,
     thread_positions_after,
 )
 from engine.extract.start import ExtractError
@@ -153,12 +154,14 @@ HOLD_MAX_ITEMS = 50_000
 
 @dataclass(frozen=True)
 class _Ahead:
-    """A batch being mined ahead: planned from ``after`` with the dictionary of ``mtime``."""
+    """A batch being mined ahead: planned from ``after`` with the dictionary of ``mtime``;
+    ``whole``: the threads the batch before it reads whole up to ``after`` (redo_source)."""
 
     after: dict[int, Position]
     mtime: float
     batch: Batch
     mined: Mining
+    whole: frozenset[int] = frozenset()
 
 
 Item = Lcr | Closed | Fragment
@@ -308,7 +311,9 @@ class Capture:
         self._order = JobOrder(f"ggsci-{model.group or 'extract'}-mine")
         self._fine_heavy = False
         # Wall time waiting for the miner tasks and applying their output (benchmarks).
-        self.timing: dict[str, float] = {"mine_s": 0.0, "apply_s": 0.0, "batches": 0}
+        self.timing: dict[str, float] = {
+            "mine_s": 0.0, "apply_s": 0.0, "batches": 0, "ahead_taken": 0, "ahead_dropped": 0,
+        }  # fmt: skip
         self.br_due = hooks.br_due
         self.br_take = hooks.br_take
         self.through: dict[str, dict[int, Position]] = {}
@@ -587,7 +592,10 @@ class Capture:
         after = positions_after(splits, self.positions)
         following = self._plan(after)
         if following.splits:
-            self._ahead = _Ahead(after, self._dictionary_mtime, following, self._submit(following))
+            self._ahead = _Ahead(
+                after, self._dictionary_mtime, following, self._submit(following),
+                read_whole(splits),
+            )  # fmt: skip
 
     def _take_ahead(self) -> tuple[Batch, Mining] | None:
         """The batch mined ahead, if it follows what was read and the dictionary is the
@@ -595,8 +603,12 @@ class Capture:
         ahead, self._ahead = self._ahead, None
         if ahead is None:
             return None
-        if ahead.mtime == self._dictionary_mtime and continues(ahead.after, self.positions):
+        if ahead.mtime == self._dictionary_mtime and continues(
+            ahead.after, self.positions, ahead.whole
+        ):
+            self.timing["ahead_taken"] += 1
             return ahead.batch, ahead.mined
+        self.timing["ahead_dropped"] += 1
         ahead.mined.wait()
         return None
 

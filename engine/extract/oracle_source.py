@@ -24,10 +24,13 @@ one per redo thread lives in :class:`MinerStates`, with the Extract's driver; a 
 does not start where that thread's last one ended (a batch mined again, a restart) starts
 from what was kept at its start, else afresh. In a Spark task a range is mined alone, from no
 state (:meth:`OracleMiner.mine_alone`, its :class:`Carry`), and the driver settles it
-(:meth:`OracleMiner.settle`): the result stands and the thread's state goes on from it, or,
-when it depended on a state the task did not have, the range is mined again on the driver.
+(:meth:`OracleMiner.settle`): what its result depends on of the state before it (a
+savepoint rollback of a change in an earlier range, the pieces of a row an earlier range
+left open) is carried and resolved there against the thread's true state
+(:mod:`engine.extract.alone`), and the thread's state goes on from it; only what cannot be
+resolved is mined again on the driver.
 
-The fast path (:class:`FastMiner`, :func:`fast_miner`): a range is mined by the task miner
+The fast path (:mod:`engine.extract.oracle_fast`): a range is mined by the task miner
 and its C walk, strict, over the attached dictionary's tables (by real object number, with
 their container); a record it would not read as the redo miner does is read by the redo
 miner in place, which is kept in step (:func:`_sync`); a range the redo miner stops in goes
@@ -37,14 +40,24 @@ to it whole. docs/extract.md "The fast path" says exactly what takes which path.
 from __future__ import annotations
 
 import contextlib
-import struct
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any, Final
+from typing import Any
 
 from engine import storage
 from engine.embedded.errors import RedoCorruptError
+from engine.extract.alone import (
+    DEFER,
+    AloneMiner,
+    Carry,
+    Deferred,
+    composed,
+    kept_misses,
+    resolved,
+    walked,
+)
+from engine.extract.oracle_fast import Fallback, FastMiner, fast_miner, parsed
 from engine.extract.tasks.closing import close
 from engine.extract.tasks.decode import (
     BEFORES_COMPACT,
@@ -53,19 +66,14 @@ from engine.extract.tasks.decode import (
     BEFORES_RECORD,
     text_of,
 )
-from engine.extract.tasks.miner import Miner
-from engine.extract.tasks.plan import Event, Mined, MinePlan, TableInfo
+from engine.extract.tasks.plan import Event, Item, Mined, MinePlan, TableInfo
 from engine.extract.tasks.txngroup import KINDS
 from engine.redo import capture as C
-from engine.redo import vectors
 from engine.redo.dictionary import Dictionary, Table
 from engine.redo.errors import RedoError
 from engine.redo.framing import Rba, Record, parse_record, read_header
-from engine.redo.model import Kdo, Undo
-from engine.redo.rowid import FB_F, FB_L
 from engine.redo.scan import Scan
-from engine.redo.values import CHARSETS, Value
-from engine.redo.vectors import KDO_FLAG_COMPRESSED, KDO_FLAG_ONE_FIELD, KDO_OP_MASK, undo_ids
+from engine.redo.values import Value
 from engine.storage import StorageError
 from engine.trail.layout import BEFORE_IMAGE, IOType
 from engine.trail.model import Columns
@@ -101,6 +109,9 @@ class MinerStates:
     fast_ranges: int = 0
     redo_ranges: int = 0
     delegated: int = 0
+    # the warnings given (OGG-01431: a column of a type not captured), each once, whether a
+    # thread's redo miner here gave it or a Spark task's (relayed: OracleMiner.settle)
+    warned: set[str] = field(default_factory=set)
     tasks: int = 0  # ranges mined in Spark tasks whose result stood (OracleMiner.settle)
     remined: int = 0  # ranges mined in tasks whose result did not stand: mined again here
     _settling: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -178,28 +189,6 @@ def _shipped(plan: MinePlan, dictionary: Dictionary) -> OraclePlan:
     return OraclePlan(plan, dictionary, MinerStates())
 
 
-@dataclass(frozen=True)
-class Carry:
-    """What a range mined alone (in a Spark task, from no miner state:
-    :meth:`OracleMiner.mine_alone`) tells the driver beside its events, for
-    :meth:`OracleMiner.settle`: its redo miner's state at its end (None: no log header read)
-    and where the range that goes on from it starts; the transactions that ended in it; how
-    many savepoint rollbacks in it found no change to take back (the change may lie in an
-    earlier range: those of a transaction rolled back in the range do not count, all its
-    changes go with it); the stop it met (a structure change: message, offset, code; with its SCN);
-    and how it was mined (the counts of :class:`MinerStates`)."""
-
-    end: C.MinerState | None
-    ends: frozenset[tuple[int, int]] | None
-    ended: frozenset[str]
-    missed: int
-    stop: tuple[str, int | None, str] | None = None
-    stop_scn: int = 0
-    fast_ranges: int = 0
-    redo_ranges: int = 0
-    delegated: int = 0
-
-
 class OracleMiner:
     """Mines byte ranges of real Oracle logs into the task miner's output (module docstring)."""
 
@@ -214,54 +203,98 @@ class OracleMiner:
         #: Spark task: :meth:`mine_alone`)
         self.states = plan.states
         self._ended: frozenset[str] = frozenset()  # transactions ended in the last range mined
-        self._rolled_back: frozenset[str] = frozenset()  # and those of them rolled back
+        self._misses = 0  # its savepoint rollbacks left to the driver (Carry.missed)
+        self._relayed: list[str] = []  # warnings of the range mined alone (Carry.warnings)
 
     def _new(self) -> C.Miner:
-        return C.Miner(
-            self.oracle.dictionary, lambda t: t.full_name in self.captured, self.oracle.warn
-        )
+        make = AloneMiner if self.states is not self.oracle.states else C.Miner
+        return make(self.oracle.dictionary, lambda t: t.full_name in self.captured, self._warn)
+
+    def _warn(self, text: str) -> None:
+        """A warning of a redo miner: given once an Extract (:attr:`MinerStates.warned`),
+        or, mining alone (a Spark task, which has no report), kept for the driver
+        (:attr:`Carry.warnings`), which gives it (:meth:`settle`)."""
+        if self.states is not self.oracle.states:
+            if text not in self._relayed:
+                self._relayed.append(text)
+        elif text not in self.states.warned:
+            self.states.warned.add(text)
+            self.oracle.warn(text)
 
     def mine_alone(self, path: str, start: int, end: int | None) -> tuple[Mined, Carry]:
         """Mine a range from no miner state (in a Spark task: the driver's state stays with
         the driver), and say what the driver needs to know whether that was right and to go
         on from it (:class:`Carry`, :meth:`settle`)."""
         self.states = alone = MinerStates()
+        self._relayed = []
         try:
             got = self.mine(path, start, end)
         finally:
             self.states = self.oracle.states
         miners = list(alone.miners.values())
+        m = miners[0] if miners else None
         stop = alone.stop
+        deferred = tuple(m.deferred) if isinstance(m, AloneMiner) else ()
         carry = Carry(
-            miners[0].state() if miners else None,
+            m.state() if m is not None else None,
             next(iter(alone.ends.values()), None),
             self._ended,
-            len(set().union(*(m.missed for m in miners)) - self._rolled_back),
+            self._misses,
             (stop.message, stop.offset, stop.code) if stop is not None else None,
             alone.stop_scn,
             alone.fast_ranges,
             alone.redo_ranges,
             alone.delegated,
+            frozenset(x.text() for x in m.undone) if isinstance(m, AloneMiner) else frozenset(),
+            deferred,
+            bool(deferred),
+            isinstance(m, AloneMiner) and m.unsure,
+            tuple(self._relayed),
+            frozenset(x.text() for x in m.assumed) if isinstance(m, AloneMiner) else frozenset(),
         )
         return got, carry
 
-    def settle(self, thread: int, sequence: int, start: int, carry: Carry) -> bool:
-        """Whether the result of the range of ``thread`` starting at (sequence, start), mined
-        alone (``carry``), is what mining it with the thread's true miner state gives; if it
-        is, the driver's state goes on from it (the state before it, less the transactions
-        that ended in the range, with the range's own state after it). It is not (the range
-        is mined again here, with the true state) when a savepoint rollback in it found
-        nothing to take back (but in a transaction it rolls back whole), or when the true
-        state holds pieces of a row not bound yet, or after a stop (what follows a stop is
-        cut by it: :meth:`_mine_redo`). Called on the driver for each range in the order an
-        in-process batch mines them."""
+    def settle(
+        self, thread: int, sequence: int, start: int, carry: Carry, mined: Mined
+    ) -> Mined | None:
+        """The result (``mined``) of the range of ``thread`` starting at (sequence, start),
+        mined alone (``carry``), made what mining it with the thread's true miner state
+        gives (engine/extract/alone.py: its savepoint rollbacks of changes in earlier ranges
+        resolved, its deferred row pieces bound with the true open pieces, then its
+        transactions closed), and the driver's state gone on from it (the state before it,
+        as resolving went on from it, less the transactions that ended in the range, with
+        the range's own state after it); None when it cannot be (the range is then mined
+        again here, with the true state): alone.py says when, and after a stop (what
+        follows a stop is cut by it: :meth:`_mine_redo`). Called on the driver for each
+        range in the order an in-process batch mines them."""
+        for text in carry.warnings:  # (the task's, given here once)
+            self._warn(text)
         states = self.states
         if states.stop is not None:
-            return False
+            return None
         miner = states.miner(thread, sequence, start, self._new)
         now = miner.state()
-        if carry.missed or any(now.pieces.values()):
-            return False
+        if carry.assumed and any(v for k, v in now.pieces.items() if k.text() in carry.assumed):
+            return None  # (a whole row change read while a row of its transaction was open)
+        if carry.raw:
+            if carry.unsure or carry.stop is not None:
+                return None
+            events_: list[Event] = mined.items  # type: ignore[assignment]  # (raw: not closed)
+            walk = walked(events_, now.live, now.pieces, carry.deferred, self._new(), self._events)
+            if walk is None or (carry.end is not None and walk[1] & carry.end.live.keys()):
+                return None  # (one row's changes from both: their order is not known here)
+            events = walk[0]
+            first = events[0][7] if events else 0
+            latest = max(e[7] for e in events) if events else 0
+            items = close(events, self.plan, mined.sequence)
+            mined = Mined(items, mined.resume, mined.records, mined.sequence, first, latest)
+        elif carry.missed:
+            got = resolved(mined.items, now.live)
+            if got is None:
+                return None
+            mined = replace(mined, items=got)
+        if any(any(p.carries for p in v) for k, v in now.pieces.items() if k.text() in carry.ended):
+            return None  # (an end with a row's pieces not bound: a stop, or not, by its path)
         states.tasks += 1
         states.fast_ranges += carry.fast_ranges
         states.redo_ranges += carry.redo_ranges
@@ -270,12 +303,12 @@ class OracleMiner:
             message, offset, code = carry.stop
             states.stop = C.CaptureStop(message, offset, code)
             states.stop_scn, states.stop_thread = carry.stop_scn, thread
-            return True
+            return mined
         if carry.end is not None:
-            miner.restore(_composed(now, carry.end, carry.ended))
+            miner.restore(composed(now, carry.end, carry.ended, carry.undone))
         if carry.ends is not None:
             states.went_on(thread, carry.ends)
-        return True
+        return mined
 
     def mine(self, path: str, start: int, end: int | None) -> Mined:
         if self.fast is not None and self.states.stop is None:
@@ -311,11 +344,13 @@ class OracleMiner:
         finally:
             fast.delegate = None
         _sync(miner, events, synced[0])
-        self._ended, self._rolled_back = _ended_in(events)
+        self._ended = _ended_in(events)
+        events, self._misses = kept_misses(events) if _missed(miner) else (events, 0)
         states.ended(thread, sequence, end, resume)
         first = events[0][7] if events else 0
         latest = max(e[7] for e in events) if events else 0
-        return Mined(close(events, self.plan, sequence), resume, n, sequence, first, latest)
+        items: list[Item] = list(events) if _defers(miner) else close(events, self.plan, sequence)
+        return Mined(items, resume, n, sequence, first, latest)
 
     def _delegated(
         self, miner: C.Miner, synced: list[int], scan: Scan, offset: int, stop: int,
@@ -330,7 +365,7 @@ class OracleMiner:
         h = scan.header
         assert h is not None
         if rec is None:
-            rec = _parsed(buf, lo, size, scan, offset)
+            rec = parsed(buf, lo, size, scan, offset)
         miner.lwn_scn, miner.lwn_time = lwn_scn, lwn_time
         try:
             events = miner.feed(rec)
@@ -384,8 +419,9 @@ class OracleMiner:
             states.ended(h.thread, h.sequence, end, scan.resume)
         first = out[0][7] if out else 0
         latest = max(e[7] for e in out) if out else 0
-        self._ended, self._rolled_back = _ended_in(out)
-        items = close(out, self.plan, scan.sequence)
+        self._ended = _ended_in(out)
+        out, self._misses = kept_misses(out) if _missed(miner) else (out, 0)
+        items: list[Item] = list(out) if _defers(miner) else close(out, self.plan, scan.sequence)
         return Mined(items, scan.resume, n, scan.sequence, first, latest)
 
     # -- events -----------------------------------------------------------------------
@@ -406,6 +442,8 @@ class OracleMiner:
                 out.append((_UNDO, xid, *head, 0, "", None, (), (), ev.ref, "", "", "", b""))
             elif isinstance(ev, C.TxRow):
                 self._row(ev, xid, head, out)
+            elif isinstance(ev, Deferred):  # (a row piece the driver binds: alone.py)
+                out.append((DEFER, xid, *head, ev.index, "", None, (), (), "", "", "", "", b""))
             else:
                 kind = _ROLLBACK if ev.rollback else _COMMIT
                 at = (*head[:3], ev.commit_scn, *head[4:])  # the LWN's SCN and time
@@ -480,24 +518,24 @@ def _sync(miner: C.Miner, events: list[Event], since: int) -> None:
         if e[0] == _ROW and e[1] not in ended and e[10] and e[13]
     )
     miner.forget(ended)
+    if isinstance(miner, AloneMiner):
+        miner.saw(events)
 
 
-def _ended_in(events: list[Event]) -> tuple[frozenset[str], frozenset[str]]:
-    """The transactions that ended (commit or rollback) among ``events``, and those of them
-    rolled back."""
-    back = frozenset(e[1] for e in events if e[0] == _ROLLBACK)
-    return back | frozenset(e[1] for e in events if e[0] == _COMMIT), back
+def _missed(miner: C.Miner | None) -> bool:
+    """Whether a range mined alone holds undos of MISSED (its savepoint rollbacks that found
+    nothing to take back in it)."""
+    return isinstance(miner, AloneMiner) and bool(miner.missed)
 
 
-def _composed(before: C.MinerState, after: C.MinerState, ended: frozenset[str]) -> C.MinerState:
-    """A thread's redo miner state after a range mined alone: ``before`` (the true state at
-    its start, with no row pieces waiting) less the transactions that ended in the range,
-    then the range's own state at its end (``after``: its changes are newer than those
-    before it)."""
-    live = {k: list(v) for k, v in before.live.items() if k[0].text() not in ended}
-    for k, refs in after.live.items():
-        live.setdefault(k, []).extend(refs)
-    return C.MinerState(live, {k: list(v) for k, v in after.pieces.items() if v})
+def _defers(miner: C.Miner | None) -> bool:
+    """Whether a range mined alone left row pieces to the driver (its events go unclosed)."""
+    return isinstance(miner, AloneMiner) and bool(miner.deferred)
+
+
+def _ended_in(events: list[Event]) -> frozenset[str]:
+    """The transactions that ended (commit or rollback) among ``events``."""
+    return frozenset(e[1] for e in events if e[0] == _COMMIT or e[0] == _ROLLBACK)
 
 
 def _cols(image: dict[int, str | None]) -> Columns:
@@ -507,232 +545,3 @@ def _cols(image: dict[int, str | None]) -> Columns:
 def miner_for(plan: Any) -> Any:
     """The miner of a plan: :class:`OracleMiner` for an attached database's."""
     return OracleMiner(plan) if isinstance(plan, OraclePlan) else None
-
-
-# -- the fast path: the task miner over an attached database's redo ----------------------------
-#: Column types whose values the task miner turns into the same trail text as the redo miner
-#: (engine.redo.values then decode.text_of) does, character data in these character sets.
-FAST_TYPES: Final = frozenset(
-    {"NUMBER", "INTEGER", "FLOAT", "DATE", "TIMESTAMP", "VARCHAR2", "CHAR"}
-)
-_TEXT_TYPES: Final = frozenset({"VARCHAR2", "CHAR"})
-_UTF8: Final = frozenset(k for k, v in CHARSETS.items() if v == "utf-8")
-_UNDO_APPLIED: Final = frozenset({(5, 6), (5, 11)})
-_STRICT_OPS: Final = frozenset({2, 3, 5, 11, 12})  # the KDO ops the task miner reads
-
-
-class Fallback(Exception):
-    """The redo miner stops in (or cannot read) this range: it mines the range whole."""
-
-
-class _Delegate(Exception):
-    """The task miner would not read this record as the redo miner does."""
-
-
-def _base(type_name: str) -> str:
-    return type_name.upper().split("(")[0].strip()
-
-
-def fast_table(t: Table, d: Dictionary, info: TableInfo) -> bool:
-    """Whether the task miner decodes captured table ``t`` as the redo miner does: one data
-    object (a ROWID's), columns 1..n of the row piece in order (no gap: the task miner
-    takes the k-th column of a piece as the k-th of the table), types of :data:`FAST_TYPES`
-    (character data in UTF-8), no UPDATERECORDFORMAT COMPACT (the redo miner leaves out of
-    it a column set to its own value)."""
-    if len(t.data_objs) != 1 or info.befores == BEFORES_COMPACT:
-        return False
-    for i, c in enumerate(t.columns):
-        base = _base(c.type)
-        if c.seg_col != i + 1 or base not in FAST_TYPES:
-            return False
-        if base in _TEXT_TYPES and d.charset(c).upper() not in _UTF8:
-            return False
-    return True
-
-
-def fast_miner(plan: MinePlan, d: Dictionary) -> FastMiner | None:
-    """The task miner for an attached database's plan (its tables are the driver's, numbered
-    by :func:`engine.extract.alo.driver_dictionary`: the n-th table 2n + 1), keyed by the
-    real object and data object numbers, with each table's container. A captured table the
-    task miner cannot decode the same, the dictionary's own tables (SYS.COL$, ...: a
-    structure change) and a number two containers' tables share stand in it as *slow*
-    (hooked, no columns: the C walk leaves their records to Python, where
-    :class:`FastMiner` has the redo miner read them). None when no captured table is fast."""
-    tables: dict[int, TableInfo] = {}
-    slow: set[int] = set()
-    clash: set[int] = set()
-    for n, t in enumerate(d.tables):
-        info = plan.tables.get(2 * n + 1)
-        is_dict = t.full_name in C.DICTIONARY_TABLES
-        if not is_dict and (info is None or not info.captured):
-            continue
-        if is_dict or info is None or not fast_table(t, d, info):
-            mine = replace(
-                info or TableInfo(t.full_name, t.full_name.encode(), 0, (), (), True, False, False),
-                types=(), key=(), captured=True, hooked=True, con_id=t.con_id,
-            )  # fmt: skip
-            objs = {t.obj, *t.data_objs}
-            slow |= objs
-            for o in objs:
-                clash |= {o} if o in tables else set()
-                tables[o] = replace(mine, dataobj=o)
-            continue
-        fast = replace(info, dataobj=t.data_objs[0], types=tuple(_base(c.type) for c in t.columns),
-                       con_id=t.con_id)  # fmt: skip
-        for o in {t.obj, t.data_objs[0]}:
-            clash |= {o} if o in tables else set()
-            tables[o] = fast
-    if not any(i.captured and not i.hooked for i in tables.values()):
-        return None
-    for o in clash:  # two containers' objects of one number: any container, slow
-        tables[o] = replace(tables[o], types=(), key=(), hooked=True, con_id=-1)
-        slow.add(o)
-    return FastMiner(replace(plan, tables=tables), frozenset(slow))
-
-
-def _empty_null(convert: Callable[[bytes | None], Any]) -> Callable[[bytes | None], Any]:
-    """An attached database's value: empty is NULL (engine.redo.values.decode_value)."""
-    return lambda raw: convert(raw or None)
-
-
-class FastMiner(Miner):
-    """The task miner (and its C walk, strict: engine/_native/redomine.c ``rows``) over an
-    attached database's redo. A record it would not read as the redo miner does is read by
-    the redo miner (:attr:`delegate`, in place): one with a savepoint rollback (5.6 / 5.11:
-    the redo miner binds it to its change), a DDL marker (24.1), a direct load (19.1) of a
-    captured table, a row piece without both F and L flags (an IRP's or URP's row flags, the
-    row a DRP's undo restores, the supplemental data's: engine/redo/pieces.py), a compressed
-    or one-field row image, an ORP, an update whose supplemental columns are not all key
-    columns, an update without its key, a row of a slow table (:func:`fast_miner`: a
-    dictionary table's among them), a captured table's number in another container's 5.1
-    (the C walk skips another container's row by itself), or a record the task miner cannot
-    read."""
-
-    def __init__(self, plan: MinePlan, slow: frozenset[int]) -> None:
-        self.slow = slow
-        #: reads a record with the redo miner, in place (set by OracleMiner for a range)
-        self.delegate: Callable[..., None] | None = None
-        super().__init__(plan)
-
-    def helper(self, info: TableInfo) -> Any:
-        fresh = info.qualified not in self._cols
-        h = super().helper(info)
-        if fresh:
-            h.convert = tuple(_empty_null(c) for c in h.convert)
-            h.entry = tuple(_empty_null(e) for e in h.entry)
-        return h
-
-    def record(
-        self, buf: bytes, lo: int, size: int, scan: Scan, offset: int, stop: int,
-        lwn_scn: int, lwn_time: int, out: list[Event],
-    ) -> None:  # fmt: skip
-        """A record the C walk left: read here when the task miner reads it as the redo
-        miner does, else by the redo miner (:attr:`delegate`)."""
-        n0 = len(out)
-        rec: Record | None = None
-        try:
-            rec = _parsed(buf, lo, size, scan, offset)
-            if self._plain(rec):
-                super().record(buf, lo, size, scan, offset, stop, lwn_scn, lwn_time, out)
-                return
-        except (_Delegate, RedoError, struct.error, IndexError, ValueError):
-            del out[n0:]
-        if self.delegate is None:
-            raise Fallback("no redo miner to read the record with")
-        self.delegate(scan, offset, stop, buf, lo, size, lwn_scn, lwn_time, out, rec)
-
-    def _plain(self, rec: Record) -> bool:
-        """Whether the record holds nothing the task miner would read otherwise than the
-        redo miner (the class docstring; the C walk's rows() checks the same)."""
-        tables = self.tables
-        undo_obj = -1
-        for v in rec.vectors:
-            op = (v.layer, v.code)
-            if op in _UNDO_APPLIED or op == (24, 1):
-                return False
-            if op == (5, 1):
-                undo_obj = undo_ids(v)[1]
-                info = tables.get(undo_obj)
-                if not _contains(info, v.con_id):
-                    return False
-                if info is not None and info.captured and not _whole_undo(v):
-                    return False  # a row piece (engine/redo/pieces.py binds it)
-            elif v.layer in (11, 19):
-                info = tables.get(undo_obj if v.layer == 11 else -1) or tables.get(v.obj)
-                undo_obj = -1
-                if info is None or not info.captured:
-                    continue
-                if op == (19, 1) or not _contains(info, v.con_id):
-                    return False
-                kdo = v.fields[1] if v.layer == 11 and len(v.fields) > 1 else b""
-                if len(kdo) > 16:  # the KDO (field 1)
-                    kop = kdo[10] & KDO_OP_MASK
-                    if _a_piece(kdo) or (  # a row piece; a one-field or compressed image
-                        kop in _STRICT_OPS and kdo[11] & (KDO_FLAG_ONE_FIELD | KDO_FLAG_COMPRESSED)
-                    ):
-                        return False
-        return True
-
-    def _rows(
-        self, obj: int, cseq: int, kdo: Kdo, undo: Undo | None, xid: str,
-        head: tuple[int, int, int, int, int, int], seq: int, out: list[Event],
-    ) -> None:  # fmt: skip
-        found = obj if undo is None or undo.objn not in self.tables else undo.objn
-        info = self.tables.get(found) or self.tables.get(obj)
-        if info is None or not info.captured:
-            return
-        if found in self.slow or obj in self.slow:
-            raise _Delegate(info.qualified)  # (a dictionary table's row among them)
-        if kdo.name == "URP" and undo is not None:
-            key = set(info.key)
-            if any(c.no not in key for c in undo.supplemental):
-                raise _Delegate("supplemental columns beyond the key")
-        super()._rows(obj, cseq, kdo, undo, xid, head, seq, out)
-
-    def _emit(self, out: list[Event], cols: Any, xid: str, io_type: int, rowid: str,
-              image: Any, full: bool, before: Any, ref: str,
-              head: tuple[int, int, int, int, int, int], seq: int,
-              keyless: bool = False) -> None:  # fmt: skip
-        if keyless:  # (the redo miner writes it without the key: no database to fetch it)
-            raise _Delegate("an update without its key")
-        super()._emit(out, cols, xid, io_type, rowid, image, full, before, ref, head, seq)
-
-
-def _a_piece(kdo: bytes) -> bool:
-    """Whether a level-11 KDO (17 bytes or more) is a row piece the redo miner binds: an
-    ORP, or an IRP / URP whose row flags (@16 in both) lack F or L."""
-    kop = kdo[10] & KDO_OP_MASK
-    return kop == 6 or (kop in (2, 5) and not _whole(kdo[16]))
-
-
-def _whole(fb: int) -> bool:
-    return fb & (FB_F | FB_L) == FB_F | FB_L
-
-
-def _whole_undo(v: Any) -> bool:
-    """Whether a 5.1 is a whole row's: its supplemental data (if any) marks both first and
-    last, and the row it restores (a DRP's undo, an IRP) is a whole piece."""
-    d = vectors.decode(v)
-    if not isinstance(d, vectors.Undo):
-        return True
-    if d.supp is not None and not _whole(d.supp.fb):
-        return False
-    return d.row is None or d.row.name != "IRP" or d.row.fb is None or _whole(d.row.fb)
-
-
-def _parsed(buf: bytes, lo: int, size: int, scan: Scan, offset: int) -> Record:
-    """The record at ``buf[lo:lo + size]`` (file offset ``offset``), with its RBA and thread
-    (the redo miner names its changes by them)."""
-    h = scan.header
-    assert h is not None
-    bs = h.block_size
-    return parse_record(
-        bytes(buf[lo : lo + size]), h.order, h.layout,
-        Rba(h.sequence, offset // bs, offset % bs), h.thread,
-    )  # fmt: skip
-
-
-def _contains(info: TableInfo | None, con_id: int) -> bool:
-    """Whether a vector of container ``con_id`` naming ``info``'s number is of its table
-    (or of no captured one)."""
-    return info is None or not info.captured or info.con_id in (None, con_id)

@@ -31,9 +31,10 @@ from engine.cluster.worker import CANNOT_RUN, run_task, settle_worker
 from engine.embedded.catalog import RedoGapError
 from engine.embedded.errors import RedoFormatError
 from engine.embedded.logs import LogInfo, list_logs
-from engine.extract.oracle_source import Carry, OracleMiner, OraclePlan
+from engine.extract.alone import Carry
+from engine.extract.oracle_source import OracleMiner, OraclePlan
 from engine.extract.tasks.miner import Miner
-from engine.extract.tasks.plan import Closed, Event, MinePlan
+from engine.extract.tasks.plan import Closed, Event, Mined, MinePlan
 from engine.storage import StorageError
 
 if TYPE_CHECKING:
@@ -463,15 +464,29 @@ def _settled(
             elif (
                 r is not None
                 and r.carry is not None
-                and miner.settle(s.thread, s.sequence, s.start, r.carry)
+                and (
+                    (got := miner.settle(s.thread, s.sequence, s.start, r.carry, _mined(r)))
+                    is not None
+                )
             ):
-                out.append(r)
+                out.append(
+                    dataclasses.replace(
+                        r,
+                        items=got.items,
+                        first_time_us=got.first_time_us,
+                        max_time_us=got.max_time_us,
+                    )
+                )
             else:
                 miner.states.remined += r is not None
                 again = decode_split(miner, s)
                 failed = failed or bool(again.error)
                 out.append(again)
     return out
+
+
+def _mined(r: SplitResult) -> Mined:
+    return Mined(r.items, r.resume, r.records, r.sequence, r.first_time_us, r.max_time_us)
 
 
 def positions_after(splits: Sequence[Split], positions: dict[int, Position]) -> dict[int, Position]:
@@ -488,17 +503,36 @@ def positions_after(splits: Sequence[Split], positions: dict[int, Position]) -> 
     return new
 
 
-def continues(predicted: dict[int, Position], actual: dict[int, Position]) -> bool:
+def continues(
+    predicted: dict[int, Position], actual: dict[int, Position], whole: frozenset[int] = frozenset()
+) -> bool:
     """Whether reading from ``actual`` (where the records read really ended) reads what a
     plan from ``predicted`` (:func:`positions_after`) reads: the same place, or a little
-    past it in the same log, where the last record read crossed the range's end."""
+    past it in the same log, where the last record read crossed the range's end; or, for a
+    thread of ``whole`` (:func:`read_whole`), a little before it in the same log: no record
+    starts between where its last record read ended and its last range's end (the space
+    left at the end of a redo write, a range holding the log's header alone), so reading
+    from either finds the same next record. (With two threads of small logs, the merge's
+    cut ends most batches so; such a batch mined ahead was dropped, and mined again.)"""
     if predicted.keys() != actual.keys():
         return False
     for t, p in predicted.items():
         a = actual[t]
-        if a != p and not (a.sequence == p.sequence and a.offset >= p.offset):
-            return False
+        if a == p or (a.sequence == p.sequence and (a.offset >= p.offset or t in whole)):
+            continue
+        return False
     return True
+
+
+def read_whole(splits: Sequence[Split]) -> frozenset[int]:
+    """The threads whose last range in ``splits`` is of an archived log: every record that
+    starts before its end is read (the log is complete; a record that cannot be read, or a
+    stop, ends the Extract), so reading goes on at the first record at or after that end,
+    whatever offset the last record read ended at. (A range of an online log may end where
+    a record is still being written: that one is read next time, from where the last
+    whole record ended.)"""
+    last = {s.thread: s for s in splits}
+    return frozenset(t for t, s in last.items() if s.archived)
 
 
 def thread_positions_after(

@@ -480,6 +480,8 @@ class Miner:
         if name not in _PIECE_OPS:
             return out
         piece = _piece(v, row, undo, rec, rid)
+        if self._deferred(v, undo, rec, xid, piece, out):
+            return out
         pend = self._pieces.get(xid)
         if pend and not any(q.carries for q in pend) and P.ends(piece)[0]:
             pend = None  # (a lock that opened nothing: replaced)
@@ -508,6 +510,21 @@ class Miner:
             )
             emit(b.op, b.rowid, b.before, b.after, (b.scn, b.rba), pieces)
         return out
+
+    def _deferred(
+        self,
+        v: Vector,
+        undo: V.Undo | None,
+        rec: Record,
+        xid: V.Xid,
+        piece: P.Piece,
+        out: list[TxEvent],
+    ) -> bool:
+        """Whether a row piece of ``xid`` (a row change in one record or a piece of one) is
+        left for later instead of bound here: never here; a miner of a range mined alone,
+        from no state, leaves those of a transaction whose open pieces it cannot know
+        (engine/extract/oracle_source.py)."""
+        return False
 
     @staticmethod
     def _whole(

@@ -38,7 +38,7 @@ from engine.embedded.logs import list_logs
 from engine.embedded.workload import WorkloadSpec, run_workload
 from engine.extract import capture as capture_module
 from engine.extract.capture import Capture, Stats, selection_for
-from engine.extract.redo_source import _tasks, continues
+from engine.extract.redo_source import Split, _tasks, continues, read_whole
 from engine.extract.start import initial_positions
 from engine.extract.tasks.assemble import trans_ind
 from engine.extract.tasks.decode import BEFORES_FULL, Decoder, Selection
@@ -584,6 +584,14 @@ def test_a_batch_mined_ahead_is_used_only_where_reading_really_goes_on() -> None
     assert not continues(p, {1: Position(1, 3, 900), 2: Position(2, 5, 0)})  # torn tail
     assert not continues(p, {1: Position(1, 4, 0), 2: Position(2, 5, 0)})
     assert not continues(p, {1: Position(1, 3, 1000)})
+    # thread 1's last range was of an archived log, read whole: nothing starts in between
+    assert continues(p, {1: Position(1, 3, 900), 2: Position(2, 5, 0)}, frozenset({1}))
+    assert not continues(p, {1: Position(1, 3, 900), 2: Position(2, 5, 0)}, frozenset({2}))
+    assert not continues(p, {1: Position(1, 2, 900), 2: Position(2, 5, 0)}, frozenset({1}))
+    online = Split(1, 3, "t1.log", 0, 1000, False, True)
+    archived = Split(2, 5, "t2.arc", 0, None, True, True)
+    assert read_whole([archived, online]) == {2}
+    assert read_whole([online, Split(1, 4, "a", 0, None, True, True)]) == {1}
 
 
 # -- the C record walk (engine/_native/redomine.c) against this module's Python -------------

@@ -43,6 +43,7 @@ from engine._native import load as load_native
 from engine.changes import Kind
 from engine.embedded.errors import RedoCorruptError
 from engine.extract.tasks import rowpieces
+from engine.extract.tasks.chain import Chains, Raw
 from engine.extract.tasks.closing import close
 from engine.extract.tasks.decode import (
     BEFORES_COMPACT,
@@ -69,7 +70,6 @@ from engine.redo.model import (
     UndoApplied,
 )
 from engine.redo.payloads import decode_vector
-from engine.redo.pieces import join
 from engine.redo.rowid import FB_F, FB_L, fb_value
 from engine.redo.scan import Scan
 from engine.redo.vectors import UNDECODED_ROW_OPS, UNDO_CLS_FIRST
@@ -101,8 +101,6 @@ _ROLLBACK, _SESSION_K, _UNDO_K, _DDL = (
     int(Kind.DDL),
 )
 
-
-Raw = dict[int, bytes | None]  # column number -> Oracle bytes (None: NULL)
 
 #: The C record walk, when built (``GGSCI_NATIVE=0``: this module's Python only).
 _NATIVE: Final = load_native("redomine")
@@ -159,13 +157,8 @@ class Miner:
         self._xids: dict[tuple[int, int, int], str] = {}
         self._slots: dict[int, str] = {}
         self._walker = self._native_walker()
-        # pieces of a chained row being inserted, by transaction (:meth:`_piece`): (the
-        # piece's columns, its ROWID, its flags), the last piece first; and how many pieces
-        # of a pending row were read (the read-on past a range's end: :meth:`_read_on`)
-        self._pieces: dict[str, list[tuple[Raw, str, int, int]]] = {}
-        self._pieces_read = 0
-        # pieces of a chained row's update or delete, by transaction (:meth:`_change_piece`)
-        self._changes: dict[str, list[rowpieces.Piece]] = {}
+        #: the pieces of chained rows pending in the range (engine/extract/tasks/chain.py)
+        self.chains = Chains()
 
     def helper(self, info: TableInfo) -> _Columns:
         h = self._cols.get(info.qualified)
@@ -235,60 +228,15 @@ class Miner:
         except RedoError as exc:
             raise RedoCorruptError(str(exc)) from exc
         resume = scan.resume
-        if self._pieces or self._changes:
+        chains = self.chains
+        if chains.pending():
             if end is not None:
-                got, resume = self._read_on(path, resume if resume is not None else end, limit, out)
+                at = resume if resume is not None else end
+                got, resume = chains.read_on(path, at, limit, out, self.record)
                 n += got
-            if self._pieces or self._changes:  # the log ends first (a current log)
-                resume = self._cut(out)
+            if chains.pending():  # the log ends first (a current log)
+                resume = chains.cut(out)
         return out, n, resume, scan.sequence
-
-    def _read_on(self, path: str, at: int, limit: int | None, out: list[Event]) -> tuple[int, int]:
-        """A range that ends inside a chained row's pieces (the last piece read, the head
-        not yet: Oracle logs the head last) reads on past its end, record by record, until
-        the head binds the row: the row is this range's, the next range drops the pieces it
-        starts with (:meth:`_piece`). The database writes a row's pieces one after another:
-        a record that is not the next piece of a pending row is corrupt redo (never half a
-        row); the log ending first leaves the pieces pending (:meth:`_cut`). Returns
-        (records read, offset past the last)."""
-        scan = Scan(path, at, None, limit)
-        n = 0
-        resume = at
-        for offset, stop, buf, lo, size, lwn_scn, lwn_time in scan:
-            read = self._pieces_read
-            got: list[Event] = []
-            try:
-                self.record(buf, lo, size, scan, offset, stop, lwn_scn, lwn_time, got)
-            except (struct.error, IndexError, ValueError) as exc:
-                raise RedoCorruptError(f"{path}: record at {offset} corrupt: {exc}") from exc
-            if self._pieces_read == read:
-                pending = ", ".join(
-                    [f"{x} ({p[-1][1]})" for x, p in self._pieces.items()]
-                    + [f"{x} ({p[-1].rowid})" for x, p in self._changes.items()]
-                )
-                raise RedoCorruptError(
-                    f"{path}: record at {offset}: not the next piece of the chained row "
-                    f"pending in transaction {pending}"
-                )
-            out += got
-            n += 1
-            resume = stop
-            if not self._pieces and not self._changes:
-                break
-        return n, resume
-
-    def _cut(self, out: list[Event]) -> int:
-        """The range ends where the first pending chained row's first record starts: its
-        events from there on are dropped (a later read takes them again, with the row) and
-        the pieces forgotten. Returns that offset (the range's resume)."""
-        cut = min(
-            [p[0][3] for p in self._pieces.values()]
-            + [p[0].head[1] for p in self._changes.values()]
-        )
-        out[:] = [e for e in out if e[3] < cut]
-        self._pieces.clear()
-        self._changes.clear()
-        return cut
 
     def _native_walker(self) -> Any:
         """The C record walk (:mod:`engine._native.redomine`) set up for this plan's
@@ -446,7 +394,8 @@ class Miner:
         if op == "IRP":
             fb = fb_value(kdo.fb)
             if fb & _WHOLE_ROW != _WHOLE_ROW:  # a piece of a chained row
-                bound = self._piece(xid, after, rowid(dataobj, bdba, slot), fb, head[1])
+                bound = self.chains.insert_piece(xid, after, rowid(dataobj, bdba, slot), fb,
+                                                 head[1])  # fmt: skip
                 if bound is None:
                     return
                 emit(out, cols, xid, _INSERT, bound[1], bound[0], True, None, ref, head, seq)
@@ -465,7 +414,7 @@ class Miner:
         if op in rowpieces.CODES and rowpieces.supp_flags(undo) != rowpieces.WHOLE:
             assert undo is not None  # (supp_flags of no undo is a whole row's)
             got = rowpieces.piece(kdo, undo, rowid(dataobj, bdba, slot), ref, head)
-            change = self._change_piece(xid, got)
+            change = self.chains.change_piece(xid, got)
             if change is None:
                 return
             first = change.first
@@ -545,56 +494,6 @@ class Miner:
         else:
             image = merged if mode == BEFORES_FULL else after
             emit(out, cols, xid, _UNIFIED, rid, image, False, before, ref, head, seq)
-
-    def _change_piece(self, xid: str, got: rowpieces.Piece) -> rowpieces.Bound | None:
-        """A piece of a chained row's update or delete (:mod:`rowpieces`): held until the
-        piece with the supplemental L flag, then the bound change. A piece without F and
-        nothing pending belongs to a change whose first piece lies before this range (the
-        range before reads on to its end: :meth:`_read_on`), so it is dropped here."""
-        pending = self._changes.get(xid)
-        if pending is None:
-            if not got.flags & FB_F:
-                return None
-            pending = self._changes[xid] = []
-        elif got.flags & FB_F:
-            raise RedoCorruptError(
-                f"transaction {xid}: a chained row's change starts at {got.rowid} while the "
-                f"change of {pending[0].rowid} is pending"
-            )
-        pending.append(got)
-        self._pieces_read += 1
-        if not got.flags & FB_L:
-            return None
-        del self._changes[xid]
-        return rowpieces.bind(pending)
-
-    def _piece(
-        self, xid: str, after: Raw, rid: str, fb: int, offset: int
-    ) -> tuple[Raw, str] | None:
-        """A piece of a row inserted in several (Oracle logs the last piece, flag L, first
-        and the head, flag F, last; each piece's columns numbered from 0): held until the
-        head comes, then the row's columns (the head's first) and the head's ROWID, as
-        engine/redo/capture.py binds them. A piece with no L and nothing pending is the
-        tail of a row whose last piece lies before this range: the range before reads on to
-        its head (:meth:`_read_on`), so it is dropped here. ``offset``: the piece's record."""
-        pending = self._pieces.get(xid)
-        if pending is None:
-            if not fb & FB_L:
-                return None
-            pending = self._pieces[xid] = []
-        elif fb & FB_L:
-            raise RedoCorruptError(
-                f"transaction {xid}: a chained row's last piece ({rid}) before the head of "
-                f"the row pending ({pending[-1][1]})"
-            )
-        pending.append((after, rid, fb, offset))
-        self._pieces_read += 1
-        if not fb & FB_F:
-            return None
-        del self._pieces[xid]
-        # the head's columns first; a column cut over two pieces (N, then P) joined
-        cols = join(((f, tuple(c.items())) for c, _rid, f, _at in reversed(pending)), laid=True)
-        return cols, rid
 
     def _emit(
         self,
