@@ -21,6 +21,7 @@ Parameter files are the owner's own text (mode 0600): a secret there stays allow
 from __future__ import annotations
 
 import getpass
+import os
 import sys
 from collections.abc import Callable
 from typing import TextIO
@@ -85,7 +86,8 @@ def location_secret(
     carries one itself; a key alone (``s3://KEY@...``) takes it from standard input
     (``password_stdin``), the store of the home ``home_of`` gives (under ``alias``, or
     any alias of that key), or a prompt on a
-    terminal; else unchanged (no user part: the environment's credentials, if any)."""
+    terminal, else refused in one line; unchanged without a user part (the environment's
+    credentials, if any)."""
     refuse_location(location, option, alias)
     key = storagecreds.key_of(location)
     if key is None:
@@ -112,4 +114,10 @@ def location_secret(
         secret = read_secret(f"Secret of {key}: ")
         if secret is not None:
             return storagecreds.with_secret(location, secret)
-    return location
+    if os.environ.get("AWS_SECRET_ACCESS_KEY"):  # the environment's, as documented
+        return location
+    # a key with no secret is refused by the server later, as an access denied on some file
+    raise SecretOnCommandLine(
+        f"ERROR: {option} {location}: no secret for key {key}: give it on standard input "
+        "with --password-stdin (the home's credential store keeps none, or several, for it)"
+    )

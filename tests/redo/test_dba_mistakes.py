@@ -9,6 +9,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import Result
 from typer.testing import CliRunner
 
@@ -271,3 +272,23 @@ def test_dump_of_a_current_log_and_of_a_database_as_json(tmp_path: Path) -> None
     r = runner.invoke(app, ["dump", str(log)])
     assert r.exit_code == 0 and r.stdout.count("REDO RECORD - ") == by_name, r.output
     assert "record(s) read, to what is not redo yet (" in r.stderr
+
+
+def test_a_key_without_a_secret_is_one_line_naming_the_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: the location went on with a key and no secret, and the server's refusal came
+    back as ``GGS-SRC-0600: ...: cannot open: ... AWS Error ACCESS_DENIED during HeadObject``
+    on the first log (no terminal to prompt on, nothing in the home's store)."""
+    monkeypatch.delenv("AWS_SECRET_ACCESS_KEY", raising=False)
+    home = ["--home", str(tmp_path)]
+    where = "s3://AKIAWALK@bucket/arch?endpoint_override=127.0.0.1:9&scheme=http"
+    for args in (["logs", where], ["dump", f"{where}/arch1_16_1.dbf"]):
+        r = runner.invoke(app, [*args, *home])
+        line = _one_line(r.output, "ERROR: ")
+        assert r.exit_code == 1 and "no secret for key AKIAWALK" in line, r.output
+        assert "--password-stdin" in line
+    # with the AWS environment's secret, the location goes on as documented (docs/security.md)
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "from-the-environment")
+    r = runner.invoke(app, ["logs", where, *home])
+    assert "no secret for key" not in r.output
