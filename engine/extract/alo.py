@@ -131,38 +131,54 @@ class ArchiveCatalog:
         return [_info(f) for f in self.files() if thread is None or f.thread == thread]
 
     def for_reading(self, positions: Mapping[int, Position]) -> list[LogInfo]:
-        """The logs, checked from ``positions`` (thread → next record) on: each thread's
+        """The logs to read from ``positions`` (thread → next record) on: each thread's
         sequences consecutive from its position (the next one not archived yet: wait), one
-        incarnation. A log shorter than its header says with a later one there is not being
-        copied in: it was cut short (OGG-00446 saying so, sizes and what to do)."""
+        incarnation. A thread's logs are listed up to the first that cannot be read in turn,
+        and that one is refused when the thread's reading reaches it, as GoldenGate reads
+        what comes before it first: a sequence missing (OGG-00446 naming it), a log shorter
+        than its header says with a later one there (not being copied in: cut short,
+        OGG-00446 saying so, sizes and what to do), a log of another incarnation (OGG-02028,
+        by name)."""
         every = self.listing()
         files = [f for f in every if _whole(f)]
         short = {(f.thread, f.sequence): f for f in every if not _whole(f)}
+        later: dict[int, int] = {}  # thread → the first sequence not listed yet
         for t, pos in sorted(positions.items()):
             mine = [f for f in files if f.thread == t and f.sequence >= pos.sequence]
             expect = pos.sequence
             for f in mine:
-                if f.sequence != expect:
-                    cut = short.get((t, expect))
-                    if cut is not None:
-                        raise RedoGapError(_cut_short(cut, f.sequence))
-                    raise RedoGapError(
-                        f"Could not find archived log for sequence {expect} thread {t} under "
-                        f"{self.where} (sequence {f.sequence} is there)"
-                    )
-                if self.resetlogs_id is None:
-                    self.resetlogs_id = f.header.resetlogs_id
-                if f.header.resetlogs_id != self.resetlogs_id:
-                    raise RedoGapError(
-                        IncarnationError(
-                            f"{storage.describe(f.location)} (thread {t} sequence {f.sequence})"
-                            f" belongs to incarnation {f.header.resetlogs_id}, not "
-                            f"{self.resetlogs_id}: refused"
-                        ).message,
-                        IncarnationError.default_code,
-                    )
+                refusal = self._refusal(f, expect, short.get((t, expect)))
+                if refusal is not None:
+                    if expect == pos.sequence:  # reading has reached it
+                        raise refusal
+                    later[t] = f.sequence  # what comes before it is read first
+                    break
                 expect += 1
-        return [_info(f) for f in files]
+        return [_info(f) for f in files if f.sequence < later.get(f.thread, f.sequence + 1)]
+
+    def _refusal(self, f: LogFile, expect: int, cut: LogFile | None) -> RedoGapError | None:
+        """Why ``f``, the next whole log of its thread, cannot be read when sequence
+        ``expect`` is the one due (``cut``: that one, there but cut short), or None."""
+        t = f.thread
+        if f.sequence != expect:
+            if cut is not None:
+                return RedoGapError(_cut_short(cut, f.sequence))
+            return RedoGapError(
+                f"Could not find archived log for sequence {expect} thread {t} under "
+                f"{self.where} (sequence {f.sequence} is there)"
+            )
+        if self.resetlogs_id is None:
+            self.resetlogs_id = f.header.resetlogs_id
+        if f.header.resetlogs_id != self.resetlogs_id:
+            return RedoGapError(
+                IncarnationError(
+                    f"{storage.describe(f.location)} (thread {t} sequence {f.sequence})"
+                    f" belongs to incarnation {f.header.resetlogs_id}, not "
+                    f"{self.resetlogs_id}: refused"
+                ).message,
+                IncarnationError.default_code,
+            )
+        return None
 
     def waiting(
         self, positions: Mapping[int, Position], since: Mapping[int, Position] | None = None

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from engine.changes import Entry, Fragment, Kind, Lcr, Position
 from engine.cluster.jobturn import JobOrder
-from engine.embedded.catalog import RedoCatalog
+from engine.embedded.catalog import RedoCatalog, RedoGapError
 from engine.embedded.dictionary import Dictionary, load_dictionary
 from engine.embedded.logs import LogInfo
 from engine.expr.rowrule import Process, UnknownColumn
@@ -590,7 +590,10 @@ class Capture:
         if self.spark is None or not self.mine_ahead or self._fine_heavy or not splits:
             return
         after = positions_after(splits, self.positions)
-        following = self._plan(after)
+        try:
+            following = self._plan(after)
+        except RedoGapError:  # (a log refused past this batch: refused when reading is there,
+            return  # after this batch is applied and its trail made durable)
         if following.splits:
             self._ahead = _Ahead(
                 after, self._dictionary_mtime, following, self._submit(following),

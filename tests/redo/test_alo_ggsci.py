@@ -31,7 +31,8 @@ from engine.home.checkpoints import Position as CpPosition
 from engine.home.checkpoints import ReadCheckpoint, load_checkpoints
 from engine.home.layout import Home
 from engine.redo.catalog import list_logs
-from engine.redo.layout import redo_time
+from engine.redo.framing import read_header, seal
+from engine.redo.layout import LOG_HEADER, redo_time
 from ggsci.cli import build_app
 from tests.harness.secretargs import stdin_args
 from tests.redo.corpus import CHECKPOINT, LOG15, LOG16, need
@@ -133,6 +134,38 @@ def test_a_missing_sequence_abends_naming_it(tmp_path: Path) -> None:
     assert "Could not find archived log for sequence 15 thread 1" in run.stderr
     assert "Traceback" not in run.output
     assert "Could not find archived log for sequence 15" in (root / "ggserr.log").read_text()
+
+
+def test_a_log_of_another_incarnation_abends_after_what_comes_before_it(tmp_path: Path) -> None:
+    """Sequence 15, then a 16 of another incarnation: 15 is captured and made durable (its
+    transaction in the trail, the checkpoint past it), then OGG-02028 names 16, as GoldenGate
+    reads up to the log it refuses. With the right 16 in place, a restart writes nothing
+    twice."""
+    root, arch = _home(tmp_path, (LOG15,))
+    data = bytearray(need(LOG16).read_bytes())
+    h = read_header(bytes(data))
+    at = h.block_size + LOG_HEADER.fields[LOG_HEADER.names.index("resetlogs_id")].offset
+    data[at] ^= 0x01  # the resetlogs id in block 1's header, changed and the block resealed
+    seal(data, h.block_size, h.block_size, h.order)
+    other = arch / f"arch1_16_{h.resetlogs_id ^ 1}.dbf"
+    other.write_bytes(bytes(data))
+    _attach(root, arch, 2)
+    _add(root)
+    run = _ggsci(root, "extract", "paramfile", "dirprm/e1.prm", "--stop-at-eof")
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "OGG-02028" in run.stderr and f"{other} (thread 1 sequence 16) belongs to" in run.stderr
+    assert "Traceback" not in run.stdout + run.stderr
+    (row,) = _rows(root)
+    assert row["tokens"]["TRANID"] == "10.12.572"  # type: ignore[index]
+    cps = load_checkpoints(Home(root), "EXTRACT", "E1")
+    assert cps is not None
+    (read,) = cps.reads
+    assert (read.current.seqno, read.current.rba) == (16, 0)
+    other.unlink()
+    shutil.copy(need(LOG16), arch / LOG16.name)
+    again = _ggsci(root, "extract", "paramfile", "dirprm/e1.prm", "--stop-at-eof")
+    assert again.returncode == 0, again.stderr
+    assert "0 trail record(s)" in again.stdout and len(_rows(root)) == 1
 
 
 # -- one-line mistakes, in process ---------------------------------------------------------

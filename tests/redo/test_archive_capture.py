@@ -5,6 +5,7 @@ incarnation (refused by name), a log being copied in (not there yet)."""
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from engine.changes import Position
 from engine.embedded.catalog import RedoGapError
 from engine.extract.alo import ALT_FORMAT, ArchiveCatalog
 from engine.redo import layout as L
-from engine.redo.framing import read_header, seal
+from engine.redo.framing import Lwn, build_log, build_record, read_header, seal
 from tests.redo.corpus import LOG15, LOG16, need
 
 FMT = "arch%t_%s_%r.dbf"
@@ -61,10 +62,28 @@ def test_a_log_of_another_incarnation_is_refused_by_name(tmp_path: Path) -> None
     other = arch / "arch1_16_1224959855.dbf"
     other.write_bytes(bytes(data))
     cat = ArchiveCatalog(str(arch), FMT)
+    # sequence 15 is read first, as GoldenGate reads it; 16 is refused when reading is at it
+    assert [i.sequence for i in cat.for_reading({1: Position(1, 15, 0)})] == [15]
     with pytest.raises(RedoGapError) as got:
-        cat.for_reading({1: Position(1, 15, 0)})
+        cat.for_reading({1: Position(1, 16, 0)})
     assert got.value.code == "OGG-02028"
     assert f"{other} (thread 1 sequence 16) belongs to incarnation" in got.value.message
+
+
+def test_a_gap_after_the_next_log_is_refused_once_reading_reaches_it(tmp_path: Path) -> None:
+    """Sequence 15 there, 16 missing, 17 there: 15 is read first (as GoldenGate reads it),
+    then the gap is OGG-00446 naming 16."""
+    arch = _arch(tmp_path, LOG15)
+    h = read_header(need(LOG16).read_bytes())
+    seventeen = dataclasses.replace(h, sequence=17, first_scn=h.next_scn)  # built by the writer
+    rec = build_record("<", h.next_scn, 1, [], Lwn(0, 1, 1, h.next_scn, 0))
+    (arch / f"arch1_17_{h.resetlogs_id}.dbf").write_bytes(build_log(seventeen, [[rec]]))
+    cat = ArchiveCatalog(str(arch), FMT)
+    assert [i.sequence for i in cat.for_reading({1: Position(1, 15, 0)})] == [15]
+    with pytest.raises(RedoGapError) as got:
+        cat.for_reading({1: Position(1, 16, 0)})
+    assert got.value.code == "OGG-00446"
+    assert "Could not find archived log for sequence 16 thread 1" in got.value.message
 
 
 def test_a_log_being_copied_in_is_not_there_yet(tmp_path: Path) -> None:
