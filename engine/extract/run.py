@@ -22,6 +22,7 @@ from engine.changes import Position
 from engine.cluster.heap import keep_heap
 from engine.cluster.spark import (
     UNPROTECTED_CODE,
+    abandon_session,
     batch_splits,
     extract_settings,
     start_session,
@@ -785,14 +786,23 @@ class ExtractRun(TransactionManagement, GroupRun):
         return replace(cp, redo_file=self._redo_files[key])
 
     def close(self) -> None:
-        if self.session_start is not None and self.session_start.status() is not None:
-            self.report_line("Stopped while starting (Spark session).")
-        if self.watch is not None:
-            self.watch.close()
-        if self.capture.fetch is not None:
-            self.capture.fetch.close()
-        self.capture.close()
-        self.writer.close()
+        """End the run (the group process and the foreground alike). After a cluster fault
+        the watchdog found, the driver JVM this process launched is ended too: left alone,
+        its shutdown hook waits on the executor that does not answer (about 90 s on a frozen
+        one) while the application keeps its cores
+        (:func:`engine.cluster.spark.abandon_session`)."""
+        try:
+            if self.session_start is not None and self.session_start.status() is not None:
+                self.report_line("Stopped while starting (Spark session).")
+            if self.watch is not None:
+                self.watch.close()
+            if self.capture.fetch is not None:
+                self.capture.fetch.close()
+            self.capture.close()
+            self.writer.close()
+        finally:
+            if self.watch is not None and self.watch.fault is not None:
+                abandon_session()
 
     def status_lines(self) -> list[str]:
         c = self.capture

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.cluster.spark import SparkConfigError, abandon_session, task_failure
+from engine.cluster.spark import SparkConfigError, task_failure
 from engine.cluster.watch import Watchdog
 from engine.embedded.catalog import RedoGapError
 from engine.extract.longtrans import RequestError
@@ -142,8 +142,6 @@ class ExtractRunner(GroupRunner):
             self.run_.close()
             if self.watch is not None:
                 self.watch.close()
-                if self.watch.fault is not None:  # its JVM would linger, holding the cores
-                    abandon_session()
         fault = self.watch.fault if self.watch is not None else None
         if fault is not None:  # stopped by the watchdog, not by the user
             raise ProcessAbend(fault.code, fault.text)
