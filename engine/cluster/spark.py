@@ -578,6 +578,19 @@ def abandon_session() -> bool:
         _session.clear()
     if proc is None or proc.poll() is not None:
         return False
+    _quiet_accumulators()
     proc.kill()
     proc.wait()
     return True
+
+
+def _quiet_accumulators() -> None:
+    """PySpark's accumulator server (a thread of this process the JVM is connected to) sees
+    its connection end with the JVM and would print the EOFError's traceback: it is told to
+    stop, and what it meets on the way out is not printed."""
+    from pyspark import SparkContext
+
+    server = getattr(SparkContext._active_spark_context, "_accumulatorServer", None)
+    if server is not None:
+        server.server_shutdown = True
+        server.handle_error = lambda _request, _address: None

@@ -243,7 +243,7 @@ def _dumped(root: Path) -> list[dict[str, Any]]:
     for log in _logs(root):
         r = CliRunner().invoke(build_app(), ["db", "dump", log, "--json"])
         assert r.exit_code == 0, r.output
-        for line in r.output.splitlines():
+        for line in r.stdout.splitlines():  # (a current log's line on stderr: not JSON)
             rec = json.loads(line)
             if any(c["op"] == "5.6" for c in rec["changes"]):
                 continue  # a rollback's compensation (a chained delete's: a whole 11.2)

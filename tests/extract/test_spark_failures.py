@@ -177,3 +177,33 @@ def test_ui_and_event_log_by_parameter(tmp_path: Path) -> None:
     text = "".join(p.read_text(errors="replace") for p in logs)
     assert '"Event":"SparkListenerApplicationStart"' in text
     assert '"App Name":"ggsci-extract-E1"' in text
+
+
+ABANDON = """
+import sys, time
+from pathlib import Path
+from engine.cluster.spark import SparkSettings, abandon_session, get_session
+s = get_session(SparkSettings(master="local[1]", log_file=Path(sys.argv[1])))
+acc = s.sparkContext.accumulator(0)
+s.sparkContext.parallelize(range(10), 2).foreach(lambda x: acc.add(x))
+print("sum", acc.value, flush=True)
+jvm = s.sparkContext._gateway.proc.pid
+print("ended", abandon_session(), flush=True)
+print("jvm gone", not Path(f"/proc/{jvm}").exists(), flush=True)
+time.sleep(1.5)  # (the accumulator server's thread meets the closed connection meanwhile)
+"""
+
+
+def test_the_driver_jvm_abandoned_after_a_fault_ends_quietly(tmp_path: Path) -> None:
+    """abandon_session (a cluster fault's abend, docs/cluster.md) kills the driver JVM the
+    process launched, at once; the accumulator server the JVM was connected to prints no
+    traceback (it did: EOFError, on the Extract's screen, under its one error line)."""
+    done = subprocess.run(
+        [sys.executable, "-c", ABANDON, str(tmp_path / "spark.log")],
+        capture_output=True, text=True, timeout=120, check=False,
+        env={k: v for k, v in os.environ.items() if not k.startswith("PYSPARK_")},
+    )  # fmt: skip
+    out = done.stdout + done.stderr
+    assert done.returncode == 0, out
+    assert "sum 45\nended True\njvm gone True\n" in done.stdout, out
+    assert "Traceback" not in out and "EOFError" not in out, out
