@@ -486,10 +486,13 @@ _SETS = [
 ]
 
 
-def _fast_written(tmp: Path, fast: bool, rollback: bool) -> list[bytes]:
+def _fast_written(
+    tmp: Path, fast: bool, rollback: bool, *, inserts_too: bool = False
+) -> list[bytes]:
     """The logs of :data:`_ROWS` inserted (committed), then :data:`_SETS` updated and rows
     1 and 2 deleted in one transaction (committed or rolled back), by the workload's fast
-    path (BulkSession) or the generic one (dml), the clock standing."""
+    path (BulkSession) or the generic one (dml), the clock standing; ``inserts_too``: the
+    inserts in that transaction as well (not committed before it)."""
     from engine.embedded import dml
     from engine.embedded.bulk import BulkSession
 
@@ -501,9 +504,11 @@ def _fast_written(tmp: Path, fast: bool, rollback: bool) -> list[bytes]:
         s = db.session("W")
         where = ' WHERE "ID" = ?'
         bulk = BulkSession(db, s)
+        bulk.record_undo = rollback and inserts_too
         for row in _ROWS:
             bulk.insert(table, row) if fast else dml.insert(s, db, table, [row], array=False)
-        bulk.commit() if fast else s.commit(db)
+        if not inserts_too:
+            bulk.commit() if fast else s.commit(db)
         bulk.record_undo = rollback
         for key, cols, values in _SETS:
             if fast:

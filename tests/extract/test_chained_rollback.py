@@ -244,37 +244,9 @@ def test_the_fast_path_compensates_as_the_generic_path(tmp_path: Path) -> None:
     """BulkSession's rollback of chained rows' inserts, updates and deletes: the generic
     path's bytes (test_chained_changes._fast_written with the inserts rolled back too), and
     those are per piece."""
-    from datetime import datetime
-
-    from engine.embedded import dml
-    from engine.embedded.bulk import BulkSession
-    from engine.embedded.clock import ManualClock
 
     def written(tmp: Path, fast: bool) -> list[bytes]:
-        root = create_database(tmp, "W")
-        db = Database(root, clock=ManualClock(datetime(2024, 1, 1)))
-        try:
-            execute(db, db.session("DDL"), CC.DDL)
-            table = db.dictionary.get("HR", "T")
-            s = db.session("W")
-            bulk = BulkSession(db, s)
-            bulk.record_undo = True
-            for row in CC._ROWS:
-                bulk.insert(table, row) if fast else dml.insert(s, db, table, [row], array=False)
-            where = ' WHERE "ID" = ?'
-            for key, cols, values in CC._SETS:
-                if fast:
-                    assert bulk.update(table, key, cols, values)
-                else:
-                    sql = [f"'{v}'" for v in values]
-                    assert dml.update(s, db, table, list(cols), sql, where, (key,)) == 1
-            for key in (1, 2):
-                assert bulk.delete(table, key) if fast else dml.delete(s, db, table, where, (key,))
-            bulk.rollback() if fast else s.rollback(db)
-            db.switch_log()
-            return [i.path.read_bytes() for i in db.list_logs()]
-        finally:
-            db.close()
+        return CC._fast_written(tmp, fast, rollback=True, inserts_too=True)
 
     assert written(tmp_path / "f", True) == written(tmp_path / "g", False)
     w = _written(tmp_path / "g" / "W")
