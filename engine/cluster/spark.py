@@ -572,10 +572,19 @@ def abandon_session() -> bool:
     stops the SparkContext, which waits on the executor that does not answer (about 100 s
     on a frozen one) while the application keeps its cores on the master. Killed, the master
     sees its driver gone and frees them at once. A JVM this process did not launch (under
-    ``spark-submit``, whose process it is) is left as it is. Whether one was ended."""
-    with _lock:
-        proc = _own_jvm.pop() if _own_jvm else None
+    ``spark-submit``, whose process it is) is left as it is. Whether one was ended.
+
+    It does not wait for a session start in flight (:func:`get_session` holds ``_lock``
+    while the SparkContext registers: Spark's standalone client alone retries a refusing
+    master for 60 s): the JVM is ended under it, so the process abends at its start-up bound,
+    not a minute later."""
+    try:
+        proc = _own_jvm.pop()  # (atomic: needs no lock)
+    except IndexError:
+        proc = None
+    if _lock.acquire(blocking=False):  # (else a start in flight: it fails with its JVM)
         _session.clear()
+        _lock.release()
     if proc is None or proc.poll() is not None:
         return False
     _quiet_accumulators()
