@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Any, BinaryIO, Final
 
 from engine.embedded import redogen as rg
-from engine.embedded import users
 from engine.embedded.archiver import (
     ArchiveParams,
     Archiver,
@@ -179,7 +178,7 @@ def create_database(
     state = State(threads=threads, log_bytes=log_bytes)
     conn.execute("INSERT INTO _gg_state VALUES ('state', ?)", (encode_state(state),))
     conn.execute("INSERT INTO _gg_state VALUES ('sessions', ?)", (encode_sessions({}),))
-    conn.execute("INSERT INTO _gg_state VALUES ('users', ?)", (users.initial_users(),))
+    # (no 'users' value: the default user only, until a user statement (engine/embedded/users.py))
     conn.commit()
     conn.close()
     set_archive_params(root, archive)
