@@ -40,10 +40,11 @@ def _entry(password: str) -> dict[str, str]:
     return {"salt": salt.hex(), "hash": _hash(password, salt).hex()}
 
 
-def _load(conn: sqlite3.Connection) -> dict[str, dict[str, str]]:
+def _load(conn: sqlite3.Connection) -> dict[str, dict[str, str]] | None:
+    """The users, or None: no user statement yet (the default user only)."""
     row = conn.execute("SELECT value FROM _gg_state WHERE key = 'users'").fetchone()
     if row is None:
-        return {DEFAULT_USER: _entry(DEFAULT_PASSWORD)}
+        return None
     data = json.loads(row[0])
     return data if isinstance(data, dict) else {}
 
@@ -60,6 +61,12 @@ def check_login(root: Path, user: str, password: str | None) -> bool:
         return False
     finally:
         conn.close()
+    if users is None:  # the default user only, whose password is no secret: no hash to check
+        return (
+            user.upper() == DEFAULT_USER
+            and password is not None
+            and hmac.compare_digest(password.encode("utf-8"), DEFAULT_PASSWORD.encode("utf-8"))
+        )
     entry = users.get(user.upper())
     if entry is None or password is None:
         return False
@@ -79,6 +86,8 @@ def change(root: Path, action: str, user: str, password: str | None = None) -> s
     conn = sqlite3.connect(root / "data.sqlite", timeout=10)
     try:
         users = _load(conn)
+        if users is None:
+            users = {DEFAULT_USER: _entry(DEFAULT_PASSWORD)}
         if action == "CREATE":
             if name in users:
                 raise SqlError(f"user name '{name}' conflicts with another user", "ORA-01920")
