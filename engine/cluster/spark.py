@@ -588,9 +588,23 @@ def abandon_session() -> bool:
     if proc is None or proc.poll() is not None:
         return False
     _quiet_accumulators()
+    _quiet_gateway()
     proc.kill()
     proc.wait()
     return True
+
+
+def _quiet_gateway() -> None:
+    """py4j reports a command that meets the killed JVM (a finalizer's delete of a Java
+    object the session held, a session start in flight) with ``logging.exception`` on the
+    root logger, which with no handler set up prints it and its traceback on standard error
+    (test_a_wrong_driver_host caught one under the Extract's one error line): the process
+    ends on that line, so a root logger without handlers gets a NullHandler."""
+    import logging
+
+    root = logging.getLogger()
+    if not root.handlers:
+        root.addHandler(logging.NullHandler())
 
 
 def _quiet_accumulators() -> None:
