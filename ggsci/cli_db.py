@@ -812,6 +812,8 @@ def dump(
     out = sys.stdout
     for line in dump_text((lr.record, lr.end - lr.offset) for lr in located):
         out.write(line + "\n")
+    nvec = sum(len(lr.record.changes) for lr in located)
+    out.write(f"END OF REDO DUMP: {len(located)} record(s), {nvec} change(s)\n")
 
 
 #: The largest log ``db dump`` reads (it holds the log in memory; a larger one, or a sparse

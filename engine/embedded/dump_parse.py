@@ -447,6 +447,8 @@ _SCN: Final = re.compile(
     r"^SCN: (0x[0-9a-f]+\.[0-9a-f]+) SUBSCN:\s*(\d+) "
     r"(\d\d/\d\d/\d{4} \d\d:\d\d:\d\d)(?:\.(\d{6}))?\s*$"
 )
+#: Oracle's trace ends a logfile dump with this line (then its read statistics): the dump ends.
+_END: Final = re.compile(r"^END OF REDO DUMP\b")
 _LWN: Final = re.compile(
     r"^\(LWN RBA: \S+ LEN: (\d+) NST: (\d+) SCN: (0x[0-9a-f]+\.[0-9a-f]+)\)\s*$"
 )
@@ -646,6 +648,8 @@ def parse_dump(
 
     for line_no, raw_line in enumerate(lines, 1):
         line = raw_line.rstrip("\r\n")
+        if _END.match(line) and not expect_scn:
+            break  # (what follows is the trace's statistics, not records)
         try:
             take()
         except DumpSyntaxError:

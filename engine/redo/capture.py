@@ -344,15 +344,25 @@ class Miner:
 
     def _ddl_marker(self, v: Vector, rec: Record) -> None:
         """24.1, the marker of a DDL statement: one on a captured table (the object of its
-        vector header, or the one its body names: layout ours, docs/redo_format.md) after the
+        vector header, or the one its body names: in Oracle's layout as OpenLogReplicator
+        reads it, field 12, unless its DDL type is a temporary object's; or in ours,
+        docs/redo_format.md) after the
         dictionary's SCN stops capture, as a change of its dictionary rows does (a TRUNCATE
         too: it gives the table a new data object)."""
         if rec.scn <= self.dictionary.scn:
             return
         objs = [v.obj]
         body = v.fields[0] if v.fields else b""
-        off, fmt = V.DDL_AT["obj"]
-        if len(body) >= V.DDL_SIZE:
+        if len(v.fields) > V.ORACLE_DDL_OBJ_FIELD and len(body) >= V.ORACLE_DDL_SIZE:
+            off, fmt = V.ORACLE_DDL_AT["type"]  # Oracle's layout (vectors.ORACLE_DDL_AT)
+            if struct.unpack_from(v.order + fmt, body, off)[0] in V.ORACLE_DDL_TEMPORARY:
+                return
+            named = v.fields[V.ORACLE_DDL_OBJ_FIELD]
+            off, fmt = V.ORACLE_DDL_OBJ_AT
+            if len(named) >= off + struct.calcsize(fmt):
+                objs.append(struct.unpack_from(v.order + fmt, named, off)[0])
+        elif len(body) >= V.DDL_SIZE:
+            off, fmt = V.DDL_AT["obj"]
             objs.append(struct.unpack_from(v.order + fmt, body, off)[0])
         for o in objs:
             t = self.captured_objs.get((v.con_id, o)) or self.tables.get((v.con_id, o))

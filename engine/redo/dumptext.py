@@ -81,6 +81,8 @@ def change_lines(i: int, v: Vector, layout: str) -> Iterator[str]:
             yield from _row_lines(d.row)
         if d.supp:
             yield f"supp fb: {fb_text(d.supp.fb)} cc: {d.supp.cc}"
+            if d.supp.bdba is not None and d.supp.slot is not None:  # the row's head
+                yield f"supp log bdba: 0x{d.supp.bdba:08x}.{d.supp.slot:x}"
             yield from _cols(d.supp.columns)
     elif isinstance(d, V.Redo):
         if d.xid:
@@ -174,6 +176,8 @@ def record_json(rec: Record, dic: Dictionary | None = None) -> dict[str, Any]:
                 ch["before"] = _hexcols(d.row.columns)
             if d.supp:
                 ch["supp_fb"] = fb_text(d.supp.fb)
+                if d.supp.bdba is not None and d.supp.slot is not None:
+                    ch["supp_rowid"] = rowid(d.objd, d.supp.bdba, d.supp.slot)  # the row's head
                 ch["supplemental"] = _hexcols(d.supp.columns)
         elif isinstance(d, V.Redo):
             xid = d.xid or (undo.xid if undo else None)

@@ -192,6 +192,15 @@ INDEX_ACTIONS = {
 }
 # ours: 24.1 DDL field 0; then owner, name, statement text, definition (JSON)
 DDL_AT = {"usn": (0, "H"), "slt": (2, "H"), "sqn": (4, "I"), "obj": (8, "I")}
+# Oracle's 24.1 as OpenLogReplicator's reader describes it (no 24.1 of a user table is in the
+# corpus): field 1 of 18 bytes or more (the xid at 4, the DDL type at 16; types 4, 5, 6, 8, 9
+# and 10 are of temporary objects), and the object in field 12 at 0 (a record with 12 fields
+# or more; ours has 5, so the two are told apart by the field count).
+ORACLE_DDL_AT = {"usn": (4, "H"), "slt": (6, "H"), "sqn": (8, "I"), "type": (16, "H")}
+ORACLE_DDL_SIZE = 18
+ORACLE_DDL_OBJ_FIELD = 11  # (field 12, from 0)
+ORACLE_DDL_OBJ_AT = (0, "I")
+ORACLE_DDL_TEMPORARY = frozenset({4, 5, 6, 8, 9, 10})
 # 11.17 LLB (LogMiner's LOB bookkeeping: which LOB of which table a transaction writes). Field 0
 # 16 bytes, field 1 its type byte, field 2 by type (oracdc's OraCdcChangeLlb read as a
 # description; checked on its 19c hex records, both byte orders): type 1 a LOB write, type 3

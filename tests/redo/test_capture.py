@@ -233,6 +233,37 @@ def test_an_array_update_of_a_captured_table_stops() -> None:
         cap.feed(array_update(72726))
 
 
+def test_a_ddl_in_oracles_24_1_layout_on_a_captured_table_stops() -> None:
+    """Oracle's 24.1 (OpenLogReplicator's reader read as its description: the xid in field 1,
+    the DDL type at its byte 16, the object in field 12): on a captured table after the
+    dictionary's SCN the capture stops naming it; a temporary object's DDL type, another
+    object, or a DDL already in the dictionary goes by. Both byte orders."""
+    import struct
+
+    from engine.redo import vectors as V
+
+    dic = dictionary.load(need(CHECKPOINT))
+
+    def ddl(order: L.Order, obj: int, ddl_type: int, scn: int) -> framing.Record:
+        head = bytearray(22)
+        struct.pack_into(order + "HHI", head, 4, 10, 12, 572)
+        struct.pack_into(order + "H", head, V.ORACLE_DDL_AT["type"][0], ddl_type)
+        fields = [bytes(head)] + [b"x"] * (V.ORACLE_DDL_OBJ_FIELD - 1)
+        fields.append(struct.pack(order + "I", obj))
+        vec = framing.build_vector("12c", order, fields, layer=24, code=1, cls=1, afn=6,
+                                   dba=0, obj=0xFFFFFFFF, con_id=3, scn=scn)  # fmt: skip
+        return framing.parse_record(framing.build_record(order, scn, 1, [vec]), order)
+
+    for order in ("<", ">"):
+        cap = C.Capture(dic, lambda t: t.owner == "OLR_TEST")
+        assert cap.feed(ddl(order, 72726, 15, dic.scn)) == []  # in the dictionary already
+        assert cap.feed(ddl(order, 555, 15, dic.scn + 2)) == []  # another object
+        assert cap.feed(ddl(order, 72726, 4, dic.scn + 3)) == []  # a temporary object's type
+        with pytest.raises(C.CaptureStop, match=rf"DDL statement on OLR_TEST\.TEST_CDC at SCN "
+                           rf"{dic.scn + 4}"):  # fmt: skip
+            cap.feed(ddl(order, 72726, 15, dic.scn + 4))
+
+
 def test_unsupported_column_types_warn_by_table_and_column() -> None:
     dic = dictionary.load(need(CHECKPOINT))
     t = next(t for t in dic.tables if t.full_name == "OLR_TEST.TEST_CDC")

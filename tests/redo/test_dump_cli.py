@@ -78,6 +78,27 @@ def test_dump_hex_records(tmp_path: Path) -> None:
     assert r.exit_code == 1 and r.output.startswith("GGS-REDO-") and "Traceback" not in r.output
 
 
+def test_dump_shows_the_head_a_pieces_supplemental_data_names(tmp_path: Path) -> None:
+    """A 5.1's supplemental data carries the row's head (bdba.slot): a piece without H names
+    its head there (oracdc's Op11_5_Test, homegeneousMtlSystemItemsInterface)."""
+    recs = [r for r in oracdc.records(need(ORACDC) / "Op11_5_Test.java") if r.order == "<"]
+    hexes = tmp_path / "op11_5.hex"
+    hexes.write_text("\n".join(r.raw.hex() for r in recs) + "\n")
+    r = runner.invoke(app, ["dump", "--hex", str(hexes), "--json"])
+    assert r.exit_code == 0, r.output
+    pairs = []
+    for line in r.output.splitlines():
+        changes = json.loads(line)["changes"]
+        undo = next((c for c in changes if c["op"] == "5.1" and "supp_rowid" in c), None)
+        redo = next((c for c in changes if c["op"] == "11.5"), None)
+        if undo and redo:
+            pairs.append((redo["fb"], redo["rowid"], undo["supp_rowid"]))
+    assert ("----F---", "AAAqTGAAPAAPn9MAAB", "AAAqTGAAQAALwWaAAL") in pairs
+    assert ("-----L--", "AAAqTGAAPAAPn9MAAC", "AAAqTGAAQAALwWaAAL") in pairs
+    r = runner.invoke(app, ["dump", "--hex", str(hexes)])
+    assert r.exit_code == 0 and "supp log bdba: 0x" in r.output
+
+
 def test_dump_bad_inputs(tmp_path: Path) -> None:
     junk = tmp_path / "junk.dbf"
     junk.write_bytes(b"\x00" * 1000)

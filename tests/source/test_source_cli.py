@@ -81,7 +81,10 @@ def test_import_dump_then_dump_round_trips(tmp_path: Path) -> None:
     # the records keep Oracle's sequences, SCNs and vectors; their RBAs are where our log
     # writer puts them (its first LWN at block 2), not where Oracle's did (block 5)
     assert code == 0 and "RBA: 0x000044.00000002.0010" in first
-    (tmp_path / "again.dump").write_text(first)
+    # it ends as Oracle's trace does; the import stops there (Oracle's read statistics follow)
+    assert first.rstrip().splitlines()[-1] == "END OF REDO DUMP: 33 record(s), 80 change(s)"
+    assert first.count("\nCHANGE #") == 80
+    (tmp_path / "again.dump").write_text(first + "----- Redo read statistics for thread 1 -----\n")
     assert _db(tmp_path, "create", "ORA2")[0] == 0
     code, out = _db(
         tmp_path,
