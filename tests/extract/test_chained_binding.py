@@ -20,6 +20,7 @@ from engine.changes import Kind
 from engine.embedded.errors import RedoCorruptError
 from engine.extract.tasks import miner as M
 from engine.extract.tasks import rowpieces
+from engine.extract.tasks.chain import Chains
 from engine.extract.tasks.decode import BEFORES_FULL
 from engine.extract.tasks.miner import Miner
 from engine.extract.tasks.plan import Event, MinePlan, TableInfo
@@ -256,3 +257,45 @@ def test_an_orp_not_read_as_a_piece_loses_the_migrations(
         except (RedoError, RedoCorruptError):
             wrong += 1  # (its ORP's 5.1 then goes to the redo model, which cannot read it)
     assert (len(cases), wrong) == (2, 2)  # URP + IRP + ORP's update, IRP + ORP's
+
+
+@pytest.mark.parametrize("native", [False, pytest.param(True, marks=needs("redomine"))])
+def test_a_split_inside_a_migration_gives_it_once(native: bool, tmp_path: Path) -> None:
+    """The migrations' logs split at every block (a Spark task's range ends there, the next
+    starts there): the range holding a change's first piece reads on to its last and owns
+    it, the next drops the pieces it starts with, so the two ranges give the whole walk's
+    row changes, each once."""
+    for case in [c for c in _cases() if _migration(c) and not TB._compressed(c)]:
+        log = _log(case, tmp_path)
+        whole = _rows(_events(case, log, True, native))
+        assert whole
+        blocks = log.stat().st_size // 512
+        for cut in range(3, blocks):
+            first = Miner(_plan(case, True))
+            second = Miner(_plan(case, True))
+            if not native:
+                first._walker = second._walker = None
+            got = first.walk(str(log), 0, cut * 512)[0] + second.walk(str(log), cut * 512, None)[0]
+            assert _rows(got) == whole, (case.method, cut)
+
+
+def test_a_range_that_does_not_read_on_loses_a_migration(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A mutation: a range ending inside a migration not reading on to its last piece
+    (:meth:`Chains.read_on` reads nothing): a split loses the change."""
+    monkeypatch.setattr(Chains, "read_on", lambda self, path, at, limit, out, record: (0, at))
+    case = next(c for c in _cases() if c.file.startswith("Ops_URP_IRP_DRP_CFA_"))
+    log = _log(case, tmp_path)
+    whole = _rows(_events(case, log, True, False))
+    lost = 0
+    for cut in range(3, log.stat().st_size // 512):
+        first, second = Miner(_plan(case, True)), Miner(_plan(case, True))
+        first._walker = second._walker = None
+        got = first.walk(str(log), 0, cut * 512)[0] + second.walk(str(log), cut * 512, None)[0]
+        lost += len(whole) - len(_rows(got))
+    assert lost > 0
+
+
+def _rows(events: list[Event]) -> list[tuple[object, ...]]:
+    return [(e[8], e[10], e[11], e[12], e[13]) for e in events if e[0] == _ROW]
