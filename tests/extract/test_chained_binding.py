@@ -28,6 +28,7 @@ from engine.extract.tasks.values import Convert, entry_converter
 from engine.redo import framing as F
 from engine.redo import layout as L
 from engine.redo.errors import RedoError
+from engine.redo.layout import Order
 from engine.trail.layout import IOType
 from tests.harness.kernels import needs
 from tests.redo import oracdc
@@ -68,23 +69,24 @@ def _ids() -> list[str]:
 def _log(case: oracdc.BindingCase, into: Path) -> Path:
     """The case's records and a commit of its transaction, an LWN each, in a 19c log."""
     recs = [TB._parsed(r) for r in case.records]
-    order = case.records[0].order
+    order: Order = "<" if case.records[0].order == "<" else ">"
     lwns: list[list[bytes]] = []
     scn = 0
     for r, hx in zip(recs, case.records, strict=True):
         hs = L.LWN_HEADER.size if r.lwn is not None else L.RECORD_HEADER.size
         scn = max(scn, r.scn)
         lwn = F.Lwn(len(lwns) + 1, 1, 0, r.scn, 5000)
-        lwns.append([F.build_record(order, r.scn, r.subscn, [hx.raw[hs:]], lwn)])  # type: ignore[arg-type]
+        lwns.append([F.build_record(order, r.scn, r.subscn, [hx.raw[hs:]], lwn)])
     end = TB._commit(case.xid, scn + 1)
     (v,) = end.vectors
     commit = F.build_vector(
         case.records[0].layout, order, list(v.fields), layer=5, code=4, cls=v.cls
-    )  # type: ignore[arg-type]
-    lwns.append([F.build_record(order, scn + 1, 1, [commit], F.Lwn(len(lwns) + 1, 1, 0, scn + 1, 5000))])  # type: ignore[arg-type]  # fmt: skip
+    )
+    end_lwn = F.Lwn(len(lwns) + 1, 1, 0, scn + 1, 5000)
+    lwns.append([F.build_record(order, scn + 1, 1, [commit], end_lwn)])
     first = min(r.scn for r in recs)
     version = 0x13000000 if case.records[0].layout == "12c" else 0x0B200300  # 19.0, 11.2.0.3
-    header = F.LogHeader(order, 512, 0, version, 7, "DB", 1, 7, 99, 9, first, scn + 2, 1, 2, 0)  # type: ignore[arg-type]
+    header = F.LogHeader(order, 512, 0, version, 7, "DB", 1, 7, 99, 9, first, scn + 2, 1, 2, 0)
     out = into / f"{case.method}.log"
     out.write_bytes(F.build_log(header, lwns))
     return out
