@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from dataclasses import replace
+from datetime import datetime
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -25,10 +28,18 @@ from engine.extract.tasks.decode import BEFORES_FULL
 from engine.extract.tasks.miner import Miner
 from engine.extract.tasks.plan import Event, MinePlan, TableInfo
 from engine.extract.tasks.values import Convert, entry_converter
+from engine.redo import capture as C
+from engine.redo import dictionary as D
 from engine.redo import framing as F
 from engine.redo import layout as L
+from engine.redo import payloads as P
+from engine.redo import vectors as V
+from engine.redo.codecs import encode_value
 from engine.redo.errors import RedoError
+from engine.redo.ids import Uba, Xid
 from engine.redo.layout import Order
+from engine.redo.model import ChangeVector, Column, Commit, Kdo, Ktb, RedoRecord, SlotAlloc, Undo
+from engine.redo.rowid import rowid
 from engine.trail.layout import IOType
 from tests.harness.kernels import needs
 from tests.redo import oracdc
@@ -129,7 +140,7 @@ def _hex_entry(i: int, _type: str) -> Callable[[bytes | None], bytes]:
     return lambda raw: text(None if raw is None else raw.hex().encode())
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture
 def _raw_as_hex(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(M, "converter", _hex)
     monkeypatch.setattr(M, "entry_converter", _hex_entry)
@@ -179,6 +190,7 @@ def _migration(case: oracdc.BindingCase) -> bool:
     return any(case.file.startswith(f"Ops_{m}_") for m in _MIGRATIONS)
 
 
+@pytest.mark.usefixtures("_raw_as_hex")
 @pytest.mark.parametrize("case", _cases() if ORACDC.is_dir() else [], ids=_ids())
 def test_the_task_miner_binds_oracles_pieces_as_the_redo_miner(
     case: oracdc.BindingCase, tmp_path: Path
@@ -208,6 +220,7 @@ def test_the_task_miner_binds_oracles_pieces_as_the_redo_miner(
         assert all(wa[k] == wb.get(k) for k in wa.keys() - a.keys())
 
 
+@pytest.mark.usefixtures("_raw_as_hex")
 @needs("redomine")
 @pytest.mark.parametrize("case", _cases() if ORACDC.is_dir() else [], ids=_ids())
 def test_the_c_walk_mines_them_as_the_python_walk(case: oracdc.BindingCase, tmp_path: Path) -> None:
@@ -238,6 +251,7 @@ def test_the_migrations_are_read() -> None:
     )
 
 
+@pytest.mark.usefixtures("_raw_as_hex")
 def test_an_orp_not_read_as_a_piece_loses_the_migrations(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -261,6 +275,7 @@ def test_an_orp_not_read_as_a_piece_loses_the_migrations(
     assert (len(cases), wrong) == (2, 2)  # URP + IRP + ORP's update, IRP + ORP's
 
 
+@pytest.mark.usefixtures("_raw_as_hex")
 @pytest.mark.parametrize("native", [False, pytest.param(True, marks=needs("redomine"))])
 def test_a_split_inside_a_migration_gives_it_once(native: bool, tmp_path: Path) -> None:
     """The migrations' logs split at every block (a Spark task's range ends there, the next
@@ -281,6 +296,7 @@ def test_a_split_inside_a_migration_gives_it_once(native: bool, tmp_path: Path) 
             assert _rows(got) == whole, (case.method, cut)
 
 
+@pytest.mark.usefixtures("_raw_as_hex")
 def test_a_range_that_does_not_read_on_loses_a_migration(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -301,3 +317,100 @@ def test_a_range_that_does_not_read_on_loses_a_migration(
 
 def _rows(events: list[Event]) -> list[tuple[object, ...]]:
     return [(e[8], e[10], e[11], e[12], e[13]) for e in events if e[0] == _ROW]
+
+
+# ------------------------------------------- a migration in the embedded database's layout
+
+_OBJ, _HEAD, _NEW = 90_001, 0x01000010, 0x01000020  # the table; the head's block; the new one
+_XID = Xid(3, 4, 5)
+
+
+def _our_migration(into: Path) -> tuple[Path, MinePlan]:
+    """``IRP + ORP`` (oracdc's ``Ops_IRP_ORP_BindingTest``: the row in a new block, IRP
+    ``----FL--`` supp F; its head left a pointer, ORP ``--H-----`` supp L, its undo the
+    row as it was) written by the redo model in the embedded database's layout, in one
+    transaction (5.2 ... 5.4) of a table ``(ID NUMBER key, A VARCHAR2)``."""
+    key, old, new = encode_value("NUMBER", 7) or b"", b"old", b"new" * 30
+    first = Ktb(op=0x01, kind="F", xid=_XID, uba=Uba(0x00C00010, 1, 1))
+    later = Ktb(op=0x02, kind="C", uba=Uba(0x00C00010, 1, 2))
+    undo_ktb = Ktb(op=0x03, kind="Z")
+
+    def row(name: str, ktb: Ktb, dba: int, slot: int, fb: str, vals: tuple[bytes, ...],
+            nrid: tuple[int, int] | None = None) -> Kdo:  # fmt: skip
+        cols = tuple(Column(i, v) for i, v in enumerate(vals))
+        return Kdo(name, ktb, dba, dba, slot=slot, fb=fb, cc=len(cols), columns=cols,
+                   size=3 + sum(1 + len(v) for v in vals), nrid=nrid)  # fmt: skip
+
+    def undo(kdo: Kdo, rec: int, fb: str, at: tuple[int, int]) -> ChangeVector:
+        u = Undo(_XID, (11, 1), _OBJ, _OBJ, rec=rec, kdo=kdo, supplemental=(Column(0, key),),
+                 supp_fb=fb, supp_before=at[0], supp_after=at[1])  # fmt: skip
+        return ChangeVector(5, 1, u, cls=V.UNDO_CLS_FIRST + 2 * _XID.usn + 1, dba=0x00C00010)
+
+    def redo(code: int, kdo: Kdo) -> ChangeVector:
+        return ChangeVector(11, code, kdo, afn=4, dba=kdo.bdba, obj=_OBJ)
+
+    cls = V.UNDO_CLS_FIRST + 2 * _XID.usn
+    records = [
+        [ChangeVector(5, 2, SlotAlloc(_XID.slot, _XID.sqn), cls=cls),
+         undo(Kdo("DRP", undo_ktb, _NEW, _NEW, slot=0), 1, "----F---", (0, 1)),
+         redo(2, row("IRP", first, _NEW, 0, "----FL--", (key, new)))],
+        [undo(row("ORP", undo_ktb, _HEAD, 3, "--H-FL--", (key, old)), 2, "-----L--", (1, 1)),
+         redo(6, row("ORP", later, _HEAD, 3, "--H-----", (), (_NEW, 0)))],
+        [ChangeVector(5, 4, Commit(_XID.slot, _XID.sqn), cls=cls)],
+    ]  # fmt: skip
+    lwns = []
+    for i, cvs in enumerate(records):
+        scn = 1000 + i
+        rec = RedoRecord(1, F.Rba(7, 2, 16), scn, 1, datetime(2026, 1, 2, 3, 4, 5), tuple(cvs))
+        lwns.append([P.encode_record(rec, "<", "12c", F.Lwn(i + 1, 1, 0, scn, 5000))])
+    header = F.LogHeader("<", 512, 0, 0x13000000, 7, "DB", 1, 7, 99, 9, 1000, 1003, 1, 2, 0)
+    log = into / "ours.log"
+    log.write_bytes(F.build_log(header, lwns))
+    info = TableInfo("HR.T", b"T", _OBJ, ("NUMBER", "VARCHAR2"), (0,), True, False, False,
+                     BEFORES_FULL)  # fmt: skip
+    return log, MinePlan({_OBJ: info}, compact=False)
+
+
+def test_our_layouts_migration_is_one_update(tmp_path: Path) -> None:
+    """The IRP + ORP of the embedded database's layout: one UPDATE on the head's ROWID, the
+    row as it was before and as it is after, from the task miner as from the redo miner."""
+    log, plan = _our_migration(tmp_path)
+    hooked = MinePlan({o: replace(i, hooked=True) for o, i in plan.tables.items()}, compact=False)
+    miner = Miner(hooked)
+    miner._walker = None
+    rows = [e for e in miner.walk(str(log), 0, None)[0] if e[0] == _ROW]
+    head = rowid(_OBJ, _HEAD, 3)
+    assert [(e[8], e[10]) for e in rows] == [(int(IOType.UNIFIED_UPDATE), head)]
+    new = "new" * 30
+    assert (dict(rows[0][12]), dict(rows[0][11])) == ({0: "7", 1: "old"}, {0: "7", 1: new})
+    cap = C.Capture(_our_dictionary(), lambda _t: True)
+    data = log.read_bytes()
+    got = [t for r in F.iter_records(data) for t in cap.feed(r)]
+    ((change,),) = [t.changes for t in got]
+    assert (change.op, change.rowid) == ("UPDATE", head)
+    assert (dict(change.before), dict(change.after)) == (
+        {"ID": Decimal(7), "A": "old"},
+        {"ID": Decimal(7), "A": new},
+    )
+
+
+@pytest.mark.parametrize("hooked", [False, True])
+@needs("redomine")
+def test_the_c_walk_leaves_our_migration_to_the_python_walk(hooked: bool, tmp_path: Path) -> None:
+    """The C walk gives the Python walk's events on it: it leaves the IRP (its undo not a
+    whole row's) and the ORP to the Python walk, which binds them (a C walk that steps
+    over 11.6 leaves the change unbound: the update is lost)."""
+    log, plan = _our_migration(tmp_path)
+    if hooked:
+        plan = MinePlan({o: replace(i, hooked=True) for o, i in plan.tables.items()}, compact=False)
+    python, native = Miner(plan), Miner(plan)
+    python._walker = None
+    assert native._walker is not None
+    want = python.walk(str(log), 0, None)[0]
+    assert any(e[0] == _ROW for e in want)
+    assert native.walk(str(log), 0, None)[0] == want
+
+
+def _our_dictionary() -> D.Dictionary:
+    cols = (D.Column("ID", 1, "NUMBER", 22), D.Column("A", 2, "VARCHAR2", 4000))
+    return D.Dictionary(0, "AL32UTF8", "AL16UTF16", (D.Table(0, "HR", "T", _OBJ, (_OBJ,), cols),))
