@@ -915,7 +915,7 @@ static int rows(Walker *w, const Rec *r, const Vec *v, const Vec *undo, PyObject
         return DECLINE;
     if (op == 5 && (b[v->fp[1] + AT_KDO_URP_fb] & (FB_F | FB_L)) != (FB_F | FB_L))
         return DECLINE;
-    if (op == 3 && undo && !undo_whole(r, undo)) return DECLINE;
+    if ((op == 3 || op == 2) && undo && !undo_whole(r, undo)) return DECLINE;
     const uint8_t *ktb = b + v->fp[0];
     PyObject *ref;
     uint32_t udba = R32(ktb, AT_KTB_uba_dba);
@@ -1164,9 +1164,12 @@ static int record(Walker *w, const uint8_t *b, pos_t hi, pos_t hs, int big, Py_s
             undo_at = p;
             undo = v;
             v = &w->vec[v == &w->vec[0] ? 1 : 0];
-        } else if (layer == 11 && (code == 19 || code == 4)) {
-            /* 19: vectors.UNDECODED_ROW_OPS, Python stops; 4 (LKR): a chained row's update
-             * may start with its head locked, a piece Python binds (rowpieces.py) */
+        } else if (layer == 11 &&
+                   (code == 19 || code == 4 || code == 6 || code == 8 || code == 16)) {
+            /* 19: vectors.UNDECODED_ROW_OPS, Python stops; 4 LKR, 6 ORP, 8 CFA, 16 LMN:
+             * only ever pieces of a row change in pieces (a chained row's update may start
+             * with its head locked; a migrated or re-chained row), which Python binds
+             * (rowpieces.py, miner.Miner._in_pieces) */
             const Table *t = find_table(w, v->obj);
             if (t && t->captured) goto decline;
         } else if (layer == 11 && (code == 2 || code == 3 || code == 5 || code == 11 ||

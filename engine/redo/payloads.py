@@ -12,7 +12,7 @@ fields are ours where no public source gives Oracle's offset: docs/redo_format.m
 Opcodes: 5.2 ktudh, 5.1 undo (ktudb, ktubl/ktubu, then an 11.1 row undo: KTB, KDO, columns,
 supplemental header, column numbers, lengths, values; or a 10.22 index undo), 5.4 ktucm +
 ktucf, 5.6 / 5.11 undo applied, 5.20 session information, 10.x index leaf redo, 11.x KDO
-row redo (IRP, DRP, LKR, URP, QMI, QMD), 19.1 a data block image, 24.1 DDL, 4.1 block
+row redo (IRP, ORP, DRP, LKR, URP, QMI, QMD), 19.1 a data block image, 24.1 DDL, 4.1 block
 cleanout; a vector we do not model (:class:`Opaque`) carries its dump lines as its fields.
 """
 
@@ -53,6 +53,11 @@ Table = dict[str, tuple[int, str]]
 MAX_FIELD = 0xFFFF  # a field's length is a 16-bit entry of the vector's length array
 MARKER_LAYERS = (24,)  # 24.x vectors, and 5.20, have the MEDIA RECOVERY MARKER header form
 KDO_CODES = {name: code for code, name in V.KDO_OPS.items()}
+#: the KDO operations that write a whole row piece (KDO_ROW_AT: flags, column count, next
+#: piece, a field a column): 11.2 IRP, and 11.6 ORP (overwrite row piece: a piece written
+#: anew in place, as a migrated or re-chained row's head is; its undo an ORP of the piece
+#: as it was: oracdc's Ops_URP_IRP_ORP / Ops_IRP_ORP binding vectors)
+ROW_PIECE_CODES = frozenset({KDO_CODES["IRP"], KDO_CODES["ORP"]})
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -200,7 +205,7 @@ def _kdo(order: L.Order, k: Kdo) -> list[bytes]:
     if code is None:
         raise ValueError(f"KDO op {k.name!r} is not written")
     head = {"bdba": k.bdba, "hdba": k.hdba, "op": code, "itli": k.itli}
-    if code == 2:  # IRP: the whole row, a field a column
+    if code in ROW_PIECE_CODES:  # IRP, ORP: a whole row piece, a field a column
         vals = [c.data for c in k.columns]
         bitmap = nulls(vals)
         kdo = put(V.KDO_ROW_NULLS + len(bitmap), V.KDO_AT, order, **head)
@@ -210,7 +215,7 @@ def _kdo(order: L.Order, k: Kdo) -> list[bytes]:
         if k.nrid is not None:  # a piece before the last names the next one
             _fill(kdo, V.KDO_ROW_AT, order, nrid_bdba=k.nrid[0], nrid_slot=k.nrid[1])
         if [c.no for c in k.columns] != list(range(len(k.columns))):
-            raise ValueError("IRP columns must be numbered 0..n-1")
+            raise ValueError(f"{k.name} columns must be numbered 0..n-1")
         return [bytes(kdo), *value_fields(vals)]
     if code == 5:  # URP: the changed columns, their numbers in a field first
         vals = [c.data for c in k.columns]
@@ -261,14 +266,14 @@ def _kdo_back(order: L.Order, ktb: Ktb, fields: Sequence[bytes], k: int) -> tupl
     name = V.KDO_OPS.get(code, f"op {code}")
     base: dict[str, Any] = {"name": name, "ktb": ktb, "bdba": bdba, "hdba": hdba, "itli": itli}
     nxt = k + 1
-    if code == 2:
+    if code in ROW_PIECE_CODES:
         fb, lb, cc, size, slot, nb, ns = get(
             kdo, V.KDO_ROW_AT, order, "fb", "lb", "cc", "size", "slot", "nrid_bdba", "nrid_slot"
         )
         bitmap = kdo[V.KDO_ROW_NULLS :]
         cols = []
         for i in range(cc):
-            data = _field(fields, nxt + i, "IRP column")
+            data = _field(fields, nxt + i, f"{name} column")
             null = i // 8 < len(bitmap) and bitmap[i // 8] & (1 << (i % 8))
             cols.append(Column(i, None if null else data))
         kd = Kdo(**base, fb=fb_text(fb), lb=lb, cc=cc, size=size, slot=slot, columns=tuple(cols),

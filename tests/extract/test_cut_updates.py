@@ -20,7 +20,6 @@ from engine.embedded import dml
 from engine.embedded.clock import ManualClock
 from engine.embedded.database import Database, create_database
 from engine.embedded.sql import execute
-from engine.extract.tasks import rowpieces
 from engine.home.layout import Home
 from engine.redo import framing
 from engine.redo import pieces as P
@@ -159,8 +158,8 @@ def test_ignoring_a_urps_p_fails_them(
     """Mutation: a URP's P never applied (its column 0 taken as a value of its own): the
     redo miner's and the task miner's new value is wrong."""
     root, (_, col, _) = updated
-    for module in (P, rowpieces):
-        monkeypatch.setattr(module, "urp_flags", lambda fb, first: fb & ~FB_P)
+    # (the task miner reads its pieces as the redo miner does: engine/redo/capture._piece)
+    monkeypatch.setattr(P, "urp_flags", lambda fb, first: fb & ~FB_P)
     try:
         redo_ok = CC._text(CC._capture(root)[1].after)[CC.NAMES[col]] == str(NEW[col])
     except Exception:  # a stop or a wrong decode: the mutation is seen

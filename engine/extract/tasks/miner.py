@@ -55,6 +55,7 @@ from engine.extract.tasks.decode import (
 from engine.extract.tasks.plan import Event, Mined, MinePlan, TableInfo
 from engine.extract.tasks.values import NUMBER_TYPES, Convert, converter, entry_converter
 from engine.redo import framing
+from engine.redo import vectors as V
 from engine.redo.codecs import CODECS, decode_text
 from engine.redo.errors import RedoError, RedoUnsupportedError
 from engine.redo.ids import RowId, Uba
@@ -70,7 +71,6 @@ from engine.redo.model import (
     UndoApplied,
 )
 from engine.redo.payloads import decode_vector
-from engine.redo.rowid import FB_F, FB_L, fb_value
 from engine.redo.scan import Scan
 from engine.redo.vectors import UNDECODED_ROW_OPS, UNDO_CLS_FIRST
 from engine.trail.errors import RecordLimitError
@@ -83,7 +83,6 @@ _UNDO_CLASS_BASE: Final = UNDO_CLS_FIRST  # undo header class of segment usn = 1
 #: stepped over without decoding their fields).
 _READ: Final = frozenset({(5, 1), (5, 2), (5, 4), (5, 6), (5, 11), (5, 20), (19, 1), (24, 1)})
 _KDO_CODES: Final = frozenset({2, 3, 4, 5, 11, 12})  # 4 (LKR): a chained row's update's piece
-_WHOLE_ROW: Final = FB_F | FB_L  # a row piece that is the whole row
 _INSERT, _DELETE = int(IOType.INSERT), int(IOType.DELETE)
 _FIELDCOMP, _KEYFIELDCOMP = int(IOType.FIELDCOMP), int(IOType.KEYFIELDCOMP)
 _BEFORE_FIELDCOMP, _UNIFIED = _FIELDCOMP | BEFORE_IMAGE, int(IOType.UNIFIED_UPDATE)
@@ -296,10 +295,18 @@ class Miner:
         head = (header.thread, offset, stop, rec.scn, rec.subscn, micros)
         xid: str | None = None
         undo: Undo | None = None
+        undo_v: framing.Vector | None = None  # the 5.1 the next level-11 redo is bound to
+        undo_err: RedoCorruptError | None = None  # that 5.1 not read by the redo model
         session: SessionInfo | None = None
         for v in rec.vectors:
             layer, code = v.layer, v.code
             if layer == 11:
+                if code in rowpieces.PIECE_CODES and self._in_pieces(v, undo_v, undo, xid):
+                    xid = self._piece(v, undo_v, undo, rec, xid, head, seq, out)
+                    undo_v = None
+                    continue
+                if undo_err is not None:
+                    raise undo_err
                 if code not in _KDO_CODES:
                     if v.op in UNDECODED_ROW_OPS:  # rows changed that cannot be read
                         self._undecoded(v.op, v.obj, scan.path, offset, rec.scn)
@@ -309,11 +316,20 @@ class Miner:
             try:
                 body = decode_vector(v).body
             except RedoError as exc:
-                raise RedoCorruptError(
+                err = RedoCorruptError(
                     f"{scan.path}: record at {offset}, change {v.op}: {exc.message}"
-                ) from exc
+                )
+                if (layer, code) != (5, 1):
+                    raise err from exc
+                # a 5.1 in a form of Oracle's the redo model does not read (a 28-byte
+                # supplemental header...): its redo may be a piece, which vectors.py reads
+                undo, undo_v, undo_err = None, v, err
+                u = V.decode(v)
+                if isinstance(u, V.Undo) and u.xid is not None:
+                    xid = self._xid(u.xid.usn, u.xid.slt, u.xid.sqn)
+                continue
             if isinstance(body, Undo):
-                undo = body
+                undo, undo_v, undo_err = body, v, None
                 xid = self._xid(body.xid.usn, body.xid.slot, body.xid.sqn)
             elif isinstance(body, Kdo):
                 kx = body.ktb.xid
@@ -392,14 +408,6 @@ class Miner:
         dataobj = info.dataobj
         emit = self._emit
         if op == "IRP":
-            fb = fb_value(kdo.fb)
-            if fb & _WHOLE_ROW != _WHOLE_ROW:  # a piece of a chained row
-                bound = self.chains.insert_piece(xid, after, rowid(dataobj, bdba, slot), fb,
-                                                 head[1])  # fmt: skip
-                if bound is None:
-                    return
-                emit(out, cols, xid, _INSERT, bound[1], bound[0], True, None, ref, head, seq)
-                return
             emit(out, cols, xid, _INSERT, rowid(dataobj, bdba, slot), after, True, None, ref,
                  head, seq)  # fmt: skip
             return
@@ -411,19 +419,6 @@ class Miner:
             return
         key = info.key
         full = info.full_deletes  # NOCOMPRESSDELETES: the whole row, as an insert's
-        if op in rowpieces.CODES and rowpieces.supp_flags(undo) != rowpieces.WHOLE:
-            assert undo is not None  # (supp_flags of no undo is a whole row's)
-            got = rowpieces.piece(kdo, undo, rowid(dataobj, bdba, slot), ref, head)
-            change = self.chains.change_piece(xid, got)
-            if change is None:
-                return
-            first = change.first
-            ref, head, rid = first.ref, first.head, first.rowid
-            if change.delete:
-                self._deleted(out, cols, xid, rid, change.before, ref, head, seq)
-            else:
-                self._updated(out, cols, xid, rid, change.before, change.after, ref, head, seq)
-            return
         if op == "DRP":
             self._deleted(out, cols, xid, rowid(dataobj, bdba, slot), _undo_row(undo), ref,
                           head, seq)  # fmt: skip
@@ -439,6 +434,64 @@ class Miner:
         if op == "URP":
             rid = rowid(dataobj, bdba, slot)
             self._updated(out, cols, xid, rid, _undo_row(undo), after, ref, head, seq)
+
+    def _in_pieces(
+        self, v: framing.Vector, undo_v: framing.Vector | None, undo: Undo | None, xid: str | None
+    ) -> bool:
+        """Whether level-11 ``v`` of a captured table is a piece of a row change in pieces
+        (:mod:`rowpieces`): an operation only ever a piece (LKR, ORP, CFA, LMN), a record
+        whose flags do not say both ends (:func:`rowpieces.whole`), or any while its
+        transaction has a change open."""
+        tables = self.tables
+        info = (tables.get(undo.objn) if undo is not None else None) or tables.get(v.obj)
+        if info is None or not info.captured:
+            return False
+        if v.code in rowpieces.ONLY_PIECES or (xid is not None and xid in self.chains.changes):
+            return True
+        return not rowpieces.whole(v, undo_v)
+
+    def _piece(
+        self,
+        v: framing.Vector,
+        undo_v: framing.Vector | None,
+        undo: Undo | None,
+        rec: framing.Record,
+        xid: str | None,
+        head: tuple[int, int, int, int, int, int],
+        seq: int,
+        out: list[Event],
+    ) -> str | None:
+        """A piece of a row change in pieces, bound by the redo miner's rules
+        (:meth:`Chains.piece`); at its last, the change's events. Returns the record's
+        transaction."""
+        tables = self.tables
+        info = (tables.get(undo.objn) if undo is not None else None) or tables.get(v.obj)
+        assert info is not None
+        got = rowpieces.piece(v, undo_v, rec, head[1], head)
+        if got is None:
+            raise RedoUnsupportedError(
+                f"record at {head[1]}: {info.qualified}: a compressed row ({v.op}) at SCN "
+                f"{rec.scn}: compressed segments are not supported"
+            )
+        p, x = got
+        if x is not None:
+            xid = self._xid(x.usn, x.slt, x.sqn)
+        if xid is None:
+            return None
+        b = self.chains.piece(xid, p)
+        if b is None:
+            return xid
+        cols = self.helper(info)
+        first = b.first
+        rid = b.rowid
+        if b.op == "INSERT":
+            self._emit(out, cols, xid, _INSERT, rid, b.after, True, None, first.ref, first.head,
+                       seq)  # fmt: skip
+        elif b.op == "DELETE":
+            self._deleted(out, cols, xid, rid, b.before, first.ref, first.head, seq)
+        else:
+            self._updated(out, cols, xid, rid, b.before, b.after, first.ref, first.head, seq)
+        return xid
 
     def _deleted(
         self,

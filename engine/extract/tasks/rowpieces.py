@@ -1,35 +1,43 @@
-"""An UPDATE or DELETE of a chained row, written a record per piece (the embedded database's
-``engine/embedded/chained.py``, as Oracle writes them), bound into one row change for the
-task miner (:meth:`engine.extract.tasks.miner.Miner._rows`): the rules of
-``engine/redo/pieces.py`` (docs/redo_format.md "Rows in pieces") for what the task miner
-reads, stated as pure functions of the pieces.
+"""A row change written over several records (a chained row's insert, update or delete, a
+migrated row, an update that re-chains its row: the embedded database's
+``engine/embedded/chained.py`` and Oracle's own, as oracdc's binding vectors show them), bound
+into one row change for the task miner (:meth:`engine.extract.tasks.miner.Miner.record`)
+exactly as the redo miner binds it: each record read into a piece by
+``engine.redo.capture._piece`` (:mod:`engine.redo.vectors` reads the 5.1 and its
+level-11 redo: IRP, DRP, LKR, URP, ORP, CFA, LMN) and the pieces bound by the rules of
+``engine/redo/pieces.py`` (docs/redo_format.md "Rows in pieces"), stated there once.
 
-A piece is a record ``5.1 + 11.3 DRP | 11.5 URP | 11.4 LKR`` whose supplemental flags (the
-5.1's supplemental header, :func:`supp_flags`) lack F or L: F marks the change's first
-record, L its last; the pieces of one change are consecutive in their transaction. A
-piece's columns are numbered from its own first column; the supplemental header's
-``before`` / ``after`` field is the table column (from 1) of the undo / redo image's
-first column (for a URP, its first changed column): :func:`placed`. The change is a
-DELETE when its pieces are all DRPs, else an UPDATE; it is on the first piece's ROWID (the
-head's: the writer starts at the head) at the first piece's record. A column cut across two
-pieces (row flags N on the first, P on the next: both number it alike) is joined, its
-bytes in the row's order, by :func:`engine.redo.pieces.join`.
+:func:`whole` says, from a record's raw fields, whether it is a row change by itself (its
+supplemental flags and row flags both first and last): the task miner reads those through
+the redo model as ever, and the others through this module. The helpers the reference
+decoder shares (``tests/harness/logical.py``) read the redo model: :func:`supp_flags`,
+:func:`placed`, :func:`row_flags`.
 """
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from engine.redo import pieces as P
+from engine.redo import vectors as V
+from engine.redo.capture import _piece as row_piece  # (the redo miner's reading of a piece)
+from engine.redo.framing import Rba, Record, Vector
 from engine.redo.model import Column, Kdo, Undo
-from engine.redo.pieces import join, urp_flags
-from engine.redo.rowid import FB_F, FB_L, fb_value
+from engine.redo.rowid import FB_F, FB_H, FB_L, fb_value, rowid
 
 Raw = dict[int, bytes | None]
 WHOLE: Final = FB_F | FB_L
 #: the level-11 codes of the operations whose records may be an update's or delete's piece
 CODES: Final = {"DRP": 3, "URP": 5, "LKR": 4}
+#: level-11 codes of the operations a row change in pieces is made of
+PIECE_CODES: Final = frozenset({2, 3, 4, 5, 6, 8, 16})
+#: of those, the ones only ever a piece of a change (lock, migrate, forward, no-op)
+ONLY_PIECES: Final = frozenset({4, 6, 8, 16})
+_ROW_FB: Final = frozenset({2, 5, 6})  # IRP, URP, ORP: row flags in their KDO
+_NO_RBA: Final = Rba(0, 0, 0)
 
 
 def supp_flags(undo: Undo | None) -> int:
@@ -49,54 +57,109 @@ def placed(cols: Sequence[Column], at: int) -> Raw:
     return {c.no + off: c.data for c in cols}
 
 
-@dataclass(frozen=True, slots=True)
-class Piece:
-    """One record's part of a chained row's update or delete."""
-
-    op: str  # DRP, URP, LKR
-    flags: int  # its supplemental F / L
-    before: Raw  # the undo's columns, placed
-    after: Raw  # the redo's columns, placed
-    supp: Raw  # the supplemental columns
-    ufb: int  # the undo row's flags (P / N: its first / last column cut)
-    rfb: int  # the redo row's flags
-    rowid: str
-    ref: str  # its undo record's address (what a rollback names)
-    head: tuple[int, int, int, int, int, int]  # its record's (thread, offset, ...)
-
-
-def piece(kdo: Kdo, undo: Undo, rowid: str, ref: str, head: tuple[int, ...]) -> Piece:
-    u = undo.kdo
-    before = placed(u.columns, undo.supp_before) if u is not None else {}
-    supp = {c.no: c.data for c in undo.supplemental}
-    urp = kdo.name == "URP"
-    after = placed(kdo.columns, undo.supp_after) if urp else {}
-    ufb = row_flags(u) if u is not None else 0
-    if u is not None and u.name == "URP":
-        ufb = urp_flags(ufb, u.columns[0].no if u.columns else None)
-    rfb = urp_flags(row_flags(kdo), kdo.columns[0].no if kdo.columns else None) if urp else 0
-    return Piece(kdo.name, supp_flags(undo), before, after, supp, ufb, rfb, rowid, ref, head)  # type: ignore[arg-type]
-
-
 def row_flags(kdo: Kdo) -> int:
     """A KDO's row flags: a URP's are its flag byte (the redo model's ``flag``), the other
     operations' their ``fb`` letters."""
     return kdo.flag if kdo.name == "URP" else fb_value(kdo.fb)
 
 
+def whole(redo: Vector, undo: Vector | None) -> bool:
+    """Whether the record of level-11 ``redo`` (and its 5.1 ``undo``) is a row change by
+    itself, read from the raw fields: the undo's supplemental flags (when it has them), the
+    redo's row flags (IRP, URP, ORP) and those of the row a DRP's undo restores say both
+    first and last (the C walk's ``undo_whole``). A field too short to say
+    is left to the reader that decodes the record (it says what is wrong)."""
+    kdo = redo.fields[1] if len(redo.fields) > 1 else b""
+    fb = V.KDO_ROW_AT["fb"][0]  # (a URP's flag byte is at the same offset)
+    row_op = len(kdo) > fb and kdo[V.KDO_AT["op"][0]] & V.KDO_OP_MASK in _ROW_FB
+    if row_op and kdo[fb] & WHOLE != WHOLE:
+        return False
+    if undo is None or len(undo.fields) <= 4:
+        return True
+    ukdo = undo.fields[3]  # the row the undo restores: a DRP's IRP must be a whole one
+    if (
+        len(ukdo) > fb
+        and ukdo[V.KDO_AT["op"][0]] & V.KDO_OP_MASK == 2
+        and ukdo[fb] & WHOLE != WHOLE
+    ):
+        return False
+    at = V._supp_at(undo, 4)
+    if at < len(undo.fields):
+        f = undo.fields[at]
+        return f[V.SUPP_AT["fb"][0]] & WHOLE == WHOLE
+    return True
+
+
+def ref_of(redo: Vector, offset: int) -> str:
+    """A piece's reference: its undo address, as the task miner names a change (the KTB's,
+    the embedded database's layout), else its record's offset and vector's number."""
+    ktb = redo.fields[0] if redo.fields else b""
+    if len(ktb) >= V.KTB_SIZE:
+        o = redo.order
+        dba = struct.unpack_from(o + V.KTB_AT["uba_dba"][1], ktb, V.KTB_AT["uba_dba"][0])[0]
+        if dba:
+            seq = struct.unpack_from(o + V.KTB_AT["uba_seq"][1], ktb, V.KTB_AT["uba_seq"][0])[0]
+            rec = ktb[V.KTB_AT["uba_rec"][0]]
+            return f"{dba:x}.{seq:x}.{rec:x}"
+    return f"{offset}:{redo.seq}"
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """One record's part of a row change, with where the task miner places its event."""
+
+    p: P.Piece  # as the redo miner reads it
+    ref: str  # its undo record's address (what a rollback names)
+    head: tuple[int, int, int, int, int, int]  # its record's (thread, offset, ...)
+
+    @property
+    def rowid(self) -> str:
+        return self.p.rowid
+
+
+def piece(
+    redo: Vector,
+    undo: Vector | None,
+    rec: Record,
+    offset: int,
+    head: tuple[int, int, int, int, int, int],
+) -> tuple[Piece, V.Xid | None] | None:
+    """The piece of level-11 ``redo`` (None: not a row operation a change is made of), and
+    the transaction its undo (else its KTB) names."""
+    d = V.decode(redo)
+    if not isinstance(d, V.Redo) or d.row.compressed:
+        return None
+    u = V.decode(undo) if undo is not None else None
+    uu = u if isinstance(u, V.Undo) else None
+    row = d.row
+    got = row_piece(redo, row, uu, rec, rowid(redo.obj, redo.dba, row.slot))
+    return Piece(got, ref_of(redo, offset), head), (uu.xid if uu else None) or d.xid
+
+
 @dataclass(frozen=True, slots=True)
 class Bound:
-    delete: bool
+    op: str  # INSERT, UPDATE, DELETE
+    rowid: str  # the head's (engine/redo/pieces.py)
     before: Raw
-    after: Raw
-    first: Piece  # where the change is: its ROWID, undo address and record
+    after: Raw  # an update's: the columns its pieces set
+    first: Piece  # where the change is: its undo address and record
 
 
-def bind(pieces: Sequence[Piece]) -> Bound:
-    """The row change of a complete run of pieces (first F ... last L)."""
-    before = join((p.ufb, tuple(p.before.items())) for p in pieces)
-    for p in pieces:  # the supplemental copies win (as for a whole row)
-        before.update(p.supp)
-    after = join((p.rfb, tuple(p.after.items())) for p in pieces)
-    delete = all(p.op == "DRP" for p in pieces)
-    return Bound(delete, before, after, pieces[0])
+def bind(pieces: Sequence[Piece]) -> Bound | None:
+    """The row change of a run of pieces (:func:`engine.redo.pieces.bind`), None while it is
+    not complete; placed on the piece of the head's ROWID that carries data (the head's
+    undo record is the one a rollback of the change names first), else the first that
+    does."""
+    b = P.bind([q.p for q in pieces])
+    if b is None:
+        return None
+    carrying = [q for q in pieces if q.p.carries]
+    first = next(
+        (q for q in carrying if q.p.rowid == b.rowid and (b.op != "INSERT" or q.p.fb & FB_H)),
+        carrying[0],
+    )
+    after = dict(b.after)
+    if b.op == "UPDATE":  # the columns set (the supplemental copies stay in the before image)
+        changed = {n for q in pieces for n, _ in q.p.after}
+        after = {n: v for n, v in after.items() if n in changed}
+    return Bound(b.op, b.rowid, dict(b.before), after, first)
