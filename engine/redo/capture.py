@@ -489,7 +489,7 @@ class Miner:
             return out
         if name not in _PIECE_OPS:
             return out
-        piece = _piece(v, row, undo, rec, rid)
+        piece = row_piece(v, row, undo, rec, rid)
         if self._deferred(v, undo, rec, xid, piece, out):
             return out
         pend = self._pieces.get(xid)
@@ -592,7 +592,7 @@ class Miner:
 _PIECE_OPS = frozenset({"IRP", "DRP", "URP", "ORP", "LMN", "CFA", "LKR"})
 
 
-def _piece(v: Vector, row: V.RowOp, undo: V.Undo | None, rec: Record, rid: str) -> P.Piece:
+def row_piece(v: Vector, row: V.RowOp, undo: V.Undo | None, rec: Record, rid: str) -> P.Piece:
     """A record's part of a row change (engine/redo/pieces.py), its columns placed where the
     supplemental header's column numbers (or the head flag) say where."""
     urow = undo.row if undo else None

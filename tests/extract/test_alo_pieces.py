@@ -171,7 +171,7 @@ def test_every_oracdc_piece_is_left_to_the_redo_miner() -> None:
             v = next(v for v in r.vectors if v.layer == 11)
             d, undo = V.decode(v), V.decode(u)
             assert isinstance(d, V.Redo) and isinstance(undo, V.Undo)
-            piece = C._piece(v, d.row, undo, r, rowid(v.obj, v.dba, d.row.slot))
+            piece = C.row_piece(v, d.row, undo, r, rowid(v.obj, v.dba, d.row.slot))
             left = not oracle_fast._whole_undo(u) or oracle_fast._a_piece(v.fields[1])
             ends = P.ends(piece, open_=False)
             if ends == (True, True):

@@ -158,7 +158,7 @@ def test_ignoring_a_urps_p_fails_them(
     """Mutation: a URP's P never applied (its column 0 taken as a value of its own): the
     redo miner's and the task miner's new value is wrong."""
     root, (_, col, _) = updated
-    # (the task miner reads its pieces as the redo miner does: engine/redo/capture._piece)
+    # (the task miner reads its pieces as the redo miner does: engine/redo/capture.row_piece)
     monkeypatch.setattr(P, "urp_flags", lambda fb, first: fb & ~FB_P)
     try:
         redo_ok = CC._text(CC._capture(root)[1].after)[CC.NAMES[col]] == str(NEW[col])

@@ -3,7 +3,7 @@ migrated row, an update that re-chains its row: the embedded database's
 ``engine/embedded/chained.py`` and Oracle's own, as oracdc's binding vectors show them), bound
 into one row change for the task miner (:meth:`engine.extract.tasks.miner.Miner.record`)
 exactly as the redo miner binds it: each record read into a piece by
-``engine.redo.capture._piece`` (:mod:`engine.redo.vectors` reads the 5.1 and its
+``engine.redo.capture.row_piece`` (:mod:`engine.redo.vectors` reads the 5.1 and its
 level-11 redo: IRP, DRP, LKR, URP, ORP, CFA, LMN) and the pieces bound by the rules of
 ``engine/redo/pieces.py`` (docs/redo_format.md "Rows in pieces"), stated there once.
 
@@ -23,7 +23,7 @@ from typing import Final
 
 from engine.redo import pieces as P
 from engine.redo import vectors as V
-from engine.redo.capture import _piece as row_piece  # (the redo miner's reading of a piece)
+from engine.redo.capture import row_piece  # (the redo miner's reading of a piece)
 from engine.redo.framing import Rba, Record, Vector
 from engine.redo.model import Column, Kdo, Undo
 from engine.redo.rowid import FB_F, FB_H, FB_L, fb_value, rowid
