@@ -871,7 +871,7 @@ static int supp_in_key(const Rec *r, const Vec *u, const Table *t) {
 
 /* A strict walk's check: 1 when the undo u is a whole row's (engine/redo/pieces.py): its
  * supplemental data marks first and last, and the row a DRP's undo restores (an IRP) is a
- * whole piece (oracle_fast._whole_undo). */
+ * whole piece (its Python twin: pieces.undo_whole). */
 static int undo_whole(const Rec *r, const Vec *u) {
     const uint8_t *b = r->b;
     unsigned op;

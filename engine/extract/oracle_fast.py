@@ -19,12 +19,11 @@ from engine.extract.tasks.decode import BEFORES_COMPACT
 from engine.extract.tasks.miner import Miner
 from engine.extract.tasks.plan import Event, MinePlan, TableInfo
 from engine.redo import capture as C
-from engine.redo import vectors
+from engine.redo import pieces as P
 from engine.redo.dictionary import Dictionary, Table
 from engine.redo.errors import RedoError
 from engine.redo.framing import Rba, Record, parse_record
 from engine.redo.model import Kdo, Undo
-from engine.redo.rowid import FB_F, FB_L
 from engine.redo.scan import Scan
 from engine.redo.values import CHARSETS
 from engine.redo.vectors import KDO_FLAG_COMPRESSED, KDO_FLAG_ONE_FIELD, KDO_OP_MASK, undo_ids
@@ -174,7 +173,7 @@ class FastMiner(Miner):
                 info = tables.get(undo_obj)
                 if not _contains(info, v.con_id):
                     return False
-                if info is not None and info.captured and not _whole_undo(v):
+                if info is not None and info.captured and not P.undo_whole(v):
                     return False  # a row piece (engine/redo/pieces.py binds it)
             elif v.layer in (11, 19):
                 info = tables.get(undo_obj if v.layer == 11 else -1) or tables.get(v.obj)
@@ -186,7 +185,7 @@ class FastMiner(Miner):
                 kdo = v.fields[1] if v.layer == 11 and len(v.fields) > 1 else b""
                 if len(kdo) > 16:  # the KDO (field 1)
                     kop = kdo[10] & KDO_OP_MASK
-                    if _a_piece(kdo) or (  # a row piece; a one-field or compressed image
+                    if not P.kdo_whole(kdo) or (  # a row piece; a one-field or compressed image
                         kop in _STRICT_OPS and kdo[11] & (KDO_FLAG_ONE_FIELD | KDO_FLAG_COMPRESSED)
                     ):
                         return False
@@ -215,28 +214,6 @@ class FastMiner(Miner):
         if keyless:  # (the redo miner writes it without the key: no database to fetch it)
             raise _Delegate("an update without its key")
         super()._emit(out, cols, xid, io_type, rowid, image, full, before, ref, head, seq)
-
-
-def _a_piece(kdo: bytes) -> bool:
-    """Whether a level-11 KDO (17 bytes or more) is a row piece the redo miner binds: an
-    ORP, or an IRP / URP whose row flags (@16 in both) lack F or L."""
-    kop = kdo[10] & KDO_OP_MASK
-    return kop == 6 or (kop in (2, 5) and not _whole(kdo[16]))
-
-
-def _whole(fb: int) -> bool:
-    return fb & (FB_F | FB_L) == FB_F | FB_L
-
-
-def _whole_undo(v: Any) -> bool:
-    """Whether a 5.1 is a whole row's: its supplemental data (if any) marks both first and
-    last, and the row it restores (a DRP's undo, an IRP) is a whole piece."""
-    d = vectors.decode(v)
-    if not isinstance(d, vectors.Undo):
-        return True
-    if d.supp is not None and not _whole(d.supp.fb):
-        return False
-    return d.row is None or d.row.name != "IRP" or d.row.fb is None or _whole(d.row.fb)
 
 
 def parsed(buf: bytes, lo: int, size: int, scan: Scan, offset: int) -> Record:

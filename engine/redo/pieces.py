@@ -48,7 +48,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from engine.redo.framing import Rba
+from engine.redo import vectors as V
+from engine.redo.framing import Rba, Vector
 from engine.redo.frozen import quick_init
 from engine.redo.rowid import FB_F, FB_H, FB_L, FB_N, FB_P
 
@@ -115,6 +116,45 @@ def whole(p: Piece) -> bool:
     """A piece that is a whole row change by itself."""
     first, last = ends(p, open_=False)
     return first and last
+
+
+# From the raw fields, before any decoding: which records the fast readers (the task
+# miner's walks, the attached Extract's fast path) leave to the binding above. The C walk's
+# ``undo_whole`` is their twin (engine/_native/redomine.c).
+_WHOLE = FB_F | FB_L
+_ROW_FB_OPS = frozenset({2, 5, 6})  # IRP, URP, ORP: row flags in their KDO (@ KDO_ROW_AT fb)
+_ORP = 6
+
+
+def kdo_whole(kdo: bytes) -> bool:
+    """Whether a level-11 KDO field is a whole row's as far as it says: not an ORP (only
+    ever a piece of a migrated or re-chained row), and an IRP's or URP's row flags mark both
+    first and last. A field too short to say: True (the decoder says what is wrong)."""
+    fb = V.KDO_ROW_AT["fb"][0]  # (a URP's flag byte is at the same offset)
+    if len(kdo) <= fb:
+        return True
+    op = kdo[V.KDO_AT["op"][0]] & V.KDO_OP_MASK
+    return op != _ORP and (op not in _ROW_FB_OPS or kdo[fb] & _WHOLE == _WHOLE)
+
+
+def undo_whole(undo: Vector) -> bool:
+    """Whether a 5.1 is a whole row's: its supplemental flags (when it has them) mark both
+    first and last, and the row it restores (a DRP's undo: an IRP) is a whole piece."""
+    if len(undo.fields) <= 4:
+        return True
+    ukdo = undo.fields[3]
+    fb = V.KDO_ROW_AT["fb"][0]
+    restores_irp = len(ukdo) > fb and ukdo[V.KDO_AT["op"][0]] & V.KDO_OP_MASK == 2
+    if restores_irp and ukdo[fb] & _WHOLE != _WHOLE:
+        return False
+    at = V._supp_at(undo, 4)
+    return at >= len(undo.fields) or undo.fields[at][V.SUPP_AT["fb"][0]] & _WHOLE == _WHOLE
+
+
+def record_whole(redo: Vector, undo: Vector | None) -> bool:
+    """Whether level-11 ``redo`` (with its 5.1 ``undo``) is a row change by itself."""
+    kdo = redo.fields[1] if len(redo.fields) > 1 else b""
+    return kdo_whole(kdo) and (undo is None or undo_whole(undo))
 
 
 def complete(pieces: Sequence[Piece]) -> bool:

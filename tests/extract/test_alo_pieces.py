@@ -24,7 +24,7 @@ from engine.embedded.database import Database, create_database
 from engine.embedded.rows import encode_row, rid_block, rid_slot, supp_columns
 from engine.embedded.session import UndoEntry
 from engine.embedded.sql import execute
-from engine.extract import oracle_fast, oracle_source
+from engine.extract import oracle_source
 from engine.home.layout import Home
 from engine.redo import payloads
 from engine.redo import vectors as V
@@ -172,7 +172,7 @@ def test_every_oracdc_piece_is_left_to_the_redo_miner() -> None:
             d, undo = V.decode(v), V.decode(u)
             assert isinstance(d, V.Redo) and isinstance(undo, V.Undo)
             piece = C.row_piece(v, d.row, undo, r, rowid(v.obj, v.dba, d.row.slot))
-            left = not oracle_fast._whole_undo(u) or oracle_fast._a_piece(v.fields[1])
+            left = not P.undo_whole(u) or not P.kdo_whole(v.fields[1])
             ends = P.ends(piece, open_=False)
             if ends == (True, True):
                 whole += 1  # (the fast path may still leave it: a middle piece in context)

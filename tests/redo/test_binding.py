@@ -392,3 +392,27 @@ def test_ignoring_the_column_numbers_fails_them(monkeypatch: pytest.MonkeyPatch)
                 after = _image(c.after)
                 wrong += {n: after.get(n, b"?") for n, _ in s.set} != dict(s.set)
     assert wrong == 10  # every LogMiner text
+
+
+@pytest.mark.parametrize(
+    ("op", "fb", "whole"),
+    [
+        ("IRP", FB_H | FB_F | FB_L, True),
+        ("IRP", FB_H | FB_F, False),  # a chained row's head: its last piece comes with it
+        ("IRP", FB_L, False),
+        ("URP", FB_H | FB_F | FB_L, True),
+        ("URP", FB_F, False),
+        ("ORP", FB_H | FB_F | FB_L, False),  # only ever a migrated or re-chained row's piece
+        ("DRP", 0, True),  # (no row flags: its 5.1 says)
+        ("LKR", 0, True),
+    ],
+)
+def test_which_records_the_fast_readers_leave_to_the_binding(op: str, fb: int, whole: bool) -> None:
+    """``pieces.kdo_whole`` (the task miner's and the attached fast path's test, twin of the
+    C walk's) from the raw KDO: a row piece is left to the binding rules, a whole row read
+    as it is; a field too short to say is left to the decoder."""
+    kdo = bytearray(48)
+    kdo[V.KDO_AT["op"][0]] = {v: k for k, v in V.KDO_OPS.items()}[op]
+    kdo[V.KDO_ROW_AT["fb"][0]] = fb
+    assert P.kdo_whole(bytes(kdo)) is whole
+    assert P.kdo_whole(bytes(kdo[: V.KDO_ROW_AT["fb"][0]])) is True

@@ -71,6 +71,7 @@ from engine.redo.model import (
     UndoApplied,
 )
 from engine.redo.payloads import decode_vector
+from engine.redo.pieces import record_whole
 from engine.redo.scan import Scan
 from engine.redo.vectors import UNDECODED_ROW_OPS, UNDO_CLS_FIRST
 from engine.trail.errors import RecordLimitError
@@ -440,15 +441,15 @@ class Miner:
     ) -> bool:
         """Whether level-11 ``v`` of a captured table is a piece of a row change in pieces
         (:mod:`rowpieces`): an operation only ever a piece (LKR, ORP, CFA, LMN), a record
-        whose flags do not say both ends (:func:`rowpieces.whole`), or any while its
-        transaction has a change open."""
+        whose flags do not say both ends (:func:`engine.redo.pieces.record_whole`), or any
+        while its transaction has a change open."""
         tables = self.tables
         info = (tables.get(undo.objn) if undo is not None else None) or tables.get(v.obj)
         if info is None or not info.captured:
             return False
         if v.code in rowpieces.ONLY_PIECES or (xid is not None and xid in self.chains.changes):
             return True
-        return not rowpieces.whole(v, undo_v)
+        return not record_whole(v, undo_v)
 
     def _piece(
         self,

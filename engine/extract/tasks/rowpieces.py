@@ -7,11 +7,11 @@ exactly as the redo miner binds it: each record read into a piece by
 level-11 redo: IRP, DRP, LKR, URP, ORP, CFA, LMN) and the pieces bound by the rules of
 ``engine/redo/pieces.py`` (docs/redo_format.md "Rows in pieces"), stated there once.
 
-:func:`whole` says, from a record's raw fields, whether it is a row change by itself (its
-supplemental flags and row flags both first and last): the task miner reads those through
-the redo model as ever, and the others through this module. The helpers the reference
-decoder shares (``tests/harness/logical.py``) read the redo model: :func:`supp_flags`,
-:func:`placed`, :func:`row_flags`.
+:func:`engine.redo.pieces.record_whole` says, from a record's raw fields, whether it is a
+row change by itself (its supplemental flags and row flags both first and last): the task
+miner reads those through the redo model as ever, and the others through this module. The
+helpers the reference decoder shares (``tests/harness/logical.py``) read the redo model:
+:func:`supp_flags`, :func:`placed`, :func:`row_flags`.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Final
 from engine.redo import pieces as P
 from engine.redo import vectors as V
 from engine.redo.capture import row_piece  # (the redo miner's reading of a piece)
-from engine.redo.framing import Rba, Record, Vector
+from engine.redo.framing import Record, Vector
 from engine.redo.model import Column, Kdo, Undo
 from engine.redo.rowid import FB_F, FB_H, FB_L, fb_value, rowid
 
@@ -36,8 +36,6 @@ CODES: Final = {"DRP": 3, "URP": 5, "LKR": 4}
 PIECE_CODES: Final = frozenset({2, 3, 4, 5, 6, 8, 16})
 #: of those, the ones only ever a piece of a change (lock, migrate, forward, no-op)
 ONLY_PIECES: Final = frozenset({4, 6, 8, 16})
-_ROW_FB: Final = frozenset({2, 5, 6})  # IRP, URP, ORP: row flags in their KDO
-_NO_RBA: Final = Rba(0, 0, 0)
 
 
 def supp_flags(undo: Undo | None) -> int:
@@ -61,33 +59,6 @@ def row_flags(kdo: Kdo) -> int:
     """A KDO's row flags: a URP's are its flag byte (the redo model's ``flag``), the other
     operations' their ``fb`` letters."""
     return kdo.flag if kdo.name == "URP" else fb_value(kdo.fb)
-
-
-def whole(redo: Vector, undo: Vector | None) -> bool:
-    """Whether the record of level-11 ``redo`` (and its 5.1 ``undo``) is a row change by
-    itself, read from the raw fields: the undo's supplemental flags (when it has them), the
-    redo's row flags (IRP, URP, ORP) and those of the row a DRP's undo restores say both
-    first and last (the C walk's ``undo_whole``). A field too short to say
-    is left to the reader that decodes the record (it says what is wrong)."""
-    kdo = redo.fields[1] if len(redo.fields) > 1 else b""
-    fb = V.KDO_ROW_AT["fb"][0]  # (a URP's flag byte is at the same offset)
-    row_op = len(kdo) > fb and kdo[V.KDO_AT["op"][0]] & V.KDO_OP_MASK in _ROW_FB
-    if row_op and kdo[fb] & WHOLE != WHOLE:
-        return False
-    if undo is None or len(undo.fields) <= 4:
-        return True
-    ukdo = undo.fields[3]  # the row the undo restores: a DRP's IRP must be a whole one
-    if (
-        len(ukdo) > fb
-        and ukdo[V.KDO_AT["op"][0]] & V.KDO_OP_MASK == 2
-        and ukdo[fb] & WHOLE != WHOLE
-    ):
-        return False
-    at = V._supp_at(undo, 4)
-    if at < len(undo.fields):
-        f = undo.fields[at]
-        return f[V.SUPP_AT["fb"][0]] & WHOLE == WHOLE
-    return True
 
 
 def ref_of(redo: Vector, offset: int) -> str:
