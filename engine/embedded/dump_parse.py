@@ -447,7 +447,8 @@ _SCN: Final = re.compile(
     r"^SCN: (0x[0-9a-f]+\.[0-9a-f]+) SUBSCN:\s*(\d+) "
     r"(\d\d/\d\d/\d{4} \d\d:\d\d:\d\d)(?:\.(\d{6}))?\s*$"
 )
-#: Oracle's trace ends a logfile dump with this line (then its read statistics): the dump ends.
+#: Oracle's trace ends a logfile dump with this line, then its read statistics, which are
+#: skipped to the next record (several dumps concatenated: each one's records are read).
 _END: Final = re.compile(r"^END OF REDO DUMP\b")
 _LWN: Final = re.compile(
     r"^\(LWN RBA: \S+ LEN: (\d+) NST: (\d+) SCN: (0x[0-9a-f]+\.[0-9a-f]+)\)\s*$"
@@ -646,10 +647,17 @@ def parse_dump(
             return
         raise ValueError("not redo dump syntax")
 
+    trailer = False  # after END OF REDO DUMP: the trace's statistics, to the next record
     for line_no, raw_line in enumerate(lines, 1):
         line = raw_line.rstrip("\r\n")
         if _END.match(line) and not expect_scn:
-            break  # (what follows is the trace's statistics, not records)
+            finish_record()
+            trailer = True
+            continue
+        if trailer:
+            if not _REC.match(line):
+                continue
+            trailer = False  # (another dump after it: dumps concatenated)
         try:
             take()
         except DumpSyntaxError:

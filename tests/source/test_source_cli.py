@@ -84,7 +84,8 @@ def test_import_dump_then_dump_round_trips(tmp_path: Path) -> None:
     # it ends as Oracle's trace does; the import stops there (Oracle's read statistics follow)
     assert first.rstrip().splitlines()[-1] == "END OF REDO DUMP: 33 record(s), 80 change(s)"
     assert first.count("\nCHANGE #") == 80
-    (tmp_path / "again.dump").write_text(first + "----- Redo read statistics for thread 1 -----\n")
+    stats = "----- Redo read statistics for thread 1 -----\nRead rate (SYNC): 12Kb in 0.01s\n"
+    (tmp_path / "again.dump").write_text(first + stats)
     assert _db(tmp_path, "create", "ORA2")[0] == 0
     code, out = _db(
         tmp_path,
@@ -96,6 +97,19 @@ def test_import_dump_then_dump_round_trips(tmp_path: Path) -> None:
     )
     assert code == 0
     assert _db(tmp_path, "dump", "ORA2")[1] == first
+    # two traces concatenated: the records of both (the second's after the first's statistics)
+    one, two = (
+        HERE / "vectors" / n for n in ("01_single_row_insert.dump", "02_single_row_update.dump")
+    )
+    both = tmp_path / "both.dump"
+    both.write_text(one.read_text() + "END OF REDO DUMP\n" + stats + two.read_text())
+    assert _db(tmp_path, "create", "ORA3")[0] == 0
+    code, out = _db(
+        tmp_path, "import-dump", "ORA3", str(both),
+        "--dictionary", str(HERE / "vectors" / "seed_dictionary.json"),
+    )  # fmt: skip
+    n = sum(p.read_text().count("REDO RECORD - ") for p in (one, two))
+    assert code == 0 and f"{n} redo record(s) imported from 1 file(s)." in out, out
     code, out = _db(tmp_path, "logs", "ORA")
     seqs = [int(line.split()[1]) for line in out.splitlines()]
     assert seqs == [0x44, 0x45, 0x46, 0x47, 0x49, 0x4B, 0x4D]
