@@ -47,6 +47,7 @@ from engine.embedded.rows import (
     piece_values,
     rid_block,
     rid_slot,
+    row_pieces,
     supp_columns,
 )
 from engine.embedded.state import Engine, Pieces, PieceUndos, Txn, UndoEntry, Writer
@@ -87,11 +88,13 @@ def piece_irp(
     fb: str,
     lb: int,
     nrid: tuple[int, int] | None,
+    name: str = "IRP",
 ) -> Kdo:
-    """An IRP of one row piece: its columns (numbered from the piece's first), its flags
-    ``fb`` (:func:`engine.embedded.rows.piece_fb`), the next piece's address ``nrid``: an
-    insert's redo (dml._redo_insert) or a delete's undo (:func:`delete`)."""
-    return rg.kdo("IRP", ktb, table, dba, slot=slot, size=rg.row_size(cols_data(cols)),
+    """An IRP (or ``name`` ORP) of one row piece: its columns (numbered from the piece's
+    first), its flags ``fb`` (:func:`engine.embedded.rows.piece_fb`), the next piece's
+    address ``nrid``: an insert's redo (dml._redo_insert), a delete's undo
+    (:func:`delete`), a re-chained row's pieces (:func:`rechain`)."""
+    return rg.kdo(name, ktb, table, dba, slot=slot, size=rg.row_size(cols_data(cols)),
                   fb=fb, lb=lb, cc=len(cols), columns=cols, nrid=nrid)  # fmt: skip
 
 
@@ -200,6 +203,94 @@ def update(
     return tuple(undos)
 
 
+def rechain(
+    s: Writer,
+    db: Engine,
+    txn: Txn,
+    table: TableDef,
+    scn: int,
+    rid: int,
+    pieces: Pieces | None,
+    old: rg.Row,
+    new: rg.Row,
+) -> tuple[Pieces, Pieces, PieceUndos] | None:
+    """The records of an UPDATE that the row's pieces (``pieces``; None: a row in one piece)
+    no longer hold (:func:`fits`; a row grown past a block) and that makes more than one
+    piece (else None, nothing written: the caller writes it whole): the row is laid anew
+    (:func:`engine.embedded.rows.row_pieces` of ``new``, all its columns encoded; the head
+    stays at ``rid``, the other pieces in new blocks), a record per piece, as Oracle
+    migrates a row (oracdc's ``IRP + ORP``, generalized):
+
+    - the new layout's pieces other than the head, the last first: ``5.1 (DRP undo) + 11.2
+      IRP`` (row flags and next-piece ROWID as an insert's);
+    - the old layout's pieces other than the head, the last first: ``5.1 (IRP undo: the
+      piece as it was) + 11.3 DRP``;
+    - the head: ``5.1 (ORP undo: the head as it was) + 11.6 ORP`` (the new head);
+
+    the 5.1s' supplemental flags ``----F---`` on the first record, ``-----L--`` on the head's
+    (the last), ``--------`` between, the key columns in the first, ``before`` / ``after``
+    the table column (from 1) of each piece's first column. Every reader binds it into one
+    UPDATE on the head's ROWID with the whole row in both images. Returns the old pieces
+    (one for a row in one piece), the new ones, and each record's piece (counting the old
+    pieces, then the new) and undo address."""
+    layout = row_pieces(rg.columns_of_row(new))
+    if len(layout) < 2:
+        return None
+    ncols = len(table.columns)
+    was: Pieces = tuple(pieces) if pieces else ((rid, 0, ncols, 0, 0),)
+    rids = [rid, *(db.allocate(table, 1, fresh_block=True)[0] for _ in layout[1:])]
+    now: Pieces = tuple((r, *part) for r, part in zip(rids, layout, strict=True))
+    olds, news = ranges(table, was), list(now)
+    # (piece index as undos count it, old?, n) in log order
+    order = [(len(olds) + n, False, n) for n in range(len(news) - 1, 0, -1)]
+    order += [(n, True, n) for n in range(len(olds) - 1, 0, -1)]
+    order.append((0, True, 0))
+    undos: list[tuple[int, Uba]] = []
+    for k, (index, is_old, n) in enumerate(order):
+        first, last = k == 0, k == len(order) - 1
+        dba, slot = _address(table, (olds if is_old else news)[n][0])
+        pre, _ = s.first_cvs(txn, scn)
+        if is_old:  # an old piece removed (the head overwritten): its undo puts it back
+            ocols, ofb, onrid = _piece(table, olds, n, old)
+            name = "ORP" if n == 0 else "IRP"
+            undo_kdo = piece_irp(rg.UNDO_KTB, table, dba, slot, ocols, ofb, 0, onrid, name)
+            at = (1, 1) if n == 0 else (olds[n][1] + 1, 0)
+        else:  # a new piece: its undo removes it
+            undo_kdo = rg.kdo("DRP", rg.UNDO_KTB, table, dba, slot=slot)
+            at = (0, news[n][1] + 1)
+        supp = supp_columns(table, old) if first else ()
+        undo_cv, uba = rg.row_undo(txn.ids, table, scn, undo_kdo, supp)
+        undo_cv = _with_supp(undo_cv, SUPP_FB[(first, last)], *at)
+        undos.append((index, uba))
+        txn.ids.started = True
+        ktb, _ = rg.ktb_for(txn.ids, dba, uba, db.dirty_blocks, scn)
+        if is_old and n:
+            cv = rg.row_redo(txn.ids, table, scn, dba, 3, rg.kdo("DRP", ktb, table, dba, slot=slot))
+        else:  # a new piece, or the new head over the old
+            cols, fb, nrid = _piece(table, news, n, new)
+            kdo = piece_irp(ktb, table, dba, slot, cols, fb, 2, nrid, "ORP" if n == 0 else "IRP")
+            cv = rg.row_redo(txn.ids, table, scn, dba, 6 if n == 0 else 2, kdo)
+        db.emit(s.thread, scn, [*pre, undo_cv, cv, *s.session_cv(txn)], switch=last)
+    return was, now, tuple(undos)
+
+
+def _address(table: TableDef, rid: int) -> tuple[int, int]:
+    """The block address and slot of row piece ``rid``."""
+    return make_dba(table.file_no, rid_block(rid)), rid_slot(rid)
+
+
+def _piece(
+    table: TableDef, parts: Sequence[tuple[int, int, int, int, int]], n: int, row: rg.Row
+) -> tuple[tuple[Column, ...], str, tuple[int, int] | None]:
+    """Piece ``n`` of ``parts`` (:func:`ranges`) of ``row``: its columns (numbered from its
+    first), its row flags and the next piece's address."""
+    _, lo, hi, skip, end = parts[n]
+    part, final = (lo, hi, skip, end), n == len(parts) - 1
+    cols = tuple(Column(i, v) for i, v in enumerate(piece_row(row, part, final)))
+    nrid = None if final else _address(table, parts[n + 1][0])
+    return cols, piece_fb(n == 0, final, part), nrid
+
+
 #: a piece's compensation: its undo address, block address, slot, the row operation's
 #: code (11.x) and KDO, and whether it is the head's (whose record takes the index ops)
 Compensation = tuple[Uba, int, int, int, Kdo, bool]
@@ -210,7 +301,9 @@ def compensations(table: TableDef, entry: UndoEntry) -> list[Compensation]:
     writes, newest record first: per piece, the undo of that piece's change, as Oracle
     applies each undo record: an insert's piece deleted (DRP), a delete's piece put back
     (IRP, its flags and next-piece ROWID), an update's piece's columns set back (URP, its
-    flags, its columns numbered the piece's way), a locked head unlocked (LKR)."""
+    flags, its columns numbered the piece's way), a locked head unlocked (LKR); a
+    re-chain's (:func:`rechain`) head overwritten back (ORP), its old pieces put back (IRP)
+    and its new ones removed (DRP)."""
     parts = ranges(table, entry.pieces)
     last = len(parts) - 1
     if entry.kind == "del":
@@ -219,20 +312,22 @@ def compensations(table: TableDef, entry: UndoEntry) -> list[Compensation]:
         old = encode_row_values(table, entry.cols, entry.before)
     out: list[Compensation] = []
     for n, uba in reversed(entry.undos):
+        ktb = Ktb(op=0x02, kind="C", uba=uba)
+        if entry.moved and n > last:  # a re-chain's new piece: removed
+            dba, slot = _address(table, entry.moved[n - len(parts)][0])
+            out.append((uba, dba, slot, 3, rg.kdo("DRP", ktb, table, dba, slot=slot), False))
+            continue
         rid, lo, hi, skip, end = parts[n]
         dba, slot = make_dba(table.file_no, rid_block(rid)), rid_slot(rid)
-        ktb = Ktb(op=0x02, kind="C", uba=uba)
         part = (lo, hi, skip, end)
         fb = piece_fb(n == 0, n == last, part)
         if entry.kind == "ins":
             kdo, code = rg.kdo("DRP", ktb, table, dba, slot=slot), 3
-        elif entry.kind == "del":
-            cols = tuple(Column(i, v) for i, v in enumerate(piece_row(old, part, n == last)))
-            nrid = parts[n + 1][0] if n < last else None
-            at = (
-                None if nrid is None else (make_dba(table.file_no, rid_block(nrid)), rid_slot(nrid))
-            )
-            kdo, code = piece_irp(ktb, table, dba, slot, cols, fb, 0, at), 2
+        elif entry.kind == "del" or entry.moved:  # (a re-chain: the old piece put back)
+            cols, _, nrid = _piece(table, parts, n, old)
+            orp = bool(entry.moved) and n == 0  # (the head overwritten back)
+            kdo = piece_irp(ktb, table, dba, slot, cols, fb, 0, nrid, "ORP" if orp else "IRP")
+            code = 6 if orp else 2
         else:
             set_cols = sorted(c for c in entry.cols if lo <= c < hi)
             if set_cols:

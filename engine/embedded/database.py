@@ -395,9 +395,14 @@ class Database:
         """Row ``rid`` of ``table`` is chained over ``pieces`` (kept in ``_gg_pieces``, which
         SQLite commits with the rows at each checkpoint: a crash loses both or neither). A
         deleted chained row's entry stays (ROWIDs are never given out again), so a rollback
-        of the delete finds its pieces where they were; DROP TABLE removes the table's."""
-        self.chained.setdefault(table.obj, {})[rid] = pieces
+        of the delete finds its pieces where they were; DROP TABLE removes the table's.
+        No ``pieces``: the row is in one piece again (a re-chain rolled back: chained.py)."""
         self.conn.execute(_PIECES_TABLE)
+        if not pieces:
+            self.chained.get(table.obj, {}).pop(rid, None)
+            self.conn.execute("DELETE FROM _gg_pieces WHERE obj = ? AND rid = ?", (table.obj, rid))
+            return
+        self.chained.setdefault(table.obj, {})[rid] = pieces
         self.conn.execute(
             "INSERT OR REPLACE INTO _gg_pieces (obj, rid, pieces) VALUES (?, ?, ?)",
             (table.obj, rid, json.dumps(pieces)),

@@ -365,8 +365,16 @@ def _redo_update(
     undos = None
     if pieces is not None:  # a record per piece changed (and the head's)
         undos = chained.update(s, db, txn, table, scn, pieces, old_enc, new_enc, set_cols)
+    moved = None
+    if undos is None and (pieces or piece_bytes(rg.columns_of_row(new_enc)) > PIECE_ROOM):
+        moved = chained.rechain(s, db, txn, table, scn, rid, pieces, old_enc, new_enc)
     before = tuple(old[i] for i in set_cols)
-    if undos is None:
+    if moved is not None:  # the row laid anew in pieces (the head's record last)
+        was, now, undos = moved
+        db.keep_pieces(table, rid, now)
+        every = tuple(range(len(table.columns)))
+        entry = UndoEntry("upd", table.qualified, (rid,), undos[-1][1], old, every, was, undos, now)
+    elif undos is None:
         uba = _update_whole(s, db, txn, table, scn, dba, slot, old_enc, new_enc, set_cols)
         entry = UndoEntry("upd", table.qualified, (rid,), uba, before, tuple(set_cols))
     else:

@@ -54,7 +54,7 @@ class Engine(Protocol):
     #: the chained rows of each table (object number): head rid -> :data:`Pieces`
     chained: dict[int, dict[int, Pieces]]
 
-    def keep_pieces(self, table: TableDef, rid: int, pieces: Pieces) -> None: ...
+    def keep_pieces(self, table: TableDef, rid: int, pieces: Pieces) -> None: ...  # (): forget
 
     def next_scn(self) -> int: ...
 
@@ -85,7 +85,10 @@ class UndoEntry:
     A change of a chained row written a record per piece: the row's ``pieces`` and, per
     record, its piece and undo address (``undos``): its rollback writes a compensation per
     piece, each naming its piece's undo record (engine/embedded/chained.py); ``uba``: the
-    head's record's (empty ``undos``: written whole, one record at ``uba``)."""
+    head's record's (empty ``undos``: written whole, one record at ``uba``). An update that
+    re-chained the row (chained.rechain): ``moved`` its new pieces, ``pieces`` its old ones
+    (one: it was a row in one piece), ``cols`` every column, ``before`` the whole old row;
+    an ``undos`` piece index counts the old pieces, then the new ones."""
 
     kind: str
     table: str
@@ -95,6 +98,7 @@ class UndoEntry:
     cols: tuple[int, ...] = ()
     pieces: Pieces = ()
     undos: PieceUndos = ()
+    moved: Pieces = ()
 
     def names(self, uba: Uba) -> bool:
         """Whether ``uba`` is one of this change's undo records (a compensation names it)."""

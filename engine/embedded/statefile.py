@@ -57,6 +57,7 @@ _ENTRY_FIELDS: Final[dict[str, df.Check]] = {
 _ENTRY_PIECE_FIELDS: Final[dict[str, df.Check]] = {
     "pieces": df.tuple_all(df.tuple_of(_int, _int, _int, _int, _int)),
     "undos": df.tuple_all(df.tuple_of(_int, _triple)),
+    "moved": df.tuple_all(df.tuple_of(_int, _int, _int, _int, _int)),
 }
 _IDS_FIELDS: Final[dict[str, df.Check]] = {
     "xid": _triple,
@@ -149,6 +150,7 @@ def _txn(t: Txn) -> dict[str, object]:
                 "cols": tuple(e.cols),
                 "pieces": tuple(e.pieces),
                 "undos": tuple((n, _uba(u)) for n, u in e.undos),
+                "moved": tuple(e.moved),
             }
             for e in t.entries
         ],
@@ -212,6 +214,7 @@ def _txn_from(d: dict[object, object]) -> Txn:
         fe = _need(e, _ENTRY_FIELDS, "undo entry")
         more = df.fields_from(e, _ENTRY_PIECE_FIELDS)
         undos = tuple((n, Uba(*u)) for n, u in more.get("undos", ()))  # type: ignore[attr-defined]
-        pieces = more.get("pieces", ())
-        entries.append(UndoEntry(**{**fe, "uba": Uba(*fe["uba"])}, pieces=pieces, undos=undos))  # type: ignore[arg-type]
+        pieces, moved = more.get("pieces", ()), more.get("moved", ())
+        kept = {"pieces": pieces, "undos": undos, "moved": moved}
+        entries.append(UndoEntry(**{**fe, "uba": Uba(*fe["uba"])}, **kept))  # type: ignore[arg-type]
     return Txn(tids, **f, entries=entries)

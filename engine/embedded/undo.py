@@ -84,6 +84,8 @@ def apply_undo(db: Engine, table: TableDef, entry: UndoEntry) -> None:
                 entry.rids[0],
             ],
         )
+        if entry.moved:  # a re-chain: the row's old pieces (one: not chained)
+            db.keep_pieces(table, entry.rids[0], entry.pieces if len(entry.pieces) > 1 else ())
 
 
 def compensate(

@@ -41,7 +41,7 @@ from engine.redo.model import (
     Undo,
     UndoApplied,
 )
-from engine.redo.rowid import FB_F, FB_L, FB_P, fb_value
+from engine.redo.rowid import FB_F, FB_H, FB_L, FB_P, fb_value
 
 
 @dataclass(frozen=True)
@@ -225,7 +225,7 @@ class Decoder:
         table = self._table(cv)
         supp = _cols(table, undo.supplemental) if undo is not None else {}
         ukdo = undo.kdo if undo is not None else None
-        if k.name in rowpieces.CODES and undo is not None:
+        if k.name in _PIECE_KINDS and undo is not None:
             flags = rowpieces.supp_flags(undo)
             if t.xid in self._changes or flags != rowpieces.WHOLE:
                 self._change_piece(rec, table, k, undo, uba, t, flags)
@@ -233,20 +233,12 @@ class Decoder:
         if k.name == "IRP":
             columns = k.columns
             if fb_value(k.fb) & (FB_F | FB_L) != FB_F | FB_L:  # a chained row's piece
-                pending = self._pieces.setdefault(t.xid, [])
+                pending = self._pieces.setdefault(t.xid, [])  # (no supplemental flags)
                 pending.append((fb_value(k.fb), k.columns))
                 if not fb_value(k.fb) & FB_F:
                     return  # the head (F) is logged last
                 del self._pieces[t.xid]
-                bound: list[Column] = []
-                for fb, piece in reversed(pending):  # the head's columns first
-                    cols = list(piece)
-                    if fb & FB_P and cols and bound:  # its first column continues the last
-                        tail = bound.pop()
-                        cols[0] = Column(0, (tail.data or b"") + (cols[0].data or b""))
-                    base = len(bound)
-                    bound += [Column(base + c.no, c.data) for c in cols]
-                columns = tuple(bound)
+                columns = _laid(reversed(pending))
             after = _full_row(table, columns)
             self._emit(t, rec, table, "INSERT", k.bdba, k.slot, after, {}, _key(table, after), uba)
         elif k.name == "QMI":
@@ -291,32 +283,46 @@ class Decoder:
         t: Transaction,
         flags: int,
     ) -> None:
-        """A piece of a chained row's update or delete: held until its last (supplemental
-        L), then one DELETE (all DRPs) or UPDATE on the first piece's (the head's) ROWID,
-        every piece's columns placed by the supplemental before / after."""
+        """A piece of a row change in pieces, by the supplemental flags: held until its
+        last (L), then one INSERT (all IRPs: a chained insert), DELETE (all DRPs) or UPDATE
+        (a chained row's URPs, a migrated or re-chained row's IRPs, DRPs and ORP) on the
+        head's ROWID, at the head's record; every piece's columns placed by the supplemental
+        before / after, a cut column's parts joined in the row's order."""
         pending = self._changes.setdefault(t.xid, [])
         pending.append((rec, k, undo, uba))
         if not flags & FB_L:
             return
         del self._changes[t.xid]
+        kinds = {kdo.name for _, kdo, _, _ in pending if kdo.name != "LKR"}
+        head = next(
+            (p for p in pending if _own_flags(p[1], p[2]) & FB_H), pending[0]
+        )  # (an insert's and a migration's head is logged last, an update's first)
+        rec, hk, _, uba = head
+        bdba, slot = (hk.bdba, hk.slot)
+        if kinds == {"IRP"}:
+            cols = _laid([(fb_value(kdo.fb), kdo.columns) for _, kdo, _, _ in reversed(pending)])
+            after = _full_row(table, cols)
+            self._emit(t, rec, table, "INSERT", bdba, slot, after, {}, _key(table, after), uba)
+            return
         before: dict[int, bytes | None] = {}
         after: dict[int, bytes | None] = {}
         supp: dict[str, Value] = {}
-        for _, kdo, u, _ in pending:
-            if u.kdo is not None:
-                _joined(before, u.kdo.columns, u.supp_before, rowpieces.row_flags(u.kdo))
-            if kdo.name == "URP":
-                _joined(after, kdo.columns, u.supp_after, rowpieces.row_flags(kdo))
+        undos = [(u.kdo, u.supp_before) for _, _, u, _ in pending if u.kdo is not None]
+        for kdo, at in _in_row_order(undos):
+            _joined(before, kdo.columns, at, rowpieces.row_flags(kdo))
+        redos = [(kdo, u.supp_after) for _, kdo, u, _ in pending if kdo.name in _AFTER_KINDS]
+        for kdo, at in _in_row_order(redos):
+            _joined(after, kdo.columns, at, rowpieces.row_flags(kdo))
+        for _, _, u, _ in pending:
             supp.update(_cols(table, u.supplemental))
-        rec, head, _, uba = pending[0]  # the change is at its first piece, the head
         b = _cols(table, (Column(i, v) for i, v in before.items()))
         key = _key(table, supp, b)
-        if all(kdo.name == "DRP" for _, kdo, _, _ in pending):
+        if kinds == {"DRP"}:
             full = _full_row(table, (Column(i, v) for i, v in sorted(before.items())))
-            self._emit(t, rec, table, "DELETE", head.bdba, head.slot, {}, full, key, uba)
+            self._emit(t, rec, table, "DELETE", bdba, slot, {}, full, key, uba)
             return
         a = _cols(table, (Column(i, v) for i, v in after.items()))
-        self._emit(t, rec, table, "UPDATE", head.bdba, head.slot, a, b, key, uba)
+        self._emit(t, rec, table, "UPDATE", bdba, slot, a, b, key, uba)
 
     def _load(self, rec: RedoRecord, cv: ChangeVector, d: DirectLoad, t: Transaction) -> None:
         """Rows of a direct-load block; their block is the change's DBA (the block header's
@@ -402,3 +408,45 @@ def _joined(image: dict[int, bytes | None], cols: tuple[Column, ...], at: int, f
         if cut and c.no == 0 and n in image:
             v = (image[n] or b"") + (v or b"")
         image[n] = v
+
+
+#: the redo operations whose records may be a piece of a row change (supplemental flags)
+_PIECE_KINDS = frozenset({*rowpieces.CODES, "IRP", "ORP"})
+#: of those, the ones whose redo holds the row's new values
+_AFTER_KINDS = frozenset({"URP", "IRP", "ORP"})
+
+
+def _own_flags(kdo: Kdo, undo: Undo) -> int:
+    """A piece's own row flags: its redo's, a DRP's (which has none) its undo's."""
+    if kdo.name == "DRP" and undo.kdo is not None:
+        return rowpieces.row_flags(undo.kdo)
+    return rowpieces.row_flags(kdo) if kdo.name in _AFTER_KINDS else 0
+
+
+def _laid(pieces: Iterable[tuple[int, tuple[Column, ...]]]) -> tuple[Column, ...]:
+    """Pieces' columns (each numbered from its first; with its row flags), head first,
+    laid end to end: a piece's first column continues the one before when its flags say
+    P."""
+    bound: list[Column] = []
+    for fb, piece in pieces:
+        cols = list(piece)
+        if fb & FB_P and cols and bound:  # its first column continues the last
+            tail = bound.pop()
+            cols[0] = Column(0, (tail.data or b"") + (cols[0].data or b""))
+        base = len(bound)
+        bound += [Column(base + c.no, c.data) for c in cols]
+    return tuple(bound)
+
+
+def _in_row_order(kdos: list[tuple[Kdo, int]]) -> list[tuple[Kdo, int]]:
+    """One image's pieces (each with its supplemental column number) in the row's order:
+    from the head (H) along the next-piece addresses (a migrated or re-chained row's pieces
+    are logged last first), the others after, as logged (an update's URPs, head first)."""
+    head = next((x for x in kdos if rowpieces.row_flags(x[0]) & FB_H and x[0].nrid), None)
+    if head is None:
+        return kdos
+    at = {(k.bdba, k.slot): (k, n) for k, n in kdos}
+    out = [head]
+    while out[-1][0].nrid in at and at[out[-1][0].nrid] not in out:
+        out.append(at[out[-1][0].nrid])  # type: ignore[index]
+    return out + [x for x in kdos if x not in out]
