@@ -20,8 +20,10 @@ The pieces keep the column ranges the insert gave them (the last piece takes any
 after it), a column the insert cut (:func:`engine.embedded.rows.row_pieces`: flags N, then
 P) cut where it was; an UPDATE that sets a cut column writes its new value's parts cut at
 the same offsets (a URP on each piece holding one); an UPDATE that a piece's block would no
-longer hold, or that sets a cut column to a value that does not reach its last part, is
-not written here (:func:`update` returns None and the caller writes it whole).
+longer hold, or that sets a cut column to a value that does not reach its last part, and
+one that grows a row in one piece past a block, re-chain the row (:func:`rechain`: the
+row laid anew, as Oracle migrates one) unless its new values fit one piece (then the caller
+writes it whole, on the head).
 
 A rollback of a change written a record per piece (an insert's, an update's, a delete's)
 compensates each piece, newest first, as Oracle applies each piece's undo record:

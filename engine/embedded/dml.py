@@ -416,7 +416,8 @@ def _update_whole(
     set_cols: list[int],
 ) -> Uba:
     """``[5.1 (URP undo: the old values), 11.5 URP]`` of a row in one piece (or a chained
-    row whose pieces would no longer hold it: written whole on the head)."""
+    row whose pieces would no longer hold it and whose new values fit one piece: written
+    whole on the head)."""
     pre, _ = s.first_cvs(txn, scn)
     undo_kdo = rg.kdo(
         "URP",

@@ -22,7 +22,10 @@ every row.
   column ranges the writer cuts a row into (:func:`engine.embedded.rows.row_pieces`).
 - UPDATE: the columns the redo sets (an 11.5 logs only the changed ones, plus the key from
   the supplemental data), on the row as the tables have it: its other columns are the
-  before state.
+  before state. An update that re-chained the row (engine/embedded/chained.py ``rechain``:
+  pieces in the redo that the row's ``_gg_pieces`` entry does not name, the new ones,
+  logged last first) moves the entry to them, with the column ranges of its whole row,
+  when it is applied (a re-chain rolled back leaves the old pieces, as the writer does).
 - DELETE: the row goes (a chained row's ``_gg_pieces`` entry stays, as a DELETE leaves it).
 - A savepoint rollback after the checkpoint that takes back a change of a transaction open
   at the checkpoint made before it (in the tables, not in the redo read: the miner finds
@@ -204,10 +207,9 @@ def _roll_forward(
         for ev in events:
             if isinstance(ev, C.TxRow):
                 row = ev.row
-                if row.op == "INSERT":
-                    _allocated(db, state, row, ev.pieces)
-                    if ev.pieces:  # (kept whatever becomes of the insert)
-                        _keep_pieces(db, row, ev.pieces)
+                _allocated(db, state, row, ev.pieces)
+                if row.op == "INSERT" and ev.pieces:  # (kept whatever becomes of the insert)
+                    _keep_pieces(db, row, ev.pieces)
                 open_.setdefault(ev.xid, _Open()).changes.append((ev.ref, row, ev.pieces))
             elif isinstance(ev, C.TxUndo):
                 t = open_.get(ev.xid)
@@ -289,7 +291,15 @@ def _apply_change(db: Target, change: _Change) -> int:
         apply_undo(db, table, change)
         return make_dba(table.file_no, change.rids[0] >> 16)
     _ref, row, pieces = change
-    return apply(db, row, pieces)
+    dba = apply(db, row, pieces)
+    if row.op == "UPDATE" and pieces:
+        table = _table(db, row)
+        rid = _rid(row.rowid)[1]
+        had = {r for r, *_ in (db.chained.get(table.obj, {}).get(rid, ()) if table else ())}
+        moved = tuple(p for p in pieces if _rid(p)[1] not in had)
+        if moved:  # a re-chain (its new pieces: the ones the row did not have)
+            _keep_pieces(db, row, moved)
+    return dba
 
 
 def _table(db: Target, row: C.RowEvent) -> TableDef | None:
@@ -386,9 +396,10 @@ def _stored(table: TableDef, row: C.RowEvent, value: Value) -> EmbeddedValue:
 
 
 def _keep_pieces(db: Target, row: C.RowEvent, pieces: tuple[str, ...]) -> None:
-    """A chained row's ``_gg_pieces`` entry (module docstring), kept when the insert is read,
-    as the insert kept it: a rolled-back insert's stays too (ROWIDs are not given out
-    again)."""
+    """A chained row's ``_gg_pieces`` entry (module docstring): its head and ``pieces`` (in
+    log order: the last first), cut as the writer cuts the row's values. Kept when an insert
+    is read, as the insert kept it (a rolled-back insert's stays too: ROWIDs are not given
+    out again), and when a re-chain is applied."""
     table = _table(db, row)
     if table is None:
         return
@@ -408,9 +419,9 @@ def _keep_pieces(db: Target, row: C.RowEvent, pieces: tuple[str, ...]) -> None:
 
 
 def _allocated(db: Target, state: Space, row: C.RowEvent, pieces: tuple[str, ...]) -> None:
-    """Every ROWID an insert used moves its table's allocator and the block counter past
-    it (what ``Database.allocate`` did before the kill)."""
-    if row.op != "INSERT":
+    """Every ROWID an insert or a re-chain used moves its table's allocator and the block
+    counter past it (what ``Database.allocate`` did before the kill)."""
+    if row.op != "INSERT" and not pieces:
         return
     table = _table(db, row)
     if table is None:

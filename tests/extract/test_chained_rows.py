@@ -79,8 +79,9 @@ def _insert(row: tuple[Any, ...]) -> str:
 
 def _workload(db: Database, ddl: bool = True) -> None:
     """Every row of :data:`ROWS` inserted by two sessions in transactions that interleave;
-    one chained insert rolled back whole, one taken back by a savepoint rollback; an update
-    and a delete of a chained row (written whole: docs/redo_format.md). The log archived."""
+    one chained insert rolled back whole, one taken back by a savepoint rollback; updates
+    and deletes of chained rows (a record per piece; two updates re-chain their row:
+    docs/redo_format.md). The log archived."""
     a, b = db.session("A"), db.session("B")
     if ddl:
         execute(db, a, DDL)
@@ -226,8 +227,12 @@ def test_the_pieces_are_logged_last_first_with_oracles_flags(source: Path) -> No
         for later, earlier in zip(pieces[1:], pieces, strict=False):
             assert later["nrid"] == earlier["rowid"]
         assert "nrid" not in pieces[0]
-    assert at == len(got)
     assert cuts >= 8  # (every chained row of the workload cuts a column)
+    # then the IRPs of the updates that re-chained a row (test_rechain.py): the new pieces
+    # other than the head, the last first, each naming the next
+    rest = got[at:]
+    assert rest and {p["fb"][:6] for p in rest} <= {"-----L", "------"}
+    assert [p["supp_fb"] == "----F---" for p in rest] == [p["fb"][5] == "L" for p in rest]
 
 
 def _dumped(root: Path) -> list[dict[str, Any]]:
@@ -419,9 +424,10 @@ def test_every_extract_writes_the_same_trail_of_chained_rows(
         ("FieldComp", {"ID": "4", "B": "short"}),
         ("Delete", {"ID": "5"}),
         # UPDATES: each chained row's update or delete once, with its columns
-        ("FieldComp", {"ID": "7", "N": "zz"}),
+        # (re-chained rows, their whole row logged: N, cut across pieces, set short; C grown)
+        ("FieldComp", {"ID": "7", **dict(zip("ABCD", ROWS[6][0][1:5], strict=True)), "N": "zz"}),
         ("FieldComp", {"ID": "4", "A": "a2", "C": "c2", "N": "n2"}),
-        ("FieldComp", {"ID": "6", "C": "w" * 3000}),
+        ("FieldComp", {"ID": "6", "A": None, "B": B4K, "C": "w" * 3000, "D": "é" * 2000}),
         ("Delete", {"ID": "7"}),
     ]  # the rolled-back transaction's and the savepoint's changes: none
     assert EA._rows(home.dirdat, "cc") == want

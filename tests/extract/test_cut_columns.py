@@ -174,9 +174,10 @@ def _row(row: tuple[Any, ...]) -> dict[str, str | None]:
     return {n: None if v is None else str(v) for n, v in zip(NAMES, row, strict=True)}
 
 
-def _mine(root: Path, native: bool) -> list[Any]:
+def _mine(root: Path, native: bool, table: str = "HR.CUT") -> list[Any]:
+    """The task miner's items of every log (``native``: its C walk)."""
     dictionary = load_dictionary(root / "dictionary.json")
-    plan = mine_plan(dictionary, Selection(everything=True), hooked=frozenset({"HR.CUT"}),
+    plan = mine_plan(dictionary, Selection(everything=True), hooked=frozenset({table}),
                      compact=False)  # fmt: skip
     out: list[Any] = []
     for log in _logs(root):

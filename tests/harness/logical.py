@@ -301,8 +301,8 @@ class Decoder:
         bdba, slot = (hk.bdba, hk.slot)
         if kinds == {"IRP"}:
             cols = _laid([(fb_value(kdo.fb), kdo.columns) for _, kdo, _, _ in reversed(pending)])
-            after = _full_row(table, cols)
-            self._emit(t, rec, table, "INSERT", bdba, slot, after, {}, _key(table, after), uba)
+            row = _full_row(table, cols)
+            self._emit(t, rec, table, "INSERT", bdba, slot, row, {}, _key(table, row), uba)
             return
         before: dict[int, bytes | None] = {}
         after: dict[int, bytes | None] = {}
@@ -448,5 +448,5 @@ def _in_row_order(kdos: list[tuple[Kdo, int]]) -> list[tuple[Kdo, int]]:
     at = {(k.bdba, k.slot): (k, n) for k, n in kdos}
     out = [head]
     while out[-1][0].nrid in at and at[out[-1][0].nrid] not in out:
-        out.append(at[out[-1][0].nrid])  # type: ignore[index]
+        out.append(at[out[-1][0].nrid])
     return out + [x for x in kdos if x not in out]
