@@ -67,7 +67,7 @@ class _Set(dict[str, str | None]):
 def _rechained(got: list[list[Change]], want: list[list[Change]]) -> list[list[Change]]:
     """``got`` with each UPDATE that carries the whole row (a re-chain: every column the row
     holds, the trailing NULLs left out) where ``want`` has the columns it set, as ``want``'s,
-    so that the two compare; :data:`RECHAINED` counts them."""
+    so that the two compare."""
     out = []
     for tg, tw in zip(got, want, strict=False):
         t = []
@@ -80,14 +80,10 @@ def _rechained(got: list[list[Change]], want: list[list[Change]]) -> list[list[C
                     and all(whole.get(k) == v for k, v in row.items())
                     and all(whole[k] is None for k in whole if k not in row)
                 ):
-                    RECHAINED.append((i, row))
                     row = dict(w[2])
             t.append((op, i, row))
         out.append(t)
     return out + got[len(want) :]
-
-
-RECHAINED: list[tuple[int, dict[str, str | None]]] = []
 
 
 class _Session:
@@ -312,8 +308,8 @@ def test_the_embedded_extract_on_spark_gives_the_committed_statements(
 
     from engine.extract import run as run_module
 
-    # (a seed whose run holds both shapes: a piece is filled to the brim once a column is
-    # cut, so many updates no longer fit their pieces and are written whole)
+    # (a seed whose run holds every shape: a piece is filled to the brim once a column is
+    # cut, so many updates no longer fit their pieces and re-chain the row)
     rnd = random.Random(21)
     kinds = ["ins", "ins", "upd", "upd", "del", "commit", "rollback", "savepoint", "back"]
     ops: list[Op] = [
@@ -332,6 +328,7 @@ def test_the_embedded_extract_on_spark_gives_the_committed_statements(
     shapes = _shapes(home.dirdb / "SRC")  # chained rows' updates and deletes among them
     assert any(op == "DRP" and supp == "-----L--" for op, _, supp in shapes)
     assert any(op == "URP" and supp == "-C---L--" for op, _, supp in shapes)
+    assert any(op == "ORP" for op, _, _ in shapes)  # re-chained rows (test_rechain.py)
     # columns cut across pieces: inserted (IRP), deleted (the DRP's undo)
     for kind in ("IRP", "DRP"):
         assert any(op == kind and fb and fb[6:] == "P-" for op, fb, _ in shapes)
