@@ -17,10 +17,11 @@ A transaction the workload will roll back (it decides up front) keeps what its r
 needs (``record_undo``): the rolled-back change's undo address, its SQLite before image
 and its encoded columns; the compensation records (``5.6`` + inverse row op + index op,
 newest first) and array inserts (11.11 QMI per block) are rarer and built as the generic
-path's change vectors (:mod:`redogen`), encoded by :mod:`engine.redo.payloads`. Savepoints
-and long-running transactions use the generic session path. Row and key locks are not taken:
-each workload session changes only rows it owns, and the workload uses the generic path while
-another session holds rows of its tables.
+path's change vectors (:mod:`redogen`), encoded by :mod:`engine.redo.payloads`; a rollback
+to a mark (:meth:`BulkSession.rollback_to`) writes them for the changes after it. SQL's named
+savepoints and long-running transactions use the generic session path. Row and key locks are
+not taken: each workload session changes only rows it owns, and the workload uses the generic
+path while another session holds rows of its tables.
 """
 
 from __future__ import annotations
@@ -482,18 +483,35 @@ class BulkSession:
         ids = self.ids
         if ids is None:
             return
-        db = self.db
-        scn = db.next_scn()
+        scn = self.db.next_scn()
         ts = self._now_us()
-        while self.undo:
+        self._undo_to(0, ids, scn, ts)
+        if ids.started:
+            self._end_record(scn, ts, ids, True)
+        self._end(ids)
+
+    def savepoint(self) -> int:
+        """A mark of the transaction's changes so far (``record_undo``), for
+        :meth:`rollback_to` (as ``Session.savepoint`` names one)."""
+        return len(self.undo)
+
+    def rollback_to(self, mark: int) -> None:
+        """Roll back the changes made after ``mark`` (:meth:`savepoint`), the transaction
+        going on: their compensation records, newest first, at one SCN (as
+        ``Session.rollback_to``)."""
+        ids = self.ids
+        if ids is None:
+            return
+        self._undo_to(mark, ids, self.db.next_scn(), self._now_us())
+
+    def _undo_to(self, mark: int, ids: rg.TxnIds, scn: int, ts: int) -> None:
+        """The changes after ``mark`` put back and compensated, newest first."""
+        while len(self.undo) > mark:
             u = self.undo.pop()
             if isinstance(u, _Undone):
                 self._undo_one(u, scn, ts)
             else:  # an array insert: the generic undo
-                undo_entry(self.session, db, Txn(ids, scn, _EPOCH), u, scn)
-        if ids.started:
-            self._end_record(scn, ts, ids, True)
-        self._end(ids)
+                undo_entry(self.session, self.db, Txn(ids, scn, _EPOCH), u, scn)
 
     def _end_record(self, scn: int, ts: int, ids: rg.TxnIds, rollback: bool) -> None:
         """The 5.4 that ends the transaction (commit, or rollback)."""

@@ -1,9 +1,11 @@
-"""The fast path's records of an UPDATE or DELETE of a chained row: the same bytes as the
-generic path's (:mod:`engine.embedded.chained`, which states the shapes), packed with the
-row-change kernel's primitives (:mod:`engine.embedded.redopack`), as
-``redopack.Table.insert_pieces`` packs a chained insert. Python only (the compiled kernel
-writes rows in one piece; a chained row is rare): :class:`engine.embedded.bulk.BulkSession`
-calls these when the row it changes is chained (``Database.chained``).
+"""The fast path's records of an UPDATE or DELETE of a chained row, and of an UPDATE that
+lays a row anew in pieces (:func:`rechain`: a chained row its pieces no longer hold, a row
+grown past a block): the same bytes as the generic path's (:mod:`engine.embedded.chained`,
+which states the shapes), packed with the row-change kernel's primitives
+(:mod:`engine.embedded.redopack`), as ``redopack.Table.insert_pieces`` packs a chained
+insert. Python only (the compiled kernel writes rows in one piece; a chained row is rare):
+:class:`engine.embedded.bulk.BulkSession` calls these when the row it changes is chained
+(``Database.chained``) or grows past a block.
 """
 
 from __future__ import annotations
