@@ -334,7 +334,7 @@ class BulkSession:
         if row is None:
             return False
         rid = row[0]
-        if t.large or t.chained:  # (a row larger than a block may be, or become, chained)
+        if t.large or (t.chained and rid in t.chained):  # (chained, or it may become so)
             pieces = t.chained.get(rid)
             twin = t.twin or self._twin(t)
             old_enc = twin.encode(self._full_row(t, rid))
