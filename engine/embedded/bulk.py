@@ -17,10 +17,11 @@ A transaction the workload will roll back (it decides up front) keeps what its r
 needs (``record_undo``): the rolled-back change's undo address, its SQLite before image
 and its encoded columns; the compensation records (``5.6`` + inverse row op + index op,
 newest first) and array inserts (11.11 QMI per block) are rarer and built as the generic
-path's change vectors (:mod:`redogen`), encoded by :mod:`engine.redo.payloads`. Savepoints
-and long-running transactions use the generic session path. Row and key locks are not taken:
-each workload session changes only rows it owns, and the workload uses the generic path while
-another session holds rows of its tables.
+path's change vectors (:mod:`redogen`), encoded by :mod:`engine.redo.payloads`; a rollback
+to a mark (:meth:`BulkSession.rollback_to`) writes them for the changes after it. SQL's named
+savepoints and long-running transactions use the generic session path. Row and key locks are
+not taken: each workload session changes only rows it owns, and the workload uses the generic
+path while another session holds rows of its tables.
 """
 
 from __future__ import annotations
@@ -80,6 +81,9 @@ class _Table:
     # the table's chained rows (``Database.chained``: head rid -> pieces); empty (one test
     # per update or delete) unless the table has a row larger than a block
     chained: dict[int, Pieces] = field(default_factory=dict)
+    # whether a row can be larger than a block (:func:`can_outgrow`): an update then reads
+    # the whole row, to re-chain one it grows past a block
+    large: bool = False
 
 
 class _Undone(NamedTuple):
@@ -99,6 +103,11 @@ class _Undone(NamedTuple):
     # (chainpack.Undos), compensated a record per piece (chainpack.undone)
     parts: chainpack.Parts = ()
     undos: chainpack.Undos = ()
+    # an update that re-chained the row (chainpack.rechain): its new pieces (``parts`` the
+    # old ones, ``enc`` the whole old row's bytes) and the old layout a rollback restores
+    # (``Database.keep_pieces``; empty: the row was in one piece)
+    moved: chainpack.Parts = ()
+    pieces: Pieces = ()
 
 
 class BulkSession:
@@ -142,6 +151,7 @@ class BulkSession:
                 self.db.state.space[str(table.obj)],
                 make_dba(table.file_no, 0),
                 chained=self.db.chained.setdefault(table.obj, {}),
+                large=can_outgrow(table),
             )
         return t
 
@@ -324,9 +334,17 @@ class BulkSession:
         if row is None:
             return False
         rid = row[0]
-        pieces = t.chained.get(rid) if t.chained else None
-        if pieces is not None:
-            return self._update_chained(t, rid, pieces, ts, set_cols, row, new)
+        if t.large or (t.chained and rid in t.chained):  # (chained, or it may become so)
+            pieces = t.chained.get(rid)
+            twin = t.twin or self._twin(t)
+            old_enc = twin.encode(self._full_row(t, rid))
+            now = list(old_enc)
+            for i, v in zip(set_cols, new, strict=True):
+                now[i] = t.encode[i](v)
+            new_enc = tuple(now)
+            if pieces is not None or R.piece_bytes(rg.columns_of_row(new_enc)) > R.PIECE_ROOM:
+                return self._update_chained(t, rid, pieces, ts, set_cols, row, new, old_enc,
+                                            new_enc)  # fmt: skip
         self._cur.execute(t.updates[set_cols], (*new, rid))
         scn = db.next_scn()
         tx = self.tx or self._begin(scn)
@@ -344,41 +362,57 @@ class BulkSession:
         self,
         t: _Table,
         rid: int,
-        pieces: Pieces,
+        pieces: Pieces | None,
         ts: int,
         set_cols: tuple[int, ...],
         row: Sequence[object],
         new: Sequence[object],
+        old_enc: tuple[bytes | None, ...],
+        new_enc: tuple[bytes | None, ...],
     ) -> bool:
-        """:meth:`update` of a chained row: a record per piece changed and the head's
-        (:mod:`chainpack`), or, when its pieces would no longer hold it, whole (as
-        dml._redo_update)."""
+        """:meth:`update` of a chained row (``pieces``), or of a row in one piece grown
+        past a block (None), ``old_enc`` / ``new_enc`` its columns' Oracle bytes before and
+        after: a record per piece changed and the head's (:func:`chainpack.update`); when
+        its pieces would no longer hold it, the row laid anew in pieces
+        (:func:`chainpack.rechain`, the new layout kept), or whole when it makes one piece
+        (as dml._redo_update)."""
         db = self.db
+        table = t.table
         twin = t.twin or self._twin(t)
-        old_enc = twin.encode(self._full_row(t, rid))
-        new_enc = list(old_enc)
-        for i, v in zip(set_cols, new, strict=True):
-            new_enc[i] = t.encode[i](v)
         self._cur.execute(t.updates[set_cols], (*new, rid))
         scn = db.next_scn()
         tx = self.tx or self._begin(scn)
         uba = tx.ids.peek_rec()
         parts: chainpack.Parts = ()
         undos: chainpack.Undos = ()
-        if not chained.fits(t.table, pieces, tuple(new_enc), set_cols):
+        moved: chainpack.Parts = ()
+        layout: list[R.Part] = []  # (the new pieces, when the old ones no longer hold it)
+        if pieces is not None and chained.fits(table, pieces, new_enc, set_cols):
+            parts = self._parts(t, pieces)
+            records, undos = chainpack.update(twin, tx, scn, parts, old_enc, new_enc, set_cols)
+            self._add_held(scn, ts, records, len(records) - 1)
+        else:
+            layout = R.row_pieces(rg.columns_of_row(new_enc))
+        if len(layout) > 1:  # re-chained (chained.rechain): the head stays, the rest moves
+            was = pieces or ((rid, 0, len(table.columns), 0, 0),)
+            rids = [rid, *(db.allocate(table, 1, fresh_block=True)[0] for _ in layout[1:])]
+            now = tuple((r, *part) for r, part in zip(rids, layout, strict=True))
+            parts = self._parts(t, was)
+            moved = [(t.blocks | r >> 16, r & 0xFFFF, lo, hi, skip, end)
+                     for r, lo, hi, skip, end in now]  # fmt: skip
+            records, undos = chainpack.rechain(twin, tx, scn, parts, moved, old_enc, new_enc)
+            self._add_held(scn, ts, records, len(records) - 1)
+            db.keep_pieces(table, rid, now)
+            uba = undos[-1][1]
+        elif not undos:  # whole
             dba = t.blocks | rid >> 16
             self._add(scn, ts, t.kern.update(tx, scn, dba, rid & 0xFFFF, set_cols, row, new))
-        else:
-            parts = self._parts(t, pieces)
-            records, undos = chainpack.update(
-                twin, tx, scn, parts, old_enc, tuple(new_enc), set_cols
-            )
-            self._add_held(scn, ts, records, len(records) - 1)
         if self.record_undo:
-            before = tuple(old_enc[i] for i in set_cols)
+            before = old_enc if moved else tuple(old_enc[i] for i in set_cols)
+            kept = () if pieces is None else pieces
             self.undo.append(
                 _Undone("upd", t, rid, uba, row[2:], before, cols=set_cols, parts=parts,
-                        undos=undos)
+                        undos=undos, moved=moved, pieces=kept)
             )  # fmt: skip
         return True
 
@@ -449,18 +483,35 @@ class BulkSession:
         ids = self.ids
         if ids is None:
             return
-        db = self.db
-        scn = db.next_scn()
+        scn = self.db.next_scn()
         ts = self._now_us()
-        while self.undo:
+        self._undo_to(0, ids, scn, ts)
+        if ids.started:
+            self._end_record(scn, ts, ids, True)
+        self._end(ids)
+
+    def savepoint(self) -> int:
+        """A mark of the transaction's changes so far (``record_undo``), for
+        :meth:`rollback_to` (as ``Session.savepoint`` names one)."""
+        return len(self.undo)
+
+    def rollback_to(self, mark: int) -> None:
+        """Roll back the changes made after ``mark`` (:meth:`savepoint`), the transaction
+        going on: their compensation records, newest first, at one SCN (as
+        ``Session.rollback_to``)."""
+        ids = self.ids
+        if ids is None:
+            return
+        self._undo_to(mark, ids, self.db.next_scn(), self._now_us())
+
+    def _undo_to(self, mark: int, ids: rg.TxnIds, scn: int, ts: int) -> None:
+        """The changes after ``mark`` put back and compensated, newest first."""
+        while len(self.undo) > mark:
             u = self.undo.pop()
             if isinstance(u, _Undone):
                 self._undo_one(u, scn, ts)
             else:  # an array insert: the generic undo
-                undo_entry(self.session, db, Txn(ids, scn, _EPOCH), u, scn)
-        if ids.started:
-            self._end_record(scn, ts, ids, True)
-        self._end(ids)
+                undo_entry(self.session, self.db, Txn(ids, scn, _EPOCH), u, scn)
 
     def _end_record(self, scn: int, ts: int, ids: rg.TxnIds, rollback: bool) -> None:
         """The 5.4 that ends the transaction (commit, or rollback)."""
@@ -481,9 +532,11 @@ class BulkSession:
             self._cur.execute(t.sql_insert, u.data)
         else:
             self._cur.execute(t.updates[u.cols], (*u.data, u.rid))
+        if u.moved:  # a re-chain: the row's old pieces (none: it was in one piece)
+            self.db.keep_pieces(table, u.rid, u.pieces)
         if u.undos:  # a chained row's change: a record per piece (chainpack.undone)
             old = u.enc
-            if u.kind == "upd":
+            if u.kind == "upd" and not u.moved:  # (a re-chain's: the whole old row)
                 width: list[bytes | None] = [None] * len(table.columns)
                 for i, v in zip(u.cols, u.enc, strict=True):
                     width[i] = v
@@ -491,7 +544,7 @@ class BulkSession:
             twin = t.twin or self._twin(t)
             x = self.tx.head
             self._add(scn, ts, chainpack.undone(twin, x, scn, u.kind, u.parts, u.undos, old,
-                                                u.key, u.cols))  # fmt: skip
+                                                u.key, u.cols, u.moved))  # fmt: skip
             return
         rec = t.kern.undone(self.tx.head, scn, u.uba, dba, slot, u.kind, u.enc, u.key, u.cols)
         self._add(scn, ts, (rec,))
@@ -512,3 +565,28 @@ def _next_recs(ids: rg.TxnIds, n: int) -> list[rp.Uba3]:
     got = [ids.next_rec() for _ in range(n)]
     ids.rec, ids.undo_seq, ids.last_uba = saved
     return got
+
+
+#: the most bytes a value of a type takes (Oracle's: a NUMBER 22, a DATE 7, a TIMESTAMP 11);
+#: a character type's: 4 a character of its declared length (UTF-8)
+_MOST_BYTES: Final = {"NUMBER": 22, "INTEGER": 22, "FLOAT": 22, "DATE": 7, "TIMESTAMP": 11}
+_CHARACTER: Final = frozenset({"VARCHAR2", "VARCHAR", "NVARCHAR2", "CHAR", "NCHAR"})
+
+
+def can_outgrow(table: TableDef) -> bool:
+    """Whether a row of ``table`` can be larger than a block (:data:`rows.PIECE_ROOM`):
+    every column at its most (:data:`_MOST_BYTES`; a character column of no declared
+    length, or a type not listed: no bound). Decided once per table: an update in a table
+    whose rows cannot reads only the columns it sets. The bound is the declared lengths,
+    which the database does not refuse a longer value for: a value past them (the
+    workload's are within) could grow a row past a block unseen here (a row chained all
+    the same is found by its pieces)."""
+    most = 0
+    for c in table.columns:
+        n = _MOST_BYTES.get(c.type)
+        if n is None:
+            if c.type not in _CHARACTER or not c.length:
+                return True
+            n = 4 * c.length
+        most += n + (1 if n < 250 else 3)
+    return R.piece_bytes(()) + most > R.PIECE_ROOM

@@ -70,9 +70,9 @@ INDEX_INSERT, INDEX_DELETE, INDEX_PURGE, INDEX_RESTORE = (
         "restore leaf row (clear leaf delete flags)",
     )
 )
-KDO_IRP, KDO_DRP, KDO_URP, KDO_QMI, KDO_QMD = (
+KDO_IRP, KDO_DRP, KDO_URP, KDO_ORP, KDO_QMI, KDO_QMD = (
     next(c for c, n in V.KDO_OPS.items() if n == name)
-    for name in ("IRP", "DRP", "URP", "QMI", "QMD")
+    for name in ("IRP", "DRP", "URP", "ORP", "QMI", "QMD")
 )
 MAX_FIELD: Final = 0xFFFF  # a field's length is a u16 of the vector's length array
 
@@ -211,15 +211,18 @@ def kdo_irp(
     values: Sequence[bytes | None],
     fb: int = FB,
     nrid: tuple[int, int] | None = None,
+    op: int = KDO_IRP,
 ) -> list[bytes]:
     """An IRP's KDO and its column fields: a whole row (``values``, trailing NULLs cut),
-    or with ``fb`` a row piece (its columns as given; ``nrid`` the next piece's address)."""
+    or with ``fb`` a row piece (its columns as given; ``nrid`` the next piece's address);
+    with ``op`` :data:`KDO_ORP` an ORP's (the same fields, ``vectors.KDO_ROW_AT``: a piece
+    overwritten in place, a re-chained row's head: chainpack.rechain)."""
     n = len(values)
     while n and values[n - 1] is None and fb == FB:
         n -= 1
     vals = values[:n]
     size = min(rg.row_size(tuple(vals)), rg.KDO_SIZE_MAX)
-    kdo = _kdo(V.KDO_ROW_NULLS, KDO_IRP, bdba, hdba)
+    kdo = _kdo(V.KDO_ROW_NULLS, op, bdba, hdba)
     head = _fill(kdo, V.KDO_ROW_AT, fb=fb, lb=lb, cc=n, size=size, slot=slot)
     if nrid is not None:
         head = _fill(bytearray(head), V.KDO_ROW_AT, nrid_bdba=nrid[0], nrid_slot=nrid[1])

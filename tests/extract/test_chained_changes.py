@@ -511,7 +511,7 @@ _ROWS = [
 ]
 #: (key, columns set (table numbering), their values): the head and last pieces; a middle
 #: piece alone (the head locked); a column cut across two pieces (a URP on each); a piece
-#: grown past a block (written whole); a small row
+#: grown past a block (re-chained: test_rechain_fastpath.py); a small row
 _SETS = [
     (1, (1, 6), ("a", "f")),
     (1, (4,), ("d" * 300,)),
