@@ -806,9 +806,13 @@ def dump(
         _dump_db_json(home, name, thread, from_scn, dictionary)
         return
     from engine.embedded.dump_write import dump_text
+    from engine.redo.errors import RedoError
 
     with _db(home, name) as db:
-        located = db.records(thread, from_scn)
+        try:
+            located = db.records(thread, from_scn)
+        except RedoError as exc:  # (a corrupt log: one line, naming the record's offset)
+            raise _fail(exc) from None
     out = sys.stdout
     for line in dump_text((lr.record, lr.end - lr.offset) for lr in located):
         out.write(line + "\n")

@@ -578,9 +578,10 @@ def can_outgrow(table: TableDef) -> bool:
     every column at its most (:data:`_MOST_BYTES`; a character column of no declared
     length, or a type not listed: no bound). Decided once per table: an update in a table
     whose rows cannot reads only the columns it sets. The bound is the declared lengths,
-    which the database does not refuse a longer value for: a value past them (the
-    workload's are within) could grow a row past a block unseen here (a row chained all
-    the same is found by its pieces)."""
+    which SQL enforces (``ORA-12899``, engine/embedded/values.py, in UTF-8 bytes: 4 per
+    character bounds any character set's encoding); the fast path takes the workload's
+    values as given, which are within them (a row chained all the same is found by its
+    pieces)."""
     most = 0
     for c in table.columns:
         n = _MOST_BYTES.get(c.type)

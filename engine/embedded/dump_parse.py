@@ -56,6 +56,7 @@ MODELED: Final = frozenset(
         (11, 3),
         (11, 4),
         (11, 5),
+        (11, 6),
         (11, 11),
         (11, 12),
         (19, 1),
@@ -189,6 +190,11 @@ def _cleanout_entry(cv: _Cv, m: re.Match[str]) -> None:
 
 def _slot_entry(cv: _Cv, m: re.Match[str]) -> None:
     cv.slots.append(int(m.group(2)))
+
+
+def _nrid(cv: _Cv, m: re.Match[str]) -> None:
+    """A row piece's next piece (a chained or re-chained row's): block address and slot."""
+    cv.kdo["nrid"] = (_h16(m.group(1)), _h16(m.group(2)))
 
 
 def _row_tl(cv: _Cv, m: re.Match[str]) -> None:
@@ -347,6 +353,7 @@ _LINES: Final[list[tuple[re.Pattern[str], Handler]]] = [
             r"^fb: (?P<fb>\S+) lb: 0x(?P<lb>[0-9a-f]+)\s+cc: (?P<cc>\d+)$",
             _set("kdo", fb=str, lb=_h16, cc=int),
         ),
+        (r"^nrid:\s+0x([0-9a-f]+)\.([0-9a-f]+)$", _nrid),
         (
             r"^ncol: (?P<cc>\d+) nnew: (?P<nnew>\d+) size: (?P<size>-?\d+)$",
             _set("kdo", cc=int, nnew=int, size=int),

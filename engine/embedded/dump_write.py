@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Final
 
-from engine.redo.ids import dump_scn
+from engine.redo.ids import dump_nrid, dump_scn
 from engine.redo.model import (
     ChangeVector,
     Cleanout,
@@ -102,9 +102,11 @@ def _kdo(k: Kdo) -> list[str]:
                 out.extend(_row_head(row))
         else:
             out.extend(f"slot[{i}]: {s}" for i, s in enumerate(k.slots))
-    elif k.name == "IRP":
+    elif k.name in ("IRP", "ORP"):  # (an ORP: a whole row piece written over one)
         out.append(f"tabn: 0 slot: {k.slot}(0x{k.slot:x}) size/delt: {k.size}")
         out.append(f"fb: {k.fb} lb: 0x{k.lb:x}  cc: {k.cc}")
+        if k.nrid is not None:  # (a chained row's piece: the next one's address)
+            out.append(dump_nrid(*k.nrid))
         out.append("null: " + "-" * k.cc)
         out.extend(_col_lines(k.columns))
     elif k.name == "URP":

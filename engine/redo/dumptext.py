@@ -16,6 +16,7 @@ from engine.redo import vectors as V
 from engine.redo.dictionary import Dictionary
 from engine.redo.errors import RedoError
 from engine.redo.framing import Record, Vector
+from engine.redo.ids import dump_nrid
 from engine.redo.rowid import fb_text, rowid
 from engine.redo.values import decode_value
 
@@ -49,6 +50,8 @@ def _row_lines(row: V.RowOp) -> Iterator[str]:
             if row.name != "URP"
             else f"flag: 0x{row.fb:02x} ncol: {len(row.columns)}"
         )
+    if row.nrid is not None:  # (a chained row's piece: the next one's address)
+        yield dump_nrid(*row.nrid)
     if row.compressed:
         yield "compressed row (not decoded)"
     yield from _cols(row.columns)

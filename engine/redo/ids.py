@@ -33,6 +33,11 @@ def dump_scn(scn: int) -> str:
     return f"0x{scn >> 32:04x}.{scn & 0xFFFFFFFF:08x}"
 
 
+def dump_nrid(dba: int, slot: int) -> str:
+    """A row piece's next piece in Oracle's dump notation (``nrid:  0x01000437.0``)."""
+    return f"nrid:  0x{dba:08x}.{slot:x}"
+
+
 def scn_display(scn: int) -> str:
     """GoldenGate's ``wrap.base (n)`` form, e.g. ``0.1621215 (1621215)``."""
     return f"{scn >> 32}.{scn & 0xFFFFFFFF} ({scn})"
