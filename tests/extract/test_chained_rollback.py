@@ -284,17 +284,24 @@ def _thread(name: str, threads: int) -> int:
     return 1
 
 
-def _rf_twins(base: Path, kill: bool) -> Path:
+def _rf_twins(
+    base: Path,
+    kill: bool,
+    setup: list[tuple[str, str]] = RF_SETUP,
+    module: str = "tests.extract.test_chained_rollback",
+) -> Path:
+    """A database at ``base``/DB: ``setup`` run and checkpointed; then, in a child that
+    takes no checkpoint, ``module``'s ``RF_AFTER`` (its sessions on ``module._thread``'s
+    threads), the child SIGKILLed after (``kill``) or closing cleanly (the twin)."""
     from tests.source.test_rollforward import child_script, run_child
 
     create_database(base, "DB", 1)
     root = base / "DB"
     db = Database(root)
-    for name, text in RF_SETUP:
+    for name, text in setup:
         execute(db, db.session(name), text)
     db.close()  # (a checkpoint: B's undo entries saved with its session)
-    script = child_script(root, "tests.extract.test_chained_rollback", "RF_AFTER", "()", kill)
-    run_child(script, expect_kill=kill)
+    run_child(child_script(root, module, "RF_AFTER", "()", kill), expect_kill=kill)
     return root
 
 

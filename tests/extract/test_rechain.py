@@ -337,17 +337,7 @@ def _thread(name: str, threads: int) -> int:
 
 
 def _rf_twin(base: Path, kill: bool) -> Path:
-    from tests.source.test_rollforward import child_script, run_child
-
-    create_database(base, "DB", 1)
-    root = base / "DB"
-    db = Database(root)
-    for name, text in RF_SETUP:
-        execute(db, db.session(name), text)
-    db.close()  # (a checkpoint)
-    script = child_script(root, "tests.extract.test_rechain", "RF_AFTER", "()", kill)
-    run_child(script, expect_kill=kill)
-    return root
+    return CR._rf_twins(base, kill, RF_SETUP, "tests.extract.test_rechain")
 
 
 def test_recovery_keeps_the_new_pieces(tmp_path: Path) -> None:
