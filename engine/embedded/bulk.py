@@ -386,17 +386,15 @@ class BulkSession:
         parts: chainpack.Parts = ()
         undos: chainpack.Undos = ()
         moved: chainpack.Parts = ()
-        layout: list[R.Part] = []  # (the new pieces, when the old ones no longer hold it)
+        laid = None  # (the old and new pieces, when the old ones no longer hold it)
         if pieces is not None and chained.fits(table, pieces, new_enc, set_cols):
             parts = self._parts(t, pieces)
             records, undos = chainpack.update(twin, tx, scn, parts, old_enc, new_enc, set_cols)
             self._add_held(scn, ts, records, len(records) - 1)
         else:
-            layout = R.row_pieces(rg.columns_of_row(new_enc))
-        if len(layout) > 1:  # re-chained (chained.rechain): the head stays, the rest moves
-            was = pieces or ((rid, 0, len(table.columns), 0, 0),)
-            rids = [rid, *(db.allocate(table, 1, fresh_block=True)[0] for _ in layout[1:])]
-            now = tuple((r, *part) for r, part in zip(rids, layout, strict=True))
+            laid = chained.relaid(db, table, rid, pieces, new_enc)
+        if laid is not None:  # re-chained (chained.rechain): the head stays, the rest moves
+            was, now = laid
             parts = self._parts(t, was)
             moved = [(t.blocks | r >> 16, r & 0xFFFF, lo, hi, skip, end)
                      for r, lo, hi, skip, end in now]  # fmt: skip

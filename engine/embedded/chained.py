@@ -235,18 +235,12 @@ def rechain(
     UPDATE on the head's ROWID with the whole row in both images. Returns the old pieces
     (one for a row in one piece), the new ones, and each record's piece (counting the old
     pieces, then the new) and undo address."""
-    layout = row_pieces(rg.columns_of_row(new))
-    if len(layout) < 2:
+    laid = relaid(db, table, rid, pieces, new)
+    if laid is None:
         return None
-    ncols = len(table.columns)
-    was: Pieces = tuple(pieces) if pieces else ((rid, 0, ncols, 0, 0),)
-    rids = [rid, *(db.allocate(table, 1, fresh_block=True)[0] for _ in layout[1:])]
-    now: Pieces = tuple((r, *part) for r, part in zip(rids, layout, strict=True))
+    was, now = laid
     olds, news = ranges(table, was), list(now)
-    # (piece index as undos count it, old?, n) in log order
-    order = [(len(olds) + n, False, n) for n in range(len(news) - 1, 0, -1)]
-    order += [(n, True, n) for n in range(len(olds) - 1, 0, -1)]
-    order.append((0, True, 0))
+    order = rechain_order(len(olds), len(news))
     undos: list[tuple[int, Uba]] = []
     for k, (index, is_old, n) in enumerate(order):
         first, last = k == 0, k == len(order) - 1
@@ -274,6 +268,32 @@ def rechain(
             cv = rg.row_redo(txn.ids, table, scn, dba, 6 if n == 0 else 2, kdo)
         db.emit(s.thread, scn, [*pre, undo_cv, cv, *s.session_cv(txn)], switch=last)
     return was, now, tuple(undos)
+
+
+def relaid(
+    db: Engine, table: TableDef, rid: int, pieces: Pieces | None, new: rg.Row
+) -> tuple[Pieces, Pieces] | None:
+    """Where a re-chain puts row ``rid`` (its pieces ``pieces``; None: a row in one piece)
+    whose new values ``new`` (every column encoded) make more than one piece (else None):
+    its old pieces (one for a row in one piece) and its new ones, cut as an insert of
+    ``new`` would be (:func:`engine.embedded.rows.row_pieces`), the head at ``rid`` and
+    the others in new blocks (allocated here)."""
+    layout = row_pieces(rg.columns_of_row(new))
+    if len(layout) < 2:
+        return None
+    was: Pieces = tuple(pieces) if pieces else ((rid, 0, len(table.columns), 0, 0),)
+    rids = [rid, *(db.allocate(table, 1, fresh_block=True)[0] for _ in layout[1:])]
+    return was, tuple((r, *part) for r, part in zip(rids, layout, strict=True))
+
+
+def rechain_order(olds: int, news: int) -> list[tuple[int, bool, int]]:
+    """A re-chain's records in log order (:func:`rechain`), for ``olds`` old pieces and
+    ``news`` new ones: (the piece's index as the undo addresses count it, the old pieces
+    then the new; whether it is an old piece; its index in its layout): the new pieces but
+    the head, the last first; the old pieces but the head, the last first; the head."""
+    order = [(olds + n, False, n) for n in range(news - 1, 0, -1)]
+    order += [(n, True, n) for n in range(olds - 1, 0, -1)]
+    return [*order, (0, True, 0)]
 
 
 def _address(table: TableDef, rid: int) -> tuple[int, int]:

@@ -129,10 +129,7 @@ def rechain(
     :func:`chained.rechain` (which states the records); and each record's piece (counting
     ``olds``, then ``news``) and undo address."""
     s = t.shape
-    # (piece index as the undos count it, an old piece?, its index in its layout)
-    order = [(len(olds) + n, False, n) for n in range(len(news) - 1, 0, -1)]
-    order += [(n, True, n) for n in range(len(olds) - 1, 0, -1)]
-    order.append((0, True, 0))
+    order = chained.rechain_order(len(olds), len(news))
     out: list[bytes] = []
     undos: list[tuple[int, rp.Uba3]] = []
     for k, (index, is_old, n) in enumerate(order):
