@@ -43,6 +43,7 @@ from engine.embedded.session import Session, Txn, UndoEntry
 from engine.embedded.state import Pieces
 from engine.embedded.undo import undo_entry
 from engine.redo import payloads as P
+from engine.redo.codecs import most_bytes
 from engine.redo.ids import Uba, make_dba
 
 _EPOCH: Final = datetime(1970, 1, 1)
@@ -565,27 +566,17 @@ def _next_recs(ids: rg.TxnIds, n: int) -> list[rp.Uba3]:
     return got
 
 
-#: the most bytes a value of a type takes (Oracle's: a NUMBER 22, a DATE 7, a TIMESTAMP 11);
-#: a character type's: 4 a character of its declared length (UTF-8)
-_MOST_BYTES: Final = {"NUMBER": 22, "INTEGER": 22, "FLOAT": 22, "DATE": 7, "TIMESTAMP": 11}
-_CHARACTER: Final = frozenset({"VARCHAR2", "VARCHAR", "NVARCHAR2", "CHAR", "NCHAR"})
-
-
 def can_outgrow(table: TableDef) -> bool:
     """Whether a row of ``table`` can be larger than a block (:data:`rows.PIECE_ROOM`):
-    every column at its most (:data:`_MOST_BYTES`; a character column of no declared
-    length, or a type not listed: no bound). Decided once per table: an update in a table
-    whose rows cannot reads only the columns it sets. The bound is the declared lengths,
-    which SQL enforces (``ORA-12899``, engine/embedded/values.py, in UTF-8 bytes: 4 per
-    character bounds any character set's encoding); the fast path takes the workload's
-    values as given, which are within them (a row chained all the same is found by its
-    pieces)."""
-    most = 0
+    every column at its most (``codecs.most_bytes``; no bound: it can). Decided once per
+    table: an update in a table whose rows cannot reads only the columns it sets. The bound
+    is the declared lengths, which SQL enforces (``ORA-12899``); the fast path takes the
+    workload's values as given, which are within them (a row chained all the same is found
+    by its pieces)."""
+    most: list[bytes | None] = []
     for c in table.columns:
-        n = _MOST_BYTES.get(c.type)
+        n = most_bytes(c.type, c.length)
         if n is None:
-            if c.type not in _CHARACTER or not c.length:
-                return True
-            n = 4 * c.length
-        most += n + (1 if n < 250 else 3)
-    return R.piece_bytes(()) + most > R.PIECE_ROOM
+            return True
+        most.append(bytes(n))
+    return R.piece_bytes(tuple(most)) > R.PIECE_ROOM

@@ -194,6 +194,24 @@ def decode_text(raw: bytes) -> str:
         raise CodecError(f"bad character data: {raw.hex(' ')}") from exc
 
 
+def most_bytes(type_name: str, length: int | None = None) -> int | None:
+    """The most bytes a value of a column of ``type_name`` (declared ``length``) encodes to
+    (the encoders above): a NUMBER its exponent byte and :data:`MAX_NUMBER_DIGITS` digit
+    bytes (a shorter negative one its terminator), a DATE 7, a TIMESTAMP 11 (its
+    nanoseconds), a text its declared length (the embedded database checks the UTF-8
+    bytes against it: ``ORA-12899``); None: no bound (a text of no declared length, a type
+    not listed)."""
+    if type_name in ("NUMBER", "INTEGER", "FLOAT"):
+        return 1 + MAX_NUMBER_DIGITS
+    if type_name == "DATE":
+        return 7
+    if type_name == "TIMESTAMP":
+        return 11
+    if CODECS.get(type_name, (None,))[0] is encode_text and length:
+        return length
+    return None
+
+
 Encoder = Callable[[object], bytes]
 Decoder = Callable[[bytes], Value]
 

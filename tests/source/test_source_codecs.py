@@ -20,6 +20,7 @@ from engine.redo.codecs import (
     encode_scaled,
     encode_timestamp,
     encode_value,
+    most_bytes,
 )
 from engine.redo.errors import CodecError
 
@@ -145,3 +146,28 @@ def test_null_and_empty_string() -> None:
         decode_text(b"\xff\xfe")
     with pytest.raises(CodecError):
         encode_value("BLOB", b"x")
+
+
+@given(
+    numbers,
+    st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31)),
+    st.text(max_size=50),
+)
+def test_no_value_encodes_past_its_types_most(number: Decimal, when: datetime, text: str) -> None:
+    """``most_bytes`` bounds every encoding (the fast path decides from it whether a
+    table's rows can outgrow a block: engine/embedded/bulk.py ``can_outgrow``): a NUMBER,
+    a DATE, a TIMESTAMP, a text within its declared length (in UTF-8 bytes); a text of no
+    declared length and a type not listed have none."""
+    for t in ("NUMBER", "INTEGER", "FLOAT"):
+        assert len(encode_value(t, number) or b"") <= (most_bytes(t) or 0)
+    assert len(encode_value("DATE", when) or b"") <= (most_bytes("DATE") or 0)
+    assert len(encode_value("TIMESTAMP", when) or b"") <= (most_bytes("TIMESTAMP") or 0)
+    n = len(text.encode("utf-8"))
+    for t in ("VARCHAR2", "NVARCHAR2", "CHAR"):
+        assert len(encode_value(t, text) or b"") <= (most_bytes(t, max(n, 1)) or 0)
+    assert most_bytes("VARCHAR2") is None and most_bytes("RAW", 10) is None
+
+
+def test_a_number_of_every_digit_takes_the_most() -> None:
+    """The bound is reached: a NUMBER of 40 significant digits takes 21 bytes."""
+    assert len(encode_number(Decimal("1234567890" * 4))) == most_bytes("NUMBER") == 21
