@@ -47,7 +47,7 @@ from engine.redo.model import (
     Undo,
     UndoApplied,
 )
-from engine.redo.rowid import fb_text, fb_value
+from engine.redo.rowid import fb_text, fb_value, next_piece
 
 Table = dict[str, tuple[int, str]]
 MAX_FIELD = 0xFFFF  # a field's length is a 16-bit entry of the vector's length array
@@ -277,7 +277,7 @@ def _kdo_back(order: L.Order, ktb: Ktb, fields: Sequence[bytes], k: int) -> tupl
             null = i // 8 < len(bitmap) and bitmap[i // 8] & (1 << (i % 8))
             cols.append(Column(i, None if null else data))
         kd = Kdo(**base, fb=fb_text(fb), lb=lb, cc=cc, size=size, slot=slot, columns=tuple(cols),
-                 nrid=(nb, ns) if nb else None)  # fmt: skip
+                 nrid=next_piece(fb, nb, ns))  # fmt: skip
         return kd, nxt + cc
     if code == 5:
         flag, lock, slot, ncol, nnew, size = get(

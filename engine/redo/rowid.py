@@ -32,6 +32,13 @@ def _fb_value(text: str) -> int:
     return sum(0x80 >> i for i, c in enumerate(text) if c != "-")
 
 
+def next_piece(fb: int, bdba: int, slot: int) -> tuple[int, int] | None:
+    """The next piece an IRP's or ORP's row piece names (its KDO's nrid field), or None: a
+    piece names one only when it is not the last (no L flag; a whole row's field, or a
+    cluster key row's, holds other pointers) and the field is set."""
+    return (bdba, slot) if bdba and not fb & FB_L else None
+
+
 def rowid(data_obj: int, dba: int, slot: int) -> str:
     """The extended ROWID ``OOOOOOFFFBBBBBBRRR`` of a row piece."""
     return str(RowId.from_dba(data_obj, dba, slot))

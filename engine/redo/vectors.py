@@ -23,7 +23,7 @@ from typing import Any
 from engine.redo.errors import RedoCorruptError, RedoUnsupportedError
 from engine.redo.framing import Record, Vector
 from engine.redo.frozen import quick_init
-from engine.redo.rowid import rowid
+from engine.redo.rowid import next_piece, rowid
 
 # offset, struct code of every field we read, per structure
 KTUDH_AT = {
@@ -572,7 +572,7 @@ def _row_op(v: Vector, k: int, limit: int | None = None) -> tuple[RowOp, int]:
                 vals, nxt = _columns(v, nxt, cc, bitmap, limit)
             except RedoUnsupportedError:
                 return RowOp(op, bdba, slot, tabn, fb, (), None, compressed=True), nxt + 1
-        nrid = (nrid_bdba, nrid_slot) if nrid_bdba else None
+        nrid = next_piece(fb, nrid_bdba, nrid_slot)
         row = RowOp(op, bdba, slot, tabn, fb, tuple(enumerate(vals)), nrid)
         return row, nxt
     if op == 5:  # URP

@@ -408,6 +408,12 @@ def test_the_dump_prints_them_and_imports_back(written: tuple[Path, Any], tmp_pa
     assert "fb: --H-F--N lb: 0x2  cc: 5" in orp and "\nnrid:  0x" in orp
     assert "\ncol  4: [" in orp  # (the head's part of D, cut: N)
     assert first.count("\nnrid:  0x") == 18  # (every piece but a row's last, redo and undo)
+    # the log file's dump (read as an Oracle log is) prints the same next pieces
+    logs = sorted((home / "dirdb" / "SRC" / "redo").rglob("*.log"))
+    runs = [_db(home, "dump", str(log)) for log in logs]
+    assert all(code == 0 for code, _ in runs)
+    nrids = [ln for _, text in runs for ln in text.splitlines() if ln.startswith("nrid:")]
+    assert sorted(nrids) == sorted(ln for ln in first.splitlines() if ln.startswith("nrid:"))
     (tmp_path / "again.dump").write_text(first)
     assert _db(home, "create", "COPY")[0] == 0
     dic = str(root / "dictionary.json")

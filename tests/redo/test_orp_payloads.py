@@ -19,7 +19,7 @@ from engine.redo import payloads as P
 from engine.redo import vectors as V
 from engine.redo.layout import Order
 from engine.redo.model import ChangeVector, Column, Kdo, RedoRecord, Undo
-from engine.redo.rowid import fb_value
+from engine.redo.rowid import fb_value, next_piece
 from tests.redo.test_payloads import (
     F_RBA,
     _cols,
@@ -38,10 +38,11 @@ from tests.redo.test_payloads import (
 @st.composite
 def orps(draw: st.DrawFn) -> Kdo:
     vals = draw(st.lists(values, max_size=12))
-    nb = draw(st.one_of(st.just(0), u32))
+    fb = draw(fbs)
+    nb = draw(st.one_of(st.just(0), u32))  # (named only by a piece that is not the last)
     return Kdo("ORP", draw(ktbs()), draw(u32), draw(u32), itli=draw(u8), slot=draw(u16),
-               fb=draw(fbs), lb=draw(u8), cc=len(vals), size=draw(u16), columns=_cols(vals),
-               nrid=(nb, draw(u16)) if nb else None)  # fmt: skip
+               fb=fb, lb=draw(u8), cc=len(vals), size=draw(u16), columns=_cols(vals),
+               nrid=next_piece(fb_value(fb), nb, draw(u16)))  # fmt: skip
 
 
 def _vector(layer: int, code: int, body: object, obj: int) -> ChangeVector:
