@@ -462,16 +462,11 @@ def test_live_on_two_threads_equals_catchup(
     transactions on both threads; the live trail equals a capture of the whole redo
     afterwards, byte for byte, and holds every re-chain once."""
     from engine.embedded import database as database_module
-    from tests.extract.test_rac_live import drain
+    from tests.extract.test_rac_live import drain, two_threads
     from tests.harness.livecheck import capture_for, trail_content
 
     monkeypatch.setattr(database_module, "FLUSH_INTERVAL", 1e9)  # (the test flushes)
-    home = Home(tmp_path)
-    home.create_subdirs()
-    root = create_database(home.dirdb, "RAC", threads=2)
-    db = Database(root, clock=ManualClock(datetime(2024, 1, 1), step=0.001))
-    a = db.session("A", username="WL", thread=1)
-    b = db.session("B", username="WL", thread=2)
+    home, root, db, a, b = two_threads(tmp_path)  # (A on thread 1, B on thread 2)
     execute(db, a, BIG)
     cap, writer = capture_for(home, root, "lv")
     emit, seen = Database.emit, [0]
